@@ -1,0 +1,87 @@
+// Column types shared by every table of the schema: how Tern stores the spec's datetimes,
+// booleans, JSON values and enumerations in SQLite, and the CHECK constraints that keep
+// those storage rules true for every writer (Tern, the CLI, a hand-edited file).
+import { check, customType, integer, text } from 'drizzle-orm/sqlite-core';
+import { sql } from 'drizzle-orm';
+
+/** JSON as stored: any value JSON can hold. */
+export type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+
+// An offset is required: `Z` or `±HH:MM` at the end of the ISO-8601 text.
+const OFFSET_RE = /(Z|[+-]\d{2}:\d{2})$/;
+
+/** Parses an ISO-8601 datetime read from the database. Text without an offset (as the
+ * service behind the spec wrote, naive UTC) is read as UTC, never as local time. */
+export function parseStoredDate(value: string): Date {
+  const text = OFFSET_RE.test(value) ? value : `${value.replace(' ', 'T')}Z`;
+  const date = new Date(text);
+  if (Number.isNaN(date.getTime())) throw new Error(`invalid datetime in database: ${value}`);
+  return date;
+}
+
+/** A datetime with a time zone: ISO-8601 text with an explicit offset, read back as a Date. */
+export const datetime = customType<{ data: Date; driverData: string }>({
+  dataType: () => 'text',
+  toDriver: (value) => {
+    if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new TypeError('datetime columns take a valid Date');
+    return value.toISOString();
+  },
+  fromDriver: (value) => parseStoredDate(value),
+});
+
+/** A JSON value, stored as JSON text (valid JSON is enforced by a CHECK). */
+export const json = <T extends JsonValue | object = JsonValue>() =>
+  customType<{ data: T; driverData: string }>({
+    dataType: () => 'text',
+    toDriver: (value) => JSON.stringify(value),
+    fromDriver: (value) => JSON.parse(value) as T,
+  });
+
+/** A boolean stored as 0/1. */
+export const bool = (name: string) => integer(name, { mode: 'boolean' });
+
+/** A string column. */
+export const str = (name: string) => text(name);
+
+export const VISIBILITIES = ['PUBLIC', 'UNLISTED', 'FOLLOWERS_ONLY', 'DIRECT'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+export const NOTIFICATION_TYPES = [
+  'NEW_FOLLOWER',
+  'UNFOLLOW',
+  'FOLLOW_REQUEST_ACCEPTED',
+  'FOLLOW_REQUEST_REJECTED',
+  'LIKE',
+  'UNDO_LIKE',
+  'ANNOUNCE',
+  'UNDO_ANNOUNCE',
+  'MENTION',
+  'NEW_WEBMENTION',
+  'UPDATED_WEBMENTION',
+  'DELETED_WEBMENTION',
+] as const;
+export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
+
+// ---- CHECK constraints, named ck_<table>_<column> -------------------------------------------
+// The expressions are plain SQL over bare column names, so the text drizzle holds is the same
+// text the migrations write, and the schema test can compare them.
+
+export const boolCheckSql = (column: string) => `${column} IN (0, 1)`;
+export const jsonCheckSql = (column: string) => `json_valid(${column})`;
+// `column IS NULL OR`: without it NULL fails the CHECK (`datetime(NULL) IS NOT NULL` is false,
+// not NULL), which would make the spec's optional datetimes (next_try, last_try) required.
+export const datetimeCheckSql = (column: string) =>
+  `${column} IS NULL OR (datetime(${column}) IS NOT NULL AND (${column} GLOB '*Z' OR ${column} GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))`;
+export const enumCheckSql = (column: string, values: readonly string[]) =>
+  `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;
+
+/** `column IN (0, 1)`; NULL passes (nullability is a separate rule). */
+export const boolCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(boolCheckSql(column)));
+/** Valid JSON text. */
+export const jsonCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(jsonCheckSql(column)));
+/** ISO-8601 text that SQLite can read, ending in an explicit offset. */
+export const datetimeCheck = (table: string, column: string) =>
+  check(`ck_${table}_${column}`, sql.raw(datetimeCheckSql(column)));
+/** One of the enumeration's names. */
+export const enumCheck = (table: string, column: string, values: readonly string[]) =>
+  check(`ck_${table}_${column}`, sql.raw(enumCheckSql(column, values)));

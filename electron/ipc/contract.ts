@@ -1,0 +1,80 @@
+// The one typed interface shared by both ends of IPC: for each channel, the zod schema of its
+// input (checked in the main process on every call) and the type of its output. The renderer
+// imports only types from here; the Electron preload and the headless HTTP transport both
+// expose exactly these channels.
+import { z } from 'zod';
+import { CHANNEL_NAMES, type ChannelName } from './channels';
+
+/** Names of the tables the status channel counts (the spec's 16 records). */
+export const COUNTED_TABLES = [
+  'actor',
+  'inbox',
+  'incoming_activity',
+  'indieauth_authorization_request',
+  'outbox',
+  'upload',
+  'follower',
+  'following',
+  'indieauth_access_token',
+  'outbox_object_attachment',
+  'outgoing_activity',
+  'poll_answer',
+  'tagged_outbox_object',
+  'webmention',
+  'notifications',
+  'oauth_client',
+] as const;
+export type CountedTable = (typeof COUNTED_TABLES)[number];
+
+export interface AppStatus {
+  /** The database's schema revision and the newest this build knows. */
+  revision: string | null;
+  head: string;
+  /** Rows per record of the spec. */
+  counts: Record<CountedTable, number>;
+  dataDir: string;
+  databasePath: string;
+  /** How the app runs: inside Electron or headless (browser UI). */
+  mode: 'desktop' | 'headless';
+  version: string;
+  /** When the core was opened (ISO-8601). */
+  startedAt: string;
+}
+
+export const inputs = {
+  'app.status': z.object({}).strict(),
+} as const satisfies Record<ChannelName, z.ZodType>;
+
+export interface Outputs {
+  'app.status': AppStatus;
+}
+
+export type Channel = ChannelName;
+export const CHANNELS: readonly Channel[] = CHANNEL_NAMES;
+// Every channel has an output type, and no schema exists without a channel name.
+type _Exact = [keyof typeof inputs, keyof Outputs] extends [ChannelName, ChannelName]
+  ? [ChannelName, ChannelName] extends [keyof typeof inputs, keyof Outputs]
+    ? true
+    : never
+  : never;
+export const _contractIsExact: _Exact = true;
+export type Input<C extends Channel> = z.input<(typeof inputs)[C]>;
+export type ParsedInput<C extends Channel> = z.output<(typeof inputs)[C]>;
+export type Output<C extends Channel> = Outputs[C];
+
+/** Why a call failed, in terms the renderer can act on. */
+export type IpcErrorCode = 'bad_input' | 'unknown_channel' | 'not_found' | 'conflict' | 'unavailable' | 'forbidden' | 'internal';
+export interface IpcError {
+  code: IpcErrorCode;
+  /** A sentence a person understands. */
+  message: string;
+  /** For bad_input: which fields were wrong. */
+  issues?: { path: string; message: string }[];
+}
+export type IpcResult<T> = { ok: true; value: T } | { ok: false; error: IpcError };
+
+/** What the preload exposes as `window.tern`: one method per channel. */
+export type TernBridge = { [C in Channel]: (input: Input<C>) => Promise<IpcResult<Output<C>>> };
+
+/** Path of a channel on the headless HTTP transport. */
+export const httpPathOf = (channel: Channel) => `/ipc/${channel}`;

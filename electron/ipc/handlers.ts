@@ -1,0 +1,58 @@
+// The main-process side of the IPC contract: one handler per channel, each a thin adapter over
+// a core service, and `dispatch`, which every transport (Electron's ipcMain, the headless HTTP
+// transport) calls: it checks the input with the channel's zod schema and turns errors into
+// typed results, so no transport can skip validation.
+import { z } from 'zod';
+import type { Core } from '../core';
+import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
+import { inputs, type Channel, type IpcError, type IpcResult, type Output, type ParsedInput } from './contract';
+
+export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
+
+export function createHandlers(core: Core): Handlers {
+  return {
+    'app.status': () => core.services.status.get(),
+  };
+}
+
+export function isChannel(name: string): name is Channel {
+  return Object.hasOwn(inputs, name);
+}
+
+/** Validates `rawInput` for `channel` and runs its handler. Never throws. */
+export async function dispatch(
+  handlers: Handlers,
+  channel: string,
+  rawInput: unknown,
+  onInternalError: (error: unknown) => void = (error) => console.error(error),
+): Promise<IpcResult<unknown>> {
+  if (!isChannel(channel)) {
+    return { ok: false, error: { code: 'unknown_channel', message: `There is no channel named “${channel}”.` } };
+  }
+  const parsed = (inputs[channel] as z.ZodType).safeParse(rawInput ?? {});
+  if (!parsed.success) {
+    return {
+      ok: false,
+      error: {
+        code: 'bad_input',
+        message: 'The request was not understood.',
+        issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
+      },
+    };
+  }
+  try {
+    const handler = handlers[channel] as (input: unknown) => unknown;
+    return { ok: true, value: await handler(parsed.data) };
+  } catch (error) {
+    return { ok: false, error: toIpcError(error, onInternalError) };
+  }
+}
+
+function toIpcError(error: unknown, onInternalError: (error: unknown) => void): IpcError {
+  if (error instanceof BadInputError) return { code: 'bad_input', message: error.message };
+  if (error instanceof NotFoundError) return { code: 'not_found', message: error.message };
+  if (error instanceof ConflictError) return { code: 'conflict', message: error.message };
+  if (error instanceof UnavailableError) return { code: 'unavailable', message: error.message };
+  onInternalError(error);
+  return { code: 'internal', message: 'Something went wrong inside Tern. Nothing was changed.' };
+}
