@@ -1,0 +1,79 @@
+import { FetchError } from '@fedify/vocab-runtime';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ACTIVITY_ACCEPT, createContextLoader, createDocumentLoader, preloadedContextLoader } from './document-loader';
+import { BodyTooLargeError } from './errors';
+import { createHttpClient, type HttpClient } from './http-client';
+import { startServer, type Handler, type LoopbackServer } from './test-server';
+
+const servers: LoopbackServer[] = [];
+const clients: HttpClient[] = [];
+
+async function setup(handler: Handler, maxBodyBytes?: number) {
+  const server = await startServer(handler);
+  const client = createHttpClient({ userAgent: 'Tern-test/1.0', allowPrivateAddresses: true, maxBodyBytes });
+  servers.push(server);
+  clients.push(client);
+  return { server, load: createDocumentLoader(client), client };
+}
+
+afterEach(async () => {
+  for (const c of clients.splice(0)) c.close();
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+const actor = { '@context': 'https://www.w3.org/ns/activitystreams', id: 'x', type: 'Person' };
+
+describe('document loaders', () => {
+  it('answers preloaded contexts from memory, even through a client that may reach nothing', async () => {
+    const load = createDocumentLoader(createHttpClient({ userAgent: 'Tern-test/1.0', timeoutMs: 1 }));
+    const { document } = await load('https://www.w3.org/ns/activitystreams');
+    expect(JSON.stringify(document)).toContain('"as":');
+    await expect(preloadedContextLoader('https://w3id.org/security/v1')).resolves.toMatchObject({ contextUrl: null });
+    await expect(preloadedContextLoader('https://example.com/context')).rejects.toBeInstanceOf(FetchError);
+  });
+
+  it('fetches documents with the ActivityPub Accept header and reports the final URL', async () => {
+    const { server, load } = await setup((req, res) => {
+      if (req.url === '/old') return res.writeHead(301, { location: '/users/a' }).end();
+      res.writeHead(200, { 'content-type': 'application/activity+json; charset=utf-8' }).end(JSON.stringify(actor));
+    });
+    const remote = await load(`${server.origin}/old`);
+    expect(remote).toEqual({ contextUrl: null, document: actor, documentUrl: `${server.origin}/users/a` });
+    expect(server.seen[1]?.headers.accept).toBe(ACTIVITY_ACCEPT);
+  });
+
+  it('turns an HTTP error into a FetchError carrying a readable response', async () => {
+    const { server, load } = await setup((_req, res) => res.writeHead(410).end('gone'));
+    const error = await load(`${server.origin}/users/gone`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FetchError);
+    expect((error as FetchError).response?.status).toBe(410);
+    expect(await (error as FetchError).response?.clone().text()).toBe('gone');
+  });
+
+  it('refuses HTML, but follows a Link to the ActivityPub alternate', async () => {
+    const { server, load } = await setup((req, res) => {
+      if (req.url === '/html') return res.writeHead(200, { 'content-type': 'text/html' }).end('<p>');
+      if (req.url === '/profile') {
+        return res.writeHead(200, { 'content-type': 'text/html', link: '</users/a>; rel="alternate"; type="application/activity+json"' }).end('<p>');
+      }
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actor));
+    });
+    await expect(load(`${server.origin}/html`)).rejects.toBeInstanceOf(FetchError);
+    expect((await load(`${server.origin}/profile`)).documentUrl).toBe(`${server.origin}/users/a`);
+  });
+
+  it('caps document size', async () => {
+    const { server, load } = await setup((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify({ ...actor, summary: 'x'.repeat(10_000) }));
+    }, 4096);
+    await expect(load(`${server.origin}/big`)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it('fetches an unknown context once and keeps it', async () => {
+    const { server, client } = await setup((_req, res) => res.writeHead(200, { 'content-type': 'application/ld+json' }).end('{"@context":{}}'));
+    const contexts = createContextLoader(client);
+    await contexts(`${server.origin}/ns`);
+    await contexts(`${server.origin}/ns`);
+    expect(server.seen).toHaveLength(1);
+  });
+});

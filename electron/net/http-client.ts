@@ -1,0 +1,278 @@
+// The one outbound HTTP client of Tern. Everything that leaves the machine (deliveries, key and
+// actor fetches, webmention discovery, IndieAuth client metadata, media) goes through a client
+// made here, so the SSRF guard, timeouts, body caps and User-Agent hold everywhere.
+//
+// Built on node:http(s) rather than the global fetch so the guard can sit in the socket's own
+// DNS lookup: the address checked is the address connected to, and a name that resolves to a
+// public address once and 127.0.0.1 the next time (DNS rebinding) gains nothing. Redirects are
+// followed here, hop by hop, so every hop passes the same guard.
+import http, { type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import dns from 'node:dns';
+import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { isBlockedAddress } from './address-guard';
+import { bodyStream } from './body-stream';
+import {
+  BlockedAddressError,
+  BodyTooLargeError,
+  InvalidJsonError,
+  NetError,
+  RequestTimeoutError,
+  TooManyRedirectsError,
+  UnsupportedSchemeError,
+} from './errors';
+
+export interface HttpClientOptions {
+  userAgent: string;
+  /** Lets the client reach loopback and private addresses. Tests only; never read from settings. */
+  allowPrivateAddresses?: boolean;
+  /**
+   * Exact IPs exempt from the guard, for tests where a loopback server stands in for a public
+   * host while another loopback address must still be refused. Never from settings.
+   */
+  allowAddresses?: readonly string[];
+  /** Overall limit for one fetch, redirects and body included. Default 10 s. */
+  timeoutMs?: number;
+  /** Limit for establishing each TCP connection. Default min(5 s, timeoutMs). */
+  connectTimeoutMs?: number;
+  /** Largest (decoded) response body accepted. Default 2 MiB. */
+  maxBodyBytes?: number;
+  /** Default 5. */
+  maxRedirects?: number;
+}
+
+/** RequestInit plus a per-request body cap (e.g. larger for media). */
+export interface NetRequestInit extends RequestInit {
+  maxBodyBytes?: number;
+}
+
+/** Same shape as the global fetch, so it can be handed to code that expects one. */
+export type NetFetch = (input: string | URL | Request, init?: NetRequestInit) => Promise<Response>;
+
+export interface HttpClient {
+  readonly userAgent: string;
+  /** For callers that follow redirects themselves (signed requests are re-signed per hop). */
+  readonly maxRedirects: number;
+  readonly fetch: NetFetch;
+  /** Fetches and reads the body as text, refusing bodies over the cap while they stream. */
+  fetchText(input: string | URL | Request, init?: NetRequestInit): Promise<{ response: Response; text: string }>;
+  /**
+   * As fetchText, then JSON.parse; the value is unknown and must be parsed by the caller. A 2xx
+   * body that is not JSON is InvalidJsonError; for other statuses (an HTML 404 page) json is
+   * undefined, so callers can still act on the status.
+   */
+  fetchJson(input: string | URL | Request, init?: NetRequestInit): Promise<{ response: Response; json: unknown }>;
+  /** Closes pooled keep-alive sockets. */
+  close(): void;
+}
+
+const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'content-length'];
+const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location', 'digest', 'content-digest'];
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'signature', 'signature-input'];
+
+export function createHttpClient(options: HttpClientOptions): HttpClient {
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const connectTimeoutMs = options.connectTimeoutMs ?? Math.min(5_000, timeoutMs);
+  const maxBodyBytes = options.maxBodyBytes ?? 2 * 1024 * 1024;
+  const maxRedirects = options.maxRedirects ?? 5;
+  const allowPrivate = options.allowPrivateAddresses === true;
+  const exempt = new Set(options.allowAddresses ?? []);
+  const agents = {
+    'http:': new http.Agent({ keepAlive: true, timeout: 5_000 }),
+    'https:': new https.Agent({ keepAlive: true, timeout: 5_000 }),
+  };
+
+  const mayConnect = (address: string): boolean =>
+    allowPrivate || exempt.has(address) || !isBlockedAddress(address);
+
+  /** Resolves like dns.lookup, but refuses the whole answer if any address is blocked. */
+  const guardedLookup = (url: string): LookupFunction => (hostname, lookupOptions, callback) => {
+    dns.lookup(hostname, { family: lookupOptions.family, hints: lookupOptions.hints, all: true }, (error, addresses) => {
+      if (error) return callback(error, '', 0);
+      const refused = addresses.find((a) => !mayConnect(a.address));
+      if (refused !== undefined) return callback(new BlockedAddressError(url, refused.address), '', 0);
+      const [first] = addresses;
+      if (first === undefined) return callback(new NetError(`No address for ${hostname}`, url), '', 0);
+      if (lookupOptions.all === true) callback(null, addresses);
+      else callback(null, first.address, first.family);
+    });
+  };
+
+  /** Scheme and literal-IP checks; names are checked when their socket resolves them. */
+  const assertFetchable = (url: URL): void => {
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsupportedSchemeError(url.href);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    if (isIP(host) !== 0 && !mayConnect(host)) throw new BlockedAddressError(url.href, host);
+  };
+
+  const sendOnce = (url: URL, method: string, headers: Headers, body: Buffer | null, signal: AbortSignal) =>
+    new Promise<IncomingMessage>((resolve, reject) => {
+      assertFetchable(url);
+      const outgoing: Record<string, string> = {};
+      headers.forEach((value, name) => {
+        if (!HOP_BY_HOP.includes(name)) outgoing[name] = value;
+      });
+      outgoing['user-agent'] ??= options.userAgent;
+      outgoing['accept-encoding'] ??= 'gzip, br';
+      if (body !== null) outgoing['content-length'] = String(body.byteLength);
+      const protocol = url.protocol === 'https:' ? 'https:' : 'http:';
+      const transport = protocol === 'https:' ? https : http;
+      const req = transport.request({
+        protocol,
+        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        port: url.port === '' ? undefined : Number(url.port),
+        path: url.pathname + url.search,
+        method,
+        headers: outgoing,
+        agent: agents[protocol],
+        lookup: guardedLookup(url.href),
+      });
+      let response: IncomingMessage | undefined;
+      const onAbort = () => {
+        req.destroy(signal.reason);
+        response?.destroy(signal.reason);
+      };
+      if (signal.aborted) return onAbort();
+      signal.addEventListener('abort', onAbort, { once: true });
+      req.on('socket', (socket: Socket) => {
+        if (!socket.connecting) return; // a pooled socket, checked when it was opened
+        const timer = setTimeout(() => req.destroy(new RequestTimeoutError(url.href, 'connect', connectTimeoutMs)), connectTimeoutMs);
+        // Belt and braces: whatever path led here, the peer address must pass the guard.
+        socket.prependOnceListener('connect', () => {
+          clearTimeout(timer);
+          const peer = socket.remoteAddress;
+          if (peer !== undefined && !mayConnect(peer)) req.destroy(new BlockedAddressError(url.href, peer));
+        });
+        socket.once('close', () => clearTimeout(timer));
+      });
+      req.on('error', (error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(signal.aborted ? signal.reason : error);
+      });
+      req.on('response', (res) => {
+        response = res;
+        res.once('close', () => signal.removeEventListener('abort', onAbort));
+        resolve(res);
+      });
+      req.end(body ?? undefined);
+    });
+
+  const fetch: NetFetch = async (input, init = {}) => {
+    const request = new Request(input, init);
+    const bodyCap = init.maxBodyBytes ?? maxBodyBytes;
+    let url = new URL(request.url);
+    const deadline = new AbortController();
+    const timer = setTimeout(() => deadline.abort(new RequestTimeoutError(url.href, 'overall', timeoutMs)), timeoutMs);
+    timer.unref();
+    const onCallerAbort = () => deadline.abort(request.signal.reason);
+    request.signal.addEventListener('abort', onCallerAbort, { once: true });
+    const done = () => {
+      clearTimeout(timer);
+      request.signal.removeEventListener('abort', onCallerAbort);
+    };
+    try {
+      request.signal.throwIfAborted();
+      let method = request.method;
+      const headers = new Headers(request.headers);
+      let body = request.body === null ? null : Buffer.from(await request.arrayBuffer());
+      for (let hop = 0; ; hop++) {
+        const res = await sendOnce(url, method, headers, body, deadline.signal);
+        const status = res.statusCode ?? 0;
+        const location = res.headers.location;
+        if (!REDIRECT_STATUSES.has(status) || location === undefined || request.redirect === 'manual') {
+          return toResponse(res, url, method, hop > 0, bodyCap, done, deadline.signal);
+        }
+        res.destroy();
+        if (request.redirect === 'error') throw new NetError(`Unexpected redirect from ${url.href}`, url.href);
+        if (hop >= maxRedirects) throw new TooManyRedirectsError(request.url, maxRedirects);
+        let next: URL;
+        try {
+          next = new URL(location, url);
+        } catch (cause) {
+          throw new NetError(`Invalid redirect location from ${url.href}`, url.href, { cause });
+        }
+        if (status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
+          method = 'GET';
+          body = null;
+          for (const name of BODY_HEADERS) headers.delete(name);
+        }
+        if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
+        headers.delete('host'); // signed requests carry an explicit Host; it belongs to the old URL
+        url = next;
+      }
+    } catch (error) {
+      done();
+      throw error;
+    }
+  };
+
+  const fetchText: HttpClient['fetchText'] = async (input, init) => {
+    const response = await fetch(input, init);
+    const limit = init?.maxBodyBytes ?? maxBodyBytes;
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (!response.headers.has('content-encoding') && declared > limit) {
+      await response.body?.cancel();
+      throw new BodyTooLargeError(response.url, limit);
+    }
+    return { response, text: await response.text() };
+  };
+
+  const fetchJson: HttpClient['fetchJson'] = async (input, init) => {
+    const { response, text } = await fetchText(input, init);
+    try {
+      return { response, json: JSON.parse(text) as unknown };
+    } catch (cause) {
+      if (!response.ok) return { response, json: undefined };
+      throw new InvalidJsonError(response.url, cause);
+    }
+  };
+
+  return {
+    userAgent: options.userAgent,
+    maxRedirects,
+    fetch,
+    fetchText,
+    fetchJson,
+    close() {
+      agents['http:'].destroy();
+      agents['https:'].destroy();
+    },
+  };
+}
+
+function toResponse(
+  res: IncomingMessage,
+  url: URL,
+  method: string,
+  redirected: boolean,
+  maxBodyBytes: number,
+  done: () => void,
+  signal: AbortSignal,
+): Response {
+  const status = res.statusCode ?? 0;
+  if (status < 200 || status > 599) {
+    res.destroy();
+    throw new NetError(`Unusable HTTP status ${status} from ${url.href}`, url.href);
+  }
+  const headers = new Headers();
+  for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
+    try {
+      headers.append(res.rawHeaders[i] ?? '', res.rawHeaders[i + 1] ?? '');
+    } catch {
+      // A header value fetch would reject; drop it rather than the whole response.
+    }
+  }
+  const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status);
+  if (!hasBody) {
+    res.resume();
+    done();
+  }
+  const body = hasBody ? bodyStream(res, { url: url.href, maxBodyBytes, signal, onEnd: done }) : null;
+  const response = new Response(body, { status, statusText: res.statusMessage ?? '', headers });
+  // A Response built by hand has an empty url; callers (and Fedify's loaders) rely on it.
+  Object.defineProperty(response, 'url', { value: url.href });
+  Object.defineProperty(response, 'redirected', { value: redirected });
+  return response;
+}

@@ -1,0 +1,156 @@
+// Checks made on an inbound signed request before Fedify verifies the signature itself: which
+// spec it uses, whether its dates are inside the window (past *and* future: microblog.pub never
+// checked the future, a replay hole) and whether the body matches its Digest / Content-Digest.
+// Fedify checks most of this too, but answers only "invalid"; these give the listener and the
+// logs a reason, and add what Fedify leaves open: an RFC 9421 signature on a request with a
+// body must cover content-digest, or the body could be swapped under a valid signature; and
+// every signature must cover the host it was sent to, or it could be replayed to another server.
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { HttpMessageSignaturesSpec } from '@fedify/fedify';
+
+export type PrecheckFailure = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch';
+export type PrecheckResult = { ok: true; spec: HttpMessageSignaturesSpec } | { ok: false; reason: PrecheckFailure };
+
+interface SignatureInputMember {
+  label: string;
+  components: string[];
+  params: Map<string, string>;
+}
+
+/** Splits on `separator` outside double quotes and parentheses (RFC 8941 lists/dictionaries). */
+function splitTopLevel(text: string, separator: string): string[] {
+  const parts: string[] = [];
+  let current = '';
+  let depth = 0;
+  let quoted = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i] ?? '';
+    if (quoted) {
+      current += c;
+      if (c === '\\') current += text[++i] ?? '';
+      else if (c === '"') quoted = false;
+      continue;
+    }
+    if (c === '"') quoted = true;
+    else if (c === '(') depth++;
+    else if (c === ')') depth--;
+    if (c === separator && depth === 0) {
+      parts.push(current.trim());
+      current = '';
+    } else current += c;
+  }
+  parts.push(current.trim());
+  return parts.filter((p) => p !== '');
+}
+
+function parseParams(parts: string[]): Map<string, string> {
+  const params = new Map<string, string>();
+  for (const part of parts) {
+    const eq = part.indexOf('=');
+    const name = (eq < 0 ? part : part.slice(0, eq)).trim().toLowerCase();
+    const value = eq < 0 ? '' : part.slice(eq + 1).trim().replace(/^"(.*)"$/, '$1');
+    params.set(name, value);
+  }
+  return params;
+}
+
+export function parseSignatureInput(header: string): SignatureInputMember[] {
+  const members: SignatureInputMember[] = [];
+  for (const member of splitTopLevel(header, ',')) {
+    const label = /^([a-z*][a-z0-9_.*-]*)=\(/.exec(member)?.[1];
+    if (label === undefined) continue;
+    // The inner list ends at the first ')' outside a quoted string.
+    let end = label.length + 2;
+    for (let quoted = false; end < member.length; end++) {
+      const c = member[end];
+      if (quoted && c === '\\') end++;
+      else if (c === '"') quoted = !quoted;
+      else if (c === ')' && !quoted) break;
+    }
+    const inner = member.slice(label.length + 2, end);
+    const components = [...inner.matchAll(/(?:^|\s)"([^"]*)"/g)].map((m) => (m[1] ?? '').toLowerCase());
+    members.push({ label, components, params: parseParams(splitTopLevel(member.slice(end + 1), ';')) });
+  }
+  return members;
+}
+
+/** draft-cavage `Signature: keyId="…",headers="…",created=123,…` */
+export function parseCavageSignature(header: string): Map<string, string> {
+  return parseParams(splitTopLevel(header, ','));
+}
+
+const HASHES: Record<string, string> = { sha: 'sha1', 'sha-256': 'sha256', 'sha-512': 'sha512' };
+
+/** 'match' if every supported digest matches, 'mismatch' if one does not, 'none' if none usable. */
+function checkDigests(entries: Array<[string, string]>, body: Uint8Array, allowed: readonly string[]): 'match' | 'mismatch' | 'none' {
+  let matched = false;
+  for (const [algorithm, encoded] of entries) {
+    const hash = allowed.includes(algorithm) ? HASHES[algorithm] : undefined;
+    if (hash === undefined) continue;
+    const claimed = Buffer.from(encoded, 'base64');
+    const actual = createHash(hash).update(body).digest();
+    if (claimed.length !== actual.length || !timingSafeEqual(claimed, actual)) return 'mismatch';
+    matched = true;
+  }
+  return matched ? 'match' : 'none';
+}
+
+function digestEntries(header: string, rfc9421: boolean): Array<[string, string]> {
+  return splitTopLevel(header, ',').map((entry) => {
+    const eq = entry.indexOf('=');
+    const algorithm = (eq < 0 ? entry : entry.slice(0, eq)).trim().toLowerCase();
+    const value = eq < 0 ? '' : entry.slice(eq + 1).trim();
+    return [algorithm, rfc9421 ? value.replace(/^:(.*):$/, '$1') : value];
+  });
+}
+
+/**
+ * The signature must name the server it was meant for; otherwise a server that received a
+ * signed delivery could replay it to our inbox (same path) within the window. Fedify requires
+ * (request-target) and date for draft-cavage, but neither host nor an authority for RFC 9421.
+ */
+function coversHost(spec: HttpMessageSignaturesSpec, members: SignatureInputMember[], cavage: Map<string, string> | undefined): boolean {
+  if (spec === 'rfc9421') {
+    return members.every((m) => ['@target-uri', '@authority', 'host'].some((c) => m.components.includes(c)));
+  }
+  return (cavage?.get('headers') ?? '').toLowerCase().split(/\s+/).includes('host');
+}
+
+export async function precheckSignedRequest(request: Request, nowMs: number, windowMs: number): Promise<PrecheckResult> {
+  const signature = request.headers.get('signature');
+  const signatureInput = request.headers.get('signature-input');
+  if (signature === null) return { ok: false, reason: 'unsigned' };
+  const spec: HttpMessageSignaturesSpec = signatureInput === null ? 'draft-cavage-http-signatures-12' : 'rfc9421';
+  const outside = (ms: number) => Math.abs(ms - nowMs) > windowMs;
+
+  const date = request.headers.get('date');
+  if (date !== null) {
+    const ms = Date.parse(date);
+    if (Number.isNaN(ms)) return { ok: false, reason: 'bad_signature' };
+    if (outside(ms)) return { ok: false, reason: 'expired' };
+  }
+  const members = signatureInput === null ? [] : parseSignatureInput(signatureInput);
+  const paramSets = signatureInput === null ? [parseCavageSignature(signature)] : members.map((m) => m.params);
+  if (signatureInput === null && date === null) return { ok: false, reason: 'bad_signature' };
+  if (signatureInput !== null && members.length === 0) return { ok: false, reason: 'bad_signature' };
+  if (!coversHost(spec, members, paramSets[0])) return { ok: false, reason: 'bad_signature' };
+  for (const params of paramSets) {
+    const created = params.get('created');
+    const expires = params.get('expires');
+    if (created !== undefined && created !== '' && outside(Number(created) * 1000)) return { ok: false, reason: 'expired' };
+    if (expires !== undefined && expires !== '' && Number(expires) * 1000 < nowMs) return { ok: false, reason: 'expired' };
+  }
+
+  if (request.method === 'GET' || request.method === 'HEAD') return { ok: true, spec };
+  const body = new Uint8Array(await request.clone().arrayBuffer());
+  const header = request.headers.get(spec === 'rfc9421' ? 'content-digest' : 'digest');
+  if (header === null) return { ok: false, reason: 'bad_signature' };
+  if (spec === 'rfc9421' && !members.every((m) => m.components.includes('content-digest'))) {
+    return { ok: false, reason: 'bad_signature' };
+  }
+  const allowed = spec === 'rfc9421' ? ['sha-256', 'sha-512'] : ['sha', 'sha-256', 'sha-512'];
+  const outcome = checkDigests(digestEntries(header, spec === 'rfc9421'), body, allowed);
+  if (outcome === 'mismatch') return { ok: false, reason: 'digest_mismatch' };
+  if (outcome === 'none') return { ok: false, reason: 'bad_signature' };
+  return { ok: true, spec };
+}
