@@ -6,6 +6,21 @@ import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../db/client';
 import { HEAD, currentRevision, pendingRevisions, upgrade } from '../migrations/runner';
 import { dataPaths, type DataPaths } from './paths';
 import { createStatusService, type StatusService } from './status';
+import { createSettingsStore, type SettingsStore } from './settings';
+import { localActor, type LocalActor } from './federation/identity';
+import { createHttpClient, type HttpClient } from './net/http-client';
+import {
+  createContextLoader,
+  createDocumentLoader,
+  createKeyCache,
+  generateKeyPairFiles,
+  loadKeyPair,
+  type TernKeyCache,
+  type TernKeyPairs,
+} from './net/signatures';
+import { KEY_FILES } from './net/key-files';
+import type { DocumentLoader } from '@fedify/fedify';
+import { TERN_VERSION } from './version';
 
 export interface CoreOptions {
   dataDir: string;
@@ -13,6 +28,19 @@ export interface CoreOptions {
   clock?: () => Date;
   /** Where the core reports what it did (migrations, loops); defaults to silence. */
   log?: (line: string) => void;
+  /** Lets the outbound client reach loopback/private addresses. Tests with loopback peers
+   * only (headless --allow-private-addresses); never a user setting. */
+  allowPrivateAddresses?: boolean;
+}
+
+/** What federation needs from the core: the one outbound client, loaders, keys, caches. */
+export interface FederationContext {
+  client: HttpClient;
+  documentLoader: DocumentLoader;
+  contextLoader: DocumentLoader;
+  keyCache: TernKeyCache;
+  keys: TernKeyPairs;
+  allowPrivateAddresses: boolean;
 }
 
 export interface Core {
@@ -20,6 +48,10 @@ export interface Core {
   sqlite: Sqlite;
   db: Db;
   clock: () => Date;
+  settings: SettingsStore;
+  fed: FederationContext;
+  /** The local actor, or null until the base URL and user name are set (first run). */
+  identity(): LocalActor | null;
   services: { status: StatusService };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
@@ -51,17 +83,26 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     if (applied.length > 0) log(`database upgraded: ${[from ?? 'base', ...applied].join(' -> ')} (head)`);
 
     const db = wrapDrizzle(sqlite);
+    const settings = createSettingsStore(paths.settings);
+    const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
     const startedAt = clock();
     const core: Core = {
       paths,
       sqlite,
       db,
       clock,
+      settings,
+      fed,
+      identity() {
+        const { baseUrl, username } = settings.get();
+        return baseUrl && username ? localActor(baseUrl, username) : null;
+      },
       migration: { from, applied, backup },
       services: {
         status: createStatusService({ sqlite, paths, mode: options.mode, startedAt, head: HEAD }),
       },
       close() {
+        fed.client.close();
         if (sqlite.open) sqlite.close();
       },
     };
@@ -70,4 +111,18 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     sqlite.close();
     throw error;
   }
+}
+
+async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean): Promise<FederationContext> {
+  const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
+  const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses });
+  const contextLoader = createContextLoader(client);
+  return {
+    client,
+    documentLoader: createDocumentLoader(client),
+    contextLoader,
+    keyCache: createKeyCache({ contextLoader }),
+    keys,
+    allowPrivateAddresses,
+  };
 }

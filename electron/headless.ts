@@ -52,7 +52,7 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
   }
   const port = values['ui-port'] === undefined ? DEFAULT_UI_PORT : Number(values['ui-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--ui-port must be a port number (0–65535), not “${values['ui-port']}”.`);
-  const token = values.token ?? randomBytes(24).toString('base64url');
+  const token = values.token ?? randomBytes(24).toString('hex');
   if (token.length < 16) throw new UsageError('--token must be at least 16 characters long.');
   return { dataDir: resolve(values['data-dir'] ?? defaultDataDir(env)), uiPort: port, token };
 }

@@ -1,0 +1,95 @@
+// Starts Tern in headless mode as a child process for an end-to-end test: a fresh data folder,
+// a random port and token, and the URL parsed from the line Tern prints when it is ready
+// ("Open http://127.0.0.1:<port>/?token=<token>"). `stop()` ends it with SIGTERM and waits.
+import { spawn, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+/** The built headless entry (`npm run build`); overridable to run the specs against another build. */
+const ENTRY = path.resolve(REPO, process.env.TERN_HEADLESS_ENTRY ?? 'dist/electron/headless.mjs');
+const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/;
+const START_TIMEOUT_MS = 30_000;
+const STOP_TIMEOUT_MS = 10_000;
+
+export interface Headless {
+  /** The URL Tern printed, token included. */
+  url: string;
+  /** http://127.0.0.1:<port> */
+  origin: string;
+  token: string;
+  dataDir: string;
+  /** Ends Tern (SIGTERM, then SIGKILL if it lingers) and removes its data folder. Idempotent. */
+  stop: () => Promise<void>;
+}
+
+export async function startHeadless(): Promise<Headless> {
+  // realpath: on some systems the temp folder is a symlink, and Tern reports the resolved path.
+  const dataDir = await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-')));
+  // Hex, not base64url: a token starting with '-' would be read by Tern's parseArgs as an option.
+  const token = randomBytes(24).toString('hex');
+  const child = spawn(process.execPath, [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token], {
+    cwd: REPO,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, NODE_ENV: 'test' },
+  });
+
+  const output: string[] = [];
+  const remember = (line: string) => {
+    output.push(line);
+    if (output.length > 200) output.shift();
+    if (process.env.TERN_E2E_VERBOSE) console.log(`[headless] ${line}`);
+  };
+  // Both pipes are read to the end, so Tern can never block on a full pipe.
+  createInterface({ input: child.stderr! }).on('line', remember);
+  const stdout = createInterface({ input: child.stdout! });
+
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  let stopping: Promise<void> | undefined;
+  const stop = () => (stopping ??= kill(child, exited).finally(() => rm(dataDir, { recursive: true, force: true })));
+
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Tern did not print its URL within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      stdout.on('line', (line) => {
+        remember(line);
+        const match = READY_LINE.exec(line.trim());
+        if (match?.[1]) {
+          clearTimeout(timer);
+          resolve(match[1]);
+        }
+      });
+      child.once('error', (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      child.once('exit', (code, signal) => {
+        clearTimeout(timer);
+        reject(new Error(`Tern exited before it was ready (code ${code}, signal ${signal})`));
+      });
+    });
+    return { url, origin: new URL(url).origin, token, dataDir, stop };
+  } catch (err) {
+    await stop();
+    const detail = output.length ? `\n--- its output ---\n${output.join('\n')}` : '';
+    throw new Error(`${(err as Error).message} (${ENTRY})${detail}`, { cause: err });
+  }
+}
+
+async function kill(child: ChildProcess, exited: Promise<void>): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return;
+  child.kill('SIGTERM');
+  let timer: NodeJS.Timeout | undefined;
+  const lingered = await Promise.race([
+    exited.then(() => false),
+    new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(true), STOP_TIMEOUT_MS))),
+  ]);
+  clearTimeout(timer);
+  if (lingered) {
+    child.kill('SIGKILL');
+    await exited;
+  }
+}

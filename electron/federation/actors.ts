@@ -1,0 +1,102 @@
+// Remote actors: fetched through the safe client, cached in the `actor` table, refreshed when
+// older than a day or on demand (an Update, a failed signature). The handle is verified by
+// WebFinger (so custom WebFinger domains are respected) and stored as @user@host.
+import { eq } from 'drizzle-orm';
+import { lookupWebFinger } from '@fedify/webfinger';
+import type { DbOrTx } from '../../db/client';
+import { actor, type Actor } from '../../db/schema';
+import type { FederationContext } from '../core';
+import { NotFoundError, UnavailableError } from '../errors';
+import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
+import { ACTIVITY_ACCEPT } from '../net/signatures';
+
+export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
+
+export interface ActorDeps {
+  db: DbOrTx;
+  fed: FederationContext;
+  clock: () => Date;
+}
+
+export function findActor(db: DbOrTx, apId: string): Actor | undefined {
+  return db.select().from(actor).where(eq(actor.apId, apId)).get();
+}
+
+/** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape. */
+export async function fetchActorDocument(fed: FederationContext, apId: string): Promise<Json> {
+  let json: unknown;
+  let status: number;
+  try {
+    const res = await fed.client.fetchJson(apId, { headers: { accept: ACTIVITY_ACCEPT } });
+    status = res.response.status;
+    json = res.json;
+  } catch (error) {
+    throw new UnavailableError(`Could not fetch ${apId}: ${(error as Error).message}`);
+  }
+  if (status === 404 || status === 410) throw new NotFoundError(`${apId} does not exist (HTTP ${status}).`);
+  if (status >= 400) throw new UnavailableError(`${new URL(apId).host} answered HTTP ${status} for ${apId}.`);
+  if (!isObject(json) || !ACTOR_TYPES.has(typeOf(json) ?? '') || str(json.id) === null) {
+    throw new NotFoundError(`${apId} is not an ActivityPub actor.`);
+  }
+  // The document must be the one asked for (no impersonation through a redirect or a lie).
+  if (str(json.id)!.replace(/\/+$/, '') !== apId.replace(/\/+$/, '')) {
+    throw new NotFoundError(`${apId} answered with a different actor (${String(json.id)}).`);
+  }
+  return json;
+}
+
+/** @user@host from the actor's preferredUsername, confirmed by WebFinger when possible. */
+export async function handleOf(fed: FederationContext, doc: Json): Promise<string | null> {
+  const username = str(doc.preferredUsername);
+  const id = str(doc.id);
+  if (!username || !id) return null;
+  const host = new URL(id).host;
+  try {
+    const jrd = await lookupWebFinger(id, {
+      allowPrivateAddress: fed.allowPrivateAddresses,
+      userAgent: fed.client.userAgent,
+    });
+    const acct = jrd?.subject?.startsWith('acct:') ? jrd.subject.slice(5) : null;
+    if (acct && acct.includes('@')) return `@${acct}`;
+  } catch {
+    // WebFinger is optional for a handle; fall back to the actor's own host.
+  }
+  return `@${username}@${host}`;
+}
+
+/** Stores (or refreshes) an actor document in the cache and returns the row. */
+export function saveActor(db: DbOrTx, doc: Json, handle: string | null, now: Date): Actor {
+  const apId = str(doc.id)!;
+  const existing = findActor(db, apId);
+  if (existing) {
+    return db
+      .update(actor)
+      .set({ apActor: doc as Actor['apActor'], apType: typeOf(doc)!, handle: handle ?? existing.handle, updatedAt: now })
+      .where(eq(actor.id, existing.id))
+      .returning()
+      .get();
+  }
+  return db
+    .insert(actor)
+    .values({ apId, apActor: doc as Actor['apActor'], apType: typeOf(doc)!, handle, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+/** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). */
+export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { refresh?: boolean } = {}): Promise<Actor> {
+  const url = httpUrl(apId);
+  if (!url) throw new NotFoundError(`“${apId}” is not an actor URL.`);
+  const cached = findActor(deps.db, apId);
+  const stale = cached && deps.clock().getTime() - cached.updatedAt.getTime() > ACTOR_REFRESH_MS;
+  if (cached && !stale && !options.refresh) return cached;
+  try {
+    const doc = await fetchActorDocument(deps.fed, apId);
+    const handle = cached?.handle && !options.refresh ? cached.handle : await handleOf(deps.fed, doc);
+    return saveActor(deps.db, doc, handle, deps.clock());
+  } catch (error) {
+    // A stale copy is better than nothing when the remote is down.
+    if (cached && error instanceof UnavailableError) return cached;
+    throw error;
+  }
+}

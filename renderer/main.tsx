@@ -1,0 +1,16 @@
+// Entry point of the renderer: mounts the app into #root and brings in the one stylesheet.
+import { StrictMode } from 'react';
+import { createRoot } from 'react-dom/client';
+import { App } from './App';
+import { STRINGS_LANG } from './strings';
+import './styles.css';
+
+document.documentElement.lang = STRINGS_LANG;
+
+const root = document.getElementById('root');
+if (!root) throw new Error('index.html has no #root element');
+createRoot(root).render(
+  <StrictMode>
+    <App />
+  </StrictMode>,
+);
