@@ -21,6 +21,16 @@ import {
 import { KEY_FILES } from './net/key-files';
 import type { DocumentLoader } from '@fedify/fedify';
 import { TERN_VERSION } from './version';
+import { createInboxEvents, type InboxEvents } from './federation/inbox-events';
+import { createListenerControl, type ListenerAddress, type ListenerControl } from './listener/server';
+import { createInboxLoop, type InboxLoop } from './federation/inbox-loop';
+import { createNotificationService, type NotificationService } from './notifications/service';
+import { createConnectivityWatch, type ConnectivityWatch } from './connectivity/watch';
+import { probeSource } from './connectivity/probe';
+import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
+import { deliveryPayload } from './federation/outbox';
+import { resolveQueuedAddress } from './federation/actions/deferred';
+import { createAuthorService, type AuthorService } from './federation/actions';
 
 export interface CoreOptions {
   dataDir: string;
@@ -31,6 +41,8 @@ export interface CoreOptions {
   /** Lets the outbound client reach loopback/private addresses. Tests with loopback peers
    * only (headless --allow-private-addresses); never a user setting. */
   allowPrivateAddresses?: boolean;
+  /** Start the listener here (headless --listen); otherwise it starts when settings.listener.enabled. */
+  listen?: ListenerAddress;
 }
 
 /** What federation needs from the core: the one outbound client, loaders, keys, caches. */
@@ -52,7 +64,16 @@ export interface Core {
   fed: FederationContext;
   /** The local actor, or null until the base URL and user name are set (first run). */
   identity(): LocalActor | null;
-  services: { status: StatusService };
+  /** "An activity was queued in incoming_activity": the inbox processor subscribes to wake up. */
+  inboxEvents: InboxEvents;
+  /** The federation listener (Hono on host:port): start, restart, stop, status. */
+  listener: ListenerControl;
+  services: { status: StatusService; notifications: NotificationService; author: AuthorService };
+  /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
+   * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
+  connectivity: ConnectivityWatch;
+  /** Background loops; created stopped — headless and desktop start them. */
+  loops: { inbox: InboxLoop; delivery: DeliveryLoop };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
   close(): void;
@@ -86,6 +107,42 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const settings = createSettingsStore(paths.settings);
     const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
     const startedAt = clock();
+    const inboxLoop = createInboxLoop({
+      db,
+      clock,
+      log,
+      // Read per row, so a settings change (identity, approval by hand) applies to the next one.
+      deps: () => {
+        const identity = core.identity();
+        return identity ? { db, fed, clock, identity, settings: settings.get() } : null;
+      },
+    });
+    // Loopback peers (tests) are reachable whatever the interfaces say.
+    const connectivity = createConnectivityWatch({
+      source: probeSource(options.allowPrivateAddresses ? { probe: () => true } : {}),
+      settings,
+      clock,
+    });
+    const deliveryLoop = createDeliveryLoop({
+      sqlite,
+      clock,
+      client: fed.client,
+      connectivity,
+      log,
+      signer: () => {
+        const identity = core.identity();
+        return identity ? { keyId: new URL(identity.keyId), privateKey: fed.keys.rsa.privateKey } : null;
+      },
+      payload: (row) => {
+        const identity = core.identity();
+        return identity ? deliveryPayload(db, identity, row) : { kind: 'cancel', reason: 'Tern has no public address set.' };
+      },
+      resolve: async (row) => {
+        const identity = core.identity();
+        if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
+        return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
+      },
+    });
     const core: Core = {
       paths,
       sqlite,
@@ -97,15 +154,47 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         const { baseUrl, username } = settings.get();
         return baseUrl && username ? localActor(baseUrl, username) : null;
       },
+      inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
+      listener: createListenerControl(() => core, { log }),
       migration: { from, applied, backup },
       services: {
         status: createStatusService({ sqlite, paths, mode: options.mode, startedAt, head: HEAD }),
+        notifications: createNotificationService(db),
+        author: createAuthorService({
+          db,
+          fed,
+          clock,
+          identity: () => core.identity(),
+          isOnline: () => connectivity.isOnline(),
+          wake: () => deliveryLoop.wake(),
+          displayName: () => settings.get().displayName,
+          queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
+        }),
       },
+      connectivity,
+      loops: { inbox: inboxLoop, delivery: deliveryLoop },
       close() {
+        // Requests still in flight are aborted; their rows stay due (await loops.delivery.stop()
+        // first to let them finish).
+        void deliveryLoop.stop({ graceMs: 0 });
+        connectivity.close();
+        void inboxLoop.stop();
+        void core.listener.stop();
         fed.client.close();
         if (sqlite.open) sqlite.close();
       },
     };
+    // The listener signals each queued activity; the loop also polls, so a missed signal only waits.
+    core.inboxEvents.onQueued(() => inboxLoop.wake());
+    if (options.listen !== undefined) {
+      await core.listener.start(options.listen).catch((error: unknown) => {
+        fed.client.close();
+        throw error;
+      });
+    } else if (settings.get().listener.enabled) {
+      // The app still opens without it; Settings shows why it is not running.
+      await core.listener.start().catch((error: unknown) => log(`listener not started: ${(error as Error).message}`));
+    }
     return core;
   } catch (error) {
     sqlite.close();

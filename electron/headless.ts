@@ -1,6 +1,7 @@
 // Headless mode: the same core without Electron. Serves the built renderer and the HTTP
 // transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open.
 //   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
+//     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -12,6 +13,10 @@ import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
 import { createUiApp } from './ipc/http-transport';
 import { defaultDataDir } from './paths';
+import { ListenerStartError, type ListenerAddress } from './listener/server';
+import { baseUrlSchema, USERNAME_RE } from './settings';
+import { createSettingsService } from './settings-service';
+import { ConflictError } from './errors';
 
 export const DEFAULT_UI_PORT = 4860;
 
@@ -21,12 +26,21 @@ export interface HeadlessOptions {
   token: string;
   staticDir: string;
   log: (line: string) => void;
+  /** Start the federation listener here (else: when enabled in settings). */
+  listen?: ListenerAddress;
+  /** Saved into settings when given. */
+  baseUrl?: string;
+  username?: string;
+  /** Test only (loopback peers): the outbound client may reach private addresses. Never a setting. */
+  allowPrivateAddresses?: boolean;
 }
 
 export interface Headless {
   core: Core;
   url: string;
   origin: string;
+  /** Where the federation listener listens, when it runs. */
+  listenerUrl: string | null;
   close(): Promise<void>;
 }
 
@@ -43,18 +57,45 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
         'data-dir': { type: 'string' },
         'ui-port': { type: 'string' },
         token: { type: 'string' },
+        listen: { type: 'string' },
+        'base-url': { type: 'string' },
+        username: { type: 'string' },
+        'allow-private-addresses': { type: 'boolean' },
       },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T]`);
+    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]`);
   }
   const port = values['ui-port'] === undefined ? DEFAULT_UI_PORT : Number(values['ui-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--ui-port must be a port number (0–65535), not “${values['ui-port']}”.`);
   const token = values.token ?? randomBytes(24).toString('hex');
   if (token.length < 16) throw new UsageError('--token must be at least 16 characters long.');
-  return { dataDir: resolve(values['data-dir'] ?? defaultDataDir(env)), uiPort: port, token };
+  const baseUrl = values['base-url'] === undefined ? undefined : baseUrlSchema.safeParse(values['base-url']);
+  if (baseUrl !== undefined && !baseUrl.success) throw new UsageError(`--base-url ${baseUrl.error.issues[0]?.message ?? 'is not valid'}: “${values['base-url']}”.`);
+  if (values.username !== undefined && !USERNAME_RE.test(values.username)) {
+    throw new UsageError(`--username must be 1–30 letters, digits or _, not “${values.username}”.`);
+  }
+  return {
+    dataDir: resolve(values['data-dir'] ?? defaultDataDir(env)),
+    uiPort: port,
+    token,
+    ...(values.listen === undefined ? {} : { listen: parseListenAddress(values.listen) }),
+    ...(baseUrl === undefined ? {} : { baseUrl: baseUrl.data }),
+    ...(values.username === undefined ? {} : { username: values.username }),
+    ...(values['allow-private-addresses'] ? { allowPrivateAddresses: true } : {}),
+  };
+}
+
+/** HOST:PORT, with an IPv6 host in brackets ([::1]:4861). */
+export function parseListenAddress(value: string): ListenerAddress {
+  const match = /^(?:\[([0-9A-Fa-f:.]+)\]|([^:[\]\s]+)):(\d{1,5})$/.exec(value.trim());
+  const port = Number(match?.[3]);
+  if (!match || !Number.isInteger(port) || port > 65535) {
+    throw new UsageError(`--listen takes HOST:PORT (for example 127.0.0.1:4861), not “${value}”.`);
+  }
+  return { host: match[1] ?? match[2] ?? '', port };
 }
 
 /** Where the built renderer is, whether this runs from dist/electron/ or from source. */
@@ -67,7 +108,26 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   if (!existsSync(join(options.staticDir, 'index.html'))) {
     throw new UsageError(`The renderer is not built (no ${join(options.staticDir, 'index.html')}). Run: npm run build`);
   }
-  const core = await openCore({ dataDir: options.dataDir, mode: 'headless', log: options.log });
+  const core = await openCore({
+    dataDir: options.dataDir,
+    mode: 'headless',
+    log: options.log,
+    ...(options.listen ? { listen: options.listen } : {}),
+    ...(options.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
+  });
+  if (options.baseUrl !== undefined || options.username !== undefined) {
+    try {
+      await createSettingsService(core).update({
+        ...(options.baseUrl === undefined ? {} : { baseUrl: options.baseUrl }),
+        ...(options.username === undefined ? {} : { username: options.username }),
+      });
+    } catch (error) {
+      await core.listener.stop();
+      core.close();
+      if (error instanceof ConflictError) throw new UsageError(`--base-url refused. ${error.message} (Change it in Settings to confirm.)`);
+      throw error;
+    }
+  }
   let allowed: string[] = [];
   const app = createUiApp({
     handlers: createHandlers(core),
@@ -85,12 +145,19 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   });
   allowed = [`127.0.0.1:${port}`, `localhost:${port}`];
   const origin = `http://127.0.0.1:${port}`;
+  core.loops.inbox.start();
+  core.loops.delivery.start();
   return {
     core,
     origin,
     url: `${origin}/?token=${encodeURIComponent(options.token)}`,
+    listenerUrl: core.listener.status().url,
     async close() {
       await new Promise<void>((done) => server.close(() => done()));
+      await core.listener.stop();
+      await core.loops.inbox.stop();
+      // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
+      await core.loops.delivery.stop();
       core.close();
     },
   };
@@ -104,8 +171,11 @@ async function main(): Promise<void> {
     headless = await startHeadless({ ...args, staticDir: builtRendererDir(), log });
     log(`Tern is running headless. Data folder: ${headless.core.paths.dir}`);
     log(`Open ${headless.url}`);
+    if (headless.listenerUrl !== null) {
+      log(`Listener on ${headless.listenerUrl} (public URL ${headless.core.identity()?.baseUrl ?? 'not set: use --base-url and --username'})`);
+    }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof UnknownDatabaseRevisionError) {
+    if (error instanceof UsageError || error instanceof UnknownDatabaseRevisionError || error instanceof ListenerStartError) {
       console.error(`tern: ${error.message}`);
       process.exit(1);
     }

@@ -39,6 +39,8 @@ async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'));
   registerIpc(createHandlers(core), () => mainWindow?.webContents ?? null);
+  core.loops.inbox.start();
+  core.loops.delivery.start();
   mainWindow = createMainWindow(join(__dirname, 'preload.cjs'));
   mainWindow.on('closed', () => (mainWindow = null));
 }

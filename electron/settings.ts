@@ -11,8 +11,9 @@ export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
 export const baseUrlSchema = z
   .string()
   .trim()
-  .url()
-  .refine((u) => /^https?:$/.test(new URL(u).protocol), 'must be an http(s) URL')
+  // abort: the refinements below parse the URL, which throws on what is not one.
+  .url({ message: 'must be a URL such as https://example.com', abort: true })
+  .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: 'must be an http(s) URL', abort: true })
   .refine((u) => !new URL(u).search && !new URL(u).hash, 'must have no query or fragment')
   .transform((u) => u.replace(/\/+$/, ''));
 

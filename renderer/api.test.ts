@@ -55,7 +55,7 @@ describe('call over HTTP (no window.tern)', () => {
 
 describe('call through the Electron preload (window.tern)', () => {
   it('uses window.tern and never fetch', async () => {
-    const bridge = { 'app.status': vi.fn(async (): Promise<IpcResult<AppStatus>> => ({ ok: true, value: status })) } satisfies TernBridge;
+    const bridge = { 'app.status': vi.fn(async (): Promise<IpcResult<AppStatus>> => ({ ok: true, value: status })) } satisfies Pick<TernBridge, 'app.status'>;
     const fetch = vi.fn();
     vi.stubGlobal('window', { tern: bridge });
     vi.stubGlobal('fetch', fetch);

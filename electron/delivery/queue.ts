@@ -4,6 +4,18 @@
 import type { DbOrTx } from '../../db/client';
 import { outgoingActivity } from '../../db/schema';
 
+// Whoever queues rows (the author's actions, the inbox processor's Accepts, forwarding) wakes
+// the delivery loop through this signal, so no caller needs to know the loop. Listeners are
+// called synchronously inside the caller's transaction and must only schedule work (the loop
+// looks on the next tick, after the commit).
+const queuedListeners = new Set<() => void>();
+
+/** Called after rows are queued; returns the unsubscribe function. */
+export function onDeliveriesQueued(listener: () => void): () => void {
+  queuedListeners.add(listener);
+  return () => queuedListeners.delete(listener);
+}
+
 export interface EnqueueInput {
   /** Our own activity/object (outbox row) to deliver… */
   outboxObjectId?: number;
@@ -34,5 +46,6 @@ export function enqueueDeliveries(db: DbOrTx, input: EnqueueInput): number {
       })),
     )
     .run();
+  for (const listener of queuedListeners) listener();
   return recipients.length;
 }

@@ -9,6 +9,7 @@ import type { FederationContext } from '../core';
 import { NotFoundError, UnavailableError } from '../errors';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { ACTIVITY_ACCEPT } from '../net/signatures';
+import { sanitizeActorHtml } from './sanitize';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
@@ -64,8 +65,9 @@ export async function handleOf(fed: FederationContext, doc: Json): Promise<strin
   return `@${username}@${host}`;
 }
 
-/** Stores (or refreshes) an actor document in the cache and returns the row. */
-export function saveActor(db: DbOrTx, doc: Json, handle: string | null, now: Date): Actor {
+/** Stores (or refreshes) an actor document in the cache, its HTML sanitized, and returns the row. */
+export function saveActor(db: DbOrTx, remoteDoc: Json, handle: string | null, now: Date): Actor {
+  const doc = sanitizeActorHtml(remoteDoc);
   const apId = str(doc.id)!;
   const existing = findActor(db, apId);
   if (existing) {

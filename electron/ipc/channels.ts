@@ -1,4 +1,39 @@
 // The channel names alone, with no zod: the sandboxed preload bundles this file, and must stay
 // small. contract.ts checks at compile time that its schemas cover exactly these names.
-export const CHANNEL_NAMES = ['app.status'] as const;
+export const CHANNEL_NAMES = [
+  'app.status',
+  'settings.get',
+  'settings.update',
+  'notifications.list',
+  'notifications.unreadCount',
+  'notifications.markRead',
+  'notifications.markAllRead',
+  'follow-requests.list',
+  // The author's channels (author-contract.ts).
+  'posts.create',
+  'posts.edit',
+  'posts.delete',
+  'posts.pin',
+  'posts.unpin',
+  'posts.like',
+  'posts.unlike',
+  'posts.boost',
+  'posts.unboost',
+  'posts.bookmark',
+  'posts.unbookmark',
+  'social.follow',
+  'social.unfollow',
+  'social.acceptRequest',
+  'social.rejectRequest',
+  'social.removeFollower',
+  'lookup.resolve',
+  'thread.get',
+  'timeline.stream',
+  'timeline.profile',
+  'people.list',
+  'deliveries.list',
+  'deliveries.retryNow',
+  'connectivity.get',
+  'connectivity.setWorkOffline',
+] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

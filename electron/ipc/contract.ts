@@ -4,6 +4,11 @@
 // expose exactly these channels.
 import { z } from 'zod';
 import { CHANNEL_NAMES, type ChannelName } from './channels';
+import { settingsUpdateSchema } from '../settings';
+import type { SettingsUpdateResult, SettingsView } from '../settings-service';
+import type { NotificationPage } from '../notifications/service';
+import type { FollowRequest } from '../federation/follow-requests';
+import { authorInputs, type AuthorOutputs } from './author-contract';
 
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
@@ -43,10 +48,27 @@ export interface AppStatus {
 
 export const inputs = {
   'app.status': z.object({}).strict(),
+  'settings.get': z.object({}).strict(),
+  'settings.update': settingsUpdateSchema,
+  'notifications.list': z
+    .object({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) })
+    .strict(),
+  'notifications.unreadCount': z.object({}).strict(),
+  'notifications.markRead': z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) }).strict(),
+  'notifications.markAllRead': z.object({}).strict(),
+  'follow-requests.list': z.object({}).strict(),
+  ...authorInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs {
+export interface Outputs extends AuthorOutputs {
   'app.status': AppStatus;
+  'settings.get': SettingsView;
+  'settings.update': SettingsUpdateResult;
+  'notifications.list': NotificationPage;
+  'notifications.unreadCount': { count: number };
+  'notifications.markRead': { updated: number };
+  'notifications.markAllRead': { updated: number };
+  'follow-requests.list': FollowRequest[];
 }
 
 export type Channel = ChannelName;

@@ -6,12 +6,24 @@ import { z } from 'zod';
 import type { Core } from '../core';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { inputs, type Channel, type IpcError, type IpcResult, type Output, type ParsedInput } from './contract';
+import { createSettingsService } from '../settings-service';
+import { listPendingFollowRequests } from '../federation/follow-requests';
+import { createAuthorHandlers } from './author-handlers';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
 export function createHandlers(core: Core): Handlers {
+  const settings = createSettingsService(core);
   return {
     'app.status': () => core.services.status.get(),
+    'settings.get': () => settings.get(),
+    'settings.update': (change) => settings.update(change),
+    'notifications.list': (page) => core.services.notifications.list(page),
+    'notifications.unreadCount': () => ({ count: core.services.notifications.unreadCount() }),
+    'notifications.markRead': ({ ids }) => ({ updated: core.services.notifications.markRead(ids) }),
+    'notifications.markAllRead': () => ({ updated: core.services.notifications.markAllRead() }),
+    'follow-requests.list': () => listPendingFollowRequests(core.db),
+    ...createAuthorHandlers(core),
   };
 }
 
@@ -35,7 +47,7 @@ export async function dispatch(
       ok: false,
       error: {
         code: 'bad_input',
-        message: 'The request was not understood.',
+        message: describeIssues(parsed.error.issues),
         issues: parsed.error.issues.map((i) => ({ path: i.path.join('.'), message: i.message })),
       },
     };
@@ -46,6 +58,15 @@ export async function dispatch(
   } catch (error) {
     return { ok: false, error: toIpcError(error, onInternalError) };
   }
+}
+
+/** A sentence for the first problem, e.g. "listener.port must be between 1 and 65535." */
+function describeIssues(issues: z.core.$ZodIssue[]): string {
+  const first = issues[0];
+  if (first === undefined) return 'The request was not understood.';
+  const field = first.path.join('.');
+  if (first.code === 'unrecognized_keys') return `Unexpected field ${first.keys.join(', ')}.`;
+  return field === '' ? `The request was not understood: ${first.message}.` : `${field} ${first.message}.`;
 }
 
 function toIpcError(error: unknown, onInternalError: (error: unknown) => void): IpcError {

@@ -1,0 +1,156 @@
+// The author's Markdown → safe HTML, as the service behind the spec renders posts: bare URLs
+// auto-linked, `@user@host` mentions and `#tags` turned into links, raw HTML never passed
+// through. Rendering is two passes so mentions can be resolved (asynchronously, maybe over the
+// network) between them: `scanPost` finds the handles, `renderPost` renders with what resolved.
+// Unresolved mentions stay plain text (microblog.pub does the same).
+import { Marked, type Token, type Tokens, type TokenizerAndRendererExtension } from 'marked';
+import sanitizeHtml from 'sanitize-html';
+
+export interface ResolvedMention {
+  /** The actor id (used for the link, the Mention tag and addressing). */
+  href: string;
+  /** `@user@host` as shown. */
+  name: string;
+}
+
+export interface RenderedPost {
+  html: string;
+  /** Handles written in the text (`@user@host`, lower-cased host), in order, unique. */
+  handles: string[];
+  /** Hashtags, lower-cased, without '#', in order, unique. */
+  hashtags: string[];
+}
+
+// `@user@host` with an optional port (loopback peers); the host never ends with a dot, so a
+// sentence's full stop stays out of the mention.
+const MENTION_RE = /^@([A-Za-z0-9_][A-Za-z0-9_.-]*)@((?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(?::\d{1,5})?)/;
+// Mastodon's rule: letters, digits and '_', at least one that is not a digit.
+const HASHTAG_RE = /^#([\p{L}\p{M}\p{N}_]*[\p{L}\p{M}_][\p{L}\p{M}\p{N}_]*)/u;
+
+interface MentionToken extends Tokens.Generic {
+  type: 'mention';
+  raw: string;
+  handle: string;
+}
+interface HashtagToken extends Tokens.Generic {
+  type: 'hashtag';
+  raw: string;
+  tag: string;
+}
+
+/** Mentions and hashtags start only after a non-word character (not inside e-mail addresses). */
+function afterBoundary(tokens: Token[]): boolean {
+  const last = tokens.at(-1);
+  if (!last) return true;
+  return !/[\p{L}\p{N}_@#/.-]$/u.test(last.raw);
+}
+
+export function normalizeHandle(user: string, host: string): string {
+  return `@${user}@${host.toLowerCase()}`;
+}
+
+function extensions(
+  mentions: ReadonlyMap<string, ResolvedMention>,
+  hashtagHref: (tag: string) => string,
+): TokenizerAndRendererExtension[] {
+  return [
+    {
+      name: 'mention',
+      level: 'inline',
+      start: (src) => {
+        const i = src.search(/@[A-Za-z0-9_]/);
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src, tokens) {
+        const m = MENTION_RE.exec(src);
+        if (!m || !afterBoundary(tokens as Token[])) return undefined;
+        return { type: 'mention', raw: m[0], handle: normalizeHandle(m[1]!, m[2]!) } satisfies MentionToken;
+      },
+      renderer(token) {
+        const resolved = mentions.get((token as MentionToken).handle);
+        if (!resolved) return escapeHtml(token.raw);
+        const user = (token as MentionToken).handle.split('@')[1] ?? '';
+        return `<span class="h-card"><a href="${escapeHtml(resolved.href)}" class="u-url mention">@<span>${escapeHtml(user)}</span></a></span>`;
+      },
+    },
+    {
+      name: 'hashtag',
+      level: 'inline',
+      start: (src) => {
+        const i = src.search(/#[\p{L}\p{M}\p{N}_]/u);
+        return i < 0 ? undefined : i;
+      },
+      tokenizer(src, tokens) {
+        const m = HASHTAG_RE.exec(src);
+        if (!m || !afterBoundary(tokens as Token[])) return undefined;
+        return { type: 'hashtag', raw: m[0], tag: m[1]! } satisfies HashtagToken;
+      },
+      renderer(token) {
+        const tag = (token as HashtagToken).tag;
+        return `<a href="${escapeHtml(hashtagHref(tag.toLowerCase()))}" class="mention hashtag" rel="tag">#<span>${escapeHtml(tag)}</span></a>`;
+      },
+    },
+  ];
+}
+
+function lex(source: string, mentions: ReadonlyMap<string, ResolvedMention>, hashtagHref: (tag: string) => string) {
+  const marked = new Marked({ gfm: true, breaks: true, extensions: extensions(mentions, hashtagHref) });
+  // Raw HTML in the source is shown as text, never passed through.
+  marked.use({ renderer: { html: ({ text }) => escapeHtml(text) } });
+  return { marked, tokens: marked.lexer(source) };
+}
+
+function collect(marked: Marked, tokens: Token[]): { handles: string[]; hashtags: string[] } {
+  const handles = new Set<string>();
+  const hashtags = new Set<string>();
+  marked.walkTokens(tokens, (token) => {
+    if (token.type === 'mention') handles.add((token as MentionToken).handle);
+    if (token.type === 'hashtag') hashtags.add((token as HashtagToken).tag.toLowerCase());
+  });
+  return { handles: [...handles], hashtags: [...hashtags] };
+}
+
+/** The handles and hashtags a source mentions, without rendering. */
+export function scanPost(source: string): { handles: string[]; hashtags: string[] } {
+  const { marked, tokens } = lex(source, new Map(), () => '');
+  return collect(marked, tokens);
+}
+
+/** Renders the author's Markdown to sanitized HTML, linking the mentions that resolved. */
+export function renderPost(
+  source: string,
+  options: { mentions: ReadonlyMap<string, ResolvedMention>; hashtagHref: (tag: string) => string },
+): RenderedPost {
+  const { marked, tokens } = lex(source, options.mentions, options.hashtagHref);
+  const { handles, hashtags } = collect(marked, tokens);
+  const html = sanitizePostHtml(marked.parser(tokens).trim());
+  return { html, handles, hashtags };
+}
+
+export function escapeHtml(text: string): string {
+  return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
+}
+
+const SANITIZE: sanitizeHtml.IOptions = {
+  allowedTags: [
+    'p', 'br', 'a', 'span', 'em', 'strong', 'b', 'i', 'u', 'del', 's', 'code', 'pre', 'blockquote',
+    'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'sup', 'sub',
+  ],
+  allowedAttributes: { a: ['href', 'rel', 'class', 'translate'], span: ['class', 'translate'], ol: ['start', 'reversed'], li: ['value'] },
+  allowedClasses: { a: ['mention', 'hashtag', 'u-url', 'h-card', 'status-link', 'unhandled-link'], span: ['h-card', 'invisible', 'ellipsis'] },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesAppliedToAttributes: ['href'],
+  allowProtocolRelative: false,
+  transformTags: {
+    a: (tagName, attribs) => ({
+      tagName,
+      attribs: { ...attribs, rel: [...new Set([...(attribs.rel ?? '').split(/\s+/).filter(Boolean), 'nofollow', 'noopener', 'noreferrer'])].join(' ') },
+    }),
+  },
+};
+
+/** Sanitizes HTML we publish or show (remote HTML included): a small allow-list, no scripts,
+ * no styles, no event handlers, http(s)/mailto links only. */
+export function sanitizePostHtml(html: string): string {
+  return sanitizeHtml(html, SANITIZE);
+}

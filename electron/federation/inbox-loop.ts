@@ -1,0 +1,211 @@
+// The inbox processor: takes due incoming_activity rows (next_try <= now, neither processed nor
+// errored), oldest first, a few at a time, and runs each through processIncomingActivity.
+// One function per outcome, as in the reference's delivery policy:
+//   processed → is_processed;
+//   dropped on purpose (blocked, duplicate, bad attribution…) → is_processed with `error` = the
+//     reason, never retried;
+//   failed → `error` (trimmed), next_try after an exponential backoff with jitter; after
+//     INBOX_MAX_TRIES (about a day — the reference gives up after 4 minutes, §13.15) is_errored.
+// A try is counted (tries + 1, last_try) before the work starts, so a crash mid-way still counts.
+import { and, asc, eq, isNull, lte, or } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { incomingActivity, type IncomingActivity } from '../../db/schema';
+import { processIncomingActivity, type ProcessDeps, type ProcessOutcome } from './process/index';
+
+export const INBOX_MAX_TRIES = 14;
+export const INBOX_BACKOFF_BASE_MS = 60_000;
+export const INBOX_BACKOFF_CAP_MS = 4 * 60 * 60_000;
+/** Idle poll when nothing signals new rows; wake() cuts it short. */
+export const INBOX_IDLE_POLL_MS = 2_000;
+const BATCH_SIZE = 10;
+const ERROR_MAX_CHARS = 1_000;
+
+/**
+ * Wait before try n+1 after n failed tries: 1 min · 2^(n−1), capped at 4 h, ±20 % jitter.
+ * Waits of 1, 2, 4 … 128 min, then 4 h: the 13 waits before the 14th try add up to ~24 h.
+ */
+export function inboxBackoffMs(tries: number, random: () => number = Math.random): number {
+  const base = Math.min(INBOX_BACKOFF_CAP_MS, INBOX_BACKOFF_BASE_MS * 2 ** Math.max(0, tries - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+export interface InboxLoopOptions {
+  db: Db;
+  clock: () => Date;
+  /** The processing dependencies for the next row, or null while Tern has no identity yet. */
+  deps: () => ProcessDeps | null;
+  /** Defaults to processIncomingActivity; tests may observe it. */
+  process?: (deps: ProcessDeps, row: IncomingActivity) => Promise<ProcessOutcome>;
+  random?: () => number;
+  log?: (line: string) => void;
+  /** Called after each row with what became of it (for the shell, and tests that wait). */
+  onRowDone?: (result: RowResult) => void;
+  idlePollMs?: number;
+}
+
+export type RowResult =
+  | { id: number; outcome: 'processed' }
+  | { id: number; outcome: 'dropped'; reason: string }
+  | { id: number; outcome: 'retry'; error: string; nextTry: Date }
+  | { id: number; outcome: 'errored'; error: string };
+
+export interface DrainSummary {
+  processed: number;
+  dropped: number;
+  retried: number;
+  errored: number;
+}
+
+export interface InboxLoop {
+  start(): void;
+  /** Stops scheduling; resolves when the row in progress (if any) is finished. */
+  stop(): Promise<void>;
+  /** New rows were stored: look now instead of at the next idle poll. */
+  wake(): void;
+  /** Processes until nothing is due (by the clock), then resolves. Serialised with the loop. */
+  drain(): Promise<DrainSummary>;
+  readonly running: boolean;
+}
+
+export function dueIncomingActivities(db: Db, now: Date, limit: number): IncomingActivity[] {
+  return db
+    .select()
+    .from(incomingActivity)
+    .where(
+      and(
+        eq(incomingActivity.isProcessed, false),
+        eq(incomingActivity.isErrored, false),
+        or(isNull(incomingActivity.nextTry), lte(incomingActivity.nextTry, now)),
+      ),
+    )
+    .orderBy(asc(incomingActivity.nextTry), asc(incomingActivity.id))
+    .limit(limit)
+    .all();
+}
+
+const trim = (text: string) => (text.length > ERROR_MAX_CHARS ? `${text.slice(0, ERROR_MAX_CHARS - 1)}…` : text);
+
+export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
+  const { db, clock } = options;
+  const process = options.process ?? processIncomingActivity;
+  const random = options.random ?? Math.random;
+  const log = options.log ?? (() => {});
+  const idlePollMs = options.idlePollMs ?? INBOX_IDLE_POLL_MS;
+  let running = false;
+  let timer: NodeJS.Timeout | null = null;
+  // Set by wake() while a batch runs, so rows stored meanwhile are looked for at once after it.
+  let wokenDuringBatch = false;
+  // Every batch runs on this chain, so the loop and drain() never process concurrently.
+  let chain: Promise<unknown> = Promise.resolve();
+
+  function markProcessed(row: IncomingActivity, reason: string | null): void {
+    db.update(incomingActivity).set({ isProcessed: true, error: reason, nextTry: null }).where(eq(incomingActivity.id, row.id)).run();
+  }
+
+  function markFailed(row: IncomingActivity, tries: number, error: string): RowResult {
+    if (tries >= INBOX_MAX_TRIES) {
+      db.update(incomingActivity).set({ isErrored: true, error, nextTry: null }).where(eq(incomingActivity.id, row.id)).run();
+      return { id: row.id, outcome: 'errored', error };
+    }
+    const nextTry = new Date(clock().getTime() + inboxBackoffMs(tries, random));
+    db.update(incomingActivity).set({ error, nextTry }).where(eq(incomingActivity.id, row.id)).run();
+    return { id: row.id, outcome: 'retry', error, nextTry };
+  }
+
+  async function processOne(row: IncomingActivity, deps: ProcessDeps): Promise<RowResult> {
+    const tries = row.tries + 1;
+    db.update(incomingActivity).set({ tries, lastTry: clock() }).where(eq(incomingActivity.id, row.id)).run();
+    let result: RowResult;
+    try {
+      const outcome = await process(deps, { ...row, tries });
+      if (outcome.status === 'processed') {
+        markProcessed(row, null);
+        result = { id: row.id, outcome: 'processed' };
+      } else {
+        markProcessed(row, trim(outcome.reason));
+        result = { id: row.id, outcome: 'dropped', reason: outcome.reason };
+      }
+    } catch (error) {
+      const message = trim(error instanceof Error ? `${error.name}: ${error.message}` : String(error));
+      result = markFailed(row, tries, message);
+      log(`inbox: activity ${row.apId ?? row.id} failed (try ${tries}): ${message}`);
+    }
+    options.onRowDone?.(result);
+    return result;
+  }
+
+  /** One batch; returns the results (empty when nothing was due or Tern has no identity yet). */
+  async function batch(): Promise<RowResult[]> {
+    const deps = options.deps();
+    if (!deps) return [];
+    const results: RowResult[] = [];
+    for (const row of dueIncomingActivities(db, clock(), BATCH_SIZE)) {
+      results.push(await processOne(row, options.deps() ?? deps));
+    }
+    return results;
+  }
+
+  const serialised = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = chain.then(work, work);
+    chain = next.catch(() => undefined);
+    return next;
+  };
+
+  function schedule(delayMs: number): void {
+    if (!running) return;
+    if (timer) clearTimeout(timer);
+    timer = setTimeout(tick, delayMs);
+    timer.unref?.();
+  }
+
+  function tick(): void {
+    timer = null;
+    if (!running) return;
+    wokenDuringBatch = false;
+    serialised(batch).then(
+      (results) => schedule(results.length > 0 || wokenDuringBatch ? 0 : idlePollMs),
+      (error: unknown) => {
+        // A broken database or the like: say so, and keep the loop alive at the idle pace.
+        log(`inbox: batch failed: ${error instanceof Error ? error.message : String(error)}`);
+        schedule(idlePollMs);
+      },
+    );
+  }
+
+  return {
+    get running() {
+      return running;
+    },
+    start() {
+      if (running) return;
+      running = true;
+      schedule(0);
+    },
+    async stop() {
+      running = false;
+      if (timer) clearTimeout(timer);
+      timer = null;
+      await chain;
+    },
+    wake() {
+      if (!running) return;
+      if (timer) schedule(0);
+      else wokenDuringBatch = true;
+    },
+    drain() {
+      return serialised(async () => {
+        const summary: DrainSummary = { processed: 0, dropped: 0, retried: 0, errored: 0 };
+        for (;;) {
+          const results = await batch();
+          if (results.length === 0) return summary;
+          for (const r of results) {
+            if (r.outcome === 'processed') summary.processed++;
+            else if (r.outcome === 'dropped') summary.dropped++;
+            else if (r.outcome === 'retry') summary.retried++;
+            else summary.errored++;
+          }
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,132 @@
+// Rows → ActivityPub: the converters that build what Tern publishes. Local posts are stored
+// bare (Note, Article, Question) and wrapped in Create when delivered, with the deterministic
+// id `<object>/activity` the service behind the spec uses; edits, deletions and interactions
+// are stored as the activities themselves, so what was delivered can be served again as is.
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../db/client';
+import { inbox, outbox, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../db/schema';
+import { hostOfRecipient } from '../delivery/addresses';
+import type { DeliveryPayload } from '../delivery/loop';
+import { PUBLIC, type Json } from './ap';
+import type { LocalActor } from './identity';
+
+/** Object types Tern authors; every other outbox row is an activity. */
+export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
+export type PostType = (typeof POST_TYPES)[number];
+export const isPostType = (type: string): type is PostType => (POST_TYPES as readonly string[]).includes(type);
+
+/** The JSON-LD context of everything Tern sends: ActivityStreams, security (publicKey), and
+ * the extension terms Mastodon-compatible servers read (sensitive, Hashtag, conversation). */
+export const AP_CONTEXT: JsonValue = [
+  'https://www.w3.org/ns/activitystreams',
+  'https://w3id.org/security/v1',
+  {
+    Hashtag: 'as:Hashtag',
+    sensitive: 'as:sensitive',
+    ostatus: 'http://ostatus.org#',
+    conversation: 'ostatus:conversation',
+    toot: 'http://joinmastodon.org/ns#',
+  },
+];
+
+export type ApObject = Record<string, JsonValue>;
+
+/** Adds the context for sending; the stored JSON stays context-free. */
+export function withContext(activity: Json): ApObject {
+  const { '@context': _ignored, ...rest } = activity;
+  return { '@context': AP_CONTEXT, ...(rest as ApObject) };
+}
+
+/** Audience fields copied from an object to the activity that carries it. */
+function audience(object: Json): ApObject {
+  const out: ApObject = {};
+  for (const key of ['to', 'cc'] as const) if (object[key] !== undefined) out[key] = object[key] as JsonValue;
+  return out;
+}
+
+/** Create{object} for one of our posts, with the id the service behind the spec gives it. */
+export function toCreate(local: LocalActor, post: Pick<OutboxObject, 'publicId' | 'apObject' | 'apPublishedAt'>): ApObject {
+  const object = post.apObject as ApObject;
+  return withContext({
+    id: local.activityUrl(post.publicId),
+    type: 'Create',
+    actor: local.id,
+    published: typeof object.published === 'string' ? object.published : post.apPublishedAt.toISOString(),
+    ...audience(object),
+    object,
+  });
+}
+
+/** Update{object} for an edit. Stored as its own outbox row, so each edit is its own activity
+ * with its own dereferenceable id (/o/<public_id>), delivered after the Create it follows. */
+export function toUpdate(local: LocalActor, object: ApObject, updated: string): ApObject {
+  return {
+    type: 'Update',
+    actor: local.id,
+    published: updated,
+    ...audience(object),
+    object,
+  };
+}
+
+export function toTombstone(apId: string, deleted: string): ApObject {
+  return { id: apId, type: 'Tombstone', deleted };
+}
+
+/** Delete{Tombstone}; keeps the post's audience so servers that check addressing accept it. */
+export function toDelete(local: LocalActor, post: Pick<OutboxObject, 'apId' | 'apObject'>, deleted: string): ApObject {
+  return { type: 'Delete', actor: local.id, published: deleted, ...audience(post.apObject as Json), object: toTombstone(post.apId, deleted) };
+}
+
+export function toLike(local: LocalActor, objectId: string, authorId: string | null, published: string): ApObject {
+  return { type: 'Like', actor: local.id, published, object: objectId, ...(authorId ? { to: [authorId] } : {}) };
+}
+
+/** Announce to Public, cc our followers and the author (§5.1). */
+export function toAnnounce(local: LocalActor, objectId: string, authorId: string | null, published: string): ApObject {
+  return {
+    type: 'Announce',
+    actor: local.id,
+    published,
+    object: objectId,
+    to: [PUBLIC],
+    cc: [local.followers, ...(authorId ? [authorId] : [])],
+  };
+}
+
+/** Undo{activity}: the undone activity embedded (Mastodon looks it up by id, others read it). */
+export function toUndo(local: LocalActor, undone: ApObject, published: string): ApObject {
+  const { '@context': _ignored, ...object } = undone;
+  return { type: 'Undo', actor: local.id, published, ...audience(undone), object };
+}
+
+export function toFollow(local: LocalActor, targetId: string, published: string): ApObject {
+  return { type: 'Follow', actor: local.id, published, object: targetId, to: [targetId] };
+}
+
+/** Accept or Reject of a remote Follow, which is embedded as received. */
+export function toFollowAnswer(kind: 'Accept' | 'Reject', local: LocalActor, follow: ApObject, followerId: string, published: string): ApObject {
+  const { '@context': _ignored, signature: _sig, ...object } = follow;
+  return { type: kind, actor: local.id, published, to: [followerId], object };
+}
+
+/** What the delivery loop POSTs for a queued row: our post wrapped in Create (its current
+ * version: an edit made before delivery goes out in the Create itself), our activities as
+ * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact). */
+export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActivity): DeliveryPayload {
+  if (row.inboxObjectId !== null) {
+    const forwarded = db.select().from(inbox).where(eq(inbox.id, row.inboxObjectId)).get();
+    if (!forwarded) return { kind: 'cancel', reason: 'The activity to forward is no longer stored.' };
+    const body = forwarded.apObject as Json;
+    return { kind: 'send', body: JSON.stringify('@context' in body ? body : withContext(body)) };
+  }
+  if (row.outboxObjectId === null) return { kind: 'cancel', reason: 'Nothing to deliver (the row names no activity).' };
+  const own = db.select().from(outbox).where(eq(outbox.id, row.outboxObjectId)).get();
+  if (!own) return { kind: 'cancel', reason: 'The post to deliver is no longer stored.' };
+  if (isPostType(own.apType)) {
+    // Deleted before it reached this server: the Delete queued behind it says what is needed.
+    if (own.isDeleted) return { kind: 'cancel', reason: `The post was deleted before it reached ${hostOfRecipient(row.recipient)}; not sent.` };
+    return { kind: 'send', body: JSON.stringify(toCreate(local, own)) };
+  }
+  return { kind: 'send', body: JSON.stringify(withContext(own.apObject as Json)) };
+}

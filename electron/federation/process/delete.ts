@@ -1,0 +1,88 @@
+// Delete of a post (only by its author: is_deleted, parent's replies_count and, for a deleted Like
+// or Announce of ours, our counters recomputed) or of an actor by itself (follower and following
+// rows removed, our Follows to it marked deleted, every inbox row of theirs marked deleted and
+// every counter they touched recomputed, their keys evicted).
+//
+// Notifications are KEPT when what they point at is deleted (the reference deletes them, so a
+// mention silently vanished from the list). The notifications service reports the object as
+// deleted and gives no excerpt of it; the UI shows "a post that was deleted".
+import { and, eq, inArray, ne, or } from 'drizzle-orm';
+import { follower, following, inbox, outbox, type InboxObject } from '../../../db/schema';
+import type { DbOrTx } from '../../../db/client';
+import { findActor } from '../actors';
+import { idOf, type Json } from '../ap';
+import { drop, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
+import { recountAnnounces, recountLikes, recountReplies } from './counters';
+import { findInbox, persistActivity } from './store';
+import { keyIdsOf } from './update';
+
+export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
+  const objectId = idOf(r.activity.object);
+  if (!objectId) drop('Delete without an object id');
+  return deps.db.transaction((tx) => {
+    const target = findInbox(tx, objectId);
+    if (target && target.apActorId !== r.actor.apId) drop(`Delete of ${objectId} by ${r.actor.apId}, who is not its author`);
+    const row = persistActivity(tx, {
+      object: r.activity,
+      apId: r.id,
+      actor: r.actor,
+      now: r.now,
+      activityObjectApId: objectId,
+      relatesToInboxObjectId: target?.id ?? null,
+      relatesToOutboxObjectId: null,
+    });
+    // Unknown target: the row stays, so a Create arriving later is stored as deleted.
+    if (target && !target.isDeleted) markDeleted(tx, [target], r.now);
+    return processed(row.id);
+  });
+}
+
+/** Marks rows deleted and recomputes every counter they took part in. */
+function markDeleted(tx: DbOrTx, rows: InboxObject[], now: Date): void {
+  if (rows.length === 0) return;
+  tx.update(inbox)
+    .set({ isDeleted: true, updatedAt: now })
+    .where(inArray(inbox.id, rows.map((row) => row.id)))
+    .run();
+  const parents = new Set(rows.map((row) => idOf((row.apObject as Json).inReplyTo)).filter((p): p is string => p !== null));
+  for (const parent of parents) recountReplies(tx, parent);
+  for (const row of rows) {
+    if (row.relatesToOutboxObjectId === null) continue;
+    if (row.apType === 'Like') recountLikes(tx, row.relatesToOutboxObjectId);
+    if (row.apType === 'Announce') recountAnnounces(tx, row.relatesToOutboxObjectId);
+  }
+}
+
+/** Delete whose object is its own actor. Needs no fetch: the actor is gone (410) by now, and
+ * an actor we never stored leaves nothing to clean up. */
+export async function onActorDeleted(deps: ProcessDeps, row: { id: string; activity: Json; actorId: string; now: Date }): Promise<ProcessOutcome> {
+  const gone = findActor(deps.db, row.actorId) ?? findActor(deps.db, row.actorId.replace(/\/+$/, '')) ?? findActor(deps.db, `${row.actorId.replace(/\/+$/, '')}/`);
+  if (!gone) drop(`Delete of an actor we never stored (${row.actorId}): nothing to do`);
+  const outcome = deps.db.transaction((tx) => {
+    const del = persistActivity(tx, {
+      object: row.activity,
+      apId: row.id,
+      actor: gone,
+      now: row.now,
+      activityObjectApId: gone.apId,
+      relatesToInboxObjectId: null,
+      relatesToOutboxObjectId: null,
+    });
+    tx.delete(follower).where(eq(follower.actorId, gone.id)).run();
+    tx.delete(following).where(eq(following.actorId, gone.id)).run();
+    // Our Follows of them no longer mean "request sent".
+    tx.update(outbox)
+      .set({ isDeleted: true, updatedAt: row.now })
+      .where(and(eq(outbox.apType, 'Follow'), or(eq(outbox.relatesToActorId, gone.id), eq(outbox.activityObjectApId, gone.apId))))
+      .run();
+    const theirs = tx
+      .select()
+      .from(inbox)
+      .where(and(eq(inbox.actorId, gone.id), eq(inbox.isDeleted, false), ne(inbox.id, del.id)))
+      .all();
+    markDeleted(tx, theirs, row.now);
+    return processed(del.id);
+  });
+  for (const keyId of keyIdsOf(gone.apActor as Json)) deps.fed.keyCache.evict(keyId);
+  return outcome;
+}

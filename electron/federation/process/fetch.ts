@@ -1,0 +1,48 @@
+// Fetching a remote object the inbox needs (a boosted post, a forwarded reply) through the one
+// SSRF-guarded client, before any transaction opens. The document must be the one asked for:
+// its id is checked, so a server cannot pass off an object under another server's id.
+// Errors say whether trying again can help: NotFoundError (gone, refused, not an object) is
+// final; UnavailableError (network, 5xx) is worth a retry.
+import { NotFoundError, UnavailableError } from '../../errors';
+import { ACTIVITY_ACCEPT } from '../../net/signatures';
+import {
+  BlockedAddressError,
+  BodyTooLargeError,
+  InvalidJsonError,
+  TooManyRedirectsError,
+  UnsupportedSchemeError,
+} from '../../net/errors';
+import type { FederationContext } from '../../core';
+import { httpUrl, isObject, str, typeOf, type Json } from '../ap';
+import { originOf, sameId } from './context';
+
+const PERMANENT = [BlockedAddressError, BodyTooLargeError, InvalidJsonError, TooManyRedirectsError, UnsupportedSchemeError];
+
+export async function fetchRemoteObject(fed: FederationContext, url: string): Promise<Json> {
+  if (!httpUrl(url)) throw new NotFoundError(`“${url}” is not an http(s) URL.`);
+  let json: unknown;
+  let status: number;
+  try {
+    const res = await fed.client.fetchJson(url, { headers: { accept: ACTIVITY_ACCEPT } });
+    status = res.response.status;
+    json = res.json;
+  } catch (error) {
+    if (PERMANENT.some((cls) => error instanceof cls)) throw new NotFoundError(`Could not fetch ${url}: ${(error as Error).message}`);
+    throw new UnavailableError(`Could not fetch ${url}: ${(error as Error).message}`);
+  }
+  // 401/403: the server wants signed fetches (authorized fetch); retrying unsigned will not help.
+  if (status === 404 || status === 410 || status === 401 || status === 403) {
+    throw new NotFoundError(`${url} is not available (HTTP ${status}).`);
+  }
+  if (status >= 400) throw new UnavailableError(`${originOf(url) ?? url} answered HTTP ${status} for ${url}.`);
+  if (!isObject(json) || typeOf(json) === null) throw new NotFoundError(`${url} is not an ActivityPub object.`);
+  if (!sameId(str(json.id), url)) throw new NotFoundError(`${url} answered with a different object (${String(json.id)}).`);
+  // Some servers answer an object's URL with its Create; the object inside must live beside it.
+  if (typeOf(json) === 'Create' && isObject(json.object)) {
+    const inner = json.object;
+    const innerId = str(inner.id);
+    if (!innerId || originOf(innerId) !== originOf(url)) throw new NotFoundError(`${url} wraps an object from elsewhere.`);
+    return inner;
+  }
+  return json;
+}

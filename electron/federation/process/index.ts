@@ -1,0 +1,122 @@
+// Turns one incoming_activity row into inbox/actor/follower/following/notification changes.
+// The preamble (reference §10, in its order where it matters) checks the shape, drops blocked
+// servers and duplicates, and makes sure the actor is known — fetching it before any transaction;
+// then the activity goes to its family's handler (one file each), which writes everything the
+// activity causes in one transaction. Idempotent: an activity whose id is already in `inbox`
+// is a no-op. Unknown types are stored as inbox rows and count as processed.
+import type { IncomingActivity } from '../../../db/schema';
+import { NotFoundError } from '../../errors';
+import { findActor, getOrFetchActor, saveActor } from '../actors';
+import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
+import { isLocalActorId } from '../identity';
+import { sanitizeActorHtml } from '../sanitize';
+import { onAnnounced } from './announce';
+import { isBlockedUrl } from '../blocked-servers';
+import {
+  ActivityDropped,
+  drop,
+  processed,
+  sameId,
+  type ProcessDeps,
+  type ProcessOutcome,
+  type Received,
+} from './context';
+import { onPostCreated } from './create';
+import { onActorDeleted, onPostDeleted } from './delete';
+import { onFollowAnswered, onFollowed } from './follow';
+import { onLiked } from './like';
+import { findInbox, persistActivity } from './store';
+import { onUndone } from './undo';
+import { onUpdated } from './update';
+
+export { ActivityDropped, type ProcessDeps, type ProcessOutcome } from './context';
+
+/** Processes one row. Resolves with what happened (processed, or dropped on purpose with a
+ * reason); rejects when trying again later may help (network trouble), for the loop to retry. */
+export async function processIncomingActivity(deps: ProcessDeps, row: IncomingActivity): Promise<ProcessOutcome> {
+  try {
+    return await processRow(deps, row);
+  } catch (error) {
+    if (error instanceof ActivityDropped) return { status: 'dropped', reason: error.message };
+    throw error;
+  }
+}
+
+async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<ProcessOutcome> {
+  const activity: Json | null = isObject(row.apObject) ? (row.apObject as Json) : null;
+  if (!activity) drop('no activity JSON in the row');
+  const now = deps.clock();
+  // A bare actor document (python-federation sends these): its owner refreshing its profile.
+  if (ACTOR_TYPES.has(typeOf(activity) ?? '')) return onActorPayload(deps, activity, row, now);
+  const parsed = inboundActivitySchema.safeParse(activity);
+  if (!parsed.success) drop(`malformed activity: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
+  const type = typeOf(activity)!;
+  const actorId = idOf(activity.actor)!;
+  const forwarded = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
+
+  if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
+  if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
+
+  const id = str(activity.id);
+  if (!id) drop(`${type} without an id: transient, ignored`);
+  if (findInbox(deps.db, id)) drop('duplicate: already processed');
+  // Only Creates can be checked by fetching the object from its origin; anything else relayed
+  // by someone other than its actor cannot be trusted.
+  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted`);
+
+  if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
+    if (forwarded) drop('Delete of an actor forwarded by someone else');
+    return onActorDeleted(deps, { id, activity, actorId, now });
+  }
+
+  let actor;
+  try {
+    actor = await getOrFetchActor({ db: deps.db, fed: deps.fed, clock: deps.clock }, actorId);
+  } catch (error) {
+    // Gone or not an actor: nothing can ever be done with it. Network trouble: retry later.
+    if (error instanceof NotFoundError) drop(`actor unavailable: ${error.message}`);
+    throw error;
+  }
+  const received: Received = { row, activity, id, type, actor, forwarded, now };
+
+  switch (type) {
+    case 'Follow':
+      return onFollowed(deps, received);
+    case 'Accept':
+    case 'Reject':
+      return onFollowAnswered(deps, received, type);
+    case 'Undo':
+      return onUndone(deps, received);
+    case 'Create':
+      return onPostCreated(deps, received);
+    case 'Update':
+      return onUpdated(deps, received);
+    case 'Delete':
+      return onPostDeleted(deps, received);
+    case 'Like':
+      return onLiked(deps, received);
+    case 'Announce':
+      return onAnnounced(deps, received);
+    default:
+      return onOtherActivity(deps, received);
+  }
+}
+
+/** Anything else (EmojiReact, Block, Move, Flag, Add, …): stored as an inbox row, linked to our
+ * object or a stored one when it names one, with no other effect yet. */
+async function onOtherActivity(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
+  return deps.db.transaction((tx) => {
+    if (findInbox(tx, r.id)) drop('duplicate: already processed');
+    const row = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now });
+    return processed(row.id);
+  });
+}
+
+async function onActorPayload(deps: ProcessDeps, doc: Json, row: IncomingActivity, now: Date): Promise<ProcessOutcome> {
+  const id = str(doc.id);
+  if (!id || !row.sentByApActorId || !sameId(id, row.sentByApActorId)) drop('actor document not sent by that actor');
+  const known = findActor(deps.db, id);
+  if (!known) drop('actor document of an actor we do not know: ignored');
+  deps.db.transaction((tx) => saveActor(tx, sanitizeActorHtml({ ...doc, id: known.apId }), known.handle, now));
+  return processed(null);
+}

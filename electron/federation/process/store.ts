@@ -1,0 +1,143 @@
+// Rows the inbox handlers write and read: `inbox` rows for received activities and objects
+// (persistInboxObject: ActivityPub → row), notifications, and the look-ups every handler needs.
+// All take `db | tx` so they compose inside the handler's one transaction.
+import { and, desc, eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import {
+  following,
+  inbox,
+  notifications,
+  outbox,
+  type Actor,
+  type InboxObject,
+  type NotificationType,
+  type OutboxObject,
+  type Visibility,
+} from '../../../db/schema';
+import { hostOf, idOf, publishedOf, str, typeOf, visibilityOf, type Json } from '../ap';
+
+export function findInbox(db: DbOrTx, apId: string): InboxObject | undefined {
+  return db.select().from(inbox).where(eq(inbox.apId, apId)).get();
+}
+
+export function findOutbox(db: DbOrTx, apId: string): OutboxObject | undefined {
+  return db.select().from(outbox).where(eq(outbox.apId, apId)).get();
+}
+
+/** Whether the author follows this actor (an accepted Follow: a `following` row). */
+export function isFollowed(db: DbOrTx, actorId: number): boolean {
+  return db.select({ id: following.id }).from(following).where(eq(following.actorId, actorId)).get() !== undefined;
+}
+
+export function followersUrlOf(actorRow: Actor): string | null {
+  return str(actorRow.apActor.followers);
+}
+
+export interface InboxRowInput {
+  object: Json;
+  apId: string;
+  actor: Actor;
+  now: Date;
+  apType?: string;
+  /** Activities start hidden; objects and Announces decide. Default true. */
+  hidden?: boolean;
+  visibility?: Visibility;
+  activityObjectApId?: string | null;
+  relatesToInboxObjectId?: number | null;
+  relatesToOutboxObjectId?: number | null;
+  isTransient?: boolean;
+  isDeleted?: boolean;
+}
+
+/** Inserts one `inbox` row for a received activity or object. `server` is the host of the
+ * row's own ap_id (not of the actor), `visibility` comes from its addressing. */
+export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObject {
+  const { object, now } = input;
+  return db
+    .insert(inbox)
+    .values({
+      createdAt: now,
+      updatedAt: now,
+      actorId: input.actor.id,
+      apActorId: input.actor.apId,
+      server: hostOf(input.apId),
+      isHiddenFromStream: input.hidden ?? true,
+      apType: input.apType ?? typeOf(object) ?? 'Object',
+      apId: input.apId,
+      apContext: idOf(object.context) ?? idOf(object.conversation),
+      apPublishedAt: publishedOf(object, now),
+      apObject: object as InboxObject['apObject'],
+      activityObjectApId: input.activityObjectApId ?? null,
+      visibility: input.visibility ?? visibilityOf(object, followersUrlOf(input.actor)),
+      relatesToInboxObjectId: input.relatesToInboxObjectId ?? null,
+      relatesToOutboxObjectId: input.relatesToOutboxObjectId ?? null,
+      isBookmarked: false,
+      isDeleted: input.isDeleted ?? false,
+      isTransient: input.isTransient ?? false,
+      repliesCount: 0,
+    })
+    .returning()
+    .get();
+}
+
+/**
+ * Inserts an activity row with the generic links of the reference's preamble: to one of our
+ * objects when `object` is in our outbox, to a stored remote object when it is in our inbox.
+ */
+export function persistActivity(
+  db: DbOrTx,
+  input: Omit<InboxRowInput, 'activityObjectApId'> & { activityObjectApId?: string | null },
+): InboxObject {
+  const objectId = input.activityObjectApId !== undefined ? input.activityObjectApId : idOf(input.object.object);
+  const links =
+    input.relatesToInboxObjectId !== undefined || input.relatesToOutboxObjectId !== undefined || objectId === null
+      ? {}
+      : { relatesToOutboxObjectId: findOutbox(db, objectId)?.id ?? null, relatesToInboxObjectId: findInbox(db, objectId)?.id ?? null };
+  return persistInboxObject(db, { ...input, ...links, activityObjectApId: objectId });
+}
+
+export function linkInbox(db: DbOrTx, id: number, relatesToInboxObjectId: number): void {
+  db.update(inbox).set({ relatesToInboxObjectId }).where(eq(inbox.id, id)).run();
+}
+
+export interface NotifyInput {
+  type: NotificationType;
+  now: Date;
+  actorId?: number | null;
+  outboxObjectId?: number | null;
+  inboxObjectId?: number | null;
+}
+
+export function notify(db: DbOrTx, input: NotifyInput): void {
+  db.insert(notifications)
+    .values({
+      createdAt: input.now,
+      notificationType: input.type,
+      isNew: true,
+      actorId: input.actorId ?? null,
+      outboxObjectId: input.outboxObjectId ?? null,
+      inboxObjectId: input.inboxObjectId ?? null,
+    })
+    .run();
+}
+
+/** Whether a notification of this type already points at this inbox row. */
+export function hasNotification(db: DbOrTx, type: NotificationType, inboxObjectId: number): boolean {
+  return (
+    db
+      .select({ id: notifications.id })
+      .from(notifications)
+      .where(and(eq(notifications.notificationType, type), eq(notifications.inboxObjectId, inboxObjectId)))
+      .get() !== undefined
+  );
+}
+
+/** The newest stored activity of a type by an actor about an object id (e.g. a prior Delete). */
+export function findActivityAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): InboxObject | undefined {
+  return db
+    .select()
+    .from(inbox)
+    .where(and(eq(inbox.apType, type), eq(inbox.apActorId, apActorId), eq(inbox.activityObjectApId, objectApId)))
+    .orderBy(desc(inbox.id))
+    .get();
+}

@@ -1,0 +1,72 @@
+import { describe, expect, it } from 'vitest';
+import { htmlToExcerpt, sanitizeActivityHtml, sanitizeActorHtml, sanitizeContentHtml, sanitizeObjectHtml, sanitizePlainText } from './sanitize';
+
+describe('sanitizeContentHtml', () => {
+  it('removes script and style with their text, img, iframe and event handlers', () => {
+    const dirty =
+      '<p>hi<script>alert(1)</script><style>p{}</style><img src=x onerror="alert(2)"><iframe src="https://e.example"></iframe><b onclick="x()">b</b></p>';
+    expect(sanitizeContentHtml(dirty)).toBe('<p>hi<b>b</b></p>');
+  });
+
+  it('drops javascript:, data: and protocol-relative hrefs but keeps the link text; adds rel to links', () => {
+    expect(sanitizeContentHtml('<a href="javascript:alert(1)">x</a>')).toBe('<a rel="nofollow noopener noreferrer">x</a>');
+    expect(sanitizeContentHtml('<a href="data:text/html,hi">x</a>')).toBe('<a rel="nofollow noopener noreferrer">x</a>');
+    expect(sanitizeContentHtml('<a href="//evil.example">x</a>')).toBe('<a rel="nofollow noopener noreferrer">x</a>');
+    expect(sanitizeContentHtml('<a href="https://ok.example/" rel="me" target="_blank">x</a>')).toBe(
+      '<a href="https://ok.example/" rel="nofollow noopener noreferrer">x</a>',
+    );
+  });
+
+  it("keeps Mastodon's tags and microformat classes, drops other classes and attributes", () => {
+    const html =
+      '<p><span class="h-card evil-overlay" translate="no"><a href="https://m.example/@a" class="u-url mention" data-user="1">@<span>a</span></a></span> <del>x</del> <code>y</code></p><blockquote><ul><li>z</li></ul></blockquote>';
+    expect(sanitizeContentHtml(html)).toBe(
+      '<p><span class="h-card"><a href="https://m.example/@a" class="u-url mention" rel="nofollow noopener noreferrer">@<span>a</span></a></span> <del>x</del> <code>y</code></p><blockquote><ul><li>z</li></ul></blockquote>',
+    );
+  });
+});
+
+describe('sanitizing objects', () => {
+  it('cleans content, summary and their maps as HTML, name as plain text; leaves other fields', () => {
+    const out = sanitizeObjectHtml({
+      id: 'https://x.example/1',
+      content: '<p>a<script>b</script></p>',
+      contentMap: { en: '<p onclick="x">a</p>' },
+      summary: '<i>cw</i><img src=x>',
+      name: 'R&D <b>poll</b>',
+      url: 'javascript:kept-as-data',
+    });
+    expect(out).toEqual({
+      id: 'https://x.example/1',
+      content: '<p>a</p>',
+      contentMap: { en: '<p>a</p>' },
+      summary: '<i>cw</i>',
+      name: 'R&amp;D poll',
+      url: 'javascript:kept-as-data',
+    });
+    expect(sanitizePlainText('R&D')).toBe('R&D');
+  });
+
+  it('cleans the object embedded in an activity, and a Create inside an Announce', () => {
+    const out = sanitizeActivityHtml({ type: 'Announce', object: { type: 'Create', object: { content: '<script>x</script>ok' } } });
+    expect(out).toEqual({ type: 'Announce', object: { type: 'Create', object: { content: 'ok' } } });
+  });
+
+  it("cleans an actor's summary and PropertyValue fields", () => {
+    const out = sanitizeActorHtml({
+      summary: '<p>bio<script>x</script></p>',
+      attachment: [{ type: 'PropertyValue', name: 'Site', value: '<a href="https://a.example" onclick="x">a</a>' }],
+    });
+    expect(out.summary).toBe('<p>bio</p>');
+    expect(out.attachment).toEqual([{ type: 'PropertyValue', name: 'Site', value: '<a href="https://a.example" rel="nofollow noopener noreferrer">a</a>' }]);
+  });
+});
+
+describe('htmlToExcerpt', () => {
+  it('gives one line of decoded text, cut with an ellipsis', () => {
+    expect(htmlToExcerpt('<p>a &amp; b</p><p>c&lt;d</p>')).toBe('a & b c<d');
+    expect(htmlToExcerpt('<p>line<br>break</p>')).toBe('line break');
+    expect(htmlToExcerpt(`<p>${'x'.repeat(200)}</p>`, 10)).toBe('xxxxxxxxx…');
+    expect(htmlToExcerpt('<script>alert(1)</script>')).toBe('');
+  });
+});

@@ -1,0 +1,98 @@
+// Remote HTML is made safe here, in the core, before it is stored (ARCHITECTURE: "sanitized in
+// the core before it is stored or shown, and again in the renderer"). The allowlist is the one
+// Mastodon applies to incoming statuses: a handful of inline/block tags, links, and the
+// microformat and mention classes; everything else — script, style, img, iframe, on* handlers,
+// javascript: URLs — is removed. Plain-text fields (`name`) keep no markup at all.
+import sanitizeHtml from 'sanitize-html';
+import { isObject, type Json } from './ap';
+
+const LINK_REL = 'nofollow noopener noreferrer';
+
+const CONTENT_OPTIONS: sanitizeHtml.IOptions = {
+  allowedTags: ['p', 'br', 'a', 'span', 'strong', 'em', 'b', 'i', 'u', 'del', 'pre', 'code', 'blockquote', 'ul', 'ol', 'li'],
+  allowedAttributes: { a: ['href', 'rel', 'class'], span: ['class'] },
+  // Mastodon keeps microformats (h-card, u-url, …) and its own presentation classes; any other
+  // class could restyle the app's own UI, so it is dropped.
+  allowedClasses: {
+    a: [/^[hpuedt]-/, 'mention', 'hashtag', 'ellipsis', 'invisible'],
+    span: [/^[hpuedt]-/, 'mention', 'hashtag', 'ellipsis', 'invisible'],
+  },
+  allowedSchemes: ['http', 'https', 'mailto'],
+  allowedSchemesAppliedToAttributes: ['href'],
+  allowProtocolRelative: false,
+  // script, style, textarea… are removed with their text, other tags are unwrapped.
+  disallowedTagsMode: 'discard',
+  transformTags: {
+    a: (tagName, attribs) => ({ tagName, attribs: { ...attribs, rel: LINK_REL } }),
+  },
+};
+
+const PLAIN_OPTIONS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
+
+/** HTML from a remote server (content, summary), reduced to Mastodon's allowlist. */
+export function sanitizeContentHtml(html: string): string {
+  return sanitizeHtml(html, CONTENT_OPTIONS);
+}
+
+/** A plain-text field (`name`): markup is removed; text without `<` is left exactly as sent. */
+export function sanitizePlainText(text: string): string {
+  return text.includes('<') ? sanitizeHtml(text, PLAIN_OPTIONS) : text;
+}
+
+function mapStrings(value: unknown, clean: (s: string) => string): unknown {
+  if (typeof value === 'string') return clean(value);
+  if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? clean(v) : v]));
+  return value;
+}
+
+/** A copy of an object with its HTML fields sanitized: content, summary (and their language
+ * maps) as HTML; name (and nameMap) as plain text. Other fields are kept as sent. */
+export function sanitizeObjectHtml<T extends Json>(object: T): T {
+  const out: Json = { ...object };
+  for (const key of ['content', 'summary', 'contentMap', 'summaryMap']) {
+    if (key in out) out[key] = mapStrings(out[key], sanitizeContentHtml);
+  }
+  for (const key of ['name', 'nameMap']) {
+    if (key in out) out[key] = mapStrings(out[key], sanitizePlainText);
+  }
+  // Misskey's MFM source is rendered by nobody but Misskey; keep it, but never as markup.
+  if (typeof out._misskey_content === 'string') out._misskey_content = sanitizePlainText(out._misskey_content);
+  return out as T;
+}
+
+/** An activity with its own HTML fields and those of an embedded object (one level, and a
+ * Create inside an Announce) sanitized, so no stored row carries raw remote HTML. */
+export function sanitizeActivityHtml<T extends Json>(activity: T): T {
+  const out: Json = sanitizeObjectHtml(activity);
+  if (isObject(out.object)) {
+    const inner = sanitizeObjectHtml(out.object);
+    if (isObject(inner.object)) inner.object = sanitizeObjectHtml(inner.object);
+    out.object = inner;
+  }
+  return out as T;
+}
+
+/** An actor document with its profile HTML sanitized: summary, name, and PropertyValue fields. */
+export function sanitizeActorHtml<T extends Json>(doc: T): T {
+  const out: Json = sanitizeObjectHtml(doc);
+  if (Array.isArray(out.attachment)) {
+    out.attachment = out.attachment.map((a: unknown) =>
+      isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value), ...(typeof a.name === 'string' ? { name: sanitizePlainText(a.name) } : {}) } : a,
+    );
+  }
+  return out as T;
+}
+
+const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>', '&quot;': '"', '&#39;': "'", '&#x27;': "'", '&nbsp;': ' ' };
+
+/** Plain text of some HTML for a one-line preview: tags dropped (block ends become spaces),
+ * entities decoded, whitespace collapsed, cut to `max` characters with an ellipsis. The result
+ * is text for a text node, never for innerHTML. */
+export function htmlToExcerpt(html: string, max = 140): string {
+  const spaced = html.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
+  const text = sanitizeHtml(spaced, PLAIN_OPTIONS)
+    .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
+}

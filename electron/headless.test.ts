@@ -1,0 +1,79 @@
+// Headless mode's federation options: --listen, --base-url, --username and
+// --allow-private-addresses, parsed and then run: the listener answers on its own port,
+// separate from the UI, and serves nothing of the IPC transport.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { parseHeadlessArgs, parseListenAddress, startHeadless, UsageError, type Headless } from './headless';
+
+describe('parseHeadlessArgs (federation options)', () => {
+  it('reads --listen, --base-url, --username and --allow-private-addresses', () => {
+    const args = parseHeadlessArgs(
+      ['--data-dir', '/tmp/x', '--listen', '127.0.0.1:4861', '--base-url', 'https://me.example/', '--username', 'alice', '--allow-private-addresses'],
+      {},
+    );
+    expect(args).toMatchObject({
+      listen: { host: '127.0.0.1', port: 4861 },
+      baseUrl: 'https://me.example',
+      username: 'alice',
+      allowPrivateAddresses: true,
+    });
+  });
+
+  it('leaves them out when not given', () => {
+    const args = parseHeadlessArgs(['--data-dir', '/tmp/x'], {});
+    expect(args).not.toHaveProperty('listen');
+    expect(args).not.toHaveProperty('allowPrivateAddresses');
+  });
+
+  it.each([['--listen', '4861'], ['--listen', 'host:99999'], ['--base-url', 'ftp://x.example'], ['--username', 'no spaces']])(
+    'refuses %s %s with a usage error',
+    (flag, value) => {
+      expect(() => parseHeadlessArgs(['--data-dir', '/tmp/x', flag, value], {})).toThrow(UsageError);
+    },
+  );
+
+  it('parses IPv6 listen addresses in brackets', () => {
+    expect(parseListenAddress('[::1]:4861')).toEqual({ host: '::1', port: 4861 });
+  });
+});
+
+describe('startHeadless with --listen', () => {
+  let headless: Headless | undefined;
+  const dirs: string[] = [];
+  afterEach(async () => {
+    await headless?.close();
+    headless = undefined;
+    dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true }));
+  });
+
+  it('saves the identity, starts the listener, and keeps IPC off it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tern-headless-'));
+    const staticDir = mkdtempSync(join(tmpdir(), 'tern-static-'));
+    dirs.push(dataDir, staticDir);
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>t</title>');
+    headless = await startHeadless({
+      dataDir,
+      staticDir,
+      uiPort: 0,
+      token: 'a'.repeat(32),
+      log: () => {},
+      listen: { host: '127.0.0.1', port: 0 },
+      baseUrl: 'https://me.example',
+      username: 'alice',
+      allowPrivateAddresses: true,
+    });
+    expect(headless.listenerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(headless.core.identity()?.id).toBe('https://me.example');
+    expect(headless.core.fed.allowPrivateAddresses).toBe(true);
+    const jrd = await fetch(`${headless.listenerUrl}/.well-known/webfinger?resource=acct:alice@me.example`);
+    expect(jrd.status).toBe(200);
+    const ipc = await fetch(`${headless.listenerUrl}/ipc/app.status`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${'a'.repeat(32)}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(ipc.status).toBe(404);
+  });
+});

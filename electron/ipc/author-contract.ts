@@ -1,0 +1,231 @@
+// The author's part of the IPC contract: posting and interacting, the home stream, the profile
+// with each post's delivery state, people, the delivery queue and connectivity. Spread into
+// contract.ts (inputs) and its Outputs; the renderer imports only the types.
+import { z } from 'zod';
+import { VISIBILITIES, type Visibility } from '../../db/columns';
+
+// ---- views ------------------------------------------------------------------------------------
+
+export interface ActorView {
+  /** actor.id; 0 for the author. */
+  id: number;
+  apId: string;
+  name: string;
+  handle: string | null;
+  iconUrl: string | null;
+  url: string;
+}
+
+export interface AttachmentView {
+  url: string;
+  mediaType: string | null;
+  /** Alt text. */
+  name: string | null;
+  blurhash: string | null;
+  width: number | null;
+  height: number | null;
+}
+
+export interface PostView {
+  /** Where the row lives: a received object (inbox) or one of the author's posts (outbox). */
+  origin: 'inbox' | 'outbox';
+  /** The row id in that table. */
+  id: number;
+  apId: string;
+  url: string;
+  type: string;
+  author: ActorView;
+  published: string;
+  updated: string | null;
+  /** An Article's title. */
+  title: string | null;
+  /** Sanitized HTML. */
+  contentHtml: string;
+  /** Content warning (plain text). */
+  summary: string | null;
+  sensitive: boolean;
+  visibility: Visibility;
+  inReplyTo: string | null;
+  attachments: AttachmentView[];
+  tags: { type: 'Mention' | 'Hashtag'; name: string; href: string }[];
+  counts: { replies: number; likes: number | null; boosts: number | null };
+  mine: { own: boolean; liked: boolean; boosted: boolean; bookmarked: boolean; pinned: boolean };
+  /** Set when the item is in the stream because someone boosted it. */
+  boostedBy: { actor: ActorView; apId: string; at: string } | null;
+  /** The author's Markdown, for editing their own posts. */
+  markdown: string | null;
+  deleted: boolean;
+}
+
+export type DeliveryStateName = 'local' | 'queued' | 'sending' | 'sent' | 'failed';
+
+/** How far one post (its latest Create or Update) got: "sent to 3 of 4 servers". */
+export interface DeliveryState {
+  state: DeliveryStateName;
+  /** The activity these numbers are about: Create, or Update after an edit. */
+  activity: string;
+  /** Servers (inboxes) it is for. */
+  total: number;
+  sent: number;
+  failed: number;
+  pending: number;
+  /** Why the latest failure happened, as a sentence. */
+  error: string | null;
+  /** When the next try is due (ISO), while some are pending. */
+  nextTry: string | null;
+}
+
+export interface ProfilePost extends PostView {
+  delivery: DeliveryState;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  /** Pass back as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface ThreadView {
+  /** Oldest first, up to 10 levels. */
+  ancestors: PostView[];
+  post: PostView;
+  /** Depth-first, oldest first among siblings; depth 1 = direct replies. */
+  replies: (PostView & { depth: number })[];
+  /** The first parent that could not be had (offline, gone), if the walk stopped early. */
+  missingParent: string | null;
+}
+
+export interface PersonView {
+  actor: ActorView;
+  /** ISO: since when (followed, requested). */
+  since: string;
+}
+
+export interface PeopleView {
+  followers: PersonView[];
+  following: PersonView[];
+  /** Our Follows not answered yet. */
+  pendingFollows: PersonView[];
+  /** Follow requests waiting for the author (manual approval). */
+  requests: { inboxObjectId: number; followApId: string; requestedAt: string; actor: ActorView }[];
+}
+
+export type FollowStateName = 'following' | 'requested' | 'none';
+
+export type LookupView =
+  | { kind: 'actor'; actor: ActorView; followState: FollowStateName; summaryHtml: string | null; followsYou: boolean }
+  | { kind: 'post'; post: PostView };
+
+export type DeliveryRowState = 'queued' | 'resolving' | 'sending' | 'retrying' | 'sent' | 'failed';
+
+export interface DeliveryRowView {
+  id: number;
+  createdAt: string;
+  state: DeliveryRowState;
+  recipient: string;
+  host: string;
+  /** What is being delivered. */
+  activity: { type: string; apId: string | null; label: string };
+  tries: number;
+  nextTry: string | null;
+  lastTry: string | null;
+  lastStatus: number | null;
+  lastResponse: string | null;
+  error: string | null;
+}
+
+export interface DeliveriesView extends PageOf<DeliveryRowView> {
+  counts: Record<DeliveryRowState, number>;
+}
+
+export interface ConnectivityView {
+  online: boolean;
+  network: 'online' | 'offline';
+  workOffline: boolean;
+  source: string;
+  since: string;
+  /** Deliveries not sent yet (waiting or being sent). */
+  queued: number;
+}
+
+// ---- inputs -----------------------------------------------------------------------------------
+
+const apId = z.string().trim().url().max(2048);
+const byApId = z.object({ apId }).strict();
+const page = { cursor: z.string().max(300).nullish(), limit: z.number().int().min(1).max(100).default(30) };
+
+export const authorInputs = {
+  'posts.create': z
+    .object({
+      content: z.string().max(100_000),
+      title: z.string().max(500).nullish(),
+      visibility: z.enum(VISIBILITIES).default('PUBLIC'),
+      summary: z.string().max(2_000).nullish(),
+      sensitive: z.boolean().optional(),
+      inReplyTo: apId.nullish(),
+      mentions: z.array(z.string().trim().min(1).max(2048)).max(100).optional(),
+    })
+    .strict(),
+  'posts.edit': z
+    .object({
+      apId,
+      content: z.string().max(100_000),
+      title: z.string().max(500).nullish(),
+      summary: z.string().max(2_000).nullish(),
+      sensitive: z.boolean().optional(),
+    })
+    .strict(),
+  'posts.delete': byApId,
+  'posts.pin': byApId,
+  'posts.unpin': byApId,
+  'posts.like': byApId,
+  'posts.unlike': byApId,
+  'posts.boost': byApId,
+  'posts.unboost': byApId,
+  'posts.bookmark': byApId,
+  'posts.unbookmark': byApId,
+  'social.follow': z.object({ target: z.string().trim().min(3).max(2048) }).strict(),
+  'social.unfollow': z.object({ actorApId: apId }).strict(),
+  'social.acceptRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  'social.removeFollower': z.object({ actorApId: apId }).strict(),
+  'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
+  'thread.get': byApId,
+  'timeline.stream': z.object(page).strict(),
+  'timeline.profile': z.object(page).strict(),
+  'people.list': z.object({}).strict(),
+  'deliveries.list': z.object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all') }).strict(),
+  'deliveries.retryNow': z.object({ id: z.number().int().positive().optional() }).strict(),
+  'connectivity.get': z.object({}).strict(),
+  'connectivity.setWorkOffline': z.object({ workOffline: z.boolean() }).strict(),
+} as const;
+
+export interface AuthorOutputs {
+  'posts.create': ProfilePost;
+  'posts.edit': ProfilePost;
+  'posts.delete': { apId: string; queued: number };
+  'posts.pin': ProfilePost;
+  'posts.unpin': ProfilePost;
+  'posts.like': PostView;
+  'posts.unlike': PostView;
+  'posts.boost': PostView;
+  'posts.unboost': PostView;
+  'posts.bookmark': PostView;
+  'posts.unbookmark': PostView;
+  'social.follow': { actor: ActorView; state: FollowStateName };
+  'social.unfollow': { actor: ActorView; state: FollowStateName };
+  'social.acceptRequest': { outboxObjectId: number };
+  'social.rejectRequest': { outboxObjectId: number };
+  'social.removeFollower': { outboxObjectId: number };
+  'lookup.resolve': LookupView;
+  'thread.get': ThreadView;
+  'timeline.stream': PageOf<PostView>;
+  'timeline.profile': PageOf<ProfilePost>;
+  'people.list': PeopleView;
+  'deliveries.list': DeliveriesView;
+  'deliveries.retryNow': { retried: number };
+  'connectivity.get': ConnectivityView;
+  'connectivity.setWorkOffline': ConnectivityView;
+}
+
+export const AUTHOR_CHANNELS = Object.keys(authorInputs) as (keyof typeof authorInputs)[];

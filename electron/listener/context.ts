@@ -1,0 +1,47 @@
+// What the listener's routes share: the slice of the core they use, the app's options, and the
+// response helpers every route answers with.
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Core } from '../core';
+import type { LocalActor } from '../federation/identity';
+import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
+import { PAGE_HEADERS } from './pages';
+
+/** The part of the core the listener reads. */
+export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & { inboxEvents?: InboxEvents };
+
+export interface ListenerAppOptions {
+  /** Called after an activity is queued (besides core.inboxEvents), e.g. to wake a loop. */
+  onQueued?: (queued: QueuedActivity) => void;
+  /** One line per refused inbox POST and per internal error. Default: silence. */
+  log?: (line: string) => void;
+  /** Largest inbox body accepted. Default 1 MiB. */
+  maxInboxBytes?: number;
+}
+
+export interface ListenerEnv {
+  Variables: { local: LocalActor };
+}
+export type ListenerContext = Context<ListenerEnv>;
+
+export const ACTIVITY_JSON = 'application/activity+json';
+
+export function activityJson(c: Context, doc: unknown, status: ContentfulStatusCode = 200): Response {
+  return c.body(JSON.stringify(doc), status, { 'Content-Type': ACTIVITY_JSON, Vary: 'Accept' });
+}
+
+export function html(c: Context, body: string, status: ContentfulStatusCode = 200): Response {
+  return c.body(body, status, { ...PAGE_HEADERS, Vary: 'Accept' });
+}
+
+export function problem(c: Context, status: ContentfulStatusCode, error: string, headers: Record<string, string> = {}): Response {
+  return c.body(JSON.stringify({ error }), status, { 'Content-Type': 'application/json', ...headers });
+}
+
+/** `?page=N` (1-based): null when absent, undefined when not a page number. */
+export function pageParam(value: string | undefined): number | null | undefined {
+  if (value === undefined) return null;
+  if (!/^\d{1,6}$/.test(value)) return undefined;
+  const page = Number(value);
+  return page >= 1 ? page : undefined;
+}

@@ -1,0 +1,92 @@
+// Small HTTP pieces of the listener: content negotiation, the public URL a peer addressed (the
+// one its signature covers), and reading a request body under a hard cap.
+
+/**
+ * Whether the client asks for ActivityPub JSON: application/activity+json or
+ * application/ld+json anywhere in Accept (not only first, as the service behind the spec
+ * checked), unless refused with q=0.
+ */
+export function wantsActivityJson(accept: string | undefined | null): boolean {
+  if (!accept) return false;
+  return accept.split(',').some((part) => {
+    const [type = '', ...params] = part.split(';').map((s) => s.trim().toLowerCase());
+    if (type !== 'application/activity+json' && type !== 'application/ld+json') return false;
+    const q = params.find((p) => p.startsWith('q='));
+    return q === undefined || Number(q.slice(2)) > 0;
+  });
+}
+
+function firstValue(header: string | null): string | null {
+  const first = header?.split(',')[0]?.trim();
+  return first ? first : null;
+}
+
+const HOST_RE = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
+
+/**
+ * The URL the peer addressed. Behind a proxy (a tunnel), the scheme and host come from
+ * X-Forwarded-Proto / X-Forwarded-Host — trusted only when the author said a proxy is in front,
+ * since anyone can send those headers. Otherwise it is the configured base URL plus the path.
+ */
+export function publicUrl(request: Request, baseUrl: string, behindProxy: boolean): URL {
+  const local = new URL(request.url);
+  const pathAndQuery = `${local.pathname}${local.search}`;
+  const base = new URL(baseUrl);
+  if (behindProxy) {
+    const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
+    const host = firstValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host');
+    const scheme = proto === 'http' || proto === 'https' ? proto : base.protocol.slice(0, -1);
+    if (host !== null && HOST_RE.test(host)) return new URL(`${scheme}://${host}${pathAndQuery}`);
+  }
+  return new URL(`${baseUrl.replace(/\/+$/, '')}${pathAndQuery}`);
+}
+
+/**
+ * A copy of `request` addressed to `url`, with Host set to that URL's host: what the peer signed,
+ * whatever the tunnel rewrote on the way. `body` is the bytes already read, if any.
+ */
+export function asAddressed(request: Request, url: URL, body: Uint8Array | null): Request {
+  const headers = new Headers(request.headers);
+  headers.set('host', url.host);
+  return new Request(url, { method: request.method, headers, body: body === null ? null : (body as Uint8Array<ArrayBuffer>) });
+}
+
+export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' };
+
+/**
+ * Reads a request body, refusing it as soon as it is known to pass `cap` bytes: from
+ * Content-Length before reading anything, and by counting while reading (chunked bodies, or a
+ * Content-Length that lies).
+ */
+export async function readCappedBody(request: Request, cap: number): Promise<CappedBody> {
+  const declared = request.headers.get('content-length');
+  if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > cap)) {
+    await request.body?.cancel().catch(() => undefined);
+    return { ok: false, reason: 'too_large' };
+  }
+  if (request.body === null) return { ok: true, bytes: new Uint8Array(0) };
+  const reader = request.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      size += value.byteLength;
+      if (size > cap) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, reason: 'too_large' };
+      }
+      chunks.push(value);
+    }
+  } catch {
+    return { ok: false, reason: 'aborted' };
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  return { ok: true, bytes };
+}

@@ -1,0 +1,191 @@
+// POST /inbox over real HTTP: a Follow delivered by a Fedify peer is queued (202, one row with
+// the right columns, the processor told); every kind of bad request is refused with its status
+// and leaves no incoming_activity row. Valid requests are signed by the peer (Fedify's own
+// delivery or signRequest); bad ones are peer-signed requests refused for a reason, or requests
+// signed with Fedify's signRequest by "mallory" (a loopback actor whose key the test holds) and
+// then tampered with.
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { incomingActivity } from '../../db/schema';
+import type { QueuedActivity } from '../federation/inbox-events';
+import { startPeer, type Peer } from '../../test/peer/peer';
+import { incomingCount, newRsaKeys, openListeningCore, send, startMallory, type ListeningCore, type Mallory } from './test-support';
+
+let t: ListeningCore;
+let peer: Peer;
+let other: Peer;
+let mallory: Mallory;
+let inboxUrl: string;
+const queued: QueuedActivity[] = [];
+
+beforeAll(async () => {
+  [t, peer, other, mallory] = await Promise.all([openListeningCore(), startPeer({ name: 'bob' }), startPeer({ name: 'carol' }), startMallory()]);
+  inboxUrl = `${t.url}/inbox`;
+  t.core.inboxEvents.onQueued((q) => queued.push(q));
+});
+
+afterAll(async () => {
+  await Promise.all([peer?.close(), other?.close(), mallory?.server.close()]);
+  await t?.close();
+});
+
+beforeEach(() => {
+  t.setClockOffset(0);
+  t.core.settings.update({ blockedServers: [], listener: { ...t.core.settings.get().listener, behindProxy: false } });
+});
+
+const follow = (actor: string, extra: Record<string, unknown> = {}) => ({
+  '@context': 'https://www.w3.org/ns/activitystreams',
+  id: `${actor}/follows/${crypto.randomUUID()}`,
+  type: 'Follow',
+  actor,
+  object: t.url,
+  ...extra,
+});
+
+/** The response's status and reason, checking that no row was written. */
+async function refused(response: Promise<Response>): Promise<{ status: number; error: string }> {
+  const before = incomingCount(t.core);
+  const res = await response;
+  const body = (await res.json()) as { error: string };
+  expect(incomingCount(t.core)).toBe(before);
+  return { status: res.status, error: body.error };
+}
+
+describe('POST /inbox accepts', () => {
+  it('a Follow delivered by a Fedify peer: 202 and exactly one row with the right columns', async () => {
+    const before = incomingCount(t.core);
+    const followId = await peer.follow(t.url);
+    expect(incomingCount(t.core)).toBe(before + 1);
+    const rows = t.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, followId)).all();
+    expect(rows).toHaveLength(1);
+    const row = rows[0]!;
+    expect(row).toMatchObject({
+      sentByApActorId: peer.actorId,
+      apId: followId,
+      tries: 0,
+      isProcessed: false,
+      isErrored: false,
+      error: null,
+      lastTry: null,
+      webmentionSource: null,
+    });
+    expect(row.apObject).toMatchObject({ id: followId, type: 'Follow', actor: peer.actorId });
+    expect(row.nextTry?.getTime()).toBe(row.createdAt.getTime());
+    expect(Math.abs(row.createdAt.getTime() - Date.now())).toBeLessThan(10_000);
+    expect(queued.at(-1)).toEqual({ id: row.id, apId: followId, type: 'Follow', sentBy: peer.actorId });
+  });
+
+  it.each(['rfc9421', 'draft-cavage-http-signatures-12'] as const)('an activity signed with %s', async (spec) => {
+    const res = await peer.postSigned(inboxUrl, follow(peer.actorId), { spec });
+    expect(res.status).toBe(202);
+  });
+
+  it('behind a proxy, a request signed for the public URL it was sent to', async () => {
+    t.core.settings.update({ listener: { ...t.core.settings.get().listener, behindProxy: true } });
+    const signed = await mallory.sign('https://tern.example/inbox', JSON.stringify(follow(mallory.actorId)));
+    const res = await send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } });
+    expect(res.status).toBe(202);
+  });
+});
+
+describe('POST /inbox refuses, storing nothing,', () => {
+  it('an unsigned request (401)', async () => {
+    const body = JSON.stringify(follow(peer.actorId));
+    const result = await refused(fetch(inboxUrl, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }));
+    expect(result).toEqual({ status: 401, error: 'unsigned' });
+  });
+
+  it.each(['rfc9421', 'draft-cavage-http-signatures-12'] as const)('a %s signature made with a key that is not the one named (401)', async (spec) => {
+    const wrongKey = (await newRsaKeys()).privateKey;
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(peer.actorId)), { spec, privateKey: wrongKey, keyId: peer.keyId });
+    expect(await refused(send(signed))).toEqual({ status: 401, error: 'signature does not verify' });
+  });
+
+  it('a replayed request whose Date is outside the window (401)', async () => {
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.actorId)));
+    expect((await send(signed)).status).toBe(202);
+    t.setClockOffset(2 * 3600_000);
+    expect(await refused(send(signed))).toEqual({ status: 401, error: 'signature expired' });
+  });
+
+  it.each(['rfc9421', 'draft-cavage-http-signatures-12'] as const)('a %s request whose body does not match its digest (401)', async (spec) => {
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.actorId)), { spec });
+    const swapped = JSON.stringify(follow(mallory.actorId, { object: 'https://elsewhere.example/' }));
+    expect(await refused(send(signed, { body: swapped }))).toEqual({ status: 401, error: 'digest mismatch' });
+  });
+
+  it('an activity signed with the key of another actor (401)', async () => {
+    const result = await refused(peer.postSigned(inboxUrl, follow(other.actorId)));
+    expect(result).toEqual({ status: 401, error: 'key does not belong to actor' });
+  });
+
+  it('a forwarded activity (signed by a relay of it, not its actor) for now (401)', async () => {
+    const forwarded = { ...follow(other.actorId), type: 'Create', object: { id: `${other.actorId}/notes/1`, type: 'Note', attributedTo: other.actorId } };
+    expect(await refused(peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor' });
+  });
+
+  it('behind no proxy, a request signed for another host, whatever X-Forwarded-Host says (401)', async () => {
+    const signed = await mallory.sign('https://tern.example/inbox', JSON.stringify(follow(mallory.actorId)));
+    const result = await refused(send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } }));
+    expect(result.status).toBe(401);
+  });
+
+  it('a body over 1 MiB, by Content-Length (413)', async () => {
+    const big = JSON.stringify(follow(peer.actorId, { padding: 'x'.repeat(1024 * 1024) }));
+    const result = await refused(peer.postSigned(inboxUrl, big));
+    expect(result.status).toBe(413);
+  });
+
+  it('a body over 1 MiB sent in chunks without Content-Length (413)', async () => {
+    const chunk = new Uint8Array(64 * 1024).fill(0x20);
+    let sent = 0;
+    const body = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        if (sent >= 2 * 1024 * 1024) return controller.close();
+        sent += chunk.byteLength;
+        controller.enqueue(chunk);
+      },
+    });
+    const result = await refused(
+      fetch(inboxUrl, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body, duplex: 'half' } as RequestInit),
+    );
+    expect(result.status).toBe(413);
+  });
+
+  it('a body that is not JSON (400)', async () => {
+    expect(await refused(peer.postSigned(inboxUrl, '{"type": "Follow", '))).toEqual({ status: 400, error: 'body is not JSON' });
+  });
+
+  it.each([
+    ['actor', { type: 'Follow', object: 'x' }],
+    ['type', { actor: 'ACTOR', object: 'x' }],
+  ])('JSON without %s (400)', async (missing, shape) => {
+    const body = JSON.parse(JSON.stringify(shape).replace('ACTOR', peer.actorId)) as Record<string, unknown>;
+    const result = await refused(peer.postSigned(inboxUrl, body));
+    expect(result.status).toBe(400);
+    expect(result.error).toContain(missing);
+  });
+
+  it('an activity from a blocked server, before fetching any key (403)', async () => {
+    t.core.settings.update({ blockedServers: [new URL(peer.origin).host] });
+    const fetchesBefore = t.core.fed.keyCache.stats.fetches;
+    expect(await refused(peer.postSigned(inboxUrl, follow(peer.actorId)))).toEqual({ status: 403, error: 'server is blocked' });
+    expect(t.core.fed.keyCache.stats.fetches).toBe(fetchesBefore);
+  });
+
+  it('a Delete of an unknown actor by itself whose key is gone: 202, as the service behind the spec answers', async () => {
+    const orphanKey = (await newRsaKeys()).privateKey;
+    const del = { id: `${mallory.ghostId}#delete`, type: 'Delete', actor: mallory.ghostId, object: mallory.ghostId };
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(del), { privateKey: orphanKey, keyId: mallory.ghostKeyId });
+    const before = incomingCount(t.core);
+    expect((await send(signed)).status).toBe(202);
+    expect(incomingCount(t.core)).toBe(before);
+  });
+
+  it('any other activity of an actor whose key is gone (401)', async () => {
+    const orphanKey = (await newRsaKeys()).privateKey;
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.ghostId)), { privateKey: orphanKey, keyId: mallory.ghostKeyId });
+    expect(await refused(send(signed))).toEqual({ status: 401, error: 'key unavailable' });
+  });
+});

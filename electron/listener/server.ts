@@ -1,0 +1,123 @@
+// Runs the listener app on a host:port with @hono/node-server (default 127.0.0.1: a tunnel in
+// front exposes it), and the control the core keeps so Settings can start, restart and stop it.
+// Timeouts are short, as for any server facing the internet.
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import { createListenerApp } from './app';
+import type { ListenerAppOptions, ListenerCore } from './context';
+
+export const DEFAULT_LISTENER_HOST = '127.0.0.1';
+
+export interface ListenerAddress {
+  host: string;
+  /** 0: the OS picks a free port. */
+  port: number;
+}
+
+export interface RunningListener {
+  host: string;
+  port: number;
+  /** http://host:port (IPv6 hosts in brackets). */
+  url: string;
+  close(): Promise<void>;
+}
+
+export class ListenerStartError extends Error {
+  override name = 'ListenerStartError';
+}
+
+export function listenerUrl(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Starts the listener app of `core` on `address`; rejects with ListenerStartError (port in use…). */
+export async function startListener(core: ListenerCore, address: ListenerAddress, options: ListenerAppOptions = {}): Promise<RunningListener> {
+  const app = createListenerApp(core, options);
+  let server: Server;
+  const port = await new Promise<number>((resolve, reject) => {
+    server = serve({
+      fetch: app.fetch,
+      hostname: address.host,
+      port: address.port,
+      serverOptions: { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
+    }) as Server;
+    server.once('listening', () => {
+      const info = server.address();
+      resolve(typeof info === 'object' && info !== null ? info.port : address.port);
+    });
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const where = `${address.host}:${address.port}`;
+      reject(
+        new ListenerStartError(
+          error.code === 'EADDRINUSE'
+            ? `Port ${address.port} is already in use on ${address.host}; choose another port for the listener.`
+            : error.code === 'EADDRNOTAVAIL'
+              ? `${address.host} is not an address of this machine.`
+              : `The listener could not start on ${where}: ${error.message}`,
+        ),
+      );
+    });
+  });
+  return {
+    host: address.host,
+    port,
+    url: listenerUrl(address.host, port),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  };
+}
+
+export interface ListenerStatus {
+  running: boolean;
+  /** Where it listens, when running. */
+  url: string | null;
+  /** Why the last start failed, if it did. */
+  error: string | null;
+}
+
+/** The listener as the core keeps it: at most one running, restartable on another address. */
+export interface ListenerControl {
+  /** Starts (or restarts) on `address`, default the settings' host and port. */
+  start(address?: ListenerAddress): Promise<RunningListener>;
+  stop(): Promise<void>;
+  status(): ListenerStatus;
+}
+
+export function createListenerControl(core: () => ListenerCore, options: ListenerAppOptions = {}): ListenerControl {
+  let running: RunningListener | null = null;
+  let lastError: string | null = null;
+  // Starts and stops are serialised so a quick toggle in Settings cannot leave two servers.
+  let queue: Promise<unknown> = Promise.resolve();
+  const serial = <T>(task: () => Promise<T>): Promise<T> => {
+    const next = queue.then(task, task);
+    queue = next.catch(() => undefined);
+    return next;
+  };
+
+  const stopNow = async () => {
+    const current = running;
+    running = null;
+    await current?.close();
+  };
+
+  return {
+    start: (address) =>
+      serial(async () => {
+        await stopNow();
+        const { host, port } = address ?? core().settings.get().listener;
+        try {
+          running = await startListener(core(), { host, port }, options);
+          lastError = null;
+          return running;
+        } catch (error) {
+          lastError = (error as Error).message;
+          throw error;
+        }
+      }),
+    stop: () => serial(stopNow),
+    status: () => ({ running: running !== null, url: running?.url ?? null, error: lastError }),
+  };
+}

@@ -1,0 +1,109 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createHandlers, dispatch } from '../ipc/handlers';
+import type { Json } from '../federation/ap';
+import { openRig, startRemotes, type Remotes, type Rig } from '../federation/process/test-rig';
+
+let remotes: Remotes;
+let rig: Rig;
+beforeAll(async () => {
+  remotes = await startRemotes();
+});
+afterAll(() => remotes.close());
+afterEach(() => rig?.close());
+
+const aliceId = () => String(remotes.fixture('actors/mastodon-alice.json').id);
+const OUR_POST = 'https://tern.example/o/5b8a1c2d3e4f';
+
+/** A like, a mention and a follow, a minute apart. */
+async function threeNotifications() {
+  rig.ourPost('5b8a1c2d3e4f', { content: '<p>Our <b>post</b> &amp; its text</p>' });
+  await rig.receive({ id: `${aliceId()}#likes/1`, type: 'Like', actor: aliceId(), object: OUR_POST });
+  rig.advance(60_000);
+  await rig.receive(remotes.fixture('mastodon-create-note-mention-hashtag.json'));
+  rig.advance(60_000);
+  await rig.receive({ id: `${aliceId()}#follows/1`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' });
+}
+
+describe('notifications service', () => {
+  it('lists newest first, joined with the actor and plain-text excerpts of the objects', async () => {
+    rig = await openRig();
+    await threeNotifications();
+    const page = rig.core.services.notifications.list();
+    expect(page.unreadCount).toBe(3);
+    expect(page.nextOffset).toBeNull();
+    expect(page.items.map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION', 'LIKE']);
+    const [, mention, like] = page.items;
+    expect(like!.actor).toEqual({
+      id: expect.any(Number),
+      apId: aliceId(),
+      name: 'Alice :verified:',
+      handle: expect.stringMatching(/^@alice@/),
+      iconUrl: expect.stringMatching(/^https:\/\/files\.mastodon\.example\/accounts\/avatars\//),
+      url: expect.stringMatching(/\/@alice$/),
+    });
+    expect(like!.outboxObject).toMatchObject({ box: 'outbox', apId: OUR_POST, apType: 'Note', excerpt: 'Our post & its text', isDeleted: false });
+    expect(like!.inboxObject).toMatchObject({ box: 'inbox', apType: 'Like', excerpt: null });
+    expect(mention!.inboxObject!.excerpt).toBe('@author Loving the new desktop client! #fediverse');
+    expect(mention!.createdAt).toBe(new Date(rig.now().getTime() - 60_000).toISOString());
+  });
+
+  it('puts unread first, pages, marks read, and counts unread', async () => {
+    rig = await openRig();
+    await threeNotifications();
+    const svc = rig.core.services.notifications;
+    const all = svc.list().items;
+    const like = all.find((n) => n.type === 'LIKE')!;
+    expect(svc.markRead([like.id, 999_999])).toBe(1);
+    expect(svc.markRead([like.id])).toBe(0);
+    expect(svc.unreadCount()).toBe(2);
+    // The newest read one still comes after the older unread ones.
+    expect(svc.list().items.map((n) => [n.type, n.isNew])).toEqual([
+      ['NEW_FOLLOWER', true],
+      ['MENTION', true],
+      ['LIKE', false],
+    ]);
+    const first = svc.list({ limit: 2 });
+    expect(first.items).toHaveLength(2);
+    expect(first.nextOffset).toBe(2);
+    const second = svc.list({ limit: 2, offset: first.nextOffset! });
+    expect(second.items.map((n) => n.type)).toEqual(['LIKE']);
+    expect(second.nextOffset).toBeNull();
+    expect(svc.markAllRead()).toBe(2);
+    expect(svc.unreadCount()).toBe(0);
+  });
+
+  it('a notification whose post was deleted stays, without the text', async () => {
+    rig = await openRig();
+    const create = remotes.fixture('mastodon-create-note-mention-hashtag.json');
+    await rig.receive(create);
+    const noteId = String((create.object as Json).id);
+    await rig.receive({ id: `${noteId}#delete`, type: 'Delete', actor: create.actor, object: noteId });
+    const [mention] = rig.core.services.notifications.list().items;
+    expect(mention).toMatchObject({ type: 'MENTION', inboxObject: { apId: noteId, isDeleted: true, excerpt: null } });
+  });
+});
+
+describe('IPC channels', () => {
+  it('notifications.* and follow-requests.list go through the contract', async () => {
+    rig = await openRig({ manuallyApprovesFollowers: true });
+    rig.ourPost('5b8a1c2d3e4f');
+    await rig.receive({ id: `${aliceId()}#likes/1`, type: 'Like', actor: aliceId(), object: OUR_POST });
+    await rig.receive({ id: `${aliceId()}#follows/1`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' });
+    const handlers = createHandlers(rig.core);
+
+    const list = await dispatch(handlers, 'notifications.list', {});
+    expect(list).toMatchObject({ ok: true, value: { items: [{ type: 'LIKE' }], unreadCount: 1 } });
+    expect(await dispatch(handlers, 'notifications.unreadCount', {})).toEqual({ ok: true, value: { count: 1 } });
+    const id = (list as { value: { items: { id: number }[] } }).value.items[0]!.id;
+    expect(await dispatch(handlers, 'notifications.markRead', { ids: [id] })).toEqual({ ok: true, value: { updated: 1 } });
+    expect(await dispatch(handlers, 'notifications.markAllRead', {})).toEqual({ ok: true, value: { updated: 0 } });
+    expect(await dispatch(handlers, 'follow-requests.list', {})).toMatchObject({
+      ok: true,
+      value: [{ followApId: `${aliceId()}#follows/1`, actor: { apId: aliceId() } }],
+    });
+
+    expect(await dispatch(handlers, 'notifications.markRead', { ids: [] })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'notifications.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'notifications.list', { limit: 10, extra: 1 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+  });
+});

@@ -1,0 +1,128 @@
+// The author's notifications: listed unread first, then newest first, each joined with what the
+// UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
+// excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
+// deleted, without its text (see federation/process/delete.ts).
+import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../../db/client';
+import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../db/schema';
+import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
+import { str, type Json } from '../federation/ap';
+import { htmlToExcerpt } from '../federation/sanitize';
+
+/** An inbox or outbox object a notification points at. */
+export interface ObjectSummary {
+  /** Row id in its box. */
+  id: number;
+  box: 'inbox' | 'outbox';
+  apId: string;
+  apType: string;
+  /** Plain text, at most ~140 characters; null when deleted or when it has no text. */
+  excerpt: string | null;
+  /** Deleted or undone since: the notification stays, the object's text is not shown. */
+  isDeleted: boolean;
+}
+
+export interface NotificationItem {
+  id: number;
+  /** One of the spec's notification types (the spec lets it be null). */
+  type: NotificationType | null;
+  /** ISO-8601 */
+  createdAt: string;
+  isNew: boolean;
+  actor: ActorSummary | null;
+  /** Our object that was liked, boosted, replied to… */
+  outboxObject: ObjectSummary | null;
+  /** The remote object or activity: the mention, the Like, the Follow… */
+  inboxObject: ObjectSummary | null;
+  webmentionId: number | null;
+}
+
+export interface NotificationPage {
+  /** Unread first, then newest first. */
+  items: NotificationItem[];
+  /** Offset of the next page, or null after the last. */
+  nextOffset: number | null;
+  unreadCount: number;
+}
+
+export interface NotificationService {
+  list(page?: { limit?: number; offset?: number }): NotificationPage;
+  unreadCount(): number;
+  /** Marks these as read; returns how many changed. Unknown ids are ignored. */
+  markRead(ids: readonly number[]): number;
+  markAllRead(): number;
+}
+
+const EXCERPT_CHARS = 140;
+
+/** The text to preview: an Article's title, else a content warning rather than what it hides,
+ * else the content (a Misskey reaction's emoji, too). */
+function excerptOf(object: Json): string | null {
+  const html = str(object.name) || str(object.summary) || str(object.content);
+  if (!html) return null;
+  const text = htmlToExcerpt(html, EXCERPT_CHARS);
+  return text === '' ? null : text;
+}
+
+function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | null): ObjectSummary | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    box,
+    apId: row.apId,
+    apType: row.apType,
+    excerpt: row.isDeleted ? null : excerptOf(row.apObject as Json),
+    isDeleted: row.isDeleted,
+  };
+}
+
+export function createNotificationService(db: Db): NotificationService {
+  const notifiedActor = alias(actor, 'notified_actor');
+  const unreadCount = () => db.select({ n: count() }).from(notifications).where(eq(notifications.isNew, true)).get()?.n ?? 0;
+
+  return {
+    list(page = {}) {
+      const limit = Math.max(1, Math.min(200, page.limit ?? 50));
+      const offset = Math.max(0, page.offset ?? 0);
+      const rows = db
+        .select({ n: notifications, actor: notifiedActor, outbox, inbox })
+        .from(notifications)
+        .leftJoin(notifiedActor, eq(notifiedActor.id, notifications.actorId))
+        .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
+        .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+        .orderBy(desc(notifications.isNew), desc(notifications.createdAt), desc(notifications.id))
+        .limit(limit + 1)
+        .offset(offset)
+        .all();
+      const items = rows.slice(0, limit).map(
+        (row): NotificationItem => ({
+          id: row.n.id,
+          type: row.n.notificationType,
+          createdAt: row.n.createdAt.toISOString(),
+          isNew: row.n.isNew,
+          actor: row.actor ? summarizeActor(row.actor) : null,
+          outboxObject: summarize('outbox', row.outbox),
+          inboxObject: summarize('inbox', row.inbox),
+          webmentionId: row.n.webmentionId,
+        }),
+      );
+      return { items, nextOffset: rows.length > limit ? offset + limit : null, unreadCount: unreadCount() };
+    },
+
+    unreadCount,
+
+    markRead(ids) {
+      if (ids.length === 0) return 0;
+      return db
+        .update(notifications)
+        .set({ isNew: false })
+        .where(and(inArray(notifications.id, [...ids]), eq(notifications.isNew, true)))
+        .run().changes;
+    },
+
+    markAllRead() {
+      return db.update(notifications).set({ isNew: false }).where(eq(notifications.isNew, true)).run().changes;
+    },
+  };
+}

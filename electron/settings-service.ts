@@ -1,0 +1,117 @@
+// The Settings screen's service: reads the settings with what the author needs to see beside
+// them (the key's fingerprint, the handle), and applies changes with their consequences — a
+// profile edit is announced to followers with an Update of the actor; a base URL change is
+// refused once people follow that URL unless confirmed; listener changes start, move or stop
+// the listener.
+import { createHash } from 'node:crypto';
+import type { Core } from './core';
+import { ConflictError } from './errors';
+import { publishedKeys, toPerson, type PublishedKeys } from './federation/actor-document';
+import { countFollowers } from './federation/collections';
+import { localActor } from './federation/identity';
+import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-update';
+import type { ListenerControl, ListenerStatus } from './listener/server';
+import type { Settings, SettingsPatch, SettingsUpdate } from './settings';
+
+export interface SettingsView extends Settings {
+  /** SHA-256 of the RSA public key (SPKI DER), as colon-separated hex pairs. */
+  publicKeyFingerprint: string;
+  /** The actor id and @user@host, once base URL and user name are set. */
+  actorId: string | null;
+  handle: string | null;
+  listenerStatus: ListenerStatus;
+}
+
+export interface SettingsUpdateResult extends SettingsView {
+  /** The Update of the actor queued for followers by this change, if any. */
+  profileUpdate: QueuedUpdate | null;
+}
+
+export type SettingsServiceCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings'> & { listener?: ListenerControl };
+
+export interface SettingsService {
+  get(): Promise<SettingsView>;
+  update(change: SettingsUpdate): Promise<SettingsUpdateResult>;
+}
+
+const PROFILE_FIELDS = ['username', 'displayName', 'summary', 'manuallyApprovesFollowers'] as const;
+const NOT_LISTENING: ListenerStatus = { running: false, url: null, error: null };
+
+export async function publicKeyFingerprint(publicKey: CryptoKey): Promise<string> {
+  const der = new Uint8Array(await crypto.subtle.exportKey('spki', publicKey));
+  return (createHash('sha256').update(der).digest('hex').match(/../g) ?? []).join(':');
+}
+
+export function createSettingsService(core: SettingsServiceCore): SettingsService {
+  let keys: Promise<PublishedKeys> | null = null;
+  let fingerprint: Promise<string> | null = null;
+
+  async function view(): Promise<SettingsView> {
+    fingerprint ??= publicKeyFingerprint(core.fed.keys.rsa.publicKey);
+    const settings = core.settings.get();
+    const local = settings.baseUrl && settings.username ? localActor(settings.baseUrl, settings.username) : null;
+    return {
+      ...settings,
+      publicKeyFingerprint: await fingerprint,
+      actorId: local?.id ?? null,
+      handle: local?.handle ?? null,
+      listenerStatus: core.listener?.status() ?? NOT_LISTENING,
+    };
+  }
+
+  function refuseSilentIdentityChange(current: Settings, change: SettingsUpdate): void {
+    if (change.baseUrl === undefined || current.baseUrl === null || change.baseUrl === current.baseUrl) return;
+    if (change.confirmIdentityChange === true) return;
+    const followers = countFollowers(core.db);
+    if (followers === 0) return;
+    throw new ConflictError(
+      `${followers === 1 ? 'One person follows' : `${followers} people follow`} you as ${current.baseUrl}. ` +
+        `Your base URL is your identity on the fediverse: at ${change.baseUrl} you would be someone new, ` +
+        'nobody would follow you there, and links to your posts would break. ' +
+        'If you really mean to move, confirm the identity change.',
+    );
+  }
+
+  async function applyListener(before: Settings['listener'], after: Settings['listener']): Promise<void> {
+    const listener = core.listener;
+    if (listener === undefined) return;
+    const moved = before.host !== after.host || before.port !== after.port;
+    if (!after.enabled) {
+      if (before.enabled) await listener.stop();
+      return;
+    }
+    if (!before.enabled || moved || !listener.status().running) {
+      // A failure (port in use…) is reported in listenerStatus; the settings stay saved.
+      await listener.start({ host: after.host, port: after.port }).catch(() => undefined);
+    }
+  }
+
+  return {
+    get: view,
+
+    async update(change) {
+      const current = core.settings.get();
+      refuseSilentIdentityChange(current, change);
+      const { confirmIdentityChange: _confirmed, listener, ...fields } = change;
+      const now = core.clock();
+      const profileChanged = PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
+      const patch: SettingsPatch = { ...fields, ...(listener ? { listener: { ...current.listener, ...listener } } : {}) };
+      const baseUrl = fields.baseUrl ?? current.baseUrl;
+      const username = fields.username ?? current.username;
+      if (baseUrl && username && current.actorPublishedAt === null) patch.actorPublishedAt = now.toISOString();
+      if (profileChanged) patch.profileUpdatedAt = now.toISOString();
+      // Throws BadInputError with the reason, saving nothing, when a value is invalid.
+      const saved = core.settings.update(patch);
+
+      let profileUpdate: QueuedUpdate | null = null;
+      const hadIdentity = current.baseUrl !== null && current.username !== null;
+      if (profileChanged && hadIdentity && saved.baseUrl === current.baseUrl && saved.baseUrl && saved.username) {
+        const local = localActor(saved.baseUrl, saved.username);
+        keys ??= publishedKeys(core.fed.keys);
+        profileUpdate = queueProfileUpdate(core.db, local, toPerson(local, saved, await keys), now);
+      }
+      await applyListener(current.listener, saved.listener);
+      return { ...(await view()), profileUpdate };
+    },
+  };
+}
