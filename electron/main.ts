@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
 import { defaultDataDir } from './paths';
+import { feedConnectivity } from './shell/connectivity';
 import { registerIpc } from './shell/ipc';
 import { handleAppProtocol, registerAppScheme } from './shell/protocol';
 import { hardenSession } from './shell/security';
@@ -15,6 +16,7 @@ registerAppScheme();
 
 let core: Core | null = null;
 let mainWindow: BrowserWindow | null = null;
+let stopConnectivity: (() => void) | null = null;
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
@@ -25,7 +27,20 @@ if (!app.requestSingleInstanceLock()) {
     mainWindow.focus();
   });
   app.on('window-all-closed', () => app.quit());
-  app.on('will-quit', () => core?.close());
+  // Quit stops the loops first: a delivery in flight may finish (5 s) or is left due — never
+  // lost, never half-recorded — and only then is the database closed.
+  let stopped = false;
+  app.on('before-quit', (event) => {
+    if (stopped || !core) return;
+    event.preventDefault();
+    const open = core;
+    void Promise.allSettled([open.loops.delivery.stop({ graceMs: 5_000 }), open.loops.inbox.stop(), open.listener.stop()]).then(() => {
+      stopConnectivity?.();
+      open.close();
+      stopped = true;
+      app.quit();
+    });
+  });
   app.whenReady().then(start, (error: unknown) => fail(error));
 }
 
@@ -39,6 +54,7 @@ async function start(): Promise<void> {
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'));
   registerIpc(createHandlers(core), () => mainWindow?.webContents ?? null);
+  stopConnectivity = feedConnectivity(core.connectivity);
   core.loops.inbox.start();
   core.loops.delivery.start();
   mainWindow = createMainWindow(join(__dirname, 'preload.cjs'));
