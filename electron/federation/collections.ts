@@ -39,10 +39,13 @@ export function bareObject(row: OutboxObject): Json {
  * The activity that carries a local post: Create, or Update once the post was edited
  * (`updated` set), with the id the service behind the spec uses (`<object>/activity`).
  */
-export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Create' | 'Update' | 'auto' = 'auto'): Json {
+// `<object>/activity` is always the Create (carrying the current version of the object): each
+// edit is delivered as its own Update activity with its own id (see federation/outbox.ts), so
+// one id never names two different activities.
+export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Create' | 'Update' = 'Create'): Json {
   const object = row.apObject as Json;
   const updated = typeof object.updated === 'string' ? object.updated : null;
-  const type = kind === 'auto' ? (updated ? 'Update' : 'Create') : kind;
+  const type = kind;
   return {
     '@context': object['@context'] ?? AS_CONTEXT,
     id: local.activityUrl(row.publicId),

@@ -225,9 +225,11 @@ describe('objects and who may read them', () => {
     expect(entry?.properties.author?.[0]).toMatchObject({ type: ['h-card'], properties: { name: ['Alice Example'], url: [t.url] } });
   });
 
-  it('wraps an edited post in an Update', async () => {
+  it('serves the Create at /activity even for an edited post, carrying the current version (edits are their own Update activities)', async () => {
     const row = addPost(t.core, { updated: '2026-02-01T00:00:00Z' });
-    expect((await getJson(`/o/${row.publicId}/activity`)).json).toMatchObject({ type: 'Update', updated: '2026-02-01T00:00:00Z' });
+    const { json } = await getJson(`/o/${row.publicId}/activity`);
+    expect(json).toMatchObject({ type: 'Create', object: { updated: '2026-02-01T00:00:00Z' } });
+    expect((json as { id: string }).id).toBe(`${row.apId}/activity`);
   });
 
   it('shows a followers-only post to a follower’s signed GET only: 404 unsigned, 404 to a non-follower', async () => {
