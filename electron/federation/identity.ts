@@ -33,8 +33,10 @@ export function localActor(baseUrl: string, username: string): LocalActor {
   return {
     baseUrl: base,
     id: base,
-    keyId: `${base}#main-key`,
-    ed25519KeyId: `${base}#ed25519-key`,
+    // In URL-normalised form (https://host/#main-key for a bare origin): signatures carry the
+    // key id as a parsed URL, and strict peers compare it with publicKey.id as a string.
+    keyId: new URL(`${base}#main-key`).href,
+    ed25519KeyId: new URL(`${base}#ed25519-key`).href,
     username,
     host,
     handle: `@${username}@${host}`,
