@@ -1,0 +1,180 @@
+// Fan-out phase: 1,000 followers on 100 loopback servers (10 each, every follower with its own
+// inbox, no shared inbox) are stored as the processor would store accepted Follows; then one
+// post through the author's real compose path (createPost: the post and its outgoing_activity
+// rows in one transaction) and the core's delivery loop, started and drained. Every server is
+// then checked for its 10 requests, and one request per server is verified with verifyInbound,
+// the check Tern's own inbox makes, with the key fetched from Tern's listener.
+// For comparison, the same 1,000 requests are sent with signedFetch alone (no queue, no
+// bookkeeping), at the loop's default concurrency.
+import { eq, sql } from 'drizzle-orm';
+import { follower, outgoingActivity } from '../db/schema';
+import type { DbOrTx } from '../db/client';
+import { saveActor } from '../electron/federation/actors';
+import { persistInboxObject } from '../electron/federation/process/store';
+import { deliveryPayload } from '../electron/federation/outbox';
+import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/net/signatures';
+import { noHooks, type PartHooks } from './inbox-phase';
+import type { Remote } from './remote-client';
+import type { InboxServerStatsReply } from './remote-protocol';
+import type { BenchTern } from './tern';
+
+export interface FanoutOptions {
+  servers: number;
+  followersPerServer: number;
+  /** Requests in flight for the signedFetch-only comparison. */
+  baselineConcurrency: number;
+  samplesToVerify: number;
+}
+
+export interface Delivered {
+  wallMs: number;
+  perSec: number;
+  cpuUsPerDelivery: number;
+  serversReached: number;
+  serversWithAll: number;
+  received: number;
+  distinctInboxes: number;
+  withSignature: number;
+  withSignatureInput: number;
+}
+
+export interface FanoutResult {
+  options: FanoutOptions;
+  /** createPost: the post and its outgoing_activity rows, one transaction. */
+  composeMs: number;
+  rows: number;
+  loop: (Delivered & { rowStates: Record<string, number> }) | { unavailable: string };
+  baseline: Delivered;
+  verified: { checked: number; ok: number; failures: string[] };
+}
+
+const cpuMicros = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+};
+
+/** Stores `inboxes.length` followers, each a Person with its own inbox and an accepted Follow. */
+function seedFollowers(db: DbOrTx, tern: BenchTern, inboxes: string[]): void {
+  const now = tern.core.clock();
+  inboxes.forEach((inbox, i) => {
+    const id = inbox.replace(/\/inbox$/, '');
+    const actorRow = saveActor(db, { id, type: 'Person', preferredUsername: `follower${i}`, inbox, followers: `${id}/followers` }, `@follower${i}@${new URL(id).host}`, now);
+    const follow = persistInboxObject(db, {
+      object: { id: `${id}#follow`, type: 'Follow', actor: id, object: tern.local.id },
+      apId: `${id}#follow`,
+      actor: actorRow,
+      now,
+    });
+    db.insert(follower).values({ createdAt: now, updatedAt: now, actorId: actorRow.id, inboxObjectId: follow.id, apActorId: id }).run();
+  });
+}
+
+function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, expectedPerServer: number): Delivered {
+  const counts = Object.values(stats.perServer);
+  return {
+    wallMs,
+    perSec: stats.total / (wallMs / 1000),
+    cpuUsPerDelivery: cpu / Math.max(1, stats.total),
+    serversReached: counts.length,
+    serversWithAll: counts.filter((n) => n === expectedPerServer).length,
+    received: stats.total,
+    distinctInboxes: stats.distinctPaths,
+    withSignature: stats.withSignature,
+    withSignatureInput: stats.withSignatureInput,
+  };
+}
+
+async function verifySamples(tern: BenchTern, stats: InboxServerStatsReply): Promise<FanoutResult['verified']> {
+  const keyCache = createKeyCache({ contextLoader: tern.core.fed.contextLoader });
+  const failures: string[] = [];
+  let ok = 0;
+  for (const sample of stats.samples) {
+    const headers = new Headers();
+    for (const [name, value] of Object.entries(sample.headers)) {
+      if (!['connection', 'keep-alive', 'transfer-encoding'].includes(name)) headers.set(name, value);
+    }
+    const request = new Request(sample.url, { method: sample.method, headers, body: sample.body });
+    const result = await verifyInbound(request, {
+      documentLoader: tern.core.fed.documentLoader,
+      contextLoader: tern.core.fed.contextLoader,
+      keyCache,
+    });
+    if (result.ok && keyBelongsToActor(result.ownerActorId, tern.local.id)) ok++;
+    else failures.push(`${sample.url}: ${result.ok ? `owner ${result.ownerActorId}` : result.reason}`);
+  }
+  return { checked: stats.samples.length, ok, failures: failures.slice(0, 5) };
+}
+
+export async function runFanout(tern: BenchTern, remote: Remote, options: FanoutOptions, hooks: PartHooks = noHooks): Promise<FanoutResult> {
+  const { core } = tern;
+  const { origins } = await remote.ask({ type: 'startInboxServers', servers: options.servers }, 'inboxServersReady');
+  const recipients = origins.flatMap((origin) =>
+    Array.from({ length: options.followersPerServer }, (_, k) => `${origin}/users/follower${k}/inbox`),
+  );
+  await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
+  core.db.transaction((tx) => seedFollowers(tx, tern, recipients));
+
+  // Compose: the post and one outgoing_activity row per follower inbox, in one transaction.
+  const composeStart = performance.now();
+  const post = await core.services.author.createPost({ content: 'Hello, 1,000 followers.', visibility: 'PUBLIC' });
+  const composeMs = performance.now() - composeStart;
+  const rows = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE outbox_object_id = ${post.id}`).n;
+
+  const loop = core.loops.delivery;
+  let loopResult: FanoutResult['loop'];
+  let samples: InboxServerStatsReply | null = null;
+  try {
+    if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
+    await hooks.start('fan-out loop');
+    const cpuStart = process.cpuUsage();
+    const started = performance.now();
+    loop.start();
+    await loop.drain();
+    const wallMs = performance.now() - started;
+    const cpu = cpuMicros(cpuStart);
+    await hooks.stop();
+    await loop.stop();
+    const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
+    samples = stats;
+    const states = core.db.all<{ state: string; n: number }>(sql`
+      SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
+      FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
+    loopResult = { ...delivered(stats, wallMs, cpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])) };
+  } catch (error) {
+    await hooks.stop();
+    loopResult = { unavailable: (error as Error).message };
+  }
+
+  // The same requests with signedFetch alone: the signing + HTTP floor of a delivery.
+  const firstRow = core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, post.id)).get();
+  const payload = firstRow ? deliveryPayload(core.db, tern.local, firstRow) : null;
+  if (payload?.kind !== 'send') throw new Error('no payload for the post');
+  const signer = { keyId: new URL(tern.local.keyId), privateKey: core.fed.keys.rsa.privateKey };
+  let next = 0;
+  await hooks.start('fan-out signedFetch alone');
+  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  await Promise.all(
+    Array.from({ length: options.baselineConcurrency }, async () => {
+      while (next < recipients.length) {
+        const url = recipients[next++]!;
+        const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: payload.body });
+        const response = await signedFetch(core.fed.client, request, signer);
+        await response.body?.cancel();
+      }
+    }),
+  );
+  const baselineMs = performance.now() - started;
+  const baselineCpu = cpuMicros(cpuStart);
+  await hooks.stop();
+  const baselineStats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
+
+  return {
+    options,
+    composeMs,
+    rows,
+    loop: loopResult,
+    baseline: delivered(baselineStats, baselineMs, baselineCpu, options.followersPerServer),
+    verified: await verifySamples(tern, samples !== null && samples.samples.length > 0 ? samples : baselineStats),
+  };
+}

@@ -1,0 +1,217 @@
+// Inbox phase: signed activities from a few remote actors POSTed over loopback to Tern's real
+// listener (verify → incoming_activity → 202), in slices of 1,000 with a GC'd memory reading
+// after each; then the core's own inbox loop is started, as the app starts it, and processes
+// what was accepted (incoming_activity → inbox, actor, notifications…) until done or until the
+// time budget is spent. Accepting and processing are timed separately, then combined.
+import { sql } from 'drizzle-orm';
+import { checkpoint, type Checkpoint, type MemorySampler } from './memory';
+import type { Remote } from './remote-client';
+import { savePost, type BenchTern } from './tern';
+
+export interface InboxOptions {
+  activities: number;
+  actors: number;
+  concurrency: number;
+  createBytes: number;
+  slice: number;
+  /** Processing stops after this long even if rows remain (keeps the bench near a minute). */
+  processBudgetMs: number;
+}
+
+export interface Slice {
+  rows: number;
+  acceptedPerSec: number;
+}
+
+export interface InboxResult {
+  options: InboxOptions;
+  presign: { ms: number; bySpec: Record<string, number>; byType: Record<string, number>; meanBodyBytes: number };
+  accept: {
+    sent: number;
+    statuses: Record<string, number>;
+    failures: string[];
+    wallMs: number;
+    perSec: number;
+    latencyMs: { p50: number; p90: number; p99: number; max: number };
+    /** Tern's CPU time (user + system, all threads) per accepted activity. */
+    cpuUsPerActivity: number;
+    slices: Slice[];
+  };
+  keys: { fetchesCounted: number; actorDocGets: Record<string, number>; cacheHits: number; cacheMisses: number };
+  process: {
+    wallMs: number;
+    perSec: number;
+    /** Rows done (processed, dropped or errored) of those accepted; the loop stops at the budget. */
+    done: number;
+    of: number;
+    budgetHit: boolean;
+    /** Heap after GC and RSS each time another half `slice` rows were done. */
+    memory: Checkpoint[];
+    cpuUsPerActivity: number;
+    summary: { processed: number; dropped: number; retried: number; errored: number };
+    /** Processing rate over the first and the last fifth of the rows. */
+    firstFifthPerSec: number;
+    lastFifthPerSec: number;
+    actorServerGets: Record<string, number>;
+    dropReasons: Record<string, number>;
+    inboxRows: number;
+    notifications: number;
+  };
+  combinedPerSec: number;
+  memory: Checkpoint[];
+}
+
+const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
+const cpuMicros = (since: NodeJS.CpuUsage) => {
+  const used = process.cpuUsage(since);
+  return used.user + used.system;
+};
+
+/** Brackets each measured part (BENCH_CPU_PROFILE); does nothing otherwise. */
+export interface PartHooks {
+  start(part: string): Promise<void>;
+  stop(): Promise<void>;
+}
+export const noHooks: PartHooks = { start: () => Promise.resolve(), stop: () => Promise.resolve() };
+
+export async function runInbox(
+  tern: BenchTern,
+  remote: Remote,
+  sampler: MemorySampler,
+  options: InboxOptions,
+  hooks: PartHooks = noHooks,
+): Promise<InboxResult> {
+  const { core } = tern;
+  const likeTargets = Array.from({ length: 10 }, (_, i) => savePost(core.db, tern.local, core.clock(), `post ${i}`).apId);
+  await remote.ask({ type: 'setupActors', actors: options.actors }, 'actorsReady');
+  sampler.phase('inbox: presign (remote process)');
+  const presigned = await remote.ask(
+    { type: 'presign', inbox: `${tern.local.inbox}`, count: options.activities, likeTargets, createBytes: options.createBytes },
+    'presigned',
+  );
+
+  // ---- accept
+  sampler.phase('inbox: accept');
+  const memory: Checkpoint[] = [checkpoint(0)];
+  const latencies: number[] = [];
+  const statuses: Record<string, number> = {};
+  const failures: string[] = [];
+  const slices: Slice[] = [];
+  let wallMs = 0;
+  let cpu = 0;
+  await hooks.start('inbox accept');
+  for (let from = 0; from < options.activities; from += options.slice) {
+    const to = Math.min(options.activities, from + options.slice);
+    const cpuStart = process.cpuUsage();
+    const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from, to }, 'blastDone');
+    cpu += cpuMicros(cpuStart);
+    wallMs += done.wallMs;
+    latencies.push(...done.latenciesMs);
+    for (const [status, n] of Object.entries(done.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
+    failures.push(...done.failures);
+    slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000) });
+    memory.push(checkpoint(to)); // between slices, outside the timing
+  }
+  await hooks.stop();
+  latencies.sort((a, b) => a - b);
+  const accepted = statuses['202'] ?? 0;
+  const acceptGets = (await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply')).gets;
+  const { stats } = core.fed.keyCache;
+  const keys = { fetchesCounted: stats.fetches, actorDocGets: acceptGets, cacheHits: stats.hits, cacheMisses: stats.misses };
+
+  // ---- process: the core's own inbox loop, started as the app starts it (it yields to the
+  // event loop between batches; drain() would not) and stopped when every row is done or the
+  // time budget is spent. Progress and RSS are read from the table / process meanwhile.
+  sampler.phase('inbox: process (loop)');
+  const countDone = () =>
+    core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1 OR is_errored = 1`).n;
+  const progress: Array<{ t: number; n: number }> = [];
+  const processMemory: Checkpoint[] = [];
+  await hooks.start('inbox process');
+  const cpuStart = process.cpuUsage();
+  const processStart = performance.now();
+  core.loops.inbox.start();
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      const n = countDone();
+      const t = performance.now() - processStart;
+      progress.push({ t, n });
+      const nextMark = (processMemory.length + 1) * (options.slice / 2);
+      // A forced GC between batches (a few ms, three or four times): heap after GC is what is kept.
+      if (n >= nextMark) processMemory.push(checkpoint(n));
+      if (n >= accepted || t >= options.processBudgetMs) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 50);
+  });
+  await core.loops.inbox.stop();
+  const processMs = performance.now() - processStart;
+  const processCpu = cpuMicros(cpuStart);
+  await hooks.stop();
+  const total = countDone();
+  progress.push({ t: processMs, n: total });
+  memory.push(checkpoint(total));
+  const processGets = (await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply')).gets;
+  const outcomes = core.db.get<{ processed: number; dropped: number; errored: number; retried: number }>(sql`
+    SELECT sum(is_processed = 1 AND error IS NULL) AS processed, sum(is_processed = 1 AND error IS NOT NULL) AS dropped,
+           sum(is_errored = 1) AS errored, sum(is_processed = 0 AND is_errored = 0 AND tries > 0) AS retried
+    FROM incoming_activity`);
+  const summary = { processed: outcomes.processed ?? 0, dropped: outcomes.dropped ?? 0, retried: outcomes.retried ?? 0, errored: outcomes.errored ?? 0 };
+
+  const fifth = Math.max(1, Math.floor(total / 5));
+  const timeAt = (n: number) => {
+    // Linear interpolation between the polled points around n.
+    let previous = { t: 0, n: 0 };
+    for (const point of progress) {
+      if (point.n >= n) return previous.t + ((n - previous.n) / Math.max(1, point.n - previous.n)) * (point.t - previous.t);
+      previous = point;
+    }
+    return processMs;
+  };
+  const firstFifthPerSec = fifth / (timeAt(fifth) / 1000);
+  const lastFifthPerSec = fifth / ((processMs - timeAt(total - fifth)) / 1000);
+  const dropRows = core.db.all<{ error: string; n: number }>(
+    sql`SELECT substr(error, 1, 60) AS error, count(*) AS n FROM incoming_activity WHERE error IS NOT NULL GROUP BY 1 ORDER BY 2 DESC LIMIT 5`,
+  );
+  const inboxRows = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM inbox`).n;
+  const notifications = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM notifications`).n;
+
+  const processedCount = total;
+  const acceptPerSec = accepted / (wallMs / 1000);
+  const processPerSec = processedCount / (processMs / 1000);
+  return {
+    options,
+    presign: { ms: presigned.ms, bySpec: presigned.bySpec, byType: presigned.byType, meanBodyBytes: presigned.meanBodyBytes },
+    accept: {
+      sent: options.activities,
+      statuses,
+      failures,
+      wallMs,
+      perSec: acceptPerSec,
+      latencyMs: { p50: quantile(latencies, 0.5), p90: quantile(latencies, 0.9), p99: quantile(latencies, 0.99), max: latencies.at(-1) ?? 0 },
+      cpuUsPerActivity: cpu / Math.max(1, accepted),
+      slices,
+    },
+    keys,
+    process: {
+      wallMs: processMs,
+      perSec: processPerSec,
+      done: processedCount,
+      of: accepted,
+      budgetHit: processedCount < accepted,
+      memory: processMemory,
+      cpuUsPerActivity: processCpu / Math.max(1, processedCount),
+      summary,
+      firstFifthPerSec,
+      lastFifthPerSec,
+      actorServerGets: processGets,
+      dropReasons: Object.fromEntries(dropRows.map((r) => [r.error, r.n])),
+      inboxRows,
+      notifications,
+    },
+    // Per activity: its share of accepting plus its share of processing.
+    combinedPerSec: 1 / (1 / acceptPerSec + 1 / processPerSec),
+    memory,
+  };
+}
