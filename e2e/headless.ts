@@ -12,6 +12,7 @@ const REPO = path.resolve(import.meta.dirname, '..');
 /** The built headless entry (`npm run build`); overridable to run the specs against another build. */
 const ENTRY = path.resolve(REPO, process.env.TERN_HEADLESS_ENTRY ?? 'dist/electron/headless.mjs');
 const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/;
+const LISTENER_LINE = /^Listener on (http:\/\/\S+)/;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
 
@@ -22,16 +23,36 @@ export interface Headless {
   origin: string;
   token: string;
   dataDir: string;
+  /** Where the federation listener listens (with `listen`), else null. */
+  listenerUrl: string | null;
   /** Ends Tern (SIGTERM, then SIGKILL if it lingers) and removes its data folder. Idempotent. */
   stop: () => Promise<void>;
 }
 
-export async function startHeadless(): Promise<Headless> {
+export interface HeadlessOptions {
+  /** Saved as the identity at start (--base-url, --username); leave out for the first-run setup. */
+  baseUrl?: string;
+  username?: string;
+  /** Start the federation listener here (--listen), e.g. '127.0.0.1:0' for a free port. */
+  listen?: string;
+  /** Let the outbound client reach loopback peers (--allow-private-addresses); tests only. */
+  allowPrivateAddresses?: boolean;
+}
+
+/** The identity most specs start with, so they open straight into the app. */
+export const TEST_IDENTITY = { baseUrl: 'https://tern.test', username: 'ana' } as const;
+
+export async function startHeadless(options: HeadlessOptions = {}): Promise<Headless> {
   // realpath: on some systems the temp folder is a symlink, and Tern reports the resolved path.
   const dataDir = await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-')));
   // Hex, not base64url: a token starting with '-' would be read by Tern's parseArgs as an option.
   const token = randomBytes(24).toString('hex');
-  const child = spawn(process.execPath, [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token], {
+  const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token];
+  if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
+  if (options.username !== undefined) args.push('--username', options.username);
+  if (options.listen !== undefined) args.push('--listen', options.listen);
+  if (options.allowPrivateAddresses) args.push('--allow-private-addresses');
+  const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'test' },
@@ -52,14 +73,18 @@ export async function startHeadless(): Promise<Headless> {
   const stop = () => (stopping ??= kill(child, exited).finally(() => rm(dataDir, { recursive: true, force: true })));
 
   try {
+    let listenerUrl: string | null = null;
     const url = await new Promise<string>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Tern did not print its URL within ${START_TIMEOUT_MS} ms`)), START_TIMEOUT_MS);
+      let openUrl: string | null = null;
       stdout.on('line', (line) => {
         remember(line);
-        const match = READY_LINE.exec(line.trim());
-        if (match?.[1]) {
+        openUrl ??= READY_LINE.exec(line.trim())?.[1] ?? null;
+        listenerUrl ??= LISTENER_LINE.exec(line.trim())?.[1] ?? null;
+        // With a listener, Tern prints where it listens right after the URL to open.
+        if (openUrl && (options.listen === undefined || listenerUrl)) {
           clearTimeout(timer);
-          resolve(match[1]);
+          resolve(openUrl);
         }
       });
       child.once('error', (err) => {
@@ -71,7 +96,7 @@ export async function startHeadless(): Promise<Headless> {
         reject(new Error(`Tern exited before it was ready (code ${code}, signal ${signal})`));
       });
     });
-    return { url, origin: new URL(url).origin, token, dataDir, stop };
+    return { url, origin: new URL(url).origin, token, dataDir, listenerUrl, stop };
   } catch (err) {
     await stop();
     const detail = output.length ? `\n--- its output ---\n${output.join('\n')}` : '';

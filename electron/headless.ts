@@ -153,7 +153,11 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
     url: `${origin}/?token=${encodeURIComponent(options.token)}`,
     listenerUrl: core.listener.status().url,
     async close() {
-      await new Promise<void>((done) => server.close(() => done()));
+      // Browsers keep idle (and pre-opened) sockets: close them, or close() waits for them.
+      await new Promise<void>((done) => {
+        server.close(() => done());
+        if ('closeAllConnections' in server) server.closeAllConnections();
+      });
       await core.listener.stop();
       await core.loops.inbox.stop();
       // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.

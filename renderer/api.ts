@@ -94,3 +94,8 @@ function isIpcResult(value: unknown): value is IpcResult<unknown> {
   const error = value.error;
   return typeof error === 'object' && error !== null && 'code' in error && typeof error.code === 'string';
 }
+
+/** Any thrown value as an ApiError, so every failure has a sentence to show. */
+export function toApiError(err: unknown, channel: Channel): ApiError {
+  return err instanceof ApiError ? err : new ApiError('internal', strings.errors.internal, channel);
+}

@@ -4,6 +4,11 @@ import { createRoot } from 'react-dom/client';
 import { App } from './App';
 import { STRINGS_LANG } from './strings';
 import './styles.css';
+import './styles/frame.css';
+import './styles/controls.css';
+import './styles/lists.css';
+import './styles/posts.css';
+import './styles/views.css';
 
 document.documentElement.lang = STRINGS_LANG;
 

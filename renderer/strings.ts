@@ -1,7 +1,12 @@
 // Every sentence and label the user sees, in one place so Tern can be translated later, plus
 // the Intl helpers that format numbers, times and plurals for the user's locale. Components
 // never hold user-visible text of their own.
+import type { DeliveryRowState } from '../electron/ipc/author-contract';
 import type { CountedTable } from '../electron/ipc/contract';
+import type { Flag } from './posts/actions';
+import type { Visibility } from './posts/model';
+import type { ShortcutKey } from './keyboard';
+import type { NotificationKind } from './notifications/groups';
 
 /** The language the strings below are written in (for <html lang>). */
 export const STRINGS_LANG = 'en';
@@ -70,7 +75,15 @@ export const strings = {
 
   places: {
     label: 'Places',
+    stream: 'Stream',
+    notifications: 'Notifications',
+    compose: 'Compose',
+    profile: 'Profile',
+    people: 'People',
+    deliveries: 'Deliveries',
+    settings: 'Settings',
     overview: 'Overview',
+    unread: (n: number) => `${formatNumber(n)} unread`,
   },
 
   statusLine: {
@@ -89,6 +102,14 @@ export const strings = {
   refresh: 'Refresh',
   refreshing: 'Refreshing…',
   retry: 'Try again',
+  close: 'Close',
+  back: 'Back',
+  loadMore: 'Load more',
+  loadingMore: 'Loading more…',
+  save: 'Save',
+  saving: 'Saving…',
+  saved: 'Saved',
+  cancel: 'Cancel',
 
   overview: {
     title: 'Overview',
@@ -135,6 +156,360 @@ export const strings = {
     notifications: 'Notifications',
     oauth_client: 'OAuth clients',
   } satisfies Record<CountedTable, string>,
+
+  lists: {
+    refreshFailed: 'What you see is from before; it could not be refreshed.',
+    moreFailed: 'The next page could not be loaded.',
+    end: 'That is everything.',
+  },
+
+  setup: {
+    title: 'Welcome to Tern',
+    lede: 'Tern is your home on the fediverse, kept on this computer. Before you start, tell it who you are.',
+    baseUrl: 'Base URL',
+    baseUrlPlaceholder: 'https://tern.example.com',
+    baseUrlHint:
+      'The public address where others will reach you. It is your identity on the fediverse: your handle and every link to your posts are made from it, so pick one you can keep.',
+    username: 'User name',
+    usernamePlaceholder: 'ana',
+    usernameHint: 'Letters, digits and _ (up to 30).',
+    youWillBe: (handle: string) => `You will be ${handle}`,
+    youWillBeUnknown: 'Your handle will appear here as you type.',
+    tunnelTitle: 'How others reach you',
+    tunnelText:
+      'Tern listens on this computer only. A tunnel you choose — Cloudflare Tunnel, Tailscale Funnel, ngrok or your own reverse proxy — forwards the base URL to Tern’s listener, which you turn on in Settings. Until then you can read and write; posts wait and are delivered when you are online.',
+    submit: 'Start using Tern',
+    saving: 'Saving…',
+    later: 'You can change both later in Settings.',
+    loadFailed: 'Tern’s settings could not be loaded.',
+  },
+
+  shortcuts: {
+    title: 'Keyboard shortcuts',
+    keys: {
+      j: 'Next post',
+      k: 'Previous post',
+      o: 'Open the post and its thread',
+      r: 'Reply to the post',
+      l: 'Like or unlike the post',
+      b: 'Boost or unboost the post',
+      n: 'Write a new post',
+      '/': 'Look someone up',
+      '?': 'Show this list',
+    } satisfies Record<ShortcutKey, string>,
+  },
+
+  settings: {
+    title: 'Settings',
+    lede: 'Who you are on the fediverse, and how Tern reaches it.',
+    profileTitle: 'Profile',
+    profileLede: 'What others see on your profile. Changes are sent to your followers.',
+    displayName: 'Display name',
+    summary: 'About you',
+    summaryHint: 'Markdown. Shown on your profile.',
+    manualApproval: 'Approve followers by hand',
+    manualApprovalHint: 'New followers wait in People and Notifications until you accept them.',
+    identityTitle: 'Identity',
+    identityWarningTitle: 'Your base URL is who you are',
+    identityWarning:
+      'Once people follow you, changing the base URL makes you someone new: their follows stay with the old address, and links to your posts break.',
+    baseUrl: 'Base URL',
+    baseUrlHint: 'The public address your tunnel forwards to Tern’s listener.',
+    username: 'User name',
+    handleIs: (handle: string) => `You are ${handle}.`,
+    handleWillBe: 'Save to use the new address.',
+    changeAnyway: 'Change it anyway',
+    listenerTitle: 'Listener',
+    listenerLede: 'Other servers deliver posts, follows and likes to the listener. It is reached from the internet only through your tunnel.',
+    listenerEnabled: 'Listen for other servers',
+    listenerEnabledHint: (baseUrl: string) => (baseUrl ? `Point your tunnel for ${baseUrl} at this port.` : 'Point your tunnel at this port.'),
+    port: 'Port',
+    portHint: (host: string) => `Tern listens on ${host} only.`,
+    behindProxy: 'Behind a tunnel or proxy',
+    behindProxyHint: 'Trust the X-Forwarded-* headers the tunnel adds. Turn this on only when a tunnel is in front.',
+    listening: (url: string) => `Listening at ${url}`,
+    notListening: 'Not listening',
+    offlineTitle: 'Working offline',
+    workOfflineHint: 'Nothing is sent or fetched; what you write waits and is delivered when you turn this off.',
+    aboutTitle: 'For reference',
+    fingerprint: 'Key fingerprint',
+    actorId: 'Actor',
+    dataFolder: 'Data folder',
+    notSet: 'not set',
+  },
+
+  connectivity: {
+    online: 'Online',
+    offline: 'Offline',
+    workingOffline: 'Working offline',
+    workOffline: 'Work offline',
+    waiting: (n: number) =>
+      n === 0 ? 'Nothing waiting to send' : `${formatNumber(n)} ${plural(n, { one: 'delivery', other: 'deliveries' })} waiting to send`,
+    listenerOn: (url: string) => `Listener on ${url}`,
+    listenerOff: 'Listener off',
+    checked: 'Checked',
+  },
+
+  notifications: {
+    title: 'Notifications',
+    lede: 'Who followed, liked, boosted or mentioned you.',
+    markAllRead: 'Mark all as read',
+    loadFailed: 'Your notifications could not be loaded.',
+    emptyTitle: 'Nothing yet',
+    emptyText: (handle: string) =>
+      handle ? `When someone follows ${handle} or answers one of your posts, you will see it here.` : 'When someone follows you or answers one of your posts, you will see it here.',
+    unread: 'Unread',
+    deleted: 'This has been deleted.',
+    /** "Ana", "Ana and Ben", "Ana and 4 others". */
+    actors: (names: string[]) => {
+      const [first = 'Someone', second] = names;
+      if (names.length <= 1) return first;
+      if (names.length === 2) return `${first} and ${second}`;
+      const others = names.length - 1;
+      return `${first} and ${formatNumber(others)} ${plural(others, { one: 'other', other: 'others' })}`;
+    },
+    sentence: (kind: NotificationKind | null, who: string): string => {
+      switch (kind) {
+        case 'NEW_FOLLOWER':
+          return `${who} followed you`;
+        case 'UNFOLLOW':
+          return `${who} unfollowed you`;
+        case 'FOLLOW_REQUEST_ACCEPTED':
+          return `${who} accepted your follow request`;
+        case 'FOLLOW_REQUEST_REJECTED':
+          return `${who} declined your follow request`;
+        case 'LIKE':
+          return `${who} liked your post`;
+        case 'UNDO_LIKE':
+          return `${who} took back a like of your post`;
+        case 'ANNOUNCE':
+          return `${who} boosted your post`;
+        case 'UNDO_ANNOUNCE':
+          return `${who} took back a boost of your post`;
+        case 'MENTION':
+          return `${who} mentioned you`;
+        case 'NEW_WEBMENTION':
+          return 'A page mentioned your post';
+        case 'UPDATED_WEBMENTION':
+          return 'A page that mentions your post changed';
+        case 'DELETED_WEBMENTION':
+          return 'A page no longer mentions your post';
+        default:
+          return `${who} did something`;
+      }
+    },
+  },
+
+  followRequests: {
+    title: 'Follow requests',
+    count: (n: number) => `${formatNumber(n)} waiting`,
+    empty: 'No one is waiting for an answer.',
+    loadFailed: 'Follow requests could not be loaded.',
+    asked: 'Asked',
+    accept: 'Accept',
+    reject: 'Reject',
+    acceptLabel: (name: string) => `Accept ${name}`,
+    rejectLabel: (name: string) => `Reject ${name}`,
+  },
+
+  thread: {
+    title: 'Thread',
+    loadFailed: 'This thread could not be loaded.',
+    missingParent: 'The post this answers could not be fetched.',
+    openParent: 'Open it on its server',
+    replies: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'reply', other: 'replies' })}`,
+    noReplies: 'No replies yet.',
+  },
+
+  visibility: {
+    label: 'Who can see it',
+    PUBLIC: 'Public',
+    UNLISTED: 'Unlisted',
+    FOLLOWERS_ONLY: 'Followers only',
+    DIRECT: 'Direct',
+    hints: {
+      PUBLIC: 'Anyone, and it appears in public timelines.',
+      UNLISTED: 'Anyone with the link; kept out of public timelines.',
+      FOLLOWERS_ONLY: 'Only your followers.',
+      DIRECT: 'Only the people you mention.',
+    },
+  } satisfies Record<Visibility, string> & { label: string; hints: Record<Visibility, string> },
+
+  post: {
+    boostedBy: (name: string) => `${name} boosted`,
+    pinned: 'Pinned',
+    openThread: 'Open the thread',
+    edited: 'edited',
+    replyingTo: 'In reply to a post',
+    sensitive: 'Sensitive content',
+    showMore: 'Show more',
+    showLess: 'Show less',
+    deleted: 'This post has been deleted.',
+    attachments: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'attachment', other: 'attachments' })}, not shown yet`,
+    actions: 'Actions',
+    reply: 'Reply',
+    boost: 'Boost',
+    like: 'Like',
+    bookmark: 'Bookmark',
+    boosts: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'boost', other: 'boosts' })}`,
+    likes: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'like', other: 'likes' })}`,
+    more: 'More',
+    pin: 'Pin to your profile',
+    unpin: 'Unpin from your profile',
+    edit: 'Edit',
+    delete: 'Delete',
+    deleteQuestion: 'Delete this post everywhere?',
+    openOriginal: 'Open the original page',
+    pending: 'waiting to be sent',
+    flagVerb: {
+      liked: (on: boolean) => (on ? 'like' : 'unlike'),
+      boosted: (on: boolean) => (on ? 'boost' : 'unboost'),
+      bookmarked: (on: boolean) => (on ? 'bookmark' : 'remove the bookmark'),
+      pinned: (on: boolean) => (on ? 'pin' : 'unpin'),
+    } satisfies Record<Flag, (on: boolean) => string>,
+    failed: (what: string, why: string) => `Could not ${what}: ${why}`,
+  },
+
+  delivery: {
+    queued: (total: number) =>
+      total > 0
+        ? `Queued for ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })} — will be sent when you’re online`
+        : 'Queued — will be sent when you’re online',
+    sending: (sent: number, total: number) => `Sending — delivered to ${formatNumber(sent)} of ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })}`,
+    sent: (sent: number, total: number) => `Delivered to ${formatNumber(sent)} of ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })}`,
+    failed: (sent: number, total: number, why: string | null) =>
+      `Failed — delivered to ${formatNumber(sent)} of ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })}${why ? `. ${why}` : ''}`,
+    local: 'Kept here — no one to deliver it to yet',
+    noServers: 'No deliveries recorded for this post.',
+  },
+
+  deliveries: {
+    title: 'Deliveries',
+    lede: 'What Tern is sending to other servers, and what they answered.',
+    state: {
+      queued: 'Queued',
+      resolving: 'Finding the inbox',
+      sending: 'Sending',
+      retrying: 'Will retry',
+      sent: 'Delivered',
+      failed: 'Failed',
+    } satisfies Record<DeliveryRowState, string>,
+    tries: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'try', other: 'tries' })}`,
+    lastStatus: (code: number) => `last answer HTTP ${code}`,
+    lastTry: 'last tried',
+    nextTry: 'next try',
+    gaveUp: 'Tern gave up.',
+    willRetry: 'Tern will try again.',
+    retryNow: 'Retry now',
+    retryAll: 'Retry all now',
+    retryOne: (host: string) => `Retry ${host} now`,
+    retried: (n: number) => (n === 0 ? 'Nothing needed a retry.' : `${formatNumber(n)} ${plural(n, { one: 'delivery', other: 'deliveries' })} will be tried again now.`),
+    loadFailed: 'The delivery queue could not be loaded.',
+    emptyTitle: 'Nothing to deliver',
+    emptyText: 'When you post, follow or like, what Tern sends to other servers appears here with its progress.',
+    emptyFiltered: 'Nothing here with this state.',
+    filter: 'Show',
+    filters: { all: 'All', pending: 'Waiting', failed: 'Failed', sent: 'Delivered' },
+    online: 'Online',
+    offline: 'Offline',
+    offlineBecause: 'This computer has no network. Posts wait and go out when it is back.',
+    workingOffline: 'Nothing is sent until you turn Work offline off; what you write waits here.',
+    onlineText: 'Tern sends as soon as something is queued.',
+    listenerLocal: (url: string) => `(on this computer at ${url})`,
+    listenerSettings: 'Listener settings',
+  },
+
+  stream: {
+    title: 'Stream',
+    lede: 'Posts from the people you follow, and your own.',
+    loadFailed: 'The stream could not be loaded.',
+    emptyTitle: 'Your stream is quiet',
+    emptyText: 'Follow someone to see their posts here — look them up by their handle, such as @ana@example.social.',
+    findPeople: 'Find people to follow',
+    writeFirst: 'Write a post',
+    fresh: (n: number) => `Show ${formatNumber(n)} new ${plural(n, { one: 'post', other: 'posts' })}`,
+  },
+
+  profile: {
+    title: 'Profile',
+    postsLabel: 'Your posts',
+    noSummary: 'No description yet.',
+    addSummary: 'Add one in Settings',
+    write: 'New post',
+    loadFailed: 'Your posts could not be loaded.',
+    emptyTitle: 'You have not posted yet',
+    emptyText: 'What you write appears here first, with how far it has travelled. It works offline too.',
+    writeFirst: 'Write your first post',
+  },
+
+  compose: {
+    title: 'New post',
+    replyTitle: 'Reply',
+    lede: 'Write in Markdown. It is saved as you type, and works offline.',
+    textLabel: 'Your post',
+    placeholder: 'What’s on your mind?',
+    contentWarning: 'Content warning',
+    contentWarningPlaceholder: 'Content warning: say what the post is about',
+    contentWarningOptional: 'Content warning (optional)',
+    contentWarningShort: 'CW',
+    character: 'character',
+    characters: 'characters',
+    send: 'Post',
+    sendReply: 'Post reply',
+    posting: 'Posting…',
+    discard: 'Discard draft',
+    draftKept: 'Draft kept',
+    preview: 'Preview',
+    previewEmpty: 'Your post will look like this.',
+    markdownHint: '**bold**, _italic_, [link](https://…), lists, `code`',
+    posted: 'Posted — on its way to your followers',
+    postedLocal: 'Posted — it is on your profile; no one follows you yet to send it to',
+    savedOffline: 'Saved — will be delivered when you’re online',
+    seeInProfile: 'See it in your profile',
+    replyingTo: 'Replying to a post',
+    replyingToName: (name: string) => `Replying to ${name}`,
+    cancelReply: 'Don’t reply',
+    replyMissing: 'The post could not be loaded; your reply will still be sent to it.',
+    editTitle: 'Edit post',
+    editLede: 'Everyone who received the post gets the new version.',
+    editLoadFailed: 'The post could not be loaded for editing.',
+    saveEdit: 'Save changes',
+  },
+
+  people: {
+    title: 'People',
+    lede: 'Who follows you, whom you follow, and finding someone new.',
+    lookupTitle: 'Find someone',
+    lookupLabel: 'Handle or URL',
+    lookupPlaceholder: '@ana@example.social or https://…',
+    lookUp: 'Look up',
+    lookingUp: 'Looking up…',
+    follow: 'Follow',
+    unfollow: 'Unfollow',
+    cancelRequest: 'Cancel request',
+    remove: 'Remove',
+    followsYou: 'Follows you',
+    requestedNote: 'They approve followers by hand; you will follow them once they accept.',
+    listsLabel: 'Lists of people',
+    loadFailed: 'The lists of people could not be loaded.',
+    tabs: { followers: 'Followers', following: 'Following', pending: 'Pending', requests: 'Requests' },
+    since: { followers: 'Follows you since', following: 'Followed since', pending: 'Asked' },
+    confirm: { followers: 'Remove follower', following: 'Unfollow', pending: 'Cancel request' },
+    empty: {
+      followers: {
+        title: 'No one follows you yet',
+        text: (handle: string) => `Share ${handle || 'your handle'} — anyone on the fediverse can follow you by it.`,
+      },
+      following: {
+        title: 'You follow no one yet',
+        text: (_handle: string) => 'Look someone up above by their handle or a link to their profile, and follow them.',
+      },
+      pending: {
+        title: 'No follow waiting for an answer',
+        text: (_handle: string) => 'When you follow someone who approves followers by hand, it waits here until they answer.',
+      },
+    },
+  },
 
   errors: {
     forbidden: 'This page needs the link Tern printed when it started (with its token).',

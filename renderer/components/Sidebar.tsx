@@ -1,31 +1,71 @@
 // The left column: Tern's mark and the places the author can go. The current place is marked
 // with aria-current, which the stylesheet also uses, so it is obvious to eyes and to ears.
+// Notifications carry the unread count; Compose shows its shortcut.
+import { useEffect } from 'react';
 import { PLACES, hrefOf, type PlaceId } from '../places';
-import { strings } from '../strings';
-import { OverviewIcon, TernMark } from './icons';
+import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
+import { formatNumber, strings } from '../strings';
+import { BellIcon, GearIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
 
-const ICONS: Record<PlaceId, () => React.JSX.Element> = { overview: OverviewIcon };
+const ICONS: Record<PlaceId, () => React.JSX.Element> = {
+  stream: StreamIcon,
+  notifications: BellIcon,
+  compose: PenIcon,
+  profile: PersonIcon,
+  people: PeopleIcon,
+  deliveries: OutboxIcon,
+  settings: GearIcon,
+  overview: OverviewIcon,
+};
 
-export function Sidebar({ current }: { current: PlaceId }) {
+const SHORTCUTS: Partial<Record<PlaceId, string>> = { compose: 'n' };
+
+export function Sidebar({ current, handle }: { current: PlaceId; handle: string | null }) {
+  const unread = useUnreadStore((state) => state.count);
+  const refreshUnread = useUnreadStore((state) => state.refresh);
+
+  useEffect(() => {
+    void refreshUnread();
+    const timer = setInterval(() => void refreshUnread(), UNREAD_POLL_MS);
+    return () => clearInterval(timer);
+  }, [refreshUnread]);
+
   return (
     <aside className="sidebar">
       <div className="sidebar__brand">
         <TernMark />
-        <span className="sidebar__name">{strings.appName}</span>
+        <div className="sidebar__who">
+          <span className="sidebar__name">{strings.appName}</span>
+          {handle && <span className="sidebar__handle">{handle}</span>}
+        </div>
       </div>
       <nav aria-label={strings.places.label}>
         <ul className="places">
           {PLACES.map((place) => {
             const PlaceIcon = ICONS[place.id];
+            const shortcut = SHORTCUTS[place.id];
+            const count = place.id === 'notifications' ? unread : 0;
             return (
-              <li key={place.id}>
+              <li key={place.id} className={place.id === 'overview' ? 'places__item--secondary' : undefined}>
                 <a
                   className="places__link"
                   href={hrefOf(place.id)}
                   aria-current={place.id === current ? 'page' : undefined}
+                  aria-keyshortcuts={shortcut}
                 >
                   <PlaceIcon />
-                  <span>{place.label}</span>
+                  <span className="places__label">{place.label}</span>
+                  {count > 0 && (
+                    <span className="badge" data-testid="unread-badge">
+                      <span aria-hidden="true">{formatNumber(count)}</span>
+                      <span className="visually-hidden">{strings.places.unread(count)}</span>
+                    </span>
+                  )}
+                  {shortcut && (
+                    <kbd className="places__shortcut" aria-hidden="true">
+                      {shortcut}
+                    </kbd>
+                  )}
                 </a>
               </li>
             );

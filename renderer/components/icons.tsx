@@ -63,6 +63,174 @@ export const DisconnectedIcon = () => (
   </Icon>
 );
 
+export const StreamIcon = () => (
+  <Icon>
+    <path d="M4 6.5h16" />
+    <path d="M4 12h16" />
+    <path d="M4 17.5h10" />
+  </Icon>
+);
+
+export const BellIcon = () => (
+  <Icon>
+    <path d="M6.5 16.5V11a5.5 5.5 0 0 1 11 0v5.5l1.5 1.5H5z" />
+    <path d="M10 20.5a2.2 2.2 0 0 0 4 0" />
+  </Icon>
+);
+
+export const PenIcon = () => (
+  <Icon>
+    <path d="M4 20h4L19.3 8.7a2.1 2.1 0 0 0-3-3L5 17v3z" />
+    <path d="m14.5 7.5 3 3" />
+  </Icon>
+);
+
+export const PersonIcon = () => (
+  <Icon>
+    <circle cx="12" cy="8.5" r="3.8" />
+    <path d="M4.5 20a7.5 7.5 0 0 1 15 0" />
+  </Icon>
+);
+
+export const PeopleIcon = () => (
+  <Icon>
+    <circle cx="9" cy="9" r="3.3" />
+    <path d="M3 19.5a6 6 0 0 1 12 0" />
+    <path d="M15.5 5.9a3.3 3.3 0 0 1 0 6.2" />
+    <path d="M17.5 14.3a6 6 0 0 1 3.5 5.2" />
+  </Icon>
+);
+
+export const OutboxIcon = () => (
+  <Icon>
+    <path d="M3.5 13.5h4.5l1.5 2.5h5l1.5-2.5h4.5" />
+    <path d="M5.5 8 3.5 13.5V19a1.5 1.5 0 0 0 1.5 1.5h14a1.5 1.5 0 0 0 1.5-1.5v-5.5L18.5 8" />
+    <path d="M12 11V3.5" />
+    <path d="m9 6.5 3-3 3 3" />
+  </Icon>
+);
+
+export const GearIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="3" />
+    <path d="M19.4 15a1.7 1.7 0 0 0 .3 1.8l.1.1a2 2 0 1 1-2.8 2.8l-.1-.1a1.7 1.7 0 0 0-1.8-.3 1.7 1.7 0 0 0-1 1.5V21a2 2 0 1 1-4 0v-.1a1.7 1.7 0 0 0-1.1-1.5 1.7 1.7 0 0 0-1.8.3l-.1.1a2 2 0 1 1-2.8-2.8l.1-.1a1.7 1.7 0 0 0 .3-1.8 1.7 1.7 0 0 0-1.5-1H3a2 2 0 1 1 0-4h.1a1.7 1.7 0 0 0 1.5-1.1 1.7 1.7 0 0 0-.3-1.8l-.1-.1a2 2 0 1 1 2.8-2.8l.1.1a1.7 1.7 0 0 0 1.8.3H9a1.7 1.7 0 0 0 1-1.5V3a2 2 0 1 1 4 0v.1a1.7 1.7 0 0 0 1 1.5 1.7 1.7 0 0 0 1.8-.3l.1-.1a2 2 0 1 1 2.8 2.8l-.1.1a1.7 1.7 0 0 0-.3 1.8V9a1.7 1.7 0 0 0 1.5 1H21a2 2 0 1 1 0 4h-.1a1.7 1.7 0 0 0-1.5 1z" />
+  </Icon>
+);
+
+export const ReplyIcon = () => (
+  <Icon>
+    <path d="M9.5 7 4.5 12l5 5" />
+    <path d="M4.5 12H14a5.5 5.5 0 0 1 5.5 5.5V19" />
+  </Icon>
+);
+
+export const BoostIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="m17 3.5 3 3-3 3" />
+    <path d="M4 11.5v-1a4 4 0 0 1 4-4h12" />
+    <path d="m7 20.5-3-3 3-3" />
+    <path d="M20 12.5v1a4 4 0 0 1-4 4H4" />
+  </Icon>
+);
+
+export const HeartIcon = () => (
+  <Icon>
+    <path d="M12 20s-7.5-4.4-7.5-10.1A4.4 4.4 0 0 1 12 7a4.4 4.4 0 0 1 7.5 2.9C19.5 15.6 12 20 12 20z" />
+  </Icon>
+);
+
+export const BookmarkIcon = () => (
+  <Icon>
+    <path d="M6.5 4h11v16.5L12 16.5l-5.5 4z" />
+  </Icon>
+);
+
+export const MoreIcon = () => (
+  <Icon>
+    <circle cx="5.5" cy="12" r="1" />
+    <circle cx="12" cy="12" r="1" />
+    <circle cx="18.5" cy="12" r="1" />
+  </Icon>
+);
+
+export const PinIcon = ({ className }: { className?: string }) => (
+  <Icon className={className}>
+    <path d="M9 3.5h6" />
+    <path d="M10 3.5v5.5l-3.5 4h11L14 9V3.5" />
+    <path d="M12 13v7.5" />
+  </Icon>
+);
+
+export const GlobeIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="8.5" />
+    <path d="M3.5 12h17" />
+    <path d="M12 3.5c2.3 2.4 3.5 5.2 3.5 8.5s-1.2 6.1-3.5 8.5c-2.3-2.4-3.5-5.2-3.5-8.5S9.7 5.9 12 3.5z" />
+  </Icon>
+);
+
+export const UnlistedIcon = () => (
+  <Icon>
+    <rect x="4.5" y="10.5" width="15" height="10" rx="2" />
+    <path d="M8 10.5V7.5a4 4 0 0 1 7.7-1.5" />
+  </Icon>
+);
+
+export const LockIcon = () => (
+  <Icon>
+    <rect x="4.5" y="10.5" width="15" height="10" rx="2" />
+    <path d="M8 10.5V7.5a4 4 0 0 1 8 0v3" />
+  </Icon>
+);
+
+export const AtIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="3.5" />
+    <path d="M15.5 8.5v5a2.5 2.5 0 0 0 5 0V12a8.5 8.5 0 1 0-3.3 6.7" />
+  </Icon>
+);
+
+export const BackIcon = () => (
+  <Icon>
+    <path d="M19.5 12h-15" />
+    <path d="m10 6-6 6 6 6" />
+  </Icon>
+);
+
+export const ClockIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="8.5" />
+    <path d="M12 7.5V12l3 2" />
+  </Icon>
+);
+
+export const SendIcon = () => (
+  <Icon>
+    <path d="M20.5 3.5 10 14" />
+    <path d="m20.5 3.5-6.5 17-4-6.5-6.5-4z" />
+  </Icon>
+);
+
+export const KeyboardIcon = () => (
+  <Icon>
+    <rect x="2.5" y="6" width="19" height="12" rx="2" />
+    <path d="M6 10h.01M10 10h.01M14 10h.01M18 10h.01M8 14h8" />
+  </Icon>
+);
+
+export const SearchIcon = () => (
+  <Icon>
+    <circle cx="10.5" cy="10.5" r="6" />
+    <path d="m15 15 5.5 5.5" />
+  </Icon>
+);
+
+export const CloseIcon = () => (
+  <Icon>
+    <path d="M6 6l12 12M18 6 6 18" />
+  </Icon>
+);
+
 /** Tern's mark: a tern in flight. */
 export const TernMark = () => (
   <svg className="tern-mark" viewBox="0 0 32 32" width="28" height="28" aria-hidden="true" focusable="false">

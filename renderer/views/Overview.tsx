@@ -3,7 +3,8 @@
 import type { AppStatus, CountedTable } from '../../electron/ipc/contract';
 import { Delayed } from '../components/Delayed';
 import { ErrorState } from '../components/ErrorState';
-import { AttentionIcon, CheckIcon, RefreshIcon } from '../components/icons';
+import { RefreshButton } from '../components/RefreshButton';
+import { AttentionIcon, CheckIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
 import { useStatusStore } from '../store/status';
 import { formatNumber, strings } from '../strings';
@@ -23,10 +24,7 @@ export function Overview() {
           <p className="view__lede">{t.lede}</p>
         </div>
         {status && (
-          <button type="button" className="button button--quiet" onClick={retry} disabled={loading}>
-            <RefreshIcon className={loading ? 'spin-when-busy' : undefined} />
-            <span>{loading ? strings.refreshing : strings.refresh}</span>
-          </button>
+          <RefreshButton busy={loading} onClick={retry} />
         )}
       </header>
 

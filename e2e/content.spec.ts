@@ -1,0 +1,177 @@
+// How the renderer shows what others wrote and did — remote posts, boosts, content warnings,
+// hostile HTML, likes that succeed or fail, grouped notifications and follow requests. A lone
+// headless Tern has none of these, so the channels that list them answer with fixed content
+// (./fake-answers.ts); the actions go through the same routes, and everything else is the real
+// Tern.
+import type { Page } from '@playwright/test';
+import { expect, test } from './fixtures';
+import type { NotificationItem } from '../renderer/notifications/groups';
+import { ana, answer, ben, chloe, post } from './fake-answers';
+import type { Headless } from './headless';
+import { screenshotPath } from './screenshots';
+
+const HOSTILE =
+  '<p>Read <a href="https://gts.example/notes/1">the notes</a> before Friday.</p>' +
+  '<script>window.__pwned = 1</script><img src="https://tracker.example/pixel.png" onerror="window.__pwned = 2">' +
+  '<a href="javascript:window.__pwned = 3">click</a><p style="color:red" onclick="window.__pwned = 4">styled</p>';
+
+const STREAM = [
+  post(ana, '<p>Morning walk along the river. The terns are back! <a href="https://mastodon.example/tags/birds" class="mention hashtag" rel="tag">#<span>birds</span></a></p>', {
+    id: 1,
+    counts: { replies: 2, likes: 12, boosts: 3 },
+  }),
+  post(ben, HOSTILE, { id: 2, boostedBy: { actor: chloe, apId: 'https://misskey.example/notes/b1', at: new Date().toISOString() } }),
+  post(chloe, '<p>I did not see that ending coming. The lighthouse keeper was the narrator all along.</p>', {
+    id: 3,
+    summary: 'Spoilers for the finale',
+    sensitive: true,
+    counts: { replies: 0, likes: 4, boosts: 0 },
+  }),
+  post(ana, '<p>Here is the map I drew of the estuary.</p>', {
+    id: 4,
+    visibility: 'UNLISTED',
+    inReplyTo: 'https://mastodon.example/statuses/99',
+    attachments: [{ url: 'https://mastodon.example/media/map.png', mediaType: 'image/png', name: 'A hand-drawn map of the estuary with the nesting sites circled', blurhash: null, width: 800, height: 600 }],
+  }),
+  post(ben, '<p>Only for people who follow me: the meetup moves to Thursday.</p>', { id: 5, visibility: 'FOLLOWERS_ONLY' }),
+];
+
+async function openStream(page: Page, tern: Headless) {
+  await answer(page, 'timeline.stream', { items: STREAM, nextCursor: null });
+  await page.goto(`${tern.url}#/stream`);
+  await expect(page.getByTestId('post')).toHaveCount(STREAM.length);
+}
+
+test('the stream shows boosts, content warnings and sanitized HTML, and loads no remote image', async ({ page, tern }) => {
+  const remote: string[] = [];
+  page.on('request', (request) => {
+    if (!request.url().startsWith(tern.origin)) remote.push(request.url());
+  });
+  await openStream(page, tern);
+  const posts = page.getByTestId('post');
+
+  await expect(posts.nth(1)).toContainText('Chloé Martin boosted');
+  await expect(posts.nth(1).getByRole('link', { name: 'the notes' })).toHaveAttribute('target', '_blank');
+  await expect(posts.nth(1).locator('img, script, [style], [onclick]')).toHaveCount(0);
+  await expect(posts.nth(1).getByText('click')).not.toHaveAttribute('href');
+  expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+
+  await expect(posts.nth(2).getByText('lighthouse keeper')).toBeHidden();
+  await posts.nth(2).getByRole('button', { name: 'Show more' }).click();
+  await expect(posts.nth(2).getByText('lighthouse keeper')).toBeVisible();
+  await posts.nth(2).getByRole('button', { name: 'Show less' }).click();
+
+  await expect(posts.nth(3)).toContainText('In reply to a post');
+  await expect(posts.nth(3)).toContainText('A hand-drawn map of the estuary');
+  await expect(posts.nth(4).getByRole('button', { name: 'Boost' })).toBeDisabled();
+  await expect(posts.first().locator('time')).toHaveAttribute('title', /\d{4}/);
+
+  expect(remote).toEqual([]);
+  await page.screenshot({ path: screenshotPath('stream-posts') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath('stream-posts-dark') });
+});
+
+test('a like shows at once with a pending mark, and one Tern refuses is put back with the reason', async ({ page, tern }) => {
+  let release!: () => void;
+  const held = new Promise<void>((resolve) => (release = resolve));
+  let refuse = false;
+  await page.route('**/ipc/posts.like', async (route) => {
+    if (refuse) {
+      return route.fulfill({
+        status: 200,
+        contentType: 'application/json',
+        body: JSON.stringify({ ok: false, error: { code: 'unavailable', message: 'mastodon.example did not answer.' } }),
+      });
+    }
+    await held;
+    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, value: STREAM[0] }) });
+  });
+  await openStream(page, tern);
+  const first = page.getByTestId('post').first();
+  const like = first.getByRole('button', { name: 'Like' });
+
+  // With the keyboard: j focuses the first post, l likes it.
+  await page.keyboard.press('j');
+  await expect(first).toBeFocused();
+  await page.keyboard.press('l');
+  await expect(like).toHaveAttribute('aria-pressed', 'true');
+  await expect(like).toContainText('13');
+  await expect(first.getByTestId('pending')).toBeVisible();
+  release();
+  await expect(first.getByTestId('pending')).toHaveCount(0);
+  await expect(like).toHaveAttribute('aria-pressed', 'true');
+
+  const third = page.getByTestId('post').nth(2);
+  refuse = true;
+  await third.getByRole('button', { name: 'Like' }).click();
+  await expect(third.getByRole('alert')).toContainText('Could not like: mastodon.example did not answer.');
+  await expect(third.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'false');
+  await page.screenshot({ path: screenshotPath('stream-like-failed') });
+  refuse = false;
+  release();
+  await third.getByRole('alert').getByRole('button', { name: 'Try again' }).click();
+  await expect(third.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(third.getByRole('alert')).toHaveCount(0);
+});
+
+function notification(id: number, type: NotificationItem['type'], who: typeof ana, isNew: boolean, minutes: number, on: { id: number; excerpt: string } | null): NotificationItem {
+  return {
+    id,
+    type,
+    createdAt: new Date(Date.now() - minutes * 60_000).toISOString(),
+    isNew,
+    actor: who,
+    outboxObject: on ? { id: on.id, box: 'outbox', apId: `https://tern.test/o/${on.id}`, apType: 'Note', excerpt: on.excerpt, isDeleted: false } : null,
+    inboxObject: null,
+    webmentionId: null,
+  };
+}
+
+test('notifications are grouped by kind and post, unread first, and follow requests are answered in place', async ({ page, tern }) => {
+  const walk = { id: 7, excerpt: 'Written offline on the train: the estuary at low tide is all mud and birds.' };
+  const items = [
+    notification(1, 'LIKE', ana, true, 3, walk),
+    notification(2, 'LIKE', ben, true, 9, walk),
+    notification(3, 'LIKE', chloe, true, 30, walk),
+    notification(4, 'NEW_FOLLOWER', ben, true, 45, null),
+    notification(5, 'ANNOUNCE', chloe, false, 60 * 5, walk),
+    { ...notification(6, 'MENTION', ana, false, 60 * 26, null), inboxObject: { id: 40, box: 'inbox' as const, apId: 'https://mastodon.example/statuses/40', apType: 'Note', excerpt: '@ana see you at the hide on Saturday?', isDeleted: false } },
+  ];
+  let unread = 4;
+  await answer(page, 'notifications.list', () => ({ items: items.map((i) => ({ ...i, isNew: unread > 0 && i.isNew })), nextOffset: null, unreadCount: unread }));
+  await answer(page, 'notifications.unreadCount', () => ({ count: unread }));
+  await answer(page, 'notifications.markAllRead', () => {
+    unread = 0;
+    return { updated: 4 };
+  });
+  const dana = { id: 9, apId: 'https://pleroma.example/users/dana', name: 'Dana Ruiz', handle: '@dana@pleroma.example', iconUrl: null, url: 'https://pleroma.example/users/dana' };
+  let requests = [{ inboxObjectId: 51, followApId: 'https://pleroma.example/activities/f1', requestedAt: new Date(Date.now() - 20 * 60_000).toISOString(), actor: dana }];
+  await answer(page, 'follow-requests.list', () => requests);
+  await answer(page, 'social.acceptRequest', () => {
+    requests = [];
+    return { outboxObjectId: 60 };
+  });
+
+  await page.goto(`${tern.url}#/notifications`);
+  const rows = page.getByTestId('notification');
+  await expect(rows).toHaveCount(4);
+  await expect(rows.first()).toContainText('Ana Lima and 2 others liked your post');
+  await expect(rows.first()).toContainText('the estuary at low tide');
+  await expect(rows.nth(1)).toContainText('Ben Okafor followed you');
+  await expect(rows.nth(2)).toContainText('Chloé Martin boosted your post');
+  await expect(rows.nth(3)).toContainText('Ana Lima mentioned you');
+  await expect(page.getByRole('link', { name: /Notifications/ })).toContainText('4');
+  await expect(page.getByTestId('follow-request')).toContainText('Dana Ruiz');
+  await page.screenshot({ path: screenshotPath('notifications-grouped') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath('notifications-grouped-dark') });
+  await page.emulateMedia({ colorScheme: 'light' });
+
+  await page.getByRole('button', { name: 'Accept Dana Ruiz' }).click();
+  await expect(page.getByTestId('follow-request')).toHaveCount(0);
+
+  await page.getByRole('button', { name: 'Mark all as read' }).click();
+  await expect(page.getByTestId('unread-badge')).toHaveCount(0);
+  await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
+});

@@ -1,0 +1,36 @@
+// The kept draft: written as it is, read back whatever the storage holds.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { EMPTY_DRAFT, readDraft, writeDraft, type Draft } from './draft';
+
+let store: Map<string, string>;
+
+beforeEach(() => {
+  store = new Map();
+  vi.stubGlobal('localStorage', {
+    getItem: (key: string) => store.get(key) ?? null,
+    setItem: (key: string, value: string) => void store.set(key, value),
+    removeItem: (key: string) => void store.delete(key),
+  });
+});
+afterEach(() => vi.unstubAllGlobals());
+
+describe('the kept draft', () => {
+  it('reads back what was written, reply and content warning included', () => {
+    const draft: Draft = { text: 'Hello **world**', contentWarning: 'cw', hasContentWarning: true, visibility: 'FOLLOWERS_ONLY', inReplyTo: 'https://x.example/1' };
+    writeDraft(draft);
+    expect(readDraft()).toEqual(draft);
+  });
+
+  it('forgets an empty draft instead of keeping it', () => {
+    writeDraft({ ...EMPTY_DRAFT, text: 'x' });
+    writeDraft(EMPTY_DRAFT);
+    expect(store.size).toBe(0);
+  });
+
+  it('reads a damaged or foreign value as an empty draft, keeping what is usable', () => {
+    store.set('tern.compose.draft.v1', '{not json');
+    expect(readDraft()).toEqual(EMPTY_DRAFT);
+    store.set('tern.compose.draft.v1', JSON.stringify({ text: 'kept', visibility: 'EVERYONE', inReplyTo: 42 }));
+    expect(readDraft()).toEqual({ ...EMPTY_DRAFT, text: 'kept' });
+  });
+});

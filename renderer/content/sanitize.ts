@@ -1,0 +1,37 @@
+// The renderer's own pass over HTML before it is shown (ARCHITECTURE.md: remote HTML is
+// sanitized in the core before it is stored, and again here before it is rendered). A small
+// allow-list like the core's: text formatting and links only — no images (remote URLs are never
+// loaded until the media proxy exists), no styles (the CSP forbids them anyway), no handlers.
+// Every link opens outside Tern's window, without a referrer.
+import DOMPurify from 'dompurify';
+
+const ALLOWED_TAGS = [
+  'p', 'br', 'a', 'span', 'em', 'strong', 'b', 'i', 'u', 'del', 's', 'code', 'pre', 'blockquote',
+  'ul', 'ol', 'li', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'hr', 'sup', 'sub',
+];
+const ALLOWED_ATTR = ['href', 'class', 'start', 'reversed', 'value', 'translate'];
+const HTTP_OR_MAIL = /^(?:https?:|mailto:)/i;
+
+const purify = DOMPurify();
+
+purify.addHook('afterSanitizeAttributes', (node) => {
+  if (node.tagName !== 'A') return;
+  const href = node.getAttribute('href') ?? '';
+  if (!HTTP_OR_MAIL.test(href)) {
+    node.removeAttribute('href');
+    return;
+  }
+  node.setAttribute('target', '_blank');
+  node.setAttribute('rel', 'noopener noreferrer nofollow');
+});
+
+/** `html` with everything but text formatting and http(s)/mailto links removed. */
+export function sanitizeHtml(html: string): string {
+  return purify.sanitize(html, {
+    ALLOWED_TAGS,
+    ALLOWED_ATTR,
+    ALLOW_DATA_ATTR: false,
+    ALLOW_ARIA_ATTR: false,
+    KEEP_CONTENT: true,
+  });
+}

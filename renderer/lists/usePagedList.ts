@@ -1,0 +1,146 @@
+// A list that is read a page at a time (the stream, notifications, the profile, deliveries):
+// first page, "Load more", refresh and optimistic edits. Lists are kept per key for the whole
+// session, so going back to one shows it at once, where the author left it; it then refreshes
+// quietly and new items are put in front without moving what is already on screen.
+import { useCallback, useEffect, useReducer, useRef } from 'react';
+import { toApiError, type ApiError } from '../api';
+import type { Channel } from '../../electron/ipc/contract';
+
+export interface Page<T, C> {
+  items: T[];
+  /** Where the next page starts, or null after the last. */
+  next: C | null;
+}
+
+interface ListState<T, C> {
+  items: T[];
+  next: C | null;
+  /** The first page has arrived at least once. */
+  loaded: boolean;
+  loading: boolean;
+  loadingMore: boolean;
+  error: ApiError | null;
+  moreError: ApiError | null;
+}
+
+export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
+  hasMore: boolean;
+  reload: () => void;
+  /** How many items of the first page are not shown yet (asks Tern, changes nothing). */
+  countNew: () => Promise<number>;
+  loadMore: () => void;
+  /** Changes items in place (an optimistic like, a post removed). */
+  update: (change: (items: T[]) => T[]) => void;
+}
+
+const kept = new Map<string, ListState<unknown, unknown>>();
+
+const EMPTY: ListState<never, never> = {
+  items: [],
+  next: null,
+  loaded: false,
+  loading: true,
+  loadingMore: false,
+  error: null,
+  moreError: null,
+};
+
+/** New items first; those already shown keep their place after them. */
+function mergeFresh<T>(fresh: T[], shown: T[], idOf: (item: T) => string): T[] {
+  const ids = new Set(fresh.map(idOf));
+  return [...fresh, ...shown.filter((item) => !ids.has(idOf(item)))];
+}
+
+export function usePagedList<T, C>(
+  key: string,
+  channel: Channel,
+  fetchPage: (cursor: C | null) => Promise<Page<T, C>>,
+  idOf: (item: T) => string,
+): PagedList<T> {
+  // The state lives in a ref, changed synchronously, so loadMore reads the cursor it sends.
+  const stateRef = useRef<ListState<T, C> | null>(null);
+  if (stateRef.current === null) {
+    const previous = kept.get(key) as ListState<T, C> | undefined;
+    stateRef.current = previous ? { ...previous, loading: true, loadingMore: false } : EMPTY;
+  }
+  const [, rerender] = useReducer((n: number) => n + 1, 0);
+  const fetchRef = useRef(fetchPage);
+  fetchRef.current = fetchPage;
+  const idRef = useRef(idOf);
+  idRef.current = idOf;
+  const generation = useRef(0);
+
+  const change = useCallback(
+    (update: (previous: ListState<T, C>) => ListState<T, C>) => {
+      const next = update(stateRef.current ?? EMPTY);
+      stateRef.current = next;
+      kept.set(key, next as ListState<unknown, unknown>);
+      rerender();
+    },
+    [key],
+  );
+
+  const reload = useCallback(() => {
+    const mine = ++generation.current;
+    change((s) => ({ ...s, loading: true }));
+    fetchRef.current(null).then(
+      (page) => {
+        if (mine !== generation.current) return;
+        change((s) => {
+          const keepMore = s.loaded && s.items.length > page.items.length;
+          return {
+            ...s,
+            items: s.loaded ? mergeFresh(page.items, s.items, idRef.current) : page.items,
+            next: keepMore ? s.next : page.next,
+            loaded: true,
+            loading: false,
+            error: null,
+          };
+        });
+      },
+      (err: unknown) => {
+        if (mine === generation.current) change((s) => ({ ...s, loading: false, error: toApiError(err, channel) }));
+      },
+    );
+  }, [change, channel]);
+
+  const loadMore = useCallback(() => {
+    const mine = generation.current;
+    const { next: cursor, loadingMore } = stateRef.current ?? EMPTY;
+    if (cursor === null || loadingMore) return;
+    change((s) => ({ ...s, loadingMore: true, moreError: null }));
+    fetchRef.current(cursor).then(
+      (page) => {
+        if (mine !== generation.current) return;
+        change((s) => {
+          const ids = new Set(s.items.map(idRef.current));
+          const added = page.items.filter((item) => !ids.has(idRef.current(item)));
+          return { ...s, items: [...s.items, ...added], next: page.next, loadingMore: false };
+        });
+      },
+      (err: unknown) => {
+        if (mine === generation.current) change((s) => ({ ...s, loadingMore: false, moreError: toApiError(err, channel) }));
+      },
+    );
+  }, [change, channel]);
+
+  const countNew = useCallback(async () => {
+    const page = await fetchRef.current(null);
+    const shown = new Set((stateRef.current ?? EMPTY).items.map(idRef.current));
+    return page.items.filter((item) => !shown.has(idRef.current(item))).length;
+  }, []);
+
+  const update = useCallback((edit: (items: T[]) => T[]) => change((s) => ({ ...s, items: edit(s.items) })), [change]);
+
+  useEffect(() => {
+    reload();
+  }, [reload]);
+
+  const { next, ...rest } = stateRef.current;
+  return { ...rest, hasMore: next !== null, reload, countNew, loadMore, update };
+}
+
+/** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */
+export function forgetList(key: string): void {
+  kept.delete(key);
+}

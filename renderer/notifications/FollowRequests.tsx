@@ -1,0 +1,109 @@
+// Follow requests waiting for the author (when followers are approved by hand), with Accept and
+// Reject right there. An answered request leaves the list at once; if Tern refuses, it comes
+// back with the reason.
+import { useEffect, useState } from 'react';
+import type { Output } from '../../electron/ipc/contract';
+import { call, toApiError, type ApiError } from '../api';
+import { Avatar } from '../components/Avatar';
+import { ErrorState } from '../components/ErrorState';
+import { RelativeTime } from '../components/RelativeTime';
+import { useUnreadStore } from '../store/unread';
+import { strings } from '../strings';
+
+type FollowRequest = Output<'follow-requests.list'>[number];
+const t = strings.followRequests;
+
+/** `onAnswered` lets the page around refresh what an answer changes (People's counts). */
+export function FollowRequests({ showEmpty = false, onAnswered }: { showEmpty?: boolean; onAnswered?: () => void }) {
+  const [requests, setRequests] = useState<FollowRequest[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [answering, setAnswering] = useState<ReadonlySet<number>>(new Set());
+  const [answerError, setAnswerError] = useState<{ id: number; error: ApiError } | null>(null);
+
+  async function load() {
+    try {
+      setRequests(await call('follow-requests.list', {}));
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'follow-requests.list'));
+    }
+  }
+
+  useEffect(() => {
+    void load();
+  }, []);
+
+  async function answer(request: FollowRequest, accept: boolean) {
+    const id = request.inboxObjectId;
+    setAnswering((s) => new Set(s).add(id));
+    setAnswerError(null);
+    try {
+      if (accept) await call('social.acceptRequest', { inboxObjectId: id });
+      else await call('social.rejectRequest', { inboxObjectId: id });
+      setRequests((list) => list?.filter((r) => r.inboxObjectId !== id) ?? null);
+      // Accepting creates a "new follower" notification.
+      void useUnreadStore.getState().refresh();
+      onAnswered?.();
+    } catch (err) {
+      setAnswerError({ id, error: toApiError(err, accept ? 'social.acceptRequest' : 'social.rejectRequest') });
+    } finally {
+      setAnswering((s) => {
+        const next = new Set(s);
+        next.delete(id);
+        return next;
+      });
+    }
+  }
+
+  if (error) return <ErrorState context={t.loadFailed} error={error} onRetry={() => void load()} compact />;
+  if (!requests || (requests.length === 0 && !showEmpty)) return null;
+  return (
+    <section className="section" aria-labelledby="follow-requests-title">
+      <div className="section__header">
+        <h2 id="follow-requests-title">{t.title}</h2>
+        <p className="section__aside">{t.count(requests.length)}</p>
+      </div>
+      {requests.length === 0 ? (
+        <p className="section__empty">{t.empty}</p>
+      ) : (
+        <ul className="card card--flush people-list">
+          {requests.map((request) => (
+            <li key={request.inboxObjectId} className="person" data-testid="follow-request">
+              <Avatar name={request.actor.name} id={request.actor.apId} />
+              <div className="person__who">
+                <a className="person__name" href={request.actor.url} target="_blank" rel="noopener noreferrer">
+                  {request.actor.name}
+                </a>
+                <span className="person__handle">{request.actor.handle ?? request.actor.apId}</span>
+                <span className="person__meta">
+                  {t.asked} <RelativeTime iso={request.requestedAt} />
+                </span>
+                {answerError?.id === request.inboxObjectId && <span className="field__error">{answerError.error.message}</span>}
+              </div>
+              <div className="person__actions">
+                <button
+                  type="button"
+                  className="button button--primary"
+                  disabled={answering.has(request.inboxObjectId)}
+                  onClick={() => void answer(request, true)}
+                  aria-label={t.acceptLabel(request.actor.name)}
+                >
+                  {t.accept}
+                </button>
+                <button
+                  type="button"
+                  className="button"
+                  disabled={answering.has(request.inboxObjectId)}
+                  onClick={() => void answer(request, false)}
+                  aria-label={t.rejectLabel(request.actor.name)}
+                >
+                  {t.reject}
+                </button>
+              </div>
+            </li>
+          ))}
+        </ul>
+      )}
+    </section>
+  );
+}

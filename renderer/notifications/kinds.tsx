@@ -1,0 +1,18 @@
+// The icon beside each kind of notification.
+import { AtIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon } from '../components/icons';
+import type { NotificationKind } from './groups';
+
+export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
+  NEW_FOLLOWER: PersonIcon,
+  UNFOLLOW: PersonIcon,
+  FOLLOW_REQUEST_ACCEPTED: CheckIcon,
+  FOLLOW_REQUEST_REJECTED: CloseIcon,
+  LIKE: HeartIcon,
+  UNDO_LIKE: HeartIcon,
+  ANNOUNCE: () => <BoostIcon />,
+  UNDO_ANNOUNCE: () => <BoostIcon />,
+  MENTION: AtIcon,
+  NEW_WEBMENTION: BellIcon,
+  UPDATED_WEBMENTION: BellIcon,
+  DELETED_WEBMENTION: BellIcon,
+};

@@ -1,0 +1,82 @@
+// Under each of the author's own posts: how far its delivery got — queued (offline), sending,
+// delivered to N of M servers, failed and why. One click opens the list of servers, each with
+// its own state (from the delivery queue).
+import { useId, useState } from 'react';
+import { toApiError, type ApiError } from '../api';
+import { CheckIcon, ClockIcon, AttentionIcon, SendIcon } from '../components/icons';
+import type { DeliveryRowView } from '../../electron/ipc/author-contract';
+import { DeliveryRows } from '../deliveries/DeliveryRows';
+import { strings } from '../strings';
+import { fetchPostDeliveries } from '../deliveries/forPost';
+import type { ShownPost } from './model';
+
+const t = strings.delivery;
+
+export function DeliveryLine({ post }: { post: ShownPost }) {
+  const id = useId();
+  const [open, setOpen] = useState(false);
+  const [rows, setRows] = useState<DeliveryRowView[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const delivery = post.delivery;
+  if (!delivery) return null;
+
+  async function load() {
+    setError(null);
+    try {
+      setRows(await fetchPostDeliveries(post.apId));
+    } catch (err) {
+      setError(toApiError(err, 'deliveries.list'));
+    }
+  }
+
+  function toggle() {
+    if (!open) void load();
+    setOpen(!open);
+  }
+
+  const [Icon, text, tone] =
+    delivery.state === 'queued'
+      ? [ClockIcon, t.queued(delivery.total), 'waiting']
+      : delivery.state === 'sending'
+        ? [SendIcon, t.sending(delivery.sent, delivery.total), 'waiting']
+        : delivery.state === 'sent'
+          ? [CheckIcon, t.sent(delivery.sent, delivery.total), 'ok']
+          : delivery.state === 'failed'
+            ? [AttentionIcon, t.failed(delivery.sent, delivery.total, delivery.error), 'failed']
+            : [CheckIcon, t.local, 'quiet'];
+  const canOpen = delivery.state !== 'local';
+
+  return (
+    <div className={`delivery delivery--${tone}`} data-testid="delivery-state" data-state={delivery.state}>
+      {canOpen ? (
+        <button type="button" className="delivery__summary" aria-expanded={open} aria-controls={id} onClick={toggle}>
+          <Icon />
+          <span>{text}</span>
+        </button>
+      ) : (
+        <p className="delivery__summary">
+          <Icon />
+          <span>{text}</span>
+        </p>
+      )}
+      {open && (
+        <div id={id} className="delivery__servers">
+          {error ? (
+            <p className="field__error">
+              {error.message}{' '}
+              <button type="button" className="link-button" onClick={() => void load()}>
+                {strings.retry}
+              </button>
+            </p>
+          ) : rows === null ? (
+            <p className="delivery__loading">{strings.loading}</p>
+          ) : rows.length === 0 ? (
+            <p className="delivery__loading">{t.noServers}</p>
+          ) : (
+            <DeliveryRows rows={rows} compact />
+          )}
+        </div>
+      )}
+    </div>
+  );
+}

@@ -1,0 +1,269 @@
+// One post (UX.md "Posts"): who wrote it (and who boosted it), when (relative, absolute on
+// hover), its visibility, the content — sanitized, behind "Show more" when it carries a content
+// warning — and the actions under it. Own posts show how far their delivery got and offer pin,
+// edit and delete. It is an <article> the keyboard moves between (j/k), and each action is a
+// button the shortcuts press (o, r, l, b).
+import { useId, useState } from 'react';
+import { Avatar } from '../components/Avatar';
+import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, ReplyIcon } from '../components/icons';
+import { Menu, type MenuItem } from '../components/Menu';
+import { RelativeTime } from '../components/RelativeTime';
+import { Html } from '../content/Html';
+import { hrefOf, navigate } from '../places';
+import { formatNumber, strings } from '../strings';
+import { usePostState, usePostActions, type Flag } from './actions';
+import { DeliveryLine } from './DeliveryLine';
+import type { ShownPost } from './model';
+import { VisibilityMark } from './Visibility';
+
+const t = strings.post;
+
+export interface PostProps {
+  post: ShownPost;
+  /** The post the thread is about: larger, not a link to itself. */
+  focused?: boolean;
+  onDelete?: (post: ShownPost) => void;
+  onEdit?: (post: ShownPost) => void;
+}
+
+export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
+  const id = useId();
+  const state = usePostState(post);
+  const toggle = usePostActions((s) => s.toggle);
+  const retry = usePostActions((s) => s.set);
+  const [revealed, setRevealed] = useState(false);
+  const [confirmingDelete, setConfirmingDelete] = useState(false);
+  const threadHref = hrefOf('thread', { ap: post.apId });
+  const warning = post.summary ?? (post.sensitive ? '' : null);
+  const hidden = warning !== null && !revealed;
+  const own = post.mine.own;
+
+  const action = (flag: Flag) => () => void toggle(post, flag);
+  const moreItems: MenuItem[] = [];
+  if (own && !post.deleted) {
+    moreItems.push({ label: state.pinned ? t.unpin : t.pin, onSelect: action('pinned') });
+    if (onEdit) moreItems.push({ label: t.edit, onSelect: () => onEdit(post) });
+    if (onDelete) moreItems.push({ label: t.delete, onSelect: () => setConfirmingDelete(true), danger: true });
+  }
+  if (!own) moreItems.push({ label: t.openOriginal, onSelect: () => window.open(post.url, '_blank', 'noopener,noreferrer') });
+
+  return (
+    <article
+      className={focused ? 'post post--focused' : 'post'}
+      data-post
+      data-testid="post"
+      tabIndex={0}
+      aria-labelledby={`${id}-author`}
+      aria-describedby={`${id}-content`}
+    >
+      {post.boostedBy && (
+        <p className="post__context">
+          <BoostIcon className="post__context-icon" />
+          <span>{t.boostedBy(post.boostedBy.actor.name)}</span>
+        </p>
+      )}
+      {state.pinned && own && !post.boostedBy && (
+        <p className="post__context">
+          <PinIcon className="post__context-icon" />
+          <span>{t.pinned}</span>
+        </p>
+      )}
+      <div className="post__body">
+        <Avatar name={post.author.name} id={post.author.apId} size={focused ? 'large' : 'medium'} />
+        <div className="post__main">
+          <header className="post__header">
+            <span className="post__who" id={`${id}-author`}>
+              <span className="post__name">{post.author.name}</span>{' '}
+              <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+            </span>
+            <span className="post__meta">
+              <VisibilityMark visibility={post.visibility} />
+              {focused ? (
+                <RelativeTime iso={post.published} />
+              ) : (
+                <a className="post__time" href={threadHref} data-action="open" aria-label={t.openThread}>
+                  <RelativeTime iso={post.published} />
+                </a>
+              )}
+              {post.updated && post.updated !== post.published && <span className="post__edited">{t.edited}</span>}
+            </span>
+          </header>
+          {post.inReplyTo && !focused && (
+            <a className="post__reply-to" href={hrefOf('thread', { ap: post.inReplyTo })}>
+              {t.replyingTo}
+            </a>
+          )}
+          {post.title && <h3 className="post__title">{post.title}</h3>}
+          {warning !== null && (
+            <div className="post__warning">
+              <span className="post__warning-text">{warning || t.sensitive}</span>
+              <button
+                type="button"
+                className="button button--small"
+                aria-expanded={revealed}
+                aria-controls={`${id}-content`}
+                onClick={() => setRevealed((r) => !r)}
+              >
+                {revealed ? t.showLess : t.showMore}
+              </button>
+            </div>
+          )}
+          {post.deleted ? (
+            <p className="post__deleted" id={`${id}-content`}>{t.deleted}</p>
+          ) : (
+            <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
+          )}
+          {post.attachments.length > 0 && !hidden && <Attachments post={post} />}
+
+          {post.delivery && <DeliveryLine post={post} />}
+
+          {state.failed && (
+            <p className="post__failed" role="alert">
+              <span>{t.failed(t.flagVerb[state.failed.flag](state.failed.wanted), state.failed.message)}</span>{' '}
+              <button type="button" className="link-button" onClick={() => void retry(post.apId, state.failed!.flag, state.failed!.wanted)}>
+                {strings.retry}
+              </button>
+            </p>
+          )}
+
+          {confirmingDelete ? (
+            <div className="post__confirm" role="group" aria-label={t.deleteQuestion}>
+              <span>{t.deleteQuestion}</span>
+              <button
+                type="button"
+                className="button button--danger button--small"
+                onClick={() => {
+                  setConfirmingDelete(false);
+                  onDelete?.(post);
+                }}
+              >
+                {t.delete}
+              </button>
+              <button type="button" className="button button--small" onClick={() => setConfirmingDelete(false)} autoFocus>
+                {strings.cancel}
+              </button>
+            </div>
+          ) : (
+            !post.deleted && (
+              <div className="post__actions" role="group" aria-label={t.actions}>
+                <ActionButton
+                  action="reply"
+                  label={t.reply}
+                  icon={<ReplyIcon />}
+                  count={post.counts.replies}
+                  onClick={() => navigate('compose', { reply: post.apId })}
+                />
+                {own ? (
+                  <>
+                    <Tally icon={<BoostIcon />} count={post.counts.boosts} label={t.boosts} />
+                    <Tally icon={<HeartIcon />} count={post.counts.likes} label={t.likes} />
+                  </>
+                ) : (
+                  <>
+                    <ActionButton
+                      action="boost"
+                      label={t.boost}
+                      icon={<BoostIcon />}
+                      count={state.boosts}
+                      pressed={state.boosted}
+                      pending={state.waiting('boosted')}
+                      disabled={post.visibility === 'FOLLOWERS_ONLY' || post.visibility === 'DIRECT'}
+                      onClick={action('boosted')}
+                    />
+                    <ActionButton
+                      action="like"
+                      label={t.like}
+                      icon={<HeartIcon />}
+                      count={state.likes}
+                      pressed={state.liked}
+                      pending={state.waiting('liked')}
+                      onClick={action('liked')}
+                    />
+                    <ActionButton
+                      action="bookmark"
+                      label={t.bookmark}
+                      icon={<BookmarkIcon />}
+                      pressed={state.bookmarked}
+                      pending={state.waiting('bookmarked')}
+                      onClick={action('bookmarked')}
+                    />
+                  </>
+                )}
+                {moreItems.length > 0 && <Menu label={t.more} icon={<MoreIcon />} items={moreItems} />}
+              </div>
+            )
+          )}
+        </div>
+      </div>
+    </article>
+  );
+}
+
+/** On the author's own posts: how many boosted and liked it (they cannot like their own). */
+function Tally({ icon, count, label }: { icon: React.ReactNode; count: number | null; label: (n: number) => string }) {
+  const n = count ?? 0;
+  return (
+    <span className="post-action post-action--tally" title={label(n)}>
+      {icon}
+      {n > 0 && (
+        <span className="post-action__count" aria-hidden="true">
+          {formatNumber(n)}
+        </span>
+      )}
+      <span className="visually-hidden">{label(n)}</span>
+    </span>
+  );
+}
+
+interface ActionButtonProps {
+  action: string;
+  label: string;
+  icon: React.ReactNode;
+  count?: number | null;
+  pressed?: boolean;
+  pending?: boolean | undefined;
+  disabled?: boolean;
+  onClick: () => void;
+}
+
+function ActionButton({ action, label, icon, count, pressed, pending, disabled, onClick }: ActionButtonProps) {
+  return (
+    <button
+      type="button"
+      className={`post-action post-action--${action}`}
+      data-action={action}
+      aria-label={label}
+      title={label}
+      aria-pressed={pressed}
+      disabled={disabled}
+      onClick={onClick}
+    >
+      {icon}
+      {count !== undefined && count !== null && count > 0 && <span className="post-action__count">{formatNumber(count)}</span>}
+      {pending && (
+        <span className="post-action__pending" data-testid="pending">
+          <span className="visually-hidden">{t.pending}</span>
+        </span>
+      )}
+    </button>
+  );
+}
+
+/** Media are counted and described (alt text), not loaded: remote files wait for the media proxy. */
+function Attachments({ post }: { post: ShownPost }) {
+  const described = post.attachments.filter((a) => a.name);
+  return (
+    <div className="post__attachments">
+      <p>{t.attachments(post.attachments.length)}</p>
+      {described.length > 0 && (
+        <ul>
+          {described.map((a) => (
+            <li key={a.url}>
+              <span className="alt-badge">ALT</span> {a.name}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

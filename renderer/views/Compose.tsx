@@ -1,0 +1,167 @@
+// Compose: Markdown with a live preview, who can see it, a content warning, and — when replying
+// — the post answered above. The draft is kept across restarts; posting works offline (Tern
+// saves the post and its deliveries at once, and sends them when it is online). With
+// ?edit=<post id> it edits one of the author's posts instead.
+import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { call, toApiError, type ApiError } from '../api';
+import { CheckIcon, ClockIcon } from '../components/icons';
+import { isEmptyDraft, useDraft } from '../compose/draft';
+import { ReplyContext } from '../compose/ReplyContext';
+import { VisibilityPicker } from '../compose/VisibilityPicker';
+import { EditPost } from '../compose/EditPost';
+import { Preview } from '../compose/Preview';
+import { hrefOf, type Route } from '../places';
+import { useConnectivityStore } from '../store/connectivity';
+import { formatNumber, plural, strings } from '../strings';
+
+const t = strings.compose;
+
+export function Compose({ route }: { route: Route }) {
+  const editing = route.params.get('edit');
+  if (editing) return <EditPost apId={editing} />;
+  return <NewPost replyTo={route.params.get('reply')} />;
+}
+
+function NewPost({ replyTo }: { replyTo: string | null }) {
+  const id = useId();
+  const [draft, change, clear] = useDraft();
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [sent, setSent] = useState<'offline' | 'local' | 'sending' | null>(null);
+  const online = useConnectivityStore((s) => s.online);
+
+  // Opening Compose from a post's Reply makes the draft a reply to it.
+  useEffect(() => {
+    if (replyTo && replyTo !== draft.inReplyTo) change({ inReplyTo: replyTo });
+    // Only a new address sets the reply; the author may cancel it afterwards.
+  }, [replyTo]);
+
+  async function send(event?: FormEvent) {
+    event?.preventDefault();
+    if (isEmptyDraft(draft) || sending) return;
+    setSending(true);
+    setError(null);
+    try {
+      const post = await call('posts.create', {
+        content: draft.text,
+        visibility: draft.visibility,
+        summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
+        ...(draft.hasContentWarning ? { sensitive: true } : {}),
+        inReplyTo: draft.inReplyTo,
+      });
+      setSent(online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending');
+      clear();
+      if (replyTo) window.history.replaceState(null, '', hrefOf('compose'));
+      void useConnectivityStore.getState().refresh();
+    } catch (err) {
+      setError(toApiError(err, 'posts.create'));
+    } finally {
+      setSending(false);
+    }
+  }
+
+  function onKeyDown(event: KeyboardEvent) {
+    if (event.key === 'Enter' && (event.ctrlKey || event.metaKey)) void send();
+  }
+
+  const chars = [...draft.text].length;
+  return (
+    <article className="view" aria-labelledby="compose-title">
+      <header className="view__header">
+        <div>
+          <h1 id="compose-title">{draft.inReplyTo ? t.replyTitle : t.title}</h1>
+          <p className="view__lede">{t.lede}</p>
+        </div>
+      </header>
+
+      {sent && isEmptyDraft(draft) && (
+        <div className={sent === 'offline' ? 'notice notice--waiting' : 'notice notice--ok'} role="status" data-testid="compose-sent">
+          {sent === 'offline' ? <ClockIcon /> : <CheckIcon />}
+          <div>
+            <p className="notice__title">{sent === 'offline' ? t.savedOffline : sent === 'local' ? t.postedLocal : t.posted}</p>
+            <p className="notice__detail">
+              <a href={hrefOf('profile')}>{t.seeInProfile}</a>
+            </p>
+          </div>
+        </div>
+      )}
+
+      {draft.inReplyTo && (
+        <ReplyContext
+          apId={draft.inReplyTo}
+          onCancel={() => change({ inReplyTo: null })}
+          onLoaded={(post) => {
+            const handle = post.author.handle;
+            if (handle && !post.mine.own && draft.text.trim() === '') change({ text: `${handle} `, visibility: post.visibility === 'DIRECT' ? 'DIRECT' : draft.visibility });
+          }}
+        />
+      )}
+
+      <form className="card compose" onSubmit={send} aria-labelledby="compose-title" onKeyDown={onKeyDown}>
+        {draft.hasContentWarning && (
+          <div className="compose__warning">
+            <label className="visually-hidden" htmlFor={`${id}-cw`}>
+              {t.contentWarning}
+            </label>
+            <input
+              id={`${id}-cw`}
+              className="field__input compose__warning-input"
+              placeholder={t.contentWarningPlaceholder}
+              value={draft.contentWarning}
+              onChange={(e) => change({ contentWarning: e.target.value })}
+            />
+          </div>
+        )}
+        <label className="visually-hidden" htmlFor={`${id}-text`}>
+          {t.textLabel}
+        </label>
+        <textarea
+          id={`${id}-text`}
+          className="compose__text"
+          placeholder={t.placeholder}
+          value={draft.text}
+          rows={6}
+          autoFocus
+          aria-describedby={`${id}-count`}
+          onChange={(e) => change({ text: e.target.value })}
+        />
+        <div className="compose__toolbar">
+          <VisibilityPicker value={draft.visibility} onChange={(visibility) => change({ visibility })} />
+          <button
+            type="button"
+            className="button button--small compose__cw-toggle"
+            aria-pressed={draft.hasContentWarning}
+            aria-label={t.contentWarning}
+            title={t.contentWarning}
+            onClick={() => change({ hasContentWarning: !draft.hasContentWarning })}
+          >
+            {t.contentWarningShort}
+          </button>
+        </div>
+        <p className="compose__visibility-hint">{strings.visibility.hints[draft.visibility]}</p>
+
+        {error && (
+          <p className="field__error" role="alert">
+            {error.message}
+          </p>
+        )}
+        <div className="form__actions compose__actions">
+          <span className="compose__count" id={`${id}-count`}>
+            {formatNumber(chars)} {plural(chars, { one: t.character, other: t.characters })}
+            {!isEmptyDraft(draft) && ` · ${t.draftKept}`}
+          </span>
+          {!isEmptyDraft(draft) && (
+            <button type="button" className="button" onClick={clear}>
+              {t.discard}
+            </button>
+          )}
+          <button type="submit" className="button button--primary" disabled={sending || isEmptyDraft(draft)} aria-keyshortcuts="Control+Enter">
+            {sending ? t.posting : draft.inReplyTo ? t.sendReply : t.send}
+          </button>
+        </div>
+      </form>
+
+      <Preview text={draft.text} contentWarning={draft.hasContentWarning ? draft.contentWarning : ''} />
+    </article>
+  );
+}

@@ -1,0 +1,143 @@
+// Notifications: follow requests waiting for an answer (Accept/Reject right there), then what
+// happened, grouped by kind and post ("Ana and 4 others liked your post"), unread first. Opening
+// a group marks it read; "Mark all as read" does the rest.
+import { useState } from 'react';
+import { call, toApiError, type ApiError } from '../api';
+import { Avatar } from '../components/Avatar';
+import { BellIcon } from '../components/icons';
+import { RelativeTime } from '../components/RelativeTime';
+import { ListFrame, EmptyState } from '../lists/ListParts';
+import { usePagedList } from '../lists/usePagedList';
+import { FollowRequests } from '../notifications/FollowRequests';
+import { groupNotifications, type NotificationGroup, type NotificationItem } from '../notifications/groups';
+import { KIND_ICONS } from '../notifications/kinds';
+import { hrefOf } from '../places';
+import { useSettingsStore } from '../store/settings';
+import { useUnreadStore } from '../store/unread';
+import { strings } from '../strings';
+
+const t = strings.notifications;
+const PAGE = 50;
+
+export function Notifications() {
+  const handle = useSettingsStore((state) => state.settings?.handle ?? '');
+  const setUnread = useUnreadStore((state) => state.set);
+  const list = usePagedList<NotificationItem, number>(
+    'notifications',
+    'notifications.list',
+    async (offset) => {
+      const page = await call('notifications.list', { limit: PAGE, offset: offset ?? 0 });
+      if (offset === null) setUnread(page.unreadCount);
+      return { items: page.items, next: page.nextOffset };
+    },
+    (item) => String(item.id),
+  );
+  const [markError, setMarkError] = useState<ApiError | null>(null);
+  const unread = list.items.some((item) => item.isNew);
+
+  async function markRead(ids: number[] | 'all') {
+    setMarkError(null);
+    const wanted = ids === 'all' ? null : new Set(ids);
+    list.update((items) => items.map((item) => (wanted === null || wanted.has(item.id) ? { ...item, isNew: false } : item)));
+    try {
+      if (ids === 'all') await call('notifications.markAllRead', {});
+      else await call('notifications.markRead', { ids });
+    } catch (err) {
+      setMarkError(toApiError(err, 'notifications.markRead'));
+      list.reload();
+    }
+    void useUnreadStore.getState().refresh();
+  }
+
+  const groups = groupNotifications(list.items);
+  return (
+    <article className="view" aria-labelledby="notifications-title">
+      <header className="view__header">
+        <div>
+          <h1 id="notifications-title">{t.title}</h1>
+          <p className="view__lede">{t.lede}</p>
+        </div>
+        {unread && (
+          <button type="button" className="button button--quiet" onClick={() => void markRead('all')}>
+            {t.markAllRead}
+          </button>
+        )}
+      </header>
+      <FollowRequests />
+      {markError && <p className="field__error" role="alert">{markError.message}</p>}
+      <section className="section" aria-label={t.title}>
+        <ListFrame
+          list={list}
+          failed={t.loadFailed}
+          empty={
+            <EmptyState icon={<BellIcon />} title={t.emptyTitle}>
+              <p>{t.emptyText(handle)}</p>
+            </EmptyState>
+          }
+        >
+          <ul className="card card--flush notifications" aria-busy={list.loading}>
+            {groups.map((group) => (
+              <GroupRow key={group.key} group={group} onRead={() => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id))} />
+            ))}
+          </ul>
+        </ListFrame>
+      </section>
+    </article>
+  );
+}
+
+/** Where a group leads: the post it is about, else the actor's own page. */
+function targetOf(group: NotificationGroup): { href: string; external: boolean } | null {
+  const object = group.outboxObject ?? (group.kind === 'MENTION' ? group.inboxObject : null);
+  if (object && !object.isDeleted) return { href: hrefOf('thread', { ap: object.apId }), external: false };
+  const actor = group.actors[0];
+  if (actor?.url) return { href: actor.url, external: true };
+  return null;
+}
+
+function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => void }) {
+  const KindIcon = KIND_ICONS[group.kind ?? 'MENTION'];
+  const first = group.actors[0];
+  const sentence = t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
+  const excerpt = group.kind === 'MENTION' ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
+  const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
+  const target = targetOf(group);
+  const body = (
+    <>
+      <span className={`notification__kind notification__kind--${(group.kind ?? 'other').toLowerCase()}`}>
+        <KindIcon />
+      </span>
+      <span className="notification__main">
+        <span className="notification__avatars">
+          {group.actors.slice(0, 5).map((actor) => (
+            <Avatar key={actor.id} name={actor.name} id={actor.apId} size="small" />
+          ))}
+        </span>
+        <span className="notification__sentence">{sentence}</span>
+        {(excerpt || deleted) && <span className="notification__excerpt">{deleted ? t.deleted : excerpt}</span>}
+      </span>
+      <span className="notification__meta">
+        {group.isNew && <span className="unread-dot" title={t.unread} />}
+        <RelativeTime iso={group.createdAt} />
+      </span>
+    </>
+  );
+  return (
+    <li className={group.isNew ? 'notification notification--new' : 'notification'} data-testid="notification">
+      {group.isNew && <span className="visually-hidden">{t.unread}: </span>}
+      {target ? (
+        <a
+          className="notification__link"
+          href={target.href}
+          onClick={group.isNew ? onRead : undefined}
+          {...(target.external ? { target: '_blank', rel: 'noopener noreferrer' } : {})}
+          title={first?.handle ?? undefined}
+        >
+          {body}
+        </a>
+      ) : (
+        <div className="notification__link">{body}</div>
+      )}
+    </li>
+  );
+}

@@ -1,0 +1,149 @@
+// People: those who follow the author, those the author follows, follows still waiting for an
+// answer, and requests waiting for the author's — plus a lookup box (handle or URL) to find
+// someone and follow them. Followers can be removed, follows undone, right in the list.
+import { useCallback, useEffect, useState } from 'react';
+import type { PeopleView, PersonView } from '../../electron/ipc/author-contract';
+import { call, toApiError, type ApiError } from '../api';
+import { Avatar } from '../components/Avatar';
+import { ErrorState } from '../components/ErrorState';
+import { PeopleIcon } from '../components/icons';
+import { RelativeTime } from '../components/RelativeTime';
+import { EmptyState, ListSkeleton } from '../lists/ListParts';
+import { FollowRequests } from '../notifications/FollowRequests';
+import { Lookup } from '../people/Lookup';
+import { hrefOf, type Route } from '../places';
+import { useSettingsStore } from '../store/settings';
+import { formatNumber, strings } from '../strings';
+
+const t = strings.people;
+const TABS = ['followers', 'following', 'pending', 'requests'] as const;
+type Tab = (typeof TABS)[number];
+
+export function People({ route }: { route: Route }) {
+  const tabParam = route.params.get('tab');
+  const tab: Tab = TABS.includes(tabParam as Tab) ? (tabParam as Tab) : 'followers';
+  const handle = useSettingsStore((s) => s.settings?.handle ?? '');
+  const [people, setPeople] = useState<PeopleView | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setPeople(await call('people.list', {}));
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'people.list'));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const counts: Record<Tab, number | null> = {
+    followers: people?.followers.length ?? null,
+    following: people?.following.length ?? null,
+    pending: people?.pendingFollows.length ?? null,
+    requests: people?.requests.length ?? null,
+  };
+
+  return (
+    <article className="view" aria-labelledby="people-title">
+      <header className="view__header">
+        <div>
+          <h1 id="people-title">{t.title}</h1>
+          <p className="view__lede">{t.lede}</p>
+        </div>
+      </header>
+      <Lookup autoFocus={route.params.get('focus') === 'lookup'} onChanged={() => void load()} />
+
+      <nav className="tabs" aria-label={t.listsLabel}>
+        {TABS.map((id) => (
+          <a key={id} className="tabs__tab" href={hrefOf('people', { tab: id })} aria-current={id === tab ? 'page' : undefined}>
+            {t.tabs[id]}
+            {counts[id] !== null && <span className="tabs__count">{formatNumber(counts[id])}</span>}
+          </a>
+        ))}
+      </nav>
+
+      {error && <ErrorState context={t.loadFailed} error={error} onRetry={() => void load()} compact={people !== null} />}
+      {tab === 'requests' ? (
+        <FollowRequests showEmpty onAnswered={() => void load()} />
+      ) : people ? (
+        <PersonList tab={tab} people={people} handle={handle} onChanged={() => void load()} />
+      ) : (
+        !error && <ListSkeleton rows={3} kind="row" />
+      )}
+    </article>
+  );
+}
+
+function PersonList({ tab, people, handle, onChanged }: { tab: Exclude<Tab, 'requests'>; people: PeopleView; handle: string; onChanged: () => void }) {
+  const list = tab === 'followers' ? people.followers : tab === 'following' ? people.following : people.pendingFollows;
+  if (list.length === 0) {
+    return (
+      <EmptyState icon={<PeopleIcon />} title={t.empty[tab].title}>
+        <p>{t.empty[tab].text(handle)}</p>
+      </EmptyState>
+    );
+  }
+  return (
+    <ul className="card card--flush people-list" aria-label={t.tabs[tab]}>
+      {list.map((person) => (
+        <PersonRow key={person.actor.apId} person={person} tab={tab} onChanged={onChanged} />
+      ))}
+    </ul>
+  );
+}
+
+function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclude<Tab, 'requests'>; onChanged: () => void }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [confirming, setConfirming] = useState(false);
+  const { actor } = person;
+
+  async function act() {
+    setBusy(true);
+    setError(null);
+    try {
+      if (tab === 'followers') await call('social.removeFollower', { actorApId: actor.apId });
+      else await call('social.unfollow', { actorApId: actor.apId });
+      onChanged();
+    } catch (err) {
+      setError(toApiError(err, tab === 'followers' ? 'social.removeFollower' : 'social.unfollow'));
+      setBusy(false);
+    }
+  }
+
+  const label = tab === 'followers' ? t.remove : tab === 'following' ? t.unfollow : t.cancelRequest;
+  return (
+    <li className="person" data-testid="person">
+      <Avatar name={actor.name} id={actor.apId} />
+      <div className="person__who">
+        <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">
+          {actor.name}
+        </a>
+        <span className="person__handle">{actor.handle ?? actor.apId}</span>
+        <span className="person__meta">
+          {t.since[tab]} <RelativeTime iso={person.since} />
+        </span>
+        {error && <span className="field__error">{error.message}</span>}
+      </div>
+      <div className="person__actions">
+        {confirming ? (
+          <>
+            <button type="button" className="button button--danger button--small" onClick={() => void act()} disabled={busy}>
+              {t.confirm[tab]}
+            </button>
+            <button type="button" className="button button--small" onClick={() => setConfirming(false)} autoFocus>
+              {strings.cancel}
+            </button>
+          </>
+        ) : (
+          <button type="button" className="button button--small" onClick={() => setConfirming(true)} aria-label={`${label} ${actor.name}`}>
+            {label}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}

@@ -1,0 +1,103 @@
+// Profile: the author's outbox as others see it — who they are, then their posts, pinned first,
+// each with how far its delivery got (one click opens the list of servers). Own posts can be
+// pinned, edited and deleted from here.
+import { useEffect, useState } from 'react';
+import { call, toApiError, type ApiError } from '../api';
+import { Avatar } from '../components/Avatar';
+import { PenIcon, PersonIcon } from '../components/icons';
+import { Html } from '../content/Html';
+import { previewMarkdown } from '../content/markdown';
+import { EmptyState } from '../lists/ListParts';
+import { forgetList, usePagedList } from '../lists/usePagedList';
+import { usePostActions } from '../posts/actions';
+import { listKeyOf, type ShownPost } from '../posts/model';
+import { PostList } from '../posts/PostList';
+import { hrefOf, navigate } from '../places';
+import { useSettingsStore } from '../store/settings';
+import { strings } from '../strings';
+
+const t = strings.profile;
+const PAGE = 20;
+
+export function Profile() {
+  const settings = useSettingsStore((state) => state.settings);
+  const [deleteError, setDeleteError] = useState<ApiError | null>(null);
+  const list = usePagedList<ShownPost, string>(
+    'profile',
+    'timeline.profile',
+    async (cursor) => {
+      const page = await call('timeline.profile', { cursor, limit: PAGE });
+      return { items: page.items, next: page.nextCursor };
+    },
+    listKeyOf,
+  );
+
+  // Pinned posts come first: after the author pins or unpins, ask again for the order.
+  const pinChanges = usePostActions((s) => s.pinChanges);
+  const { reload } = list;
+  const [seenPinChanges] = useState(pinChanges);
+  useEffect(() => {
+    if (pinChanges !== seenPinChanges) reload();
+  }, [pinChanges, seenPinChanges, reload]);
+
+  async function remove(post: ShownPost) {
+    setDeleteError(null);
+    list.update((items) => items.filter((p) => p.apId !== post.apId));
+    try {
+      await call('posts.delete', { apId: post.apId });
+      forgetList('stream');
+    } catch (err) {
+      setDeleteError(toApiError(err, 'posts.delete'));
+      list.reload();
+    }
+  }
+
+  const name = settings?.displayName || settings?.username || '';
+  return (
+    <article className="view" aria-labelledby="profile-title">
+      <header className="profile-card card">
+        <Avatar name={name} id={settings?.actorId ?? ''} size="large" />
+        <div className="profile-card__who">
+          <h1 id="profile-title">{name || t.title}</h1>
+          <p className="profile-card__handle">{settings?.handle}</p>
+          {settings?.summary ? (
+            <Html className="profile-card__summary" html={previewMarkdown(settings.summary)} />
+          ) : (
+            <p className="profile-card__summary profile-card__summary--empty">
+              {t.noSummary} <a href={hrefOf('settings')}>{t.addSummary}</a>
+            </p>
+          )}
+        </div>
+        <a className="button button--primary profile-card__compose" href={hrefOf('compose')} aria-keyshortcuts="n">
+          <PenIcon />
+          {t.write}
+        </a>
+      </header>
+      {deleteError && (
+        <p className="field__error" role="alert">
+          {deleteError.message}
+        </p>
+      )}
+      <section className="section" aria-label={t.postsLabel}>
+        <PostList
+          list={list}
+          label={t.postsLabel}
+          failed={t.loadFailed}
+          onDelete={(post) => void remove(post)}
+          onEdit={(post) => navigate('compose', { edit: post.apId })}
+          empty={
+            <EmptyState icon={<PersonIcon />} title={t.emptyTitle}>
+              <p>{t.emptyText}</p>
+              <p className="empty-state__actions">
+                <a className="button button--primary" href={hrefOf('compose')}>
+                  <PenIcon />
+                  {t.writeFirst}
+                </a>
+              </p>
+            </EmptyState>
+          }
+        />
+      </section>
+    </article>
+  );
+}

@@ -1,0 +1,96 @@
+// Thread: a post with what it answers (oldest first) and its replies, in the same column with a
+// back action, so reading a conversation never loses the place in the list it came from.
+import { useCallback, useEffect, useState } from 'react';
+import type { ThreadView } from '../../electron/ipc/author-contract';
+import { call, toApiError, type ApiError } from '../api';
+import { ErrorState } from '../components/ErrorState';
+import { BackIcon } from '../components/icons';
+import { ListSkeleton } from '../lists/ListParts';
+import { Post } from '../posts/Post';
+import { navigate, type Route } from '../places';
+import { strings } from '../strings';
+
+const t = strings.thread;
+/** Replies deeper than this are drawn at this depth, so the column stays readable. */
+const MAX_INDENT = 3;
+
+function goBack() {
+  if (window.history.length > 1) window.history.back();
+  else navigate('stream');
+}
+
+export function Thread({ route }: { route: Route }) {
+  const apId = route.params.get('ap') ?? '';
+  const [thread, setThread] = useState<ThreadView | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [loading, setLoading] = useState(true);
+
+  const load = useCallback(async () => {
+    setLoading(true);
+    try {
+      setThread(await call('thread.get', { apId }));
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'thread.get'));
+    } finally {
+      setLoading(false);
+    }
+  }, [apId]);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  // The post the thread is about gets the focus, so j/k and the shortcuts start from it.
+  useEffect(() => {
+    if (thread) document.querySelector<HTMLElement>('#main .post--focused')?.focus({ preventScroll: false });
+  }, [thread]);
+
+  return (
+    <article className="view" aria-labelledby="thread-title">
+      <header className="view__header view__header--thread">
+        <button type="button" className="button button--quiet" onClick={goBack}>
+          <BackIcon />
+          <span>{strings.back}</span>
+        </button>
+        <h1 id="thread-title" className="view__title--small">
+          {t.title}
+        </h1>
+      </header>
+      {error && <ErrorState context={t.loadFailed} error={error} onRetry={() => void load()} retrying={loading} compact={thread !== null} />}
+      {thread ? (
+        <div className="thread">
+          {thread.missingParent && (
+            <p className="thread__missing">
+              {t.missingParent}{' '}
+              <a href={thread.missingParent} target="_blank" rel="noopener noreferrer">
+                {t.openParent}
+              </a>
+            </p>
+          )}
+          {thread.ancestors.length > 0 && (
+            <div className="thread__ancestors">
+              {thread.ancestors.map((post) => (
+                <Post key={post.apId} post={post} />
+              ))}
+            </div>
+          )}
+          <Post post={thread.post} focused />
+          {thread.replies.length > 0 ? (
+            <section className="thread__replies" aria-label={t.replies(thread.replies.length)}>
+              {thread.replies.map((post) => (
+                <div key={post.apId} className={`thread__reply thread__reply--depth-${Math.min(post.depth, MAX_INDENT)}`}>
+                  <Post post={post} />
+                </div>
+              ))}
+            </section>
+          ) : (
+            <p className="thread__none">{t.noReplies}</p>
+          )}
+        </div>
+      ) : (
+        loading && !error && <ListSkeleton rows={2} />
+      )}
+    </article>
+  );
+}
