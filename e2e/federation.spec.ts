@@ -1,0 +1,143 @@
+// The journey the app exists for, against an independent ActivityPub server (a Fedify peer on
+// loopback — Fedify's code verifies our signatures and signs its own): the author follows the
+// peer and is followed back, writes while working offline (deliveries wait, no try spent),
+// comes back online and the peer receives the post; the peer's Like shows as a notification,
+// and the peer's own post reaches the author's Stream. Screenshots of each view on the way.
+import { createServer, type AddressInfo } from 'node:net';
+import type { APIRequestContext, Page } from '@playwright/test';
+import { startPeer, type Peer } from '../test/peer/peer';
+import type { Headless } from './headless';
+import { expect, test as base } from './fixtures';
+import { screenshotPath } from './screenshots';
+
+async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((done) => server.close(() => done()));
+  return port;
+}
+
+// Tern's listener on a known loopback port, whose URL is also its public base URL, so the peer
+// can reach it directly; private addresses allowed so Tern can reach the peer (tests only).
+const test = base.extend<{ peer: Peer }>({
+  ternOptions: async ({}, use) => {
+    const port = await freePort();
+    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
+  },
+  peer: async ({}, use) => {
+    const peer = await startPeer({ name: 'bob' });
+    await use(peer);
+    await peer.close();
+  },
+});
+
+/** Opens a place by URL and reloads, so the view fetches afresh (a hash change alone keeps the page). */
+async function openFresh(page: Page, tern: Headless, hash: string): Promise<void> {
+  await page.goto(`${tern.origin}/${hash}`);
+  await page.reload();
+}
+
+const place = (page: Page, name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name, exact: true });
+
+interface DeliveryRow {
+  state: string;
+  tries: number;
+  recipient: string;
+  activity: { type: string };
+}
+
+async function deliveries(request: APIRequestContext, tern: Headless): Promise<DeliveryRow[]> {
+  const res = await request.post(`${tern.origin}/ipc/deliveries.list`, {
+    headers: { authorization: `Bearer ${tern.token}` },
+    data: {},
+  });
+  const body = (await res.json()) as { ok: boolean; value: { items: DeliveryRow[] } };
+  expect(body.ok).toBe(true);
+  return body.value.items;
+}
+
+test('follow a peer, be followed back, post offline, deliver when online, and see the peer’s Like', async ({ page, tern, peer, request }) => {
+  test.setTimeout(120_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  await page.goto(tern.url);
+
+  // 1. Look the peer up by URL (loopback peers have no https WebFinger) and follow it.
+  await place(page, 'People').click();
+  await page.getByRole('searchbox', { name: 'Handle or URL' }).fill(peer.actorId);
+  await page.getByRole('button', { name: 'Look up' }).click();
+  const result = page.getByTestId('lookup-result');
+  await expect(result).toContainText('bob');
+  await result.getByRole('button', { name: 'Follow', exact: true }).click();
+  const follow = await peer.waitFor((a) => a.type === 'Follow');
+  expect(follow.signer.httpSignature?.verified ?? follow.signer.verifiedBy !== null).toBeTruthy();
+  // The peer accepts; once Tern has processed the Accept, bob is listed under Following.
+  await expect
+    .poll(async () => {
+      await openFresh(page, tern, '#/people?tab=following');
+      return page.getByRole('list', { name: 'Following' }).textContent({ timeout: 2_000 }).catch(() => '');
+    }, { timeout: 20_000 })
+    .toContain('bob');
+  await page.screenshot({ path: screenshotPath('journey-following') });
+
+  // 2. The peer follows back; Tern accepts on its own (no manual approval) and bob is a follower.
+  await peer.follow(ternActor);
+  await peer.waitFor((a) => a.type === 'Accept');
+  await expect
+    .poll(async () => {
+      await openFresh(page, tern, '#/people?tab=followers');
+      return page.getByRole('list', { name: 'Followers' }).textContent({ timeout: 2_000 }).catch(() => '');
+    }, { timeout: 20_000 })
+    .toContain('bob');
+
+  // 3. Work offline, then write: the post is saved and queued, and no try is spent.
+  await place(page, 'Deliveries').click();
+  await page.getByRole('switch', { name: 'Work offline' }).check();
+  await expect(page.getByTestId('connection-state')).toHaveText('Working offline');
+  await page.keyboard.press('n');
+  await page.getByRole('textbox', { name: 'Your post' }).fill('Written on a train, **offline**.');
+  await page.getByRole('button', { name: 'Post', exact: true }).click();
+  await expect(page.getByTestId('compose-sent')).toContainText('will be delivered when you’re online');
+  await place(page, 'Profile').click();
+  const state = page.getByTestId('delivery-state').first();
+  await expect(state).toHaveAttribute('data-state', 'queued');
+  await page.screenshot({ path: screenshotPath('journey-queued-offline') });
+  const queued = (await deliveries(request, tern)).filter((d) => d.activity.type === 'Note');
+  expect(queued.length).toBeGreaterThan(0);
+  expect(queued.every((d) => d.tries === 0 && d.state !== 'sent')).toBe(true);
+  expect(peer.received.some((a) => a.type === 'Create')).toBe(false);
+
+  // 4. Back online: the loop wakes at once and the peer receives the Create, signed by Tern.
+  await place(page, 'Deliveries').click();
+  await page.getByRole('switch', { name: 'Work offline' }).uncheck();
+  const create = await peer.waitFor((a) => a.type === 'Create', 20_000);
+  expect(JSON.stringify(create.raw)).toContain('offline');
+  expect(create.actorId?.replace(/\/$/, '')).toBe(ternActor);
+  await place(page, 'Profile').click();
+  await expect(page.getByTestId('delivery-state').first()).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
+  const sent = (await deliveries(request, tern)).filter((d) => d.activity.type === 'Note');
+  expect(sent.every((d) => d.state === 'sent' && d.tries === 1)).toBe(true);
+  await page.screenshot({ path: screenshotPath('journey-delivered') });
+
+  // 5. The peer likes the post: a notification appears, counted in the sidebar.
+  await peer.like(create.objectId!, ternActor);
+  await expect
+    .poll(async () => {
+      await openFresh(page, tern, '#/notifications');
+      return page.getByTestId('notification').first().textContent({ timeout: 2_000 }).catch(() => '');
+    }, { timeout: 20_000 })
+    .toMatch(/liked/i);
+  await page.screenshot({ path: screenshotPath('journey-notification-like') });
+
+  // 6. The peer posts: it reaches the author's Stream (followed author).
+  await peer.createNote({ content: '<p>Hello from bob’s server</p>', to: 'public' });
+  await expect
+    .poll(async () => {
+      await openFresh(page, tern, '#/stream');
+      return page.getByRole('main').textContent({ timeout: 2_000 }).catch(() => '');
+    }, { timeout: 20_000 })
+    .toContain('Hello from bob’s server');
+  await page.screenshot({ path: screenshotPath('journey-stream') });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: screenshotPath('journey-stream-dark') });
+});
