@@ -21,10 +21,13 @@ async function freePort(): Promise<number> {
 // Tern's listener on a known loopback port, whose URL is also its public base URL, so the peer
 // can reach it directly; private addresses allowed so Tern can reach the peer (tests only).
 const test = base.extend<{ peer: Peer }>({
+  // Playwright reads a fixture's dependencies from its first parameter's pattern: it must be one.
+  // eslint-disable-next-line no-empty-pattern
   ternOptions: async ({}, use) => {
     const port = await freePort();
     await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
   },
+  // eslint-disable-next-line no-empty-pattern
   peer: async ({}, use) => {
     const peer = await startPeer({ name: 'bob' });
     await use(peer);
