@@ -87,7 +87,7 @@ function label(type: string, object: Record<string, unknown> | null): string {
 
 export function listDeliveries(
   db: DbOrTx,
-  input: { cursor?: string | null; limit: number; state: 'all' | 'pending' | 'failed' | 'sent' },
+  input: { cursor?: string | null; limit: number; state: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string },
   ctx: QueueContext,
 ): DeliveriesView {
   const before = input.cursor ? Number(input.cursor) : null;
@@ -101,7 +101,14 @@ export function listDeliveries(
     .select({ row: outgoingActivity, apType: outbox.apType, apId: outbox.apId, apObject: outbox.apObject })
     .from(outgoingActivity)
     .leftJoin(outbox, eq(outbox.id, outgoingActivity.outboxObjectId))
-    .where(and(filter, before !== null && Number.isFinite(before) ? lt(outgoingActivity.id, before) : undefined))
+    .where(
+      and(
+        filter,
+        before !== null && Number.isFinite(before) ? lt(outgoingActivity.id, before) : undefined,
+        // One post's rows: its own (Create) and those of the activities about it (Update, Delete).
+        input.postApId !== undefined ? or(eq(outbox.apId, input.postApId), eq(outbox.activityObjectApId, input.postApId)) : undefined,
+      ),
+    )
     .orderBy(desc(outgoingActivity.id))
     .limit(input.limit + 1)
     .all();

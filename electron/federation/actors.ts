@@ -2,7 +2,6 @@
 // older than a day or on demand (an Update, a failed signature). The handle is verified by
 // WebFinger (so custom WebFinger domains are respected) and stored as @user@host.
 import { eq } from 'drizzle-orm';
-import { lookupWebFinger } from '@fedify/webfinger';
 import type { DbOrTx } from '../../db/client';
 import { actor, type Actor } from '../../db/schema';
 import type { FederationContext } from '../core';
@@ -10,6 +9,7 @@ import { NotFoundError, UnavailableError } from '../errors';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { ACTIVITY_ACCEPT } from '../net/signatures';
 import { sanitizeActorHtml } from './sanitize';
+import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
@@ -27,10 +27,12 @@ export function findActor(db: DbOrTx, apId: string): Actor | undefined {
 export async function fetchActorDocument(fed: FederationContext, apId: string): Promise<Json> {
   let json: unknown;
   let status: number;
+  let finalUrl: string;
   try {
     const res = await fed.client.fetchJson(apId, { headers: { accept: ACTIVITY_ACCEPT } });
     status = res.response.status;
     json = res.json;
+    finalUrl = res.response.url || apId;
   } catch (error) {
     throw new UnavailableError(`Could not fetch ${apId}: ${(error as Error).message}`);
   }
@@ -39,30 +41,40 @@ export async function fetchActorDocument(fed: FederationContext, apId: string): 
   if (!isObject(json) || !ACTOR_TYPES.has(typeOf(json) ?? '') || str(json.id) === null) {
     throw new NotFoundError(`${apId} is not an ActivityPub actor.`);
   }
-  // The document must be the one asked for (no impersonation through a redirect or a lie).
+  // The document must be the one asked for, served by its own server (no impersonation through
+  // an open redirect elsewhere, or a lie).
+  if (new URL(finalUrl).origin !== new URL(apId).origin) {
+    throw new NotFoundError(`${apId} was redirected to another server (${new URL(finalUrl).host}).`);
+  }
   if (str(json.id)!.replace(/\/+$/, '') !== apId.replace(/\/+$/, '')) {
     throw new NotFoundError(`${apId} answered with a different actor (${String(json.id)}).`);
   }
   return json;
 }
 
-/** @user@host from the actor's preferredUsername, confirmed by WebFinger when possible. */
+const sameActor = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/** The actor's handle, @user@domain. A WebFinger answer is believed only when the handle's own
+ * domain points back to this actor (Mastodon's rule) — otherwise any server could claim any
+ * handle and receive the mentions and direct messages meant for it. Without a confirmed
+ * answer: @preferredUsername@<host of the actor id>, which no other server can claim. */
 export async function handleOf(fed: FederationContext, doc: Json): Promise<string | null> {
   const username = str(doc.preferredUsername);
   const id = str(doc.id);
   if (!username || !id) return null;
   const host = new URL(id).host;
+  const fallback = `@${username}@${host}`;
   try {
-    const jrd = await lookupWebFinger(id, {
-      allowPrivateAddress: fed.allowPrivateAddresses,
-      userAgent: fed.client.userAgent,
-    });
-    const acct = jrd?.subject?.startsWith('acct:') ? jrd.subject.slice(5) : null;
-    if (acct && acct.includes('@')) return `@${acct}`;
+    const subject = await webfingerSubjectOf(fed, id);
+    if (!subject) return fallback;
+    const handle = `@${subject.user}@${subject.domain}`;
+    if (subject.domain === host.toLowerCase()) return handle;
+    // A custom WebFinger domain: ask that domain, and keep the handle only if it names this actor.
+    return sameActor(await webfingerActorId(fed, subject.user, subject.domain), id) ? handle : fallback;
   } catch {
-    // WebFinger is optional for a handle; fall back to the actor's own host.
+    // WebFinger is optional for a handle.
+    return fallback;
   }
-  return `@${username}@${host}`;
 }
 
 /** Stores (or refreshes) an actor document in the cache, its HTML sanitized, and returns the row. */

@@ -11,6 +11,7 @@ import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
 import { findActor, getOrFetchActor, saveActor } from './actors';
+import { webfingerActorId } from './webfinger-client';
 import { ACTOR_TYPES, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { persistInboxObject } from './process/store';
@@ -33,38 +34,7 @@ export function parseHandle(query: string): { user: string; host: string; handle
   return { user: m[1]!, host, handle: `@${m[1]}@${host}` };
 }
 
-function isLoopbackHost(host: string): boolean {
-  const name = host.replace(/:\d+$/, '').replace(/^\[|\]$/g, '');
-  return name === 'localhost' || name === '::1' || /^127\./.test(name);
-}
-
-/** The actor id a WebFinger handle points to. WebFinger is https-only; plain http is used only
- * for loopback hosts when private addresses are allowed (tests with local peers). */
-export async function webfingerActorId(fed: FederationContext, user: string, host: string): Promise<string> {
-  const scheme = fed.allowPrivateAddresses && isLoopbackHost(host) ? 'http' : 'https';
-  const url = `${scheme}://${host}/.well-known/webfinger?resource=${encodeURIComponent(`acct:${user}@${host}`)}`;
-  let res: Awaited<ReturnType<FederationContext['client']['fetchJson']>>;
-  try {
-    res = await fed.client.fetchJson(url, { headers: { accept: 'application/jrd+json, application/json' } });
-  } catch (error) {
-    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError) {
-      throw new NotFoundError(`@${user}@${host} cannot be looked up: ${(error as Error).message}`);
-    }
-    throw new UnavailableError(`Could not reach ${host} to find @${user}@${host}: ${(error as Error).message}`);
-  }
-  const status = res.response.status;
-  if (status === 404 || status === 410) throw new NotFoundError(`${host} has no account @${user}@${host}.`);
-  if (status >= 500 || status === 429) throw new UnavailableError(`${host} answered HTTP ${status} when asked for @${user}@${host}.`);
-  if (status >= 400 || !isObject(res.json)) throw new NotFoundError(`${host} did not answer WebFinger for @${user}@${host} (HTTP ${status}).`);
-  const links = Array.isArray(res.json.links) ? res.json.links : [];
-  for (const link of links) {
-    if (!isObject(link) || link.rel !== 'self') continue;
-    const type = str(link.type) ?? '';
-    const href = httpUrl(link.href);
-    if (href && (type.includes('activity+json') || type.includes('ld+json'))) return href;
-  }
-  throw new NotFoundError(`@${user}@${host} has no ActivityPub actor.`);
-}
+export { webfingerActorId } from './webfinger-client';
 
 /** The cached actor with this handle, if any. */
 export function findActorByHandle(db: DbOrTx, handle: string): Actor | undefined {
@@ -139,6 +109,14 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
   return json;
 }
 
+function originOf(url: string): string {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return '';
+  }
+}
+
 export type Found = { kind: 'actor'; actor: Actor } | { kind: 'object'; row: InboxObject } | { kind: 'own'; row: OutboxObject };
 
 /** A remote object row, stored (hidden from the stream) with its author cached. */
@@ -148,6 +126,8 @@ export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<In
   if (existing) return existing;
   const authorId = idOf(doc.attributedTo) ?? idOf(doc.actor);
   if (!authorId) throw new NotFoundError(`${apId} has no author.`);
+  // A server speaks only for its own accounts: an object credited to an actor elsewhere is a forgery.
+  if (originOf(authorId) !== originOf(apId)) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
   const author = await getOrFetchActor(deps, authorId);
   // Another look-up may have stored it while we fetched the author.
   const again = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
@@ -179,7 +159,14 @@ export async function lookup(deps: LookupDeps, query: string): Promise<Found> {
     // Fetch by id so the stored document is the one its server serves under that id.
     return { kind: 'actor', actor: await getOrFetchActor(deps, id) };
   }
-  const object = typeOf(doc) === 'Create' && isObject(doc.object) ? doc.object : doc;
+  let object = typeOf(doc) === 'Create' && isObject(doc.object) ? doc.object : doc;
+  // An object embedded from another server is not believed: fetch it from its own id.
+  const objectId = str(object.id);
+  if (!objectId) throw new NotFoundError(`${url} holds an object without an id.`);
+  if (originOf(objectId) !== originOf(id)) {
+    object = await fetchApDocument(deps, objectId);
+    if (str(object.id) !== objectId) throw new NotFoundError(`${objectId} answered with another object (${String(object.id)}).`);
+  }
   return { kind: 'object', row: await storeRemoteObject(deps, object) };
 }
 

@@ -194,7 +194,9 @@ export const authorInputs = {
   'timeline.stream': z.object(page).strict(),
   'timeline.profile': z.object(page).strict(),
   'people.list': z.object({}).strict(),
-  'deliveries.list': z.object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all') }).strict(),
+  'deliveries.list': z
+    .object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all'), postApId: z.string().url().optional() })
+    .strict(),
   'deliveries.retryNow': z.object({ id: z.number().int().positive().optional() }).strict(),
   'connectivity.get': z.object({}).strict(),
   'connectivity.setWorkOffline': z.object({ workOffline: z.boolean() }).strict(),

@@ -87,8 +87,8 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
     profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue()),
     people: (): PeopleView => listPeople(deps.db),
-    deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent' }): DeliveriesView =>
-      listDeliveries(deps.db, { ...page(input), state: input.state ?? 'all' }, deps.queue()),
+    deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string }): DeliveriesView =>
+      listDeliveries(deps.db, { ...page(input), state: input.state ?? 'all', ...(input.postApId ? { postApId: input.postApId } : {}) }, deps.queue()),
     retryNow(id?: number): { retried: number } {
       const retried = retryNow(deps.db, deps.clock(), id);
       deps.wake();

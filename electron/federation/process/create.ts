@@ -87,6 +87,11 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
     const visible = isFollowed(tx, r.actor.id) || mentionsUs || repliesToUs;
 
     const known = findInbox(tx, objectId);
+    if (known && known.apActorId !== r.actor.apId) {
+      // Someone else's object: a Create cannot claim it, un-hide it or notify about it.
+      linkInbox(tx, create.id, known.id);
+      return processed(create.id);
+    }
     if (known) {
       // Seen before (fetched for a boost, say): link it, and let it show and notify now if it
       // qualifies, without a second MENTION.

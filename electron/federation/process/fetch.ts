@@ -22,10 +22,12 @@ export async function fetchRemoteObject(fed: FederationContext, url: string): Pr
   if (!httpUrl(url)) throw new NotFoundError(`“${url}” is not an http(s) URL.`);
   let json: unknown;
   let status: number;
+  let finalUrl: string;
   try {
     const res = await fed.client.fetchJson(url, { headers: { accept: ACTIVITY_ACCEPT } });
     status = res.response.status;
     json = res.json;
+    finalUrl = res.response.url || url;
   } catch (error) {
     if (PERMANENT.some((cls) => error instanceof cls)) throw new NotFoundError(`Could not fetch ${url}: ${(error as Error).message}`);
     throw new UnavailableError(`Could not fetch ${url}: ${(error as Error).message}`);
@@ -36,6 +38,8 @@ export async function fetchRemoteObject(fed: FederationContext, url: string): Pr
   }
   if (status >= 400) throw new UnavailableError(`${originOf(url) ?? url} answered HTTP ${status} for ${url}.`);
   if (!isObject(json) || typeOf(json) === null) throw new NotFoundError(`${url} is not an ActivityPub object.`);
+  // Served by the object's own server: an open redirect elsewhere must not vouch for it.
+  if (originOf(finalUrl) !== originOf(url)) throw new NotFoundError(`${url} was redirected to another server.`);
   if (!sameId(str(json.id), url)) throw new NotFoundError(`${url} answered with a different object (${String(json.id)}).`);
   // Some servers answer an object's URL with its Create; the object inside must live beside it.
   if (typeOf(json) === 'Create' && isObject(json.object)) {
