@@ -16,29 +16,14 @@ export function wantsActivityJson(accept: string | undefined | null): boolean {
   });
 }
 
-function firstValue(header: string | null): string | null {
-  const first = header?.split(',')[0]?.trim();
-  return first ? first : null;
-}
-
-const HOST_RE = /^(?:\[[0-9a-f:.]+\]|[a-z0-9.-]+)(?::\d{1,5})?$/i;
-
 /**
- * The URL the peer addressed. Behind a proxy (a tunnel), the scheme and host come from
- * X-Forwarded-Proto / X-Forwarded-Host — trusted only when the author said a proxy is in front,
- * since anyone can send those headers. Otherwise it is the configured base URL plus the path.
+ * The URL the peer addressed: the configured base URL plus the path. The base URL is the
+ * identity and the public address behind any tunnel, so forwarded headers are never consulted —
+ * trusting X-Forwarded-Host would let a server replay a delivery signed for its own /inbox to us.
  */
-export function publicUrl(request: Request, baseUrl: string, behindProxy: boolean): URL {
+export function publicUrl(request: Request, baseUrl: string): URL {
   const local = new URL(request.url);
-  const pathAndQuery = `${local.pathname}${local.search}`;
-  const base = new URL(baseUrl);
-  if (behindProxy) {
-    const proto = firstValue(request.headers.get('x-forwarded-proto'))?.toLowerCase();
-    const host = firstValue(request.headers.get('x-forwarded-host')) ?? request.headers.get('host');
-    const scheme = proto === 'http' || proto === 'https' ? proto : base.protocol.slice(0, -1);
-    if (host !== null && HOST_RE.test(host)) return new URL(`${scheme}://${host}${pathAndQuery}`);
-  }
-  return new URL(`${baseUrl.replace(/\/+$/, '')}${pathAndQuery}`);
+  return new URL(`${baseUrl.replace(/\/+$/, '')}${local.pathname}${local.search}`);
 }
 
 /**

@@ -21,7 +21,7 @@ export function mountInboxRoute(app: Hono<ListenerEnv>, core: ListenerCore, opti
       return problem(c, 400, 'body could not be read');
     }
     const settings = core.settings.get();
-    const url = publicUrl(c.req.raw, settings.baseUrl ?? c.var.local.baseUrl, settings.listener.behindProxy);
+    const url = publicUrl(c.req.raw, settings.baseUrl ?? c.var.local.baseUrl);
     const outcome = await receiveInboxPost(
       {
         db: core.db,

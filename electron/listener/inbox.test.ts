@@ -81,11 +81,20 @@ describe('POST /inbox accepts', () => {
     expect(res.status).toBe(202);
   });
 
-  it('behind a proxy, a request signed for the public URL it was sent to', async () => {
-    t.core.settings.update({ listener: { ...t.core.settings.get().listener, behindProxy: true } });
-    const signed = await mallory.sign('https://tern.example/inbox', JSON.stringify(follow(mallory.actorId)));
-    const res = await send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } });
-    expect(res.status).toBe(202);
+  it('behind a tunnel: a request signed for the public base URL, arriving on the loopback address', async () => {
+    const loopbackBase = t.core.settings.get().baseUrl!;
+    t.core.settings.update({ baseUrl: 'https://tern.example', listener: { ...t.core.settings.get().listener, behindProxy: true } });
+    try {
+      const signed = await mallory.sign('https://tern.example/inbox', JSON.stringify(follow(mallory.actorId)));
+      const res = await send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } });
+      expect(res.status).toBe(202);
+      // A delivery signed for another server's /inbox cannot be replayed here by naming that host.
+      const replay = await mallory.sign('https://elsewhere.example/inbox', JSON.stringify(follow(mallory.actorId)));
+      const refusedReplay = await send(replay, { url: inboxUrl, headers: { 'x-forwarded-host': 'elsewhere.example' } });
+      expect(refusedReplay.status).toBe(401);
+    } finally {
+      t.core.settings.update({ baseUrl: loopbackBase, listener: { ...t.core.settings.get().listener, behindProxy: false } });
+    }
   });
 });
 

@@ -16,8 +16,8 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
   /** The actor whose signature is on this GET, or null (unsigned, or not verifiable). */
   const signer = async (c: ListenerContext): Promise<string | null> => {
     if (c.req.header('signature') === undefined) return null;
-    const { baseUrl, listener } = core.settings.get();
-    const url = publicUrl(c.req.raw, baseUrl ?? c.var.local.baseUrl, listener.behindProxy);
+    const { baseUrl } = core.settings.get();
+    const url = publicUrl(c.req.raw, baseUrl ?? c.var.local.baseUrl);
     const result = await verifyInbound(asAddressed(c.req.raw, url, null), {
       documentLoader: core.fed.documentLoader,
       contextLoader: core.fed.contextLoader,
