@@ -112,3 +112,31 @@ describe('looked-up objects are believed only from their own server', () => {
     await victim.close();
   });
 });
+
+describe('every stored remote row is sanitized', () => {
+  it('a Like carrying HTML (a Misskey reaction) is stored without scripts or handlers', async () => {
+    let origin = '';
+    evil = await startServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      res.setHeader('content-type', 'application/activity+json');
+      if (path === '/users/mk') return res.end(JSON.stringify(actorDoc(origin, 'mk')));
+      res.statusCode = 404;
+      res.end();
+    });
+    origin = evil.origin;
+    rig = await openRig();
+    rig.ourPost('liked');
+    const row = await rig.receive({
+      id: `${origin}/likes/xss`,
+      type: 'Like',
+      actor: `${origin}/users/mk`,
+      object: 'https://tern.example/o/liked',
+      content: '<img src=x onerror="alert(1)"><script>alert(2)</script>❤',
+      summary: '<a href="javascript:alert(3)">hi</a>',
+    });
+    expect(row.isProcessed).toBe(true);
+    const stored = JSON.stringify(rig.inboxRow(`${origin}/likes/xss`)?.apObject);
+    expect(stored).toContain('❤');
+    expect(stored).not.toMatch(/onerror|<script|javascript:/i);
+  });
+});

@@ -1,6 +1,7 @@
 // Rows the inbox handlers write and read: `inbox` rows for received activities and objects
 // (persistInboxObject: ActivityPub → row), notifications, and the look-ups every handler needs.
 // All take `db | tx` so they compose inside the handler's one transaction.
+import { sanitizeActivityHtml } from '../sanitize';
 import { and, desc, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import {
@@ -52,7 +53,10 @@ export interface InboxRowInput {
 /** Inserts one `inbox` row for a received activity or object. `server` is the host of the
  * row's own ap_id (not of the actor), `visibility` comes from its addressing. */
 export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObject {
-  const { object, now } = input;
+  // The one place remote rows are written: whatever the caller did, no remote HTML is stored
+  // unsanitized (activities carry content too: Misskey reactions, Flag comments, …).
+  const object = sanitizeActivityHtml(input.object);
+  const { now } = input;
   return db
     .insert(inbox)
     .values({
