@@ -42,6 +42,16 @@ describe('document loaders', () => {
     expect(server.seen[1]?.headers.accept).toBe(ACTIVITY_ACCEPT);
   });
 
+  it('refuses a document reached through a redirect to another server (an open redirect cannot vouch for a key)', async () => {
+    const { server: elsewhere } = await setup((_req, res) =>
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(actor)),
+    );
+    const { server, load } = await setup((_req, res) => res.writeHead(302, { location: `${elsewhere.origin}/users/a` }).end());
+    const error = await load(`${server.origin}/users/a`).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(FetchError);
+    expect(String((error as Error).message)).toContain('redirected to another server');
+  });
+
   it('turns an HTTP error into a FetchError carrying a readable response', async () => {
     const { server, load } = await setup((_req, res) => res.writeHead(410).end('gone'));
     const error = await load(`${server.origin}/users/gone`).catch((e: unknown) => e);

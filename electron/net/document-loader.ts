@@ -53,12 +53,24 @@ export const preloadedContextLoader: DocumentLoader = (url) => {
 };
 
 /** A document loader that fetches ActivityPub/JSON-LD documents through `client`. */
+/**
+ * Loads ActivityPub documents (actors, keys, objects). A redirect to another origin is refused:
+ * a document is believed only from its own server, so an open redirect elsewhere cannot serve
+ * a key or actor "as" that server.
+ */
 export function createDocumentLoader(client: HttpClient): DocumentLoader {
+  return loaderOver(client, true);
+}
+
+function loaderOver(client: HttpClient, sameOriginOnly: boolean): DocumentLoader {
   const load = async (url: string, signal: AbortSignal | undefined, alternates: number): Promise<RemoteDocument> => {
     const hit = preloaded(url);
     if (hit !== null) return hit;
     const { response, text } = await client.fetchText(url, { headers: { accept: ACTIVITY_ACCEPT }, signal });
     const documentUrl = response.url === '' ? url : response.url;
+    if (sameOriginOnly && new URL(documentUrl).origin !== new URL(url).origin) {
+      throw new FetchError(url, `${url} redirected to another server (${new URL(documentUrl).host})`);
+    }
     if (!response.ok) {
       // The body is already read; hand Fedify a fresh copy it can clone and inspect.
       const copy = new Response(text, { status: response.status, statusText: response.statusText, headers: response.headers });
@@ -90,7 +102,8 @@ export function createDocumentLoader(client: HttpClient): DocumentLoader {
  * kept (contexts do not change; a small bound keeps a hostile peer from filling memory).
  */
 export function createContextLoader(client: HttpClient, maxEntries = 64): DocumentLoader {
-  const documents = createDocumentLoader(client);
+  // Contexts are often served through redirects to another host (w3id.org, for one).
+  const documents = loaderOver(client, false);
   const cache = new Map<string, RemoteDocument>();
   return async (url, options) => {
     const hit = preloaded(url) ?? cache.get(url);
