@@ -1,42 +1,59 @@
 // Electron main process: the thin shell. Opens the core on the data folder, serves the
-// renderer over app://, wires IPC with sender checks, and keeps one instance.
+// renderer over app://, wires IPC with sender checks, and keeps one instance. Lives in the
+// tray when its window is closed; Quit (tray or menu) stops the loops before the database
+// closes. Every decision here is made by plain modules under shell/ (policy/, *-controller,
+// *-watch, shutdown) that are tested in Node; this file only connects them to Electron.
 import { app, BrowserWindow, dialog, session } from 'electron';
 import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
 import { defaultDataDir } from './paths';
-import { feedConnectivity } from './shell/connectivity';
+import { electronNet } from './shell/connectivity';
+import { feedConnectivity } from './shell/connectivity-feed';
 import { registerIpc } from './shell/ipc';
+import { createNotificationWatch, type NotificationWatch } from './shell/notification-watch';
+import { electronNotifier } from './shell/notifications';
+import { CLOSE_HINT, decideClose } from './shell/policy/close-to-tray';
+import type { NotifierPort } from './shell/ports';
 import { handleAppProtocol, registerAppScheme } from './shell/protocol';
 import { hardenSession } from './shell/security';
-import { createMainWindow } from './shell/window';
+import { createShellStateStore, type ShellStateStore } from './shell/shell-state';
+import { createShutdown } from './shell/shutdown';
+import { electronTray } from './shell/tray';
+import { createTrayController, type TrayController } from './shell/tray-controller';
+import { waitingPostsCounter } from './shell/waiting-posts';
+import { createMainWindow, showWindow } from './shell/window';
 
 app.enableSandbox();
 registerAppScheme();
 
 let core: Core | null = null;
 let mainWindow: BrowserWindow | null = null;
-let stopConnectivity: (() => void) | null = null;
+let tray: TrayController | null = null;
+let shellState: ShellStateStore | null = null;
+let notifier: NotifierPort | null = null;
+let quitting = false;
+let shutdown: (() => Promise<void>) | null = null;
+const pageNetworkHints = new Set<() => void>();
 
 if (!app.requestSingleInstanceLock()) {
   app.quit();
 } else {
-  app.on('second-instance', () => {
-    if (!mainWindow) return;
-    if (mainWindow.isMinimized()) mainWindow.restore();
-    mainWindow.focus();
+  // A second launch focuses the window we have (or reopens it from the tray).
+  app.on('second-instance', () => openWindow());
+  app.on('activate', () => openWindow());
+  // With a tray the window only hides; without one, closing it is quitting.
+  app.on('window-all-closed', () => {
+    if (!tray) app.quit();
   });
-  app.on('window-all-closed', () => app.quit());
   // Quit stops the loops first: a delivery in flight may finish (5 s) or is left due — never
   // lost, never half-recorded — and only then is the database closed.
   let stopped = false;
   app.on('before-quit', (event) => {
-    if (stopped || !core) return;
+    quitting = true;
+    if (stopped || !shutdown) return;
     event.preventDefault();
-    const open = core;
-    void Promise.allSettled([open.loops.delivery.stop({ graceMs: 5_000 }), open.loops.inbox.stop(), open.listener.stop()]).then(() => {
-      stopConnectivity?.();
-      open.close();
+    void shutdown().finally(() => {
       stopped = true;
       app.quit();
     });
@@ -45,20 +62,116 @@ if (!app.requestSingleInstanceLock()) {
 }
 
 async function start(): Promise<void> {
+  const dataDir = process.env.TERN_DATA_DIR ?? defaultDataDir();
+  let open: Core;
   try {
-    core = await openCore({ dataDir: process.env.TERN_DATA_DIR ?? defaultDataDir(), mode: 'desktop', log: (l) => console.log(l) });
+    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l) });
   } catch (error) {
     fail(error);
     return;
   }
+  core = open;
+  shellState = createShellStateStore(open.paths.dir);
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'));
-  registerIpc(createHandlers(core), () => mainWindow?.webContents ?? null);
-  stopConnectivity = feedConnectivity(core.connectivity);
-  core.loops.inbox.start();
-  core.loops.delivery.start();
-  mainWindow = createMainWindow(join(__dirname, 'preload.cjs'));
-  mainWindow.on('closed', () => (mainWindow = null));
+  const unregisterIpc = registerIpc(createHandlers(open), () => mainWindow?.webContents ?? null, () =>
+    pageNetworkHints.forEach((hint) => hint()),
+  );
+  const stopConnectivity = feedConnectivity(open.connectivity, electronNet({
+    subscribe(listener) {
+      pageNetworkHints.add(listener);
+      return () => pageNetworkHints.delete(listener);
+    },
+  }));
+
+  notifier = electronNotifier();
+  const waitingPosts = waitingPostsCounter(open.sqlite);
+  tray = startTray(open, waitingPosts);
+  const watch: NotificationWatch = createNotificationWatch({
+    list: (limit) => open.services.notifications.list({ limit }).items,
+    prefs: () => open.settings.get().osNotifications,
+    notifier,
+    open: (route) => openWindow(route),
+    afterCheck: () => tray?.refresh(),
+  });
+  const unsubscribes = [open.connectivity.onChange(() => tray?.refresh()), open.settings.onChange(() => tray?.refresh())];
+
+  shutdown = createShutdown({
+    delivery: open.loops.delivery,
+    inbox: open.loops.inbox,
+    listener: open.listener,
+    log: (line) => console.log(line),
+    beforeClose: () => {
+      watch.stop();
+      unsubscribes.forEach((u) => u());
+      stopConnectivity();
+      unregisterIpc();
+      tray?.destroy();
+      tray = null;
+    },
+    close: () => open.close(),
+  });
+
+  open.loops.inbox.start();
+  open.loops.delivery.start();
+  watch.start();
+  openWindow();
+}
+
+function startTray(open: Core, waitingPosts: () => number): TrayController | null {
+  try {
+    return createTrayController({
+      port: electronTray(),
+      state: () => ({ ...open.connectivity.state(), unread: open.services.notifications.unreadCount(), waitingPosts: waitingPosts() }),
+      actions: {
+        open: () => openWindow(),
+        compose: () => openWindow('#/compose'),
+        pause: () => open.settings.update({ workOffline: true }),
+        resume: () => open.settings.update({ workOffline: false }),
+        sync: () => {
+          open.connectivity.recheck();
+          open.loops.delivery.wake();
+          open.loops.inbox.wake();
+          tray?.refresh();
+        },
+        quit: () => app.quit(),
+      },
+    });
+  } catch (error) {
+    // Some Linux desktops have no tray: Tern then quits when its window closes.
+    console.log(`no tray: ${(error as Error).message}`);
+    return null;
+  }
+}
+
+function openWindow(route?: string): void {
+  if (!core || !shellState) return;
+  if (mainWindow && !mainWindow.isDestroyed()) {
+    showWindow(mainWindow, route);
+    return;
+  }
+  const state = shellState;
+  const window = createMainWindow({
+    preload: join(__dirname, 'preload.cjs'),
+    saved: state.get().window,
+    onState: (bounds) => state.update({ window: bounds }),
+  });
+  if (route) window.once('ready-to-show', () => showWindow(window, route));
+  window.on('close', (event) => {
+    const decision = decideClose({ quitting, hasTray: tray !== null, hintShown: state.get().closeHintShown });
+    if (decision.kind === 'close') return;
+    event.preventDefault();
+    window.hide();
+    if (decision.showHint) {
+      state.update({ closeHintShown: true });
+      if (notifier?.isSupported()) notifier.show({ ...CLOSE_HINT, onClick: () => openWindow() });
+      else void dialog.showMessageBox({ type: 'info', title: CLOSE_HINT.title, message: CLOSE_HINT.title, detail: CLOSE_HINT.body });
+    }
+  });
+  window.on('closed', () => {
+    if (mainWindow === window) mainWindow = null;
+  });
+  mainWindow = window;
 }
 
 function fail(error: unknown): void {

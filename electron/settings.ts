@@ -3,6 +3,7 @@
 // with zod on every read and write, written atomically (temp file + rename).
 import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
+import { NOTIFICATION_TYPES } from '../db/columns';
 import { BadInputError } from './errors';
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
@@ -36,6 +37,8 @@ export const settingsSchema = z.object({
   /** "Work offline": the delivery loop attempts nothing, like a mail client's switch. */
   workOffline: z.boolean().default(false),
   blockedServers: z.array(z.string()).default([]),
+  /** OS notifications per notification type; a type not listed is on. */
+  osNotifications: z.partialRecord(z.enum(NOTIFICATION_TYPES), z.boolean()).default({}),
   /** When the identity (base URL + user name) was first complete: the actor's `published`. */
   actorPublishedAt: z.iso.datetime({ offset: true }).nullable().default(null),
   /** When the profile last changed: the actor's `updated`, so peers refresh their copy. */
@@ -64,6 +67,8 @@ export const settingsUpdateSchema = z
       .partial()
       .strict(),
     workOffline: z.boolean(),
+    /** Turns OS notifications of some types on or off; other types keep their setting. */
+    osNotifications: z.partialRecord(z.enum(NOTIFICATION_TYPES), z.boolean()),
     /** Changing the base URL once people follow you changes your identity; this says "I know". */
     confirmIdentityChange: z.boolean(),
   })
@@ -93,7 +98,12 @@ export function createSettingsStore(path: string): SettingsStore {
   return {
     get: () => current,
     update(patch) {
-      const parsed = settingsSchema.safeParse({ ...current, ...patch, listener: { ...current.listener, ...patch.listener } });
+      const parsed = settingsSchema.safeParse({
+        ...current,
+        ...patch,
+        listener: { ...current.listener, ...patch.listener },
+        osNotifications: { ...current.osNotifications, ...patch.osNotifications },
+      });
       if (!parsed.success) {
         const issue = parsed.error.issues[0];
         throw new BadInputError(`Setting ${issue?.path.join('.') ?? ''} ${issue?.message ?? 'is invalid'}.`);

@@ -1,57 +1,36 @@
-// Window hardening, in one place so it can be read and tested: the webPreferences every
-// window gets, and the rules for navigation, new windows, permissions and external links.
+// Applies the window's security rules (policy/web-security.ts) to Electron: webPreferences,
+// navigation, redirects, webviews, new windows, external links and permission requests.
 import { shell, type Session, type WebContents, type WebPreferences } from 'electron';
-import { APP_ORIGIN } from './protocol';
+import { allowNavigation, allowPermission, secureWebPreferences, windowOpenDecision } from './policy/web-security';
 
-export function secureWebPreferences(preload: string): WebPreferences {
-  return {
-    preload,
-    sandbox: true,
-    contextIsolation: true,
-    nodeIntegration: false,
-    nodeIntegrationInWorker: false,
-    nodeIntegrationInSubFrames: false,
-    webSecurity: true,
-    allowRunningInsecureContent: false,
-    experimentalFeatures: false,
-    webviewTag: false,
-    navigateOnDragDrop: false,
-    spellcheck: true,
-  };
-}
+export { externalUrl, isAppUrl } from './policy/app-url';
 
-/** Only parsed http(s) URLs leave the app, to the OS browser. */
-export function externalUrl(raw: string): string | null {
-  try {
-    const url = new URL(raw);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
-/** Is this frame URL our app (and nothing else)? */
-export function isAppUrl(raw: string | undefined): boolean {
-  if (!raw) return false;
-  try {
-    return new URL(raw).origin === APP_ORIGIN;
-  } catch {
-    return false;
-  }
+export function webPreferencesFor(preload: string): WebPreferences {
+  // Typed as Electron's own so a renamed or removed option fails to compile.
+  const preferences: WebPreferences = secureWebPreferences(preload);
+  return preferences;
 }
 
 export function hardenContents(contents: WebContents): void {
-  contents.on('will-navigate', (event) => event.preventDefault());
-  contents.on('will-redirect', (event) => event.preventDefault());
+  const refuse = (event: { preventDefault(): void }, url: string) => {
+    if (!allowNavigation(url)) event.preventDefault();
+  };
+  contents.on('will-navigate', (event) => refuse(event, event.url));
+  contents.on('will-frame-navigate', (event) => refuse(event, event.url));
+  contents.on('will-redirect', (event) => refuse(event, event.url));
   contents.on('will-attach-webview', (event) => event.preventDefault());
   contents.setWindowOpenHandler(({ url }) => {
-    const external = externalUrl(url);
-    if (external) void shell.openExternal(external);
-    return { action: 'deny' };
+    const decision = windowOpenDecision(url);
+    if (decision.openExternally) void shell.openExternal(decision.openExternally);
+    return { action: decision.action };
   });
 }
 
 export function hardenSession(session: Session): void {
-  session.setPermissionRequestHandler((_contents, permission, callback) => callback(permission === 'notifications'));
-  session.setPermissionCheckHandler((_contents, permission) => permission === 'notifications');
+  session.setPermissionRequestHandler((contents, permission, callback, details) =>
+    callback(allowPermission(permission, details.requestingUrl ?? contents?.getURL())),
+  );
+  session.setPermissionCheckHandler((_contents, permission, requestingOrigin) => allowPermission(permission, requestingOrigin));
+  // Nothing is downloaded by the window.
+  session.on('will-download', (event) => event.preventDefault());
 }

@@ -15,6 +15,7 @@ const t = strings.settings;
 export function Settings() {
   const settings = useSettingsStore((state) => state.settings);
   const dataDir = useStatusStore((state) => state.status?.dataDir ?? null);
+  const mode = useStatusStore((state) => state.status?.mode ?? null);
   if (!settings) return <></>;
   return (
     <article className="view" aria-labelledby="settings-title">
@@ -28,6 +29,7 @@ export function Settings() {
       <IdentitySection settings={settings} />
       <ListenerSection settings={settings} />
       <OfflineSection settings={settings} />
+      {mode === 'desktop' && <OsNotificationsSection settings={settings} />}
       <section className="section" aria-labelledby="settings-about-title">
         <div className="section__header">
           <h2 id="settings-about-title">{t.aboutTitle}</h2>
@@ -282,6 +284,39 @@ function OfflineSection({ settings }: { settings: SettingsView }) {
             setWorkOffline(on).catch((err: unknown) => setError(toApiError(err, 'settings.update')));
           }}
         />
+      </div>
+    </section>
+  );
+}
+
+/** Desktop only: which notification types also become OS notifications (a type not listed is on). */
+function OsNotificationsSection({ settings }: { settings: SettingsView }) {
+  const save = useSettingsStore((state) => state.save);
+  const [error, setError] = useState<ApiError | null>(null);
+  const types = Object.keys(t.osNotificationTypes) as (keyof typeof t.osNotificationTypes)[];
+  return (
+    <section className="section" aria-labelledby="settings-os-notifications-title">
+      <div className="section__header">
+        <h2 id="settings-os-notifications-title">{t.osNotificationsTitle}</h2>
+      </div>
+      <div className="card form">
+        <p className="form__lede">{t.osNotificationsLede}</p>
+        {types.map((type) => (
+          <Switch
+            key={type}
+            label={t.osNotificationTypes[type]}
+            checked={settings.osNotifications[type] !== false}
+            onChange={(on) => {
+              setError(null);
+              save({ osNotifications: { [type]: on } }).catch((err: unknown) => setError(toApiError(err, 'settings.update')));
+            }}
+          />
+        ))}
+        {error && (
+          <p className="field__error" role="alert">
+            {error.message}
+          </p>
+        )}
       </div>
     </section>
   );

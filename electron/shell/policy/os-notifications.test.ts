@@ -1,0 +1,57 @@
+import { describe, expect, it } from 'vitest';
+import type { NotificationItem } from '../../notifications/service';
+import { GROUP_ABOVE, planOsNotifications, routeOf } from './os-notifications';
+
+let next = 1;
+function item(partial: Partial<NotificationItem> = {}): NotificationItem {
+  return {
+    id: next++,
+    type: 'LIKE',
+    createdAt: '2030-01-01T00:00:00Z',
+    isNew: true,
+    actor: { id: 1, apId: 'https://a.example/u/ana', name: 'Ana', handle: '@ana@a.example', iconUrl: null, url: 'https://a.example/@ana' },
+    outboxObject: { id: 7, box: 'outbox', apId: 'https://me.example/o/7', apType: 'Note', excerpt: 'Hello world', isDeleted: false },
+    inboxObject: null,
+    webmentionId: null,
+    ...partial,
+  };
+}
+
+describe('OS notifications for new notifications', () => {
+  it('a few at once: one each, saying who did what, opening the post', () => {
+    const plan = planOsNotifications([item(), item({ type: 'NEW_FOLLOWER', outboxObject: null })], {});
+    expect(plan).toHaveLength(2);
+    expect(plan[0]).toMatchObject({ title: 'Tern', body: 'Ana liked your post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
+    expect(plan[1]).toMatchObject({ body: 'Ana followed you', route: '#/notifications' });
+  });
+
+  it(`more than ${GROUP_ABOVE} at once: one grouped notification opening Notifications`, () => {
+    const many = [item(), item({ actor: null }), item({ type: 'MENTION' }), item({ type: 'ANNOUNCE' }), item()];
+    const plan = planOsNotifications(many, {});
+    expect(plan).toHaveLength(1);
+    expect(plan[0]).toMatchObject({ title: 'Tern — 5 new notifications', route: '#/notifications', ids: many.map((i) => i.id) });
+    expect(plan[0]?.body).toMatch(/^Ana liked your post; Someone liked your post; and 3 more$/);
+  });
+
+  it('a type switched off in Settings is not shown; types not listed stay on', () => {
+    const plan = planOsNotifications([item({ type: 'LIKE' }), item({ type: 'MENTION', inboxObject: null })], { LIKE: false, ANNOUNCE: true });
+    expect(plan.map((p) => p.body)).toEqual(['Ana mentioned you']);
+    expect(planOsNotifications([item({ type: 'LIKE' })], { LIKE: false })).toEqual([]);
+  });
+
+  it('switched-off types do not count towards grouping', () => {
+    const arrived = [item({ type: 'LIKE' }), item({ type: 'LIKE' }), item({ type: 'LIKE' }), item({ type: 'NEW_FOLLOWER' }), item({ type: 'NEW_FOLLOWER' })];
+    expect(planOsNotifications(arrived, { LIKE: false })).toHaveLength(2);
+  });
+
+  it('already-read notifications are never announced', () => {
+    expect(planOsNotifications([item({ isNew: false })], {})).toEqual([]);
+  });
+
+  it('a mention opens the mentioning post; a deleted post opens Notifications', () => {
+    const mention = item({ type: 'MENTION', outboxObject: null, inboxObject: { id: 3, box: 'inbox', apId: 'https://b.example/n/3', apType: 'Note', excerpt: 'hi', isDeleted: false } });
+    expect(routeOf(mention)).toBe('#/thread?ap=https%3A%2F%2Fb.example%2Fn%2F3');
+    const deleted = item({ outboxObject: { id: 7, box: 'outbox', apId: 'https://me.example/o/7', apType: 'Note', excerpt: null, isDeleted: true } });
+    expect(routeOf(deleted)).toBe('#/notifications');
+  });
+});

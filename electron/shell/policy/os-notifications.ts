@@ -1,0 +1,77 @@
+// Which OS notifications to show for notifications that just arrived: only the types the author
+// left on in Settings (settings.osNotifications; a type not listed is on), one each when a few
+// arrive together, one grouped notification when many do (UX.md: "grouped when many arrive at
+// once"). Each says where a click leads: the post it is about, else the Notifications place.
+// Pure: shell/notification-watch.ts feeds it, a NotifierPort shows the result.
+import type { NotificationType } from '../../../db/columns';
+import type { NotificationItem } from '../../notifications/service';
+
+export type OsNotificationPrefs = Partial<Record<NotificationType, boolean>>;
+
+export interface OsNotification {
+  title: string;
+  body: string;
+  /** The in-app address a click opens (#/thread?ap=… or #/notifications). */
+  route: string;
+  /** The notification rows it stands for (a click may mark them read). */
+  ids: number[];
+}
+
+/** More than this many at once become one grouped notification. */
+export const GROUP_ABOVE = 3;
+
+const ACTION: Record<NotificationType, string> = {
+  NEW_FOLLOWER: 'followed you',
+  UNFOLLOW: 'unfollowed you',
+  FOLLOW_REQUEST_ACCEPTED: 'accepted your follow request',
+  FOLLOW_REQUEST_REJECTED: 'rejected your follow request',
+  LIKE: 'liked your post',
+  UNDO_LIKE: 'no longer likes your post',
+  ANNOUNCE: 'boosted your post',
+  UNDO_ANNOUNCE: 'undid a boost of your post',
+  MENTION: 'mentioned you',
+  NEW_WEBMENTION: 'mentioned your post on their site',
+  UPDATED_WEBMENTION: 'updated a mention of your post',
+  DELETED_WEBMENTION: 'removed a mention of your post',
+};
+
+export function isTypeEnabled(prefs: OsNotificationPrefs, type: NotificationType | null): boolean {
+  return type === null || prefs[type] !== false;
+}
+
+export function sentence(item: NotificationItem): string {
+  const who = item.actor?.name || item.actor?.handle || 'Someone';
+  return `${who} ${item.type ? ACTION[item.type] : 'sent you a notification'}`;
+}
+
+/** #/thread?ap=… for the post a notification is about (ours, or the mention), else #/notifications. */
+export function routeOf(item: NotificationItem): string {
+  const object = item.outboxObject ?? (item.type === 'MENTION' ? item.inboxObject : null);
+  if (object && !object.isDeleted) return `#/thread?${new URLSearchParams({ ap: object.apId }).toString()}`;
+  return '#/notifications';
+}
+
+/** `arrived`: notifications new since the last look, newest first. */
+export function planOsNotifications(arrived: readonly NotificationItem[], prefs: OsNotificationPrefs): OsNotification[] {
+  const shown = arrived.filter((item) => item.isNew && isTypeEnabled(prefs, item.type));
+  if (shown.length === 0) return [];
+  if (shown.length <= GROUP_ABOVE) {
+    return shown.map((item) => ({ title: 'Tern', body: excerptLine(item), route: routeOf(item), ids: [item.id] }));
+  }
+  const names = [...new Set(shown.map(sentence))];
+  const first = names.slice(0, 2).join('; ');
+  const rest = shown.length - Math.min(2, names.length);
+  return [
+    {
+      title: `Tern — ${shown.length} new notifications`,
+      body: rest > 0 ? `${first}; and ${rest} more` : first,
+      route: '#/notifications',
+      ids: shown.map((item) => item.id),
+    },
+  ];
+}
+
+function excerptLine(item: NotificationItem): string {
+  const excerpt = (item.type === 'MENTION' ? item.inboxObject : item.outboxObject)?.excerpt;
+  return excerpt ? `${sentence(item)}: “${excerpt}”` : sentence(item);
+}
