@@ -86,12 +86,11 @@ describe('WebFinger goes through the safe client', () => {
 describe('looked-up objects are believed only from their own server', () => {
   it('a Create on one server embedding a post under another server’s id is refetched from that id, and nothing forged is stored', async () => {
     let origin = '';
-    let victim: LoopbackServer | undefined;
-    victim = await startServer((req, res) => {
+    const victim: LoopbackServer = await startServer((req, res) => {
       const path = (req.url ?? '/').split('?')[0];
       if (path === '/users/alice') {
         res.setHeader('content-type', 'application/activity+json');
-        return res.end(JSON.stringify(actorDoc(victim!.origin, 'alice')));
+        return res.end(JSON.stringify(actorDoc(victim.origin, 'alice')));
       }
       res.statusCode = 404;
       res.end();
@@ -101,7 +100,7 @@ describe('looked-up objects are believed only from their own server', () => {
       // The outer Create lives on evil; the object inside claims the victim's id and author.
       res.end(JSON.stringify({
         id: `${origin}/create/1`, type: 'Create', actor: `${origin}/users/mallory`,
-        object: { id: `${victim!.origin}/users/alice/statuses/1`, type: 'Note', attributedTo: `${victim!.origin}/users/alice`, content: '<p>I endorse evil.example</p>' },
+        object: { id: `${victim.origin}/users/alice/statuses/1`, type: 'Note', attributedTo: `${victim.origin}/users/alice`, content: '<p>I endorse evil.example</p>' },
       }));
     });
     origin = evil.origin;
