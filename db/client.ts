@@ -1,6 +1,7 @@
 // Opens Tern's one SQLite file with the pragmas the app relies on (WAL, foreign keys, a busy
 // timeout) and wraps it in drizzle. It knows nothing of migrations or federation.
 import Database from 'better-sqlite3';
+import { getTableColumns, type Table } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from './schema';
 
@@ -34,4 +35,50 @@ export function openSqlite(path: string, options: OpenOptions = {}): Sqlite {
 
 export function wrapDrizzle(sqlite: Sqlite): Db {
   return drizzle({ client: sqlite, schema });
+}
+
+/**
+ * The better-sqlite3 connection behind a drizzle handle or transaction (a transaction runs on
+ * its database's one connection, so statements run on it take part in the transaction).
+ */
+export function sqliteOf(db: DbOrTx): Sqlite {
+  const direct = (db as { $client?: Sqlite }).$client;
+  if (direct !== undefined) return direct;
+  const viaSession = (db as unknown as { session?: { client?: Sqlite } }).session?.client;
+  if (viaSession !== undefined) return viaSession;
+  throw new Error('no SQLite connection behind this database handle');
+}
+
+const statements = new WeakMap<Sqlite, Map<string, Database.Statement>>();
+
+/**
+ * A prepared statement for `source` on this handle's connection, prepared once per connection
+ * and reused: for hot paths, where drizzle would build and prepare the SQL on every call.
+ */
+export function prepared<BindParameters extends unknown[] = unknown[], Result = unknown>(
+  db: DbOrTx,
+  source: string,
+): Database.Statement<BindParameters, Result> {
+  const sqlite = sqliteOf(db);
+  let cache = statements.get(sqlite);
+  if (cache === undefined) statements.set(sqlite, (cache = new Map()));
+  let statement = cache.get(source);
+  if (statement === undefined) cache.set(source, (statement = sqlite.prepare(source)));
+  return statement as unknown as Database.Statement<BindParameters, Result>;
+}
+
+/**
+ * Turns a raw row of `table` (as better-sqlite3 returns it, by column name) into the row drizzle
+ * would return (property names, and each column's own decoding: dates, JSON, booleans).
+ */
+export function rowDecoder<T extends Table>(table: T): (raw: Record<string, unknown>) => T['$inferSelect'] {
+  const columns = Object.entries(getTableColumns(table));
+  return (raw) => {
+    const row: Record<string, unknown> = {};
+    for (const [key, column] of columns) {
+      const value = raw[column.name];
+      row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
+    }
+    return row as T['$inferSelect'];
+  };
 }

@@ -128,6 +128,28 @@ function parenthesised(sql: string, open: number): string {
   throw new Error(`unbalanced parentheses in ${sql}`);
 }
 
+/** Splits a column list on its top-level commas (not those inside parentheses or quotes). */
+function splitTopLevel(list: string): string[] {
+  const terms: string[] = [];
+  let depth = 0;
+  let quote: string | null = null;
+  let start = 0;
+  for (let i = 0; i < list.length; i++) {
+    const ch = list[i]!;
+    if (quote) {
+      if (ch === quote) quote = null;
+    } else if (ch === "'" || ch === '"') quote = ch;
+    else if (ch === '(') depth++;
+    else if (ch === ')') depth--;
+    else if (ch === ',' && depth === 0) {
+      terms.push(list.slice(start, i).trim());
+      start = i + 1;
+    }
+  }
+  terms.push(list.slice(start).trim());
+  return terms;
+}
+
 /** The CHECK constraints written in a CREATE TABLE statement, named or not. */
 function checksOf(createTable: string): Check[] {
   const found: Check[] = [];
@@ -153,10 +175,14 @@ function migratedShape(sqlite: Sqlite, table: string): Shape {
   const sqlOf = (type: string, name: string) =>
     (sqlite.prepare('SELECT sql FROM sqlite_master WHERE type = ? AND name = ?').pluck().get(type, name) as string | null) ?? '';
   const createTable = sqlOf('table', table);
-  const columnsOf = (index: string) =>
-    (sqlite.pragma(`index_info(${index})`) as { seqno: number; name: string }[])
-      .sort((a, b) => a.seqno - b.seqno)
-      .map((c) => c.name);
+  // An expression column has no name in index_info: its text is read from the CREATE INDEX.
+  const columnsOf = (index: string) => {
+    const info = (sqlite.pragma(`index_info(${index})`) as { seqno: number; name: string | null }[]).sort((a, b) => a.seqno - b.seqno);
+    const createIndex = sqlOf('index', index);
+    const on = /\bON\s+"?\w+"?\s*\(/i.exec(createIndex);
+    const terms = on ? splitTopLevel(parenthesised(createIndex, on.index + on[0].length - 1)) : [];
+    return info.map((c, i) => c.name ?? terms[i] ?? '?');
+  };
   const indexList = sqlite.pragma(`index_list(${table})`) as { name: string; unique: number; origin: string; partial: number }[];
   const uniqueNames = uniqueNamesOf(createTable);
   const fkRows = sqlite.pragma(`foreign_key_list(${table})`) as {

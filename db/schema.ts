@@ -19,6 +19,13 @@ import {
   type JsonValue,
 } from './columns';
 
+/**
+ * The object an inbox/outbox row replies to, as sent (`inReplyTo`: an IRI, or an object with an
+ * id), over the bare ap_object column. Indexed on both tables; queries must use this exact text
+ * (unqualified) for SQLite to use the index.
+ */
+export const IN_REPLY_TO_SQL = "coalesce(json_extract(ap_object, '$.inReplyTo.id'), json_extract(ap_object, '$.inReplyTo'))";
+
 export * from './columns';
 
 /** The CHECK constraints of one table, from the kinds of its columns. */
@@ -99,6 +106,9 @@ export const inbox = sqliteTable(
     uniqueIndex('ix_inbox_ap_id').on(t.apId),
     index('ix_inbox_ap_type').on(t.apType),
     index('ix_inbox_id').on(t.id),
+    // Tern's revision 0d4f0c70f784 (not the spec's): for the replies and likes/announces recounts.
+    index('ix_inbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
+    index('ix_inbox_relates_to_outbox_object_id').on(t.relatesToOutboxObjectId),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],
@@ -129,6 +139,8 @@ export const incomingActivity = sqliteTable(
   (t) => [
     index('ix_incoming_activity_ap_id').on(t.apId),
     index('ix_incoming_activity_id').on(t.id),
+    // Tern's revision 0d4f0c70f784: the rows still to process, in the processor's order.
+    index('ix_incoming_activity_due').on(t.nextTry, t.id).where(sql`is_processed = 0 AND is_errored = 0`),
     ...checks('incoming_activity', {
       datetimes: ['created_at', 'next_try', 'last_try'],
       bools: ['is_processed', 'is_errored'],
@@ -197,6 +209,7 @@ export const outbox = sqliteTable(
     index('ix_outbox_ap_type').on(t.apType),
     index('ix_outbox_id').on(t.id),
     index('ix_outbox_public_id').on(t.publicId),
+    index('ix_outbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],

@@ -28,7 +28,7 @@ import { createNotificationService, type NotificationService } from './notificat
 import { createConnectivityWatch, type ConnectivityWatch } from './connectivity/watch';
 import { probeSource } from './connectivity/probe';
 import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
-import { deliveryPayload } from './federation/outbox';
+import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
 
@@ -123,6 +123,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       settings,
       clock,
     });
+    // One serialised body per post for all its recipients (re-checked against the row each time).
+    const deliveryPayload = createDeliveryPayloads();
     const deliveryLoop = createDeliveryLoop({
       sqlite,
       clock,

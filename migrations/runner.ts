@@ -6,6 +6,7 @@ import type { Sqlite } from '../db/client';
 import { initial } from './f5717d82b3ff_initial';
 import { outsideSpec } from './9b404c47970a_outside_spec';
 import { oauthClient } from './4ab54becec04_oauth_client';
+import { processingIndexes } from './0d4f0c70f784_processing_indexes';
 
 export interface Revision {
   id: string;
@@ -15,8 +16,9 @@ export interface Revision {
   downgrade(sqlite: Sqlite): void;
 }
 
-/** The chain, oldest first: each revision's parent is the one before it. */
-export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient];
+/** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
+ * at 4ab54becec04; the revisions after it are Tern's own. */
+export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes];
 
 /** The newest revision: the schema of db/schema.ts. */
 export const HEAD: string = headOf(REVISIONS);

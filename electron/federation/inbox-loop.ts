@@ -7,8 +7,8 @@
 //   failed → `error` (trimmed), next_try after an exponential backoff with jitter; after
 //     INBOX_MAX_TRIES (about a day — the reference gives up after 4 minutes, §13.15) is_errored.
 // A try is counted (tries + 1, last_try) before the work starts, so a crash mid-way still counts.
-import { and, asc, eq, isNull, lte, or } from 'drizzle-orm';
-import type { Db } from '../../db/client';
+import { eq } from 'drizzle-orm';
+import { prepared, rowDecoder, type Db } from '../../db/client';
 import { incomingActivity, type IncomingActivity } from '../../db/schema';
 import { processIncomingActivity, type ProcessDeps, type ProcessOutcome } from './process/index';
 
@@ -67,21 +67,21 @@ export interface InboxLoop {
   readonly running: boolean;
 }
 
+// Due rows, oldest first. Literal 0s (not parameters) so SQLite can use the partial index
+// ix_incoming_activity_due (is_processed = 0 AND is_errored = 0), ordered as the query is: the
+// look-up reads the due rows only, however many processed rows the table holds.
+const DUE_SQL =
+  'SELECT * FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0 AND (next_try IS NULL OR next_try <= ?)' +
+  ' ORDER BY next_try ASC, id ASC LIMIT ?';
+const decodeIncoming = rowDecoder(incomingActivity);
+
 export function dueIncomingActivities(db: Db, now: Date, limit: number): IncomingActivity[] {
-  return db
-    .select()
-    .from(incomingActivity)
-    .where(
-      and(
-        eq(incomingActivity.isProcessed, false),
-        eq(incomingActivity.isErrored, false),
-        or(isNull(incomingActivity.nextTry), lte(incomingActivity.nextTry, now)),
-      ),
-    )
-    .orderBy(asc(incomingActivity.nextTry), asc(incomingActivity.id))
-    .limit(limit)
-    .all();
+  const raw = prepared<[string, number], Record<string, unknown>>(db, DUE_SQL).all(now.toISOString(), limit);
+  return raw.map(decodeIncoming);
 }
+
+/** Lets timers and I/O (the listener's requests) run between rows of a long run. */
+const yieldToEventLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const trim = (text: string) => (text.length > ERROR_MAX_CHARS ? `${text.slice(0, ERROR_MAX_CHARS - 1)}…` : text);
 
@@ -98,8 +98,13 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
   // Every batch runs on this chain, so the loop and drain() never process concurrently.
   let chain: Promise<unknown> = Promise.resolve();
 
+  // Prepared once: these run for every row.
   function markProcessed(row: IncomingActivity, reason: string | null): void {
-    db.update(incomingActivity).set({ isProcessed: true, error: reason, nextTry: null }).where(eq(incomingActivity.id, row.id)).run();
+    prepared(db, 'UPDATE incoming_activity SET is_processed = 1, error = ?, next_try = NULL WHERE id = ?').run(reason, row.id);
+  }
+
+  function countTry(row: IncomingActivity, tries: number): void {
+    prepared(db, 'UPDATE incoming_activity SET tries = ?, last_try = ? WHERE id = ?').run(tries, clock().toISOString(), row.id);
   }
 
   function markFailed(row: IncomingActivity, tries: number, error: string): RowResult {
@@ -114,7 +119,10 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
 
   async function processOne(row: IncomingActivity, deps: ProcessDeps): Promise<RowResult> {
     const tries = row.tries + 1;
-    db.update(incomingActivity).set({ tries, lastTry: clock() }).where(eq(incomingActivity.id, row.id)).run();
+    // Its own commit, before the work: a crash mid-row still spends the try. (The handler awaits
+    // the network, so it cannot share a transaction with this; its own writes are one
+    // transaction, and markProcessed/markFailed a third short one.)
+    countTry(row, tries);
     let result: RowResult;
     try {
       const outcome = await process(deps, { ...row, tries });
@@ -140,6 +148,9 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     if (!deps) return [];
     const results: RowResult[] = [];
     for (const row of dueIncomingActivities(db, clock(), BATCH_SIZE)) {
+      // Rows are mostly synchronous work: without this a batch (or a whole drain) would hold
+      // the event loop, and the listener's requests with it.
+      if (results.length > 0) await yieldToEventLoop();
       results.push(await processOne(row, options.deps() ?? deps));
     }
     return results;
@@ -198,6 +209,7 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
         for (;;) {
           const results = await batch();
           if (results.length === 0) return summary;
+          await yieldToEventLoop();
           for (const r of results) {
             if (r.outcome === 'processed') summary.processed++;
             else if (r.outcome === 'dropped') summary.dropped++;

@@ -8,8 +8,7 @@
 // Forwarded activities (signed by someone other than `actor`, e.g. a reply Mastodon forwards to
 // followers) are refused for now: accepting them safely needs an LD signature or a re-fetch of
 // the object from its origin, which the processor does not do yet.
-import type { Db } from '../../db/client';
-import { incomingActivity, type IncomingActivity } from '../../db/schema';
+import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
 import { keyBelongsToActor, normalizeActorId, verifyInbound, type VerifyFailureReason } from '../net/signatures';
@@ -34,6 +33,10 @@ export type InboxOutcome =
   /** Answered 202 but not stored (a self-Delete of an actor we never knew, whose key is gone). */
   | { status: 202; queued: null; reason: string }
   | { status: 400 | 401 | 403; reason: string };
+
+const INSERT_INCOMING_SQL =
+  'INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored)' +
+  ' VALUES (?, ?, ?, ?, 0, ?, 0, 0)';
 
 const REASONS: Record<VerifyFailureReason, string> = {
   unsigned: 'unsigned',
@@ -87,7 +90,7 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     contextLoader: deps.fed.contextLoader,
     keyCache: deps.fed.keyCache,
     clock: deps.clock,
-  });
+  }, body);
   if (!verified.ok) {
     // The service behind the spec answers 202 here so Mastodon stops retrying the Deletes of
     // accounts that no longer exist; there is nothing of theirs to delete anyway.
@@ -101,21 +104,17 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 401, reason: 'key does not belong to actor' };
   }
 
-  const now = deps.clock();
-  const row: IncomingActivity = deps.db
-    .insert(incomingActivity)
-    .values({
-      createdAt: now,
-      sentByApActorId: verified.ownerActorId,
-      apId: typeof activity.id === 'string' ? activity.id : null,
-      apObject: activity as IncomingActivity['apObject'],
-      tries: 0,
-      nextTry: now,
-      isProcessed: false,
-      isErrored: false,
-    })
-    .returning()
-    .get();
+  const now = deps.clock().toISOString();
+  const apId = typeof activity.id === 'string' ? activity.id : null;
+  // Prepared once per connection: the accept path's one write, as drizzle's insert would do it.
+  const inserted = prepared<[string, string, string | null, string, string]>(deps.db, INSERT_INCOMING_SQL).run(
+    now,
+    verified.ownerActorId,
+    apId,
+    JSON.stringify(activity),
+    now,
+  );
+  const row = { id: Number(inserted.lastInsertRowid), apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);
   try {

@@ -3,7 +3,7 @@
 // id `<object>/activity` the service behind the spec uses; edits, deletions and interactions
 // are stored as the activities themselves, so what was delivered can be served again as is.
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
+import { prepared, type DbOrTx } from '../../db/client';
 import { inbox, outbox, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../db/schema';
 import { hostOfRecipient } from '../delivery/addresses';
 import type { DeliveryPayload } from '../delivery/loop';
@@ -129,4 +129,32 @@ export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActi
     return { kind: 'send', body: JSON.stringify(toCreate(local, own)) };
   }
   return { kind: 'send', body: JSON.stringify(withContext(own.apObject as Json)) };
+}
+
+type RawPost = { public_id: string; ap_type: string; ap_object: string; ap_published_at: string; is_deleted: number };
+const RAW_POST_SQL = 'SELECT public_id, ap_type, ap_object, ap_published_at, is_deleted FROM outbox WHERE id = ?';
+
+/**
+ * deliveryPayload with a small memory: a post going to 1,000 inboxes is read and serialised
+ * once, not 1,000 times. Each call still reads the row's stored text (one prepared look-up) and
+ * reuses the body only while every field it is built from is unchanged, so an edit or a delete
+ * is seen by the very next delivery. Only `send` answers are kept.
+ */
+export function createDeliveryPayloads(maxPosts = 32): (db: DbOrTx, local: LocalActor, row: OutgoingActivity) => DeliveryPayload {
+  const kept = new Map<number, { key: string; payload: DeliveryPayload }>();
+  return (db, local, row) => {
+    if (row.inboxObjectId !== null || row.outboxObjectId === null) return deliveryPayload(db, local, row);
+    const raw = prepared<[number], RawPost>(db, RAW_POST_SQL).get(row.outboxObjectId);
+    if (!raw) return deliveryPayload(db, local, row);
+    const key = [local.id, local.activityUrl(raw.public_id), raw.ap_type, raw.ap_published_at, raw.is_deleted, raw.ap_object].join('\n');
+    const hit = kept.get(row.outboxObjectId);
+    if (hit !== undefined && hit.key === key) return hit.payload;
+    const payload = deliveryPayload(db, local, row);
+    if (payload.kind === 'send') {
+      kept.delete(row.outboxObjectId);
+      kept.set(row.outboxObjectId, { key, payload });
+      if (kept.size > maxPosts) kept.delete(kept.keys().next().value!);
+    }
+    return payload;
+  };
 }

@@ -44,6 +44,8 @@ export interface HttpClientOptions {
 /** RequestInit plus a per-request body cap (e.g. larger for media). */
 export interface NetRequestInit extends RequestInit {
   maxBodyBytes?: number;
+  /** The bytes to send as the body, instead of reading the request's own body (null: none). */
+  rawBody?: Uint8Array | null;
 }
 
 /** Same shape as the global fetch, so it can be handed to code that expects one. */
@@ -176,7 +178,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       request.signal.throwIfAborted();
       let method = request.method;
       const headers = new Headers(request.headers);
-      let body = request.body === null ? null : Buffer.from(await request.arrayBuffer());
+      let body =
+        init.rawBody !== undefined
+          ? init.rawBody === null
+            ? null
+            : Buffer.from(init.rawBody.buffer, init.rawBody.byteOffset, init.rawBody.byteLength)
+          : request.body === null
+            ? null
+            : Buffer.from(await request.arrayBuffer());
       for (let hop = 0; ; hop++) {
         const res = await sendOnce(url, method, headers, body, deadline.signal);
         const status = res.statusCode ?? 0;

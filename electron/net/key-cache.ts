@@ -37,8 +37,22 @@ export interface KeyCacheOptions {
   now?: () => number;
 }
 
+/** A per-verification view of the cache whose misses are single-flight (see singleFlight()). */
+export interface SingleFlightKeyCache extends KeyCache {
+  getFetchError(keyId: URL): Promise<FetchKeyErrorResult | undefined>;
+  setFetchError(keyId: URL, error: FetchKeyErrorResult | null): Promise<void>;
+  /** Ends this view: keys it claimed but never set() stop being awaited by others. */
+  release(): void;
+}
+
 export interface TernKeyCache extends KeyCache {
   readonly stats: KeyCacheStats;
+  /**
+   * A view for one verification. Its get() claims a missing key (answers undefined, so the
+   * caller fetches it); while that claim stands, the same miss in other views waits for the
+   * claimant's set() instead of fetching the key again. release() when the verification ends.
+   */
+  singleFlight(): SingleFlightKeyCache;
   readonly size: number;
   /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update). */
   evict(keyId: URL | string): void;
@@ -74,6 +88,14 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
   const fetchErrors = new Map<string, { error: FetchKeyErrorResult; expires: number }>();
   const owners = new Map<string, string>();
   const stats: KeyCacheStats = { hits: 0, misses: 0, fetches: 0, evictions: 0 };
+  // Keys being fetched by a claimant (a singleFlight view): settled by set() or its release().
+  const inflight = new Map<string, { settled: Promise<void>; settle: () => void }>();
+  const settle = (href: string) => {
+    const entry = inflight.get(href);
+    if (entry === undefined) return;
+    inflight.delete(href);
+    entry.settle();
+  };
 
   const remember = (href: string, key: PublicKey) => {
     keys.delete(href);
@@ -107,34 +129,66 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
     return undefined;
   };
 
-  return {
+  /** The cached answer without counting: a key, null (unavailable), or undefined (unknown). */
+  const lookup = async (href: string): Promise<PublicKey | null | undefined> => {
+    if (stillUnavailable(href)) return null;
+    const inMemory = keys.get(href);
+    if (inMemory !== undefined) {
+      remember(href, inMemory); // refresh its place in the LRU order
+      return inMemory;
+    }
+    // A failing store only costs a fetch; verification must not fail because of it.
+    const stored = options.store === undefined ? null : await options.store.get(href).catch(() => null);
+    const key = stored === null ? undefined : await parse(stored).catch(() => undefined);
+    if (key !== undefined) remember(href, key);
+    return key;
+  };
+
+  const cache: TernKeyCache = {
     stats,
     get size() {
       return keys.size;
     },
 
     async get(keyId) {
-      const href = keyId.href;
-      if (stillUnavailable(href)) {
-        stats.hits++;
-        return null;
-      }
-      const inMemory = keys.get(href);
-      if (inMemory !== undefined) {
-        remember(href, inMemory); // refresh its place in the LRU order
-        stats.hits++;
-        return inMemory;
-      }
-      // A failing store only costs a fetch; verification must not fail because of it.
-      const stored = options.store === undefined ? null : await options.store.get(href).catch(() => null);
-      const key = stored === null ? undefined : await parse(stored).catch(() => undefined);
-      if (key === undefined) {
-        stats.misses++;
-        return undefined;
-      }
-      remember(href, key);
-      stats.hits++;
+      const key = await lookup(keyId.href);
+      if (key === undefined) stats.misses++;
+      else stats.hits++;
       return key;
+    },
+
+    singleFlight() {
+      const claimed = new Map<string, { settled: Promise<void>; settle: () => void }>();
+      return {
+        async get(keyId) {
+          const href = keyId.href;
+          let key = await lookup(href);
+          const pending = key === undefined ? inflight.get(href) : undefined;
+          if (pending !== undefined) {
+            await pending.settled;
+            key = await lookup(href);
+          }
+          if (key !== undefined) {
+            stats.hits++;
+            return key;
+          }
+          stats.misses++;
+          if (!inflight.has(href)) {
+            let resolve = () => {};
+            const entry = { settled: new Promise<void>((r) => (resolve = r)), settle: () => resolve() };
+            inflight.set(href, entry);
+            claimed.set(href, entry);
+          }
+          return undefined;
+        },
+        set: (keyId, key) => cache.set(keyId, key),
+        getFetchError: (keyId) => cache.getFetchError(keyId),
+        setFetchError: (keyId, error) => cache.setFetchError(keyId, error),
+        release() {
+          for (const [href, entry] of claimed) if (inflight.get(href) === entry) settle(href);
+          claimed.clear();
+        },
+      };
     },
 
     async set(keyId, key) {
@@ -142,10 +196,12 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
       if (key === null) {
         keys.delete(href);
         setBounded(unavailable, href, now() + ttl, maxKeys);
+        // Waiters are let go by setFetchError, which Fedify calls next, so they see the reason too.
         return;
       }
       unavailable.delete(href);
       remember(href, key);
+      settle(href); // waiters find the key in memory; the store write need not hold them up
       if (options.store !== undefined) {
         const json = await key.toJsonLd({ format: 'compact', contextLoader });
         await options.store.set(href, JSON.stringify(json)).catch(() => undefined); // kept in memory regardless
@@ -181,7 +237,9 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
     setFetchError(keyId, error) {
       if (error === null) fetchErrors.delete(keyId.href);
       else setBounded(fetchErrors, keyId.href, { error, expires: now() + ttl }, maxKeys);
+      settle(keyId.href);
       return Promise.resolve();
     },
   };
+  return cache;
 }

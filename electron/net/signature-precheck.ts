@@ -116,7 +116,8 @@ function coversHost(spec: HttpMessageSignaturesSpec, members: SignatureInputMemb
   return (cavage?.get('headers') ?? '').toLowerCase().split(/\s+/).includes('host');
 }
 
-export async function precheckSignedRequest(request: Request, nowMs: number, windowMs: number): Promise<PrecheckResult> {
+/** `body`, when given, must be the request's body bytes (read once by the caller). */
+export async function precheckSignedRequest(request: Request, nowMs: number, windowMs: number, body?: Uint8Array): Promise<PrecheckResult> {
   const signature = request.headers.get('signature');
   const signatureInput = request.headers.get('signature-input');
   if (signature === null) return { ok: false, reason: 'unsigned' };
@@ -142,14 +143,14 @@ export async function precheckSignedRequest(request: Request, nowMs: number, win
   }
 
   if (request.method === 'GET' || request.method === 'HEAD') return { ok: true, spec };
-  const body = new Uint8Array(await request.clone().arrayBuffer());
+  const bytes = body ?? new Uint8Array(await request.clone().arrayBuffer());
   const header = request.headers.get(spec === 'rfc9421' ? 'content-digest' : 'digest');
   if (header === null) return { ok: false, reason: 'bad_signature' };
   if (spec === 'rfc9421' && !members.every((m) => m.components.includes('content-digest'))) {
     return { ok: false, reason: 'bad_signature' };
   }
   const allowed = spec === 'rfc9421' ? ['sha-256', 'sha-512'] : ['sha', 'sha-256', 'sha-512'];
-  const outcome = checkDigests(digestEntries(header, spec === 'rfc9421'), body, allowed);
+  const outcome = checkDigests(digestEntries(header, spec === 'rfc9421'), bytes, allowed);
   if (outcome === 'mismatch') return { ok: false, reason: 'digest_mismatch' };
   if (outcome === 'none') return { ok: false, reason: 'bad_signature' };
   return { ok: true, spec };

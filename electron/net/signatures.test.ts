@@ -243,6 +243,23 @@ describe('verifyInbound', () => {
     console.info(`verifyInbound with a cached RSA-2048 key: ${perVerifyUs.toFixed(0)} µs per request`);
   });
 
+  it('20 concurrent first requests of a new actor fetch its key once (single-flight)', async () => {
+    const requests = await Promise.all(Array.from({ length: 20 }, (_, i) => signed('alice', SPECS[i % 2]!)));
+    const results = await Promise.all(requests.map((r) => verifyInbound(r, deps)));
+    for (const result of results) expectOk(result);
+    expect(peer.hits('/users/alice')).toBe(1);
+    expect(keyCache.stats.fetches).toBe(1);
+    expect(keyCache.stats.misses).toBe(1);
+  });
+
+  it('concurrent requests signed with an unavailable key fetch it once and all fail the same way', async () => {
+    const request = new Request(INBOX, { method: 'POST', body: '{}' });
+    const missing = await signRequest(request, keys.alice.privateKey, new URL(`${peer.server.origin}/users/nobody#main-key`), { spec: CAVAGE });
+    const results = await Promise.all(Array.from({ length: 10 }, () => verifyInbound(missing.clone(), deps)));
+    for (const result of results) expect(result).toMatchObject({ ok: false, reason: 'key_unavailable', keyFetchStatus: 404 });
+    expect(peer.hits('/users/nobody')).toBe(1);
+  });
+
   it('keys survive in the persistent store: a new cache verifies without fetching', async () => {
     const rows = new Map<string, string>();
     const store: PersistentKeyStore = { get: async (k) => rows.get(k) ?? null, set: async (k, v) => void rows.set(k, v) };

@@ -7,9 +7,11 @@ import {
   verifyRequestDetailed,
   type HttpMessageSignaturesSpec,
   type HttpMessageSignaturesSpecDeterminer,
+  type KeyCache,
 } from '@fedify/fedify';
 import type { CryptographicKey } from '@fedify/vocab';
 import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
+import { createHash } from 'node:crypto';
 import { TooManyRedirectsError } from './errors';
 import type { HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
@@ -53,6 +55,14 @@ export interface SignedFetchOptions {
   /** Spec to try first; default: what the origin accepted last, else RFC 9421. */
   spec?: SignatureSpec;
   specMemory?: SpecMemory;
+  /** The body to send, when the caller has its bytes: then `request` needs none (saves copies). */
+  body?: ArrayBuffer | null;
+}
+
+/** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
+ * (Fedify adds one only when the header is missing; it would hash again on every knock). */
+function digestHeader(spec: SignatureSpec, sha256: string): [string, string] {
+  return spec === 'rfc9421' ? ['content-digest', `sha-256=:${sha256}:`] : ['digest', `SHA-256=${sha256}`];
 }
 
 // Statuses that mean "I could not verify that signature". Fedify knocks again on any status
@@ -71,18 +81,27 @@ const otherSpec = (spec: SignatureSpec): SignatureSpec =>
  */
 export async function signedFetch(client: HttpClient, request: Request, options: SignedFetchOptions): Promise<Response> {
   const memory = options.specMemory ?? defaultSpecMemory;
-  let body = request.body === null ? null : await request.clone().arrayBuffer();
+  let body = options.body !== undefined ? options.body : request.body === null ? null : await request.clone().arrayBuffer();
   const headers = new Headers(request.headers);
   if (!headers.has('user-agent')) headers.set('user-agent', client.userAgent);
   headers.delete('host');
   let method = request.method;
   let url = new URL(request.url);
+  let sha256: string | null = null;
 
   for (let hop = 0; ; hop++) {
-    const unsigned = new Request(url, { method, headers, body, signal: request.signal });
+    if (body !== null) sha256 ??= createHash('sha256').update(new Uint8Array(body)).digest('base64');
     const send = async (spec: SignatureSpec) => {
+      const signedHeaders = new Headers(headers);
+      if (body !== null && sha256 !== null) {
+        const [name, value] = digestHeader(spec, sha256);
+        if (!signedHeaders.has(name)) signedHeaders.set(name, value);
+      }
+      // The body travels beside the request (rawBody): Fedify signs over `body`, and the
+      // client sends these bytes without reading them back out of a stream.
+      const unsigned = new Request(url, { method, headers: signedHeaders, signal: request.signal });
       const signed = await signRequest(unsigned, options.privateKey, options.keyId, { spec, body });
-      return client.fetch(signed, { redirect: 'manual' });
+      return client.fetch(signed, { redirect: 'manual', rawBody: body === null ? null : new Uint8Array(body) });
     };
     const first = hop === 0 && options.spec !== undefined ? options.spec : memory.determineSpec(url.origin);
     let spec = first;
@@ -133,14 +152,31 @@ export interface VerifyInboundDeps {
  * Verifies the HTTP signature of an inbound request (RFC 9421 or draft-cavage) and finds the
  * actor owning the key, for the caller to compare with the activity's `actor`
  * (keyBelongsToActor). `request.url` must be the URL the peer addressed (the public https URL
- * behind the tunnel, not the loopback one), since the signature covers it.
+ * behind the tunnel, not the loopback one), since the signature covers it. `body`, when given,
+ * is the request's body already read (the digest is checked on it without another copy).
  */
-export async function verifyInbound(request: Request, deps: VerifyInboundDeps): Promise<VerifyInboundResult> {
+export async function verifyInbound(request: Request, deps: VerifyInboundDeps, body?: Uint8Array): Promise<VerifyInboundResult> {
   const now = (deps.clock ?? (() => new Date()))().getTime();
   const windowMs = (deps.timeWindowSeconds ?? 3600) * 1000;
-  const pre = await precheckSignedRequest(request, now, windowMs);
+  const pre = await precheckSignedRequest(request, now, windowMs, body);
   if (!pre.ok) return { ok: false, reason: pre.reason };
 
+  const { keyCache } = deps;
+  // Concurrent first requests of one actor fetch its key once: the others wait for that fetch.
+  const flight = keyCache.singleFlight();
+  try {
+    return await verifyWithFedify(request, deps, pre.spec, flight);
+  } finally {
+    flight.release();
+  }
+}
+
+async function verifyWithFedify(
+  request: Request,
+  deps: VerifyInboundDeps,
+  spec: SignatureSpec,
+  flight: KeyCache,
+): Promise<VerifyInboundResult> {
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
   const documentLoader: DocumentLoader = (url, options) => {
@@ -150,10 +186,10 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps): 
   let result: Awaited<ReturnType<typeof verifyRequestDetailed>>;
   try {
     result = await verifyRequestDetailed(request, {
-      spec: pre.spec,
+      spec,
       documentLoader,
       contextLoader,
-      keyCache,
+      keyCache: flight,
       // Dates were checked above against deps.clock; Fedify would use the wall clock.
       timeWindow: false,
     });
@@ -177,7 +213,7 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps): 
   if (keyId === undefined) return { ok: false, reason: 'key_unavailable' };
   const ownerActorId = await resolveOwner(result.key, keyId, keyCache, documentLoader, contextLoader);
   if (ownerActorId === null) return { ok: false, reason: 'key_unavailable', keyId };
-  return { ok: true, keyId, ownerActorId, spec: pre.spec };
+  return { ok: true, keyId, ownerActorId, spec };
 }
 
 /**

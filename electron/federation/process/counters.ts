@@ -1,9 +1,8 @@
 // Counters are recomputed from the rows they count, never nudged by ±1: the service behind the
 // spec mixes recounts, "recount − 1" and ±1 updates and its counters drift (reference §13.9).
 // Each function sets the stored counter to the truth and returns it.
-import { and, eq, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
-import { inbox, outbox } from '../../../db/schema';
+import { prepared, type DbOrTx } from '../../../db/client';
+import { IN_REPLY_TO_SQL } from '../../../db/schema';
 
 /** Distinct actors whose Like of our object is not undone or deleted. */
 export function recountLikes(db: DbOrTx, outboxObjectId: number): number {
@@ -16,21 +15,25 @@ export function recountAnnounces(db: DbOrTx, outboxObjectId: number): number {
 }
 
 function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 'Announce'): number {
-  const row = db
-    .select({ n: sql<number>`count(distinct ${inbox.actorId})` })
-    .from(inbox)
-    .where(and(eq(inbox.apType, type), eq(inbox.relatesToOutboxObjectId, outboxObjectId), eq(inbox.isDeleted, false)))
-    .get();
-  const n = row?.n ?? 0;
-  // Raw SQL: a counter is not an edit, and drizzle's update would bump updated_at.
-  if (type === 'Like') db.run(sql`UPDATE outbox SET likes_count = ${n} WHERE id = ${outboxObjectId}`);
-  else db.run(sql`UPDATE outbox SET announces_count = ${n} WHERE id = ${outboxObjectId}`);
+  // Prepared once per connection (a hot path of the inbox processor). Raw SQL: a counter is not
+  // an edit, and drizzle's update would bump updated_at.
+  const n = prepared<[string, number], number>(
+    db,
+    'SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = ? AND relates_to_outbox_object_id = ? AND is_deleted = 0',
+  )
+    .pluck()
+    .get(type, outboxObjectId) ?? 0;
+  const column = type === 'Like' ? 'likes_count' : 'announces_count';
+  prepared(db, `UPDATE outbox SET ${column} = ? WHERE id = ?`).run(n, outboxObjectId);
   return n;
 }
 
-// `inReplyTo` as sent: an IRI string, or an object with an id.
-const inReplyToOf = (table: typeof inbox | typeof outbox) =>
-  sql`coalesce(json_extract(${table.apObject}, '$.inReplyTo.id'), json_extract(${table.apObject}, '$.inReplyTo'))`;
+// Replies to an object: inbox and outbox objects whose `inReplyTo` (an IRI, or an object with an
+// id) is its ap_id, not deleted and not transient (poll votes are not replies). IN_REPLY_TO_SQL is
+// the expression ix_inbox_in_reply_to / ix_outbox_in_reply_to index, so both counts are look-ups.
+const COUNT_REPLIES_SQL =
+  `SELECT (SELECT count(*) FROM inbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)` +
+  ` + (SELECT count(*) FROM outbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)`;
 
 /**
  * Sets replies_count of the object with this ap_id (in inbox or outbox, wherever it is) to the
@@ -38,20 +41,8 @@ const inReplyToOf = (table: typeof inbox | typeof outbox) =>
  * transient and are not replies. Returns null when the object is not stored.
  */
 export function recountReplies(db: DbOrTx, apId: string): number | null {
-  const inboxReplies =
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(inbox)
-      .where(and(sql`${inReplyToOf(inbox)} = ${apId}`, eq(inbox.isDeleted, false), eq(inbox.isTransient, false)))
-      .get()?.n ?? 0;
-  const outboxReplies =
-    db
-      .select({ n: sql<number>`count(*)` })
-      .from(outbox)
-      .where(and(sql`${inReplyToOf(outbox)} = ${apId}`, eq(outbox.isDeleted, false), eq(outbox.isTransient, false)))
-      .get()?.n ?? 0;
-  const n = inboxReplies + outboxReplies;
-  const inInbox = db.run(sql`UPDATE inbox SET replies_count = ${n} WHERE ap_id = ${apId}`);
-  const inOutbox = db.run(sql`UPDATE outbox SET replies_count = ${n} WHERE ap_id = ${apId}`);
+  const n = prepared<[string, string], number>(db, COUNT_REPLIES_SQL).pluck().get(apId, apId) ?? 0;
+  const inInbox = prepared(db, 'UPDATE inbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
+  const inOutbox = prepared(db, 'UPDATE outbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
   return inInbox.changes + inOutbox.changes > 0 ? n : null;
 }
