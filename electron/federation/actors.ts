@@ -2,7 +2,7 @@
 // older than a day or on demand (an Update, a failed signature). The handle is verified by
 // WebFinger (so custom WebFinger domains are respected) and stored as @user@host.
 import { eq } from 'drizzle-orm';
-import type { DbOrTx } from '../../db/client';
+import { prepared, rowDecoder, type DbOrTx } from '../../db/client';
 import { actor, type Actor } from '../../db/schema';
 import type { FederationContext } from '../core';
 import { NotFoundError, UnavailableError } from '../errors';
@@ -19,8 +19,12 @@ export interface ActorDeps {
   clock: () => Date;
 }
 
+const decodeActor = rowDecoder(actor);
+
+/** The cached actor (prepared once per connection: every inbound activity looks its actor up). */
 export function findActor(db: DbOrTx, apId: string): Actor | undefined {
-  return db.select().from(actor).where(eq(actor.apId, apId)).get();
+  const raw = prepared<[string], Record<string, unknown>>(db, 'SELECT * FROM actor WHERE ap_id = ?').get(apId);
+  return raw === undefined ? undefined : decodeActor(raw);
 }
 
 /** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape. */
