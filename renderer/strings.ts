@@ -225,8 +225,6 @@ export const strings = {
     listenerEnabledHint: (baseUrl: string) => (baseUrl ? `Point your tunnel for ${baseUrl} at this port.` : 'Point your tunnel at this port.'),
     port: 'Port',
     portHint: (host: string) => `Tern listens on ${host} only.`,
-    behindProxy: 'Behind a tunnel or proxy',
-    behindProxyHint: 'Trust the X-Forwarded-* headers the tunnel adds. Turn this on only when a tunnel is in front.',
     listening: (url: string) => `Listening at ${url}`,
     notListening: 'Not listening',
     offlineTitle: 'Working offline',
@@ -252,6 +250,18 @@ export const strings = {
     actorId: 'Actor',
     dataFolder: 'Data folder',
     notSet: 'not set',
+    backupsTitle: 'Backups',
+    backupsLede: 'One file holding your posts, people, keys, settings and uploads. Tern makes one every day and keeps the last seven.',
+    backUpNow: 'Back up now',
+    backingUp: 'Backing up…',
+    backedUp: (path: string) => `Saved to ${path}`,
+    noBackups: 'No backups yet.',
+    backupsIn: (dir: string) => `In ${dir}`,
+    backupSize: (bytes: number) =>
+      bytes < 1024 * 1024 ? `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} KB` : `${formatNumber(Math.round(bytes / 1024 / 102.4) / 10)} MB`,
+    restoreHint: 'To restore one, quit Tern, then run:',
+    restoreCommand: (dataDir: string, archive: string) => `npm run headless -- --data-dir "${dataDir}" --restore "${archive}"`,
+    restoreNote: 'Your current data is moved aside into a before-restore folder, never deleted.',
   },
 
   connectivity: {

@@ -1,14 +1,15 @@
 // Settings: the author's profile, the identity (base URL + user name, with the warning that
 // moving breaks follows), the listener, Work offline, and what to quote when asked (the key's
 // fingerprint, the data folder). Each part saves on its own, and shows what Tern really saved.
-import { useState, type FormEvent, type ReactNode } from 'react';
-import { ApiError, toApiError } from '../api';
+import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from 'react';
+import { ApiError, call, toApiError } from '../api';
 import { issueFor, Switch, TextArea, TextField } from '../components/Field';
 import { AttentionIcon } from '../components/icons';
 import { useConnectivityStore } from '../store/connectivity';
 import { useSettingsStore, type SettingsChange, type SettingsView } from '../store/settings';
 import { useStatusStore } from '../store/status';
-import { strings } from '../strings';
+import { formatDateTime, strings } from '../strings';
+import type { Output } from '../../electron/ipc/contract';
 
 const t = strings.settings;
 
@@ -30,6 +31,7 @@ export function Settings() {
       <ListenerSection settings={settings} />
       <OfflineSection settings={settings} />
       {mode === 'desktop' && <OsNotificationsSection settings={settings} />}
+      <BackupsSection dataDir={dataDir} />
       <section className="section" aria-labelledby="settings-about-title">
         <div className="section__header">
           <h2 id="settings-about-title">{t.aboutTitle}</h2>
@@ -228,7 +230,6 @@ function IdentitySection({ settings }: { settings: SettingsView }) {
 function ListenerSection({ settings }: { settings: SettingsView }) {
   const [enabled, setEnabled] = useState(settings.listener.enabled);
   const [port, setPort] = useState(String(settings.listener.port));
-  const [behindProxy, setBehindProxy] = useState(settings.listener.behindProxy);
   const { run, saving, error, saved } = useSave();
   const portError = issueFor(error?.issues, 'listener.port');
   const status = settings.listenerStatus;
@@ -238,7 +239,7 @@ function ListenerSection({ settings }: { settings: SettingsView }) {
       id="settings-listener"
       title={t.listenerTitle}
       lede={t.listenerLede}
-      onSubmit={() => void run({ listener: { enabled, port: Number.isInteger(portNumber) ? portNumber : -1, behindProxy } })}
+      onSubmit={() => void run({ listener: { enabled, port: Number.isInteger(portNumber) ? portNumber : -1 } })}
       saving={saving}
       saved={saved}
       error={error}
@@ -259,7 +260,6 @@ function ListenerSection({ settings }: { settings: SettingsView }) {
         value={port}
         onChange={(e) => setPort(e.target.value)}
       />
-      <Switch label={t.behindProxy} hint={t.behindProxyHint} checked={behindProxy} onChange={setBehindProxy} />
     </Part>
   );
 }
@@ -317,6 +317,79 @@ function OsNotificationsSection({ settings }: { settings: SettingsView }) {
             {error.message}
           </p>
         )}
+      </div>
+    </section>
+  );
+}
+
+/** Back up now, and the archives in the backups folder with how to restore one. */
+function BackupsSection({ dataDir }: { dataDir: string | null }) {
+  const [list, setList] = useState<Output<'backup.list'> | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [made, setMade] = useState<string | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const refresh = useCallback(async () => {
+    try {
+      setList(await call('backup.list', {}));
+    } catch (err) {
+      setError(toApiError(err, 'backup.list'));
+    }
+  }, []);
+  useEffect(() => {
+    void refresh();
+  }, [refresh]);
+  const backUp = async () => {
+    setBusy(true);
+    setError(null);
+    setMade(null);
+    try {
+      setMade((await call('backup.create', {})).path);
+      await refresh();
+    } catch (err) {
+      setError(toApiError(err, 'backup.create'));
+    } finally {
+      setBusy(false);
+    }
+  };
+  const newest = list?.backups[0];
+  return (
+    <section className="section" aria-labelledby="settings-backups-title">
+      <div className="section__header">
+        <h2 id="settings-backups-title">{t.backupsTitle}</h2>
+      </div>
+      <div className="card form">
+        <p className="form__lede">{t.backupsLede}</p>
+        {list && list.backups.length === 0 && <p className="form__note">{t.noBackups}</p>}
+        {list && list.backups.length > 0 && (
+          <dl className="facts" data-testid="backup-list" aria-label={t.backupsIn(list.dir)}>
+            {list.backups.map((b) => (
+              <div className="facts__row" key={b.name}>
+                <dt className="mono">{b.name}</dt>
+                <dd>
+                  {formatDateTime(new Date(b.createdAt))} · {t.backupSize(b.bytes)}
+                </dd>
+              </div>
+            ))}
+          </dl>
+        )}
+        {list && newest && dataDir && (
+          <p className="form__note">
+            {t.restoreHint} <code className="mono">{t.restoreCommand(dataDir, newest.path)}</code> {t.restoreNote}
+          </p>
+        )}
+        {error && (
+          <p className="field__error" role="alert">
+            {error.message}
+          </p>
+        )}
+        <div className="form__actions">
+          <span className="form__saved mono" role="status" data-testid="backup-result">
+            {made ? t.backedUp(made) : ''}
+          </span>
+          <button type="button" className="button button--primary" disabled={busy} onClick={() => void backUp()}>
+            {busy ? t.backingUp : t.backUpNow}
+          </button>
+        </div>
       </div>
     </section>
   );
