@@ -3,9 +3,11 @@
 // separate from the UI, and serves nothing of the IPC transport.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHeadlessArgs, parseListenAddress, startHeadless, UsageError, type Headless } from './headless';
+import { parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
+import { openCore } from './core';
+import { createBackup } from './data/backup';
 
 describe('parseHeadlessArgs (federation options)', () => {
   it('reads --listen, --base-url, --username and --allow-private-addresses', () => {
@@ -75,5 +77,29 @@ describe('startHeadless with --listen', () => {
       body: '{}',
     });
     expect(ipc.status).toBe(404);
+  });
+});
+
+describe('--restore', () => {
+  it('parses the archive path to an absolute one', () => {
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x', '--restore', 'b.tar.gz'], {}).restore).toBe(resolve('b.tar.gz'));
+  });
+
+  it('restores an archive into a closed data folder and opens it once to upgrade it', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tern-restore-'));
+    try {
+      const core = await openCore({ dataDir: join(root, 'a'), mode: 'headless' });
+      core.sqlite.prepare("INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2026-01-01T00:00:00+00:00', '2026-01-01T00:00:00+00:00', 'https://example.com/u', '{}', 'Person')").run();
+      const { path } = await createBackup(core);
+      core.close();
+      const lines: string[] = [];
+      await restoreFromArchive(path, join(root, 'b'), (l) => lines.push(l));
+      expect(lines.at(-1)).toContain('Restored');
+      const back = await openCore({ dataDir: join(root, 'b'), mode: 'headless' });
+      expect(back.sqlite.prepare('SELECT count(*) FROM actor').pluck().get()).toBe(1);
+      back.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });

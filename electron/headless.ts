@@ -2,6 +2,7 @@
 // transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open.
 //   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
 //     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
+//   npm run headless -- --data-dir DIR --restore ARCHIVE   (restores a backup, then exits)
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -16,7 +17,9 @@ import { defaultDataDir } from './paths';
 import { ListenerStartError, type ListenerAddress } from './listener/server';
 import { baseUrlSchema, USERNAME_RE } from './settings';
 import { createSettingsService } from './settings-service';
-import { ConflictError } from './errors';
+import { BadInputError, ConflictError } from './errors';
+import { createBackupScheduler } from './data/backup-scheduler';
+import { restoreBackup } from './data/backup';
 
 export const DEFAULT_UI_PORT = 4860;
 
@@ -33,6 +36,8 @@ export interface HeadlessOptions {
   username?: string;
   /** Test only (loopback peers): the outbound client may reach private addresses. Never a setting. */
   allowPrivateAddresses?: boolean;
+  /** Restore this backup archive into the data folder, then exit (no server). */
+  restore?: string;
 }
 
 export interface Headless {
@@ -61,12 +66,13 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
         'base-url': { type: 'string' },
         username: { type: 'string' },
         'allow-private-addresses': { type: 'boolean' },
+        restore: { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]`);
+    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses] [--restore ARCHIVE]`);
   }
   const port = values['ui-port'] === undefined ? DEFAULT_UI_PORT : Number(values['ui-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--ui-port must be a port number (0–65535), not “${values['ui-port']}”.`);
@@ -85,6 +91,7 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
     ...(baseUrl === undefined ? {} : { baseUrl: baseUrl.data }),
     ...(values.username === undefined ? {} : { username: values.username }),
     ...(values['allow-private-addresses'] ? { allowPrivateAddresses: true } : {}),
+    ...(values.restore === undefined ? {} : { restore: resolve(values.restore) }),
   };
 }
 
@@ -147,6 +154,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   const origin = `http://127.0.0.1:${port}`;
   core.loops.inbox.start();
   core.loops.delivery.start();
+  const backups = createBackupScheduler({ core, log: options.log });
+  backups.start();
   return {
     core,
     origin,
@@ -158,6 +167,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         server.close(() => done());
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
+      await backups.stop();
       await core.listener.stop();
       await core.loops.inbox.stop();
       // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
@@ -167,11 +177,25 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   };
 }
 
+/** --restore: puts the archive's data in place (the old files moved aside), then opens the core
+ * once so an older database is upgraded, and closes it. */
+export async function restoreFromArchive(archive: string, dataDir: string, log: (line: string) => void): Promise<void> {
+  const result = await restoreBackup(archive, dataDir);
+  if (result.movedAside) log(`The previous data was moved to ${result.movedAside}`);
+  const core = await openCore({ dataDir, mode: 'headless', log });
+  core.close();
+  log(`Restored ${archive} into ${dataDir}.`);
+}
+
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   let headless: Headless;
   try {
     const args = parseHeadlessArgs(process.argv.slice(2));
+    if (args.restore !== undefined) {
+      await restoreFromArchive(args.restore, args.dataDir, log);
+      process.exit(0);
+    }
     headless = await startHeadless({ ...args, staticDir: builtRendererDir(), log });
     log(`Tern is running headless. Data folder: ${headless.core.paths.dir}`);
     log(`Open ${headless.url}`);
@@ -179,7 +203,13 @@ async function main(): Promise<void> {
       log(`Listener on ${headless.listenerUrl} (public URL ${headless.core.identity()?.baseUrl ?? 'not set: use --base-url and --username'})`);
     }
   } catch (error) {
-    if (error instanceof UsageError || error instanceof UnknownDatabaseRevisionError || error instanceof ListenerStartError) {
+    if (
+      error instanceof UsageError ||
+      error instanceof UnknownDatabaseRevisionError ||
+      error instanceof ListenerStartError ||
+      error instanceof BadInputError ||
+      error instanceof ConflictError
+    ) {
       console.error(`tern: ${error.message}`);
       process.exit(1);
     }

@@ -7,6 +7,7 @@ import { app, BrowserWindow, dialog, session } from 'electron';
 import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
+import { createBackupScheduler } from './data/backup-scheduler';
 import { defaultDataDir } from './paths';
 import { electronNet } from './shell/connectivity';
 import { feedConnectivity } from './shell/connectivity-feed';
@@ -96,12 +97,15 @@ async function start(): Promise<void> {
   });
   const unsubscribes = [open.connectivity.onChange(() => tray?.refresh()), open.settings.onChange(() => tray?.refresh())];
 
+  // The automatic daily backup (checked at start and hourly; the newest seven are kept).
+  const backups = createBackupScheduler({ core: open, log: (line) => console.log(line) });
   shutdown = createShutdown({
     delivery: open.loops.delivery,
     inbox: open.loops.inbox,
     listener: open.listener,
     log: (line) => console.log(line),
     beforeClose: () => {
+      void backups.stop();
       watch.stop();
       unsubscribes.forEach((u) => u());
       stopConnectivity();
@@ -114,6 +118,7 @@ async function start(): Promise<void> {
 
   open.loops.inbox.start();
   open.loops.delivery.start();
+  backups.start();
   watch.start();
   openWindow();
 }

@@ -9,6 +9,8 @@ export const CHANNEL_NAMES = [
   'notifications.markRead',
   'notifications.markAllRead',
   'follow-requests.list',
+  'backup.create',
+  'backup.list',
   // The author's channels (author-contract.ts).
   'posts.create',
   'posts.edit',

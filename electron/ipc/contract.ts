@@ -9,6 +9,7 @@ import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
+import type { BackupFile } from '../data/backup';
 
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
@@ -57,6 +58,8 @@ export const inputs = {
   'notifications.markRead': z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) }).strict(),
   'notifications.markAllRead': z.object({}).strict(),
   'follow-requests.list': z.object({}).strict(),
+  'backup.create': z.object({}).strict(),
+  'backup.list': z.object({}).strict(),
   ...authorInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
@@ -69,6 +72,8 @@ export interface Outputs extends AuthorOutputs {
   'notifications.markRead': { updated: number };
   'notifications.markAllRead': { updated: number };
   'follow-requests.list': FollowRequest[];
+  'backup.create': { path: string; bytes: number };
+  'backup.list': { dir: string; backups: BackupFile[] };
 }
 
 export type Channel = ChannelName;

@@ -9,6 +9,7 @@ import { inputs, type Channel, type IpcError, type IpcResult, type Output, type 
 import { createSettingsService } from '../settings-service';
 import { listPendingFollowRequests } from '../federation/follow-requests';
 import { createAuthorHandlers } from './author-handlers';
+import { createBackup, listBackups } from '../data/backup';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -23,6 +24,11 @@ export function createHandlers(core: Core): Handlers {
     'notifications.markRead': ({ ids }) => ({ updated: core.services.notifications.markRead(ids) }),
     'notifications.markAllRead': () => ({ updated: core.services.notifications.markAllRead() }),
     'follow-requests.list': () => listPendingFollowRequests(core.db),
+    'backup.create': async () => {
+      const { path, bytes } = await createBackup(core);
+      return { path, bytes };
+    },
+    'backup.list': async () => ({ dir: core.paths.backups, backups: await listBackups(core.paths.backups) }),
     ...createAuthorHandlers(core),
   };
 }
