@@ -107,6 +107,18 @@ test('Settings shows the profile, identity, listener, Work offline and the key f
   await expect(listener.getByText('Port must be between 1 and 65535.')).toBeVisible();
 });
 
+test('Settings exports the people as CSV and reports what an import refused', async ({ page, tern }) => {
+  await open(page, tern, 'settings', 'Settings');
+  const section = page.getByTestId('export-section');
+  await expect(section.getByRole('heading', { name: 'Export and import' })).toBeVisible();
+  await section.getByRole('button', { name: 'Export following (CSV)' }).click();
+  await expect(section.getByTestId('export-result')).toContainText(/exports[\\/]following-.*\.csv$/);
+  await section.getByLabel('Accounts to follow').fill('Account address\nnot a handle\n');
+  await section.getByRole('button', { name: 'Import follows' }).click();
+  await expect(section.getByTestId('import-result')).toHaveText('Asked to follow 0, skipped 0 already followed, 1 failed.');
+  await expect(section.getByTestId('import-failures')).toContainText('Line 2 (not a handle)');
+});
+
 test('? lists the keyboard shortcuts, and Escape closes the list', async ({ page, tern }) => {
   await open(page, tern, 'stream', 'Stream');
   await page.keyboard.press('?');

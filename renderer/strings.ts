@@ -262,6 +262,20 @@ export const strings = {
     restoreHint: 'To restore one, quit Tern, then run:',
     restoreCommand: (dataDir: string, archive: string) => `npm run headless -- --data-dir "${dataDir}" --restore "${archive}"`,
     restoreNote: 'Your current data is moved aside into a before-restore folder, never deleted.',
+    exportTitle: 'Export and import',
+    exportLede: 'Your posts as an ActivityPub archive (the shape Mastodon’s account archive uses), and the people you follow and who follow you as CSV files other servers import.',
+    exportArchive: 'Export archive',
+    exportFollowing: 'Export following (CSV)',
+    exportFollowers: 'Export followers (CSV)',
+    exporting: 'Exporting…',
+    exported: (path: string) => `Saved to ${path}`,
+    importLabel: 'Accounts to follow',
+    importHint: 'Paste a following CSV from Mastodon, or one handle (user@host) or profile URL per line. Up to 5,000 lines.',
+    importFollows: 'Import follows',
+    importing: 'Importing…',
+    imported: (followed: number, skipped: number, failed: number) =>
+      `Asked to follow ${formatNumber(followed)}, skipped ${formatNumber(skipped)} already followed, ${formatNumber(failed)} failed.`,
+    importFailure: (line: number, text: string, reason: string) => `Line ${formatNumber(line)} (${text}): ${reason}`,
   },
 
   connectivity: {

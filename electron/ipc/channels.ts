@@ -11,6 +11,10 @@ export const CHANNEL_NAMES = [
   'follow-requests.list',
   'backup.create',
   'backup.list',
+  'export.archive',
+  'export.followingCsv',
+  'export.followersCsv',
+  'import.following',
   // The author's channels (author-contract.ts).
   'posts.create',
   'posts.edit',

@@ -10,6 +10,7 @@ import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
 import type { BackupFile } from '../data/backup';
+import type { ImportResult } from '../data/import';
 
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
@@ -60,6 +61,12 @@ export const inputs = {
   'follow-requests.list': z.object({}).strict(),
   'backup.create': z.object({}).strict(),
   'backup.list': z.object({}).strict(),
+  'export.archive': z.object({}).strict(),
+  'export.followingCsv': z.object({}).strict(),
+  'export.followersCsv': z.object({}).strict(),
+  'import.following': z
+    .object({ csv: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= 1024 * 1024, 'must be at most 1 MiB') })
+    .strict(),
   ...authorInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
@@ -74,6 +81,10 @@ export interface Outputs extends AuthorOutputs {
   'follow-requests.list': FollowRequest[];
   'backup.create': { path: string; bytes: number };
   'backup.list': { dir: string; backups: BackupFile[] };
+  'export.archive': { path: string; bytes: number };
+  'export.followingCsv': { path: string };
+  'export.followersCsv': { path: string };
+  'import.following': ImportResult;
 }
 
 export type Channel = ChannelName;

@@ -10,6 +10,8 @@ import { createSettingsService } from '../settings-service';
 import { listPendingFollowRequests } from '../federation/follow-requests';
 import { createAuthorHandlers } from './author-handlers';
 import { createBackup, listBackups } from '../data/backup';
+import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
+import { importFollowing } from '../data/import';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -29,6 +31,10 @@ export function createHandlers(core: Core): Handlers {
       return { path, bytes };
     },
     'backup.list': async () => ({ dir: core.paths.backups, backups: await listBackups(core.paths.backups) }),
+    'export.archive': () => exportArchive(core),
+    'export.followingCsv': () => saveCsvExport(core, 'following', exportFollowingCsv(core)),
+    'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
+    'import.following': ({ csv }) => importFollowing(core, csv),
     ...createAuthorHandlers(core),
   };
 }

@@ -32,6 +32,7 @@ export function Settings() {
       <OfflineSection settings={settings} />
       {mode === 'desktop' && <OsNotificationsSection settings={settings} />}
       <BackupsSection dataDir={dataDir} />
+      <ExportSection />
       <section className="section" aria-labelledby="settings-about-title">
         <div className="section__header">
           <h2 id="settings-about-title">{t.aboutTitle}</h2>
@@ -391,6 +392,84 @@ function BackupsSection({ dataDir }: { dataDir: string | null }) {
           </button>
         </div>
       </div>
+    </section>
+  );
+}
+
+/** Exports (the archive, following and followers as CSV) and importing follows from a CSV. */
+function ExportSection() {
+  const [busy, setBusy] = useState<'export.archive' | 'export.followingCsv' | 'export.followersCsv' | 'import.following' | null>(null);
+  const [saved, setSaved] = useState<string | null>(null);
+  const [csv, setCsv] = useState('');
+  const [result, setResult] = useState<Output<'import.following'> | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const runExport = async (channel: 'export.archive' | 'export.followingCsv' | 'export.followersCsv') => {
+    setBusy(channel);
+    setError(null);
+    setSaved(null);
+    try {
+      setSaved((await call(channel, {})).path);
+    } catch (err) {
+      setError(toApiError(err, channel));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const runImport = async (event: FormEvent) => {
+    event.preventDefault();
+    setBusy('import.following');
+    setError(null);
+    setResult(null);
+    try {
+      setResult(await call('import.following', { csv }));
+    } catch (err) {
+      setError(toApiError(err, 'import.following'));
+    } finally {
+      setBusy(null);
+    }
+  };
+  const exportButton = (channel: 'export.archive' | 'export.followingCsv' | 'export.followersCsv', label: string) => (
+    <button type="button" className="button" disabled={busy !== null} onClick={() => void runExport(channel)}>
+      {busy === channel ? t.exporting : label}
+    </button>
+  );
+  return (
+    <section className="section" aria-labelledby="settings-export-title" data-testid="export-section">
+      <div className="section__header">
+        <h2 id="settings-export-title">{t.exportTitle}</h2>
+      </div>
+      <form className="card form" onSubmit={(event) => void runImport(event)}>
+        <p className="form__lede">{t.exportLede}</p>
+        <div className="form__actions">
+          <span className="form__saved mono" role="status" data-testid="export-result">
+            {saved ? t.exported(saved) : ''}
+          </span>
+          {exportButton('export.archive', t.exportArchive)}
+          {exportButton('export.followingCsv', t.exportFollowing)}
+          {exportButton('export.followersCsv', t.exportFollowers)}
+        </div>
+        <TextArea label={t.importLabel} hint={t.importHint} value={csv} onChange={(event) => setCsv(event.target.value)} rows={5} data-testid="import-csv" />
+        {error && (
+          <p className="field__error" role="alert">
+            {error.message}
+          </p>
+        )}
+        {result && result.failed.length > 0 && (
+          <ul className="form__note" data-testid="import-failures">
+            {result.failed.map((f) => (
+              <li key={`${f.line}-${f.text}`}>{t.importFailure(f.line, f.text, f.reason)}</li>
+            ))}
+          </ul>
+        )}
+        <div className="form__actions">
+          <span className="form__saved" role="status" data-testid="import-result">
+            {result ? t.imported(result.followed, result.skipped, result.failed.length) : ''}
+          </span>
+          <button type="submit" className="button button--primary" disabled={busy !== null || csv.trim() === ''}>
+            {busy === 'import.following' ? t.importing : t.importFollows}
+          </button>
+        </div>
+      </form>
     </section>
   );
 }
