@@ -24,6 +24,8 @@ const skipReason = 'reason' in found ? `Electron window tests skipped: ${found.r
 if (skipReason) console.log(skipReason);
 
 test.describe('the Electron window', () => {
+  // Skipped only where Electron's binary is absent (it cannot be downloaded on CI machines);
+  // the reason is printed above and given to Playwright.
   test.skip(skipReason !== null, skipReason ?? '');
 
   let app: ElectronApplication;

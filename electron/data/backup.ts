@@ -2,9 +2,9 @@
 // (SQLite's online backup, so writes may go on meanwhile), the keys, settings.json, uploads/,
 // and a manifest with a sha256 per entry. Restoring checks all of it before touching anything,
 // and moves what it replaces aside instead of deleting it.
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -15,6 +15,7 @@ import { dataPaths } from '../paths';
 import { TERN_VERSION } from '../version';
 import { REVISIONS, currentRevision } from '../../migrations/runner';
 import { readTar, writeTar, type TarEntry } from './tar';
+import { writePrivateFile } from './private-file';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
@@ -111,7 +112,7 @@ export async function createBackup(core: Core, options: { dest?: string } = {}):
     const archive = gzipSync(writeTar([manifestEntry, ...entries]));
 
     const path = join(destDir, backupFileName(createdAt));
-    await writeAtomically(path, archive);
+    await writePrivateFile(path, archive);
     return { path, bytes: archive.length, rows };
   } finally {
     await rm(work, { recursive: true, force: true });
@@ -132,17 +133,6 @@ async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<
   return entries;
 }
 
-async function writeAtomically(path: string, data: Buffer): Promise<void> {
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
-}
 
 function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');

@@ -3,8 +3,6 @@
 // bookmarks.json, in one .tar.gz) and the people as CSV (following with Mastodon's columns,
 // followers as one column). Files land in the data folder's exports/ directory, readable by
 // the user alone.
-import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
@@ -15,6 +13,7 @@ import { publishedKeys, toPerson } from '../federation/actor-document';
 import { AS_CONTEXT, wrapperActivity } from '../federation/collections';
 import { POST_TYPES } from '../federation/webfinger';
 import { writeTar, type TarEntry } from './tar';
+import { writePrivateFile } from './private-file';
 
 export const FOLLOWING_CSV_HEADER = 'Account address,Show boosts,Notify on new posts,Languages';
 export const FOLLOWERS_CSV_HEADER = 'Account address';
@@ -82,7 +81,7 @@ export async function exportArchive(core: Core, destDir: string = exportsDir(cor
   }));
   const archive = gzipSync(writeTar(entries));
   const path = join(destDir, `tern-archive-${stamp(mtime)}.tar.gz`);
-  await writePrivate(path, archive);
+  await writePrivateFile(path, archive);
   return { path, bytes: archive.length };
 }
 
@@ -121,20 +120,7 @@ export function exportFollowersCsv(core: Core): string {
 /** Saves a CSV export into exports/ as <kind>-<time>.csv (mode 0600). */
 export async function saveCsvExport(core: Core, kind: 'following' | 'followers', csv: string): Promise<{ path: string }> {
   const path = join(exportsDir(core), `${kind}-${stamp(core.clock())}.csv`);
-  await writePrivate(path, Buffer.from(csv, 'utf8'));
+  await writePrivateFile(path, Buffer.from(csv, 'utf8'));
   return { path };
 }
 
-/** Writes a new file readable by the user alone, in full or not at all. */
-async function writePrivate(path: string, data: Buffer): Promise<void> {
-  await mkdir(join(path, '..'), { recursive: true, mode: 0o700 });
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
-  const handle = await open(temp, 'wx', 0o600);
-  try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
-  }
-  await rename(temp, path);
-}

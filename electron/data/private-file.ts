@@ -1,0 +1,18 @@
+// Writing the author's data to disk: a new file readable by the user alone (0600, its folder
+// 0700), written in full or not at all (temp file, fsync, rename).
+import { randomBytes } from 'node:crypto';
+import { mkdir, open, rename } from 'node:fs/promises';
+import { dirname } from 'node:path';
+
+export async function writePrivateFile(path: string, data: Buffer): Promise<void> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  const handle = await open(temp, 'wx', 0o600);
+  try {
+    await handle.writeFile(data);
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(temp, path);
+}
