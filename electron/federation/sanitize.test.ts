@@ -70,3 +70,15 @@ describe('htmlToExcerpt', () => {
     expect(htmlToExcerpt('<script>alert(1)</script>')).toBe('');
   });
 });
+
+describe('sanitizing what was already sanitized', () => {
+  it('returns the same object without running the sanitizer again, and still cleans an embedded object', () => {
+    const once = sanitizeObjectHtml({ content: '<p>hi<script>x()</script></p>' });
+    expect(sanitizeObjectHtml(once)).toBe(once);
+    // Top level clean, embedded object not yet: the activity pass must still clean the inside.
+    const activity = sanitizeObjectHtml({ type: 'Create', object: { content: '<img src=x onerror=alert(1)>' } });
+    const deep = sanitizeActivityHtml(activity);
+    expect(JSON.stringify(deep)).not.toMatch(/onerror/);
+    expect(sanitizeActivityHtml(deep)).toBe(deep);
+  });
+});

@@ -45,9 +45,17 @@ function mapStrings(value: unknown, clean: (s: string) => string): unknown {
   return value;
 }
 
+// What these functions returned, by identity: passing their result through them again (the
+// processor sanitizes an object, wraps it in its activity, and the store sanitizes whatever it
+// writes) returns it at once instead of running sanitize-html over the same HTML again. Results
+// are never mutated afterwards — callers copy ({ ...x }) — so identity means "already clean".
+const cleanObjects = new WeakSet<object>();
+const cleanActivities = new WeakSet<object>();
+
 /** A copy of an object with its HTML fields sanitized: content, summary (and their language
  * maps) as HTML; name (and nameMap) as plain text. Other fields are kept as sent. */
 export function sanitizeObjectHtml<T extends Json>(object: T): T {
+  if (cleanObjects.has(object)) return object;
   const out: Json = { ...object };
   for (const key of ['content', 'summary', 'contentMap', 'summaryMap']) {
     if (key in out) out[key] = mapStrings(out[key], sanitizeContentHtml);
@@ -57,24 +65,27 @@ export function sanitizeObjectHtml<T extends Json>(object: T): T {
   }
   // Misskey's MFM source is rendered by nobody but Misskey; keep it, but never as markup.
   if (typeof out._misskey_content === 'string') out._misskey_content = sanitizePlainText(out._misskey_content);
+  cleanObjects.add(out);
   return out as T;
 }
 
 /** An activity with its own HTML fields and those of an embedded object (one level, and a
  * Create inside an Announce) sanitized, so no stored row carries raw remote HTML. */
 export function sanitizeActivityHtml<T extends Json>(activity: T): T {
-  const out: Json = sanitizeObjectHtml(activity);
+  if (cleanActivities.has(activity)) return activity;
+  // A copy: the top level may be a result shared through cleanObjects.
+  const out: Json = { ...sanitizeObjectHtml(activity) };
   if (isObject(out.object)) {
     const inner = sanitizeObjectHtml(out.object);
-    if (isObject(inner.object)) inner.object = sanitizeObjectHtml(inner.object);
-    out.object = inner;
+    out.object = isObject(inner.object) ? { ...inner, object: sanitizeObjectHtml(inner.object) } : inner;
   }
+  cleanActivities.add(out);
   return out as T;
 }
 
 /** An actor document with its profile HTML sanitized: summary, name, and PropertyValue fields. */
 export function sanitizeActorHtml<T extends Json>(doc: T): T {
-  const out: Json = sanitizeObjectHtml(doc);
+  const out: Json = { ...sanitizeObjectHtml(doc) };
   if (Array.isArray(out.attachment)) {
     out.attachment = out.attachment.map((a: unknown) =>
       isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value), ...(typeof a.name === 'string' ? { name: sanitizePlainText(a.name) } : {}) } : a,
