@@ -36,6 +36,10 @@ export function createHandlers(core: Core): Handlers {
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
     ...createAuthorHandlers(core),
+    'apps.pending': () => core.services.indieauth.pending(),
+    'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
+    'apps.list': () => core.services.indieauth.apps(),
+    'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
   };
 }
 
