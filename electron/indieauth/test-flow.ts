@@ -73,3 +73,19 @@ export async function postForm(url: string, fields: Record<string, string | unde
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
+
+/** A registered client's access token with `scopes`, through the whole flow. */
+export async function issueToken(base: string, core: Core, scopes: string[]): Promise<string> {
+  const client = await register(base);
+  const { verifier, challenge } = pkce();
+  const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: scopes.join(' '), code_challenge: challenge });
+  await answer(core, true, scopes);
+  const code = (await collect(wait)).searchParams.get('code')!;
+  const { status, json } = await postForm(
+    `${base}/token`,
+    { grant_type: 'authorization_code', code, redirect_uri: REDIRECT, code_verifier: verifier },
+    { authorization: basic(client.client_id, client.client_secret) },
+  );
+  if (status !== 200) throw new Error(`token refused: ${JSON.stringify(json)}`);
+  return json.access_token as string;
+}
