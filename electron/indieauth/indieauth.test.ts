@@ -371,3 +371,16 @@ describe('revocation and introspection', () => {
     expect(t.core.services.indieauth.apps()).toEqual([]);
   });
 });
+
+describe('the Apps channels (IPC)', () => {
+  it('validate their input and answer with typed errors', async () => {
+    const { createHandlers, dispatch } = await import('../ipc/handlers');
+    const handlers = createHandlers(t.core);
+    expect(await dispatch(handlers, 'apps.decide', { id: '../../etc', approve: true })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'apps.decide', { id: 'a'.repeat(16), approve: true, scopes: ['admin'] })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'apps.decide', { id: 'a'.repeat(16), approve: true })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch(handlers, 'apps.revoke', { id: 999_999 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    expect(await dispatch(handlers, 'apps.pending', {})).toMatchObject({ ok: true, value: expect.any(Array) });
+    expect(await dispatch(handlers, 'apps.list', { extra: 1 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+  });
+});
