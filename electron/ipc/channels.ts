@@ -41,5 +41,8 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Polls (polls-contract.ts).
+  'polls.list',
+  'polls.vote',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

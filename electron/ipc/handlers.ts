@@ -9,6 +9,7 @@ import { inputs, type Channel, type IpcError, type IpcResult, type Output, type 
 import { createSettingsService } from '../settings-service';
 import { listPendingFollowRequests } from '../federation/follow-requests';
 import { createAuthorHandlers } from './author-handlers';
+import { createPollHandlers } from './poll-handlers';
 import { createBackup, listBackups } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
 import { importFollowing } from '../data/import';
@@ -36,6 +37,7 @@ export function createHandlers(core: Core): Handlers {
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
     ...createAuthorHandlers(core),
+    ...createPollHandlers(core),
   };
 }
 
