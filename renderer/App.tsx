@@ -17,6 +17,7 @@ import { Deliveries } from './views/Deliveries';
 import { Notifications } from './views/Notifications';
 import { Overview } from './views/Overview';
 import { People } from './views/People';
+import { Polls } from './views/Polls';
 import { Profile } from './views/Profile';
 import { Settings } from './views/Settings';
 import { Setup } from './views/Setup';
@@ -29,6 +30,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   compose: Compose,
   profile: Profile,
   people: People,
+  polls: Polls,
   deliveries: Deliveries,
   settings: Settings,
   overview: Overview,
@@ -41,6 +43,7 @@ const TITLES: Record<RouteId, string> = {
   compose: strings.places.compose,
   profile: strings.places.profile,
   people: strings.places.people,
+  polls: strings.places.polls,
   deliveries: strings.places.deliveries,
   settings: strings.places.settings,
   overview: strings.overview.title,

@@ -5,6 +5,7 @@ import { useEffect } from 'react';
 import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
+import { PollIcon } from '../polls/PollIcon';
 import { BellIcon, GearIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
@@ -13,6 +14,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   compose: PenIcon,
   profile: PersonIcon,
   people: PeopleIcon,
+  polls: PollIcon,
   deliveries: OutboxIcon,
   settings: GearIcon,
   overview: OverviewIcon,

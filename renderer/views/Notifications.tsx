@@ -98,7 +98,9 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
 function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => void }) {
   const KindIcon = KIND_ICONS[group.kind ?? 'MENTION'];
   const first = group.actors[0];
-  const sentence = t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
+  // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
+  const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
+  const sentence = pollEnded ? strings.polls.pollEnded : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
   const excerpt = group.kind === 'MENTION' ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
   const target = targetOf(group);

@@ -319,7 +319,7 @@ describe('voting in someone else’s poll', () => {
     const apId = await remotePoll();
     rig.core.services.polls.vote(apId, ['A phone app']);
     const create = remotes.fixture('mastodon-question.json');
-    const object = { ...(create.object as Json), endTime, votersCount: 9 };
+    const object: Json = { ...(create.object as Json), endTime, votersCount: 9 };
     (object.oneOf as Json[])[2]!.replies = { type: 'Collection', totalItems: 5 };
     await rig.receive({ id: `${apId}#updates/1`, type: 'Update', actor: create.actor, to: [PUBLIC], object });
     const [view] = rig.core.services.author.stream({}).items;
