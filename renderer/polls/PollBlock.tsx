@@ -104,7 +104,7 @@ export function PollBlock({ apId, poll: initial, own }: { apId: string; poll: Po
         <>
           <ul className="poll__results">
             {poll.options.map((option) => (
-              <li key={option.name} className="poll__result">
+              <li key={option.name} className={mine.has(option.name) ? 'poll__result poll__result--mine' : 'poll__result'} data-testid="poll-result">
                 <span className="poll__name">
                   {option.name} {mine.has(option.name) && <span className="poll__mine">{t.yourVote}</span>}
                 </span>

@@ -172,7 +172,14 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
             {!isEmptyDraft(draft) && ` · ${t.draftKept}`}
           </span>
           {!isEmptyDraft(draft) && (
-            <button type="button" className="button" onClick={clear}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                clear();
+                clearPoll();
+              }}
+            >
               {t.discard}
             </button>
           )}
