@@ -2,9 +2,8 @@
 // §13.9): how many distinct actors voted and how many chose each option. The count is written
 // into our Question's stored object, so the listener's /o/<id> shows it at once; telling other
 // servers is the broadcaster's job (broadcast.ts), at most once per short window.
-import { eq } from 'drizzle-orm';
 import { prepared, type DbOrTx } from '../../../db/client';
-import { outbox, type OutboxObject } from '../../../db/schema';
+import type { OutboxObject } from '../../../db/schema';
 import type { Json } from '../ap';
 import { withTallies, type Tallies } from './question';
 
@@ -18,9 +17,10 @@ export function countVotes(db: DbOrTx, outboxObjectId: number): Tallies {
   return { votersCount: voters, byOption: new Map(rows.map((r) => [r.name, r.n])) };
 }
 
-/** Rewrites the Question's tallies from poll_answer; returns the new object. */
+/** Rewrites the Question's tallies from poll_answer; returns the new object. Raw SQL, prepared
+ * once per connection: this runs for every vote (drizzle would prepare it each time). */
 export function recountPoll(db: DbOrTx, question: OutboxObject, now: Date): Json {
   const object = withTallies(question.apObject as Json, countVotes(db, question.id));
-  db.update(outbox).set({ apObject: object as OutboxObject['apObject'], updatedAt: now }).where(eq(outbox.id, question.id)).run();
+  prepared(db, 'UPDATE outbox SET ap_object = ?, updated_at = ? WHERE id = ?').run(JSON.stringify(object), now.toISOString(), question.id);
   return object;
 }

@@ -7,7 +7,7 @@
 // (The service behind the spec let the unique constraint fail and retried such votes until
 // they errored: reference §8 and §13.10.)
 import type { DbOrTx } from '../../../db/client';
-import { pollAnswer, type Actor, type InboxObject, type OutboxObject } from '../../../db/schema';
+import type { Actor, InboxObject, OutboxObject } from '../../../db/schema';
 import { prepared } from '../../../db/client';
 import type { Json } from '../ap';
 import { isClosed, pollOf } from '../polls/question';
@@ -51,9 +51,14 @@ export function onPollVoted(
     relatesToInboxObjectId: input.createRowId,
     relatesToOutboxObjectId: input.question.id,
   });
-  tx.insert(pollAnswer)
-    .values({ createdAt: input.now, outboxObjectId: input.question.id, pollType: kind, inboxObjectId: row.id, actorId: input.actor.id, name })
-    .run();
+  prepared(tx, 'INSERT INTO poll_answer (created_at, outbox_object_id, poll_type, inbox_object_id, actor_id, name) VALUES (?, ?, ?, ?, ?, ?)').run(
+    input.now.toISOString(),
+    input.question.id,
+    kind,
+    row.id,
+    input.actor.id,
+    name,
+  );
   recountPoll(tx, input.question, input.now);
   return row;
 }
