@@ -15,6 +15,7 @@ import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
 import { strings } from '../strings';
+import { PollIcon } from '../polls/PollIcon';
 
 const t = strings.notifications;
 const PAGE = 50;
@@ -96,10 +97,10 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
 }
 
 function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => void }) {
-  const KindIcon = KIND_ICONS[group.kind ?? 'MENTION'];
-  const first = group.actors[0];
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
+  const KindIcon = pollEnded ? PollIcon : KIND_ICONS[group.kind ?? 'MENTION'];
+  const first = group.actors[0];
   const sentence = pollEnded ? strings.polls.pollEnded : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
   const excerpt = group.kind === 'MENTION' ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);

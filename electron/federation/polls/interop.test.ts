@@ -74,6 +74,21 @@ describe('a peer votes in our poll', () => {
   });
 });
 
+describe('a poll that hides its totals until it closes', () => {
+  it('Fedify reads how many voted, and no per-option counts', async () => {
+    const post = await rig.author.createPost({
+      content: 'Secret ballot?',
+      visibility: 'PUBLIC',
+      poll: { options: ['yes', 'no'], multiple: false, durationSeconds: 3600, hideTotals: true },
+    });
+    await pat.vote(post.apId, rig.url, 'yes');
+    await expect.poll(() => answers(post.id).length, { timeout: 10_000 }).toBe(1);
+    expect(await talliesSeenBy(quinn, post.apId)).toMatchObject({ voters: 1, options: { yes: null, no: null } });
+    // The author sees the count all the same.
+    expect(rig.core.services.polls.list().items.find((p) => p.apId === post.apId)!.poll).toMatchObject({ hideTotals: true, options: [{ name: 'yes', votes: 1 }, { name: 'no', votes: 0 }] });
+  });
+});
+
 describe('the author votes in a peer’s poll', () => {
   it('the vote reaches the peer as a Note named for the option, in reply to its Question', async () => {
     const questionId = quinn.newId('questions');
