@@ -577,6 +577,7 @@ export const strings = {
     hiddenUntilClosed: 'Results are shown when the poll closes.',
     hiddenForOthers: 'Others see the results when the poll closes.',
     pollEnded: 'Your poll has ended',
+    votedPollEnded: (who: string) => `${who}’s poll you voted in has ended`,
     // The builder in Compose.
     add: 'Poll',
     addLabel: 'Add a poll',

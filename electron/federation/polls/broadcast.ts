@@ -8,7 +8,8 @@
 // The closing notification: the spec's notification_type enum has no poll type, and the column
 // is a CHECK, so no new type is added. The column is optional (the spec lets it be null): a
 // notification with no type, no actor and our Question as its outbox object means "your poll
-// has ended" — the renderer reads it so.
+// has ended"; one with no type on a remote Question (its inbox object, its author as actor)
+// means "a poll you voted in has ended". The renderer reads them so.
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { notifications, outbox, type Actor, type OutboxObject } from '../../../db/schema';
@@ -97,7 +98,22 @@ export function sweepPolls(db: Db, local: LocalActor, now: Date, windowMs = TALL
     db.transaction((tx) => queueQuestionUpdate(tx, local, question, question.apObject as Json, now));
     result.broadcast++;
   }
+  notifyEndedVotes(db, now);
   return result;
+}
+
+/** Remote polls the author voted in that have ended and were not yet announced. */
+function notifyEndedVotes(db: Db, now: Date): void {
+  const candidates = prepared<[], { id: number; actor_id: number; ap_object: string }>(
+    db,
+    `SELECT id, actor_id, ap_object FROM inbox WHERE ap_type = 'Question' AND voted_for_answers IS NOT NULL AND is_deleted = 0
+       AND NOT EXISTS (SELECT 1 FROM notifications n WHERE n.inbox_object_id = inbox.id AND n.notification_type IS NULL)`,
+  ).all();
+  for (const row of candidates) {
+    const poll = pollOf(JSON.parse(row.ap_object) as Json);
+    if (!poll || !isClosed(poll, now)) continue;
+    db.insert(notifications).values({ createdAt: now, notificationType: null, isNew: true, inboxObjectId: row.id, actorId: row.actor_id }).run();
+  }
 }
 
 export interface PollLoop {

@@ -314,6 +314,21 @@ describe('voting in someone else’s poll', () => {
     expect(rig.core.db.select().from(outbox).where(eq(outbox.isTransient, true)).all()).toHaveLength(1);
   });
 
+  it('once the poll has ended, the sweep notifies the author once (no type, on the remote Question, its author as actor)', async () => {
+    rig = await openRig();
+    const apId = await remotePoll();
+    rig.core.services.polls.vote(apId, ['A phone app']);
+    sweep();
+    expect(countRows(rig.core, 'notifications')).toBe(0);
+    rig.setNow(new Date(endTime));
+    sweep();
+    sweep();
+    const question = rig.inboxRow(apId)!;
+    expect(rig.core.db.select().from(notifications).all()).toEqual([
+      expect.objectContaining({ notificationType: null, inboxObjectId: question.id, actorId: question.actorId, outboxObjectId: null }),
+    ]);
+  });
+
   it('an Update of the Question from its server refreshes the counts and keeps the author’s choices', async () => {
     rig = await openRig();
     const apId = await remotePoll();
