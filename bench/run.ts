@@ -7,7 +7,8 @@
 // BENCH_ACTORS (8), BENCH_CONCURRENCY (32), BENCH_SERVERS (100), BENCH_FOLLOWERS_PER_SERVER (10),
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
-// BENCH_ONLY=startup runs the start-up phase alone.
+// BENCH_ONLY=startup runs the start-up phase alone; BENCH_ONLY=polls the polls phase alone
+// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid).
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -20,6 +21,7 @@ import { measureRawCosts, type RawCosts } from './raw-costs';
 import { startRemote } from './remote-client';
 import { n0, n1, n2, note, pass, per, rows, section, type Verdict } from './report';
 import { runStartup, stats, type StartupResult } from './startup-phase';
+import { runPolls, type PollsResult } from './polls-phase';
 import { openBenchTern } from './tern';
 
 const env = (name: string, fallback: number) => {
@@ -242,6 +244,32 @@ function printStartup(r: StartupResult): void {
   judge(`core ready on ${n0(o.inboxRows)} inbox rows < ${TARGET.readyMs} ms`, `median ${ms(ready.median)}, max ${ms(ready.max)} (process ${ms(wall.median)}; ${r.shell.tool.split(' (')[0]} ${ms(shell.median)})`, pass(ok));
 }
 
+function printPolls(r: PollsResult): void {
+  section(`Polls: ${n0(r.rows)} vote activities from ${n0(r.options.voters)} actors on two polls, processed by the core's inbox loop`);
+  rows([
+    { label: 'votes processed/s (valid + rejected)', value: `${n0(r.perSec)}/s (${n0(r.rows)} in ${n1(r.wallMs / 1000)} s)` },
+    { label: '  valid votes counted/s', value: `${n0(r.validPerSec)}/s (${n0(r.valid)})` },
+    { label: '  same loop, plain Create{Note} rows/s', value: `${n0(r.notesPerSec)}/s (for scale: ${n2(r.perSec / r.notesPerSec)}× as fast)` },
+    { label: '  outcomes', value: `processed ${r.summary.processed}, dropped ${r.summary.dropped}, retrying ${r.summary.retried}, errored ${r.summary.errored}` },
+    { label: '  tallies from poll_answer', value: r.tallies, target: 'match what was sent', verdict: pass(r.talliesRight) },
+    { label: 'one sweep after all the votes', value: `${r.updates} Updates queued in ${n1(r.sweepMs)} ms`, target: '1 per poll', verdict: pass(r.updates === 2) },
+  ]);
+  judge('polls: votes processed/s', `${n0(r.perSec)}/s; tallies ${r.talliesRight ? 'right' : 'WRONG'}; no vote retried or errored`, pass(r.talliesRight && r.summary.retried === 0 && r.summary.errored === 0));
+}
+
+async function pollsPhase(): Promise<void> {
+  const tern = await openBenchTern();
+  try {
+    printPolls(await runPolls(tern, { voters: env('BENCH_POLL_VOTERS', 200) }));
+  } catch (error) {
+    section('Polls');
+    note(`not available: ${(error as Error).stack ?? String(error)}`);
+    judge('polls targets', `not available: ${(error as Error).message}`, 'n/a');
+  } finally {
+    await tern.close();
+  }
+}
+
 async function startupPhase(): Promise<void> {
   try {
     printStartup(
@@ -289,6 +317,11 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   console.log(`Load average (1 min) at start: ${n2(loadAtStart)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' — other work is running: figures below are lower than on an idle machine' : ''}.`);
 
+  if (process.env.BENCH_ONLY === 'polls') {
+    await pollsPhase();
+    printTargets(started);
+    return;
+  }
   if (process.env.BENCH_ONLY === 'startup') {
     await startupPhase();
     printTargets(started);
@@ -353,6 +386,7 @@ async function main(): Promise<void> {
     for (const line of profileLines) console.log(line);
   }
 
+  await pollsPhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
   printTargets(started);

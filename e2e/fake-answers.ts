@@ -48,6 +48,7 @@ export function post(author: ActorView, contentHtml: string, extra: Partial<Post
     boostedBy: null,
     markdown: null,
     deleted: false,
+    poll: null,
     ...extra,
   };
 }

@@ -32,6 +32,8 @@ import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
+import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
+import { createPollService, type PollService } from './federation/polls/service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -69,12 +71,19 @@ export interface Core {
   inboxEvents: InboxEvents;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
   listener: ListenerControl;
-  services: { status: StatusService; notifications: NotificationService; author: AuthorService; indieauth: IndieAuthService };
+  services: {
+    status: StatusService;
+    notifications: NotificationService;
+    author: AuthorService;
+    indieauth: IndieAuthService;
+    polls: PollService;
+  };
   /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
    * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
   connectivity: ConnectivityWatch;
   /** Background loops; created stopped — headless and desktop start them. */
-  loops: { inbox: InboxLoop; delivery: DeliveryLoop };
+  /** `polls`: tally Updates at most once per window, and closing polls that ended. */
+  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
   close(): void;
@@ -146,6 +155,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
       },
     });
+    const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     const core: Core = {
       paths,
       sqlite,
@@ -174,14 +184,24 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
         indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
+        polls: createPollService({
+          db,
+          fed,
+          clock,
+          identity: () => core.identity(),
+          isOnline: () => connectivity.isOnline(),
+          wake: () => deliveryLoop.wake(),
+          displayName: () => settings.get().displayName,
+        }),
       },
       connectivity,
-      loops: { inbox: inboxLoop, delivery: deliveryLoop },
+      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop },
       close() {
         // Requests still in flight are aborted; their rows stay due (await loops.delivery.stop()
         // first to let them finish).
         void deliveryLoop.stop({ graceMs: 0 });
         connectivity.close();
+        pollLoop.stop();
         void inboxLoop.stop();
         void core.listener.stop();
         fed.client.close();

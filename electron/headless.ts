@@ -154,6 +154,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   const origin = `http://127.0.0.1:${port}`;
   core.loops.inbox.start();
   core.loops.delivery.start();
+  core.loops.polls.start();
   const backups = createBackupScheduler({ core, log: options.log });
   backups.start();
   return {

@@ -118,6 +118,7 @@ async function start(): Promise<void> {
 
   open.loops.inbox.start();
   open.loops.delivery.start();
+  open.loops.polls.start();
   backups.start();
   watch.start();
   openWindow();

@@ -18,6 +18,7 @@ import { Deliveries } from './views/Deliveries';
 import { Notifications } from './views/Notifications';
 import { Overview } from './views/Overview';
 import { People } from './views/People';
+import { Polls } from './views/Polls';
 import { Profile } from './views/Profile';
 import { Settings } from './views/Settings';
 import { Setup } from './views/Setup';
@@ -30,6 +31,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   compose: Compose,
   profile: Profile,
   people: People,
+  polls: Polls,
   deliveries: Deliveries,
   apps: Apps,
   settings: Settings,
@@ -43,6 +45,7 @@ const TITLES: Record<RouteId, string> = {
   compose: strings.places.compose,
   profile: strings.places.profile,
   people: strings.places.people,
+  polls: strings.places.polls,
   deliveries: strings.places.deliveries,
   apps: strings.places.apps,
   settings: strings.places.settings,

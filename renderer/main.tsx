@@ -9,6 +9,7 @@ import './styles/controls.css';
 import './styles/lists.css';
 import './styles/posts.css';
 import './styles/views.css';
+import './styles/polls.css';
 
 document.documentElement.lang = STRINGS_LANG;
 

@@ -11,6 +11,7 @@ export const PLACES = [
   { id: 'compose', label: strings.places.compose },
   { id: 'profile', label: strings.places.profile },
   { id: 'people', label: strings.places.people },
+  { id: 'polls', label: strings.places.polls },
   { id: 'deliveries', label: strings.places.deliveries },
   { id: 'apps', label: strings.places.apps },
   { id: 'settings', label: strings.places.settings },

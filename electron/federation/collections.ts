@@ -6,6 +6,8 @@ import { and, count, desc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm
 import type { DbOrTx } from '../../db/client';
 import { follower, following, outbox, type OutboxObject } from '../../db/schema';
 import type { LocalActor } from './identity';
+import { AP_CONTEXT } from './outbox';
+import { publishedForm } from './polls/question';
 import { POST_TYPES } from './webfinger';
 
 export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
@@ -24,15 +26,19 @@ const isPostType = (type: string) => (POST_TYPES as readonly string[]).includes(
 
 /** The object with its own @context removed, for embedding in an activity. */
 function embedded(apObject: Json): Json {
-  const copy = { ...apObject };
+  // A poll's hidden totals are withheld from what is served (polls/question.ts).
+  const copy = publishedForm({ ...apObject });
   delete copy['@context'];
   return copy;
 }
 
+/** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
+const contextOf = (object: Json) => (object.type === 'Question' ? AP_CONTEXT : AS_CONTEXT);
+
 /** A local object as served bare: with a @context even if stored without one. */
 export function bareObject(row: OutboxObject): Json {
   const object = row.apObject as Json;
-  return { '@context': object['@context'] ?? AS_CONTEXT, ...embedded(object) };
+  return { '@context': object['@context'] ?? contextOf(object), ...embedded(object) };
 }
 
 /**
@@ -47,7 +53,7 @@ export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Cre
   const updated = typeof object.updated === 'string' ? object.updated : null;
   const type = kind;
   return {
-    '@context': object['@context'] ?? AS_CONTEXT,
+    '@context': object['@context'] ?? contextOf(object),
     id: local.activityUrl(row.publicId),
     type,
     actor: local.id,

@@ -9,6 +9,7 @@ import { hostOfRecipient } from '../delivery/addresses';
 import type { DeliveryPayload } from '../delivery/loop';
 import { PUBLIC, type Json } from './ap';
 import type { LocalActor } from './identity';
+import { publishedForm, publishedQuestion } from './polls/question';
 
 /** Object types Tern authors; every other outbox row is an activity. */
 export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
@@ -26,6 +27,7 @@ export const AP_CONTEXT: JsonValue = [
     ostatus: 'http://ostatus.org#',
     conversation: 'ostatus:conversation',
     toot: 'http://joinmastodon.org/ns#',
+    votersCount: 'toot:votersCount',
   },
 ];
 
@@ -46,7 +48,8 @@ function audience(object: Json): ApObject {
 
 /** Create{object} for one of our posts, with the id the service behind the spec gives it. */
 export function toCreate(local: LocalActor, post: Pick<OutboxObject, 'publicId' | 'apObject' | 'apPublishedAt'>): ApObject {
-  const object = post.apObject as ApObject;
+  // A poll's hidden totals are withheld from what is published (polls/question.ts).
+  const object = publishedQuestion(post.apObject as Json) as ApObject;
   return withContext({
     id: local.activityUrl(post.publicId),
     type: 'Create',
@@ -128,7 +131,7 @@ export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActi
     if (own.isDeleted) return { kind: 'cancel', reason: `The post was deleted before it reached ${hostOfRecipient(row.recipient)}; not sent.` };
     return { kind: 'send', body: JSON.stringify(toCreate(local, own)) };
   }
-  return { kind: 'send', body: JSON.stringify(withContext(own.apObject as Json)) };
+  return { kind: 'send', body: JSON.stringify(withContext(publishedForm(own.apObject as Json))) };
 }
 
 type RawPost = { public_id: string; ap_type: string; ap_object: string; ap_published_at: string; is_deleted: number };

@@ -3,6 +3,7 @@
 // contract.ts (inputs) and its Outputs; the renderer imports only the types.
 import { z } from 'zod';
 import { VISIBILITIES, type Visibility } from '../../db/columns';
+import { pollInputSchema, type PollView } from './polls-contract';
 
 // ---- views ------------------------------------------------------------------------------------
 
@@ -55,6 +56,8 @@ export interface PostView {
   /** The author's Markdown, for editing their own posts. */
   markdown: string | null;
   deleted: boolean;
+  /** A Question's poll (polls-contract.ts); null for other posts. */
+  poll: PollView | null;
 }
 
 export type DeliveryStateName = 'local' | 'queued' | 'sending' | 'sent' | 'failed';
@@ -164,6 +167,7 @@ export const authorInputs = {
       sensitive: z.boolean().optional(),
       inReplyTo: apId.nullish(),
       mentions: z.array(z.string().trim().min(1).max(2048)).max(100).optional(),
+      poll: pollInputSchema.nullish(),
     })
     .strict(),
   'posts.edit': z

@@ -46,5 +46,8 @@ export const CHANNEL_NAMES = [
   'apps.decide',
   'apps.list',
   'apps.revoke',
+  // Polls (polls-contract.ts).
+  'polls.list',
+  'polls.vote',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -10,6 +10,7 @@ import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
 import { appsInputs, type AppsOutputs } from './apps-contract';
+import { pollInputs, type PollOutputs } from './polls-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
 
@@ -70,9 +71,10 @@ export const inputs = {
     .strict(),
   ...authorInputs,
   ...appsInputs,
+  ...pollInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, AppsOutputs {
+export interface Outputs extends AuthorOutputs, AppsOutputs, PollOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

@@ -9,6 +9,7 @@ import { inputs, type Channel, type IpcError, type IpcResult, type Output, type 
 import { createSettingsService } from '../settings-service';
 import { listPendingFollowRequests } from '../federation/follow-requests';
 import { createAuthorHandlers } from './author-handlers';
+import { createPollHandlers } from './poll-handlers';
 import { createBackup, listBackups } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
 import { importFollowing } from '../data/import';
@@ -40,6 +41,7 @@ export function createHandlers(core: Core): Handlers {
     'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
     'apps.list': () => core.services.indieauth.apps(),
     'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
+    ...createPollHandlers(core),
   };
 }
 

@@ -7,6 +7,7 @@ import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
 import { usePendingApps } from '../apps/pending';
 import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
+import { PollIcon } from '../polls/PollIcon';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,
@@ -14,6 +15,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   compose: PenIcon,
   profile: PersonIcon,
   people: PeopleIcon,
+  polls: PollIcon,
   deliveries: OutboxIcon,
   apps: KeyIcon,
   settings: GearIcon,

@@ -15,6 +15,7 @@ import { usePostState, usePostActions, type Flag } from './actions';
 import { DeliveryLine } from './DeliveryLine';
 import type { ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
+import { PollBlock } from '../polls/PollBlock';
 
 const t = strings.post;
 
@@ -114,6 +115,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
             <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
           )}
           {post.attachments.length > 0 && !hidden && <Attachments post={post} />}
+          {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
 
           {post.delivery && <DeliveryLine post={post} />}
 

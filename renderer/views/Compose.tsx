@@ -3,7 +3,7 @@
 // saves the post and its deliveries at once, and sends them when it is online). With
 // ?edit=<post id> it edits one of the author's posts instead.
 import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
-import { call, toApiError, type ApiError } from '../api';
+import { ApiError, call, toApiError } from '../api';
 import { CheckIcon, ClockIcon } from '../components/icons';
 import { isEmptyDraft, useDraft } from '../compose/draft';
 import { ReplyContext } from '../compose/ReplyContext';
@@ -13,6 +13,8 @@ import { Preview } from '../compose/Preview';
 import { hrefOf, type Route } from '../places';
 import { useConnectivityStore } from '../store/connectivity';
 import { formatNumber, plural, strings } from '../strings';
+import { PollBuilder } from '../polls/PollBuilder';
+import { pollInput, usePollDraft } from '../polls/pollDraft';
 
 const t = strings.compose;
 
@@ -29,6 +31,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [sent, setSent] = useState<'offline' | 'local' | 'sending' | null>(null);
   const online = useConnectivityStore((s) => s.online);
+  const [pollDraft, changePoll, clearPoll] = usePollDraft();
 
   // Opening Compose from a post's Reply makes the draft a reply to it.
   useEffect(() => {
@@ -39,6 +42,11 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
   async function send(event?: FormEvent) {
     event?.preventDefault();
     if (isEmptyDraft(draft) || sending) return;
+    const poll = pollInput(pollDraft);
+    if (poll === 'incomplete') {
+      setError(new ApiError('bad_input', strings.polls.needOptions, 'posts.create'));
+      return;
+    }
     setSending(true);
     setError(null);
     try {
@@ -48,9 +56,11 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
         ...(draft.hasContentWarning ? { sensitive: true } : {}),
         inReplyTo: draft.inReplyTo,
+        ...(poll ? { poll } : {}),
       });
       setSent(online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending');
       clear();
+      clearPoll();
       if (replyTo) window.history.replaceState(null, '', hrefOf('compose'));
       void useConnectivityStore.getState().refresh();
     } catch (err) {
@@ -137,7 +147,18 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
           >
             {t.contentWarningShort}
           </button>
+          <button
+            type="button"
+            className="button button--small compose__poll-toggle"
+            aria-pressed={pollDraft.on}
+            aria-label={strings.polls.addLabel}
+            title={strings.polls.addLabel}
+            onClick={() => changePoll({ on: !pollDraft.on })}
+          >
+            {strings.polls.add}
+          </button>
         </div>
+        {pollDraft.on && <PollBuilder poll={pollDraft} change={changePoll} />}
         <p className="compose__visibility-hint">{strings.visibility.hints[draft.visibility]}</p>
 
         {error && (
@@ -151,7 +172,14 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
             {!isEmptyDraft(draft) && ` · ${t.draftKept}`}
           </span>
           {!isEmptyDraft(draft) && (
-            <button type="button" className="button" onClick={clear}>
+            <button
+              type="button"
+              className="button"
+              onClick={() => {
+                clear();
+                clearPoll();
+              }}
+            >
               {t.discard}
             </button>
           )}

@@ -15,6 +15,7 @@ import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
 import { strings } from '../strings';
+import { PollIcon } from '../polls/PollIcon';
 
 const t = strings.notifications;
 const PAGE = 50;
@@ -88,7 +89,8 @@ export function Notifications() {
 
 /** Where a group leads: the post it is about, else the actor's own page. */
 function targetOf(group: NotificationGroup): { href: string; external: boolean } | null {
-  const object = group.outboxObject ?? (group.kind === 'MENTION' ? group.inboxObject : null);
+  // A typeless notification on a remote Question: a poll the author voted in ended.
+  const object = group.outboxObject ?? (group.kind === 'MENTION' || group.kind === null ? group.inboxObject : null);
   if (object && !object.isDeleted) return { href: hrefOf('thread', { ap: object.apId }), external: false };
   const actor = group.actors[0];
   if (actor?.url) return { href: actor.url, external: true };
@@ -96,10 +98,17 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
 }
 
 function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => void }) {
-  const KindIcon = KIND_ICONS[group.kind ?? 'MENTION'];
+  // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
+  const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
+  const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
+  const KindIcon = pollEnded || votedPollEnded ? PollIcon : KIND_ICONS[group.kind ?? 'MENTION'];
   const first = group.actors[0];
-  const sentence = t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
-  const excerpt = group.kind === 'MENTION' ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
+  const sentence = pollEnded
+    ? strings.polls.pollEnded
+    : votedPollEnded
+      ? strings.polls.votedPollEnded(t.actors(group.actors.map((a) => a.name)))
+      : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
+  const excerpt = group.kind === 'MENTION' || votedPollEnded ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
   const target = targetOf(group);
   const body = (

@@ -21,6 +21,7 @@ import { requireLocal, type ActionDeps } from './deps';
 import { scanPost } from './markdown';
 import { resolveMentions } from './mentions';
 import { addressedPeople, buildPostObject, fieldsOf, mentionsOf } from './post-object';
+import { questionFields, type PollSpec } from '../polls/question';
 
 export interface PostInput {
   /** Markdown. */
@@ -34,6 +35,8 @@ export interface PostInput {
   inReplyTo?: string | null;
   /** People to address besides those written as @user@host: handles or actor URLs. */
   mentions?: string[];
+  /** Makes the post a poll (a Question): its text is the question. */
+  poll?: PollSpec | null;
 }
 
 export interface EditInput {
@@ -101,6 +104,8 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
   const local = requireLocal(deps);
   const content = input.content.trim();
   if (!content && !input.title) throw new BadInputError('Write something before posting.');
+  if (input.poll && !content) throw new BadInputError('Write the question of your poll.');
+  if (input.poll && input.title) throw new BadInputError('A poll cannot have a title: write the question as the post.');
   const parent = input.inReplyTo ? await findParent(deps, local, input.inReplyTo) : null;
   const explicit = [...(input.mentions ?? [])];
   if (parent?.authorId && parent.authorId !== local.id) explicit.push(parent.authorId);
@@ -121,6 +126,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
     context: context ?? parent?.context ?? null,
     published: now.toISOString(),
   });
+  if (input.poll) Object.assign(built.object, questionFields(input.poll, now));
 
   const row = deps.db.transaction((tx) => {
     const saved = saveOutboxObject(tx, local, {

@@ -8,6 +8,7 @@ import { summarizeActor } from '../actor-summary';
 import { asArray, httpUrl, idOf, isObject, str, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { sanitizeContentHtml, sanitizePlainText } from '../sanitize';
+import { pollViewOf } from '../polls/view';
 
 export function ownActorView(local: LocalActor, displayName: string): ActorView {
   return { id: 0, apId: local.id, name: displayName || local.username, handle: local.handle, iconUrl: null, url: local.id };
@@ -96,6 +97,7 @@ export function inboxPostView(row: InboxObject, author: Actor | undefined): Post
     boostedBy: null,
     markdown: null,
     deleted: row.isDeleted,
+    poll: pollViewOf(object, row.votedForAnswers ?? null),
   };
 }
 
@@ -113,5 +115,6 @@ export function outboxPostView(row: OutboxObject, me: ActorView): PostView {
     boostedBy: null,
     markdown: row.source,
     deleted: row.isDeleted,
+    poll: pollViewOf(object, null),
   };
 }

@@ -1,12 +1,18 @@
 // Votes on our polls: a Note with a `name` (the chosen option) replying to one of our Questions
-// (Mastodon's shape; see test/fixtures/README.md). Polls are a later issue; for now the vote is
-// stored as a transient inbox object (kept out of the stream and of replies_count) and nothing
-// else happens. The poll work belongs here: validate the option and the end time, insert the
-// poll_answer row (a duplicate vote must be a no-op, not an error — reference §13.10), recompute
-// the Question's tallies from poll_answer, and queue the Question's Update.
+// (Mastodon's shape; see test/fixtures/README.md). A valid vote is stored as a transient inbox
+// object (kept out of the stream and of replies_count), becomes a poll_answer row, and the
+// Question's tallies are recounted from poll_answer. A vote the poll cannot take — after it
+// closed, for an option it does not have, the same option twice, a second choice in a
+// single-choice poll — is dropped: processed with its reason, never retried, nothing stored.
+// (The service behind the spec let the unique constraint fail and retried such votes until
+// they errored: reference §8 and §13.10.)
 import type { DbOrTx } from '../../../db/client';
 import type { Actor, InboxObject, OutboxObject } from '../../../db/schema';
+import { prepared } from '../../../db/client';
 import type { Json } from '../ap';
+import { isClosed, pollOf } from '../polls/question';
+import { recountPoll } from '../polls/tallies';
+import { drop } from './context';
 import { persistInboxObject } from './store';
 
 /** Whether a created object is a vote on one of our polls rather than a reply. */
@@ -14,11 +20,28 @@ export function isPollVote(object: Json, parent: OutboxObject | undefined): bool
   return parent?.apType === 'Question' && typeof object.name === 'string' && object.name !== '';
 }
 
+/** Drops (ActivityDropped) a vote the poll cannot take; returns the poll's kind otherwise. */
+export function checkVote(db: DbOrTx, question: OutboxObject, actorId: number, name: string, now: Date): 'oneOf' | 'anyOf' {
+  const poll = pollOf(question.apObject as Json);
+  if (question.isDeleted) drop('vote on a deleted poll');
+  if (!poll) drop('vote on a Question without options');
+  if (isClosed(poll, now)) drop('vote after the poll closed');
+  if (!poll.options.some((o) => o.name === name)) drop(`vote for an option the poll does not have: ${JSON.stringify(name.slice(0, 100))}`);
+  const earlier = prepared<[number, number], string>(db, 'SELECT name FROM poll_answer WHERE outbox_object_id = ? AND actor_id = ?')
+    .pluck()
+    .all(question.id, actorId);
+  if (earlier.includes(name)) drop('duplicate vote: this actor already chose this option');
+  if (poll.kind === 'oneOf' && earlier.length > 0) drop('second vote on a single-choice poll');
+  return poll.kind;
+}
+
 export function onPollVoted(
   tx: DbOrTx,
   input: { vote: Json; voteId: string; question: OutboxObject; actor: Actor; now: Date; createRowId: number },
 ): InboxObject {
-  return persistInboxObject(tx, {
+  const name = input.vote.name as string;
+  const kind = checkVote(tx, input.question, input.actor.id, name, input.now);
+  const row = persistInboxObject(tx, {
     object: input.vote,
     apId: input.voteId,
     actor: input.actor,
@@ -26,5 +49,16 @@ export function onPollVoted(
     hidden: true,
     isTransient: true,
     relatesToInboxObjectId: input.createRowId,
+    relatesToOutboxObjectId: input.question.id,
   });
+  prepared(tx, 'INSERT INTO poll_answer (created_at, outbox_object_id, poll_type, inbox_object_id, actor_id, name) VALUES (?, ?, ?, ?, ?, ?)').run(
+    input.now.toISOString(),
+    input.question.id,
+    kind,
+    row.id,
+    input.actor.id,
+    name,
+  );
+  recountPoll(tx, input.question, input.now);
+  return row;
 }

@@ -25,6 +25,15 @@ describe('OS notifications for new notifications', () => {
     expect(plan[1]).toMatchObject({ body: 'Ana followed you', route: '#/notifications' });
   });
 
+  it('a poll that ended (a notification with no type on a Question) says so and opens the poll', () => {
+    const question = { id: 9, apId: 'https://me.example/o/9', apType: 'Question', excerpt: 'Tea or coffee?', isDeleted: false };
+    const [ours] = planOsNotifications([item({ type: null, actor: null, outboxObject: { ...question, box: 'outbox' } })], {});
+    expect(ours).toMatchObject({ body: 'Your poll has ended: “Tea or coffee?”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F9' });
+    const remote = { ...question, box: 'inbox' as const, apId: 'https://a.example/q/1' };
+    const [theirs] = planOsNotifications([item({ type: null, outboxObject: null, inboxObject: remote })], {});
+    expect(theirs).toMatchObject({ body: 'A poll by Ana you voted in has ended', route: '#/thread?ap=https%3A%2F%2Fa.example%2Fq%2F1' });
+  });
+
   it(`more than ${GROUP_ABOVE} at once: one grouped notification opening Notifications`, () => {
     const many = [item(), item({ actor: null }), item({ type: 'MENTION' }), item({ type: 'ANNOUNCE' }), item()];
     const plan = planOsNotifications(many, {});

@@ -41,12 +41,15 @@ export function isTypeEnabled(prefs: OsNotificationPrefs, type: NotificationType
 
 export function sentence(item: NotificationItem): string {
   const who = item.actor?.name || item.actor?.handle || 'Someone';
+  // Typeless notifications on a Question: a poll ended (federation/polls/broadcast.ts).
+  if (item.type === null && item.outboxObject?.apType === 'Question') return 'Your poll has ended';
+  if (item.type === null && item.inboxObject?.apType === 'Question') return `A poll by ${who} you voted in has ended`;
   return `${who} ${item.type ? ACTION[item.type] : 'sent you a notification'}`;
 }
 
 /** #/thread?ap=… for the post a notification is about (ours, or the mention), else #/notifications. */
 export function routeOf(item: NotificationItem): string {
-  const object = item.outboxObject ?? (item.type === 'MENTION' ? item.inboxObject : null);
+  const object = item.outboxObject ?? (item.type === 'MENTION' || item.type === null ? item.inboxObject : null);
   if (object && !object.isDeleted) return `#/thread?${new URLSearchParams({ ap: object.apId }).toString()}`;
   return '#/notifications';
 }
