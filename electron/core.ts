@@ -31,6 +31,8 @@ import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
 import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
+import { processIncomingActivity } from './federation/process/index';
+import { isQueuedWebmention, processIncomingWebmention } from './webmention/verify';
 
 export interface CoreOptions {
   dataDir: string;
@@ -111,6 +113,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       db,
       clock,
       log,
+      // Webmentions are queued in incoming_activity too (webmention_source): same loop, same retries.
+      process: (deps, row) => (isQueuedWebmention(row) ? processIncomingWebmention(deps, row) : processIncomingActivity(deps, row)),
       // Read per row, so a settings change (identity, approval by hand) applies to the next one.
       deps: () => {
         const identity = core.identity();

@@ -7,6 +7,8 @@ import { mountActorRoutes } from './actor-routes';
 import { mountDiscoveryRoutes } from './discovery-routes';
 import { mountInboxRoute } from './inbox-route';
 import { mountObjectRoutes } from './object-routes';
+import { mountWebmentionRoute } from './webmention-route';
+import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
@@ -28,7 +30,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
     c.set('local', local);
     await next();
   };
-  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox']) {
+  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/webmention', AVATAR_PATH]) {
     app.use(path, configured);
   }
 
@@ -36,6 +38,8 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);
   mountInboxRoute(app, core, options);
+  mountWebmentionRoute(app, core, options);
+  mountAvatarRoute(app, core);
 
   app.notFound((c) => html(c, notFoundPage(), 404));
   app.onError((error, c) => {
