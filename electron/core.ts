@@ -33,6 +33,8 @@ import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { processIncomingActivity } from './federation/process/index';
 import { isQueuedWebmention, processIncomingWebmention } from './webmention/verify';
+import { resolveWebmentionEndpoint, webmentionPayload } from './webmention/send';
+import { parseRecipient } from './delivery/addresses';
 
 export interface CoreOptions {
   dataDir: string;
@@ -140,10 +142,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         return identity ? { keyId: new URL(identity.keyId), privateKey: fed.keys.rsa.privateKey } : null;
       },
       payload: (row) => {
+        if (row.webmentionTarget !== null) return webmentionPayload(db, row);
         const identity = core.identity();
         return identity ? deliveryPayload(db, identity, row) : { kind: 'cancel', reason: 'Tern has no public address set.' };
       },
-      resolve: async (row) => {
+      resolve: async (row, signal) => {
+        if (parseRecipient(row.recipient)?.kind === 'webmention') return resolveWebmentionEndpoint({ db, client: fed.client }, row, signal);
         const identity = core.identity();
         if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
