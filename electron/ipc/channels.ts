@@ -41,5 +41,8 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Webmentions (webmention-contract.ts).
+  'webmentions.received',
+  'webmentions.sent',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

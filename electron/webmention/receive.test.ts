@@ -8,6 +8,7 @@ import { addPost, openListeningCore, type ListeningCore } from '../listener/test
 import { createHttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { summarize } from './microformats';
+import { listReceivedWebmentions } from './views';
 import { MAX_WEBMENTION_BODY_BYTES } from './receive';
 import { SOURCE_MAX_BYTES, processIncomingWebmention } from './verify';
 
@@ -227,6 +228,25 @@ describe('receiving and verifying', () => {
     expect(rows()).toHaveLength(1);
     expect(rows()[0]?.outboxObjectId).toBe(post.id);
     expect(queued()[1]?.error).toMatch(/already recorded/);
+  });
+
+  it('the view groups received webmentions by post, with kind, author, excerpt and state', async () => {
+    pages.set('/v1', { body: entry(`<a class="u-in-reply-to" href="${post.apId}">re</a><p class="e-content">Hello <i>there</i></p>`) });
+    pages.set('/v2', { body: entry(`<a class="u-repost-of" href="${post.apId}">rp</a>`) });
+    await mention('/v1');
+    await mention('/v2');
+    pages.set('/v1', { body: entry(`<a class="u-in-reply-to" href="${post.apId}">re</a><p class="e-content">Hello again</p>`) });
+    await mention('/v1');
+    pages.set('/v2', { status: 410, body: '' });
+    await mention('/v2');
+    const page = listReceivedWebmentions(tern.core.db, { limit: 1 });
+    expect(page.items).toHaveLength(1);
+    const [group] = page.items;
+    expect(group?.post).toMatchObject({ apId: post.apId, excerpt: 'Original post', webmentionsCount: 1 });
+    expect(group?.mentions.map((m) => [m.source, m.kind, m.state, m.author.name, m.excerpt])).toEqual([
+      [`${site.origin}/v2`, 'repost', 'deleted', 'Bob Blogger', ''],
+      [`${site.origin}/v1`, 'reply', 'updated', 'Bob Blogger', 'Hello again'],
+    ]);
   });
 
   it('too many webmentions from one site in a minute: 429 with Retry-After', async () => {

@@ -6,6 +6,7 @@ import { outgoingActivity } from '../../db/schema';
 import { openAuthorRig, type AuthorRig } from '../federation/actions/test-rig';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { webmentionTargets } from './send';
+import { listSentWebmentions } from './views';
 
 let rig: AuthorRig;
 let site: LoopbackServer;
@@ -79,6 +80,12 @@ describe('sending webmentions', () => {
       [`webmention:${site.origin}/none1`, false, true, null],
     ]);
     expect(rows[2]?.error).toMatch(/does not accept webmentions/);
+    const sent = listSentWebmentions(rig.core.db, { limit: 3 }, new Set()).items;
+    expect(sent.map((w) => [w.source, w.target, w.state, w.endpoint])).toEqual([
+      [post.apId, `${site.origin}/none1`, 'failed', null],
+      [post.apId, `${site.origin}/b1`, 'sent', `${site.origin}/other-endpoint`],
+      [post.apId, `${site.origin}/a1`, 'sent', `${site.origin}/endpoint?via=header`],
+    ]);
   });
 
   it('offline: nothing is attempted and no try spent; back online it is sent', async () => {
