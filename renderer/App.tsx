@@ -22,6 +22,7 @@ import { Settings } from './views/Settings';
 import { Setup } from './views/Setup';
 import { Stream } from './views/Stream';
 import { Thread } from './views/Thread';
+import { Webmentions } from './webmentions/Webmentions';
 
 const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   stream: Stream,
@@ -30,6 +31,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   profile: Profile,
   people: People,
   deliveries: Deliveries,
+  webmentions: Webmentions,
   settings: Settings,
   overview: Overview,
   thread: Thread,
@@ -42,6 +44,7 @@ const TITLES: Record<RouteId, string> = {
   profile: strings.places.profile,
   people: strings.places.people,
   deliveries: strings.places.deliveries,
+  webmentions: strings.places.webmentions,
   settings: strings.places.settings,
   overview: strings.overview.title,
   thread: strings.thread.title,

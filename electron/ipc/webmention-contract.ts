@@ -3,6 +3,8 @@
 import { z } from 'zod';
 import type { ReceivedWebmentionsPage, SentWebmentionsPage } from '../webmention/views';
 
+export type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../webmention/views';
+
 const page = { cursor: z.string().regex(/^\d{1,15}$/).nullish(), limit: z.number().int().min(1).max(100).default(20) };
 
 export const webmentionInputs = {

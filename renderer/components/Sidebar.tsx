@@ -6,6 +6,7 @@ import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
 import { BellIcon, GearIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
+import { WebmentionIcon } from '../webmentions/WebmentionIcon';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,
@@ -14,6 +15,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   profile: PersonIcon,
   people: PeopleIcon,
   deliveries: OutboxIcon,
+  webmentions: WebmentionIcon,
   settings: GearIcon,
   overview: OverviewIcon,
 };
