@@ -2,7 +2,8 @@
 // (a node:http server on loopback standing in for someone's blog), Tern discovers that page's
 // endpoint and sends it a webmention; the blog replies with its own page linking back and
 // sends Tern a webmention; Tern verifies it, and the Webmentions view shows the reply under
-// the post, with the author's name (initials, no remote picture), and the sent one as Sent.
+// the post, with the author's name (initials, no remote picture), the sent one as Sent, and
+// the notification leads there.
 import http from 'node:http';
 import { createServer, type AddressInfo } from 'node:net';
 import type { APIRequestContext } from '@playwright/test';
@@ -139,4 +140,11 @@ test('a post’s link gets a webmention, and a blog’s reply to the post shows 
   await expect(row).toContainText(`${blog.origin}/article`);
   await expect(row).toHaveAttribute('data-state', 'sent');
   await page.screenshot({ path: screenshotPath('webmentions-sent') });
+
+  // 5. The notification says a page mentioned the post, and opens the Webmentions place.
+  await page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name: /Notifications/ }).click();
+  const notification = page.getByTestId('notification').filter({ hasText: 'A page mentioned your post' });
+  await expect(notification).toHaveCount(1);
+  await notification.getByRole('link').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Webmentions' })).toBeVisible();
 });
