@@ -35,6 +35,7 @@ import { processIncomingActivity } from './federation/process/index';
 import { isQueuedWebmention, processIncomingWebmention } from './webmention/verify';
 import { resolveWebmentionEndpoint, webmentionPayload } from './webmention/send';
 import { parseRecipient } from './delivery/addresses';
+import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -72,7 +73,7 @@ export interface Core {
   inboxEvents: InboxEvents;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
   listener: ListenerControl;
-  services: { status: StatusService; notifications: NotificationService; author: AuthorService };
+  services: { status: StatusService; notifications: NotificationService; author: AuthorService; indieauth: IndieAuthService };
   /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
    * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
   connectivity: ConnectivityWatch;
@@ -180,6 +181,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           displayName: () => settings.get().displayName,
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
+        indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
       },
       connectivity,
       loops: { inbox: inboxLoop, delivery: deliveryLoop },

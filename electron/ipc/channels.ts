@@ -44,5 +44,10 @@ export const CHANNEL_NAMES = [
   // Webmentions (webmention-contract.ts).
   'webmentions.received',
   'webmentions.sent',
+  // Apps: IndieAuth consent and tokens (apps-contract.ts).
+  'apps.pending',
+  'apps.decide',
+  'apps.list',
+  'apps.revoke',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -10,6 +10,7 @@ import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
 import { webmentionInputs, type WebmentionOutputs } from './webmention-contract';
+import { appsInputs, type AppsOutputs } from './apps-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
 
@@ -70,9 +71,10 @@ export const inputs = {
     .strict(),
   ...authorInputs,
   ...webmentionInputs,
+  ...appsInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, WebmentionOutputs {
+export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

@@ -39,6 +39,10 @@ export function createHandlers(core: Core): Handlers {
     ...createAuthorHandlers(core),
     'webmentions.received': (page) => listReceivedWebmentions(core.db, page),
     'webmentions.sent': (page) => listSentWebmentions(core.db, page, core.loops.delivery.inFlight()),
+    'apps.pending': () => core.services.indieauth.pending(),
+    'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
+    'apps.list': () => core.services.indieauth.apps(),
+    'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
   };
 }
 

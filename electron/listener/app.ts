@@ -6,6 +6,8 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { mountActorRoutes } from './actor-routes';
 import { mountDiscoveryRoutes } from './discovery-routes';
 import { mountInboxRoute } from './inbox-route';
+import { mountIndieAuthRoutes } from './indieauth-routes';
+import { mountMicropubRoute } from './micropub-route';
 import { mountObjectRoutes } from './object-routes';
 import { mountWebmentionRoute } from './webmention-route';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
@@ -30,10 +32,12 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
     c.set('local', local);
     await next();
   };
-  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/webmention', AVATAR_PATH]) {
+  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub', '/webmention', AVATAR_PATH]) {
     app.use(path, configured);
   }
 
+  mountIndieAuthRoutes(app, core);
+  mountMicropubRoute(app, core);
   mountDiscoveryRoutes(app, core);
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);

@@ -37,7 +37,7 @@ export interface ProfileView {
   photoUrl?: string | null;
 }
 
-function page(title: string, head: string, body: string): string {
+export function page(title: string, head: string, body: string): string {
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +
@@ -60,10 +60,10 @@ export function indieEndpoints(baseUrl: string) {
   };
 }
 
-/** The `Link` header of every page: Webmention discovery reads it before the HTML (§3.1.2). */
+/** The `Link` header of the profile and post pages: Webmention discovery reads it before the
+ * HTML (§3.1.2). (The profile's IndieAuth and Micropub links are appended by indieauth-routes.) */
 export function pageLinkHeader(baseUrl: string): string {
-  const e = indieEndpoints(baseUrl);
-  return `<${e.webmention}>; rel="webmention", <${e.indieauthMetadata}>; rel="indieauth-metadata", <${e.micropub}>; rel="micropub"`;
+  return `<${indieEndpoints(baseUrl).webmention}>; rel="webmention"`;
 }
 
 function indieLinks(baseUrl: string): string {
