@@ -31,6 +31,10 @@ import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
 import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
+import { processIncomingActivity } from './federation/process/index';
+import { isQueuedWebmention, processIncomingWebmention } from './webmention/verify';
+import { resolveWebmentionEndpoint, webmentionPayload } from './webmention/send';
+import { parseRecipient } from './delivery/addresses';
 import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
 import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
 import { createPollService, type PollService } from './federation/polls/service';
@@ -121,6 +125,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       db,
       clock,
       log,
+      // Webmentions are queued in incoming_activity too (webmention_source): same loop, same retries.
+      process: (deps, row) => (isQueuedWebmention(row) ? processIncomingWebmention(deps, row) : processIncomingActivity(deps, row)),
       // Read per row, so a settings change (identity, approval by hand) applies to the next one.
       deps: () => {
         const identity = core.identity();
@@ -146,10 +152,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         return identity ? { keyId: new URL(identity.keyId), privateKey: fed.keys.rsa.privateKey } : null;
       },
       payload: (row) => {
+        if (row.webmentionTarget !== null) return webmentionPayload(db, row);
         const identity = core.identity();
         return identity ? deliveryPayload(db, identity, row) : { kind: 'cancel', reason: 'Tern has no public address set.' };
       },
-      resolve: async (row) => {
+      resolve: async (row, signal) => {
+        if (parseRecipient(row.recipient)?.kind === 'webmention') return resolveWebmentionEndpoint({ db, client: fed.client }, row, signal);
         const identity = core.identity();
         if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);

@@ -24,6 +24,7 @@ import { Settings } from './views/Settings';
 import { Setup } from './views/Setup';
 import { Stream } from './views/Stream';
 import { Thread } from './views/Thread';
+import { Webmentions } from './webmentions/Webmentions';
 
 const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   stream: Stream,
@@ -33,6 +34,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   people: People,
   polls: Polls,
   deliveries: Deliveries,
+  webmentions: Webmentions,
   apps: Apps,
   settings: Settings,
   overview: Overview,
@@ -47,6 +49,7 @@ const TITLES: Record<RouteId, string> = {
   people: strings.places.people,
   polls: strings.places.polls,
   deliveries: strings.places.deliveries,
+  webmentions: strings.places.webmentions,
   apps: strings.places.apps,
   settings: strings.places.settings,
   overview: strings.overview.title,

@@ -13,6 +13,7 @@ export const PLACES = [
   { id: 'people', label: strings.places.people },
   { id: 'polls', label: strings.places.polls },
   { id: 'deliveries', label: strings.places.deliveries },
+  { id: 'webmentions', label: strings.places.webmentions },
   { id: 'apps', label: strings.places.apps },
   { id: 'settings', label: strings.places.settings },
   { id: 'overview', label: strings.places.overview },

@@ -26,7 +26,11 @@ import { onDeliveriesQueued } from './queue';
 import { MAX_TRIES, backoffMs, judgeError, judgeResponse, looksLikeLocalNetworkDown, type Verdict } from './policy';
 import { createDeliveryStore, type Attempt, type Head } from './store';
 
-export type DeliveryPayload = { kind: 'send'; body: string } | { kind: 'cancel'; reason: string };
+export type DeliveryPayload =
+  | { kind: 'send'; body: string }
+  /** A Webmention: a form POST of source and target, unsigned (W3C Webmention §3.1.3). */
+  | { kind: 'form'; body: string }
+  | { kind: 'cancel'; reason: string };
 export type ResolveOutcome = { kind: 'resolved' } | { kind: 'retry'; reason: string } | { kind: 'gone'; reason: string };
 
 export interface DeliveryLoopOptions {
@@ -170,7 +174,15 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' },
         signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]),
       });
-      response = await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer });
+      response =
+        payload.kind === 'form'
+          ? await deps.client.fetch(row.recipient, {
+              method: 'POST',
+              headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html, application/json, */*;q=0.1' },
+              rawBody: encoder.encode(payload.body),
+              signal: request.signal,
+            })
+          : await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer });
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
       if (signal.aborted || !deps.connectivity.isOnline()) return;

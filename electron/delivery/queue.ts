@@ -25,6 +25,11 @@ export interface EnqueueInput {
   now: Date;
 }
 
+/** Tells the loop rows were queued (for writers that insert rows themselves, e.g. webmentions). */
+export function notifyDeliveriesQueued(): void {
+  for (const listener of queuedListeners) listener();
+}
+
 /** Inserts one due row per distinct recipient; returns how many. */
 export function enqueueDeliveries(db: DbOrTx, input: EnqueueInput): number {
   if ((input.outboxObjectId === undefined) === (input.inboxObjectId === undefined)) {

@@ -1,6 +1,6 @@
 // The delivery queue as people see it: each post's delivery state ("sent to 3 of 4 servers",
 // "queued", "failed: …"), the per-row list of the Deliveries view, and "retry now".
-import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { outbox, outgoingActivity, type OutgoingActivity } from '../../db/schema';
 import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState } from '../ipc/author-contract';
@@ -56,7 +56,8 @@ export function deliverySummaries(db: DbOrTx, postIds: number[], ctx: QueueConte
       error: outgoingActivity.error,
     })
     .from(outgoingActivity)
-    .where(inArray(outgoingActivity.outboxObjectId, [...postOf.keys()]))
+    // A post's delivery state is about servers; its webmentions are shown in the Webmentions view.
+    .where(and(inArray(outgoingActivity.outboxObjectId, [...postOf.keys()]), isNull(outgoingActivity.webmentionTarget)))
     .all();
   const byActivity = new Map<number, Row[]>();
   for (const r of rows) byActivity.set(r.outboxObjectId!, [...(byActivity.get(r.outboxObjectId!) ?? []), r]);
@@ -113,14 +114,18 @@ export function listDeliveries(
     .limit(input.limit + 1)
     .all();
   const items: DeliveryRowView[] = rows.slice(0, input.limit).map(({ row, apType, apId, apObject }) => {
-    const type = apType ?? (row.inboxObjectId !== null ? 'Forward' : row.webmentionTarget !== null ? 'Webmention' : 'Unknown');
+    const type = row.webmentionTarget !== null ? 'Webmention' : (apType ?? (row.inboxObjectId !== null ? 'Forward' : 'Unknown'));
     return {
       id: row.id,
       createdAt: row.createdAt.toISOString(),
       state: rowState(row, ctx),
       recipient: row.recipient,
       host: hostOfRecipient(row.recipient),
-      activity: { type, apId: apId ?? null, label: label(type, (apObject as Record<string, unknown> | null) ?? null) },
+      activity: {
+        type,
+        apId: apId ?? null,
+        label: row.webmentionTarget !== null ? `Webmention to ${row.webmentionTarget}` : label(type, (apObject as Record<string, unknown> | null) ?? null),
+      },
       tries: row.tries,
       nextTry: row.nextTry?.toISOString() ?? null,
       lastTry: row.lastTry?.toISOString() ?? null,
@@ -132,9 +137,9 @@ export function listDeliveries(
   const c = db.get<{ sent: number; failed: number; queued: number; retrying: number; resolving: number }>(sql`
     SELECT coalesce(sum(is_sent), 0) AS sent,
            coalesce(sum(is_errored), 0) AS failed,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries = 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' THEN 1 ELSE 0 END), 0) AS queued,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries > 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' THEN 1 ELSE 0 END), 0) AS retrying,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND (recipient LIKE 'acct:%' OR recipient LIKE 'actor:%') THEN 1 ELSE 0 END), 0) AS resolving
+           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries = 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' AND recipient NOT LIKE 'webmention:%' THEN 1 ELSE 0 END), 0) AS queued,
+           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries > 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' AND recipient NOT LIKE 'webmention:%' THEN 1 ELSE 0 END), 0) AS retrying,
+           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND (recipient LIKE 'acct:%' OR recipient LIKE 'actor:%' OR recipient LIKE 'webmention:%') THEN 1 ELSE 0 END), 0) AS resolving
     FROM outgoing_activity`)!;
   // Rows in flight are counted as sending, not as what they were before.
   const flying = ctx.inFlight.size > 0

@@ -68,7 +68,7 @@ export function createDeliveryStore(sqlite: Sqlite) {
         SELECT id, recipient, next_try, outbox_object_id,
                row_number() OVER (PARTITION BY recipient ORDER BY id) AS pos
         FROM outgoing_activity
-        WHERE id >= ? AND ${PENDING} AND webmention_target IS NULL
+        WHERE id >= ? AND ${PENDING}
       )
       SELECT id, recipient, next_try AS nextTry, outbox_object_id AS outboxObjectId
       FROM pending WHERE pos = 1

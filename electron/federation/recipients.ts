@@ -4,7 +4,7 @@
 // actor gives its shared inbox (or own inbox); an actor whose document is not cached gives an
 // `actor:` address the delivery loop resolves once online — so computing recipients never
 // needs the network and posting works offline.
-import { and, eq, inArray, isNotNull } from 'drizzle-orm';
+import { and, eq, inArray, isNotNull, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { actor, follower, outbox, outgoingActivity, type Actor } from '../../db/schema';
 import { actorAddress } from '../delivery/addresses';
@@ -65,7 +65,8 @@ export function earlierRecipients(db: DbOrTx, outboxObjectIds: number[]): string
   const rows = db
     .selectDistinct({ recipient: outgoingActivity.recipient })
     .from(outgoingActivity)
-    .where(and(inArray(outgoingActivity.outboxObjectId, outboxObjectIds), isNotNull(outgoingActivity.recipient)))
+    // Webmention rows go to endpoints, not inboxes: an Update or Delete is never POSTed there.
+    .where(and(inArray(outgoingActivity.outboxObjectId, outboxObjectIds), isNotNull(outgoingActivity.recipient), isNull(outgoingActivity.webmentionTarget)))
     .all();
   return rows.map((r) => r.recipient);
 }

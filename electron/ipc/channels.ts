@@ -41,6 +41,9 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Webmentions (webmention-contract.ts).
+  'webmentions.received',
+  'webmentions.sent',
   // Apps: IndieAuth consent and tokens (apps-contract.ts).
   'apps.pending',
   'apps.decide',

@@ -9,6 +9,7 @@ import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
+import { webmentionInputs, type WebmentionOutputs } from './webmention-contract';
 import { appsInputs, type AppsOutputs } from './apps-contract';
 import { pollInputs, type PollOutputs } from './polls-contract';
 import type { BackupFile } from '../data/backup';
@@ -70,11 +71,12 @@ export const inputs = {
     .object({ csv: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= 1024 * 1024, 'must be at most 1 MiB') })
     .strict(),
   ...authorInputs,
+  ...webmentionInputs,
   ...appsInputs,
   ...pollInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, AppsOutputs, PollOutputs {
+export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, PollOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

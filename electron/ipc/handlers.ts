@@ -13,6 +13,7 @@ import { createPollHandlers } from './poll-handlers';
 import { createBackup, listBackups } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
 import { importFollowing } from '../data/import';
+import { listReceivedWebmentions, listSentWebmentions } from '../webmention/views';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -37,6 +38,8 @@ export function createHandlers(core: Core): Handlers {
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
     ...createAuthorHandlers(core),
+    'webmentions.received': (page) => listReceivedWebmentions(core.db, page),
+    'webmentions.sent': (page) => listSentWebmentions(core.db, page, core.loops.delivery.inFlight()),
     'apps.pending': () => core.services.indieauth.pending(),
     'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
     'apps.list': () => core.services.indieauth.apps(),

@@ -20,7 +20,8 @@ import type { LocalActor } from '../federation/identity';
 import { summaryToHtml } from '../federation/profile-html';
 import { activityJson, html, pageParam, problem, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { wantsActivityJson } from './http-parts';
-import { profilePage, type ProfileView } from './pages';
+import { pageLinkHeader, profilePage, type ProfileView } from './pages';
+import { AVATAR_PATH } from './avatar-route';
 
 /** Memoises the last rendering of the Markdown summary (it changes rarely, is read often). */
 function summaryRenderer(): (markdown: string) => string {
@@ -37,7 +38,7 @@ export function mountActorRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
 
   const profileView = (local: LocalActor): ProfileView => {
     const settings = core.settings.get();
-    return { local, name: settings.displayName || local.username, summaryHtml: renderSummary(settings.summary) };
+    return { local, name: settings.displayName || local.username, summaryHtml: renderSummary(settings.summary), photoUrl: `${local.baseUrl}${AVATAR_PATH}` };
   };
 
   app.get('/', async (c) => {
@@ -46,6 +47,7 @@ export function mountActorRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
       keys ??= publishedKeys(core.fed.keys);
       return activityJson(c, toPerson(local, core.settings.get(), await keys));
     }
+    c.header('Link', pageLinkHeader(local.baseUrl));
     return html(c, profilePage(profileView(local), recentPublicPosts(core.db)));
   });
 

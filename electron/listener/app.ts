@@ -9,6 +9,8 @@ import { mountInboxRoute } from './inbox-route';
 import { mountIndieAuthRoutes } from './indieauth-routes';
 import { mountMicropubRoute } from './micropub-route';
 import { mountObjectRoutes } from './object-routes';
+import { mountWebmentionRoute } from './webmention-route';
+import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
@@ -30,7 +32,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
     c.set('local', local);
     await next();
   };
-  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub']) {
+  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub', '/webmention', AVATAR_PATH]) {
     app.use(path, configured);
   }
 
@@ -40,6 +42,8 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);
   mountInboxRoute(app, core, options);
+  mountWebmentionRoute(app, core, options);
+  mountAvatarRoute(app, core);
 
   app.notFound((c) => html(c, notFoundPage(), 404));
   app.onError((error, c) => {

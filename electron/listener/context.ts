@@ -21,6 +21,8 @@ export interface ListenerAppOptions {
   log?: (line: string) => void;
   /** Largest inbox body accepted. Default 1 MiB. */
   maxInboxBytes?: number;
+  /** POST /webmention limits per window (default 10 per source host, 60 in all, per minute). */
+  webmentionRateLimit?: { perSourceHost?: number; total?: number; windowMs?: number };
 }
 
 export interface ListenerEnv {

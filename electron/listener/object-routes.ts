@@ -10,7 +10,8 @@ import { canView, findLocalObject, needsViewer } from '../federation/object-acce
 import { verifyInbound } from '../net/signatures';
 import { activityJson, html, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { asAddressed, publicUrl, wantsActivityJson } from './http-parts';
-import { deletedPage, notFoundPage, objectPage } from './pages';
+import { deletedPage, notFoundPage, objectPage, pageLinkHeader } from './pages';
+import { AVATAR_PATH } from './avatar-route';
 
 export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   /** The actor whose signature is on this GET, or null (unsigned, or not verifiable). */
@@ -46,7 +47,9 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
     if (ap) return activityJson(c, bareObject(row));
     const settings = core.settings.get();
     const local = c.var.local;
-    return html(c, objectPage({ local, name: settings.displayName || local.username, summaryHtml: '' }, row));
+    c.header('Link', pageLinkHeader(local.baseUrl));
+    const name = settings.displayName || local.username;
+    return html(c, objectPage({ local, name, summaryHtml: '', photoUrl: `${local.baseUrl}${AVATAR_PATH}` }, row));
   });
 
   app.get('/o/:publicId/activity', async (c) => {

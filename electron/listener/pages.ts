@@ -47,9 +47,41 @@ export function page(title: string, head: string, body: string): string {
 
 const alternate = (href: string) => `<link rel="alternate" type="application/activity+json" href="${escapeHtml(href)}">`;
 
+/** The IndieWeb endpoints, at fixed paths under the base URL (the IndieAuth and Micropub ones
+ * are served by the indieweb routes). */
+export function indieEndpoints(baseUrl: string) {
+  const base = baseUrl.replace(/\/+$/, '');
+  return {
+    webmention: `${base}/webmention`,
+    indieauthMetadata: `${base}/.well-known/oauth-authorization-server`,
+    authorization: `${base}/auth`,
+    token: `${base}/token`,
+    micropub: `${base}/micropub`,
+  };
+}
+
+/** The `Link` header of the profile and post pages: Webmention discovery reads it before the
+ * HTML (§3.1.2). (The profile's IndieAuth and Micropub links are appended by indieauth-routes.) */
+export function pageLinkHeader(baseUrl: string): string {
+  return `<${indieEndpoints(baseUrl).webmention}>; rel="webmention"`;
+}
+
+function indieLinks(baseUrl: string): string {
+  const e = indieEndpoints(baseUrl);
+  const link = (rel: string, href: string) => `<link rel="${rel}" href="${escapeHtml(href)}">`;
+  return (
+    link('webmention', e.webmention) +
+    link('indieauth-metadata', e.indieauthMetadata) +
+    link('authorization_endpoint', e.authorization) +
+    link('token_endpoint', e.token) +
+    link('micropub', e.micropub)
+  );
+}
+
 function authorCard(profile: ProfileView): string {
   const { local } = profile;
-  return `<a class="p-author h-card" href="${escapeHtml(local.id)}">${escapeHtml(profile.name)}</a>`;
+  const photo = profile.photoUrl ? `<img class="u-photo" hidden src="${escapeHtml(profile.photoUrl)}" alt="">` : '';
+  return `<span class="p-author h-card">${photo}<a class="u-url p-name" href="${escapeHtml(local.id)}">${escapeHtml(profile.name)}</a></span>`;
 }
 
 function str(value: unknown): string | null {
@@ -87,14 +119,14 @@ export function profilePage(profile: ProfileView, posts: OutboxObject[]): string
     (profile.summaryHtml ? `<div class="p-note">${profile.summaryHtml}</div>` : '') +
     `</header>`;
   const feed = posts.length === 0 ? '' : `<main class="h-feed">${posts.map((p) => entry(profile, p, false)).join('\n')}</main>`;
-  return page(`${profile.name} (${local.handle})`, alternate(local.id), `${card}\n${feed}`);
+  return page(`${profile.name} (${local.handle})`, alternate(local.id) + indieLinks(local.baseUrl), `${card}\n${feed}`);
 }
 
 /** A post's permalink page. */
 export function objectPage(profile: ProfileView, row: OutboxObject): string {
   const object = row.apObject as Record<string, unknown>;
   const title = str(object.name) ?? `${profile.name}: ${row.apType}`;
-  return page(title, alternate(row.apId), entry(profile, row, true));
+  return page(title, alternate(row.apId) + indieLinks(profile.local.baseUrl), entry(profile, row, true));
 }
 
 export function deletedPage(): string {

@@ -8,6 +8,7 @@ import { formatNumber, strings } from '../strings';
 import { usePendingApps } from '../apps/pending';
 import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
 import { PollIcon } from '../polls/PollIcon';
+import { WebmentionIcon } from '../webmentions/WebmentionIcon';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,
@@ -17,6 +18,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   people: PeopleIcon,
   polls: PollIcon,
   deliveries: OutboxIcon,
+  webmentions: WebmentionIcon,
   apps: KeyIcon,
   settings: GearIcon,
   overview: OverviewIcon,

@@ -29,7 +29,9 @@ export function DeliveryRows({
               <span className="delivery-row__host" title={row.recipient}>
                 {row.host}
               </span>
-              <span className={`chip chip--${row.state}`}>{t.state[row.state]}</span>
+              <span className={`chip chip--${row.state}`}>
+                {row.state === 'resolving' && row.activity.type === 'Webmention' ? strings.webmentions.sentState.discovering : t.state[row.state]}
+              </span>
             </div>
             {!compact && <p className="delivery-row__what">{row.activity.label}</p>}
             <p className="delivery-row__facts">

@@ -87,8 +87,10 @@ export function Notifications() {
   );
 }
 
-/** Where a group leads: the post it is about, else the actor's own page. */
+/** Where a group leads: the post it is about, else the actor's own page (webmentions: their place). */
 function targetOf(group: NotificationGroup): { href: string; external: boolean } | null {
+  // A webmention opens the Webmentions place, where the page, its author and state are shown.
+  if (group.kind?.endsWith('_WEBMENTION')) return { href: hrefOf('webmentions'), external: false };
   // A typeless notification on a remote Question: a poll the author voted in ended.
   const object = group.outboxObject ?? (group.kind === 'MENTION' || group.kind === null ? group.inboxObject : null);
   if (object && !object.isDeleted) return { href: hrefOf('thread', { ap: object.apId }), external: false };

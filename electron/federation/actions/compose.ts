@@ -8,6 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../../db/client';
 import { inbox, outbox, taggedOutboxObject, type JsonValue, type OutboxObject, type Visibility } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
+import { queueWebmentions } from '../../webmention/send';
 import { acctAddress } from '../../delivery/addresses';
 import { BadInputError, ConflictError, NotFoundError } from '../../errors';
 import { httpUrl, idOf, type Json } from '../ap';
@@ -140,6 +141,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
     writeTags(tx, saved.id, built.hashtags);
     const recipients = [...computeRecipients(tx, local, built.object), ...mentions.deferredHandles.map(acctAddress)];
     enqueueDeliveries(tx, { outboxObjectId: saved.id, recipients, now });
+    queueWebmentions(tx, local, { post: saved, versions: [built.object], now });
     if (parent) recountReplies(tx, parent.apId);
     return saved;
   });
@@ -216,6 +218,8 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
       ...mentions.deferredHandles.map(acctAddress),
     ];
     enqueueDeliveries(tx, { outboxObjectId: update.id, recipients, now });
+    // The previous version too: pages whose link was removed learn it by re-fetching the post.
+    queueWebmentions(tx, local, { post: next, versions: [built.object, old], now });
     return next;
   });
   deps.wake();

@@ -4,6 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { outbox, type OutboxObject } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
+import { queueWebmentions, versionsOf } from '../../webmention/send';
 import { idOf, type Json } from '../ap';
 import { toDelete } from '../outbox';
 import { saveOutboxObject } from '../outbox-store';
@@ -28,6 +29,8 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
     tx.update(outbox).set({ isDeleted: true, isPinned: false, updatedAt: now }).where(eq(outbox.id, post.id)).run();
     const parent = idOf((post.apObject as Json).inReplyTo);
     if (parent) recountReplies(tx, parent);
+    // Every page any version linked to: each re-fetches the post, gets 410 and drops the mention.
+    queueWebmentions(tx, local, { post, versions: versionsOf(post), now });
     return enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now });
   });
   deps.wake();

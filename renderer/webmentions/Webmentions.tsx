@@ -1,0 +1,166 @@
+// Webmentions: pages that mention the author's posts (received, grouped by post, each with its
+// kind, author, excerpt and state) and the webmentions Tern sends for its public posts (with
+// their delivery state). Authors are shown by name and initials: remote pictures are never
+// loaded directly (they would tell every site when the author reads).
+import type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../../electron/ipc/webmention-contract';
+import { call } from '../api';
+import { Avatar } from '../components/Avatar';
+import { RefreshButton } from '../components/RefreshButton';
+import { RelativeTime } from '../components/RelativeTime';
+import { EmptyState, ListFrame } from '../lists/ListParts';
+import { usePagedList } from '../lists/usePagedList';
+import { hrefOf, type Route } from '../places';
+import { strings } from '../strings';
+import { WebmentionIcon } from './WebmentionIcon';
+import './webmentions.css';
+
+const t = strings.webmentions;
+const TABS = ['received', 'sent'] as const;
+type Tab = (typeof TABS)[number];
+const PAGE = 20;
+
+export function Webmentions({ route }: { route: Route }) {
+  const param = route.params.get('show');
+  const tab: Tab = TABS.includes(param as Tab) ? (param as Tab) : 'received';
+  return (
+    <article className="view" aria-labelledby="webmentions-title">
+      <header className="view__header">
+        <div>
+          <h1 id="webmentions-title">{t.title}</h1>
+          <p className="view__lede">{t.lede}</p>
+        </div>
+      </header>
+      {tab === 'received' ? <Received /> : <Sent />}
+    </article>
+  );
+}
+
+/** The tabs, with the current list's Refresh beside them. */
+function Bar({ tab, list }: { tab: Tab; list: { loaded: boolean; loading: boolean; reload: () => void } }) {
+  return (
+    <div className="deliveries-bar webmentions-bar">
+      <nav className="tabs" aria-label={t.tabsLabel}>
+        {TABS.map((id) => (
+          <a key={id} className="tabs__tab" href={hrefOf('webmentions', { show: id })} aria-current={id === tab ? 'page' : undefined}>
+            {t.tabs[id]}
+          </a>
+        ))}
+      </nav>
+      {list.loaded && <RefreshButton busy={list.loading} onClick={list.reload} />}
+    </div>
+  );
+}
+
+function Received() {
+  const list = usePagedList<WebmentionGroupView, string>(
+    'webmentions:received',
+    'webmentions.received',
+    async (cursor) => {
+      const page = await call('webmentions.received', { cursor, limit: PAGE });
+      return { items: page.items, next: page.nextCursor };
+    },
+    (group) => String(group.post.id),
+  );
+  return (
+    <>
+      <Bar tab="received" list={list} />
+      <ListFrame
+        list={list}
+        failed={t.loadFailed}
+        empty={
+          <EmptyState icon={<WebmentionIcon />} title={t.emptyReceived}>
+            <p>{t.emptyReceivedText}</p>
+          </EmptyState>
+        }
+      >
+        {list.items.map((group) => (
+          <section key={group.post.id} className="card card--flush webmention-group" data-testid="webmention-group" aria-label={group.post.excerpt}>
+            <p className="webmention-group__post">
+              {group.post.isDeleted ? t.deletedPost : t.onPost}{' '}
+              <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
+              {t.count(group.post.webmentionsCount)}
+            </p>
+            <ul className="webmention-list">
+              {group.mentions.map((mention) => (
+                <ReceivedRow key={mention.id} mention={mention} />
+              ))}
+            </ul>
+          </section>
+        ))}
+      </ListFrame>
+    </>
+  );
+}
+
+function ReceivedRow({ mention }: { mention: ReceivedWebmentionView }) {
+  const name = mention.author.name ?? (mention.author.url ? new URL(mention.author.url).host : new URL(mention.source).host);
+  return (
+    <li className="webmention" data-testid="webmention" data-state={mention.state} data-kind={mention.kind}>
+      <Avatar name={name || t.someone} id={mention.author.url ?? mention.source} />
+      <div className="webmention__head">
+        <span className="webmention__name">{name || t.someone}</span>
+        <span className="chip chip--quiet">{t.kind[mention.kind]}</span>
+        <span className={`chip chip--${mention.state}`}>{t.state[mention.state]}</span>
+        <span className="webmention__time">
+          <RelativeTime iso={mention.changedAt ?? mention.receivedAt} />
+        </span>
+      </div>
+      {mention.excerpt && <p className="webmention__excerpt">{mention.excerpt}</p>}
+      <p className="webmention__facts">
+        <a href={mention.source} target="_blank" rel="noopener noreferrer nofollow" title={t.openSource}>
+          {mention.source}
+        </a>
+      </p>
+    </li>
+  );
+}
+
+function Sent() {
+  const list = usePagedList<SentWebmentionView, string>(
+    'webmentions:sent',
+    'webmentions.sent',
+    async (cursor) => {
+      const page = await call('webmentions.sent', { cursor, limit: PAGE });
+      return { items: page.items, next: page.nextCursor };
+    },
+    (row) => String(row.id),
+  );
+  return (
+    <>
+      <Bar tab="sent" list={list} />
+      <ListFrame
+        list={list}
+        failed={t.loadFailed}
+        empty={
+          <EmptyState icon={<WebmentionIcon />} title={t.emptySent}>
+            <p>{t.emptySentText}</p>
+          </EmptyState>
+        }
+      >
+        <ul className="card card--flush webmention-list">
+          {list.items.map((row) => (
+            <li key={row.id} className="webmention" data-testid="sent-webmention" data-state={row.state}>
+              <WebmentionIcon />
+              <div className="webmention__head">
+                <span className="webmention__name">
+                  {t.to} {row.target}
+                </span>
+                <span className={`chip chip--${row.state}`}>{t.sentState[row.state]}</span>
+                <span className="webmention__time">
+                  <RelativeTime iso={row.createdAt} />
+                </span>
+              </div>
+              <p className="webmention__facts">
+                {t.from} <a href={hrefOf('thread', { ap: row.source })}>{row.source}</a>
+                {row.endpoint && ` · ${t.endpoint} ${row.endpoint}`}
+                {row.tries > 0 && ` · ${t.tries(row.tries)}`}
+                {row.lastStatus !== null && ` · ${t.lastStatus(row.lastStatus)}`}
+              </p>
+              {row.error && row.state !== 'sent' && <p className="webmention__error">{row.error}</p>}
+            </li>
+          ))}
+        </ul>
+      </ListFrame>
+    </>
+  );
+}
