@@ -41,5 +41,10 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Media uploads (media-contract.ts).
+  'media.uploadBegin',
+  'media.uploadChunk',
+  'media.uploadFinish',
+  'media.uploadCancel',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -36,6 +36,10 @@ export function createHandlers(core: Core): Handlers {
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
     ...createAuthorHandlers(core),
+    'media.uploadBegin': (input) => core.services.media.begin(input),
+    'media.uploadChunk': (input) => core.services.media.chunk(input),
+    'media.uploadFinish': async (input) => core.services.media.view(await core.services.media.finish(input)),
+    'media.uploadCancel': (input) => core.services.media.cancel(input),
   };
 }
 

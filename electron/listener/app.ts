@@ -7,6 +7,7 @@ import { mountActorRoutes } from './actor-routes';
 import { mountDiscoveryRoutes } from './discovery-routes';
 import { mountInboxRoute } from './inbox-route';
 import { mountObjectRoutes } from './object-routes';
+import { mountMediaRoutes } from '../media/listener-routes';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
@@ -35,6 +36,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountDiscoveryRoutes(app, core);
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);
+  mountMediaRoutes(app, core);
   mountInboxRoute(app, core, options);
 
   app.notFound((c) => html(c, notFoundPage(), 404));

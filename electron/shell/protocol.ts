@@ -16,8 +16,11 @@ export function registerAppScheme(): void {
   ]);
 }
 
-export function handleAppProtocol(rendererDir: string): void {
+export function handleAppProtocol(rendererDir: string, media?: (request: Request) => Promise<Response | null>): void {
   protocol.handle(APP_SCHEME, async (request) => {
+    // Uploads and the remote media proxy (media/ui-routes.ts), answered by the core.
+    const answer = media === undefined ? null : await media(request);
+    if (answer !== null) return answer;
     const file = resolveAppFile(rendererDir, request.url, { join, normalize, sep });
     if (!file) return new Response('Not found', { status: 404 });
     const response = await net.fetch(pathToFileURL(file).href);

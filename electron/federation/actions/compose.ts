@@ -21,6 +21,7 @@ import { requireLocal, type ActionDeps } from './deps';
 import { scanPost } from './markdown';
 import { resolveMentions } from './mentions';
 import { addressedPeople, buildPostObject, fieldsOf, mentionsOf } from './post-object';
+import { linkAttachments, resolveAttachments, toApAttachments, type AttachmentInput } from '../../media/attachments';
 
 export interface PostInput {
   /** Markdown. */
@@ -34,6 +35,8 @@ export interface PostInput {
   inReplyTo?: string | null;
   /** People to address besides those written as @user@host: handles or actor URLs. */
   mentions?: string[];
+  /** Uploaded files (media.upload*), with alt text. */
+  attachments?: AttachmentInput[];
 }
 
 export interface EditInput {
@@ -100,7 +103,8 @@ function writeTags(tx: DbOrTx, outboxObjectId: number, hashtags: string[]): void
 export async function createPost(deps: ActionDeps, input: PostInput): Promise<OutboxObject> {
   const local = requireLocal(deps);
   const content = input.content.trim();
-  if (!content && !input.title) throw new BadInputError('Write something before posting.');
+  const media = resolveAttachments(deps.db, input.attachments ?? []);
+  if (!content && !input.title && media.length === 0) throw new BadInputError('Write something before posting.');
   const parent = input.inReplyTo ? await findParent(deps, local, input.inReplyTo) : null;
   const explicit = [...(input.mentions ?? [])];
   if (parent?.authorId && parent.authorId !== local.id) explicit.push(parent.authorId);
@@ -121,6 +125,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
     context: context ?? parent?.context ?? null,
     published: now.toISOString(),
   });
+  if (media.length > 0) built.object.attachment = toApAttachments(local, media);
 
   const row = deps.db.transaction((tx) => {
     const saved = saveOutboxObject(tx, local, {
@@ -132,6 +137,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
       apContext: context ?? conversationKey(tx, parent!),
     });
     writeTags(tx, saved.id, built.hashtags);
+    linkAttachments(tx, saved.id, media, now);
     const recipients = [...computeRecipients(tx, local, built.object), ...mentions.deferredHandles.map(acctAddress)];
     enqueueDeliveries(tx, { outboxObjectId: saved.id, recipients, now });
     if (parent) recountReplies(tx, parent.apId);

@@ -11,6 +11,7 @@ import { recountReplies } from '../process/counters';
 import { computeRecipients, earlierRecipients, postActivityIds } from '../recipients';
 import { findOwnPost } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
+import { detachPost } from '../../media/attachments';
 
 export function deletePost(deps: ActionDeps, apId: string): { apId: string; queued: number } {
   const local = requireLocal(deps);
@@ -28,10 +29,12 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
     tx.update(outbox).set({ isDeleted: true, isPinned: false, updatedAt: now }).where(eq(outbox.id, post.id)).run();
     const parent = idOf((post.apObject as Json).inReplyTo);
     if (parent) recountReplies(tx, parent);
-    return enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now });
+    const media = detachPost(tx, post.id);
+    return { queued: enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now }), media };
   });
+  if (deps.uploadsDir) queued.media.removeFiles(deps.uploadsDir);
   deps.wake();
-  return { apId, queued };
+  return { apId, queued: queued.queued };
 }
 
 export function setPinned(deps: Pick<ActionDeps, 'db' | 'clock'>, apId: string, pinned: boolean): OutboxObject {
