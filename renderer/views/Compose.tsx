@@ -13,6 +13,8 @@ import { Preview } from '../compose/Preview';
 import { hrefOf, type Route } from '../places';
 import { useConnectivityStore } from '../store/connectivity';
 import { formatNumber, plural, strings } from '../strings';
+import { AttachmentPicker } from '../media/AttachmentPicker';
+import { useAttachments } from '../media/useAttachments';
 
 const t = strings.compose;
 
@@ -29,6 +31,8 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
   const [error, setError] = useState<ApiError | null>(null);
   const [sent, setSent] = useState<'offline' | 'local' | 'sending' | null>(null);
   const online = useConnectivityStore((s) => s.online);
+  const media = useAttachments();
+  const empty = isEmptyDraft(draft) && media.items.length === 0;
 
   // Opening Compose from a post's Reply makes the draft a reply to it.
   useEffect(() => {
@@ -38,7 +42,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
-    if (isEmptyDraft(draft) || sending) return;
+    if (empty || sending || media.blocker) return;
     setSending(true);
     setError(null);
     try {
@@ -48,9 +52,11 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
         ...(draft.hasContentWarning ? { sensitive: true } : {}),
         inReplyTo: draft.inReplyTo,
+        ...(media.items.length > 0 ? { attachments: media.forPost() } : {}),
       });
       setSent(online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending');
       clear();
+      media.clear();
       if (replyTo) window.history.replaceState(null, '', hrefOf('compose'));
       void useConnectivityStore.getState().refresh();
     } catch (err) {
@@ -74,7 +80,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         </div>
       </header>
 
-      {sent && isEmptyDraft(draft) && (
+      {sent && empty && (
         <div className={sent === 'offline' ? 'notice notice--waiting' : 'notice notice--ok'} role="status" data-testid="compose-sent">
           {sent === 'offline' ? <ClockIcon /> : <CheckIcon />}
           <div>
@@ -139,12 +145,14 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
           </button>
         </div>
         <p className="compose__visibility-hint">{strings.visibility.hints[draft.visibility]}</p>
+        <AttachmentPicker media={media} />
 
         {error && (
           <p className="field__error" role="alert">
             {error.message}
           </p>
         )}
+        {media.blocker && !empty && <p className="compose__visibility-hint">{media.blocker}</p>}
         <div className="form__actions compose__actions">
           <span className="compose__count" id={`${id}-count`}>
             {formatNumber(chars)} {plural(chars, { one: t.character, other: t.characters })}
@@ -155,7 +163,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
               {t.discard}
             </button>
           )}
-          <button type="submit" className="button button--primary" disabled={sending || isEmptyDraft(draft)} aria-keyshortcuts="Control+Enter">
+          <button type="submit" className="button button--primary" disabled={sending || empty || media.blocker !== null} aria-keyshortcuts="Control+Enter">
             {sending ? t.posting : draft.inReplyTo ? t.sendReply : t.send}
           </button>
         </div>
