@@ -56,25 +56,27 @@ function Attachment({ attachment: a, covered, onReveal }: { attachment: Attachme
   }
   return (
     <figure className="media">
-      {body}
-      {covered && (
-        <button type="button" className="media__cover" onClick={onReveal}>
-          {a.blurhash && <BlurhashCanvas hash={a.blurhash} />}
-          <span className="media__cover-label">{t.sensitive}</span>
-        </button>
-      )}
-      {a.name && !covered && (
-        <button
-          type="button"
-          className="alt-badge media__alt-badge"
-          aria-expanded={showAlt}
-          aria-label={showAlt ? t.hideAlt : t.showAlt}
-          title={showAlt ? t.hideAlt : t.showAlt}
-          onClick={() => setShowAlt((s) => !s)}
-        >
-          {t.altBadge}
-        </button>
-      )}
+      <div className="media__frame">
+        {body}
+        {covered && (
+          <button type="button" className="media__cover" onClick={onReveal}>
+            {a.blurhash && <BlurhashCanvas hash={a.blurhash} />}
+            <span className="media__cover-label">{t.sensitive}</span>
+          </button>
+        )}
+        {a.name && !covered && (
+          <button
+            type="button"
+            className="alt-badge media__alt-badge"
+            aria-expanded={showAlt}
+            aria-label={showAlt ? t.hideAlt : t.showAlt}
+            title={showAlt ? t.hideAlt : t.showAlt}
+            onClick={() => setShowAlt((s) => !s)}
+          >
+            {t.altBadge}
+          </button>
+        )}
+      </div>
       {a.name && showAlt && !covered && <figcaption className="media__alt">{a.name}</figcaption>}
     </figure>
   );
