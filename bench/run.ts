@@ -7,7 +7,7 @@
 // BENCH_ACTORS (8), BENCH_CONCURRENCY (32), BENCH_SERVERS (100), BENCH_FOLLOWERS_PER_SERVER (10),
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
-// BENCH_ONLY=startup runs the start-up phase alone.
+// BENCH_ONLY=startup runs the start-up phase alone; BENCH_ONLY=media the media phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -21,6 +21,7 @@ import { startRemote } from './remote-client';
 import { n0, n1, n2, note, pass, per, rows, section, type Verdict } from './report';
 import { runStartup, stats, type StartupResult } from './startup-phase';
 import { openBenchTern } from './tern';
+import { measureMedia, printMedia } from './media-phase';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -242,6 +243,18 @@ function printStartup(r: StartupResult): void {
   judge(`core ready on ${n0(o.inboxRows)} inbox rows < ${TARGET.readyMs} ms`, `median ${ms(ready.median)}, max ${ms(ready.max)} (process ${ms(wall.median)}; ${r.shell.tool.split(' (')[0]} ${ms(shell.median)})`, pass(ok));
 }
 
+async function mediaPhase(): Promise<void> {
+  try {
+    const cases = await measureMedia();
+    printMedia(cases);
+    const [big] = cases;
+    if (big) judge('media: upload per megapixel (12 MP JPEG)', `${n1(big.uploadMs / big.megapixels)} ms/MP; sharp resize alone ${n1(big.resizeMs / big.megapixels)} ms/MP`, 'info');
+  } catch (error) {
+    section('Media');
+    note(`not available: ${(error as Error).stack ?? String(error)}`);
+  }
+}
+
 async function startupPhase(): Promise<void> {
   try {
     printStartup(
@@ -289,6 +302,11 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   console.log(`Load average (1 min) at start: ${n2(loadAtStart)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' — other work is running: figures below are lower than on an idle machine' : ''}.`);
 
+  if (process.env.BENCH_ONLY === 'media') {
+    await mediaPhase();
+    printTargets(started);
+    return;
+  }
   if (process.env.BENCH_ONLY === 'startup') {
     await startupPhase();
     printTargets(started);
@@ -353,6 +371,7 @@ async function main(): Promise<void> {
     for (const line of profileLines) console.log(line);
   }
 
+  await mediaPhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
   printTargets(started);

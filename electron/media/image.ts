@@ -53,14 +53,16 @@ export async function processImage(input: Buffer, type: ImageType): Promise<Proc
     if (meta.width * frameHeight > MAX_INPUT_PIXELS || meta.width * meta.height > MAX_INPUT_PIXELS * 4) throw tooManyPixels();
     const animated = (meta.pages ?? 1) > 1 && (type === 'image/gif' || type === 'image/webp');
     // sharp writes no metadata unless asked (keepMetadata/withMetadata): re-encoding strips it.
-    const bytes = type === 'image/gif' ? input : await reencode(open(input, animated).autoOrient(), type).toBuffer();
+    // The thumbnail is made from the original at the same time (JPEG and WebP decode straight
+    // to a smaller size), and the blurhash from the thumbnail: the full image is decoded once
+    // per output, never again from the re-encoded bytes.
+    const [bytes, thumbnail] = await Promise.all([
+      type === 'image/gif' ? input : reencode(open(input, animated).autoOrient(), type).toBuffer(),
+      open(input, false).autoOrient().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
+    ]);
     const width = meta.autoOrient.width;
     const height = animated ? frameHeight : meta.autoOrient.height;
-    const cleaned = open(bytes, false);
-    const [thumbnail, small] = await Promise.all([
-      cleaned.clone().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
-      cleaned.clone().resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true }),
-    ]);
+    const small = await sharp(thumbnail).resize(32, 32, { fit: 'inside' }).ensureAlpha().raw().toBuffer({ resolveWithObject: true });
     const blurhash = encode(new Uint8ClampedArray(small.data), small.info.width, small.info.height, ...BLURHASH_COMPONENTS);
     return { bytes, thumbnail, width, height, blurhash };
   } catch (error) {
