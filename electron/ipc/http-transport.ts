@@ -13,7 +13,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { dispatch, type Handlers } from './handlers';
 
 export const UI_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const COOKIE = 'tern_token';
 const MAX_IPC_BODY = 1024 * 1024;

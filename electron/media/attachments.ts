@@ -3,7 +3,7 @@
 // url, name = alt text, blurhash, width, height — what Mastodon reads), the public URLs the
 // listener serves them at, and what happens to uploads when a post goes away.
 import { rmSync } from 'node:fs';
-import { and, eq, inArray, notInArray } from 'drizzle-orm';
+import { and, eq, inArray, lt, notExists, notInArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { outboxObjectAttachment, upload, type JsonValue, type Upload } from '../../db/schema';
 import { BadInputError } from '../errors';
@@ -126,4 +126,30 @@ export function detachPost(tx: DbOrTx, outboxObjectId: number): { removeFiles(up
       }
     },
   };
+}
+
+/**
+ * Uploads no post ever used (Compose abandoned, the file removed before posting) are deleted
+ * once older than `before`, rows and files; `keep` are ids handed out recently (an old row
+ * found again by its hash). Returns how many went.
+ */
+export function sweepUnattached(db: DbOrTx, uploadsDir: string, before: Date, keep: ReadonlySet<number>): number {
+  const unused = db
+    .select({ id: upload.id, hash: upload.contentHash })
+    .from(upload)
+    .where(
+      and(
+        lt(upload.createdAt, before),
+        notExists(db.select({ one: outboxObjectAttachment.id }).from(outboxObjectAttachment).where(eq(outboxObjectAttachment.uploadId, upload.id))),
+      ),
+    )
+    .all()
+    .filter((u) => !keep.has(u.id));
+  if (unused.length === 0) return 0;
+  db.delete(upload).where(inArray(upload.id, unused.map((u) => u.id))).run();
+  for (const { hash } of unused) {
+    rmSync(uploadPath(uploadsDir, hash), { force: true });
+    rmSync(thumbnailPath(uploadsDir, hash), { force: true });
+  }
+  return unused.length;
 }

@@ -10,6 +10,7 @@ import { outbox, outboxObjectAttachment, upload } from '../../db/schema';
 import { createHandlers, dispatch, type Handlers } from '../ipc/handlers';
 import type { UploadView } from '../ipc/media-contract';
 import { addFollower, openListeningCore, startMallory, type ListeningCore, type Mallory } from '../listener/test-support';
+import { sweepUnattached } from './attachments';
 import { uploadPath } from './store';
 import { photo, sidewaysJpegWithGps } from './test-images';
 
@@ -173,5 +174,19 @@ describe('deleting posts', () => {
     expect(existsSync(`${file}_resized`)).toBe(false);
     expect(t.core.db.select().from(upload).where(eq(upload.id, image.id)).get()).toBeUndefined();
     expect((await get(mediaPath(b.attachments[0]!.url))).status).toBe(404);
+  });
+});
+
+describe('sweeping uploads no post used', () => {
+  it('removes unattached uploads older than the cutoff, rows and files, and keeps every upload a post uses', async () => {
+    const loose = await uploaded(await photo(33, 33, 'png'), 'image/png');
+    const used = t.core.db.select({ id: outboxObjectAttachment.uploadId }).from(outboxObjectAttachment).all().map((r) => r.id);
+    expect(used.length).toBeGreaterThan(0);
+    const removed = sweepUnattached(t.core.db, t.core.paths.uploads, new Date(Date.now() + 60_000), new Set());
+    expect(removed).toBeGreaterThan(0);
+    expect(t.core.db.select().from(upload).where(eq(upload.id, loose.id)).get()).toBeUndefined();
+    expect(existsSync(uploadPath(t.core.paths.uploads, loose.contentHash))).toBe(false);
+    const left = t.core.db.select({ id: upload.id }).from(upload).all().map((r) => r.id).sort();
+    expect(left).toEqual([...new Set(used)].sort());
   });
 });

@@ -11,6 +11,7 @@ import { upgrade } from '../../migrations/runner';
 import { MediaRejectedError } from './errors';
 import { MAX_IMAGE_BYTES } from './limits';
 import { contentHashOf, saveUpload, thumbnailPath, uploadPath, type UploadDeps } from './store';
+import { createMediaService } from './service';
 import { photo, pngBomb, sidewaysJpegWithGps } from './test-images';
 
 let dir: string;
@@ -139,5 +140,27 @@ describe('refusing bad input, leaving nothing behind', () => {
 
   it('an empty file', async () => {
     expect((await refusal(new Uint8Array(0), 'image/png')).reason).toBe('empty');
+  });
+});
+
+describe('the media service sweeps what was never posted', () => {
+  it('an upload left unattached for two days goes; one handed out again lately by its hash stays', async () => {
+    let now = new Date('2026-03-01T00:00:00Z');
+    const media = createMediaService({ db, uploadsDir: deps.uploadsDir, clock: () => now });
+    const send = async (bytes: Buffer) => {
+      const { uploadId } = media.begin({ contentType: 'image/png', size: bytes.byteLength });
+      media.chunk({ uploadId, offset: 0, data: bytes.toString('base64') });
+      return media.finish({ uploadId });
+    };
+    const forgotten = await send(await photo(20, 20, 'png'));
+    const again = await photo(21, 21, 'png');
+    const reused = await send(again);
+    now = new Date('2026-03-02T06:00:00Z');
+    expect((await send(again)).id).toBe(reused.id); // found again by its hash: handed out anew
+    now = new Date('2026-03-03T13:30:00Z');
+    media.begin({ contentType: 'image/png', size: 1 }); // a new upload starts: the sweep runs
+    expect(rows().map((r) => r.id)).toEqual([reused.id]);
+    expect(files().sort()).toEqual([reused.contentHash, `${reused.contentHash}_resized`]);
+    expect(forgotten.id).not.toBe(reused.id);
   });
 });

@@ -47,7 +47,8 @@ function Attachment({ attachment: a, covered, onReveal }: { attachment: Attachme
   } else {
     body = (
       <p className="media__missing">
-        {broken ? t.unavailable : null}{' '}
+        {broken ? `${t.unavailable} ` : null}
+        {a.name ? `${a.name} ` : null}
         <a href={a.url} target="_blank" rel="noopener noreferrer nofollow">
           {t.openFile(t.kinds[kind])}
         </a>
