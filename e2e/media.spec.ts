@@ -9,6 +9,7 @@ import type { Page } from '@playwright/test';
 import { photo } from '../electron/media/test-images';
 import { createWithImage } from '../test/peer/media';
 import { startPeer, type Peer } from '../test/peer/peer';
+import { ana, answer, ben, post } from './fake-answers';
 import type { Headless } from './headless';
 import { expect, test as base } from './fixtures';
 import { screenshotPath } from './screenshots';
@@ -139,4 +140,46 @@ test('an image post: upload, alt text, thumbnail in the profile, received and fe
   // The page asked nothing of anyone but Tern (no remote image, no tracking pixel).
   const elsewhere = pageRequests.filter((url) => !url.startsWith(`${tern.origin}/`) && !url.startsWith('blob:') && !url.startsWith('data:'));
   expect(elsewhere).toEqual([]);
+});
+
+base('sensitive media stay under their blurhash until clicked; an image that cannot be loaded still says what it shows', async ({ page, tern, request }) => {
+  // A real upload (through the same IPC channels Compose uses), shown in a post that is marked sensitive.
+  const ipc = async (channel: string, data: unknown) => {
+    const res = await request.post(`${tern.origin}/ipc/${channel}`, { headers: { authorization: `Bearer ${tern.token}` }, data });
+    const body = (await res.json()) as { ok: boolean; value: Record<string, unknown> };
+    expect(body.ok).toBe(true);
+    return body.value;
+  };
+  const bytes = await photo(400, 300, 'jpeg');
+  const { uploadId } = (await ipc('media.uploadBegin', { contentType: 'image/jpeg', size: bytes.byteLength })) as { uploadId: string };
+  await ipc('media.uploadChunk', { uploadId, offset: 0, data: bytes.toString('base64') });
+  const uploaded = (await ipc('media.uploadFinish', { uploadId })) as { src: string; thumbSrc: string; blurhash: string };
+  const attachment = { mediaType: 'image/jpeg', blurhash: uploaded.blurhash, width: 400, height: 300, kind: 'image' as const };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(ana, '<p>Before and after the storm</p>', {
+        id: 1,
+        sensitive: true,
+        attachments: [{ ...attachment, url: 'https://mastodon.example/media/storm.jpg', name: 'A flooded footpath', src: uploaded.src, thumbSrc: uploaded.thumbSrc }],
+      }),
+      post(ben, '<p>Lost this one</p>', {
+        id: 2,
+        attachments: [{ ...attachment, url: 'https://gts.example/media/gone.jpg', name: 'A kestrel hovering', src: '/media/proxy/forged', thumbSrc: '/media/proxy/forged' }],
+      }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  const [sensitive, broken] = [page.getByTestId('post').nth(0), page.getByTestId('post').nth(1)];
+  const cover = sensitive.getByRole('button', { name: 'Sensitive media — show' });
+  await expect(cover).toBeVisible();
+  await expect(cover.locator('canvas')).toHaveCount(1);
+  await expect(sensitive.getByRole('button', { name: 'Show the description' })).toHaveCount(0);
+  await expect(broken).toContainText('The image could not be loaded. A kestrel hovering');
+  await page.screenshot({ path: screenshotPath('media-sensitive-covered') });
+  await cover.click();
+  await expect(cover).toHaveCount(0);
+  await expect(sensitive.getByRole('img', { name: 'A flooded footpath' })).toBeVisible();
+  await sensitive.getByRole('button', { name: 'Show the description' }).click();
+  await expect(sensitive.locator('figcaption')).toHaveText('A flooded footpath');
 });

@@ -110,6 +110,17 @@ describe('posts with media', () => {
     ]);
   });
 
+  it('an edit keeps the post’s attachments (object and rows)', async () => {
+    const image = await uploaded(await photo(70, 50, 'png'), 'image/png');
+    const post = await t.core.services.author.createPost({ content: 'first', visibility: 'PUBLIC', attachments: [{ uploadId: image.id, alt: 'Kept', filename: 'k.png' }] });
+    const edited = await t.core.services.author.editPost({ apId: post.apId, content: 'second' });
+    expect(edited.attachments).toEqual(post.attachments);
+    expect(t.core.db.select().from(outbox).where(eq(outbox.id, post.id)).get()!.apObject.attachment).toEqual([
+      { type: 'Image', mediaType: 'image/png', url: `${t.url}/media/${image.contentHash}/k.png`, name: 'Kept', blurhash: image.blurhash, width: 70, height: 50 },
+    ]);
+    expect(attachmentsOf(post.id)).toHaveLength(1);
+  });
+
   it('refuses an attachment that names no upload, storing no post', async () => {
     const before = t.core.db.select().from(outbox).all().length;
     await expect(t.core.services.author.createPost({ content: 'x', visibility: 'PUBLIC', attachments: [{ uploadId: 99_999 }] })).rejects.toThrow(

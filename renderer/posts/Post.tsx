@@ -114,7 +114,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           ) : (
             <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
           )}
-          {post.attachments.length > 0 && !hidden && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
+          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
+          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
 
           {post.delivery && <DeliveryLine post={post} />}
 
