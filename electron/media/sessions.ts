@@ -48,10 +48,11 @@ export function createUploadSessions(deps: () => UploadDeps, now: () => number =
   return {
     begin({ contentType, size }) {
       sweep();
-      checkSize(acceptedType(contentType), size);
+      const type = acceptedType(contentType);
+      checkSize(type, size);
       if (sessions.size >= MAX_SESSIONS) throw new BadInputError('Too many uploads at once; wait for one to finish.');
       const uploadId = randomUUID();
-      sessions.set(uploadId, { contentType, size, chunks: [], received: 0, touched: now() });
+      sessions.set(uploadId, { contentType: type, size, chunks: [], received: 0, touched: now() });
       return { uploadId, chunkBytes: CHUNK_BYTES };
     },
     chunk({ uploadId, offset, data }) {

@@ -9,20 +9,36 @@ const ascii = (bytes: Uint8Array, at: number, text: string): boolean => {
   return true;
 };
 
+/** The brands of an ISO-BMFF `ftyp` box (major and compatible), or [] if there is none. */
+function ftypBrands(bytes: Uint8Array): string[] {
+  if (!ascii(bytes, 4, 'ftyp') || bytes.length < 16) return [];
+  const size = Math.min(((bytes[0]! << 24) | (bytes[1]! << 16) | (bytes[2]! << 8) | bytes[3]!) >>> 0, bytes.length, 256);
+  const brands: string[] = [];
+  for (let at = 8; at + 4 <= size; at += 4) {
+    if (at === 12) continue; // minor version
+    brands.push(String.fromCharCode(bytes[at]!, bytes[at + 1]!, bytes[at + 2]!, bytes[at + 3]!));
+  }
+  return brands;
+}
+
+const isAvif = (bytes: Uint8Array) => ftypBrands(bytes).some((b) => b === 'avif' || b === 'avis');
+
 /** The image type of these bytes, or null: JPEG, PNG, GIF, WebP, AVIF only. */
 export function sniffImage(bytes: Uint8Array): MediaType | null {
   if (bytes.length >= 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff) return 'image/jpeg';
   if (ascii(bytes, 0, '\x89PNG\r\n\x1a\n')) return 'image/png';
   if (ascii(bytes, 0, 'GIF87a') || ascii(bytes, 0, 'GIF89a')) return 'image/gif';
   if (ascii(bytes, 0, 'RIFF') && ascii(bytes, 8, 'WEBP')) return 'image/webp';
-  if (ascii(bytes, 4, 'ftyp') && (ascii(bytes, 8, 'avif') || ascii(bytes, 8, 'avis'))) return 'image/avif';
+  if (isAvif(bytes)) return 'image/avif';
   return null;
 }
 
 /** The container family of audio/video bytes: which declared types they can honestly carry. */
 function avContainer(bytes: Uint8Array): readonly MediaType[] | null {
   if (ascii(bytes, 4, 'ftyp')) {
-    if (ascii(bytes, 8, 'avif') || ascii(bytes, 8, 'avis')) return null;
+    const brands = ftypBrands(bytes);
+    // HEIF stills (iPhone photos) are images, not video; Tern takes neither as video.
+    if (brands.some((b) => ['avif', 'avis', 'heic', 'heix', 'mif1', 'msf1'].includes(b))) return null;
     if (ascii(bytes, 8, 'qt  ')) return ['video/quicktime'];
     return ['video/mp4', 'audio/mp4', 'video/quicktime'];
   }

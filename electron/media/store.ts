@@ -35,9 +35,24 @@ export function contentHashOf(bytes: Uint8Array): string {
 
 const sizeText = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
 
-/** The declared type, if Tern accepts it at all. */
+/** Other names browsers and systems give the same types. */
+const ALIASES: Record<string, MediaType> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/m4a': 'audio/mp4',
+  'audio/x-wav': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/vnd.wave': 'audio/wav',
+  'audio/x-flac': 'audio/flac',
+};
+
+/** The declared type (or its usual name), if Tern accepts it at all. */
 export function acceptedType(declared: string): MediaType {
   if (isMediaType(declared)) return declared;
+  const alias = ALIASES[declared];
+  if (alias) return alias;
   throw new MediaRejectedError('unsupported_type', 'Tern can attach JPEG, PNG, WebP, GIF and AVIF images, and MP4, WebM, Ogg, MP3, WAV or FLAC video and audio.');
 }
 
@@ -50,6 +65,7 @@ export function checkSize(type: MediaType, size: number): void {
 
 /** Refuses what cannot be an acceptable upload of `declared`, before anything is decoded. */
 export function checkUpload(bytes: Uint8Array, declaredType: string): MediaType {
+  // The stored type is the accepted name (audio/x-m4a is stored as audio/mp4).
   const declared = acceptedType(declaredType);
   checkSize(declared, bytes.byteLength);
   if (!bytesMatch(bytes, declared)) {
