@@ -559,6 +559,7 @@ export const strings = {
     altLabel: 'Description (alt text)',
     altPlaceholder: 'Describe it for people who cannot see it',
     noAlt: 'It needs no description (decorative)',
+    markSensitive: 'Sensitive: blur until clicked',
     remove: (name: string) => `Remove ${name}`,
     removeShort: 'Remove',
     tooMany: (max: number) => `A post can carry ${max} files.`,

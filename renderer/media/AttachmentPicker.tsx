@@ -36,9 +36,16 @@ export function AttachmentPicker({ media }: { media: ReturnType<typeof useAttach
           e.target.value = '';
         }}
       />
-      <button type="button" className="button button--small" title={full ? t.tooMany(MAX_FILES) : t.accept} disabled={full} onClick={() => input.current?.click()}>
-        {t.add}
-      </button>
+      <div className="compose-media__actions">
+        <button type="button" className="button button--small" title={full ? t.tooMany(MAX_FILES) : t.accept} disabled={full} onClick={() => input.current?.click()}>
+          {t.add}
+        </button>
+        {media.items.length > 0 && (
+          <label className="compose-media__noalt">
+            <input type="checkbox" checked={media.sensitive} onChange={(e) => media.setSensitive(e.target.checked)} /> {t.markSensitive}
+          </label>
+        )}
+      </div>
     </div>
   );
 }

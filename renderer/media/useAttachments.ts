@@ -29,6 +29,8 @@ export const needsAlt = (a: PendingAttachment) => isImage(a.type) && !a.noAlt &&
 
 export function useAttachments() {
   const [items, setItems] = useState<PendingAttachment[]>([]);
+  /** The author marked the media sensitive: shown blurred until clicked, everywhere. */
+  const [sensitive, setSensitive] = useState(false);
   const aborts = useRef(new Map<string, AbortController>());
   const update = useCallback((key: string, change: Partial<PendingAttachment>) => setItems((all) => all.map((a) => (a.key === key ? { ...a, ...change } : a))), []);
 
@@ -76,6 +78,7 @@ export function useAttachments() {
       return [];
     });
     aborts.current.clear();
+    setSensitive(false);
   }, []);
 
   const uploading = items.some((a) => a.state === 'uploading');
@@ -85,5 +88,5 @@ export function useAttachments() {
   const blocker = uploading ? strings.media.waitUploads : failed ? strings.media.removeFailed : missingAlt ? strings.media.describeImages : null;
   const forPost = () => items.filter((a) => a.upload).map((a) => ({ uploadId: a.upload!.id, alt: a.noAlt ? null : a.alt.trim() || null, filename: a.name }));
 
-  return { items, add, remove, clear, update, blocker, forPost };
+  return { items, add, remove, clear, update, blocker, forPost, sensitive: sensitive && items.length > 0, setSensitive };
 }

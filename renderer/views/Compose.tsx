@@ -50,7 +50,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         content: draft.text,
         visibility: draft.visibility,
         summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
-        ...(draft.hasContentWarning ? { sensitive: true } : {}),
+        ...(draft.hasContentWarning || media.sensitive ? { sensitive: true } : {}),
         inReplyTo: draft.inReplyTo,
         ...(media.items.length > 0 ? { attachments: media.forPost() } : {}),
       });
