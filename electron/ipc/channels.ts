@@ -41,6 +41,11 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Apps: IndieAuth consent and tokens (apps-contract.ts).
+  'apps.pending',
+  'apps.decide',
+  'apps.list',
+  'apps.revoke',
   // Media uploads (media-contract.ts).
   'media.uploadBegin',
   'media.uploadChunk',

@@ -9,6 +9,7 @@ import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
+import { appsInputs, type AppsOutputs } from './apps-contract';
 import { mediaInputs, type MediaOutputs } from './media-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
@@ -69,10 +70,11 @@ export const inputs = {
     .object({ csv: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= 1024 * 1024, 'must be at most 1 MiB') })
     .strict(),
   ...authorInputs,
+  ...appsInputs,
   ...mediaInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, MediaOutputs {
+export interface Outputs extends AuthorOutputs, AppsOutputs, MediaOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;
