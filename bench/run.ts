@@ -8,7 +8,7 @@
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
 // BENCH_ONLY=startup runs the start-up phase alone; BENCH_ONLY=polls the polls phase alone
-// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid).
+// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -23,6 +23,7 @@ import { n0, n1, n2, note, pass, per, rows, section, type Verdict } from './repo
 import { runStartup, stats, type StartupResult } from './startup-phase';
 import { runPolls, type PollsResult } from './polls-phase';
 import { openBenchTern } from './tern';
+import { measureMedia, printMedia } from './media-phase';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -270,6 +271,18 @@ async function pollsPhase(): Promise<void> {
   }
 }
 
+async function mediaPhase(): Promise<void> {
+  try {
+    const cases = await measureMedia();
+    printMedia(cases);
+    const [big] = cases;
+    if (big) judge('media: upload per megapixel (12 MP JPEG)', `${n1(big.uploadMs / big.megapixels)} ms/MP; sharp resize alone ${n1(big.resizeMs / big.megapixels)} ms/MP`, 'info');
+  } catch (error) {
+    section('Media');
+    note(`not available: ${(error as Error).stack ?? String(error)}`);
+  }
+}
+
 async function startupPhase(): Promise<void> {
   try {
     printStartup(
@@ -317,8 +330,8 @@ async function main(): Promise<void> {
   const loadAtStart = loadavg()[0] ?? 0;
   console.log(`Load average (1 min) at start: ${n2(loadAtStart)} on ${cpus().length} cores${loadAtStart > 0.5 ? ' — other work is running: figures below are lower than on an idle machine' : ''}.`);
 
-  if (process.env.BENCH_ONLY === 'polls') {
-    await pollsPhase();
+  if (process.env.BENCH_ONLY === 'polls' || process.env.BENCH_ONLY === 'media') {
+    await (process.env.BENCH_ONLY === 'polls' ? pollsPhase() : mediaPhase());
     printTargets(started);
     return;
   }
@@ -387,6 +400,7 @@ async function main(): Promise<void> {
   }
 
   await pollsPhase();
+  await mediaPhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
   printTargets(started);

@@ -38,6 +38,7 @@ import { parseRecipient } from './delivery/addresses';
 import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
 import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
 import { createPollService, type PollService } from './federation/polls/service';
+import { createMediaService, type MediaService } from './media/service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -81,6 +82,7 @@ export interface Core {
     author: AuthorService;
     indieauth: IndieAuthService;
     polls: PollService;
+    media: MediaService;
   };
   /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
    * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
@@ -188,6 +190,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           identity: () => core.identity(),
           isOnline: () => connectivity.isOnline(),
           wake: () => deliveryLoop.wake(),
+          uploadsDir: paths.uploads,
           displayName: () => settings.get().displayName,
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
@@ -201,6 +204,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           wake: () => deliveryLoop.wake(),
           displayName: () => settings.get().displayName,
         }),
+        media: createMediaService({ db, uploadsDir: paths.uploads, clock }),
       },
       connectivity,
       loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop },

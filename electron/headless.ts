@@ -13,6 +13,7 @@ import { UnknownDatabaseRevisionError } from '../migrations/runner';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
 import { createUiApp } from './ipc/http-transport';
+import { createUiMediaHandler } from './media/ui-routes';
 import { defaultDataDir } from './paths';
 import { ListenerStartError, type ListenerAddress } from './listener/server';
 import { baseUrlSchema, USERNAME_RE } from './settings';
@@ -141,6 +142,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
     token: options.token,
     staticDir: options.staticDir,
     allowedHosts: () => allowed,
+    media: createUiMediaHandler(core),
     onInternalError: (error) => options.log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
   });
   let server: ServerType;

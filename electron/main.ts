@@ -17,6 +17,7 @@ import { electronNotifier } from './shell/notifications';
 import { CLOSE_HINT, decideClose } from './shell/policy/close-to-tray';
 import type { NotifierPort } from './shell/ports';
 import { handleAppProtocol, registerAppScheme } from './shell/protocol';
+import { createUiMediaHandler } from './media/ui-routes';
 import { hardenSession } from './shell/security';
 import { createShellStateStore, type ShellStateStore } from './shell/shell-state';
 import { createShutdown } from './shell/shutdown';
@@ -74,7 +75,7 @@ async function start(): Promise<void> {
   core = open;
   shellState = createShellStateStore(open.paths.dir);
   hardenSession(session.defaultSession);
-  handleAppProtocol(join(__dirname, '..', 'renderer'));
+  handleAppProtocol(join(__dirname, '..', 'renderer'), createUiMediaHandler(open));
   const unregisterIpc = registerIpc(createHandlers(open), () => mainWindow?.webContents ?? null, () =>
     pageNetworkHints.forEach((hint) => hint()),
   );

@@ -2,6 +2,7 @@
 // avatar URL, profile URL — read from the cached actor document (untrusted JSON, read totally).
 import type { Actor } from '../../db/schema';
 import { asArray, httpUrl, idOf, isObject, str, type Json } from './ap';
+import { proxyPath } from '../media/paths';
 
 export interface ActorSummary {
   /** actor.id (row) */
@@ -12,6 +13,8 @@ export interface ActorSummary {
   /** @user@host, when known. */
   handle: string | null;
   iconUrl: string | null;
+  /** The avatar as the page loads it: through Tern's media proxy. */
+  iconSrc?: string | null;
   /** The profile page for people (the actor's `url`), else its id. */
   url: string;
 }
@@ -38,6 +41,7 @@ export function summarizeActor(row: Actor): ActorSummary {
     name,
     handle: row.handle,
     iconUrl: imageUrlOf(doc.icon),
+    iconSrc: proxyPath(imageUrlOf(doc.icon)),
     url: httpUrl(doc.url) ?? httpUrl(idOf(asArray(doc.url)[0])) ?? row.apId,
   };
 }

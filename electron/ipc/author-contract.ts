@@ -4,6 +4,7 @@
 import { z } from 'zod';
 import { VISIBILITIES, type Visibility } from '../../db/columns';
 import { pollInputSchema, type PollView } from './polls-contract';
+import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 
 // ---- views ------------------------------------------------------------------------------------
 
@@ -14,6 +15,8 @@ export interface ActorView {
   name: string;
   handle: string | null;
   iconUrl: string | null;
+  /** The avatar through Tern's media proxy (never the remote URL itself). */
+  iconSrc?: string | null;
   url: string;
 }
 
@@ -25,6 +28,12 @@ export interface AttachmentView {
   blurhash: string | null;
   width: number | null;
   height: number | null;
+  /** What the page may load (Tern's own path: a local upload or the media proxy); null: not
+   * shown inline (a remote video: opened outside Tern). */
+  src?: string | null;
+  /** A smaller image for lists (local thumbnail), else src. */
+  thumbSrc?: string | null;
+  kind?: 'image' | 'video' | 'audio' | 'file';
 }
 
 export interface PostView {
@@ -155,6 +164,17 @@ export interface ConnectivityView {
 
 const apId = z.string().trim().url().max(2048);
 const byApId = z.object({ apId }).strict();
+const attachmentsInput = z
+  .array(
+    z
+      .object({
+        uploadId: z.number().int().positive(),
+        alt: z.string().max(MAX_ALT_LENGTH).nullish(),
+        filename: z.string().max(255).nullish(),
+      })
+      .strict(),
+  )
+  .max(MAX_ATTACHMENTS);
 const page = { cursor: z.string().max(300).nullish(), limit: z.number().int().min(1).max(100).default(30) };
 
 export const authorInputs = {
@@ -165,6 +185,7 @@ export const authorInputs = {
       visibility: z.enum(VISIBILITIES).default('PUBLIC'),
       summary: z.string().max(2_000).nullish(),
       sensitive: z.boolean().optional(),
+      attachments: attachmentsInput.optional(),
       inReplyTo: apId.nullish(),
       mentions: z.array(z.string().trim().min(1).max(2048)).max(100).optional(),
       poll: pollInputSchema.nullish(),

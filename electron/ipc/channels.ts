@@ -52,5 +52,10 @@ export const CHANNEL_NAMES = [
   // Polls (polls-contract.ts).
   'polls.list',
   'polls.vote',
+  // Media uploads (media-contract.ts).
+  'media.uploadBegin',
+  'media.uploadChunk',
+  'media.uploadFinish',
+  'media.uploadCancel',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -12,6 +12,7 @@ import { authorInputs, type AuthorOutputs } from './author-contract';
 import { webmentionInputs, type WebmentionOutputs } from './webmention-contract';
 import { appsInputs, type AppsOutputs } from './apps-contract';
 import { pollInputs, type PollOutputs } from './polls-contract';
+import { mediaInputs, type MediaOutputs } from './media-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
 
@@ -74,9 +75,10 @@ export const inputs = {
   ...webmentionInputs,
   ...appsInputs,
   ...pollInputs,
+  ...mediaInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, PollOutputs {
+export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, PollOutputs, MediaOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

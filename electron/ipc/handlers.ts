@@ -45,6 +45,10 @@ export function createHandlers(core: Core): Handlers {
     'apps.list': () => core.services.indieauth.apps(),
     'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
     ...createPollHandlers(core),
+    'media.uploadBegin': (input) => core.services.media.begin(input),
+    'media.uploadChunk': (input) => core.services.media.chunk(input),
+    'media.uploadFinish': async (input) => core.services.media.view(await core.services.media.finish(input)),
+    'media.uploadCancel': (input) => core.services.media.cancel(input),
   };
 }
 

@@ -13,7 +13,7 @@ import { getCookie, setCookie } from 'hono/cookie';
 import { dispatch, type Handlers } from './handlers';
 
 export const UI_CSP =
-  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; " +
+  "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
 const COOKIE = 'tern_token';
 const MAX_IPC_BODY = 1024 * 1024;
@@ -38,6 +38,8 @@ export interface UiAppOptions {
   /** Host header values accepted, e.g. ["127.0.0.1:4860", "localhost:4860"]; set after listen. */
   allowedHosts: () => readonly string[];
   onInternalError?: (error: unknown) => void;
+  /** Media for the page (/media/…: the author's uploads, the remote media proxy). */
+  media?: (request: Request) => Promise<Response | null>;
 }
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
@@ -87,6 +89,8 @@ export function createUiApp(options: UiAppOptions): Hono {
     const status = result.ok ? 200 : result.error.code === 'unknown_channel' ? 404 : result.error.code === 'bad_input' ? 400 : 200;
     return c.json(result, status);
   });
+
+  app.get('/media/*', async (c) => (await options.media?.(c.req.raw)) ?? c.text('Not found', 404));
 
   app.get('*', async (c) => {
     const file = await resolveStatic(options.staticDir, c.req.path);

@@ -11,6 +11,7 @@ import { mountMicropubRoute } from './micropub-route';
 import { mountObjectRoutes } from './object-routes';
 import { mountWebmentionRoute } from './webmention-route';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
+import { mountMediaRoutes } from '../media/listener-routes';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
@@ -41,6 +42,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountDiscoveryRoutes(app, core);
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);
+  mountMediaRoutes(app, core);
   mountInboxRoute(app, core, options);
   mountWebmentionRoute(app, core, options);
   mountAvatarRoute(app, core);

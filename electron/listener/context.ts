@@ -12,6 +12,8 @@ export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'ide
   inboxEvents?: InboxEvents;
   /** IndieAuth and Micropub answer 503 without these. */
   services?: Partial<Pick<Core['services'], 'indieauth' | 'author'>>;
+  /** Media routes answer 404 without it. */
+  paths?: Pick<Core['paths'], 'uploads'>;
 };
 
 export interface ListenerAppOptions {

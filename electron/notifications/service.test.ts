@@ -39,6 +39,8 @@ describe('notifications service', () => {
       name: 'Alice :verified:',
       handle: expect.stringMatching(/^@alice@/),
       iconUrl: expect.stringMatching(/^https:\/\/files\.mastodon\.example\/accounts\/avatars\//),
+      // The page loads the avatar only through Tern's media proxy.
+      iconSrc: expect.stringMatching(/^\/media\/proxy\/[\w-]{32}\/[\w-]+$/),
       url: expect.stringMatching(/\/@alice$/),
     });
     expect(like!.outboxObject).toMatchObject({ box: 'outbox', apId: OUR_POST, apType: 'Note', excerpt: 'Our post & its text', isDeleted: false });

@@ -5,19 +5,23 @@ import { net, protocol } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { UI_CSP } from '../ipc/http-transport';
-import { APP_SCHEME, resolveAppFile } from './policy/app-url';
+import { APP_SCHEME, isAppUrl, resolveAppFile } from './policy/app-url';
 
 export { APP_HOST, APP_ORIGIN, APP_SCHEME } from './policy/app-url';
 
 /** Must run before the app is ready. */
 export function registerAppScheme(): void {
   protocol.registerSchemesAsPrivileged([
-    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true } },
+    // stream: <video>/<audio> of the author's uploads play from app:// (media/ui-routes).
+    { scheme: APP_SCHEME, privileges: { standard: true, secure: true, supportFetchAPI: true, stream: true } },
   ]);
 }
 
-export function handleAppProtocol(rendererDir: string): void {
+export function handleAppProtocol(rendererDir: string, media?: (request: Request) => Promise<Response | null>): void {
   protocol.handle(APP_SCHEME, async (request) => {
+    // Uploads and the remote media proxy (media/ui-routes.ts), answered by the core.
+    const answer = media === undefined || !isAppUrl(request.url) ? null : await media(request);
+    if (answer !== null) return answer;
     const file = resolveAppFile(rendererDir, request.url, { join, normalize, sep });
     if (!file) return new Response('Not found', { status: 404 });
     const response = await net.fetch(pathToFileURL(file).href);

@@ -1,7 +1,9 @@
-// An actor's avatar. Remote images are not loaded (they would tell every server when the
-// author reads, and the CSP allows only Tern's own images): until the media proxy exists, an
-// avatar is the initials of the name on a colour chosen from the actor's id, so the same person
-// always looks the same.
+// An actor's avatar: their picture through Tern's media proxy (`src`, a path on Tern's own
+// origin — the page never asks the remote server, which would learn when the author reads),
+// else, or while it cannot be loaded, the initials of the name on a colour chosen from the
+// actor's id, so the same person always looks the same.
+import { useState } from 'react';
+
 const HUES = 8;
 
 function initialsOf(name: string): string {
@@ -19,7 +21,11 @@ function hueOf(key: string): number {
   return hash % HUES;
 }
 
-export function Avatar({ name, id, size = 'medium' }: { name: string; id: string; size?: 'small' | 'medium' | 'large' }) {
+export function Avatar({ name, id, size = 'medium', src }: { name: string; id: string; size?: 'small' | 'medium' | 'large'; src?: string | null | undefined }) {
+  const [failed, setFailed] = useState<string | null>(null);
+  if (src && failed !== src) {
+    return <img className={`avatar avatar--${size} avatar--hue-${hueOf(id)}`} src={src} alt="" aria-hidden="true" decoding="async" onError={() => setFailed(src)} />;
+  }
   return (
     <span className={`avatar avatar--${size} avatar--hue-${hueOf(id)}`} aria-hidden="true">
       {initialsOf(name)}

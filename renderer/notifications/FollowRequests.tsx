@@ -69,7 +69,7 @@ export function FollowRequests({ showEmpty = false, onAnswered }: { showEmpty?: 
         <ul className="card card--flush people-list">
           {requests.map((request) => (
             <li key={request.inboxObjectId} className="person" data-testid="follow-request">
-              <Avatar name={request.actor.name} id={request.actor.apId} />
+              <Avatar name={request.actor.name} id={request.actor.apId} src={request.actor.iconSrc} />
               <div className="person__who">
                 <a className="person__name" href={request.actor.url} target="_blank" rel="noopener noreferrer">
                   {request.actor.name}

@@ -100,7 +100,7 @@ function FoundActor({ found, onChanged }: { found: Extract<LookupView, { kind: '
   return (
     <div className="card found" data-testid="lookup-result">
       <div className="person">
-        <Avatar name={actor.name} id={actor.apId} size="large" />
+        <Avatar name={actor.name} id={actor.apId} size="large" src={actor.iconSrc} />
         <div className="person__who">
           <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">
             {actor.name}

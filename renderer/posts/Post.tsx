@@ -16,6 +16,7 @@ import { DeliveryLine } from './DeliveryLine';
 import type { ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
+import { Attachments } from '../media/Attachments';
 
 const t = strings.post;
 
@@ -70,7 +71,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
         </p>
       )}
       <div className="post__body">
-        <Avatar name={post.author.name} id={post.author.apId} size={focused ? 'large' : 'medium'} />
+        <Avatar name={post.author.name} id={post.author.apId} size={focused ? 'large' : 'medium'} src={post.author.iconSrc} />
         <div className="post__main">
           <header className="post__header">
             <span className="post__who" id={`${id}-author`}>
@@ -114,7 +115,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           ) : (
             <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
           )}
-          {post.attachments.length > 0 && !hidden && <Attachments post={post} />}
+          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
+          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
 
           {post.delivery && <DeliveryLine post={post} />}
@@ -251,21 +253,3 @@ function ActionButton({ action, label, icon, count, pressed, pending, disabled, 
   );
 }
 
-/** Media are counted and described (alt text), not loaded: remote files wait for the media proxy. */
-function Attachments({ post }: { post: ShownPost }) {
-  const described = post.attachments.filter((a) => a.name);
-  return (
-    <div className="post__attachments">
-      <p>{t.attachments(post.attachments.length)}</p>
-      {described.length > 0 && (
-        <ul>
-          {described.map((a) => (
-            <li key={a.url}>
-              <span className="alt-badge">ALT</span> {a.name}
-            </li>
-          ))}
-        </ul>
-      )}
-    </div>
-  );
-}

@@ -15,6 +15,8 @@ import { useConnectivityStore } from '../store/connectivity';
 import { formatNumber, plural, strings } from '../strings';
 import { PollBuilder } from '../polls/PollBuilder';
 import { pollInput, usePollDraft } from '../polls/pollDraft';
+import { AttachmentPicker } from '../media/AttachmentPicker';
+import { useAttachments } from '../media/useAttachments';
 
 const t = strings.compose;
 
@@ -32,6 +34,8 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
   const [sent, setSent] = useState<'offline' | 'local' | 'sending' | null>(null);
   const online = useConnectivityStore((s) => s.online);
   const [pollDraft, changePoll, clearPoll] = usePollDraft();
+  const media = useAttachments();
+  const empty = isEmptyDraft(draft) && media.items.length === 0;
 
   // Opening Compose from a post's Reply makes the draft a reply to it.
   useEffect(() => {
@@ -41,7 +45,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
-    if (isEmptyDraft(draft) || sending) return;
+    if (empty || sending || media.blocker) return;
     const poll = pollInput(pollDraft);
     if (poll === 'incomplete') {
       setError(new ApiError('bad_input', strings.polls.needOptions, 'posts.create'));
@@ -54,13 +58,15 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         content: draft.text,
         visibility: draft.visibility,
         summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
-        ...(draft.hasContentWarning ? { sensitive: true } : {}),
+        ...(draft.hasContentWarning || media.sensitive ? { sensitive: true } : {}),
         inReplyTo: draft.inReplyTo,
         ...(poll ? { poll } : {}),
+        ...(media.items.length > 0 ? { attachments: media.forPost() } : {}),
       });
       setSent(online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending');
       clear();
       clearPoll();
+      media.clear();
       if (replyTo) window.history.replaceState(null, '', hrefOf('compose'));
       void useConnectivityStore.getState().refresh();
     } catch (err) {
@@ -84,7 +90,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         </div>
       </header>
 
-      {sent && isEmptyDraft(draft) && (
+      {sent && empty && (
         <div className={sent === 'offline' ? 'notice notice--waiting' : 'notice notice--ok'} role="status" data-testid="compose-sent">
           {sent === 'offline' ? <ClockIcon /> : <CheckIcon />}
           <div>
@@ -160,12 +166,14 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         </div>
         {pollDraft.on && <PollBuilder poll={pollDraft} change={changePoll} />}
         <p className="compose__visibility-hint">{strings.visibility.hints[draft.visibility]}</p>
+        <AttachmentPicker media={media} />
 
         {error && (
           <p className="field__error" role="alert">
             {error.message}
           </p>
         )}
+        {media.blocker && !empty && <p className="compose__visibility-hint">{media.blocker}</p>}
         <div className="form__actions compose__actions">
           <span className="compose__count" id={`${id}-count`}>
             {formatNumber(chars)} {plural(chars, { one: t.character, other: t.characters })}
@@ -178,12 +186,13 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
               onClick={() => {
                 clear();
                 clearPoll();
+                media.clear();
               }}
             >
               {t.discard}
             </button>
           )}
-          <button type="submit" className="button button--primary" disabled={sending || isEmptyDraft(draft)} aria-keyshortcuts="Control+Enter">
+          <button type="submit" className="button button--primary" disabled={sending || empty || media.blocker !== null} aria-keyshortcuts="Control+Enter">
             {sending ? t.posting : draft.inReplyTo ? t.sendReply : t.send}
           </button>
         </div>

@@ -121,7 +121,7 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
       <span className="notification__main">
         <span className="notification__avatars">
           {group.actors.slice(0, 5).map((actor) => (
-            <Avatar key={actor.id} name={actor.name} id={actor.apId} size="small" />
+            <Avatar key={actor.id} name={actor.name} id={actor.apId} size="small" src={actor.iconSrc} />
           ))}
         </span>
         <span className="notification__sentence">{sentence}</span>

@@ -117,7 +117,7 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
   const label = tab === 'followers' ? t.remove : tab === 'following' ? t.unfollow : t.cancelRequest;
   return (
     <li className="person" data-testid="person">
-      <Avatar name={actor.name} id={actor.apId} />
+      <Avatar name={actor.name} id={actor.apId} src={actor.iconSrc} />
       <div className="person__who">
         <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">
           {actor.name}

@@ -8,12 +8,14 @@ import { createPeerFederation, toRecipient } from './federation';
 import { listenOnLoopback } from './http';
 import { InboxLog, type ReceivedActivity, type ReceivedPredicate } from './inbox-log';
 import * as posts from './posts';
+import { fetchMedia, receivedAttachments, type ParsedAttachment } from './media';
 import type { NoteInput, PeerRuntime, SentNote } from './posts';
 import type { PeerContext, PeerState, RequestData } from './state';
 
 export type { ReceivedActivity, ReceivedPredicate } from './inbox-log';
 export type { AuthMethod, HttpSignatureReport, SignerReport } from './signer';
 export type { Audience, NoteInput, SentNote } from './posts';
+export type { ParsedAttachment } from './media';
 
 export interface PeerOptions {
   /** The actor's preferredUsername and path segment; letters, digits, '_' and '-'. Default 'peer'. */
@@ -76,6 +78,10 @@ export interface Peer {
   signatureSpecFor(url: string): Promise<HttpMessageSignaturesSpec | null>;
   followers(): string[];
   following(): string[];
+  /** The attachments of a received Create/Update's object, as Fedify parses them (media.ts). */
+  receivedAttachments(activityId: string): Promise<ParsedAttachment[]>;
+  /** GETs a media URL: unsigned (as Mastodon fetches media) or signed by this actor. */
+  fetchMedia(url: string, options?: { signed?: boolean }): Promise<Response>;
   close(): Promise<void>;
 }
 
@@ -267,6 +273,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
 
     followers: () => [...state.followers.keys()],
     following: () => [...state.following.keys()],
+    receivedAttachments: (activityId) => receivedAttachments(state, activityId),
+    fetchMedia: (url, mediaOptions = {}) => fetchMedia(state, peer.keyId, url, mediaOptions.signed ?? false),
 
     async close() {
       await Promise.allSettled([...tasks]);

@@ -23,6 +23,7 @@ import { scanPost } from './markdown';
 import { resolveMentions } from './mentions';
 import { addressedPeople, buildPostObject, fieldsOf, mentionsOf } from './post-object';
 import { questionFields, type PollSpec } from '../polls/question';
+import { linkAttachments, resolveAttachments, toApAttachments, type AttachmentInput } from '../../media/attachments';
 
 export interface PostInput {
   /** Markdown. */
@@ -38,6 +39,8 @@ export interface PostInput {
   mentions?: string[];
   /** Makes the post a poll (a Question): its text is the question. */
   poll?: PollSpec | null;
+  /** Uploaded files (media.upload*), with alt text. */
+  attachments?: AttachmentInput[];
 }
 
 export interface EditInput {
@@ -104,9 +107,12 @@ function writeTags(tx: DbOrTx, outboxObjectId: number, hashtags: string[]): void
 export async function createPost(deps: ActionDeps, input: PostInput): Promise<OutboxObject> {
   const local = requireLocal(deps);
   const content = input.content.trim();
-  if (!content && !input.title) throw new BadInputError('Write something before posting.');
+  const media = resolveAttachments(deps.db, input.attachments ?? []);
+  if (!content && !input.title && media.length === 0) throw new BadInputError('Write something before posting.');
   if (input.poll && !content) throw new BadInputError('Write the question of your poll.');
   if (input.poll && input.title) throw new BadInputError('A poll cannot have a title: write the question as the post.');
+  // As on Mastodon: a poll carries no files.
+  if (input.poll && media.length > 0) throw new BadInputError('A poll cannot have attachments: remove the files or the poll.');
   const parent = input.inReplyTo ? await findParent(deps, local, input.inReplyTo) : null;
   const explicit = [...(input.mentions ?? [])];
   if (parent?.authorId && parent.authorId !== local.id) explicit.push(parent.authorId);
@@ -128,6 +134,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
     published: now.toISOString(),
   });
   if (input.poll) Object.assign(built.object, questionFields(input.poll, now));
+  if (media.length > 0) built.object.attachment = toApAttachments(local, media);
 
   const row = deps.db.transaction((tx) => {
     const saved = saveOutboxObject(tx, local, {
@@ -139,6 +146,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
       apContext: context ?? conversationKey(tx, parent!),
     });
     writeTags(tx, saved.id, built.hashtags);
+    linkAttachments(tx, saved.id, media, now);
     const recipients = [...computeRecipients(tx, local, built.object), ...mentions.deferredHandles.map(acctAddress)];
     enqueueDeliveries(tx, { outboxObjectId: saved.id, recipients, now });
     queueWebmentions(tx, local, { post: saved, versions: [built.object], now });

@@ -15,6 +15,8 @@ export interface ActionDeps {
   isOnline: () => boolean;
   /** Wakes the delivery loop after new rows were queued. */
   wake: () => void;
+  /** The data folder's uploads/ (deleting a post removes files no other post uses). */
+  uploadsDir?: string;
 }
 
 /** The local actor; posting needs one. */

@@ -12,6 +12,7 @@ import { recountReplies } from '../process/counters';
 import { computeRecipients, earlierRecipients, postActivityIds } from '../recipients';
 import { findOwnPost } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
+import { detachPost } from '../../media/attachments';
 
 export function deletePost(deps: ActionDeps, apId: string): { apId: string; queued: number } {
   const local = requireLocal(deps);
@@ -31,10 +32,12 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
     if (parent) recountReplies(tx, parent);
     // Every page any version linked to: each re-fetches the post, gets 410 and drops the mention.
     queueWebmentions(tx, local, { post, versions: versionsOf(post), now });
-    return enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now });
+    const media = detachPost(tx, post.id);
+    return { queued: enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now }), media };
   });
+  if (deps.uploadsDir) queued.media.removeFiles(deps.uploadsDir);
   deps.wake();
-  return { apId, queued };
+  return { apId, queued: queued.queued };
 }
 
 export function setPinned(deps: Pick<ActionDeps, 'db' | 'clock'>, apId: string, pinned: boolean): OutboxObject {

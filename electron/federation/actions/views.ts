@@ -9,6 +9,7 @@ import { asArray, httpUrl, idOf, isObject, str, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { sanitizeContentHtml, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
+import { withSources } from '../../media/views';
 
 export function ownActorView(local: LocalActor, displayName: string): ActorView {
   return { id: 0, apId: local.id, name: displayName || local.username, handle: local.handle, iconUrl: null, url: local.id };
@@ -29,17 +30,23 @@ function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
-function attachmentsOf(object: Json): AttachmentView[] {
+function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   return asArray(object.attachment)
     .filter(isObject)
-    .map((a) => ({
-      url: httpUrl(a.url) ?? httpUrl(idOf(asArray(a.url)[0])) ?? httpUrl(a.href) ?? '',
-      mediaType: str(a.mediaType),
-      name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
-      blurhash: str(a.blurhash),
-      width: num(a.width),
-      height: num(a.height),
-    }))
+    .map((a) =>
+      withSources(
+        {
+          url: httpUrl(a.url) ?? httpUrl(idOf(asArray(a.url)[0])) ?? httpUrl(a.href) ?? '',
+          mediaType: str(a.mediaType),
+          name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
+          blurhash: str(a.blurhash),
+          width: num(a.width),
+          height: num(a.height),
+        },
+        str(a.type),
+        ownBase,
+      ),
+    )
     .filter((a) => a.url !== '');
 }
 
@@ -59,7 +66,7 @@ function totalOf(value: unknown): number | null {
   return isObject(value) ? num(value.totalItems) : null;
 }
 
-function common(object: Json, apId: string) {
+function common(object: Json, apId: string, ownBase: string | null = null) {
   const name = str(object.name);
   const summary = str(object.summary);
   return {
@@ -72,7 +79,7 @@ function common(object: Json, apId: string) {
     summary: summary ? sanitizePlainText(summary) : null,
     sensitive: object.sensitive === true || Boolean(summary),
     inReplyTo: idOf(object.inReplyTo),
-    attachments: attachmentsOf(object),
+    attachments: attachmentsOf(object, ownBase),
     tags: tagsOf(object),
   };
 }
@@ -106,7 +113,7 @@ export function outboxPostView(row: OutboxObject, me: ActorView): PostView {
   return {
     origin: 'outbox',
     id: row.id,
-    ...common(object, row.apId),
+    ...common(object, row.apId, me.apId),
     author: me,
     published: row.apPublishedAt.toISOString(),
     visibility: row.visibility,

@@ -1,0 +1,62 @@
+// The listener's media routes: /media/<hash>/<filename> (the file; the name is cosmetic) and
+// /media/thumbnails/<hash> (the WebP thumbnail). Content-addressed, so public files are cached
+// for a year as immutable; files of followers-only and direct posts need a signed GET (see
+// access.ts) and are never cached by shared caches. Anything not visible is a plain 404.
+import { readFile } from 'node:fs/promises';
+import type { Hono } from 'hono';
+import { verifyInbound } from '../net/signatures';
+import { problem, type ListenerContext, type ListenerCore, type ListenerEnv } from '../listener/context';
+import { asAddressed, publicUrl } from '../listener/http-parts';
+import { mayFetch, mediaAccess } from './access';
+import { isContentHash, thumbnailPath, uploadPath } from './store';
+
+export const MEDIA_HEADERS = {
+  'X-Content-Type-Options': 'nosniff',
+  // Even opened directly, a served file can never run as a page of the listener's origin.
+  'Content-Security-Policy': "default-src 'none'; sandbox",
+  'Cross-Origin-Resource-Policy': 'cross-origin',
+} as const;
+
+export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
+  const signer = async (c: ListenerContext): Promise<string | null> => {
+    const local = core.identity();
+    if (c.req.header('signature') === undefined || local === null) return null;
+    const url = publicUrl(c.req.raw, core.settings.get().baseUrl ?? local.baseUrl);
+    const result = await verifyInbound(asAddressed(c.req.raw, url, null), {
+      documentLoader: core.fed.documentLoader,
+      contextLoader: core.fed.contextLoader,
+      keyCache: core.fed.keyCache,
+      clock: core.clock,
+    });
+    return result.ok ? result.ownerActorId : null;
+  };
+
+  const serve = async (c: ListenerContext, hash: string, variant: 'file' | 'thumbnail'): Promise<Response> => {
+    const uploads = core.paths?.uploads;
+    if (!isContentHash(hash) || uploads === undefined || core.identity() === null) return problem(c, 404, 'not found');
+    const access = mediaAccess(core.db, hash);
+    if (access.kind === 'none') return problem(c, 404, 'not found');
+    const viewer = access.kind === 'restricted' ? await signer(c) : null;
+    if (!mayFetch(core.db, access, viewer)) return problem(c, 404, 'not found');
+    if (variant === 'thumbnail' && !access.upload.hasThumbnail) return problem(c, 404, 'not found');
+    let body: Buffer;
+    try {
+      body = await readFile(variant === 'file' ? uploadPath(uploads, hash) : thumbnailPath(uploads, hash));
+    } catch {
+      return problem(c, 404, 'not found');
+    }
+    const etag = `"${hash}${variant === 'thumbnail' ? '-t' : ''}"`;
+    const headers = {
+      ...MEDIA_HEADERS,
+      'Content-Type': variant === 'file' ? access.upload.contentType : 'image/webp',
+      'Cache-Control': access.kind === 'public' ? 'public, max-age=31536000, immutable' : 'private, max-age=3600',
+      ETag: etag,
+      ...(access.kind === 'restricted' ? { Vary: 'Signature, Authorization' } : {}),
+    };
+    if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
+    return c.body(new Uint8Array(body), 200, headers);
+  };
+
+  app.get('/media/thumbnails/:hash', (c) => serve(c, c.req.param('hash'), 'thumbnail'));
+  app.get('/media/:hash/:filename', (c) => serve(c, c.req.param('hash'), 'file'));
+}
