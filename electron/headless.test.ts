@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
+import { importFromMicroblogPub, parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
+import { writeMicroblogPubFolder } from '../test/microblogpub/fixture';
 import { openCore } from './core';
 import { createBackup } from './data/backup';
 
@@ -97,6 +98,28 @@ describe('--restore', () => {
       expect(lines.at(-1)).toContain('Restored');
       const back = await openCore({ dataDir: join(root, 'b'), mode: 'headless' });
       expect(back.sqlite.prepare('SELECT count(*) FROM actor').pluck().get()).toBe(1);
+      back.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--import-microblogpub', () => {
+  it('parses the folder to an absolute path', () => {
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x', '--import-microblogpub', 'data'], {}).importMicroblogPub).toBe(resolve('data'));
+  });
+
+  it('moves a microblog.pub folder into a data folder and reports what came', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tern-mbp-cli-'));
+    try {
+      const fixture = writeMicroblogPubFolder(join(root, 'mbp'));
+      const lines: string[] = [];
+      await importFromMicroblogPub(fixture.folder, join(root, 'tern'), (l) => lines.push(l));
+      expect(lines.join('\n')).toMatch(/Moved in from .*: @mo@mbp.example \(https:\/\/mbp.example\), 3 outbox, 3 inbox, 1 followers, 1 following, 2 uploads/);
+      const back = await openCore({ dataDir: join(root, 'tern'), mode: 'headless' });
+      expect(back.sqlite.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3);
+      expect(back.identity()?.handle).toBe('@mo@mbp.example');
       back.close();
     } finally {
       rmSync(root, { recursive: true, force: true });

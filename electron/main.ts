@@ -75,7 +75,7 @@ async function start(): Promise<void> {
   shellState = createShellStateStore(open.paths.dir);
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'));
-  const unregisterIpc = registerIpc(createHandlers(open), () => mainWindow?.webContents ?? null, () =>
+  const unregisterIpc = registerIpc(createHandlers(open, { host: { reopen: reopenByRelaunch } }), () => mainWindow?.webContents ?? null, () =>
     pageNetworkHints.forEach((hint) => hint()),
   );
   const stopConnectivity = feedConnectivity(open.connectivity, electronNet({
@@ -121,6 +121,27 @@ async function start(): Promise<void> {
   backups.start();
   watch.start();
   openWindow();
+}
+
+/**
+ * Restoring a backup or moving in from microblog.pub swaps the data folder's files, which needs
+ * the core closed: Tern shuts down in order (as on Quit), the swap runs, and the app relaunches
+ * on the new data. A swap that fails leaves the old files in place; the error is shown and the
+ * app relaunches on them. (Headless mode reopens its core in place instead: core-host.ts.)
+ */
+async function reopenByRelaunch<T>(swap: (dataDir: string) => Promise<T>): Promise<T> {
+  if (!core || !shutdown) throw new Error('Tern is not running yet.');
+  const dataDir = core.paths.dir;
+  await shutdown();
+  try {
+    return await swap(dataDir);
+  } catch (error) {
+    dialog.showErrorBox('Tern left your data as it was', error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    app.relaunch();
+    app.exit(0);
+  }
 }
 
 function startTray(open: Core, waitingPosts: () => number): TrayController | null {

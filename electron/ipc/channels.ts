@@ -15,6 +15,8 @@ export const CHANNEL_NAMES = [
   'export.followingCsv',
   'export.followersCsv',
   'import.following',
+  'backup.restore',
+  'import.microblogpub',
   // The author's channels (author-contract.ts).
   'posts.create',
   'posts.edit',

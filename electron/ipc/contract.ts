@@ -11,6 +11,8 @@ import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
+import type { RestoreOutcome } from '../data/restore';
+import type { MicroblogPubImport } from '../data/microblogpub-import';
 
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
@@ -67,6 +69,10 @@ export const inputs = {
   'import.following': z
     .object({ csv: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= 1024 * 1024, 'must be at most 1 MiB') })
     .strict(),
+  /** A backup's file name in the backups folder (as backup.list gives it), or an absolute path. */
+  'backup.restore': z.object({ backup: z.string().trim().min(1, 'must name a backup').max(4096) }).strict(),
+  /** microblog.pub's data/ folder (absolute); without confirm, only a preview. */
+  'import.microblogpub': z.object({ folder: z.string().trim().min(1, 'must name a folder').max(4096), confirm: z.boolean().default(false) }).strict(),
   ...authorInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
@@ -85,6 +91,8 @@ export interface Outputs extends AuthorOutputs {
   'export.followingCsv': { path: string };
   'export.followersCsv': { path: string };
   'import.following': ImportResult;
+  'backup.restore': RestoreOutcome;
+  'import.microblogpub': MicroblogPubImport;
 }
 
 export type Channel = ChannelName;

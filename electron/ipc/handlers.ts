@@ -12,10 +12,19 @@ import { createAuthorHandlers } from './author-handlers';
 import { createBackup, listBackups } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
 import { importFollowing } from '../data/import';
+import { restoreInPlace } from '../data/restore';
+import { importMicroblogPub } from '../data/microblogpub-import';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
-export function createHandlers(core: Core): Handlers {
+/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
+export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+export interface HandlerOptions {
+  /** How this process reopens its core; without it, restoring and moving in are refused. */
+  host?: { reopen: Reopen };
+}
+
+export function createHandlers(core: Core, options: HandlerOptions = {}): Handlers {
   const settings = createSettingsService(core);
   return {
     'app.status': () => core.services.status.get(),
@@ -35,6 +44,8 @@ export function createHandlers(core: Core): Handlers {
     'export.followingCsv': () => saveCsvExport(core, 'following', exportFollowingCsv(core)),
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
+    'backup.restore': ({ backup }) => restoreInPlace(core, options.host?.reopen, backup),
+    'import.microblogpub': ({ folder, confirm }) => importMicroblogPub(core, options.host?.reopen, folder, confirm),
     ...createAuthorHandlers(core),
   };
 }
