@@ -14,6 +14,8 @@ export interface CoreHostOptions {
   /** Starts what runs on an open core (loops, backup schedule); returns how to stop it. */
   run: (core: Core) => () => Promise<void>;
   log?: (line: string) => void;
+  /** What the handlers get besides the host (the tunnel runner…). */
+  handlerOptions?: Omit<HandlerOptions, 'host'>;
 }
 
 export interface CoreHost {
@@ -75,7 +77,7 @@ export async function createCoreHost(options: CoreHostOptions): Promise<CoreHost
       core.close();
     },
   };
-  const makeHandlers = (c: Core) => createHandlers(c, { host });
+  const makeHandlers = (c: Core) => createHandlers(c, { ...options.handlerOptions, host });
   handlers = makeHandlers(core);
   const delegating = Object.fromEntries(
     CHANNELS.map((channel) => [

@@ -126,3 +126,35 @@ describe('--import-microblogpub', () => {
     }
   });
 });
+
+describe('the tunnel in headless mode', () => {
+  it('starts the saved tunnel with Tern when asked to, and stops it on close', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tern-headless-tunnel-'));
+    const staticDir = mkdtempSync(join(tmpdir(), 'tern-static-'));
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>t</title>');
+    const fake = resolve(import.meta.dirname, '../test/tunnel/fake-tunnel.mjs');
+    const command = `"${process.execPath}" "${fake}" --host tern-test.trycloudflare.com`;
+    const lines: string[] = [];
+    let headless: Headless | undefined;
+    try {
+      writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ tunnel: { command, startWithTern: true } }));
+      headless = await startHeadless({ dataDir, staticDir, uiPort: 0, token: 'a'.repeat(32), log: (l) => lines.push(l) });
+      const status = await fetch(`${headless.origin}/ipc/tunnel.status`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${'a'.repeat(32)}`, 'content-type': 'application/json', host: new URL(headless.origin).host },
+        body: '{}',
+      }).then((r) => r.json() as Promise<{ value: { state: string; pid: number } }>);
+      expect(['starting', 'running']).toContain(status.value.state);
+      const pid = status.value.pid;
+      expect(pid).toBeGreaterThan(0);
+      await headless.close();
+      headless = undefined;
+      expect(() => process.kill(pid, 0)).toThrow();
+      expect(lines.some((l) => l.startsWith('tunnel: started'))).toBe(true);
+    } finally {
+      await headless?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(staticDir, { recursive: true, force: true });
+    }
+  });
+});

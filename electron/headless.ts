@@ -12,6 +12,7 @@ import { serve, type ServerType } from '@hono/node-server';
 import { UnknownDatabaseRevisionError } from '../migrations/runner';
 import { openCore, type Core } from './core';
 import { createCoreHost } from './core-host';
+import { createTunnelRunner } from './tunnel/runner';
 import { createUiApp } from './ipc/http-transport';
 import { defaultDataDir } from './paths';
 import { ListenerStartError, type ListenerAddress } from './listener/server';
@@ -123,8 +124,11 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   // The listener's address is kept across reopens (a restore, a move from microblog.pub): with
   // port 0 the port the OS gave the first time is asked for again.
   let listen = options.listen;
+  // The tunnel outlives reopens (a quick tunnel's address would change with a restart).
+  const tunnel = createTunnelRunner({ log: options.log });
   const host = await createCoreHost({
     log: options.log,
+    handlerOptions: { tunnel },
     open: async () => {
       const opened = await openCore({
         dataDir: options.dataDir,
@@ -164,6 +168,10 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       throw error;
     }
   }
+  const { command, startWithTern } = core.settings.get().tunnel;
+  if (startWithTern && command !== '') {
+    await tunnel.start(command).catch((error: unknown) => options.log(`tunnel not started: ${(error as Error).message}`));
+  }
   let allowed: string[] = [];
   const app = createUiApp({
     handlers: host.handlers(),
@@ -194,6 +202,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         server.close(() => done());
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
+      await tunnel.stop();
       await host.close();
     },
   };

@@ -7,6 +7,7 @@ import { app, BrowserWindow, dialog, session } from 'electron';
 import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
+import { createTunnelRunner } from './tunnel/runner';
 import { createBackupScheduler } from './data/backup-scheduler';
 import { defaultDataDir } from './paths';
 import { electronNet } from './shell/connectivity';
@@ -75,7 +76,13 @@ async function start(): Promise<void> {
   shellState = createShellStateStore(open.paths.dir);
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'));
-  const unregisterIpc = registerIpc(createHandlers(open, { host: { reopen: reopenByRelaunch } }), () => mainWindow?.webContents ?? null, () =>
+  // The author's tunnel runs as Tern's child, and stops when Tern quits.
+  const tunnel = createTunnelRunner({ log: (line) => console.log(line) });
+  const { command: tunnelCommand, startWithTern } = open.settings.get().tunnel;
+  if (startWithTern && tunnelCommand !== '') {
+    tunnel.start(tunnelCommand).catch((error: unknown) => console.log(`tunnel not started: ${(error as Error).message}`));
+  }
+  const unregisterIpc = registerIpc(createHandlers(open, { host: { reopen: reopenByRelaunch }, tunnel }), () => mainWindow?.webContents ?? null, () =>
     pageNetworkHints.forEach((hint) => hint()),
   );
   const stopConnectivity = feedConnectivity(open.connectivity, electronNet({
@@ -105,6 +112,7 @@ async function start(): Promise<void> {
     listener: open.listener,
     log: (line) => console.log(line),
     beforeClose: () => {
+      void tunnel.stop();
       void backups.stop();
       watch.stop();
       unsubscribes.forEach((u) => u());

@@ -17,6 +17,9 @@ export const CHANNEL_NAMES = [
   'import.following',
   'backup.restore',
   'import.microblogpub',
+  'tunnel.status',
+  'tunnel.start',
+  'tunnel.stop',
   // The author's channels (author-contract.ts).
   'posts.create',
   'posts.edit',

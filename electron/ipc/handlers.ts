@@ -14,6 +14,8 @@ import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } 
 import { importFollowing } from '../data/import';
 import { restoreInPlace } from '../data/restore';
 import { importMicroblogPub } from '../data/microblogpub-import';
+import { splitCommandLine } from '../tunnel/command-line';
+import type { TunnelRunner } from '../tunnel/runner';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -22,6 +24,8 @@ export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
 export interface HandlerOptions {
   /** How this process reopens its core; without it, restoring and moving in are refused. */
   host?: { reopen: Reopen };
+  /** The tunnel this process runs (headless, the Electron shell); without it, tunnels are refused. */
+  tunnel?: TunnelRunner;
 }
 
 export function createHandlers(core: Core, options: HandlerOptions = {}): Handlers {
@@ -46,8 +50,21 @@ export function createHandlers(core: Core, options: HandlerOptions = {}): Handle
     'import.following': ({ csv }) => importFollowing(core, csv),
     'backup.restore': ({ backup }) => restoreInPlace(core, options.host?.reopen, backup),
     'import.microblogpub': ({ folder, confirm }) => importMicroblogPub(core, options.host?.reopen, folder, confirm),
+    'tunnel.status': () => tunnelOf(options).status(),
+    'tunnel.start': async ({ command }) => {
+      const tunnel = tunnelOf(options);
+      splitCommandLine(command); // a command that cannot be split is refused before it is saved
+      core.settings.update({ tunnel: { ...core.settings.get().tunnel, command } });
+      return tunnel.start(command);
+    },
+    'tunnel.stop': () => tunnelOf(options).stop(),
     ...createAuthorHandlers(core),
   };
+}
+
+function tunnelOf(options: HandlerOptions): TunnelRunner {
+  if (!options.tunnel) throw new UnavailableError('This Tern does not run tunnels here; start your tunnel yourself and point it at the listener.');
+  return options.tunnel;
 }
 
 export function isChannel(name: string): name is Channel {
