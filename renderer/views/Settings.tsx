@@ -12,6 +12,7 @@ import { formatDateTime, strings } from '../strings';
 import type { Output } from '../../electron/ipc/contract';
 import { RestoreBackup } from '../settings/RestoreBackup';
 import { MoveFromMicroblogPub } from '../settings/MoveFromMicroblogPub';
+import { TunnelSection } from '../settings/TunnelSection';
 
 const t = strings.settings;
 
@@ -29,8 +30,9 @@ export function Settings() {
         </div>
       </header>
       <ProfileSection settings={settings} />
-      <IdentitySection settings={settings} />
+      <IdentitySection key={settings.baseUrl ?? ''} settings={settings} />
       <ListenerSection settings={settings} />
+      <TunnelSection settings={settings} />
       <OfflineSection settings={settings} />
       {mode === 'desktop' && <OsNotificationsSection settings={settings} />}
       <BackupsSection />
