@@ -31,6 +31,13 @@ test('run the tunnel command, read its public address, use it as the base URL, s
   await expect(page.getByRole('region', { name: 'Identity' }).getByRole('textbox', { name: 'Base URL' })).toHaveValue('https://brave-tern-e2e.trycloudflare.com');
   await expect(section).toContainText('This is your base URL.');
 
+  // Told it is behind the tunnel, the listener reads X-Forwarded-For (saved, and shown as saved).
+  const behind = section.getByRole('switch', { name: 'The listener is behind this tunnel' });
+  await behind.click();
+  await expect(behind).toBeChecked();
+  await page.reload();
+  await expect(page.getByRole('region', { name: 'Tunnel' }).getByRole('switch', { name: 'The listener is behind this tunnel' })).toBeChecked();
+
   await section.getByRole('button', { name: 'Stop tunnel' }).click();
   await expect(section.getByTestId('tunnel-state')).toHaveText('Not running');
 });

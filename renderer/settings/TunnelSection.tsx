@@ -105,6 +105,15 @@ export function TunnelSection({ settings }: { settings: SettingsView }) {
             );
           }}
         />
+        <Switch
+          label={t.behindProxy}
+          hint={t.behindProxyHint}
+          checked={settings.listener.behindProxy}
+          onChange={(on) => {
+            setError(null);
+            save({ listener: { behindProxy: on } }).catch((err: unknown) => setError(toApiError(err, 'settings.update')));
+          }}
+        />
         <p className={running ? 'listener-state listener-state--on' : 'listener-state'} data-testid="tunnel-state">
           <span className="status-dot" aria-hidden="true" />
           {stateText}

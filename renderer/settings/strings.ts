@@ -56,6 +56,9 @@ export const dataStrings = {
       'Your base URL is your identity. A quick tunnel gets a new address every time it starts; for an address that stays, use a named Cloudflare tunnel, an ngrok static domain, or Tailscale Funnel’s machine name.',
     command: 'Tunnel command',
     commandHint: 'Run as typed, without a shell: quote arguments with spaces.',
+    behindProxy: 'The listener is behind this tunnel',
+    behindProxyHint:
+      'Tern then takes each server’s address from the X-Forwarded-For header the tunnel adds, for the listener’s log. Signatures are always checked against your base URL; other forwarded headers are never trusted.',
     startWithTern: 'Start the tunnel with Tern',
     startWithTernHint: 'Tern stops it when it quits.',
     start: 'Start tunnel',
