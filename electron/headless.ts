@@ -233,6 +233,7 @@ export async function importFromMicroblogPub(folder: string, dataDir: string, lo
     }, folder, true);
     const { identity, counts, uploads } = result.preview;
     log(`Moved in from ${folder}: ${identity.handle} (${identity.baseUrl}), ${counts.outbox ?? 0} outbox, ${counts.inbox ?? 0} inbox, ${counts.follower ?? 0} followers, ${counts.following ?? 0} following, ${uploads} uploads.`);
+    for (const left of result.preview.leftBehind) log(`Left behind: ${left.rows} ${left.table} of kind ${left.value} (Tern has no such kind).`);
     if (result.movedAside) log(`The previous data was moved to ${result.movedAside}`);
   } finally {
     core.close();

@@ -26,8 +26,27 @@ import { KEY_FILES } from '../net/key-files';
 import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings } from '../settings';
 import { swapIntoDataFolder } from './backup';
 
-/** The revisions of microblog.pub's chain that the spec (and so Tern) knows. */
-export const MICROBLOGPUB_REVISIONS = ['f5717d82b3ff', '9b404c47970a', '4ab54becec04'] as const;
+/**
+ * microblog.pub's revisions from f5717d82b3ff on (its last release's chain), each with the
+ * revision of the spec's chain whose tables it holds. The spec names only f5717d82b3ff,
+ * 9b404c47970a and 4ab54becec04; microblog.pub's revisions between them only add columns (and
+ * a209f0333f5a refresh-token columns), which Tern's schema does not have and which are left
+ * behind. A copy is stamped with the spec's revision, so Tern's runner upgrades it from there.
+ */
+export const MICROBLOGPUB_REVISIONS: Readonly<Record<string, 'f5717d82b3ff' | '9b404c47970a' | '4ab54becec04'>> = {
+  f5717d82b3ff: 'f5717d82b3ff', // initial migration
+  '50d26a370a65': 'f5717d82b3ff', // actor.is_blocked
+  '1702e88016db': 'f5717d82b3ff', // notifications.is_accepted, is_rejected
+  '9bc69ed947e2': 'f5717d82b3ff', // inbox/outbox.conversation
+  '6286262bb466': 'f5717d82b3ff', // WAL mode
+  '5d3e3f2b9b4e': 'f5717d82b3ff', // actor.is_deleted
+  '604d125ea2fb': 'f5717d82b3ff', // inbox.has_local_mention
+  b28c0551c236: 'f5717d82b3ff', // outbox.slug
+  fadfd359ce78: 'f5717d82b3ff', // webmention.webmention_type
+  '9b404c47970a': '9b404c47970a', // actor.are_announces_hidden_from_stream
+  '4ab54becec04': '4ab54becec04', // oauth_client
+  a209f0333f5a: '4ab54becec04', // indieauth_access_token.refresh_token, was_refreshed
+};
 const DB_FILE = 'microblogpub.db';
 const PROFILE_FILE = 'profile.toml';
 const KEY_FILE = 'key.pem';
@@ -49,6 +68,8 @@ export interface MicroblogPubPreview {
   /** Rows per table in the microblog.pub database. */
   counts: Record<string, number>;
   uploads: number;
+  /** Rows not brought over: their kind (a notification type…) is one Tern does not have. */
+  leftBehind: LeftBehind[];
   /** This Tern's base URL when it differs from the one moving in (the identity changes). */
   replacesBaseUrl: string | null;
 }
@@ -212,12 +233,15 @@ async function copyDatabase(folder: string, dest: string): Promise<string> {
       revision = 'several revisions';
     }
     if (revision === null) throw new BadInputError(`${DB_FILE} has no schema revision: it is not a microblog.pub database.`);
-    if (!(MICROBLOGPUB_REVISIONS as readonly string[]).includes(revision)) {
+    const spec = Object.hasOwn(MICROBLOGPUB_REVISIONS, revision) ? MICROBLOGPUB_REVISIONS[revision] : undefined;
+    if (spec === undefined) {
       throw new BadInputError(
-        `${DB_FILE} is at revision ${revision}, which Tern does not know: Tern reads microblog.pub databases at ` +
-          `${MICROBLOGPUB_REVISIONS.join(', ')}. Nothing was changed.`,
+        `${DB_FILE} is at revision ${revision}, which Tern does not know: Tern reads microblog.pub databases from ` +
+          'f5717d82b3ff to a209f0333f5a (microblog.pub 2.x); a later version or a fork changed more than Tern can carry over. Nothing was changed.',
       );
     }
+    // Stamped with the spec's revision it corresponds to: Tern's runner goes on from there.
+    copy.prepare('UPDATE alembic_version SET version_num = ?').run(spec);
     return revision;
   } finally {
     copy.close();
@@ -259,6 +283,37 @@ function datetimeColumns(sqlite: Sqlite, table: string): Set<string> {
   return new Set([...sql.matchAll(/CHECK \((\w+) IS NULL OR \(datetime\(/g)].map((m) => m[1]!));
 }
 
+/** Tern's enumerations of a table (ck_<table>_<column> CHECK (column IN ('A', 'B'…))). */
+function enumColumns(sqlite: Sqlite, table: string): Map<string, string[]> {
+  const sql = (sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string | undefined) ?? '';
+  return new Map([...sql.matchAll(/CHECK \((\w+) IN \(((?:'[A-Z_]+'(?:, )?)+)\)\)/g)].map((m) => [m[1]!, [...m[2]!.matchAll(/'([A-Z_]+)'/g)].map((v) => v[1]!)]));
+}
+
+/** Rows whose enumeration value Tern does not have (microblog.pub's later notification kinds…). */
+export interface LeftBehind {
+  table: string;
+  column: string;
+  value: string;
+  rows: number;
+}
+
+const knownValueSql = (column: string, values: readonly string[], alias: string) =>
+  `(${alias}.${q(column)} IS NULL OR ${alias}.${q(column)} IN (${values.map((v) => `'${v}'`).join(', ')}))`;
+
+/** What the rows of `source` hold that Tern's enumerations (read from `tern`) do not know. */
+function unknownValues(tern: Sqlite, source: Sqlite, sourceSchema: string, tables: readonly string[]): LeftBehind[] {
+  const out: LeftBehind[] = [];
+  for (const table of tables) {
+    for (const [column, values] of enumColumns(tern, table)) {
+      const rows = source
+        .prepare(`SELECT src.${q(column)} AS value, count(*) AS n FROM ${sourceSchema}.${q(table)} AS src WHERE NOT ${knownValueSql(column, values, 'src')} GROUP BY src.${q(column)} ORDER BY 1`)
+        .all() as { value: unknown; n: number }[];
+      for (const row of rows) out.push({ table, column, value: String(row.value), rows: row.n });
+    }
+  }
+  return out;
+}
+
 function columnsOf(sqlite: Sqlite, table: string, schema = 'main'): string[] {
   return (sqlite.prepare(`PRAGMA "${schema}".table_info("${table}")`).all() as { name: string }[]).map((c) => c.name);
 }
@@ -271,10 +326,12 @@ function datetimeSql(column: string): string {
   return `CASE WHEN ${c} IS NULL THEN NULL WHEN ${c} GLOB '*Z' OR ${c} GLOB '*[+-][0-9][0-9]:[0-9][0-9]' THEN ${c} ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${c}) END`;
 }
 
-/** Copies every row of `sourcePath` (already at Tern's head) into `target`, ids kept. */
-function copyRows(target: Sqlite, sourcePath: string): void {
+/** Copies every row of `sourcePath` (already at Tern's head) into `target`, ids kept — but rows
+ * with an enumeration value Tern does not have, which are reported instead. */
+function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
   target.prepare('ATTACH DATABASE ? AS src').run(sourcePath);
   try {
+    const leftBehind = unknownValues(target, target, 'src', tableNames(target));
     target.pragma('foreign_keys = OFF');
     const copyAll = target.transaction(() => {
       for (const table of tableNames(target)) {
@@ -282,8 +339,10 @@ function copyRows(target: Sqlite, sourcePath: string): void {
         const columns = columnsOf(target, table).filter((c) => from.has(c));
         const dates = datetimeColumns(target, table);
         const select = columns.map((c) => (dates.has(c) ? datetimeSql(c) : `src.${q(c)}`)).join(', ');
+        const known = [...enumColumns(target, table)].map(([column, values]) => knownValueSql(column, values, 'src'));
+        const where = known.length > 0 ? ` WHERE ${known.join(' AND ')}` : '';
         try {
-          target.exec(`INSERT INTO main.${q(table)} (${columns.map(q).join(', ')}) SELECT ${select} FROM src.${q(table)} AS src ORDER BY src.rowid`);
+          target.exec(`INSERT INTO main.${q(table)} (${columns.map(q).join(', ')}) SELECT ${select} FROM src.${q(table)} AS src${where} ORDER BY src.rowid`);
         } catch (error) {
           throw new BadInputError(`The rows of ${table} could not be brought over (${(error as Error).message}); nothing was changed.`);
         }
@@ -294,6 +353,7 @@ function copyRows(target: Sqlite, sourcePath: string): void {
       }
     });
     copyAll();
+    return leftBehind;
   } finally {
     target.pragma('foreign_keys = ON');
     target.exec('DETACH DATABASE src');
@@ -313,12 +373,14 @@ export async function previewMicroblogPub(core: Pick<Core, 'paths' | 'settings' 
     const revision = await copyDatabase(folder, copy);
     const sqlite = new Database(copy, { readonly: true });
     let counts: Record<string, number>;
+    let leftBehind: LeftBehind[];
     try {
       const tables = tableNames(sqlite);
       if (!['outbox', 'inbox', 'actor'].every((t) => tables.includes(t))) {
         throw new BadInputError(`${DB_FILE} does not hold microblog.pub's tables (outbox, inbox, actor).`);
       }
       counts = countRows(sqlite, tables);
+      leftBehind = unknownValues(core.sqlite, sqlite, 'main', tables);
     } finally {
       sqlite.close();
     }
@@ -329,6 +391,7 @@ export async function previewMicroblogPub(core: Pick<Core, 'paths' | 'settings' 
       identity,
       counts,
       uploads: await countFiles(join(folder, 'uploads')),
+      leftBehind,
       replacesBaseUrl: current !== null && current !== identity.baseUrl ? current : null,
     };
   } finally {

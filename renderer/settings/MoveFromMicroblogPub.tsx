@@ -72,6 +72,7 @@ export function MoveFromMicroblogPub() {
               <p className="notice__title">{t.previewTitle(preview.identity.handle)}</p>
               <p className="notice__detail">{t.previewFacts(preview.counts, preview.uploads)}</p>
               <p className="notice__detail">{t.revision(preview.revision, preview.identity.baseUrl)}</p>
+              {preview.leftBehind.length > 0 && <p className="notice__detail">{t.leftBehind(preview.leftBehind)}</p>}
               {preview.replacesBaseUrl && <p className="notice__detail">{t.replaces(preview.replacesBaseUrl, preview.identity.baseUrl)}</p>}
             </div>
           </div>

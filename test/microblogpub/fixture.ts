@@ -4,7 +4,10 @@
 // The database is built by replaying the spec's revision chain (f5717d82b3ff → 9b404c47970a →
 // 4ab54becec04) as Tern's frozen revisions write it, minus the CHECK constraints that are Tern's
 // own storage rules (microblog.pub's SQLAlchemy tables have none), and stamped in
-// alembic_version as Alembic does. The rows are in microblog.pub's formats: naive UTC datetimes
+// alembic_version as Alembic does. microblog.pub's own revisions between and after the spec's
+// (up to a209f0333f5a, its last) add the columns they add (REAL_CHAIN below, from their
+// names and the reference notes); a209f0333f5a also gets a notification kind the spec lacks.
+// The rows are in microblog.pub's formats: naive UTC datetimes
 // with microseconds ("2022-07-01 10:00:00.123456"), enum names, JSON text, booleans as 0/1.
 // key.pem is a PKCS#1 PEM, as microblog.pub's key generation writes it.
 import { generateKeyPairSync } from 'node:crypto';
@@ -13,7 +16,28 @@ import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { upgrade } from '../../migrations/runner';
 
-export type MicroblogPubRevision = 'f5717d82b3ff' | '9b404c47970a' | '4ab54becec04';
+type SpecRevision = 'f5717d82b3ff' | '9b404c47970a' | '4ab54becec04';
+
+/** microblog.pub's chain from f5717d82b3ff: the spec's revision it holds, and what it adds. */
+const REAL_CHAIN: { id: string; spec: SpecRevision; adds: string[] }[] = [
+  { id: 'f5717d82b3ff', spec: 'f5717d82b3ff', adds: [] },
+  { id: '50d26a370a65', spec: 'f5717d82b3ff', adds: ["ALTER TABLE actor ADD COLUMN is_blocked BOOLEAN DEFAULT '0' NOT NULL"] },
+  { id: '1702e88016db', spec: 'f5717d82b3ff', adds: ['ALTER TABLE notifications ADD COLUMN is_accepted BOOLEAN', 'ALTER TABLE notifications ADD COLUMN is_rejected BOOLEAN'] },
+  { id: '9bc69ed947e2', spec: 'f5717d82b3ff', adds: ['ALTER TABLE inbox ADD COLUMN conversation VARCHAR', 'ALTER TABLE outbox ADD COLUMN conversation VARCHAR'] },
+  { id: '6286262bb466', spec: 'f5717d82b3ff', adds: [] },
+  { id: '5d3e3f2b9b4e', spec: 'f5717d82b3ff', adds: ["ALTER TABLE actor ADD COLUMN is_deleted BOOLEAN DEFAULT '0' NOT NULL"] },
+  { id: '604d125ea2fb', spec: 'f5717d82b3ff', adds: ["ALTER TABLE inbox ADD COLUMN has_local_mention BOOLEAN DEFAULT '0' NOT NULL"] },
+  { id: 'b28c0551c236', spec: 'f5717d82b3ff', adds: ['ALTER TABLE outbox ADD COLUMN slug VARCHAR'] },
+  { id: 'fadfd359ce78', spec: 'f5717d82b3ff', adds: ['ALTER TABLE webmention ADD COLUMN webmention_type VARCHAR(7)'] },
+  { id: '9b404c47970a', spec: '9b404c47970a', adds: ["ALTER TABLE actor ADD COLUMN are_announces_hidden_from_stream BOOLEAN DEFAULT '0' NOT NULL"] },
+  { id: '4ab54becec04', spec: '4ab54becec04', adds: [] },
+  {
+    id: 'a209f0333f5a',
+    spec: '4ab54becec04',
+    adds: ['ALTER TABLE indieauth_access_token ADD COLUMN refresh_token VARCHAR', "ALTER TABLE indieauth_access_token ADD COLUMN was_refreshed BOOLEAN DEFAULT '0' NOT NULL"],
+  },
+];
+export type MicroblogPubRevision = (typeof REAL_CHAIN)[number]['id'];
 
 export interface MicroblogPubFixture {
   folder: string;
@@ -28,7 +52,7 @@ export interface MicroblogPubFixture {
 }
 
 /** The spec's schema at `revision` without Tern's CHECK constraints: CREATE statements in order. */
-function microblogPubDdl(revision: MicroblogPubRevision): string[] {
+function microblogPubDdl(revision: SpecRevision): string[] {
   const scratch = new Database(':memory:');
   try {
     upgrade(scratch, revision);
@@ -47,7 +71,7 @@ export function writeMicroblogPubFolder(
   folder: string,
   options: { revision?: MicroblogPubRevision; baseUrl?: string; username?: string; https?: boolean } = {},
 ): MicroblogPubFixture {
-  const revision = options.revision ?? '4ab54becec04';
+  const revision: MicroblogPubRevision = options.revision ?? '4ab54becec04';
   const baseUrl = options.baseUrl ?? BASE;
   const username = options.username ?? 'mo';
   const domain = new URL(baseUrl).host;
@@ -87,7 +111,10 @@ export function writeMicroblogPubFolder(
   const db = new Database(join(folder, 'microblogpub.db'));
   try {
     db.pragma('journal_mode = WAL');
-    for (const statement of microblogPubDdl(revision)) db.exec(statement);
+    const at = REAL_CHAIN.findIndex((r) => r.id === revision);
+    if (at === -1) throw new Error(`not a microblog.pub revision: ${revision}`);
+    for (const statement of microblogPubDdl(REAL_CHAIN[at]!.spec)) db.exec(statement);
+    for (const step of REAL_CHAIN.slice(0, at + 1)) step.adds.forEach((sql) => db.exec(sql));
     db.exec('CREATE TABLE alembic_version (version_num VARCHAR(32) NOT NULL, CONSTRAINT alembic_version_pkc PRIMARY KEY (version_num))');
     db.prepare('INSERT INTO alembic_version (version_num) VALUES (?)').run(revision);
 
@@ -185,7 +212,11 @@ export function writeMicroblogPubFolder(
     insert('notifications', { id: 2, created_at: t(36), notification_type: 'LIKE', is_new: 1, actor_id: 1, outbox_object_id: 1, inbox_object_id: 2 });
     insert('notifications', { id: 3, created_at: t(37), notification_type: 'NEW_WEBMENTION', is_new: 1, outbox_object_id: 1, webmention_id: 1 });
     insert('outgoing_activity', { id: 1, created_at: t(38), recipient: 'https://other.example/inbox', outbox_object_id: 3, tries: 1, next_try: null, last_try: t(38), last_status_code: 202, is_sent: 1, is_errored: 0 });
-    if (revision === '4ab54becec04') {
+    if (revision === 'a209f0333f5a') {
+      // A follow request waiting, as microblog.pub 2.x records it: a kind the spec does not list.
+      insert('notifications', { id: 4, created_at: t(40), notification_type: 'PENDING_INCOMING_FOLLOWER', is_new: 1, actor_id: 2 });
+    }
+    if (REAL_CHAIN[at]!.spec === '4ab54becec04') {
       insert('oauth_client', { id: 1, created_at: t(39), client_name: 'Some app', redirect_uris: JSON.stringify(['https://app.example/cb']), client_id: 'a'.repeat(32), client_secret: 'b'.repeat(64) });
     }
     const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'alembic_version'").pluck().all() as string[];
