@@ -1,7 +1,7 @@
 // Settings → Move from microblog.pub: a microblog.pub data/ folder (its database built from the
-// spec's revisions, profile.toml, key.pem, uploads) is checked, previewed, and moved in; Tern
-// reopens as the same actor with the same key, and its posts, followers, following and
-// notifications are in the app. A folder that is not microblog.pub's is refused, saying why.
+// spec's revisions and microblog.pub's later ones, profile.toml, key.pem, uploads) is checked,
+// previewed, and moved in; Tern reopens as the same actor with the same key, and its posts,
+// followers, following and notifications are in the app. A folder that is not microblog.pub's is refused, saying why.
 import { createHash, createPublicKey } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,7 +14,9 @@ test('move in from a microblog.pub data folder and be the same actor', async ({ 
   test.setTimeout(60_000);
   const root = await mkdtemp(join(tmpdir(), 'tern-e2e-mbp-'));
   try {
-    const fixture = writeMicroblogPubFolder(join(root, 'data'));
+    // At a209f0333f5a, where microblog.pub 2.x installs are: its columns beyond the spec, and a
+    // waiting follow request of a kind Tern does not have.
+    const fixture = writeMicroblogPubFolder(join(root, 'data'), { revision: 'a209f0333f5a' });
     await page.goto(`${tern.url}#/settings`);
     const section = page.getByRole('region', { name: 'Move from microblog.pub' });
     const folder = section.getByRole('textbox', { name: 'microblog.pub data folder' });
@@ -29,7 +31,9 @@ test('move in from a microblog.pub data folder and be the same actor', async ({ 
     await section.getByRole('button', { name: 'Check folder' }).click();
     const preview = section.getByTestId('microblogpub-preview');
     await expect(preview).toContainText('You will be @mo@mbp.example');
-    await expect(preview).toContainText('3 outbox entries · 3 inbox entries · 1 follower · 1 following · 3 notifications · 1 webmention · 2 uploads');
+    await expect(preview).toContainText('3 outbox entries · 3 inbox entries · 1 follower · 1 following · 4 notifications · 1 webmention · 2 uploads');
+    await expect(preview).toContainText('Database revision a209f0333f5a.');
+    await expect(preview).toContainText('Left behind, as Tern has no such kind: 1 row of notifications (PENDING_INCOMING_FOLLOWER).');
     await expect(preview).toContainText('Tern’s base URL changes from https://tern.test to https://mbp.example');
     await section.scrollIntoViewIfNeeded();
     await page.screenshot({ path: screenshotPath('settings-microblogpub-preview') });

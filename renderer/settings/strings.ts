@@ -41,7 +41,7 @@ export const dataStrings = {
     replaces: (before: string, after: string) =>
       `Tern’s base URL changes from ${before} to ${after}. Nobody follows ${before} yet, so nothing is lost; the address is who you are from now on.`,
     leftBehind: (rows: readonly { table: string; value: string; rows: number }[]) =>
-      `Left behind, as Tern has no such kind: ${rows.map((r) => `${formatNumber(r.rows)} ${r.table} of kind ${r.value}`).join(', ')}.`,
+      `Left behind, as Tern has no such kind: ${rows.map((r) => `${n(r.rows, 'row', 'rows')} of ${r.table} (${r.value})`).join(', ')}.`,
     confirmButton: 'Move in and reopen',
     moving: 'Moving in…',
     moved: (handle: string, aside: string | null) => `You are ${handle} on Tern now.${aside ? ` What Tern held before is in ${aside}.` : ''}`,
