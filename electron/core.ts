@@ -31,6 +31,7 @@ import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
 import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
+import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -68,7 +69,7 @@ export interface Core {
   inboxEvents: InboxEvents;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
   listener: ListenerControl;
-  services: { status: StatusService; notifications: NotificationService; author: AuthorService };
+  services: { status: StatusService; notifications: NotificationService; author: AuthorService; indieauth: IndieAuthService };
   /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
    * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
   connectivity: ConnectivityWatch;
@@ -172,6 +173,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           displayName: () => settings.get().displayName,
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
+        indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
       },
       connectivity,
       loops: { inbox: inboxLoop, delivery: deliveryLoop },

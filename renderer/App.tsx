@@ -12,6 +12,7 @@ import { placeOf, useRoute, type Route, type RouteId } from './places';
 import { hasIdentity, useSettingsStore } from './store/settings';
 import { useStatusStore } from './store/status';
 import { strings } from './strings';
+import { Apps } from './views/Apps';
 import { Compose } from './views/Compose';
 import { Deliveries } from './views/Deliveries';
 import { Notifications } from './views/Notifications';
@@ -30,6 +31,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   profile: Profile,
   people: People,
   deliveries: Deliveries,
+  apps: Apps,
   settings: Settings,
   overview: Overview,
   thread: Thread,
@@ -42,6 +44,7 @@ const TITLES: Record<RouteId, string> = {
   profile: strings.places.profile,
   people: strings.places.people,
   deliveries: strings.places.deliveries,
+  apps: strings.places.apps,
   settings: strings.places.settings,
   overview: strings.overview.title,
   thread: strings.thread.title,

@@ -12,6 +12,7 @@ export const PLACES = [
   { id: 'profile', label: strings.places.profile },
   { id: 'people', label: strings.places.people },
   { id: 'deliveries', label: strings.places.deliveries },
+  { id: 'apps', label: strings.places.apps },
   { id: 'settings', label: strings.places.settings },
   { id: 'overview', label: strings.places.overview },
 ] as const;

@@ -83,7 +83,9 @@ export const strings = {
     deliveries: 'Deliveries',
     settings: 'Settings',
     overview: 'Overview',
+    apps: 'Apps',
     unread: (n: number) => `${formatNumber(n)} unread`,
+    waiting: (n: number) => `${formatNumber(n)} waiting for your approval`,
   },
 
   statusLine: {
@@ -546,6 +548,38 @@ export const strings = {
         text: (_handle: string) => 'When you follow someone who approves followers by hand, it waits here until they answer.',
       },
     },
+  },
+
+  apps: {
+    title: 'Apps',
+    lede: 'Apps that sign in as you (IndieAuth) and post for you (Micropub). Nothing gets access until you approve it here.',
+    pendingTitle: 'Waiting for your approval',
+    pendingEmpty: 'No app is asking to sign in. When one does, it waits here — the page it opened says “Open Tern to approve”.',
+    asks: (name: string) => `${name} wants to sign in as you`,
+    registered: 'Registered with this Tern',
+    identifiedBy: 'Identified by its address',
+    sendsBackTo: 'Sends you back to',
+    signInOnly: 'It asks only to know who you are. It will not be able to post.',
+    scopesLegend: 'Allow it to',
+    scopes: {
+      profile: 'See your name and profile address',
+      create: 'Post, like and boost as you',
+      update: 'Edit your posts',
+      delete: 'Delete your posts',
+      media: 'Upload media (Tern has no media endpoint yet)',
+    } as Record<string, string>,
+    expires: 'Expires',
+    approve: 'Approve',
+    deny: 'Deny',
+    approved: (name: string) => `${name} is signed in. Its page will go back to it by itself.`,
+    denied: (name: string) => `${name} was refused.`,
+    accessTitle: 'Apps with access',
+    accessEmpty: 'No app can post for you.',
+    granted: 'Allowed',
+    validUntil: 'expires',
+    revoke: 'Revoke',
+    confirmRevoke: 'Revoke access',
+    loadFailed: 'The apps could not be loaded.',
   },
 
   errors: {

@@ -46,5 +46,10 @@ export const CHANNEL_NAMES = [
   'deliveries.retryNow',
   'connectivity.get',
   'connectivity.setWorkOffline',
+  // Apps: IndieAuth consent and tokens (apps-contract.ts).
+  'apps.pending',
+  'apps.decide',
+  'apps.list',
+  'apps.revoke',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -9,6 +9,7 @@ import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import type { NotificationPage } from '../notifications/service';
 import type { FollowRequest } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
+import { appsInputs, type AppsOutputs } from './apps-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
 import type { RestoreOutcome } from '../data/restore';
@@ -79,9 +80,10 @@ export const inputs = {
   'tunnel.start': z.object({ command: z.string().trim().min(1, 'must name the program to run').max(2000, 'must be at most 2000 characters') }).strict(),
   'tunnel.stop': z.object({}).strict(),
   ...authorInputs,
+  ...appsInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs {
+export interface Outputs extends AuthorOutputs, AppsOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

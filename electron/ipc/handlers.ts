@@ -59,6 +59,10 @@ export function createHandlers(core: Core, options: HandlerOptions = {}): Handle
     },
     'tunnel.stop': () => tunnelOf(options).stop(),
     ...createAuthorHandlers(core),
+    'apps.pending': () => core.services.indieauth.pending(),
+    'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
+    'apps.list': () => core.services.indieauth.apps(),
+    'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
   };
 }
 

@@ -6,6 +6,8 @@ import { Hono, type MiddlewareHandler } from 'hono';
 import { mountActorRoutes } from './actor-routes';
 import { mountDiscoveryRoutes } from './discovery-routes';
 import { mountInboxRoute } from './inbox-route';
+import { mountIndieAuthRoutes } from './indieauth-routes';
+import { mountMicropubRoute } from './micropub-route';
 import { mountObjectRoutes } from './object-routes';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
@@ -28,10 +30,12 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
     c.set('local', local);
     await next();
   };
-  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox']) {
+  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub']) {
     app.use(path, configured);
   }
 
+  mountIndieAuthRoutes(app, core);
+  mountMicropubRoute(app, core);
   mountDiscoveryRoutes(app, core);
   mountActorRoutes(app, core);
   mountObjectRoutes(app, core);

@@ -8,7 +8,11 @@ import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
 import { PAGE_HEADERS } from './pages';
 
 /** The part of the core the listener reads. */
-export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & { inboxEvents?: InboxEvents };
+export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & {
+  inboxEvents?: InboxEvents;
+  /** IndieAuth and Micropub answer 503 without these. */
+  services?: Partial<Pick<Core['services'], 'indieauth' | 'author'>>;
+};
 
 export interface ListenerAppOptions {
   /** Called after an activity is queued (besides core.inboxEvents), e.g. to wake a loop. */

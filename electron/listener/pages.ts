@@ -37,7 +37,7 @@ export interface ProfileView {
   photoUrl?: string | null;
 }
 
-function page(title: string, head: string, body: string): string {
+export function page(title: string, head: string, body: string): string {
   return (
     `<!doctype html>\n<html lang="en"><head><meta charset="utf-8">` +
     `<meta name="viewport" content="width=device-width, initial-scale=1">` +

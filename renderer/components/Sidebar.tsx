@@ -5,7 +5,8 @@ import { useEffect } from 'react';
 import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
-import { BellIcon, GearIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
+import { usePendingApps } from '../apps/pending';
+import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,
@@ -14,6 +15,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   profile: PersonIcon,
   people: PeopleIcon,
   deliveries: OutboxIcon,
+  apps: KeyIcon,
   settings: GearIcon,
   overview: OverviewIcon,
 };
@@ -23,6 +25,7 @@ const SHORTCUTS: Partial<Record<PlaceId, string>> = { compose: 'n' };
 export function Sidebar({ current, handle }: { current: PlaceId; handle: string | null }) {
   const unread = useUnreadStore((state) => state.count);
   const refreshUnread = useUnreadStore((state) => state.refresh);
+  const waitingApps = usePendingApps().length;
 
   useEffect(() => {
     void refreshUnread();
@@ -44,7 +47,7 @@ export function Sidebar({ current, handle }: { current: PlaceId; handle: string 
           {PLACES.map((place) => {
             const PlaceIcon = ICONS[place.id];
             const shortcut = SHORTCUTS[place.id];
-            const count = place.id === 'notifications' ? unread : 0;
+            const count = place.id === 'notifications' ? unread : place.id === 'apps' ? waitingApps : 0;
             return (
               <li key={place.id} className={place.id === 'overview' ? 'places__item--secondary' : undefined}>
                 <a
@@ -56,9 +59,9 @@ export function Sidebar({ current, handle }: { current: PlaceId; handle: string 
                   <PlaceIcon />
                   <span className="places__label">{place.label}</span>
                   {count > 0 && (
-                    <span className="badge" data-testid="unread-badge">
+                    <span className="badge" data-testid={place.id === 'apps' ? 'apps-badge' : 'unread-badge'}>
                       <span aria-hidden="true">{formatNumber(count)}</span>
-                      <span className="visually-hidden">{strings.places.unread(count)}</span>
+                      <span className="visually-hidden">{place.id === 'apps' ? strings.places.waiting(count) : strings.places.unread(count)}</span>
                     </span>
                   )}
                   {shortcut && (

@@ -241,3 +241,12 @@ export const TernMark = () => (
     />
   </svg>
 );
+
+export const KeyIcon = () => (
+  <Icon>
+    <circle cx="8" cy="15" r="4" />
+    <path d="M11 12l8-8" />
+    <path d="M16 7l3 3" />
+    <path d="M14 9l2 2" />
+  </Icon>
+);

@@ -1,0 +1,366 @@
+// IndieAuth as Tern runs it. The listener's authorization endpoint is open to the whole
+// internet, so it never approves anything itself: it checks the request, keeps it pending (in
+// memory; a request lives ten minutes) and shows a page that waits. The AUTHOR approves or
+// denies in the app (Electron window or headless UI), choosing which of the requested scopes to
+// grant; approval writes an indieauth_authorization_request row with a one-time code, and the
+// waiting page then sends the browser back to the client with the code, its state and `iss`.
+// The token endpoint exchanges a code once, within ten minutes, for the client and redirect URI
+// it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
+// stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { Db } from '../../db/client';
+import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken } from '../../db/schema';
+import type { LocalActor } from '../federation/identity';
+import type { HttpClient } from '../net/http-client';
+import { BadInputError, NotFoundError } from '../errors';
+import {
+  authenticateClient,
+  fetchClientInfo,
+  registerClient,
+  findRegisteredClient,
+  isIndieAuthClientId,
+  OAuthError,
+  redirectUriAllowed,
+  registeredClientInfo,
+  type ClientInfo,
+  type RegistrationRequest,
+} from './clients';
+import { hasScope, joinScopes, knownScopes, type Scope } from './scopes';
+import { hashSecret, matchesHash, randomSecret, verifyPkce } from './secrets';
+
+/** How long a code (and a request waiting for the author) lives. */
+export const CODE_LIFETIME_MS = 10 * 60 * 1000;
+/** Access tokens live 30 days (expires_in, seconds); there are no refresh tokens (the spec's
+ * token record has no column for one), so a client asks the author again afterwards. */
+export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
+/** At most this many requests wait for the author at once; the oldest make way. Anyone can
+ * open /auth, and each pending request is shown in the app. */
+export const MAX_PENDING = 20;
+
+export interface AuthorizationParams {
+  clientId: string;
+  redirectUri: string;
+  state: string;
+  codeChallenge: string;
+  scope: string | null;
+  me: string | null;
+}
+
+/** A request waiting for the author, as the consent screen shows it. */
+export interface PendingAuthorization {
+  id: string;
+  createdAt: string;
+  expiresAt: string;
+  client: Omit<ClientInfo, 'redirectUris'>;
+  redirectUri: string;
+  /** Known scopes asked for; empty: sign-in only (the app learns who you are, nothing more). */
+  scopes: Scope[];
+}
+
+interface Pending {
+  view: PendingAuthorization;
+  /** Unguessable: the waiting page's address, the only way to collect the code. */
+  handle: string;
+  params: AuthorizationParams;
+  created: number;
+  outcome: { kind: 'approved'; code: string } | { kind: 'denied' } | null;
+}
+
+export type WaitOutcome = { kind: 'waiting'; pending: PendingAuthorization } | { kind: 'redirect'; location: string } | { kind: 'gone' };
+
+export interface AppAccess {
+  /** indieauth_access_token.id */
+  id: number;
+  clientId: string;
+  clientName: string;
+  clientUrl: string | null;
+  registered: boolean;
+  scopes: string[];
+  createdAt: string;
+  expiresAt: string;
+}
+
+export interface TokenGrant {
+  token: IndieauthAccessToken;
+  clientId: string | null;
+  scope: string;
+  expiresAt: Date;
+}
+
+export interface IndieAuthDeps {
+  db: Db;
+  fed: { client: HttpClient };
+  clock: () => Date;
+  identity: () => LocalActor | null;
+  displayName: () => string;
+}
+
+/** The canonical profile URL (`me`): the actor id with the slash IndieAuth's URL rules add. */
+export const profileUrl = (local: LocalActor) => `${local.id}/`;
+export const issuerOf = profileUrl;
+
+export type IndieAuthService = ReturnType<typeof createIndieAuthService>;
+
+function withQuery(uri: string, params: Record<string, string>): string {
+  // Built with URL, so a redirect_uri that has a query keeps it (the service behind the spec
+  // concatenated strings).
+  const url = new URL(uri);
+  for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
+  return url.href;
+}
+
+export function createIndieAuthService(deps: IndieAuthDeps) {
+  const pending = new Map<string, Pending>();
+  const now = () => deps.clock().getTime();
+  const local = (): LocalActor => {
+    const actor = deps.identity();
+    if (!actor) throw new OAuthError('invalid_request', 'this Tern has no public identity yet');
+    return actor;
+  };
+
+  const sweep = () => {
+    for (const [id, entry] of pending) if (now() - entry.created >= CODE_LIFETIME_MS) pending.delete(id);
+  };
+
+  async function clientInfo(clientId: string): Promise<ClientInfo> {
+    const registered = findRegisteredClient(deps.db, clientId);
+    if (registered) return registeredClientInfo(registered);
+    if (!isIndieAuthClientId(clientId)) throw new OAuthError('invalid_client', 'client_id is neither a registered client nor an http(s) URL');
+    return fetchClientInfo(deps.fed.client, clientId);
+  }
+
+  function profile(scope: string) {
+    const me = profileUrl(local());
+    return hasScope(scope, 'profile') ? { me, profile: { name: deps.displayName() || local().username, url: me } } : { me };
+  }
+
+  /** The code's request row, checked for everything but PKCE; throws invalid_grant. */
+  function findCode(code: string, clientId: string, redirectUri: string) {
+    const row = deps.db.select().from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.code, hashSecret(code))).get();
+    if (!row || !matchesHash(code, row.code)) throw new OAuthError('invalid_grant', 'unknown authorization code');
+    if (row.isUsed) {
+      // RFC 6749 §4.1.2: a code used twice may be stolen; what it gave is taken back.
+      deps.db.update(indieauthAccessToken).set({ isRevoked: true }).where(eq(indieauthAccessToken.indieauthAuthorizationRequestId, row.id)).run();
+      throw new OAuthError('invalid_grant', 'this authorization code was already used');
+    }
+    if (now() - row.createdAt.getTime() >= CODE_LIFETIME_MS) throw new OAuthError('invalid_grant', 'this authorization code has expired');
+    if (row.clientId !== clientId) throw new OAuthError('invalid_grant', 'the code was issued to another client_id');
+    if (row.redirectUri !== redirectUri) throw new OAuthError('invalid_grant', 'redirect_uri does not match the authorization request');
+    return row;
+  }
+
+  function checkVerifier(verifier: string | null, row: { codeChallenge: string | null }) {
+    if (verifier === null) throw new OAuthError('invalid_grant', 'code_verifier is missing');
+    if (row.codeChallenge === null || !verifyPkce(verifier, row.codeChallenge)) throw new OAuthError('invalid_grant', 'code_verifier does not match the code_challenge');
+  }
+
+  /** Marks the code used; false if another request used it first. */
+  function useCode(tx: Pick<Db, 'update'>, id: number): boolean {
+    const done = tx
+      .update(indieauthAuthorizationRequest)
+      .set({ isUsed: true })
+      .where(and(eq(indieauthAuthorizationRequest.id, id), eq(indieauthAuthorizationRequest.isUsed, false)))
+      .returning({ id: indieauthAuthorizationRequest.id })
+      .get();
+    return done !== undefined;
+  }
+
+  function grantOf(token: IndieauthAccessToken): TokenGrant {
+    const request = token.indieauthAuthorizationRequestId
+      ? deps.db.select().from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.id, token.indieauthAuthorizationRequestId)).get()
+      : undefined;
+    return { token, clientId: request?.clientId ?? null, scope: token.scope, expiresAt: new Date(token.createdAt.getTime() + token.expiresIn * 1000) };
+  }
+
+  function findToken(secret: string): TokenGrant | null {
+    const token = deps.db.select().from(indieauthAccessToken).where(eq(indieauthAccessToken.accessToken, hashSecret(secret))).get();
+    if (!token || !matchesHash(secret, token.accessToken)) return null;
+    return grantOf(token);
+  }
+
+  const isActive = (grant: TokenGrant) => !grant.token.isRevoked && grant.expiresAt.getTime() > now();
+
+  return {
+    /** The authorization endpoint's GET, first step: the client and its redirect URI. Problems
+     * here are shown on a page (the redirect URI cannot be trusted); later ones are sent back to
+     * the client. */
+    async checkClient(clientId: string, redirectUri: string): Promise<ClientInfo> {
+      local();
+      const client = await clientInfo(clientId);
+      if (!redirectUriAllowed(client, redirectUri)) {
+        throw new OAuthError('invalid_redirect_uri', 'redirect_uri is not one this client registered or published, nor on its own origin');
+      }
+      return client;
+    },
+
+    /** After checkClient: keeps the request waiting for the author. */
+    startAuthorization(params: AuthorizationParams, client: ClientInfo): { handle: string; pending: PendingAuthorization } {
+      const actor = local();
+      if (params.me !== null && params.me.replace(/\/+$/, '') !== actor.id) {
+        throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
+      }
+      sweep();
+      while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      const created = now();
+      const { redirectUris: _unused, ...shown } = client;
+      const view: PendingAuthorization = {
+        id: randomSecret().slice(0, 16),
+        createdAt: new Date(created).toISOString(),
+        expiresAt: new Date(created + CODE_LIFETIME_MS).toISOString(),
+        client: shown,
+        redirectUri: params.redirectUri,
+        scopes: knownScopes(params.scope),
+      };
+      const handle = randomSecret();
+      pending.set(handle, { view, handle, params, created, outcome: null });
+      return { handle, pending: view };
+    },
+
+    /** The waiting page's question: has the author answered? A code is handed over once. */
+    wait(handle: string): WaitOutcome {
+      sweep();
+      const entry = pending.get(handle);
+      if (!entry) return { kind: 'gone' };
+      if (entry.outcome === null) return { kind: 'waiting', pending: entry.view };
+      pending.delete(handle);
+      const iss = issuerOf(local());
+      const { redirectUri, state } = entry.params;
+      return entry.outcome.kind === 'approved'
+        ? { kind: 'redirect', location: withQuery(redirectUri, { code: entry.outcome.code, state, iss }) }
+        : { kind: 'redirect', location: withQuery(redirectUri, { error: 'access_denied', error_description: 'The author did not allow it.', state, iss }) };
+    },
+
+    /** RFC 7591 registration; the secret is in the answer only. */
+    register: (request: RegistrationRequest) => registerClient(deps.db, request, deps.clock()),
+
+    /** Requests waiting for the author, newest first. */
+    pending(): PendingAuthorization[] {
+      sweep();
+      return [...pending.values()].filter((p) => p.outcome === null).map((p) => p.view).reverse();
+    },
+
+    /** The author's answer. Granted scopes must be among those asked for. */
+    decide(id: string, decision: { approve: boolean; scopes: string[] }): { redirectUri: string } {
+      sweep();
+      const entry = [...pending.values()].find((p) => p.view.id === id && p.outcome === null);
+      if (!entry) throw new NotFoundError('This request has expired or was answered already. Ask the app to sign in again.');
+      if (!decision.approve) {
+        entry.outcome = { kind: 'denied' };
+        return { redirectUri: entry.params.redirectUri };
+      }
+      const extra = decision.scopes.filter((s) => !(entry.view.scopes as string[]).includes(s));
+      if (extra.length > 0) throw new BadInputError(`The app did not ask for ${extra.join(', ')}.`);
+      const code = randomSecret();
+      deps.db
+        .insert(indieauthAuthorizationRequest)
+        .values({
+          createdAt: deps.clock(),
+          code: hashSecret(code),
+          scope: joinScopes(knownScopes(decision.scopes.join(' '))),
+          redirectUri: entry.params.redirectUri,
+          clientId: entry.params.clientId,
+          codeChallenge: entry.params.codeChallenge,
+          codeChallengeMethod: 'S256',
+          isUsed: false,
+        })
+        .run();
+      entry.outcome = { kind: 'approved', code };
+      return { redirectUri: entry.params.redirectUri };
+    },
+
+    /** The authorization endpoint's POST: a code redeemed for the profile only (IndieAuth §5.3). */
+    redeemForProfile(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null }) {
+      local();
+      const row = findCode(input.code, input.clientId, input.redirectUri);
+      checkVerifier(input.codeVerifier, row);
+      if (!useCode(deps.db, row.id)) throw new OAuthError('invalid_grant', 'this authorization code was already used');
+      return profile(row.scope);
+    },
+
+    /** The token endpoint: a code for an access token. A registered client authenticates with
+     * its secret; an IndieAuth (URL) client is public and proves itself with PKCE alone. */
+    exchangeCode(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null; clientSecret: string | null }) {
+      local();
+      const registered = findRegisteredClient(deps.db, input.clientId);
+      if (registered) authenticateClient(registered, input.clientSecret);
+      else if (input.clientSecret !== null) throw new OAuthError('invalid_client', 'unknown client', 401);
+      const row = findCode(input.code, input.clientId, input.redirectUri);
+      checkVerifier(input.codeVerifier, row);
+      if (row.scope === '') throw new OAuthError('invalid_grant', 'this code grants no scope: redeem it at the authorization endpoint for the profile');
+      const secret = randomSecret();
+      deps.db.transaction((tx) => {
+        if (!useCode(tx, row.id)) throw new OAuthError('invalid_grant', 'this authorization code was already used');
+        tx.insert(indieauthAccessToken)
+          .values({ createdAt: deps.clock(), indieauthAuthorizationRequestId: row.id, accessToken: hashSecret(secret), expiresIn: TOKEN_LIFETIME_S, scope: row.scope, isRevoked: false })
+          .run();
+      });
+      return { access_token: secret, token_type: 'Bearer' as const, scope: row.scope, expires_in: TOKEN_LIFETIME_S, ...profile(row.scope) };
+    },
+
+    /** A bearer token that is known, not revoked and not expired; else invalid_token. */
+    verifyToken(secret: string): TokenGrant {
+      const grant = findToken(secret);
+      if (!grant) throw new OAuthError('invalid_token', 'unknown access token', 401);
+      if (grant.token.isRevoked) throw new OAuthError('invalid_token', 'this access token was revoked', 401);
+      if (!isActive(grant)) throw new OAuthError('invalid_token', 'this access token has expired', 401);
+      return grant;
+    },
+
+    /** RFC 7009: revoking an unknown or revoked token is no error. */
+    revokeToken(secret: string): void {
+      const grant = findToken(secret);
+      if (grant) deps.db.update(indieauthAccessToken).set({ isRevoked: true }).where(eq(indieauthAccessToken.id, grant.token.id)).run();
+    },
+
+    /** RFC 7662. `caller` is the authenticated client (its own tokens only) or a bearer. */
+    introspect(secret: string, caller: { clientId: string; clientSecret: string | null } | { bearer: string }) {
+      if ('bearer' in caller) this.verifyToken(caller.bearer);
+      else {
+        const client = findRegisteredClient(deps.db, caller.clientId);
+        if (!client) throw new OAuthError('invalid_client', 'unknown client', 401);
+        authenticateClient(client, caller.clientSecret);
+      }
+      const grant = findToken(secret);
+      if (!grant || !isActive(grant)) return { active: false as const };
+      if (!('bearer' in caller) && grant.clientId !== caller.clientId) return { active: false as const };
+      return {
+        active: true as const,
+        me: profileUrl(local()),
+        client_id: grant.clientId,
+        scope: grant.scope,
+        token_type: 'Bearer',
+        iat: Math.floor(grant.token.createdAt.getTime() / 1000),
+        exp: Math.floor(grant.expiresAt.getTime() / 1000),
+      };
+    },
+
+    /** Apps holding a live token, newest first (Settings → Apps with access). */
+    apps(): AppAccess[] {
+      const tokens = deps.db.select().from(indieauthAccessToken).where(eq(indieauthAccessToken.isRevoked, false)).orderBy(desc(indieauthAccessToken.id)).all();
+      const live = tokens.map(grantOf).filter(isActive);
+      const ids = [...new Set(live.map((g) => g.clientId).filter((c): c is string => c !== null))];
+      const clients = ids.length === 0 ? [] : deps.db.select().from(oauthClient).where(inArray(oauthClient.clientId, ids)).all();
+      return live.map((grant) => {
+        const clientId = grant.clientId ?? '';
+        const client = clients.find((c) => c.clientId === clientId);
+        return {
+          id: grant.token.id,
+          clientId,
+          clientName: client?.clientName ?? (isIndieAuthClientId(clientId) ? new URL(clientId).host : clientId || 'Unknown app'),
+          clientUrl: client?.clientUri ?? (isIndieAuthClientId(clientId) ? clientId : null),
+          registered: client !== undefined,
+          scopes: grant.scope.split(' ').filter(Boolean),
+          createdAt: grant.token.createdAt.toISOString(),
+          expiresAt: grant.expiresAt.toISOString(),
+        };
+      });
+    },
+
+    /** The author takes an app's access back. */
+    revokeApp(id: number): { revoked: number } {
+      const done = deps.db.update(indieauthAccessToken).set({ isRevoked: true }).where(and(eq(indieauthAccessToken.id, id), eq(indieauthAccessToken.isRevoked, false))).returning().all();
+      if (done.length === 0) throw new NotFoundError('That app has no access any more.');
+      return { revoked: done.length };
+    },
+  };
+}

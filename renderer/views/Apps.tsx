@@ -1,0 +1,210 @@
+// Apps: sign-in requests waiting for the author's consent (IndieAuth), and the apps that hold a
+// token (Micropub). The listener's page only waits; approving happens here, by the author,
+// with the scopes they tick. Revoking takes a token back at once.
+import { useCallback, useEffect, useState } from 'react';
+import type { AppAccess, PendingAuthorization } from '../../electron/ipc/apps-contract';
+import { call, toApiError, type ApiError } from '../api';
+import { usePendingApps, usePendingStore } from '../apps/pending';
+import '../apps/apps.css';
+import { Avatar } from '../components/Avatar';
+import { ErrorState } from '../components/ErrorState';
+import { KeyIcon } from '../components/icons';
+import { RelativeTime } from '../components/RelativeTime';
+import { EmptyState, ListSkeleton } from '../lists/ListParts';
+import { strings } from '../strings';
+
+const t = strings.apps;
+
+export function Apps() {
+  const pending = usePendingApps();
+  const refreshPending = usePendingStore((s) => s.refresh);
+  const [apps, setApps] = useState<AppAccess[] | null>(null);
+  const [error, setError] = useState<ApiError | null>(null);
+  const [answered, setAnswered] = useState<string | null>(null);
+
+  const load = useCallback(async () => {
+    try {
+      setApps(await call('apps.list', {}));
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'apps.list'));
+    }
+  }, []);
+
+  useEffect(() => {
+    void load();
+  }, [load]);
+
+  const onAnswered = (message: string) => {
+    setAnswered(message);
+    void refreshPending();
+    void load();
+  };
+
+  return (
+    <article className="view" aria-labelledby="apps-title">
+      <header className="view__header">
+        <div>
+          <h1 id="apps-title">{t.title}</h1>
+          <p className="view__lede">{t.lede}</p>
+        </div>
+      </header>
+
+      <section className="section" aria-labelledby="apps-pending-title">
+        <div className="section__header">
+          <h2 id="apps-pending-title">{t.pendingTitle}</h2>
+        </div>
+        <p role="status" className="form__saved">
+          {answered ?? ''}
+        </p>
+        {pending.length === 0 ? (
+          <p className="section__empty">{t.pendingEmpty}</p>
+        ) : (
+          pending.map((request) => <Consent key={request.id} request={request} onAnswered={onAnswered} />)
+        )}
+      </section>
+
+      <section className="section" aria-labelledby="apps-access-title">
+        <div className="section__header">
+          <h2 id="apps-access-title">{t.accessTitle}</h2>
+        </div>
+        {error && <ErrorState context={t.loadFailed} error={error} onRetry={() => void load()} compact={apps !== null} />}
+        {apps === null ? (
+          !error && <ListSkeleton rows={2} kind="row" />
+        ) : apps.length === 0 ? (
+          <EmptyState icon={<KeyIcon />} title={t.accessEmpty} />
+        ) : (
+          <ul className="card card--flush people-list" aria-label={t.accessTitle}>
+            {apps.map((app) => (
+              <AppRow key={app.id} app={app} onChanged={() => void load()} />
+            ))}
+          </ul>
+        )}
+      </section>
+    </article>
+  );
+}
+
+function Consent({ request, onAnswered }: { request: PendingAuthorization; onAnswered: (message: string) => void }) {
+  const [chosen, setChosen] = useState<string[]>(request.scopes);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+  const { client } = request;
+
+  async function answer(approve: boolean) {
+    setBusy(true);
+    setError(null);
+    try {
+      await call('apps.decide', { id: request.id, approve, scopes: approve ? (chosen as PendingAuthorization['scopes']) : [] });
+      onAnswered(approve ? t.approved(client.name) : t.denied(client.name));
+    } catch (err) {
+      setError(toApiError(err, 'apps.decide'));
+      setBusy(false);
+    }
+  }
+
+  const toggle = (scope: string, on: boolean) => setChosen((now) => (on ? [...now, scope] : now.filter((s) => s !== scope)));
+  const titleId = `consent-${request.id}`;
+  return (
+    <form className="card consent" data-testid="consent" aria-labelledby={titleId} onSubmit={(e) => e.preventDefault()}>
+      <div className="consent__head">
+        <Avatar name={client.name} id={client.clientId} />
+        <h3 className="consent__title" id={titleId}>
+          {t.asks(client.name)}
+        </h3>
+      </div>
+      <dl className="consent__facts">
+        <dt>{client.registered ? t.registered : t.identifiedBy}</dt>
+        <dd>{client.url ?? client.clientId}</dd>
+        <dt>{t.sendsBackTo}</dt>
+        <dd data-testid="consent-redirect">{request.redirectUri}</dd>
+        <dt>{t.expires}</dt>
+        <dd>
+          <RelativeTime iso={request.expiresAt} />
+        </dd>
+      </dl>
+      {request.scopes.length === 0 ? (
+        <p>{t.signInOnly}</p>
+      ) : (
+        <fieldset className="consent__scopes">
+          <legend>{t.scopesLegend}</legend>
+          {request.scopes.map((scope) => (
+            <label key={scope} className="consent__scope">
+              <input type="checkbox" name="scope" value={scope} checked={chosen.includes(scope)} onChange={(e) => toggle(scope, e.target.checked)} />
+              <span>
+                {t.scopes[scope] ?? scope} <code>{scope}</code>
+              </span>
+            </label>
+          ))}
+        </fieldset>
+      )}
+      {error && (
+        <p className="field__error" role="alert">
+          {error.message}
+        </p>
+      )}
+      <div className="consent__actions">
+        <button type="button" className="button" onClick={() => void answer(false)} disabled={busy}>
+          {t.deny}
+        </button>
+        <button type="button" className="button button--primary" onClick={() => void answer(true)} disabled={busy}>
+          {t.approve}
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function AppRow({ app, onChanged }: { app: AppAccess; onChanged: () => void }) {
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<ApiError | null>(null);
+
+  async function revoke() {
+    setBusy(true);
+    try {
+      await call('apps.revoke', { id: app.id });
+      onChanged();
+    } catch (err) {
+      setError(toApiError(err, 'apps.revoke'));
+      setBusy(false);
+    }
+  }
+
+  return (
+    <li className="person" data-testid="app-access">
+      <Avatar name={app.clientName} id={app.clientId} />
+      <div className="person__who">
+        <span className="person__name">{app.clientName}</span>
+        <span className="person__handle">{app.clientUrl ?? app.clientId}</span>
+        <span className="app-row__scopes">
+          {app.scopes.map((scope) => (
+            <span key={scope} className="chip chip--quiet">
+              {scope}
+            </span>
+          ))}
+        </span>
+        <span className="person__meta">
+          {t.granted} <RelativeTime iso={app.createdAt} /> · {t.validUntil} <RelativeTime iso={app.expiresAt} />
+        </span>
+        {error && <span className="field__error">{error.message}</span>}
+      </div>
+      <div className="person__actions">
+        {confirming ? (
+          <>
+            <button type="button" className="button button--danger button--small" onClick={() => void revoke()} disabled={busy}>
+              {t.confirmRevoke}
+            </button>
+            <button type="button" className="button button--small" onClick={() => setConfirming(false)} autoFocus>
+              {strings.cancel}
+            </button>
+          </>
+        ) : (
+          <button type="button" className="button button--small" onClick={() => setConfirming(true)} aria-label={`${t.revoke} ${app.clientName}`}>
+            {t.revoke}
+          </button>
+        )}
+      </div>
+    </li>
+  );
+}
