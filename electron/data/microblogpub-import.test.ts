@@ -11,6 +11,7 @@ import { HEAD, currentRevision } from '../../migrations/runner';
 import { publicKeyFingerprint } from '../settings-service';
 import { writeMicroblogPubFolder, type MicroblogPubRevision } from '../../test/microblogpub/fixture';
 import { identityFromProfile, importMicroblogPub, readTomlTopLevel } from './microblogpub-import';
+import { hashSecret } from '../indieauth/secrets';
 
 const dirs: string[] = [];
 const hosts: CoreHost[] = [];
@@ -86,6 +87,8 @@ describe('importMicroblogPub', () => {
       expect(moved.sqlite.prepare('SELECT created_at FROM outbox WHERE id = 1').pluck().get()).toBe('2022-07-01T10:00:11.123Z');
       expect(moved.sqlite.prepare('SELECT last_try FROM outgoing_activity WHERE id = 1').pluck().get()).toBe('2022-07-01T10:00:38.123Z');
       expect(moved.sqlite.prepare('SELECT source FROM outbox WHERE id = 1').pluck().get()).toBe('Hello from microblog.pub');
+      // Secrets kept in plain text by microblog.pub are kept as Tern keeps its own: hashed.
+      expect(moved.sqlite.prepare('SELECT access_token FROM indieauth_access_token WHERE id = 1').pluck().get()).toBe(hashSecret('mbp-access-token-1'));
 
       // The identity and the key: same actor id, same key, so followers keep following.
       const settings = moved.settings.get();

@@ -25,6 +25,7 @@ import { generateKeyPairFiles } from '../net/signatures';
 import { KEY_FILES } from '../net/key-files';
 import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings } from '../settings';
 import { swapIntoDataFolder } from './backup';
+import { hashSecret } from '../indieauth/secrets';
 
 /**
  * microblog.pub's revisions from f5717d82b3ff on (its last release's chain), each with the
@@ -320,6 +321,17 @@ function columnsOf(sqlite: Sqlite, table: string, schema = 'main'): string[] {
 
 const q = (name: string) => `"${name.replace(/"/g, '""')}"`;
 
+/**
+ * Secrets microblog.pub kept in plain text and Tern keeps only as SHA-256 hashes (indieauth/
+ * secrets.ts): hashed on the way in, so the apps signed in keep working and the new database
+ * holds no usable credential.
+ */
+const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
+  indieauth_access_token: ['access_token'],
+  indieauth_authorization_request: ['code'],
+  oauth_client: ['client_secret'],
+};
+
 /** Naive UTC text (2022-07-01 10:00:00.123456) gets its offset; text with one stays as it is. */
 function datetimeSql(column: string): string {
   const c = `src.${q(column)}`;
@@ -330,6 +342,7 @@ function datetimeSql(column: string): string {
  * with an enumeration value Tern does not have, which are reported instead. */
 function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
   target.prepare('ATTACH DATABASE ? AS src').run(sourcePath);
+  target.function('tern_hash_secret', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? hashSecret(value) : value));
   try {
     const leftBehind = unknownValues(target, target, 'src', tableNames(target));
     target.pragma('foreign_keys = OFF');
@@ -338,7 +351,10 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
         const from = new Set(columnsOf(target, table, 'src'));
         const columns = columnsOf(target, table).filter((c) => from.has(c));
         const dates = datetimeColumns(target, table);
-        const select = columns.map((c) => (dates.has(c) ? datetimeSql(c) : `src.${q(c)}`)).join(', ');
+        const secrets = new Set(SECRET_COLUMNS[table] ?? []);
+        const select = columns
+          .map((c) => (dates.has(c) ? datetimeSql(c) : secrets.has(c) ? `tern_hash_secret(src.${q(c)})` : `src.${q(c)}`))
+          .join(', ');
         const known = [...enumColumns(target, table)].map(([column, values]) => knownValueSql(column, values, 'src'));
         const where = known.length > 0 ? ` WHERE ${known.join(' AND ')}` : '';
         try {

@@ -211,6 +211,8 @@ export function writeMicroblogPubFolder(
     insert('notifications', { id: 1, created_at: t(35), notification_type: 'NEW_FOLLOWER', is_new: 0, actor_id: 1 });
     insert('notifications', { id: 2, created_at: t(36), notification_type: 'LIKE', is_new: 1, actor_id: 1, outbox_object_id: 1, inbox_object_id: 2 });
     insert('notifications', { id: 3, created_at: t(37), notification_type: 'NEW_WEBMENTION', is_new: 1, outbox_object_id: 1, webmention_id: 1 });
+    insert('indieauth_authorization_request', { id: 1, created_at: t(41), code: 'mbp-code-1', scope: 'create', redirect_uri: 'https://app.example/cb', client_id: 'https://app.example/', code_challenge: null, code_challenge_method: null, is_used: 1 });
+    insert('indieauth_access_token', { id: 1, created_at: t(42), indieauth_authorization_request_id: 1, access_token: 'mbp-access-token-1', expires_in: 5184000, scope: 'create', is_revoked: 0 });
     insert('outgoing_activity', { id: 1, created_at: t(38), recipient: 'https://other.example/inbox', outbox_object_id: 3, tries: 1, next_try: null, last_try: t(38), last_status_code: 202, is_sent: 1, is_errored: 0 });
     if (revision === 'a209f0333f5a') {
       // A follow request waiting, as microblog.pub 2.x records it: a kind the spec does not list.
