@@ -7,6 +7,7 @@
 import { CHANNELS, type Channel } from './ipc/contract';
 import { createHandlers, type Handlers, type HandlerOptions } from './ipc/handlers';
 import type { Core } from './core';
+import { ConflictError } from './errors';
 
 export interface CoreHostOptions {
   /** Opens the core on the data folder (the same options as at start). */
@@ -40,7 +41,7 @@ export async function createCoreHost(options: CoreHostOptions): Promise<CoreHost
   const host: CoreHost = {
     current: () => core,
     async reopen(swap) {
-      if (reopening) throw new Error('Tern is already reopening its data.');
+      if (reopening) throw new ConflictError('Tern is already putting other data in place; wait for it to finish.');
       // Set before anything runs, so even a call made while the loops stop waits for the new core.
       let done!: () => void;
       reopening = new Promise<void>((resolve) => (done = resolve));

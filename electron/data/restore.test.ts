@@ -7,6 +7,7 @@ import { createCoreHost, type CoreHost } from '../core-host';
 import { dispatch } from '../ipc/handlers';
 import { createBackup } from './backup';
 import { restoreInPlace } from './restore';
+import { ConflictError } from '../errors';
 
 const dirs: string[] = [];
 const hosts: CoreHost[] = [];
@@ -68,6 +69,17 @@ describe('restoring from the running app', () => {
     expect(result.movedAside).toMatch(/before-restore-/);
     expect(existsSync(join(result.movedAside!, 'tern.db'))).toBe(true);
     expect(readdirSync(join(dataDir, 'backups'))).toContain(basename(backup.path));
+  });
+
+  it('one reopen at a time: a second while the first runs is refused as a conflict, touching nothing', async () => {
+    const host = await hostOn(tempDir());
+    const swapped: string[] = [];
+    const first = host.reopen(async () => {
+      swapped.push('first');
+    });
+    await expect(host.reopen(async () => swapped.push('second'))).rejects.toThrow(ConflictError);
+    await first;
+    expect(swapped).toEqual(['first']);
   });
 
   it('takes an absolute path to an archive elsewhere', async () => {
