@@ -3,6 +3,9 @@
 //   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
 //     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
 //   npm run headless -- --data-dir DIR --restore ARCHIVE   (restores a backup, then exits)
+//   npm run headless -- --data-dir DIR --import-microblogpub FOLDER   (moves in, then exits)
+// While it runs, its core can be reopened in place (core-host.ts): Settings restores a backup
+// or moves in from microblog.pub that way. The author's tunnel runs as its child (tunnel/).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
