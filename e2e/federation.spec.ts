@@ -101,6 +101,9 @@ test('follow a peer, be followed back, post offline, deliver when online, and se
   await page.getByRole('textbox', { name: 'Your post' }).fill('Written on a train, **offline**.');
   await page.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(page.getByTestId('compose-sent')).toContainText('will be delivered when you’re online');
+  // The status line counts what waits: one delivery, to bob's inbox.
+  const waiting = page.getByRole('contentinfo', { name: 'Status' }).getByTestId('status-waiting');
+  await expect(waiting).toHaveText('1 delivery waiting to send');
   await place(page, 'Profile').click();
   const state = page.getByTestId('delivery-state').first();
   await expect(state).toHaveAttribute('data-state', 'queued');
@@ -120,6 +123,9 @@ test('follow a peer, be followed back, post offline, deliver when online, and se
   await expect(page.getByTestId('delivery-state').first()).toHaveAttribute('data-state', 'sent', { timeout: 20_000 });
   const sent = (await deliveries(request, tern)).filter((d) => d.activity.type === 'Note');
   expect(sent.every((d) => d.state === 'sent' && d.tries === 1)).toBe(true);
+  // And the waiting count goes to zero.
+  await expect(waiting).toHaveText('Nothing waiting to send', { timeout: 20_000 });
+  await page.screenshot({ path: screenshotPath('journey-nothing-waiting') });
   await page.screenshot({ path: screenshotPath('journey-delivered') });
 
   // 5. The peer likes the post: a notification appears, counted in the sidebar.

@@ -37,6 +37,8 @@ export interface HeadlessOptions {
   listen?: string;
   /** Let the outbound client reach loopback peers (--allow-private-addresses); tests only. */
   allowPrivateAddresses?: boolean;
+  /** Run on this data folder, which stop() then leaves in place (else a fresh one, removed). */
+  dataDir?: string;
 }
 
 /** The identity most specs start with, so they open straight into the app. */
@@ -44,7 +46,7 @@ export const TEST_IDENTITY = { baseUrl: 'https://tern.test', username: 'ana' } a
 
 export async function startHeadless(options: HeadlessOptions = {}): Promise<Headless> {
   // realpath: on some systems the temp folder is a symlink, and Tern reports the resolved path.
-  const dataDir = await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-')));
+  const dataDir = options.dataDir ?? (await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-'))));
   // Hex, not base64url: a token starting with '-' would be read by Tern's parseArgs as an option.
   const token = randomBytes(24).toString('hex');
   const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token];
@@ -70,7 +72,8 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
 
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   let stopping: Promise<void> | undefined;
-  const stop = () => (stopping ??= kill(child, exited).finally(() => rm(dataDir, { recursive: true, force: true })));
+  const stop = () =>
+    (stopping ??= kill(child, exited).finally(() => (options.dataDir === undefined ? rm(dataDir, { recursive: true, force: true }) : undefined)));
 
   try {
     let listenerUrl: string | null = null;

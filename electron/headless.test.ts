@@ -5,7 +5,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
+import { importFromMicroblogPub, parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
+import { writeMicroblogPubFolder } from '../test/microblogpub/fixture';
 import { openCore } from './core';
 import { createBackup } from './data/backup';
 
@@ -100,6 +101,60 @@ describe('--restore', () => {
       back.close();
     } finally {
       rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('--import-microblogpub', () => {
+  it('parses the folder to an absolute path', () => {
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x', '--import-microblogpub', 'data'], {}).importMicroblogPub).toBe(resolve('data'));
+  });
+
+  it('moves a microblog.pub folder into a data folder and reports what came', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'tern-mbp-cli-'));
+    try {
+      const fixture = writeMicroblogPubFolder(join(root, 'mbp'));
+      const lines: string[] = [];
+      await importFromMicroblogPub(fixture.folder, join(root, 'tern'), (l) => lines.push(l));
+      expect(lines.join('\n')).toMatch(/Moved in from .*: @mo@mbp.example \(https:\/\/mbp.example\), 3 outbox, 3 inbox, 1 followers, 1 following, 2 uploads/);
+      const back = await openCore({ dataDir: join(root, 'tern'), mode: 'headless' });
+      expect(back.sqlite.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(3);
+      expect(back.identity()?.handle).toBe('@mo@mbp.example');
+      back.close();
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the tunnel in headless mode', () => {
+  it('starts the saved tunnel with Tern when asked to, and stops it on close', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'tern-headless-tunnel-'));
+    const staticDir = mkdtempSync(join(tmpdir(), 'tern-static-'));
+    writeFileSync(join(staticDir, 'index.html'), '<!doctype html><title>t</title>');
+    const fake = resolve(import.meta.dirname, '../test/tunnel/fake-tunnel.mjs');
+    const command = `"${process.execPath}" "${fake}" --host tern-test.trycloudflare.com`;
+    const lines: string[] = [];
+    let headless: Headless | undefined;
+    try {
+      writeFileSync(join(dataDir, 'settings.json'), JSON.stringify({ tunnel: { command, startWithTern: true } }));
+      headless = await startHeadless({ dataDir, staticDir, uiPort: 0, token: 'a'.repeat(32), log: (l) => lines.push(l) });
+      const status = await fetch(`${headless.origin}/ipc/tunnel.status`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${'a'.repeat(32)}`, 'content-type': 'application/json', host: new URL(headless.origin).host },
+        body: '{}',
+      }).then((r) => r.json() as Promise<{ value: { state: string; pid: number } }>);
+      expect(['starting', 'running']).toContain(status.value.state);
+      const pid = status.value.pid;
+      expect(pid).toBeGreaterThan(0);
+      await headless.close();
+      headless = undefined;
+      expect(() => process.kill(pid, 0)).toThrow();
+      expect(lines.some((l) => l.startsWith('tunnel: started'))).toBe(true);
+    } finally {
+      await headless?.close();
+      rmSync(dataDir, { recursive: true, force: true });
+      rmSync(staticDir, { recursive: true, force: true });
     }
   });
 });

@@ -3,6 +3,9 @@
 //   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
 //     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
 //   npm run headless -- --data-dir DIR --restore ARCHIVE   (restores a backup, then exits)
+//   npm run headless -- --data-dir DIR --import-microblogpub FOLDER   (moves in, then exits)
+// While it runs, its core can be reopened in place (core-host.ts): Settings restores a backup
+// or moves in from microblog.pub that way. The author's tunnel runs as its child (tunnel/).
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
@@ -11,7 +14,8 @@ import { parseArgs } from 'node:util';
 import { serve, type ServerType } from '@hono/node-server';
 import { UnknownDatabaseRevisionError } from '../migrations/runner';
 import { openCore, type Core } from './core';
-import { createHandlers } from './ipc/handlers';
+import { createCoreHost } from './core-host';
+import { createTunnelRunner } from './tunnel/runner';
 import { createUiApp } from './ipc/http-transport';
 import { createUiMediaHandler } from './media/ui-routes';
 import { defaultDataDir } from './paths';
@@ -21,6 +25,7 @@ import { createSettingsService } from './settings-service';
 import { BadInputError, ConflictError } from './errors';
 import { createBackupScheduler } from './data/backup-scheduler';
 import { restoreBackup } from './data/backup';
+import { importMicroblogPub } from './data/microblogpub-import';
 
 export const DEFAULT_UI_PORT = 4860;
 
@@ -39,6 +44,8 @@ export interface HeadlessOptions {
   allowPrivateAddresses?: boolean;
   /** Restore this backup archive into the data folder, then exit (no server). */
   restore?: string;
+  /** Move in from this microblog.pub data/ folder, then exit (no server). */
+  importMicroblogPub?: string;
 }
 
 export interface Headless {
@@ -68,12 +75,13 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
         username: { type: 'string' },
         'allow-private-addresses': { type: 'boolean' },
         restore: { type: 'string' },
+        'import-microblogpub': { type: 'string' },
       },
       strict: true,
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses] [--restore ARCHIVE]`);
+    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses] [--restore ARCHIVE] [--import-microblogpub FOLDER]`);
   }
   const port = values['ui-port'] === undefined ? DEFAULT_UI_PORT : Number(values['ui-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--ui-port must be a port number (0–65535), not “${values['ui-port']}”.`);
@@ -93,6 +101,7 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
     ...(values.username === undefined ? {} : { username: values.username }),
     ...(values['allow-private-addresses'] ? { allowPrivateAddresses: true } : {}),
     ...(values.restore === undefined ? {} : { restore: resolve(values.restore) }),
+    ...(values['import-microblogpub'] === undefined ? {} : { importMicroblogPub: resolve(values['import-microblogpub']) }),
   };
 }
 
@@ -116,13 +125,43 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   if (!existsSync(join(options.staticDir, 'index.html'))) {
     throw new UsageError(`The renderer is not built (no ${join(options.staticDir, 'index.html')}). Run: npm run build`);
   }
-  const core = await openCore({
-    dataDir: options.dataDir,
-    mode: 'headless',
+  // The listener's address is kept across reopens (a restore, a move from microblog.pub): with
+  // port 0 the port the OS gave the first time is asked for again.
+  let listen = options.listen;
+  // The tunnel outlives reopens (a quick tunnel's address would change with a restart).
+  const tunnel = createTunnelRunner({ log: options.log });
+  const host = await createCoreHost({
     log: options.log,
-    ...(options.listen ? { listen: options.listen } : {}),
-    ...(options.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
+    handlerOptions: { tunnel },
+    open: async () => {
+      const opened = await openCore({
+        dataDir: options.dataDir,
+        mode: 'headless',
+        log: options.log,
+        ...(listen ? { listen } : {}),
+        ...(options.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
+      });
+      const url = opened.listener.status().url;
+      if (listen && url) listen = { host: listen.host, port: Number(new URL(url).port) };
+      return opened;
+    },
+    run: (opened) => {
+      opened.loops.inbox.start();
+      opened.loops.delivery.start();
+      opened.loops.polls.start();
+      const backups = createBackupScheduler({ core: opened, log: options.log });
+      backups.start();
+      return async () => {
+        await backups.stop();
+        await opened.listener.stop();
+        await opened.loops.inbox.stop();
+        await opened.loops.polls.stop();
+        // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
+        await opened.loops.delivery.stop();
+      };
+    },
   });
+  const core = host.current();
   if (options.baseUrl !== undefined || options.username !== undefined) {
     try {
       await createSettingsService(core).update({
@@ -130,19 +169,34 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         ...(options.username === undefined ? {} : { username: options.username }),
       });
     } catch (error) {
-      await core.listener.stop();
-      core.close();
+      await host.close();
       if (error instanceof ConflictError) throw new UsageError(`--base-url refused. ${error.message} (Change it in Settings to confirm.)`);
       throw error;
     }
   }
+  const { command, startWithTern } = core.settings.get().tunnel;
+  if (startWithTern && command !== '') {
+    await tunnel.start(command).catch((error: unknown) => options.log(`tunnel not started: ${(error as Error).message}`));
+  }
   let allowed: string[] = [];
   const app = createUiApp({
-    handlers: createHandlers(core),
+    handlers: host.handlers(),
     token: options.token,
     staticDir: options.staticDir,
     allowedHosts: () => allowed,
-    media: createUiMediaHandler(core),
+    // The current core's, also after a restore reopened it.
+    media: createUiMediaHandler({
+      get db() {
+        return host.current().db;
+      },
+      get fed() {
+        return host.current().fed;
+      },
+      get paths() {
+        return host.current().paths;
+      },
+      connectivity: { isOnline: () => host.current().connectivity.isOnline() },
+    }),
     onInternalError: (error) => options.log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
   });
   let server: ServerType;
@@ -154,13 +208,10 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   });
   allowed = [`127.0.0.1:${port}`, `localhost:${port}`];
   const origin = `http://127.0.0.1:${port}`;
-  core.loops.inbox.start();
-  core.loops.delivery.start();
-  core.loops.polls.start();
-  const backups = createBackupScheduler({ core, log: options.log });
-  backups.start();
   return {
-    core,
+    get core() {
+      return host.current();
+    },
     origin,
     url: `${origin}/?token=${encodeURIComponent(options.token)}`,
     listenerUrl: core.listener.status().url,
@@ -170,12 +221,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         server.close(() => done());
         if ('closeAllConnections' in server) server.closeAllConnections();
       });
-      await backups.stop();
-      await core.listener.stop();
-      await core.loops.inbox.stop();
-      // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
-      await core.loops.delivery.stop();
-      core.close();
+      await tunnel.stop();
+      await host.close();
     },
   };
 }
@@ -190,6 +237,28 @@ export async function restoreFromArchive(archive: string, dataDir: string, log: 
   log(`Restored ${archive} into ${dataDir}.`);
 }
 
+/** --import-microblogpub: moves a microblog.pub data/ folder in (the old files moved aside), then
+ * opens the core once on the result to check it, and closes it. */
+export async function importFromMicroblogPub(folder: string, dataDir: string, log: (line: string) => void): Promise<void> {
+  let core = await openCore({ dataDir, mode: 'headless', log });
+  try {
+    const result = await importMicroblogPub(core, async (swap) => {
+      core.close();
+      try {
+        return await swap(dataDir);
+      } finally {
+        core = await openCore({ dataDir, mode: 'headless', log });
+      }
+    }, folder, true);
+    const { identity, counts, uploads } = result.preview;
+    log(`Moved in from ${folder}: ${identity.handle} (${identity.baseUrl}), ${counts.outbox ?? 0} outbox, ${counts.inbox ?? 0} inbox, ${counts.follower ?? 0} followers, ${counts.following ?? 0} following, ${uploads} uploads.`);
+    for (const left of result.preview.leftBehind) log(`Left behind: ${left.rows} ${left.table} of kind ${left.value} (Tern has no such kind).`);
+    if (result.movedAside) log(`The previous data was moved to ${result.movedAside}`);
+  } finally {
+    core.close();
+  }
+}
+
 async function main(): Promise<void> {
   const log = (line: string) => console.log(line);
   let headless: Headless;
@@ -197,6 +266,10 @@ async function main(): Promise<void> {
     const args = parseHeadlessArgs(process.argv.slice(2));
     if (args.restore !== undefined) {
       await restoreFromArchive(args.restore, args.dataDir, log);
+      process.exit(0);
+    }
+    if (args.importMicroblogPub !== undefined) {
+      await importFromMicroblogPub(args.importMicroblogPub, args.dataDir, log);
       process.exit(0);
     }
     headless = await startHeadless({ ...args, staticDir: builtRendererDir(), log });

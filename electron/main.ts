@@ -7,6 +7,7 @@ import { app, BrowserWindow, dialog, session } from 'electron';
 import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
+import { createTunnelRunner } from './tunnel/runner';
 import { createBackupScheduler } from './data/backup-scheduler';
 import { defaultDataDir } from './paths';
 import { electronNet } from './shell/connectivity';
@@ -76,7 +77,13 @@ async function start(): Promise<void> {
   shellState = createShellStateStore(open.paths.dir);
   hardenSession(session.defaultSession);
   handleAppProtocol(join(__dirname, '..', 'renderer'), createUiMediaHandler(open));
-  const unregisterIpc = registerIpc(createHandlers(open), () => mainWindow?.webContents ?? null, () =>
+  // The author's tunnel runs as Tern's child, and stops when Tern quits.
+  const tunnel = createTunnelRunner({ log: (line) => console.log(line) });
+  const { command: tunnelCommand, startWithTern } = open.settings.get().tunnel;
+  if (startWithTern && tunnelCommand !== '') {
+    tunnel.start(tunnelCommand).catch((error: unknown) => console.log(`tunnel not started: ${(error as Error).message}`));
+  }
+  const unregisterIpc = registerIpc(createHandlers(open, { host: { reopen: reopenByRelaunch }, tunnel }), () => mainWindow?.webContents ?? null, () =>
     pageNetworkHints.forEach((hint) => hint()),
   );
   const stopConnectivity = feedConnectivity(open.connectivity, electronNet({
@@ -106,6 +113,7 @@ async function start(): Promise<void> {
     listener: open.listener,
     log: (line) => console.log(line),
     beforeClose: () => {
+      void tunnel.stop();
       void backups.stop();
       watch.stop();
       unsubscribes.forEach((u) => u());
@@ -123,6 +131,27 @@ async function start(): Promise<void> {
   backups.start();
   watch.start();
   openWindow();
+}
+
+/**
+ * Restoring a backup or moving in from microblog.pub swaps the data folder's files, which needs
+ * the core closed: Tern shuts down in order (as on Quit), the swap runs, and the app relaunches
+ * on the new data. A swap that fails leaves the old files in place; the error is shown and the
+ * app relaunches on them. (Headless mode reopens its core in place instead: core-host.ts.)
+ */
+async function reopenByRelaunch<T>(swap: (dataDir: string) => Promise<T>): Promise<T> {
+  if (!core || !shutdown) throw new Error('Tern is not running yet.');
+  const dataDir = core.paths.dir;
+  await shutdown();
+  try {
+    return await swap(dataDir);
+  } catch (error) {
+    dialog.showErrorBox('Tern left your data as it was', error instanceof Error ? error.message : String(error));
+    throw error;
+  } finally {
+    app.relaunch();
+    app.exit(0);
+  }
 }
 
 function startTray(open: Core, waitingPosts: () => number): TrayController | null {

@@ -92,10 +92,14 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
     async update(change) {
       const current = core.settings.get();
       refuseSilentIdentityChange(current, change);
-      const { confirmIdentityChange: _confirmed, listener, ...fields } = change;
+      const { confirmIdentityChange: _confirmed, listener, tunnel, ...fields } = change;
       const now = core.clock();
       const profileChanged = PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
-      const patch: SettingsPatch = { ...fields, ...(listener ? { listener: { ...current.listener, ...listener } } : {}) };
+      const patch: SettingsPatch = {
+        ...fields,
+        ...(listener ? { listener: { ...current.listener, ...listener } } : {}),
+        ...(tunnel ? { tunnel: { ...current.tunnel, ...tunnel } } : {}),
+      };
       const baseUrl = fields.baseUrl ?? current.baseUrl;
       const username = fields.username ?? current.username;
       if (baseUrl && username && current.actorPublishedAt === null) patch.actorPublishedAt = now.toISOString();

@@ -34,6 +34,13 @@ export const settingsSchema = z.object({
       behindProxy: z.boolean().default(false),
     })
     .prefault({}),
+  /** The author's tunnel command (run without a shell, see tunnel/), and whether Tern starts it. */
+  tunnel: z
+    .object({
+      command: z.string().max(2000).default(''),
+      startWithTern: z.boolean().default(false),
+    })
+    .prefault({}),
   /** "Work offline": the delivery loop attempts nothing, like a mail client's switch. */
   workOffline: z.boolean().default(false),
   blockedServers: z.array(z.string()).default([]),
@@ -67,6 +74,13 @@ export const settingsUpdateSchema = z
       .partial()
       .strict(),
     workOffline: z.boolean(),
+    tunnel: z
+      .object({
+        command: z.string().trim().max(2000, 'must be at most 2000 characters'),
+        startWithTern: z.boolean(),
+      })
+      .partial()
+      .strict(),
     /** Turns OS notifications of some types on or off; other types keep their setting. */
     osNotifications: z.partialRecord(z.enum(NOTIFICATION_TYPES), z.boolean()),
     /** Changing the base URL once people follow you changes your identity; this says "I know". */
@@ -102,6 +116,7 @@ export function createSettingsStore(path: string): SettingsStore {
         ...current,
         ...patch,
         listener: { ...current.listener, ...patch.listener },
+        tunnel: { ...current.tunnel, ...patch.tunnel },
         osNotifications: { ...current.osNotifications, ...patch.osNotifications },
       });
       if (!parsed.success) {

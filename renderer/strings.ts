@@ -263,9 +263,6 @@ export const strings = {
     backupsIn: (dir: string) => `In ${dir}`,
     backupSize: (bytes: number) =>
       bytes < 1024 * 1024 ? `${formatNumber(Math.max(1, Math.round(bytes / 1024)))} KB` : `${formatNumber(Math.round(bytes / 1024 / 102.4) / 10)} MB`,
-    restoreHint: 'To restore one, quit Tern, then run:',
-    restoreCommand: (dataDir: string, archive: string) => `npm run headless -- --data-dir "${dataDir}" --restore "${archive}"`,
-    restoreNote: 'Your current data is moved aside into a before-restore folder, never deleted.',
     exportTitle: 'Export and import',
     exportLede: 'Your posts as an ActivityPub archive (the shape Mastodon’s account archive uses), and the people you follow and who follow you as CSV files other servers import.',
     exportArchive: 'Export archive',

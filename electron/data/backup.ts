@@ -212,23 +212,34 @@ export async function restoreBackup(archivePath: string, dataDir: string, clock:
         await chmod(target, entry.name.startsWith('keys/') ? 0o600 : entry.mode & 0o666);
       }
     }
-    const aside = join(dataDir, `before-restore-${stamp}`);
-    let moved = 0;
-    for (const name of await readdir(dataDir)) {
-      if (name === 'backups' || name.startsWith('before-restore-') || join(dataDir, name) === staging) continue;
-      if (moved++ === 0) await mkdir(aside, { mode: 0o700 });
-      await rename(join(dataDir, name), join(aside, name));
-    }
-    for (const name of await readdir(staging)) await rename(join(staging, name), join(dataDir, name));
-    return { movedAside: moved > 0 ? aside : null, schemaRevision: manifest.schemaRevision };
+    const movedAside = await swapIntoDataFolder(dataDir, staging, `before-restore-${stamp}`);
+    return { movedAside, schemaRevision: manifest.schemaRevision };
   } finally {
     await rm(staging, { recursive: true, force: true });
   }
 }
 
+/**
+ * Moves the data folder's files (all but backups/ and the folders earlier swaps moved aside) into
+ * `asideName`, then the staged files into their place. Returns the aside folder, or null when
+ * there was nothing to move. The core must be closed.
+ */
+export async function swapIntoDataFolder(dataDir: string, staging: string, asideName: string): Promise<string | null> {
+  const aside = join(dataDir, asideName);
+  let moved = 0;
+  for (const name of await readdir(dataDir)) {
+    const path = join(dataDir, name);
+    if (name === 'backups' || /^before-(restore|import)-/.test(name) || path === staging) continue;
+    if (moved++ === 0) await mkdir(aside, { mode: 0o700 });
+    await rename(path, join(aside, name));
+  }
+  for (const name of await readdir(staging)) await rename(join(staging, name), join(dataDir, name));
+  return moved > 0 ? aside : null;
+}
+
 /** Whether some connection (in this process or another) holds the database open: in WAL mode
  * every open connection keeps a shared lock, so an exclusive one cannot be had. */
-function isDatabaseOpen(database: string): boolean {
+export function isDatabaseOpen(database: string): boolean {
   if (!existsSync(database)) return false;
   const probe = new Database(database, { timeout: 0 });
   try {

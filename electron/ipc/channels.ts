@@ -15,6 +15,11 @@ export const CHANNEL_NAMES = [
   'export.followingCsv',
   'export.followersCsv',
   'import.following',
+  'backup.restore',
+  'import.microblogpub',
+  'tunnel.status',
+  'tunnel.start',
+  'tunnel.stop',
   // The author's channels (author-contract.ts).
   'posts.create',
   'posts.edit',

@@ -15,6 +15,9 @@ import { pollInputs, type PollOutputs } from './polls-contract';
 import { mediaInputs, type MediaOutputs } from './media-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
+import type { RestoreOutcome } from '../data/restore';
+import type { MicroblogPubImport } from '../data/microblogpub-import';
+import type { TunnelStatus } from '../tunnel/runner';
 
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
@@ -71,6 +74,14 @@ export const inputs = {
   'import.following': z
     .object({ csv: z.string().refine((s) => Buffer.byteLength(s, 'utf8') <= 1024 * 1024, 'must be at most 1 MiB') })
     .strict(),
+  /** A backup's file name in the backups folder (as backup.list gives it), or an absolute path. */
+  'backup.restore': z.object({ backup: z.string().trim().min(1, 'must name a backup').max(4096) }).strict(),
+  /** microblog.pub's data/ folder (absolute); without confirm, only a preview. */
+  'import.microblogpub': z.object({ folder: z.string().trim().min(1, 'must name a folder').max(4096), confirm: z.boolean().default(false) }).strict(),
+  'tunnel.status': z.object({}).strict(),
+  /** Saves the command in settings.tunnel and runs it (without a shell). */
+  'tunnel.start': z.object({ command: z.string().trim().min(1, 'must name the program to run').max(2000, 'must be at most 2000 characters') }).strict(),
+  'tunnel.stop': z.object({}).strict(),
   ...authorInputs,
   ...webmentionInputs,
   ...appsInputs,
@@ -93,6 +104,11 @@ export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, 
   'export.followingCsv': { path: string };
   'export.followersCsv': { path: string };
   'import.following': ImportResult;
+  'backup.restore': RestoreOutcome;
+  'import.microblogpub': MicroblogPubImport;
+  'tunnel.status': TunnelStatus;
+  'tunnel.start': TunnelStatus;
+  'tunnel.stop': TunnelStatus;
 }
 
 export type Channel = ChannelName;

@@ -14,10 +14,23 @@ import { createBackup, listBackups } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
 import { importFollowing } from '../data/import';
 import { listReceivedWebmentions, listSentWebmentions } from '../webmention/views';
+import { restoreInPlace } from '../data/restore';
+import { importMicroblogPub } from '../data/microblogpub-import';
+import { splitCommandLine } from '../tunnel/command-line';
+import type { TunnelRunner } from '../tunnel/runner';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
-export function createHandlers(core: Core): Handlers {
+/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
+export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+export interface HandlerOptions {
+  /** How this process reopens its core; without it, restoring and moving in are refused. */
+  host?: { reopen: Reopen };
+  /** The tunnel this process runs (headless, the Electron shell); without it, tunnels are refused. */
+  tunnel?: TunnelRunner;
+}
+
+export function createHandlers(core: Core, options: HandlerOptions = {}): Handlers {
   const settings = createSettingsService(core);
   return {
     'app.status': () => core.services.status.get(),
@@ -37,6 +50,16 @@ export function createHandlers(core: Core): Handlers {
     'export.followingCsv': () => saveCsvExport(core, 'following', exportFollowingCsv(core)),
     'export.followersCsv': () => saveCsvExport(core, 'followers', exportFollowersCsv(core)),
     'import.following': ({ csv }) => importFollowing(core, csv),
+    'backup.restore': ({ backup }) => restoreInPlace(core, options.host?.reopen, backup),
+    'import.microblogpub': ({ folder, confirm }) => importMicroblogPub(core, options.host?.reopen, folder, confirm),
+    'tunnel.status': () => tunnelOf(options).status(),
+    'tunnel.start': async ({ command }) => {
+      const tunnel = tunnelOf(options);
+      splitCommandLine(command); // a command that cannot be split is refused before it is saved
+      core.settings.update({ tunnel: { ...core.settings.get().tunnel, command } });
+      return tunnel.start(command);
+    },
+    'tunnel.stop': () => tunnelOf(options).stop(),
     ...createAuthorHandlers(core),
     'webmentions.received': (page) => listReceivedWebmentions(core.db, page),
     'webmentions.sent': (page) => listSentWebmentions(core.db, page, core.loops.delivery.inFlight()),
@@ -50,6 +73,11 @@ export function createHandlers(core: Core): Handlers {
     'media.uploadFinish': async (input) => core.services.media.view(await core.services.media.finish(input)),
     'media.uploadCancel': (input) => core.services.media.cancel(input),
   };
+}
+
+function tunnelOf(options: HandlerOptions): TunnelRunner {
+  if (!options.tunnel) throw new UnavailableError('This Tern does not run tunnels here; start your tunnel yourself and point it at the listener.');
+  return options.tunnel;
 }
 
 export function isChannel(name: string): name is Channel {

@@ -6,6 +6,7 @@ import type { Hono } from 'hono';
 import { receiveInboxPost } from '../federation/inbox';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { asAddressed, publicUrl, readCappedBody } from './http-parts';
+import { clientAddress } from './client-address';
 
 export const MAX_INBOX_BYTES = 1024 * 1024;
 
@@ -34,11 +35,12 @@ export function mountInboxRoute(app: Hono<ListenerEnv>, core: ListenerCore, opti
       asAddressed(c.req.raw, url, body.bytes),
       body.bytes,
     );
+    const from = clientAddress(c, settings.listener.behindProxy);
     if (outcome.status === 202) {
-      if (outcome.queued === null) log(`inbox: 202 without queueing: ${outcome.reason}`);
+      if (outcome.queued === null) log(`inbox: 202 without queueing: ${outcome.reason} (from ${from})`);
       return c.body(null, 202);
     }
-    log(`inbox: ${outcome.status} ${outcome.reason}`);
+    log(`inbox: ${outcome.status} ${outcome.reason} (from ${from})`);
     return problem(c, outcome.status, outcome.reason);
   });
 }

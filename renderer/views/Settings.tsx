@@ -10,6 +10,9 @@ import { useSettingsStore, type SettingsChange, type SettingsView } from '../sto
 import { useStatusStore } from '../store/status';
 import { formatDateTime, strings } from '../strings';
 import type { Output } from '../../electron/ipc/contract';
+import { RestoreBackup } from '../settings/RestoreBackup';
+import { MoveFromMicroblogPub } from '../settings/MoveFromMicroblogPub';
+import { TunnelSection } from '../settings/TunnelSection';
 
 const t = strings.settings;
 
@@ -27,12 +30,14 @@ export function Settings() {
         </div>
       </header>
       <ProfileSection settings={settings} />
-      <IdentitySection settings={settings} />
+      <IdentitySection key={settings.baseUrl ?? ''} settings={settings} />
       <ListenerSection settings={settings} />
+      <TunnelSection settings={settings} />
       <OfflineSection settings={settings} />
       {mode === 'desktop' && <OsNotificationsSection settings={settings} />}
-      <BackupsSection dataDir={dataDir} />
+      <BackupsSection />
       <ExportSection />
+      <MoveFromMicroblogPub />
       <section className="section" aria-labelledby="settings-about-title">
         <div className="section__header">
           <h2 id="settings-about-title">{t.aboutTitle}</h2>
@@ -323,8 +328,8 @@ function OsNotificationsSection({ settings }: { settings: SettingsView }) {
   );
 }
 
-/** Back up now, and the archives in the backups folder with how to restore one. */
-function BackupsSection({ dataDir }: { dataDir: string | null }) {
+/** Back up now, the archives in the backups folder, and restoring one. */
+function BackupsSection() {
   const [list, setList] = useState<Output<'backup.list'> | null>(null);
   const [busy, setBusy] = useState(false);
   const [made, setMade] = useState<string | null>(null);
@@ -352,7 +357,6 @@ function BackupsSection({ dataDir }: { dataDir: string | null }) {
       setBusy(false);
     }
   };
-  const newest = list?.backups[0];
   return (
     <section className="section" aria-labelledby="settings-backups-title">
       <div className="section__header">
@@ -373,11 +377,6 @@ function BackupsSection({ dataDir }: { dataDir: string | null }) {
             ))}
           </dl>
         )}
-        {list && newest && dataDir && (
-          <p className="form__note">
-            {t.restoreHint} <code className="mono">{t.restoreCommand(dataDir, newest.path)}</code> {t.restoreNote}
-          </p>
-        )}
         {error && (
           <p className="field__error" role="alert">
             {error.message}
@@ -391,6 +390,7 @@ function BackupsSection({ dataDir }: { dataDir: string | null }) {
             {busy ? t.backingUp : t.backUpNow}
           </button>
         </div>
+        {list && <RestoreBackup backups={list.backups} />}
       </div>
     </section>
   );
