@@ -144,6 +144,9 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
       },
+      // 16 in flight (2 per server): real servers take 100+ ms to answer, and signing runs on
+      // the thread pool meanwhile; 8 left both idle on a fan-out to many servers.
+      options: { concurrency: 16 },
     });
     const core: Core = {
       paths,

@@ -30,8 +30,7 @@ export type DeliveryPayload = { kind: 'send'; body: string } | { kind: 'cancel';
 export type ResolveOutcome = { kind: 'resolved' } | { kind: 'retry'; reason: string } | { kind: 'gone'; reason: string };
 
 export interface DeliveryLoopOptions {
-  /** Requests in flight at once, in all. Default 16 (8 left the signing thread pool idle while
-   * answers were awaited; real servers answer in 100+ ms, so more in flight is what fans out). */
+  /** Requests in flight at once, in all. Default 8 (the core asks for 16). */
   concurrency?: number;
   /** Requests in flight at once to one server (host:port). Default 2. */
   perHost?: number;
@@ -88,7 +87,7 @@ const IDLE_RECHECK_MS = 5_000;
 
 export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const o = deps.options ?? {};
-  const concurrency = o.concurrency ?? 16;
+  const concurrency = o.concurrency ?? 8;
   const perHost = o.perHost ?? 2;
   const maxTries = o.maxTries ?? MAX_TRIES;
   const requestTimeoutMs = o.requestTimeoutMs ?? 10_000;

@@ -163,7 +163,9 @@ export function hasNotification(db: DbOrTx, type: NotificationType, inboxObjectI
 export function findActivityAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): InboxObject | undefined {
   const raw = prepared<[string, string, string], Record<string, unknown>>(
     db,
-    'SELECT * FROM inbox WHERE ap_type = ? AND ap_actor_id = ? AND activity_object_ap_id = ? ORDER BY id DESC LIMIT 1',
+    // `+ap_type`: look up by the object id (a handful of rows), not through ix_inbox_ap_type,
+    // which SQLite otherwise picks and which walks every stored activity of that type.
+    'SELECT * FROM inbox WHERE +ap_type = ? AND ap_actor_id = ? AND activity_object_ap_id = ? ORDER BY id DESC LIMIT 1',
   ).get(type, apActorId, objectApId);
   return raw === undefined ? undefined : decodeInbox(raw);
 }
