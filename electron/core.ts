@@ -148,6 +148,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       // the thread pool meanwhile; 8 left both idle on a fan-out to many servers.
       options: { concurrency: 16 },
     });
+    let lastIdentity: { baseUrl: string; username: string; local: LocalActor } | null = null;
     const core: Core = {
       paths,
       sqlite,
@@ -157,7 +158,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       fed,
       identity() {
         const { baseUrl, username } = settings.get();
-        return baseUrl && username ? localActor(baseUrl, username) : null;
+        if (!baseUrl || !username) return null;
+        // Built once per address (read for every request, row and delivery), never shared stale.
+        if (lastIdentity?.baseUrl !== baseUrl || lastIdentity.username !== username) {
+          lastIdentity = { baseUrl, username, local: localActor(baseUrl, username) };
+        }
+        return lastIdentity.local;
       },
       inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
       listener: createListenerControl(() => core, { log }),
