@@ -115,7 +115,7 @@ function printBreakdown(b: Breakdown, raw: RawCosts, inbox: InboxResult | null):
     const http = inbox.accept.cpuUsPerActivity - b.appFetchConcurrent.cpuUs;
     rows([
       { label: 'over loopback HTTP, 32 in flight (accept phase)', value: `${n0(inbox.accept.perSec)}/s, ${n0(inbox.accept.cpuUsPerActivity)} µs CPU each` },
-      { label: '  → node:http + @hono/node-server share', value: `≈ ${n0(http)} µs CPU per activity` },
+      { label: '  → over HTTP minus app.fetch (the listener answers /inbox on node:http, not Hono)', value: `≈ ${n0(http)} µs CPU per activity` },
     ]);
   }
   note(`Raw for comparison: RSA verify ${n1(raw.verifyUs)} µs + prepared INSERT ${n1(raw.insertUs)} µs = ${n1(rawSum)} µs.`);

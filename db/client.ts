@@ -1,7 +1,7 @@
 // Opens Tern's one SQLite file with the pragmas the app relies on (WAL, foreign keys, a busy
 // timeout) and wraps it in drizzle. It knows nothing of migrations or federation.
 import Database from 'better-sqlite3';
-import { getTableColumns, type Table } from 'drizzle-orm';
+import { getTableColumns, getTableName, is, SQL, type Column, type Table } from 'drizzle-orm';
 import { drizzle, type BetterSQLite3Database } from 'drizzle-orm/better-sqlite3';
 import * as schema from './schema';
 
@@ -80,5 +80,36 @@ export function rowDecoder<T extends Table>(table: T): (raw: Record<string, unkn
       row[key] = value === null || value === undefined ? null : column.mapFromDriverValue(value);
     }
     return row as T['$inferSelect'];
+  };
+}
+
+/**
+ * An INSERT … RETURNING * of the given columns of `table`, prepared once per connection, that
+ * encodes values and decodes the row as drizzle's insert().values().returning().get() does
+ * (each column's own mapping; a missing value takes the column's $defaultFn or plain default,
+ * else NULL). For hot paths: drizzle builds and prepares the SQL on every call.
+ */
+export function preparedInsert<T extends Table, K extends keyof T['$inferInsert'] & string>(
+  table: T,
+  keys: readonly K[],
+): (db: DbOrTx, values: Pick<T['$inferInsert'], K>) => T['$inferSelect'] {
+  const columns = getTableColumns(table) as Record<string, Column>;
+  const picked = keys.map((key) => {
+    const column = columns[key];
+    if (column === undefined) throw new Error(`no column ${key} in ${getTableName(table)}`);
+    return [key, column] as const;
+  });
+  const source =
+    `INSERT INTO "${getTableName(table)}" (${picked.map(([, c]) => `"${c.name}"`).join(', ')})` +
+    ` VALUES (${picked.map(() => '?').join(', ')}) RETURNING *`;
+  const decode = rowDecoder(table);
+  return (db, values) => {
+    const params = picked.map(([key, column]) => {
+      let value = (values as Record<string, unknown>)[key];
+      if (value === undefined) value = column.defaultFn !== undefined ? column.defaultFn() : column.default;
+      if (is(value, SQL)) throw new Error(`preparedInsert: ${column.name} needs an SQL default; pass a value`);
+      return value === null || value === undefined ? null : column.mapToDriverValue(value);
+    });
+    return decode(prepared<unknown[], Record<string, unknown>>(db, source).get(...params)!);
   };
 }

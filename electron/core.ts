@@ -164,8 +164,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
       },
+      // 16 in flight (2 per server): real servers take 100+ ms to answer, and signing runs on
+      // the thread pool meanwhile; 8 left both idle on a fan-out to many servers.
+      options: { concurrency: 16 },
     });
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
+    let lastIdentity: { baseUrl: string; username: string; local: LocalActor } | null = null;
     const core: Core = {
       paths,
       sqlite,
@@ -175,7 +179,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       fed,
       identity() {
         const { baseUrl, username } = settings.get();
-        return baseUrl && username ? localActor(baseUrl, username) : null;
+        if (!baseUrl || !username) return null;
+        // Built once per address (read for every request, row and delivery), never shared stale.
+        if (lastIdentity?.baseUrl !== baseUrl || lastIdentity.username !== username) {
+          lastIdentity = { baseUrl, username, local: localActor(baseUrl, username) };
+        }
+        return lastIdentity.local;
       },
       inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
       listener: createListenerControl(() => core, { log }),

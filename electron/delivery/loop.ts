@@ -34,7 +34,7 @@ export type DeliveryPayload =
 export type ResolveOutcome = { kind: 'resolved' } | { kind: 'retry'; reason: string } | { kind: 'gone'; reason: string };
 
 export interface DeliveryLoopOptions {
-  /** Requests in flight at once, in all. Default 8. */
+  /** Requests in flight at once, in all. Default 8 (the core asks for 16). */
   concurrency?: number;
   /** Requests in flight at once to one server (host:port). Default 2. */
   perHost?: number;
@@ -85,6 +85,7 @@ interface Task {
 }
 
 const RESPONSE_CHARS = 500;
+const DELIVERY_HEADERS = { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' };
 const encoder = new TextEncoder();
 const IDLE_RECHECK_MS = 5_000;
 
@@ -168,21 +169,20 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (payload.kind === 'cancel') return giveUp(row, null, payload.reason);
     let response: Response;
     try {
-      // The body goes to signedFetch as bytes beside a bodiless request: no stream copies.
-      const request = new Request(row.recipient, {
-        method: 'POST',
-        headers: { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' },
-        signal: AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]),
-      });
-      response =
-        payload.kind === 'form'
-          ? await deps.client.fetch(row.recipient, {
-              method: 'POST',
-              headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html, application/json, */*;q=0.1' },
-              rawBody: encoder.encode(payload.body),
-              signal: request.signal,
-            })
-          : await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer });
+      const requestSignal = AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]);
+      if (payload.kind === 'form') {
+        // A webmention: an unsigned form POST.
+        response = await deps.client.fetch(row.recipient, {
+          method: 'POST',
+          headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html, application/json, */*;q=0.1' },
+          rawBody: encoder.encode(payload.body),
+          signal: requestSignal,
+        });
+      } else {
+        // The body goes to signedFetch as bytes beside a bodiless request: no stream copies.
+        const request = new Request(row.recipient, { method: 'POST', headers: DELIVERY_HEADERS });
+        response = await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer, signal: requestSignal });
+      }
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
       if (signal.aborted || !deps.connectivity.isOnline()) return;

@@ -6,8 +6,11 @@
 // up; processing never happens inside the request.
 //
 // Forwarded activities (signed by someone other than `actor`, e.g. a reply Mastodon forwards to
-// followers) are refused for now: accepting them safely needs an LD signature or a re-fetch of
-// the object from its origin, which the processor does not do yet.
+// the followers of the post it answers) are accepted as Mastodon accepts them without an LD
+// signature: only a Create whose object (and id) live on the actor's own server, stored with the
+// forwarder as its signer; the processor never trusts the forwarded copy and fetches the object
+// from that server through the safe client (process/create.ts). Anything else not signed by its
+// actor is refused (401).
 import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
@@ -60,14 +63,38 @@ function isSelfDelete(activity: Json, actorId: string): boolean {
   return typeOf(activity) === 'Delete' && object !== null && normalizeActorId(object) === normalizeActorId(actorId);
 }
 
+const originOf = (url: string | null): string | null => {
+  if (url === null) return null;
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+};
+
+/**
+ * Whether an activity signed by someone else than its actor can be verified otherwise: a Create
+ * whose object id (and activity id, when it has one) is on the actor's own server, where the
+ * processor fetches the object instead of believing the forwarded copy.
+ */
+export function mayBeForwarded(activity: Json, actorId: string): boolean {
+  if (typeOf(activity) !== 'Create') return false;
+  const origin = originOf(actorId);
+  if (origin === null || originOf(idOf(activity.object)) !== origin) return false;
+  return activity.id === undefined || originOf(typeof activity.id === 'string' ? activity.id : null) === origin;
+}
+
 /**
  * Runs the checks on an inbox POST and queues it. `request` must carry the URL and Host the
  * peer signed (the public URL), and `body` the exact bytes received.
  */
+// One decoder for every request (building one per call was ~6 % of accepting in the profile).
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
 export async function receiveInboxPost(deps: InboxDeps, request: Request, body: Uint8Array): Promise<InboxOutcome> {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(body));
+    parsed = JSON.parse(utf8.decode(body));
   } catch {
     return { status: 400, reason: 'body is not JSON' };
   }
@@ -100,7 +127,7 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     }
     return { status: 401, reason: REASONS[verified.reason] };
   }
-  if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
+  if (!keyBelongsToActor(verified.ownerActorId, actorId) && !mayBeForwarded(activity, actorId)) {
     return { status: 401, reason: 'key does not belong to actor' };
   }
 

@@ -103,6 +103,12 @@ export function toUndo(local: LocalActor, undone: ApObject, published: string): 
   return { type: 'Undo', actor: local.id, published, ...audience(undone), object };
 }
 
+/** Add / Remove of one of our posts to / from our featured collection (pin / unpin), as Mastodon
+ * sends them: the post by id, the collection as target, to everyone and our followers. */
+export function toFeaturedChange(kind: 'Add' | 'Remove', local: LocalActor, postId: string, published: string): ApObject {
+  return { type: kind, actor: local.id, published, to: [PUBLIC], cc: [local.followers], object: postId, target: local.featured };
+}
+
 export function toFollow(local: LocalActor, targetId: string, published: string): ApObject {
   return { type: 'Follow', actor: local.id, published, object: targetId, to: [targetId] };
 }

@@ -7,6 +7,7 @@
 // Nothing else forwarded is honoured: X-Forwarded-Host and X-Forwarded-Proto never shape a
 // URL, because every URL the listener builds or checks a signature against comes from the
 // base URL, the identity (http-parts.ts publicUrl).
+import type { IncomingMessage } from 'node:http';
 import type { Context } from 'hono';
 import { getConnInfo } from '@hono/node-server/conninfo';
 
@@ -24,4 +25,12 @@ export function clientAddress(c: Context, behindProxy: boolean): string {
   }
   if (!behindProxy) return socket;
   return forwardedFor(c.req.header('x-forwarded-for')) ?? socket;
+}
+
+/** The same for POST /inbox, which the listener answers on node:http (inbox-route.ts). */
+export function nodeClientAddress(req: IncomingMessage, behindProxy: boolean): string {
+  const socket = req.socket.remoteAddress ?? 'unknown';
+  if (!behindProxy) return socket;
+  const header = req.headers['x-forwarded-for'];
+  return forwardedFor(Array.isArray(header) ? header.join(',') : header) ?? socket;
 }

@@ -81,6 +81,19 @@ describe('POST /inbox accepts', () => {
     expect(res.status).toBe(202);
   });
 
+  it('a Create forwarded by someone else whose object lives on its actor’s server: queued with the forwarder as signer', async () => {
+    const createId = `${other.actorId}/statuses/9/activity`;
+    const forwarded = { ...follow(other.actorId), id: createId, type: 'Create', object: { id: `${other.actorId}/statuses/9`, type: 'Note', attributedTo: other.actorId } };
+    const before = incomingCount(t.core);
+    const res = await peer.postSigned(inboxUrl, forwarded);
+    expect(res.status).toBe(202);
+    expect(incomingCount(t.core)).toBe(before + 1);
+    const row = t.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, createId)).get();
+    // The processor sees signer ≠ actor and fetches the object from its server (process/create.ts).
+    expect(row).toMatchObject({ sentByApActorId: peer.actorId, isProcessed: false });
+    expect(queued.at(-1)).toMatchObject({ apId: createId, type: 'Create', sentBy: peer.actorId });
+  });
+
   it('behind a tunnel: a request signed for the public base URL, arriving on the loopback address', async () => {
     const loopbackBase = t.core.settings.get().baseUrl!;
     t.core.settings.update({ baseUrl: 'https://tern.example', listener: { ...t.core.settings.get().listener, behindProxy: true } });
@@ -129,9 +142,16 @@ describe('POST /inbox refuses, storing nothing,', () => {
     expect(result).toEqual({ status: 401, error: 'key does not belong to actor' });
   });
 
-  it('a forwarded activity (signed by a relay of it, not its actor) for now (401)', async () => {
-    const forwarded = { ...follow(other.actorId), type: 'Create', object: { id: `${other.actorId}/notes/1`, type: 'Note', attributedTo: other.actorId } };
+  it('a forwarded activity other than a Create (401)', async () => {
+    const forwarded = { ...follow(other.actorId), type: 'Like', object: `${other.actorId}/notes/1` };
     expect(await refused(peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor' });
+  });
+
+  it('a forwarded Create whose object is not on its actor’s server, or whose id is elsewhere (401)', async () => {
+    const offsite = { ...follow(other.actorId), type: 'Create', object: { id: `${peer.actorId}/notes/1`, type: 'Note', attributedTo: other.actorId } };
+    expect(await refused(peer.postSigned(inboxUrl, offsite))).toEqual({ status: 401, error: 'key does not belong to actor' });
+    const idElsewhere = { ...offsite, id: `${peer.actorId}/activities/1`, object: { ...offsite.object, id: `${other.actorId}/notes/1` } };
+    expect(await refused(peer.postSigned(inboxUrl, idElsewhere))).toEqual({ status: 401, error: 'key does not belong to actor' });
   });
 
   it('behind no proxy, a request signed for another host, whatever X-Forwarded-Host says (401)', async () => {

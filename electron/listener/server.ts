@@ -1,9 +1,10 @@
-// Runs the listener app on a host:port with @hono/node-server (default 127.0.0.1: a tunnel in
+// Runs the listener app on a host:port with node:http and @hono/node-server's adapter (default 127.0.0.1: a tunnel in
 // front exposes it), and the control the core keeps so Settings can start, restart and stop it.
 // Timeouts are short, as for any server facing the internet.
-import type { Server } from 'node:http';
-import { serve } from '@hono/node-server';
+import { createServer, type Server } from 'node:http';
+import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
+import { inboxRequestListener, isInboxPost } from './inbox-route';
 import type { ListenerAppOptions, ListenerCore } from './context';
 
 export const DEFAULT_LISTENER_HOST = '127.0.0.1';
@@ -35,12 +36,14 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
   const app = createListenerApp(core, options);
   let server: Server;
   const port = await new Promise<number>((resolve, reject) => {
-    server = serve({
-      fetch: app.fetch,
-      hostname: address.host,
-      port: address.port,
-      serverOptions: { requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 },
-    }) as Server;
+    // What @hono/node-server's serve() builds, with POST /inbox answered on node:http directly
+    // (inbox-route.ts: the same checks and answers as the app's route, less per-request work).
+    const viaHono = getRequestListener(app.fetch, { hostname: address.host });
+    const inbox = inboxRequestListener(core, options);
+    server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
+      isInboxPost(req) ? inbox(req, res) : viaHono(req, res),
+    );
+    server.listen(address.port, address.host);
     server.once('listening', () => {
       const info = server.address();
       resolve(typeof info === 'object' && info !== null ? info.port : address.port);

@@ -289,3 +289,39 @@ describe('createHttpClient: body caps and timeouts', () => {
     expect((error as Error).name).toBe('AbortError');
   });
 });
+
+describe('createHttpClient: a URL with rawBody (no Request built)', () => {
+  const echo: Handler = (req, res, body) =>
+    res.end(JSON.stringify({ method: req.method, type: req.headers['content-type'] ?? null, length: req.headers['content-length'] ?? null, body }));
+
+  it('sends the method (normalised as fetch does), headers and bytes, and still passes the guard', async () => {
+    const s = await server(echo);
+    const bytes = new TextEncoder().encode('{"a":1}');
+    const { json } = await client({ allowPrivateAddresses: true }).fetchJson(`${s.origin}/x`, {
+      method: 'post',
+      headers: new Headers({ 'content-type': 'application/activity+json' }),
+      rawBody: bytes,
+    });
+    expect(json).toEqual({ method: 'POST', type: 'application/activity+json', length: '7', body: '{"a":1}' });
+    await expect(client().fetch(`${s.origin}/x`, { method: 'POST', rawBody: bytes })).rejects.toBeInstanceOf(BlockedAddressError);
+  });
+
+  it('refuses what new Request refuses: a bad URL, a forbidden method, a GET with a body', async () => {
+    const c = client({ allowPrivateAddresses: true });
+    const bytes = new Uint8Array([1]);
+    await expect(c.fetch('not a url', { method: 'POST', rawBody: bytes })).rejects.toBeInstanceOf(TypeError);
+    await expect(c.fetch('http://127.0.0.1:1/', { method: 'TRACE', rawBody: bytes })).rejects.toBeInstanceOf(TypeError);
+    await expect(c.fetch('http://127.0.0.1:1/', { method: 'GET', rawBody: bytes })).rejects.toBeInstanceOf(TypeError);
+  });
+
+  it("rejects with the caller's abort reason, and does not follow a redirect when told not to", async () => {
+    const never = await server(() => {});
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(new Error('stopped')), 50);
+    const c = client({ allowPrivateAddresses: true });
+    await expect(c.fetch(`${never.origin}/`, { method: 'POST', signal: controller.signal, rawBody: new Uint8Array([1]) })).rejects.toThrow('stopped');
+    const moved = await server((_req, res) => res.writeHead(302, { location: '/elsewhere' }).end());
+    const res = await c.fetch(`${moved.origin}/`, { method: 'POST', redirect: 'manual', rawBody: null });
+    expect(res.status).toBe(302);
+  });
+});

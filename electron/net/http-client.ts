@@ -162,7 +162,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     });
 
   const fetch: NetFetch = async (input, init = {}) => {
-    const request = new Request(input, init);
+    const request = requestParts(input, init);
     const bodyCap = init.maxBodyBytes ?? maxBodyBytes;
     let url = new URL(request.url);
     const deadline = new AbortController();
@@ -183,9 +183,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
           ? init.rawBody === null
             ? null
             : Buffer.from(init.rawBody.buffer, init.rawBody.byteOffset, init.rawBody.byteLength)
-          : request.body === null
-            ? null
-            : Buffer.from(await request.arrayBuffer());
+          : await request.bodyBytes();
       for (let hop = 0; ; hop++) {
         const res = await sendOnce(url, method, headers, body, deadline.signal);
         const status = res.statusCode ?? 0;
@@ -248,6 +246,49 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       agents['http:'].destroy();
       agents['https:'].destroy();
     },
+  };
+}
+
+/** What fetch reads of its input: a Request's, or (for a URL with its body given as rawBody)
+ * the same fields taken from init without building a Request (deliveries send thousands). */
+interface RequestParts {
+  url: string;
+  method: string;
+  headers: HeadersInit | undefined;
+  signal: AbortSignal;
+  redirect: RequestRedirect;
+  bodyBytes(): Promise<Buffer | null>;
+}
+
+const neverAborted = new AbortController().signal;
+// Methods fetch normalises to upper case (others are sent as given); the forbidden ones it refuses.
+const NORMALISED_METHODS = new Set(['DELETE', 'GET', 'HEAD', 'OPTIONS', 'POST', 'PUT']);
+const FORBIDDEN_METHODS = new Set(['CONNECT', 'TRACE', 'TRACK']);
+
+function requestParts(input: string | URL | Request, init: NetRequestInit): RequestParts {
+  if (init.rawBody !== undefined && !(input instanceof Request)) {
+    const url = new URL(input).href; // throws TypeError on an invalid URL, as new Request would
+    const given = init.method ?? 'GET';
+    const upper = given.toUpperCase();
+    if (FORBIDDEN_METHODS.has(upper)) throw new TypeError(`'${given}' HTTP method is unsupported.`);
+    if (init.rawBody !== null && (upper === 'GET' || upper === 'HEAD')) throw new TypeError('Request with GET/HEAD method cannot have body.');
+    return {
+      url,
+      method: NORMALISED_METHODS.has(upper) ? upper : given,
+      headers: init.headers,
+      signal: init.signal ?? neverAborted,
+      redirect: init.redirect ?? 'follow',
+      bodyBytes: () => Promise.resolve(null), // unused: rawBody is the body
+    };
+  }
+  const request = new Request(input, init);
+  return {
+    url: request.url,
+    method: request.method,
+    headers: request.headers,
+    signal: request.signal,
+    redirect: request.redirect,
+    bodyBytes: async () => (request.body === null ? null : Buffer.from(await request.arrayBuffer())),
   };
 }
 

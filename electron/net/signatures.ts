@@ -57,6 +57,8 @@ export interface SignedFetchOptions {
   specMemory?: SpecMemory;
   /** The body to send, when the caller has its bytes: then `request` needs none (saves copies). */
   body?: ArrayBuffer | null;
+  /** Aborts the request; default `request.signal` (a Request built without one saves a copy). */
+  signal?: AbortSignal;
 }
 
 /** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
@@ -98,10 +100,18 @@ export async function signedFetch(client: HttpClient, request: Request, options:
         if (!signedHeaders.has(name)) signedHeaders.set(name, value);
       }
       // The body travels beside the request (rawBody): Fedify signs over `body`, and the
-      // client sends these bytes without reading them back out of a stream.
-      const unsigned = new Request(url, { method, headers: signedHeaders, signal: request.signal });
+      // client sends these bytes without reading them back out of a stream. Only the signed
+      // headers are taken from Fedify's Request: the client gets the URL, method and signal
+      // directly, not another copy of a Request with a body stream and a signal to follow.
+      const unsigned = new Request(url, { method, headers: signedHeaders });
       const signed = await signRequest(unsigned, options.privateKey, options.keyId, { spec, body });
-      return client.fetch(signed, { redirect: 'manual', rawBody: body === null ? null : new Uint8Array(body) });
+      return client.fetch(url, {
+        method,
+        headers: signed.headers,
+        signal: options.signal ?? request.signal,
+        redirect: 'manual',
+        rawBody: body === null ? null : new Uint8Array(body),
+      });
     };
     const first = hop === 0 && options.spec !== undefined ? options.spec : memory.determineSpec(url.origin);
     let spec = first;

@@ -154,6 +154,35 @@ describe('reading', () => {
   });
 });
 
+describe('pinning federates', () => {
+  it('Add / Remove of the post to the featured collection goes to followers; only real changes of what it shows', async () => {
+    const s = await startServer((_req, res) => res.writeHead(202).end());
+    servers.push(s);
+    cacheActor({ id: `${s.origin}/users/f`, type: 'Person', inbox: `${s.origin}/users/f/inbox` });
+    const follower = core.db.select().from(actor).get()!;
+    const follow = persistInboxObject(core.db, { object: { id: `${s.origin}/f/1`, type: 'Follow' }, apId: `${s.origin}/f/1`, actor: follower, now: new Date() });
+    core.sqlite.prepare('INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), new Date().toISOString(), follower.id, follow.id, follower.apId);
+    const post = await author.createPost({ content: 'pin me', visibility: 'PUBLIC' });
+    const secret = await author.createPost({ content: 'just you', visibility: 'FOLLOWERS_ONLY' });
+    author.setPinned(post.apId, true);
+    author.setPinned(post.apId, true); // already pinned: nothing new to say
+    author.setPinned(secret.apId, true); // not in the featured collection: nothing to say
+    author.setPinned(post.apId, false);
+    const changes = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all();
+    expect(changes.map((c) => c.apObject)).toEqual([
+      expect.objectContaining({ type: 'Add', actor: local().id, object: post.apId, target: local().featured, to: [PUBLIC], cc: [local().followers] }),
+      expect.objectContaining({ type: 'Remove', actor: local().id, object: post.apId, target: local().featured }),
+    ]);
+    expect(core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, secret.id)).all()).toHaveLength(0);
+    expect(changes.map((c) => rows(c.id).map((r) => r.recipient))).toEqual([[`${s.origin}/users/f/inbox`], [`${s.origin}/users/f/inbox`]]);
+    core.loops.delivery.start();
+    net.set(true);
+    await core.loops.delivery.drain();
+    const sent = s.seen.filter((r) => r.path === '/users/f/inbox').map((r) => (JSON.parse(r.body) as { type: string }).type);
+    expect(sent).toEqual(['Create', 'Create', 'Add', 'Remove']);
+  });
+});
+
 describe('deleting before delivery', () => {
   it('the queued Create is cancelled (never sent) and the Delete goes out', async () => {
     const s = await startServer((_req, res) => res.writeHead(202).end());

@@ -1,12 +1,15 @@
 // The author's own posts after publishing: delete (Delete{Tombstone} to everyone the post and
 // its edits went to; the row stays, marked is_deleted — outbox rows are never removed) and
-// pin/unpin (local state; the listener serves pinned posts as the featured collection).
+// pin/unpin (the listener serves pinned posts as the featured collection; as Mastodon does, a
+// change of a post that collection shows is sent to followers as Add / Remove with the
+// collection as target, so their servers update the profile without refetching it).
 import { eq } from 'drizzle-orm';
 import { outbox, type OutboxObject } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { queueWebmentions, versionsOf } from '../../webmention/send';
 import { idOf, type Json } from '../ap';
-import { toDelete } from '../outbox';
+import { isPostType, toDelete, toFeaturedChange } from '../outbox';
+import { OPEN_VISIBILITIES } from '../collections';
 import { saveOutboxObject } from '../outbox-store';
 import { recountReplies } from '../process/counters';
 import { computeRecipients, earlierRecipients, postActivityIds } from '../recipients';
@@ -40,9 +43,27 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
   return { apId, queued: queued.queued };
 }
 
-export function setPinned(deps: Pick<ActionDeps, 'db' | 'clock'>, apId: string, pinned: boolean): OutboxObject {
-  return deps.db.transaction((tx) => {
+export function setPinned(deps: Pick<ActionDeps, 'db' | 'clock' | 'identity' | 'wake'>, apId: string, pinned: boolean): OutboxObject {
+  const local = deps.identity();
+  const now = deps.clock();
+  let queued = 0;
+  const row = deps.db.transaction((tx) => {
     const post = findOwnPost(tx, apId);
-    return tx.update(outbox).set({ isPinned: pinned }).where(eq(outbox.id, post.id)).returning().get()!;
+    const updated = tx.update(outbox).set({ isPinned: pinned }).where(eq(outbox.id, post.id)).returning().get()!;
+    // Only a change of what the featured collection shows is news (featuredItems' filter).
+    const featured =
+      (OPEN_VISIBILITIES as readonly string[]).includes(post.visibility) && !post.isDeleted && !post.isTransient && isPostType(post.apType);
+    if (local === null || post.isPinned === pinned || !featured) return updated;
+    const change = saveOutboxObject(tx, local, {
+      apObject: toFeaturedChange(pinned ? 'Add' : 'Remove', local, post.apId, now.toISOString()),
+      visibility: 'PUBLIC',
+      now,
+      activityObjectApId: post.apId,
+      relatesToOutboxObjectId: post.id,
+    });
+    queued = enqueueDeliveries(tx, { outboxObjectId: change.id, recipients: computeRecipients(tx, local, change.apObject as Json), now });
+    return updated;
   });
+  if (queued > 0) deps.wake();
+  return row;
 }

@@ -2,8 +2,7 @@
 // (persistInboxObject: ActivityPub → row), notifications, and the look-ups every handler needs.
 // All take `db | tx` so they compose inside the handler's one transaction.
 import { sanitizeActivityHtml } from '../sanitize';
-import { and, desc, eq } from 'drizzle-orm';
-import { prepared, rowDecoder, type DbOrTx } from '../../../db/client';
+import { prepared, preparedInsert, rowDecoder, type DbOrTx } from '../../../db/client';
 import {
   inbox,
   notifications,
@@ -56,6 +55,31 @@ export interface InboxRowInput {
   isDeleted?: boolean;
 }
 
+// The processor's writes, as prepared statements (drizzle's builders were a third of the
+// processing time in the bench's profile); same columns, encodings and rows as drizzle's.
+const insertInbox = preparedInsert(inbox, [
+  'createdAt',
+  'updatedAt',
+  'actorId',
+  'apActorId',
+  'server',
+  'isHiddenFromStream',
+  'apType',
+  'apId',
+  'apContext',
+  'apPublishedAt',
+  'apObject',
+  'activityObjectApId',
+  'visibility',
+  'relatesToInboxObjectId',
+  'relatesToOutboxObjectId',
+  'isBookmarked',
+  'isDeleted',
+  'isTransient',
+  'repliesCount',
+]);
+const insertNotification = preparedInsert(notifications, ['createdAt', 'notificationType', 'isNew', 'actorId', 'outboxObjectId', 'inboxObjectId']);
+
 /** Inserts one `inbox` row for a received activity or object. `server` is the host of the
  * row's own ap_id (not of the actor), `visibility` comes from its addressing. */
 export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObject {
@@ -63,31 +87,27 @@ export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObjec
   // unsanitized (activities carry content too: Misskey reactions, Flag comments, …).
   const object = sanitizeActivityHtml(input.object);
   const { now } = input;
-  return db
-    .insert(inbox)
-    .values({
-      createdAt: now,
-      updatedAt: now,
-      actorId: input.actor.id,
-      apActorId: input.actor.apId,
-      server: hostOf(input.apId),
-      isHiddenFromStream: input.hidden ?? true,
-      apType: input.apType ?? typeOf(object) ?? 'Object',
-      apId: input.apId,
-      apContext: idOf(object.context) ?? idOf(object.conversation),
-      apPublishedAt: publishedOf(object, now),
-      apObject: object as InboxObject['apObject'],
-      activityObjectApId: input.activityObjectApId ?? null,
-      visibility: input.visibility ?? visibilityOf(object, followersUrlOf(input.actor)),
-      relatesToInboxObjectId: input.relatesToInboxObjectId ?? null,
-      relatesToOutboxObjectId: input.relatesToOutboxObjectId ?? null,
-      isBookmarked: false,
-      isDeleted: input.isDeleted ?? false,
-      isTransient: input.isTransient ?? false,
-      repliesCount: 0,
-    })
-    .returning()
-    .get();
+  return insertInbox(db, {
+    createdAt: now,
+    updatedAt: now,
+    actorId: input.actor.id,
+    apActorId: input.actor.apId,
+    server: hostOf(input.apId),
+    isHiddenFromStream: input.hidden ?? true,
+    apType: input.apType ?? typeOf(object) ?? 'Object',
+    apId: input.apId,
+    apContext: idOf(object.context) ?? idOf(object.conversation),
+    apPublishedAt: publishedOf(object, now),
+    apObject: object as InboxObject['apObject'],
+    activityObjectApId: input.activityObjectApId ?? null,
+    visibility: input.visibility ?? visibilityOf(object, followersUrlOf(input.actor)),
+    relatesToInboxObjectId: input.relatesToInboxObjectId ?? null,
+    relatesToOutboxObjectId: input.relatesToOutboxObjectId ?? null,
+    isBookmarked: false,
+    isDeleted: input.isDeleted ?? false,
+    isTransient: input.isTransient ?? false,
+    repliesCount: 0,
+  });
 }
 
 /**
@@ -107,7 +127,8 @@ export function persistActivity(
 }
 
 export function linkInbox(db: DbOrTx, id: number, relatesToInboxObjectId: number): void {
-  db.update(inbox).set({ relatesToInboxObjectId }).where(eq(inbox.id, id)).run();
+  // updated_at as drizzle's $onUpdateFn would set it (the wall clock).
+  prepared(db, 'UPDATE inbox SET relates_to_inbox_object_id = ?, updated_at = ? WHERE id = ?').run(relatesToInboxObjectId, new Date().toISOString(), id);
 }
 
 export interface NotifyInput {
@@ -119,35 +140,32 @@ export interface NotifyInput {
 }
 
 export function notify(db: DbOrTx, input: NotifyInput): void {
-  db.insert(notifications)
-    .values({
-      createdAt: input.now,
-      notificationType: input.type,
-      isNew: true,
-      actorId: input.actorId ?? null,
-      outboxObjectId: input.outboxObjectId ?? null,
-      inboxObjectId: input.inboxObjectId ?? null,
-    })
-    .run();
+  insertNotification(db, {
+    createdAt: input.now,
+    notificationType: input.type,
+    isNew: true,
+    actorId: input.actorId ?? null,
+    outboxObjectId: input.outboxObjectId ?? null,
+    inboxObjectId: input.inboxObjectId ?? null,
+  });
 }
 
 /** Whether a notification of this type already points at this inbox row. */
 export function hasNotification(db: DbOrTx, type: NotificationType, inboxObjectId: number): boolean {
   return (
-    db
-      .select({ id: notifications.id })
-      .from(notifications)
-      .where(and(eq(notifications.notificationType, type), eq(notifications.inboxObjectId, inboxObjectId)))
-      .get() !== undefined
+    prepared<[string, number], number>(db, 'SELECT 1 FROM notifications WHERE notification_type = ? AND inbox_object_id = ? LIMIT 1')
+      .pluck()
+      .get(type, inboxObjectId) !== undefined
   );
 }
 
 /** The newest stored activity of a type by an actor about an object id (e.g. a prior Delete). */
 export function findActivityAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): InboxObject | undefined {
-  return db
-    .select()
-    .from(inbox)
-    .where(and(eq(inbox.apType, type), eq(inbox.apActorId, apActorId), eq(inbox.activityObjectApId, objectApId)))
-    .orderBy(desc(inbox.id))
-    .get();
+  const raw = prepared<[string, string, string], Record<string, unknown>>(
+    db,
+    // `+ap_type`: look up by the object id (a handful of rows), not through ix_inbox_ap_type,
+    // which SQLite otherwise picks and which walks every stored activity of that type.
+    'SELECT * FROM inbox WHERE +ap_type = ? AND ap_actor_id = ? AND activity_object_ap_id = ? ORDER BY id DESC LIMIT 1',
+  ).get(type, apActorId, objectApId);
+  return raw === undefined ? undefined : decodeInbox(raw);
 }
