@@ -320,6 +320,8 @@ export const outboxObjectAttachment = sqliteTable(
   },
   (t) => [
     index('ix_outbox_object_attachment_id').on(t.id),
+    // Tern's (revision e7c3a9d51b20): which posts use an upload.
+    index('ix_outbox_object_attachment_upload_id').on(t.uploadId),
     ...checks('outbox_object_attachment', { datetimes: ['created_at'] }),
   ],
 );
@@ -346,6 +348,8 @@ export const outgoingActivity = sqliteTable(
   },
   (t) => [
     index('ix_outgoing_activity_id').on(t.id),
+    // Tern's (revision e7c3a9d51b20): the webmentions Tern sent.
+    index('ix_outgoing_activity_webmention_target').on(t.webmentionTarget).where(sql`webmention_target IS NOT NULL`),
     ...checks('outgoing_activity', {
       datetimes: ['created_at', 'next_try', 'last_try'],
       bools: ['is_sent', 'is_errored'],
@@ -379,6 +383,8 @@ export const pollAnswer = sqliteTable(
     uniqueIndex('uix_one_of_outbox_object_id_actor_id')
       .on(t.outboxObjectId, t.actorId)
       .where(sql.raw(`poll_type = 'oneOf'`)),
+    // Tern's (revision e7c3a9d51b20): whether an actor already voted, in any poll.
+    index('ix_poll_answer_outbox_object_id_actor_id').on(t.outboxObjectId, t.actorId),
     ...checks('poll_answer', { datetimes: ['created_at'] }),
   ],
 );
@@ -442,6 +448,8 @@ export const notifications = sqliteTable(
   },
   (t) => [
     index('ix_notifications_id').on(t.id),
+    // Tern's (revision e7c3a9d51b20): the notifications of a webmention.
+    index('ix_notifications_webmention_id').on(t.webmentionId).where(sql`webmention_id IS NOT NULL`),
     ...checks('notifications', {
       datetimes: ['created_at'],
       bools: ['is_new'],

@@ -6,7 +6,7 @@ import { expect, test } from './fixtures';
 import type { Headless } from './headless';
 import { screenshotPath } from './screenshots';
 
-const HEAD = '0d4f0c70f784';
+const HEAD = 'e7c3a9d51b20';
 const RECORD_COUNT = 16;
 
 /** Records every Content-Security-Policy violation the page causes, for the test to assert on. */
