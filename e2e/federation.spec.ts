@@ -3,45 +3,10 @@
 // peer and is followed back, writes while working offline (deliveries wait, no try spent),
 // comes back online and the peer receives the post; the peer's Like shows as a notification,
 // and the peer's own post reaches the author's Stream. Screenshots of each view on the way.
-import { createServer, type AddressInfo } from 'node:net';
-import type { APIRequestContext, Page } from '@playwright/test';
-import { startPeer, type Peer } from '../test/peer/peer';
+import type { APIRequestContext } from '@playwright/test';
 import type { Headless } from './headless';
-import { expect, test as base } from './fixtures';
+import { expect, openFresh, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
-// Tern's listener on a known loopback port, whose URL is also its public base URL, so the peer
-// can reach it directly; private addresses allowed so Tern can reach the peer (tests only).
-const test = base.extend<{ peer: Peer }>({
-  // Playwright reads a fixture's dependencies from its first parameter's pattern: it must be one.
-  // eslint-disable-next-line no-empty-pattern
-  ternOptions: async ({}, use) => {
-    const port = await freePort();
-    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
-  },
-  // eslint-disable-next-line no-empty-pattern
-  peer: async ({}, use) => {
-    const peer = await startPeer({ name: 'bob' });
-    await use(peer);
-    await peer.close();
-  },
-});
-
-/** Opens a place by URL and reloads, so the view fetches afresh (a hash change alone keeps the page). */
-async function openFresh(page: Page, tern: Headless, hash: string): Promise<void> {
-  await page.goto(`${tern.origin}/${hash}`);
-  await page.reload();
-}
-
-const place = (page: Page, name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name, exact: true });
 
 interface DeliveryRow {
   state: string;

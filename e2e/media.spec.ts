@@ -4,44 +4,13 @@
 // Stream, loaded through Tern's media proxy. Throughout, the page itself never contacts any
 // server but Tern.
 import { createServer, type Server } from 'node:http';
-import { createServer as createNetServer, type AddressInfo } from 'node:net';
-import type { Page } from '@playwright/test';
+import type { AddressInfo } from 'node:net';
 import { photo } from '../electron/media/test-images';
 import { createWithImage } from '../test/peer/media';
-import { startPeer, type Peer } from '../test/peer/peer';
 import { ana, answer, ben, post } from './fake-answers';
-import type { Headless } from './headless';
-import { expect, test as base } from './fixtures';
+import { test as base } from './fixtures';
+import { expect, openFresh, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
-
-async function freePort(): Promise<number> {
-  const server = createNetServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
-const test = base.extend<{ peer: Peer }>({
-  // eslint-disable-next-line no-empty-pattern
-  ternOptions: async ({}, use) => {
-    const port = await freePort();
-    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
-  },
-  // eslint-disable-next-line no-empty-pattern
-  peer: async ({}, use) => {
-    const peer = await startPeer({ name: 'bob' });
-    await use(peer);
-    await peer.close();
-  },
-});
-
-const place = (page: Page, name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name, exact: true });
-
-async function openFresh(page: Page, tern: Headless, hash: string): Promise<void> {
-  await page.goto(`${tern.origin}/${hash}`);
-  await page.reload();
-}
 
 /** A remote media server: serves one PNG, labelled as something else (the proxy sniffs bytes). */
 async function mediaServer(png: Buffer): Promise<{ server: Server; origin: string; agents: string[] }> {

@@ -2,50 +2,10 @@
 // loopback): the author builds a poll in Compose, the peer votes in it, and the Polls place
 // shows the result (the peer reads the same tallies from Tern's listener); then the peer asks
 // a question of its own, and the author votes in it from the Stream. Screenshots on the way.
-import { createServer, type AddressInfo } from 'node:net';
-import type { APIRequestContext, Page } from '@playwright/test';
 import { Create, Note, PUBLIC_COLLECTION, Question } from '@fedify/vocab';
-import { startPeer, type Peer } from '../test/peer/peer';
 import { instant } from '../test/peer/state';
-import type { Headless } from './headless';
-import { expect, test as base } from './fixtures';
+import { expect, ipc, openFresh, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
-const test = base.extend<{ peer: Peer }>({
-  // eslint-disable-next-line no-empty-pattern
-  ternOptions: async ({}, use) => {
-    const port = await freePort();
-    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
-  },
-  // eslint-disable-next-line no-empty-pattern
-  peer: async ({}, use) => {
-    const peer = await startPeer({ name: 'bob' });
-    await use(peer);
-    await peer.close();
-  },
-});
-
-const place = (page: Page, name: string) => page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name, exact: true });
-
-async function ipc<T>(request: APIRequestContext, tern: Headless, channel: string, data: unknown): Promise<T> {
-  const res = await request.post(`${tern.origin}/ipc/${channel}`, { headers: { authorization: `Bearer ${tern.token}` }, data });
-  const body = (await res.json()) as { ok: boolean; value: T; error?: unknown };
-  expect(body.ok, JSON.stringify(body.error)).toBe(true);
-  return body.value;
-}
-
-async function openFresh(page: Page, tern: Headless, hash: string): Promise<void> {
-  await page.goto(`${tern.origin}/${hash}`);
-  await page.reload();
-}
 
 test('build a poll, the peer votes, see the results; vote in the peer’s poll', async ({ page, tern, peer, request }) => {
   test.setTimeout(120_000);

@@ -5,19 +5,9 @@
 // the post, with the author's name (initials, no remote picture), the sent one as Sent, and
 // the notification leads there.
 import http from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
-import type { APIRequestContext } from '@playwright/test';
-import { expect, test as base } from './fixtures';
-import type { Headless } from './headless';
+import type { AddressInfo } from 'node:net';
+import { expect, ipc, listeningTest } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
-
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
 
 interface Blog {
   origin: string;
@@ -63,12 +53,7 @@ async function startBlog(): Promise<Blog> {
   };
 }
 
-const test = base.extend<{ blog: Blog }>({
-  // eslint-disable-next-line no-empty-pattern
-  ternOptions: async ({}, use) => {
-    const port = await freePort();
-    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
-  },
+const test = listeningTest.extend<{ blog: Blog }>({
   // eslint-disable-next-line no-empty-pattern
   blog: async ({}, use) => {
     const blog = await startBlog();
@@ -76,13 +61,6 @@ const test = base.extend<{ blog: Blog }>({
     await blog.close();
   },
 });
-
-async function ipc<T>(request: APIRequestContext, tern: Headless, channel: string, data: unknown): Promise<T> {
-  const res = await request.post(`${tern.origin}/ipc/${channel}`, { headers: { authorization: `Bearer ${tern.token}` }, data });
-  const body = (await res.json()) as { ok: boolean; value: T };
-  expect(body.ok).toBe(true);
-  return body.value;
-}
 
 test('a post’s link gets a webmention, and a blog’s reply to the post shows in Webmentions', async ({ page, tern, blog, request }) => {
   test.setTimeout(90_000);
