@@ -169,6 +169,16 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       options: { concurrency: 16 },
     });
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
+    // What the author's actions need (posting, voting): the same for every service that queues.
+    const actionDeps = {
+      db,
+      fed,
+      clock,
+      identity: () => core.identity(),
+      isOnline: () => connectivity.isOnline(),
+      wake: () => deliveryLoop.wake(),
+      displayName: () => settings.get().displayName,
+    };
     let lastIdentity: { baseUrl: string; username: string; local: LocalActor } | null = null;
     const core: Core = {
       paths,
@@ -193,26 +203,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         status: createStatusService({ sqlite, paths, mode: options.mode, startedAt, head: HEAD }),
         notifications: createNotificationService(db),
         author: createAuthorService({
-          db,
-          fed,
-          clock,
-          identity: () => core.identity(),
-          isOnline: () => connectivity.isOnline(),
-          wake: () => deliveryLoop.wake(),
+          ...actionDeps,
           uploadsDir: paths.uploads,
-          displayName: () => settings.get().displayName,
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
         indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
-        polls: createPollService({
-          db,
-          fed,
-          clock,
-          identity: () => core.identity(),
-          isOnline: () => connectivity.isOnline(),
-          wake: () => deliveryLoop.wake(),
-          displayName: () => settings.get().displayName,
-        }),
+        polls: createPollService(actionDeps),
         media: createMediaService({ db, uploadsDir: paths.uploads, clock }),
       },
       connectivity,

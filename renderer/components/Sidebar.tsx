@@ -6,9 +6,7 @@ import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
 import { usePendingApps } from '../apps/pending';
-import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, StreamIcon, TernMark } from './icons';
-import { PollIcon } from '../polls/PollIcon';
-import { WebmentionIcon } from '../webmentions/WebmentionIcon';
+import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, PollIcon, StreamIcon, TernMark, WebmentionIcon } from './icons';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,

@@ -250,3 +250,20 @@ export const KeyIcon = () => (
     <path d="M14 9l2 2" />
   </Icon>
 );
+
+/** Polls: three bars of a result. */
+export const PollIcon = () => (
+  <Icon>
+    <path d="M4.5 6.5h11" />
+    <path d="M4.5 12h15" />
+    <path d="M4.5 17.5h7" />
+  </Icon>
+);
+
+/** Webmentions: two linked rings (a link between pages). */
+export const WebmentionIcon = () => (
+  <Icon>
+    <path d="M10 14a4 4 0 0 0 5.7 0l3-3a4 4 0 0 0-5.7-5.7l-1 1" />
+    <path d="M14 10a4 4 0 0 0-5.7 0l-3 3a4 4 0 0 0 5.7 5.7l1-1" />
+  </Icon>
+);

@@ -15,7 +15,7 @@ import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
 import { strings } from '../strings';
-import { PollIcon } from '../polls/PollIcon';
+import { PollIcon } from '../components/icons';
 
 const t = strings.notifications;
 const PAGE = 50;

@@ -5,7 +5,7 @@ import { PenIcon } from '../components/icons';
 import { RefreshButton } from '../components/RefreshButton';
 import { EmptyState } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
-import { PollIcon } from '../polls/PollIcon';
+import { PollIcon } from '../components/icons';
 import { listKeyOf, type ShownPost } from '../posts/model';
 import { PostList } from '../posts/PostList';
 import { hrefOf } from '../places';

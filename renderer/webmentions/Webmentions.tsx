@@ -11,7 +11,7 @@ import { EmptyState, ListFrame } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
 import { hrefOf, type Route } from '../places';
 import { strings } from '../strings';
-import { WebmentionIcon } from './WebmentionIcon';
+import { WebmentionIcon } from '../components/icons';
 import './webmentions.css';
 
 const t = strings.webmentions;
