@@ -254,6 +254,28 @@ describe('photos in posts', () => {
     expect(rig.core.db.select().from(outboxObjectAttachment).where(eq(outboxObjectAttachment.outboxObjectId, row.id)).all()).toEqual([]);
   });
 
+  it('audio works the same: uploaded, given as audio, federated as a Document; as photo it is refused', async () => {
+    const mp3 = Buffer.concat([Buffer.from('ID3\x04\x00\x00\x00\x00\x00\x00', 'latin1'), Buffer.alloc(2048, 0x55)]);
+    const uploaded = await uploadFile(mediaToken, mp3, 'audio/mpeg', 'song.mp3');
+    expect(uploaded.status).toBe(201);
+    const wrong = await micropubJson(createOnly, { type: ['h-entry'], properties: { content: ['x'], photo: [uploaded.location] } });
+    expect(wrong).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/is not a photo \(audio\/mpeg\)/) } });
+    const created = await micropubJson(createOnly, { type: ['h-entry'], properties: { content: ['Listen'], audio: [{ value: uploaded.location, alt: 'A song' }] } });
+    expect(created.status).toBe(201);
+    const create = await fan.waitFor((x) => x.type === 'Create' && x.objectId === created.location);
+    expect(await fan.receivedAttachments(create.id!)).toMatchObject([{ type: 'Document', mediaType: 'audio/mpeg', url: uploaded.location, name: 'A song' }]);
+    expect((await source(createOnly, created.location!)).properties).toMatchObject({ audio: [{ value: uploaded.location, alt: 'A song' }] });
+  });
+
+  it('more files than a post can have is refused before any is stored', async () => {
+    const locations = [];
+    for (let i = 0; i < 5; i++) locations.push((await uploadFile(mediaToken, await photo(10 + i, 9), 'image/jpeg')).location);
+    const before = posts();
+    const refused = await micropubJson(createOnly, { type: ['h-entry'], properties: { content: ['many'], photo: locations } });
+    expect(refused).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/at most 4 files/) } });
+    expect(posts()).toBe(before);
+  });
+
   it('updating the photos of a post is refused with a reason; the post keeps its file', async () => {
     const uploaded = await uploadFile(mediaToken, await photo(60, 40), 'image/jpeg', 'keep.jpg');
     const created = await micropubJson(full, { type: ['h-entry'], properties: { content: ['Keep'], photo: [uploaded.location] } });
