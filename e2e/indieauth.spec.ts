@@ -2,12 +2,15 @@
 // the profile page (microformats-parser for <link rel>s; the HTTP Link header when the page has
 // none), registers itself (RFC 7591) and runs the OAuth code flow with PKCE using oauth4webapi —
 // an OAuth library that knows nothing of Tern. The author approves on Tern's consent screen
-// (driven here by Playwright), the app posts through Micropub, and the post reaches a Fedify
-// peer that follows Tern. Revoking the app in the Apps view ends its access.
+// (driven here by Playwright), the app posts through Micropub, uploads an image to the media
+// endpoint it finds in q=config and posts it, and the posts reach a Fedify peer that follows
+// Tern (the image as an attachment with its alt text). Revoking the app in the Apps view ends
+// its access.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mf2 } from 'microformats-parser';
 import * as oauth from 'oauth4webapi';
+import { photo } from '../electron/media/test-images';
 import { startPeer, type Peer } from '../test/peer/peer';
 import { expect, test as base } from './fixtures';
 import { screenshotPath } from './screenshots';
@@ -91,7 +94,7 @@ test('an app registers, the author approves it on the consent screen, and its Mi
     response_type: 'code',
     client_id: client.client_id,
     redirect_uri: callback.url,
-    scope: 'create profile',
+    scope: 'create profile media',
     state,
     code_challenge: await oauth.calculatePKCECodeChallenge(verifier),
     code_challenge_method: 'S256',
@@ -112,6 +115,7 @@ test('an app registers, the author approves it on the consent screen, and its Mi
   await expect(page.getByTestId('consent-redirect')).toHaveText(callback.url);
   await expect(consent.getByRole('checkbox', { name: /Post, like and boost as you/ })).toBeChecked();
   await expect(consent.getByRole('checkbox', { name: /See your name/ })).toBeChecked();
+  await expect(consent.getByRole('checkbox', { name: /Upload images, video and audio/ })).toBeChecked();
   await page.screenshot({ path: screenshotPath('apps-consent') });
   await consent.getByRole('button', { name: 'Approve' }).click();
   await expect(page.getByRole('status').filter({ hasText: 'Playwright Writer is signed in' })).toBeVisible();
@@ -124,7 +128,7 @@ test('an app registers, the author approves it on the consent screen, and its Mi
     client,
     await oauth.authorizationCodeGrantRequest(as, client, oauth.ClientSecretBasic(clientSecret), params, callback.url, verifier, insecure),
   );
-  expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'profile create', me: profile });
+  expect(tokens).toMatchObject({ token_type: 'bearer', scope: 'profile create media', me: profile });
   expect(tokens.expires_in).toBeGreaterThan(0);
 
   // 6. Micropub: an ordinary post, federated to the follower.
@@ -137,11 +141,35 @@ test('an app registers, the author approves it on the consent screen, and its Mi
   expect(JSON.stringify(create.raw)).toContain('<strong>Micropub</strong>');
   expect(create.actorId?.replace(/\/$/, '')).toBe(profile.replace(/\/$/, ''));
 
-  // 7. Apps with access lists it; the author revokes it, and the token stops working.
+  // 7. Media: the endpoint from q=config, an image uploaded to it, then posted with alt text.
+  const bearer = { authorization: `Bearer ${tokens.access_token}` };
+  const config = (await (await fetch(`${found.micropub}?q=config`, { headers: bearer })).json()) as { 'media-endpoint'?: string };
+  expect(config['media-endpoint']).toBeTruthy();
+  const form = new FormData();
+  form.append('file', new Blob([new Uint8Array(await photo(400, 300))], { type: 'image/jpeg' }), 'harbour.jpg');
+  const uploaded = await fetch(config['media-endpoint']!, { method: 'POST', headers: bearer, body: form });
+  expect(uploaded.status).toBe(201);
+  const fileUrl = uploaded.headers.get('location')!;
+  expect(fileUrl).toMatch(/\/harbour\.jpg$/);
+  const withPhoto = await fetch(found.micropub, {
+    method: 'POST',
+    headers: { ...bearer, 'content-type': 'application/json' },
+    body: JSON.stringify({ type: ['h-entry'], properties: { content: ['The harbour, from the app'], photo: [{ value: fileUrl, alt: 'Boats in a harbour' }] } }),
+  });
+  expect(withPhoto.status).toBe(201);
+  const photoPost = withPhoto.headers.get('location')!;
+  const photoCreate = await peer.waitFor((a) => a.type === 'Create' && a.objectId === photoPost, 20_000);
+  expect(await peer.receivedAttachments(photoCreate.id!)).toEqual([
+    { type: 'Image', mediaType: 'image/jpeg', url: fileUrl, name: 'Boats in a harbour', width: 400, height: 300 },
+  ]);
+  expect((await peer.fetchMedia(fileUrl)).status).toBe(200);
+
+  // 8. Apps with access lists it; the author revokes it, and the token stops working.
   await page.reload();
   const row = page.getByTestId('app-access');
   await expect(row).toContainText('Playwright Writer');
   await expect(row).toContainText('create');
+  await expect(row).toContainText('media');
   await page.screenshot({ path: screenshotPath('apps-with-access') });
   await row.getByRole('button', { name: 'Revoke Playwright Writer' }).click();
   await row.getByRole('button', { name: 'Revoke access' }).click();

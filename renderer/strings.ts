@@ -599,7 +599,7 @@ export const strings = {
       create: 'Post, like and boost as you',
       update: 'Edit your posts',
       delete: 'Delete your posts',
-      media: 'Upload media (Tern has no media endpoint yet)',
+      media: 'Upload images, video and audio for its posts',
     } as Record<string, string>,
     expires: 'Expires',
     approve: 'Approve',

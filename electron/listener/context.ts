@@ -10,8 +10,8 @@ import { PAGE_HEADERS } from './pages';
 /** The part of the core the listener reads. */
 export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & {
   inboxEvents?: InboxEvents;
-  /** IndieAuth and Micropub answer 503 without these. */
-  services?: Partial<Pick<Core['services'], 'indieauth' | 'author'>>;
+  /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
+  services?: Partial<Pick<Core['services'], 'indieauth' | 'author' | 'media'>>;
   /** Media routes answer 404 without it. */
   paths?: Pick<Core['paths'], 'uploads'>;
 };

@@ -22,6 +22,7 @@ export const INDIEAUTH_PATHS = {
   introspection: '/token/introspect',
   registration: '/register',
   micropub: '/micropub',
+  media: '/micropub/media',
 } as const;
 
 const OAUTH_BODY_BYTES = 16 * 1024;
@@ -45,6 +46,7 @@ export function endpointsOf(local: LocalActor) {
     introspection_endpoint: at(INDIEAUTH_PATHS.introspection),
     registration_endpoint: at(INDIEAUTH_PATHS.registration),
     micropub: at(INDIEAUTH_PATHS.micropub),
+    media: at(INDIEAUTH_PATHS.media),
     metadata: at(INDIEAUTH_PATHS.metadata),
   };
 }
@@ -157,7 +159,7 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
 
   app.get(INDIEAUTH_PATHS.metadata, (c) => c.body(JSON.stringify(serverMetadata(c.var.local)), 200, { 'Content-Type': 'application/json', ...CORS }));
 
-  for (const path of [INDIEAUTH_PATHS.token, INDIEAUTH_PATHS.revocation, INDIEAUTH_PATHS.introspection, INDIEAUTH_PATHS.registration, INDIEAUTH_PATHS.micropub, INDIEAUTH_PATHS.metadata]) {
+  for (const path of [INDIEAUTH_PATHS.token, INDIEAUTH_PATHS.revocation, INDIEAUTH_PATHS.introspection, INDIEAUTH_PATHS.registration, INDIEAUTH_PATHS.micropub, INDIEAUTH_PATHS.media, INDIEAUTH_PATHS.metadata]) {
     app.options(path, (c) => c.body(null, 204, { ...CORS, 'Access-Control-Max-Age': '600' }));
   }
 

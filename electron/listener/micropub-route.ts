@@ -1,17 +1,29 @@
-// The Micropub endpoint on the listener: reads the bearer token (header or access_token in the
-// body, never both), checks it, decodes the body (form, multipart without files, or JSON) and
-// hands the request to micropub/. Errors are Micropub's JSON shapes with the status the spec
-// names (400 invalid_request, 401 unauthorized, 403 insufficient_scope).
+// The Micropub endpoint and its media endpoint on the listener: read the bearer token (header or
+// access_token in the body, never both), check it — a token in the header before the body is
+// read, so a stranger cannot make Tern buffer megabytes —, decode the body (form, multipart, or
+// JSON) under a cap and hand the request to micropub/. Errors are Micropub's JSON shapes with
+// the status the spec names (400 invalid_request, 401 unauthorized, 403 insufficient_scope,
+// 413 for a file over the media limits).
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { OAuthError } from '../indieauth/clients';
-import { configQuery, fromForm, fromJson, MicropubError, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
+import type { TokenGrant } from '../indieauth/service';
+import { cleanFilename, mediaUrl } from '../media/attachments';
+import { MediaRejectedError } from '../media/errors';
+import { MAX_ATTACHMENTS, MAX_AV_BYTES, MAX_IMAGE_BYTES } from '../media/limits';
+import { declaredType } from '../micropub/media';
+import { configQuery, fromForm, fromJson, MicropubError, requireScope, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
 import { problem, type ListenerCore, type ListenerEnv } from './context';
-import { INDIEAUTH_PATHS } from './indieauth-routes';
+import { endpointsOf, INDIEAUTH_PATHS } from './indieauth-routes';
 import { BodyError, decodeBody } from './request-body';
 
-const MICROPUB_BODY_BYTES = 1024 * 1024;
+const MiB = 1024 * 1024;
+const MICROPUB_BODY_BYTES = MiB;
+/** A multipart create may carry as many full-size images as a post can have, plus its fields. */
+const MICROPUB_MULTIPART_BYTES = MAX_ATTACHMENTS * MAX_IMAGE_BYTES + MiB;
+/** The media endpoint takes one file: the largest Tern accepts (video), plus the multipart framing. */
+const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Location, WWW-Authenticate' };
 
 function answer(c: Context<ListenerEnv>, status: 400 | 401 | 403 | 404 | 413 | 415 | 503, error: string, description: string, scope?: string): Response {
@@ -27,6 +39,22 @@ function bearerOf(header: string | undefined): string | null | undefined {
   return match ? match[1]! : undefined;
 }
 
+const isMultipart = (c: Context<ListenerEnv>) => /^multipart\/form-data\s*(;|$)/i.test(c.req.header('content-type') ?? '');
+
+/** The media endpoint's form: one file part named file, and maybe the token. */
+const mediaForm = z
+  .object({
+    file: z.array(z.instanceof(File), { message: 'a file part named "file" is required' }).length(1, 'send exactly one file part named "file"'),
+    access_token: z.array(z.string().max(200)).max(1).optional(),
+  })
+  .strict();
+
+function grouped(form: FormData): Record<string, FormDataEntryValue[]> {
+  const out: Record<string, FormDataEntryValue[]> = {};
+  for (const [key, value] of form) (out[key] ??= []).push(value);
+  return out;
+}
+
 const queryParams = z.object({
   q: z.enum(['config', 'source', 'syndicate-to']),
   url: z.string().url().max(2048).optional(),
@@ -40,50 +68,91 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
     try {
       const header = bearerOf(c.req.header('authorization'));
       if (header === undefined) return answer(c, 401, 'unauthorized', 'Authorization must be "Bearer <token>"');
+      const headerGrant = header === null ? null : indieauth.verifyToken(header);
       let request: MicropubRequest | null = null;
       let bodyToken: string | null = null;
       if (c.req.method === 'POST') {
-        const body = await decodeBody(c.req.raw, MICROPUB_BODY_BYTES, { multipart: true });
+        const body = await decodeBody(c.req.raw, isMultipart(c) ? MICROPUB_MULTIPART_BYTES : MICROPUB_BODY_BYTES, { multipart: true });
         if (body.kind === 'json') request = fromJson(body.value);
         else if (body.kind === 'form' || body.kind === 'multipart') {
-          const entries: [string, string][] = [];
+          const entries: [string, string | File][] = [];
           for (const [key, value] of body.kind === 'form' ? body.params : body.form) {
-            if (typeof value !== 'string') return answer(c, 400, 'invalid_request', 'Tern has no media endpoint yet: give photos by URL');
-            if (key === 'access_token') bodyToken = value;
+            if (key === 'access_token' && typeof value === 'string') bodyToken = value;
             entries.push([key, value]);
           }
           request = fromForm(entries);
         } else return answer(c, 400, 'invalid_request', 'the body is empty');
       }
       if (header !== null && bodyToken !== null) return answer(c, 400, 'invalid_request', 'send the token in the header or the body, not both');
-      const token = header ?? bodyToken;
-      if (token === null) return answer(c, 401, 'unauthorized', 'an access token is required');
-      const grant = indieauth.verifyToken(token);
+      if (headerGrant === null && bodyToken === null) return answer(c, 401, 'unauthorized', 'an access token is required');
+      const grant = headerGrant ?? indieauth.verifyToken(bodyToken!);
 
       if (request === null) {
         const parsed = queryParams.safeParse(c.req.query());
         if (!parsed.success) return answer(c, 400, 'invalid_request', 'q must be config, source or syndicate-to');
         const { q, url } = parsed.data;
-        if (q === 'config') return c.json(configQuery(), 200, CORS);
+        if (q === 'config') return c.json(configQuery(endpointsOf(c.var.local).media), 200, CORS);
         if (q === 'syndicate-to') return c.json({ 'syndicate-to': [] }, 200, CORS);
         if (!url) return answer(c, 400, 'invalid_request', 'q=source needs url');
         const wanted = [...c.req.queries('properties[]') ?? [], ...c.req.queries('properties') ?? []];
-        return c.json(sourceQuery(core.db, url, wanted), 200, CORS);
+        return c.json(sourceQuery(core.db, c.var.local, url, wanted), 200, CORS);
       }
-      const result = await runMicropub({ db: core.db, author }, request, grant.scope);
+      const result = await runMicropub({ db: core.db, author, local: c.var.local, media: core.services?.media ?? null }, request, grant.scope);
       if (result.status === 204) return c.body(null, 204, CORS);
       const location: Record<string, string> = result.location ? { Location: result.location } : {};
       if (result.status === 201) return c.body(null, 201, { ...CORS, ...location });
       return c.json({ url: result.location }, 200, { ...CORS, ...location });
     } catch (error) {
-      if (error instanceof MicropubError) return answer(c, error.status, error.code, error.message, error.scope);
-      if (error instanceof OAuthError) return answer(c, 401, 'unauthorized', error.message);
-      if (error instanceof BodyError) return answer(c, error.status, 'invalid_request', error.message);
-      if (error instanceof BadInputError || error instanceof NotFoundError || error instanceof ConflictError) return answer(c, 400, 'invalid_request', error.message);
-      if (error instanceof UnavailableError) return answer(c, 503, 'temporarily_unavailable', error.message);
-      throw error;
+      return failure(c, error);
     }
   };
   app.get(INDIEAUTH_PATHS.micropub, handle);
   app.post(INDIEAUTH_PATHS.micropub, handle);
+
+  // The media endpoint (Micropub §3.6): one file through the upload pipeline, answered with
+  // 201 and its URL. The file is served publicly only once a post uses it (media/access.ts):
+  // until then its URL answers 404, as for Compose uploads — the name is the hash of the
+  // author's bytes, and anyone holding a copy could otherwise learn that the author uploaded it.
+  app.post(INDIEAUTH_PATHS.media, async (c) => {
+    const indieauth = core.services?.indieauth;
+    const media = core.services?.media;
+    if (!indieauth || !media) return problem(c, 503, 'the media endpoint is not available on this Tern');
+    try {
+      const header = bearerOf(c.req.header('authorization'));
+      if (header === undefined) return answer(c, 401, 'unauthorized', 'Authorization must be "Bearer <token>"');
+      let grant: TokenGrant | null = null;
+      if (header !== null) {
+        grant = indieauth.verifyToken(header);
+        requireScope(grant.scope, 'media');
+      }
+      if (!isMultipart(c)) return answer(c, 415, 'invalid_request', 'the media endpoint takes multipart/form-data with one file part named "file"');
+      const body = await decodeBody(c.req.raw, MEDIA_BODY_BYTES, { multipart: true });
+      if (body.kind !== 'multipart') return answer(c, 400, 'invalid_request', 'the body is empty');
+      const parsed = mediaForm.safeParse(grouped(body.form));
+      if (!parsed.success) return answer(c, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'send one file part named "file"');
+      const bodyToken = parsed.data.access_token?.[0] ?? null;
+      if (header !== null && bodyToken !== null) return answer(c, 400, 'invalid_request', 'send the token in the header or the body, not both');
+      if (grant === null) {
+        if (bodyToken === null) return answer(c, 401, 'unauthorized', 'an access token is required');
+        grant = indieauth.verifyToken(bodyToken);
+        requireScope(grant.scope, 'media');
+      }
+      const file = parsed.data.file[0]!;
+      const bytes = new Uint8Array(await file.arrayBuffer());
+      const row = await media.store({ bytes, contentType: declaredType(file, bytes) });
+      return c.body(null, 201, { ...CORS, Location: mediaUrl(c.var.local, row.contentHash, cleanFilename(file.name, row.contentType)) });
+    } catch (error) {
+      return failure(c, error);
+    }
+  });
+}
+
+function failure(c: Context<ListenerEnv>, error: unknown): Response {
+  if (error instanceof MicropubError) return answer(c, error.status, error.code, error.message, error.scope);
+  if (error instanceof OAuthError) return answer(c, 401, 'unauthorized', error.message);
+  if (error instanceof BodyError) return answer(c, error.status, 'invalid_request', error.message);
+  if (error instanceof MediaRejectedError && error.reason === 'too_large') return answer(c, 413, 'invalid_request', error.message);
+  if (error instanceof BadInputError || error instanceof NotFoundError || error instanceof ConflictError) return answer(c, 400, 'invalid_request', error.message);
+  if (error instanceof UnavailableError) return answer(c, 503, 'temporarily_unavailable', error.message);
+  throw error;
 }

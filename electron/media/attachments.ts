@@ -135,21 +135,31 @@ export function detachPost(tx: DbOrTx, outboxObjectId: number): { removeFiles(up
  */
 export function sweepUnattached(db: DbOrTx, uploadsDir: string, before: Date, keep: ReadonlySet<number>): number {
   const unused = db
-    .select({ id: upload.id, hash: upload.contentHash })
+    .select({ id: upload.id })
     .from(upload)
-    .where(
-      and(
-        lt(upload.createdAt, before),
-        notExists(db.select({ one: outboxObjectAttachment.id }).from(outboxObjectAttachment).where(eq(outboxObjectAttachment.uploadId, upload.id))),
-      ),
-    )
+    .where(and(lt(upload.createdAt, before), unattached(db)))
     .all()
     .filter((u) => !keep.has(u.id));
-  if (unused.length === 0) return 0;
-  db.delete(upload).where(inArray(upload.id, unused.map((u) => u.id))).run();
-  for (const { hash } of unused) {
+  return removeUnattached(db, uploadsDir, unused.map((u) => u.id));
+}
+
+const unattached = (db: DbOrTx) =>
+  notExists(db.select({ one: outboxObjectAttachment.id }).from(outboxObjectAttachment).where(eq(outboxObjectAttachment.uploadId, upload.id)));
+
+/**
+ * Removes the uploads `ids` that no post uses, rows and files (a request refused after its
+ * files were stored leaves nothing behind); one a post uses meanwhile is kept. Returns how many went.
+ */
+export function removeUnattached(db: DbOrTx, uploadsDir: string, ids: readonly number[]): number {
+  if (ids.length === 0) return 0;
+  const gone = db
+    .delete(upload)
+    .where(and(inArray(upload.id, [...ids]), unattached(db)))
+    .returning({ hash: upload.contentHash })
+    .all();
+  for (const { hash } of gone) {
     rmSync(uploadPath(uploadsDir, hash), { force: true });
     rmSync(thumbnailPath(uploadsDir, hash), { force: true });
   }
-  return unused.length;
+  return gone.length;
 }

@@ -1,12 +1,21 @@
-// The media service of the core: chunked uploads into the data folder's uploads/.
+// The media service of the core: chunked uploads into the data folder's uploads/ (Compose), and
+// whole files handed over at once (the Micropub media endpoint and multipart creates). Both
+// count as handed out, so the sweep of unused uploads gives either two days to be posted.
 import type { Db } from '../../db/client';
 import type { Upload } from '../../db/schema';
+import { removeUnattached, sweepUnattached } from './attachments';
 import type { UploadView } from '../ipc/media-contract';
 import { localMediaPath, localThumbnailPath } from './paths';
 import { createUploadSessions, type UploadSessions } from './sessions';
-import { sweepUnattached } from './attachments';
+import { saveUpload } from './store';
 
-export type MediaService = UploadSessions & { view(row: Upload): UploadView };
+export type MediaService = UploadSessions & {
+  view(row: Upload): UploadView;
+  /** Runs a whole file through the pipeline (store.ts) and stores it. */
+  store(input: { bytes: Uint8Array; contentType: string }): Promise<Upload>;
+  /** Removes these uploads now unless a post uses them (a refused request's files). */
+  discard(ids: readonly number[]): void;
+};
 
 /** Unattached uploads are kept this long (a Compose left open), then swept. */
 const UNATTACHED_MS = 2 * 24 * 60 * 60_000;
@@ -34,6 +43,16 @@ export function createMediaService(deps: { db: Db; uploadsDir: string; clock: ()
       const row = await sessions.finish(input);
       handedOut.set(row.id, deps.clock().getTime());
       return row;
+    },
+    async store(input) {
+      sweep();
+      const row = await saveUpload(deps, input);
+      handedOut.set(row.id, deps.clock().getTime());
+      return row;
+    },
+    discard(ids) {
+      for (const id of ids) handedOut.delete(id);
+      removeUnattached(deps.db, deps.uploadsDir, ids);
     },
     view: (row) => ({
       id: row.id,

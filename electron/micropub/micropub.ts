@@ -1,19 +1,23 @@
 // Micropub (W3C Recommendation): requests from writing apps turned into the author's own
 // actions, so a post made through Micropub is an ordinary Tern post — saved, queued and
 // federated by the same code as Compose. An h-entry with like-of becomes a Like, with
-// repost-of an Announce, with in-reply-to a reply. Categories become hashtags and photos (by
-// URL; uploads belong to the media endpoint, which Tern does not have yet) become links in the
-// text. Update replaces the text or title; delete sends a Delete. Every change needs the token's
-// scope: create, update or delete.
+// repost-of an Announce, with in-reply-to a reply. Categories become hashtags; photo, video and
+// audio become attachments when they are the author's uploads (media.ts). Update replaces the
+// text or title; delete sends a Delete. Every change needs the token's scope: create, update or
+// delete — a multipart create with files needs only create, as the spec has it (the media scope
+// is for the media endpoint, where files can be stored without being posted).
 import { and, eq } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db } from '../../db/client';
-import { inbox, outbox, taggedOutboxObject, type Visibility } from '../../db/schema';
+import { inbox, outbox, outboxObjectAttachment, taggedOutboxObject, upload, type Visibility } from '../../db/schema';
 import type { AuthorService } from '../federation/actions';
 import { fieldsOf } from '../federation/actions/post-object';
 import { idOf, type Json } from '../federation/ap';
 import { isPostType } from '../federation/outbox';
+import type { LocalActor } from '../federation/identity';
 import { hasScope, type Scope } from '../indieauth/scopes';
+import { mediaUrl } from '../media/attachments';
+import { FilePart, isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 
 export class MicropubError extends Error {
   override name = 'MicropubError';
@@ -52,15 +56,18 @@ function issue(error: z.ZodError): string {
   return first ? `${first.path.join('.') || 'body'}: ${first.message}` : 'the request was not understood';
 }
 
-/** A form-encoded or multipart body (values already strings; `name[]` repeated). */
-export function fromForm(entries: Iterable<[string, string]>): MicropubRequest {
+/** A form-encoded or multipart body (`name[]` repeated); files only as photo, video or audio. */
+export function fromForm(entries: Iterable<[string, string | File]>): MicropubRequest {
   const props: Properties = {};
   let h: string | null = null;
   let action: string | null = null;
   let target: string | null = null;
   for (const [rawKey, value] of entries) {
     const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey;
-    if (key === 'h') h = value;
+    if (typeof value !== 'string') {
+      if (!isMediaProperty(key)) throw new MicropubError('invalid_request', `${key}: only photo, video and audio can be files`);
+      (props[key] ??= []).push(new FilePart(value));
+    } else if (key === 'h') h = value;
     else if (key === 'action') action = value;
     else if (key === 'url') target = value;
     else if (key === 'access_token') continue;
@@ -131,22 +138,12 @@ function hashtags(props: Properties): string[] {
   });
 }
 
-function photos(props: Properties): { url: string; alt: string | null }[] {
-  return (props.photo ?? []).map((p) => {
-    const raw = typeof p === 'string' ? p : typeof p === 'object' && p !== null ? (p as Record<string, unknown>).value : null;
-    const alt = typeof p === 'object' && p !== null && typeof (p as Record<string, unknown>).alt === 'string' ? ((p as Record<string, unknown>).alt as string) : null;
-    const parsed = url.safeParse(raw);
-    if (!parsed.success || !/^https?:/i.test(parsed.data)) throw new MicropubError('invalid_request', 'photo: must be an http(s) URL (Tern has no media endpoint yet)');
-    return { url: parsed.data, alt };
-  });
-}
-
 const mdEscape = (s: string) => s.replace(/[[\]\\]/g, (c) => `\\${c}`);
 
-/** The Markdown Tern stores: the content, then photos as links, then the categories as hashtags. */
-function composeText(content: string, props: Properties): string {
+/** The Markdown Tern stores: the content, then other servers' files as links, then the categories as hashtags. */
+function composeText(content: string, props: Properties, media: MediaPlan): string {
   const parts = [content.trim()];
-  const links = photos(props).map((p) => `[${mdEscape(p.alt?.trim() || 'Photo')}](${p.url})`);
+  const links = media.links.map((p) => `[${mdEscape(p.alt || 'Photo')}](${p.url})`);
   if (links.length > 0) parts.push(links.join('\n'));
   const tags = hashtags(props);
   if (tags.length > 0) parts.push(tags.map((t) => `#${t}`).join(' '));
@@ -158,6 +155,9 @@ function composeText(content: string, props: Properties): string {
 export interface MicropubDeps {
   db: Db;
   author: AuthorService;
+  local: LocalActor;
+  /** Null where files cannot be stored (multipart creates with files are then refused). */
+  media: MicropubMedia | null;
 }
 
 export function requireScope(granted: string, scope: Scope): void {
@@ -192,13 +192,19 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     const visibilityName = first(props, 'visibility') ?? 'public';
     const visibility = VISIBILITY[visibilityName];
     if (!visibility) throw new MicropubError('invalid_request', 'visibility must be public, unlisted or private');
-    const post = await deps.author.createPost({
-      content: composeText(first(props, 'content') ?? '', props),
-      title: first(props, 'name'),
-      visibility,
-      inReplyTo: firstUrl(props, 'in-reply-to'),
-    });
-    return { status: 201, location: post.apId };
+    const media = planMedia(deps.db, deps.local, props);
+    const content = composeText(first(props, 'content') ?? '', props, media);
+    const title = first(props, 'name');
+    const inReplyTo = firstUrl(props, 'in-reply-to');
+    // Files are stored only once everything else was read; a post refused after that lets go of them.
+    const stored = await storePlan(deps.db, deps.media, media);
+    try {
+      const post = await deps.author.createPost({ content, title, visibility, inReplyTo, attachments: stored.attachments });
+      return { status: 201, location: post.apId };
+    } catch (error) {
+      deps.media?.discard(stored.created);
+      throw error;
+    }
   }
   if (request.action === 'delete') {
     requireScope(scope, 'delete');
@@ -217,6 +223,10 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   const deleted = Array.isArray(request.delete) ? request.delete : Object.keys(request.delete);
   const touched = [...Object.keys(request.replace), ...Object.keys(request.add), ...deleted];
   const unsupported = touched.filter((p) => p !== 'content' && p !== 'name');
+  const media = unsupported.filter(isMediaProperty);
+  if (media.length > 0) {
+    throw new MicropubError('invalid_request', `Tern cannot change the files of a post (${[...new Set(media)].join(', ')}): delete it and post it again`);
+  }
   if (unsupported.length > 0) {
     throw new MicropubError('invalid_request', `Tern can update content and name only, not ${[...new Set(unsupported)].join(', ')} (hashtags come from the text)`);
   }
@@ -235,12 +245,30 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
 
 export const QUERIES = ['config', 'source', 'syndicate-to'] as const;
 
-export function configQuery() {
-  return { 'syndicate-to': [], q: [...QUERIES], 'post-types': [{ type: 'note', name: 'Note' }, { type: 'article', name: 'Article' }, { type: 'reply', name: 'Reply' }, { type: 'like', name: 'Like' }, { type: 'repost', name: 'Repost' }] };
+export function configQuery(mediaEndpoint: string) {
+  return { 'media-endpoint': mediaEndpoint, 'syndicate-to': [], q: [...QUERIES], 'post-types': [{ type: 'note', name: 'Note' }, { type: 'article', name: 'Article' }, { type: 'reply', name: 'Reply' }, { type: 'like', name: 'Like' }, { type: 'repost', name: 'Repost' }] };
+}
+
+/** The post's files as mf2 photo/video/audio values: the URL, or {value, alt} when it has alt text. */
+function mediaProperties(db: Db, local: LocalActor, outboxObjectId: number): Record<string, unknown[]> {
+  const rows = db
+    .select({ filename: outboxObjectAttachment.filename, alt: outboxObjectAttachment.alt, hash: upload.contentHash, contentType: upload.contentType })
+    .from(outboxObjectAttachment)
+    .innerJoin(upload, eq(upload.id, outboxObjectAttachment.uploadId))
+    .where(eq(outboxObjectAttachment.outboxObjectId, outboxObjectId))
+    .orderBy(outboxObjectAttachment.id)
+    .all();
+  const out: Record<string, unknown[]> = {};
+  for (const r of rows) {
+    const kind = r.contentType.startsWith('image/') ? 'photo' : r.contentType.startsWith('video/') ? 'video' : 'audio';
+    const value = mediaUrl(local, r.hash, r.filename);
+    (out[kind] ??= []).push(r.alt ? { value, alt: r.alt } : value);
+  }
+  return out;
 }
 
 /** q=source: the post as mf2 JSON, with its Markdown as content (what an editor should edit). */
-export function sourceQuery(db: Db, apId: string, wanted: string[]): { type?: string[]; properties: Record<string, unknown[]> } {
+export function sourceQuery(db: Db, local: LocalActor, apId: string, wanted: string[]): { type?: string[]; properties: Record<string, unknown[]> } {
   const row = ownPost(db, apId);
   if (row.isDeleted) throw new MicropubError('invalid_request', 'that post was deleted', 400);
   const object = row.apObject as Json;
@@ -251,6 +279,7 @@ export function sourceQuery(db: Db, apId: string, wanted: string[]): { type?: st
     published: [typeof object.published === 'string' ? object.published : row.apPublishedAt.toISOString()],
     visibility: [Object.entries(VISIBILITY).find(([, v]) => v === row.visibility)?.[0] ?? 'direct'],
     url: [row.apId],
+    ...mediaProperties(db, local, row.id),
   };
   if (fields.title) all.name = [fields.title];
   if (tags.length > 0) all.category = tags;
