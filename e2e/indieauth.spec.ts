@@ -11,30 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { mf2 } from 'microformats-parser';
 import * as oauth from 'oauth4webapi';
 import { photo } from '../electron/media/test-images';
-import { startPeer, type Peer } from '../test/peer/peer';
-import { expect, test as base } from './fixtures';
+import { expect, test as peerTest } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
-async function freePort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((done) => server.listen(0, '127.0.0.1', done));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((done) => server.close(() => done()));
-  return port;
-}
-
-const test = base.extend<{ peer: Peer; callback: { url: string; server: Server } }>({
-  // eslint-disable-next-line no-empty-pattern
-  ternOptions: async ({}, use) => {
-    const port = await freePort();
-    await use({ baseUrl: `http://127.0.0.1:${port}`, username: 'ana', listen: `127.0.0.1:${port}`, allowPrivateAddresses: true });
-  },
-  // eslint-disable-next-line no-empty-pattern
-  peer: async ({}, use) => {
-    const peer = await startPeer({ name: 'bob' });
-    await use(peer);
-    await peer.close();
-  },
+const test = peerTest.extend<{ callback: { url: string; server: Server } }>({
   // The app's redirect URI: a loopback page, as a native app would use (RFC 8252).
   // eslint-disable-next-line no-empty-pattern
   callback: async ({}, use) => {
