@@ -6,6 +6,7 @@ import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { OAuthError } from '../indieauth/clients';
+import { hasScope } from '../indieauth/scopes';
 import { configQuery, fromForm, fromJson, MicropubError, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
 import { problem, type ListenerCore, type ListenerEnv } from './context';
 import { INDIEAUTH_PATHS } from './indieauth-routes';
@@ -67,6 +68,11 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
         if (q === 'config') return c.json(configQuery(), 200, CORS);
         if (q === 'syndicate-to') return c.json({ 'syndicate-to': [] }, 200, CORS);
         if (!url) return answer(c, 400, 'invalid_request', 'q=source needs url');
+        // The source of any post, direct and followers-only ones too: only for a token that may
+        // write posts, not for one granted profile or media alone.
+        if (!hasScope(grant.scope, 'create') && !hasScope(grant.scope, 'update')) {
+          return answer(c, 403, 'insufficient_scope', 'q=source needs a token with the create or update scope', 'update');
+        }
         const wanted = [...c.req.queries('properties[]') ?? [], ...c.req.queries('properties') ?? []];
         return c.json(sourceQuery(core.db, url, wanted), 200, CORS);
       }

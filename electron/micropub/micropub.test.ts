@@ -212,6 +212,18 @@ describe('update, delete and queries', () => {
     expect(await micropub(full, { action: 'undelete', url })).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/cannot undelete/) } });
   });
 
+  it('q=source needs a token that may write posts: a profile- or media-only token cannot read a direct post', async () => {
+    const created = await micropub(full, { type: ['h-entry'], properties: { content: ['for one reader only'], visibility: ['private'] } });
+    const url = created.location!;
+    for (const scopes of [['profile'], ['media']]) {
+      const token = await issueToken(rig.url, rig.core, scopes);
+      const answer = await query(token, `q=source&url=${encodeURIComponent(url)}`);
+      expect(answer).toMatchObject({ status: 403, json: { error: 'insufficient_scope' } });
+      expect(JSON.stringify(answer.json)).not.toContain('for one reader only');
+    }
+    expect((await query(createOnly, `q=source&url=${encodeURIComponent(url)}`)).json).toMatchObject({ properties: { content: ['for one reader only'] } });
+  });
+
   it('q=config lists the queries and no syndication targets; q=syndicate-to is empty; an unknown q is refused', async () => {
     expect((await query(createOnly, 'q=config')).json).toMatchObject({ 'syndicate-to': [], q: ['config', 'source', 'syndicate-to'] });
     expect((await query(createOnly, 'q=syndicate-to')).json).toEqual({ 'syndicate-to': [] });
