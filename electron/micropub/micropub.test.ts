@@ -166,6 +166,19 @@ describe('tokens and scopes', () => {
     expect(row).toMatchObject({ isDeleted: false, source: 'keep me' });
   });
 
+  it('refuses what Compose would refuse (content over 100,000 characters, a title over 500), storing nothing', async () => {
+    const before = outboxCount();
+    const long = await micropub(full, new URLSearchParams({ h: 'entry', content: 'x'.repeat(100_001) }));
+    expect(long).toMatchObject({ status: 400, json: { error: 'invalid_request', error_description: expect.stringMatching(/content/) } });
+    const title = await micropub(full, { type: ['h-entry'], properties: { content: ['ok'], name: ['t'.repeat(501)] } });
+    expect(title).toMatchObject({ status: 400, json: { error: 'invalid_request', error_description: expect.stringMatching(/title/) } });
+    expect(outboxCount()).toBe(before);
+    const created = await micropub(full, new URLSearchParams({ h: 'entry', content: 'short' }));
+    const grown = await micropub(full, { action: 'update', url: created.location!, replace: { content: ['y'.repeat(100_001)] } });
+    expect(grown).toMatchObject({ status: 400, json: { error: 'invalid_request' } });
+    expect(rig.core.db.select().from(outbox).where(eq(outbox.apId, created.location!)).get()!.source).toBe('short');
+  });
+
   it('a revoked token is refused with 401 (expiry: indieauth.test.ts)', async () => {
     const token = await issueToken(rig.url, rig.core, ['create']);
     await fetch(`${rig.url}/token/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });

@@ -14,6 +14,7 @@ import { fieldsOf } from '../federation/actions/post-object';
 import { idOf, type Json } from '../federation/ap';
 import { isPostType } from '../federation/outbox';
 import { hasScope, type Scope } from '../indieauth/scopes';
+import { authorInputs } from '../ipc/author-contract';
 
 export class MicropubError extends Error {
   override name = 'MicropubError';
@@ -46,6 +47,14 @@ const jsonAction = z.object({
   add: properties.optional(),
   delete: z.union([z.array(z.string().max(100)).max(100), properties]).optional(),
 });
+
+/** The post as Compose would send it, checked by the same schema (lengths: Micropub would
+ * otherwise post whatever fits in the 1 MiB body). */
+function checked<K extends 'posts.create' | 'posts.edit'>(kind: K, input: z.input<(typeof authorInputs)[K]>): z.output<(typeof authorInputs)[K]> {
+  const parsed = authorInputs[kind].safeParse(input);
+  if (!parsed.success) throw new MicropubError('invalid_request', issue(parsed.error));
+  return parsed.data as z.output<(typeof authorInputs)[K]>;
+}
 
 function issue(error: z.ZodError): string {
   const first = error.issues[0];
@@ -192,12 +201,13 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     const visibilityName = first(props, 'visibility') ?? 'public';
     const visibility = VISIBILITY[visibilityName];
     if (!visibility) throw new MicropubError('invalid_request', 'visibility must be public, unlisted or private');
-    const post = await deps.author.createPost({
+    const input = checked('posts.create', {
       content: composeText(first(props, 'content') ?? '', props),
       title: first(props, 'name'),
       visibility,
       inReplyTo: firstUrl(props, 'in-reply-to'),
     });
+    const post = await deps.author.createPost({ content: input.content, title: input.title ?? null, visibility, inReplyTo: input.inReplyTo ?? null });
     return { status: 201, location: post.apId };
   }
   if (request.action === 'delete') {
@@ -227,6 +237,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   if (request.replace.name) title = first(request.replace, 'name');
   if (deleted.includes('name')) title = null;
   if (deleted.includes('content')) content = '';
+  checked('posts.edit', { apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
   const saved = await deps.author.editPost({ apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
   return { status: 200, location: saved.apId };
 }
