@@ -8,7 +8,7 @@ import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
-import { MAX_PENDING } from './service';
+import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
 import { answer, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
 let t: ListeningCore;
@@ -232,6 +232,37 @@ describe('IndieAuth clients identified by their URL', () => {
     expect(t.core.services.indieauth.pending()[0]?.client.name).toBeUndefined();
     const refused = await getManual(`${base}/auth?response_type=code&client_id=${encodeURIComponent(`${app.origin}/`)}&redirect_uri=${encodeURIComponent(`${other.origin}/unlisted`)}&state=s&code_challenge=${pkce().challenge}&code_challenge_method=S256`);
     expect(refused.status).toBe(400);
+  });
+
+  it(`fetches at most ${MAX_CLIENT_FETCHES} client_ids at once (others: 400 with a reason) and reuses what it fetched`, async () => {
+    let fetches = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startServer(async (_req, res) => {
+      fetches++;
+      await gate;
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<div class="h-app"><span class="p-name">Slow</span></div>');
+    });
+    try {
+      const authUrl = (clientId: string) =>
+        `${base}/auth?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(`${slow.origin}/cb`)}&state=s&code_challenge=${pkce().challenge}&code_challenge_method=S256`;
+      const waiting = Array.from({ length: MAX_CLIENT_FETCHES }, (_, i) => getManual(authUrl(`${slow.origin}/app${i}`)));
+      await expect.poll(() => fetches).toBe(MAX_CLIENT_FETCHES);
+      const refused = await getManual(authUrl(`${slow.origin}/one-more`));
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toMatch(/Too many sign-in requests/);
+      release();
+      for (const response of await Promise.all(waiting)) expect(response.status).toBe(303);
+      // Asked again within the minute: answered from what was fetched.
+      expect((await getManual(authUrl(`${slow.origin}/app0`))).status).toBe(303);
+      expect(fetches).toBe(MAX_CLIENT_FETCHES);
+      t.setClockOffset(CLIENT_INFO_CACHE_MS);
+      expect((await getManual(authUrl(`${slow.origin}/app0`))).status).toBe(303);
+      expect(fetches).toBe(MAX_CLIENT_FETCHES + 1);
+    } finally {
+      while (t.core.services.indieauth.pending().length > 0) await answer(t.core, false, []);
+      await slow.close();
+    }
   });
 
   it('a URL client is public: it exchanges its code with PKCE alone, and a secret it sends is refused', async () => {

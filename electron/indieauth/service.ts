@@ -36,6 +36,12 @@ export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
 /** At most this many requests wait for the author at once; the oldest make way. Anyone can
  * open /auth, and each pending request is shown in the app. */
 export const MAX_PENDING = 20;
+/** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
+ * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
+export const MAX_CLIENT_FETCHES = 4;
+/** A URL client's metadata is reused this long (a client retrying, or a flood naming one URL). */
+export const CLIENT_INFO_CACHE_MS = 60_000;
+const MAX_CACHED_CLIENTS = 100;
 
 export interface AuthorizationParams {
   clientId: string;
@@ -122,11 +128,24 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     for (const [id, entry] of pending) if (now() - entry.created >= CODE_LIFETIME_MS) pending.delete(id);
   };
 
+  const fetchedClients = new Map<string, { info: Promise<ClientInfo>; at: number }>();
+  let clientFetches = 0;
+
   async function clientInfo(clientId: string): Promise<ClientInfo> {
     const registered = findRegisteredClient(deps.db, clientId);
     if (registered) return registeredClientInfo(registered);
     if (!isIndieAuthClientId(clientId)) throw new OAuthError('invalid_client', 'client_id is neither a registered client nor an http(s) URL');
-    return fetchClientInfo(deps.fed.client, clientId);
+    const cached = fetchedClients.get(clientId);
+    if (cached && now() - cached.at < CLIENT_INFO_CACHE_MS) return cached.info;
+    if (clientFetches >= MAX_CLIENT_FETCHES) {
+      throw new OAuthError('invalid_request', 'Too many sign-in requests are being checked at once; try again in a moment.');
+    }
+    clientFetches++;
+    const info = fetchClientInfo(deps.fed.client, clientId).finally(() => clientFetches--);
+    fetchedClients.delete(clientId);
+    fetchedClients.set(clientId, { info, at: now() });
+    while (fetchedClients.size > MAX_CACHED_CLIENTS) fetchedClients.delete(fetchedClients.keys().next().value!);
+    return info;
   }
 
   function profile(scope: string) {
