@@ -2,12 +2,13 @@
 // registration (RFC 7591), the authorization request waiting for the author, the author's
 // answer through IPC, the code exchange with PKCE and client authentication, revocation and
 // introspection — and every refusal, each with its reason and nothing stored.
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from '../../db/schema';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
+import { MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
 import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
 import { answer, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
@@ -98,6 +99,34 @@ describe('registration (RFC 7591)', () => {
     });
     expect(big.status).toBe(413);
     expect(rowCounts(t.core).clients).toBe(before);
+  });
+});
+
+describe('registration when full', () => {
+  it(`at ${MAX_REGISTERED_CLIENTS} clients, forgets those a day old never used for a sign-in, then registers; fresh or used ones are kept`, async () => {
+    const now = t.core.clock();
+    const old = new Date(now.getTime() - UNUSED_CLIENT_MS - 1000);
+    const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
+    const row = (i: number, createdAt: Date) => ({ createdAt, clientName: `flood ${i}`, redirectUris: [REDIRECT], clientId: `flood-${i}`, clientSecret: hashSecret(`flood-${i}`) });
+    try {
+      t.core.db.insert(oauthClient).values(Array.from({ length: room }, (_, i) => row(i, i < 10 ? old : now))).run();
+      // flood-0 was used: a code was issued to it.
+      t.core.db.insert(indieauthAuthorizationRequest).values({ createdAt: old, code: hashSecret('flood-code'), scope: 'create', redirectUri: REDIRECT, clientId: 'flood-0', codeChallenge: null, codeChallengeMethod: null, isUsed: true }).run();
+      const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      expect(response.status).toBe(201);
+      const left = t.core.db.select({ clientId: oauthClient.clientId }).from(oauthClient).all().map((r) => r.clientId);
+      expect(left).toContain('flood-0');
+      expect(left.filter((id) => /^flood-[1-9]$/.test(id))).toEqual([]);
+      expect(left).toContain('flood-10');
+      // Full again with fresh registrations only: refused with the reason.
+      t.core.db.insert(oauthClient).values(Array.from({ length: MAX_REGISTERED_CLIENTS - left.length }, (_, i) => row(1000 + i, now))).run();
+      const refused = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/no more client registrations/) });
+    } finally {
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, 'flood-0')).run();
+      t.core.db.delete(oauthClient).where(like(oauthClient.clientId, 'flood-%')).run();
+    }
   });
 });
 
