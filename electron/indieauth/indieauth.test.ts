@@ -142,6 +142,10 @@ describe('authorization: the author decides in the app', () => {
     expect(html).toContain('http-equiv="refresh"');
     const [pending] = t.core.services.indieauth.pending();
     expect(pending).toMatchObject({ client: { name: 'Test Writer', registered: true }, redirectUri: REDIRECT, scopes: ['create'] });
+    // The pairing code the app shows is on this request's page (and only there): a request
+    // someone else opened shows its code in their browser, not the author's.
+    expect(pending!.pairingCode).toMatch(/^[A-HJ-NP-Z2-9]{3}-[A-HJ-NP-Z2-9]{3}$/);
+    expect(html).toContain(`<strong class="pairing-code">${pending!.pairingCode}</strong>`);
     // Nothing a visitor can do on the listener approves it: only the app's answer does.
     expect((await getManual(wait)).status).toBe(200);
     expect(rowCounts(t.core).codes).toBe(codesBefore);

@@ -7,6 +7,7 @@
 // The token endpoint exchanges a code once, within ten minutes, for the client and redirect URI
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
+import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken } from '../../db/schema';
@@ -61,6 +62,9 @@ export interface PendingAuthorization {
   redirectUri: string;
   /** Known scopes asked for; empty: sign-in only (the app learns who you are, nothing more). */
   scopes: Scope[];
+  /** Shown on the waiting page and on the consent screen: anyone can open /auth naming a real
+   * app, so the author approves only a request whose page (in their own browser) shows it. */
+  pairingCode: string;
 }
 
 interface Pending {
@@ -113,6 +117,13 @@ function withQuery(uri: string, params: Record<string, string>): string {
   const url = new URL(uri);
   for (const [key, value] of Object.entries(params)) url.searchParams.set(key, value);
   return url.href;
+}
+
+const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** Six unambiguous characters, as XXX-XXX. */
+export function pairingCode(): string {
+  const chars = Array.from({ length: 6 }, () => PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)]!);
+  return `${chars.slice(0, 3).join('')}-${chars.slice(3).join('')}`;
 }
 
 export function createIndieAuthService(deps: IndieAuthDeps) {
@@ -229,6 +240,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
         client: shown,
         redirectUri: params.redirectUri,
         scopes: knownScopes(params.scope),
+        pairingCode: pairingCode(),
       };
       const handle = randomSecret();
       pending.set(handle, { view, handle, params, created, outcome: null });
