@@ -93,6 +93,7 @@ test('an app registers, the author approves it on the consent screen, and its Mi
   const consent = page.getByTestId('consent');
   await expect(consent).toContainText('Playwright Writer wants to sign in as you');
   await expect(page.getByTestId('consent-redirect')).toHaveText(callback.url);
+  await expect(browser.locator('.pairing-code')).toHaveText((await page.getByTestId('consent-code').textContent()) ?? 'missing');
   await expect(consent.getByRole('checkbox', { name: /Post, like and boost as you/ })).toBeChecked();
   await expect(consent.getByRole('checkbox', { name: /See your name/ })).toBeChecked();
   await expect(consent.getByRole('checkbox', { name: /Upload images, video and audio/ })).toBeChecked();

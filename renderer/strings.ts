@@ -592,6 +592,8 @@ export const strings = {
     registered: 'Registered with this Tern',
     identifiedBy: 'Identified by its address',
     sendsBackTo: 'Sends you back to',
+    pairingCode: 'Code on its page',
+    pairingHint: 'approve only if the sign-in page you opened shows this same code; a request you did not start is someone else’s.',
     signInOnly: 'It asks only to know who you are. It will not be able to post.',
     scopesLegend: 'Allow it to',
     scopes: {

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -176,6 +177,27 @@ describe('restoreBackup', () => {
     await expect(restoreBackup(archive, dataDir)).rejects.toThrow(/unsafe path/);
     expect(readdirSync(dataDir)).toEqual([]);
   });
+
+  it.each([['backups/tern-backup-x.tar.gz'], ['tern.db-wal'], ['before-restore-x/tern.db'], ['notes.txt']])(
+    'refuses an archive holding %s (not part of a data folder) and changes nothing',
+    async (name) => {
+      const dataDir = tempDir();
+      const core = await open(dataDir);
+      const { path } = await createBackup(core, { dest: tempDir() });
+      core.close();
+      const data = Buffer.from('smuggled');
+      rewrite(path, (entries) => {
+        const manifestEntry = entries.find((e) => e.name === 'manifest.json')!;
+        const manifest = JSON.parse(manifestEntry.data.toString()) as { entries: unknown[] };
+        manifest.entries.push({ name, type: 'file', bytes: data.length, sha256: createHash('sha256').update(data).digest('hex') });
+        manifestEntry.data = Buffer.from(JSON.stringify(manifest));
+        entries.push({ name, type: 'file', mode: 0o600, mtime: new Date(0), data });
+      });
+      const before = files(dataDir);
+      await expect(restoreBackup(path, dataDir)).rejects.toThrow(/not part of a Tern data folder/);
+      expect(files(dataDir)).toEqual(before);
+    },
+  );
 
   it('refuses a link entry', async () => {
     const raw = gunzipSync(rawTar('link'));

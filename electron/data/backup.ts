@@ -134,6 +134,13 @@ async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<
 }
 
 
+/** What a backup may put in the data folder: the database, settings, keys and uploads (what
+ * createBackup writes). Anything else — a -wal beside the database, backups/, before-restore-…/ —
+ * is refused: it would be swapped into the data folder unchecked, or make the swap fail halfway. */
+export function isRestorableName(name: string): boolean {
+  return name === DB_ENTRY || name === 'settings.json' || /^(keys|uploads)(\/[^/]+)*$/.test(name);
+}
+
 function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
@@ -162,6 +169,11 @@ export async function readBackup(archivePath: string): Promise<{ manifest: Backu
     throw new BadInputError(`The manifest of ${archivePath} is not one this version of Tern understands.`);
   }
   const content = entries.filter((e) => e !== manifestEntry);
+  for (const entry of content) {
+    if (!isRestorableName(entry.name)) {
+      throw new BadInputError(`The backup holds ${JSON.stringify(entry.name)}, which is not part of a Tern data folder; nothing was restored.`);
+    }
+  }
   const listed = new Map(manifest.entries.map((e) => [e.name, e]));
   if (listed.size !== content.length) throw new BadInputError('The backup is damaged: its manifest and its contents do not match.');
   for (const entry of content) {

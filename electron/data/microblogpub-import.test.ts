@@ -1,5 +1,5 @@
 import { createHash, createPublicKey } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
@@ -110,6 +110,25 @@ describe('importMicroblogPub', () => {
       expect(existsSync(join(result.movedAside!, 'tern.db'))).toBe(true);
     });
   }
+
+  it('copies uploads as regular files only: a link in uploads/ (to a secret elsewhere) is left behind', async () => {
+    const fixture = writeMicroblogPubFolder(join(tempDir(), 'data'), { revision: 'a209f0333f5a' });
+    const secret = join(tempDir(), 'id_rsa');
+    writeFileSync(secret, 'SECRET KEY');
+    const linkName = 'a'.repeat(64);
+    symlinkSync(secret, join(fixture.folder, 'uploads', linkName));
+    mkdirSync(join(fixture.folder, 'uploads', 'nested'));
+    symlinkSync(secret, join(fixture.folder, 'uploads', 'nested', 'inner'));
+    const dataDir = tempDir();
+    const host = await hostOn(dataDir);
+    const result = await importMicroblogPub(host.current(), host.reopen, fixture.folder, true);
+    expect(result.preview.uploads).toBe(Object.keys(fixture.uploads).length);
+    const uploads = join(dataDir, 'uploads');
+    for (const [name, data] of Object.entries(fixture.uploads)) expect(readFileSync(join(uploads, name))).toEqual(data);
+    expect(existsSync(join(uploads, linkName))).toBe(false);
+    expect(existsSync(join(uploads, 'nested', 'inner'))).toBe(false);
+    for (const entry of readdirSync(uploads, { recursive: true, withFileTypes: true })) expect(lstatSync(join(entry.parentPath, entry.name)).isSymbolicLink()).toBe(false);
+  });
 
   it('refuses a folder that is not microblog.pub’s, naming what is missing', async () => {
     const host = await hostOn(tempDir());

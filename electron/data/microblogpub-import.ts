@@ -11,8 +11,8 @@
 // Tern does not know, and a Tern that already holds posts or people (moving in replaces the
 // database; two histories are never merged).
 import { createPrivateKey, createPublicKey } from 'node:crypto';
-import { existsSync, statSync } from 'node:fs';
-import { copyFile, cp, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { constants as fsConstants, existsSync, statSync } from 'node:fs';
+import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import Database from 'better-sqlite3';
 import type { Core } from '../core';
@@ -261,13 +261,34 @@ function countRows(sqlite: Sqlite, tables: readonly string[]): Record<string, nu
 }
 
 async function countFiles(dir: string): Promise<number> {
-  if (!existsSync(dir)) return 0;
+  if (!(await isRealDirectory(dir))) return 0;
   let n = 0;
   for (const entry of await readdir(dir, { withFileTypes: true })) {
     if (entry.isDirectory()) n += await countFiles(join(dir, entry.name));
     else if (entry.isFile()) n++;
   }
   return n;
+}
+
+/** A folder itself, not a link to one. */
+async function isRealDirectory(path: string): Promise<boolean> {
+  return (await lstat(path).catch(() => null))?.isDirectory() ?? false;
+}
+
+/**
+ * microblog.pub's uploads/ copied into `dest`: regular files and folders only. A link (to
+ * ~/.ssh/id_rsa, say) is left behind, never copied as a link: the listener serves uploads by
+ * name, and a link would serve whatever it points at.
+ */
+async function copyUploads(source: string, dest: string): Promise<void> {
+  if (!(await isRealDirectory(source))) return;
+  await mkdir(dest, { recursive: true, mode: 0o700 });
+  for (const entry of await readdir(source, { withFileTypes: true })) {
+    const from = join(source, entry.name);
+    const to = join(dest, entry.name);
+    if (entry.isDirectory()) await copyUploads(from, to);
+    else if (entry.isFile()) await copyFile(from, to, fsConstants.COPYFILE_EXCL);
+  }
 }
 
 /** The rows this Tern already holds, per table with any. */
@@ -461,9 +482,7 @@ async function stageMicroblogPub(folder: string, dataDir: string, settings: Sett
       profileUpdatedAt: now.toISOString(),
     });
     await writeFile(join(staging, 'settings.json'), `${JSON.stringify(next, null, 2)}\n`, { mode: 0o600 });
-    if (existsSync(join(folder, 'uploads'))) {
-      await cp(join(folder, 'uploads'), join(staging, 'uploads'), { recursive: true, errorOnExist: true, force: false });
-    }
+    await copyUploads(join(folder, 'uploads'), join(staging, 'uploads'));
     return staging;
   } catch (error) {
     await rm(staging, { recursive: true, force: true });

@@ -3,11 +3,11 @@
 // that publishes who they are (an h-app / h-x-app, or a JSON client metadata document) and
 // where they may be sent back to. Fetching that URL goes through the one outbound client, so
 // the SSRF guard holds; a client that publishes nothing is still shown by its host name.
-import { count, eq } from 'drizzle-orm';
+import { and, count, eq, lt, notExists } from 'drizzle-orm';
 import { mf2 } from 'microformats-parser';
 import { z } from 'zod';
 import type { DbOrTx } from '../../db/client';
-import { oauthClient, type OauthClient } from '../../db/schema';
+import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../db/schema';
 import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
@@ -102,9 +102,22 @@ export interface RegisteredClient {
   response_types: ['code'];
 }
 
+/** A registration never used for a sign-in the author approved is forgotten after a day, when
+ * room is needed: anonymous registrations cannot fill the table for good. */
+export const UNUSED_CLIENT_MS = 24 * 60 * 60 * 1000;
+
+function registeredCount(db: DbOrTx): number {
+  return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
+}
+
 export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date): RegisteredClient {
-  const total = db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
-  if (total >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) {
+    const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
+    db.delete(oauthClient)
+      .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), notExists(used)))
+      .run();
+  }
+  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
   const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
   const name = request.client_name ?? new URL(request.redirect_uris[0]!).host;

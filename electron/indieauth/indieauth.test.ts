@@ -2,13 +2,14 @@
 // registration (RFC 7591), the authorization request waiting for the author, the author's
 // answer through IPC, the code exchange with PKCE and client authentication, revocation and
 // introspection — and every refusal, each with its reason and nothing stored.
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from '../../db/schema';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
-import { MAX_PENDING } from './service';
+import { MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
+import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
 import { answer, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
 let t: ListeningCore;
@@ -101,6 +102,34 @@ describe('registration (RFC 7591)', () => {
   });
 });
 
+describe('registration when full', () => {
+  it(`at ${MAX_REGISTERED_CLIENTS} clients, forgets those a day old never used for a sign-in, then registers; fresh or used ones are kept`, async () => {
+    const now = t.core.clock();
+    const old = new Date(now.getTime() - UNUSED_CLIENT_MS - 1000);
+    const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
+    const row = (i: number, createdAt: Date) => ({ createdAt, clientName: `flood ${i}`, redirectUris: [REDIRECT], clientId: `flood-${i}`, clientSecret: hashSecret(`flood-${i}`) });
+    try {
+      t.core.db.insert(oauthClient).values(Array.from({ length: room }, (_, i) => row(i, i < 10 ? old : now))).run();
+      // flood-0 was used: a code was issued to it.
+      t.core.db.insert(indieauthAuthorizationRequest).values({ createdAt: old, code: hashSecret('flood-code'), scope: 'create', redirectUri: REDIRECT, clientId: 'flood-0', codeChallenge: null, codeChallengeMethod: null, isUsed: true }).run();
+      const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      expect(response.status).toBe(201);
+      const left = t.core.db.select({ clientId: oauthClient.clientId }).from(oauthClient).all().map((r) => r.clientId);
+      expect(left).toContain('flood-0');
+      expect(left.filter((id) => /^flood-[1-9]$/.test(id))).toEqual([]);
+      expect(left).toContain('flood-10');
+      // Full again with fresh registrations only: refused with the reason.
+      t.core.db.insert(oauthClient).values(Array.from({ length: MAX_REGISTERED_CLIENTS - left.length }, (_, i) => row(1000 + i, now))).run();
+      const refused = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/no more client registrations/) });
+    } finally {
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, 'flood-0')).run();
+      t.core.db.delete(oauthClient).where(like(oauthClient.clientId, 'flood-%')).run();
+    }
+  });
+});
+
 describe('authorization: the author decides in the app', () => {
   it('the public page only waits; the request appears in the app with the client’s name and scopes', async () => {
     const client = await register(base);
@@ -113,6 +142,10 @@ describe('authorization: the author decides in the app', () => {
     expect(html).toContain('http-equiv="refresh"');
     const [pending] = t.core.services.indieauth.pending();
     expect(pending).toMatchObject({ client: { name: 'Test Writer', registered: true }, redirectUri: REDIRECT, scopes: ['create'] });
+    // The pairing code the app shows is on this request's page (and only there): a request
+    // someone else opened shows its code in their browser, not the author's.
+    expect(pending!.pairingCode).toMatch(/^[A-HJ-NP-Z2-9]{3}-[A-HJ-NP-Z2-9]{3}$/);
+    expect(html).toContain(`<strong class="pairing-code">${pending!.pairingCode}</strong>`);
     // Nothing a visitor can do on the listener approves it: only the app's answer does.
     expect((await getManual(wait)).status).toBe(200);
     expect(rowCounts(t.core).codes).toBe(codesBefore);
@@ -232,6 +265,37 @@ describe('IndieAuth clients identified by their URL', () => {
     expect(t.core.services.indieauth.pending()[0]?.client.name).toBeUndefined();
     const refused = await getManual(`${base}/auth?response_type=code&client_id=${encodeURIComponent(`${app.origin}/`)}&redirect_uri=${encodeURIComponent(`${other.origin}/unlisted`)}&state=s&code_challenge=${pkce().challenge}&code_challenge_method=S256`);
     expect(refused.status).toBe(400);
+  });
+
+  it(`fetches at most ${MAX_CLIENT_FETCHES} client_ids at once (others: 400 with a reason) and reuses what it fetched`, async () => {
+    let fetches = 0;
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startServer(async (_req, res) => {
+      fetches++;
+      await gate;
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<div class="h-app"><span class="p-name">Slow</span></div>');
+    });
+    try {
+      const authUrl = (clientId: string) =>
+        `${base}/auth?response_type=code&client_id=${encodeURIComponent(clientId)}&redirect_uri=${encodeURIComponent(`${slow.origin}/cb`)}&state=s&code_challenge=${pkce().challenge}&code_challenge_method=S256`;
+      const waiting = Array.from({ length: MAX_CLIENT_FETCHES }, (_, i) => getManual(authUrl(`${slow.origin}/app${i}`)));
+      await expect.poll(() => fetches).toBe(MAX_CLIENT_FETCHES);
+      const refused = await getManual(authUrl(`${slow.origin}/one-more`));
+      expect(refused.status).toBe(400);
+      expect(await refused.text()).toMatch(/Too many sign-in requests/);
+      release();
+      for (const response of await Promise.all(waiting)) expect(response.status).toBe(303);
+      // Asked again within the minute: answered from what was fetched.
+      expect((await getManual(authUrl(`${slow.origin}/app0`))).status).toBe(303);
+      expect(fetches).toBe(MAX_CLIENT_FETCHES);
+      t.setClockOffset(CLIENT_INFO_CACHE_MS);
+      expect((await getManual(authUrl(`${slow.origin}/app0`))).status).toBe(303);
+      expect(fetches).toBe(MAX_CLIENT_FETCHES + 1);
+    } finally {
+      while (t.core.services.indieauth.pending().length > 0) await answer(t.core, false, []);
+      await slow.close();
+    }
   });
 
   it('a URL client is public: it exchanges its code with PKCE alone, and a secret it sends is refused', async () => {

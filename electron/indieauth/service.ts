@@ -7,6 +7,7 @@
 // The token endpoint exchanges a code once, within ten minutes, for the client and redirect URI
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
+import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken } from '../../db/schema';
@@ -36,6 +37,12 @@ export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
 /** At most this many requests wait for the author at once; the oldest make way. Anyone can
  * open /auth, and each pending request is shown in the app. */
 export const MAX_PENDING = 20;
+/** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
+ * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
+export const MAX_CLIENT_FETCHES = 4;
+/** A URL client's metadata is reused this long (a client retrying, or a flood naming one URL). */
+export const CLIENT_INFO_CACHE_MS = 60_000;
+const MAX_CACHED_CLIENTS = 100;
 
 export interface AuthorizationParams {
   clientId: string;
@@ -55,6 +62,9 @@ export interface PendingAuthorization {
   redirectUri: string;
   /** Known scopes asked for; empty: sign-in only (the app learns who you are, nothing more). */
   scopes: Scope[];
+  /** Shown on the waiting page and on the consent screen: anyone can open /auth naming a real
+   * app, so the author approves only a request whose page (in their own browser) shows it. */
+  pairingCode: string;
 }
 
 interface Pending {
@@ -109,6 +119,13 @@ function withQuery(uri: string, params: Record<string, string>): string {
   return url.href;
 }
 
+const PAIRING_ALPHABET = 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+/** Six unambiguous characters, as XXX-XXX. */
+export function pairingCode(): string {
+  const chars = Array.from({ length: 6 }, () => PAIRING_ALPHABET[randomInt(PAIRING_ALPHABET.length)]!);
+  return `${chars.slice(0, 3).join('')}-${chars.slice(3).join('')}`;
+}
+
 export function createIndieAuthService(deps: IndieAuthDeps) {
   const pending = new Map<string, Pending>();
   const now = () => deps.clock().getTime();
@@ -122,11 +139,24 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     for (const [id, entry] of pending) if (now() - entry.created >= CODE_LIFETIME_MS) pending.delete(id);
   };
 
+  const fetchedClients = new Map<string, { info: Promise<ClientInfo>; at: number }>();
+  let clientFetches = 0;
+
   async function clientInfo(clientId: string): Promise<ClientInfo> {
     const registered = findRegisteredClient(deps.db, clientId);
     if (registered) return registeredClientInfo(registered);
     if (!isIndieAuthClientId(clientId)) throw new OAuthError('invalid_client', 'client_id is neither a registered client nor an http(s) URL');
-    return fetchClientInfo(deps.fed.client, clientId);
+    const cached = fetchedClients.get(clientId);
+    if (cached && now() - cached.at < CLIENT_INFO_CACHE_MS) return cached.info;
+    if (clientFetches >= MAX_CLIENT_FETCHES) {
+      throw new OAuthError('invalid_request', 'Too many sign-in requests are being checked at once; try again in a moment.');
+    }
+    clientFetches++;
+    const info = fetchClientInfo(deps.fed.client, clientId).finally(() => clientFetches--);
+    fetchedClients.delete(clientId);
+    fetchedClients.set(clientId, { info, at: now() });
+    while (fetchedClients.size > MAX_CACHED_CLIENTS) fetchedClients.delete(fetchedClients.keys().next().value!);
+    return info;
   }
 
   function profile(scope: string) {
@@ -210,6 +240,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
         client: shown,
         redirectUri: params.redirectUri,
         scopes: knownScopes(params.scope),
+        pairingCode: pairingCode(),
       };
       const handle = randomSecret();
       pending.set(handle, { view, handle, params, created, outcome: null });

@@ -136,12 +136,13 @@ const authorizationQuery = z.object({
 });
 const tokenOnly = z.object({ token: str(200), token_type_hint: z.string().max(50).optional() });
 
-function waitingPage(clientName: string): string {
+function waitingPage(clientName: string, pairingCode: string): string {
   return page(
     'Waiting for approval',
     `<meta http-equiv="refresh" content="${WAIT_REFRESH_S}">`,
     `<main><h1>Open Tern to approve</h1><p><strong>${escapeHtml(clientName)}</strong> asked to sign in as this site's author.</p>` +
-      `<p>The author approves or refuses in the Tern app (Apps). This page moves on by itself once they have answered.</p></main>`,
+      `<p>The author approves or refuses in the Tern app (Apps), which shows the code <strong class="pairing-code">${escapeHtml(pairingCode)}</strong> for this request: approve only if it is the same. ` +
+      `This page moves on by itself once they have answered.</p></main>`,
   );
 }
 
@@ -208,7 +209,7 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
     if (outcome.kind === 'gone') return html(c, errorPage('This request has expired or was answered already. Start again from the app.'), 404);
     if (outcome.kind === 'redirect') return c.redirect(outcome.location, 302);
     c.header('Cache-Control', 'no-store');
-    return html(c, waitingPage(outcome.pending.client.name));
+    return html(c, waitingPage(outcome.pending.client.name, outcome.pending.pairingCode));
   });
 
   // IndieAuth §5.3: a code redeemed at the authorization endpoint gives the profile only.

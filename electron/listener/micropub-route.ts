@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { OAuthError } from '../indieauth/clients';
 import type { TokenGrant } from '../indieauth/service';
+import { hasScope } from '../indieauth/scopes';
 import { cleanFilename, mediaUrl } from '../media/attachments';
 import { MediaRejectedError } from '../media/errors';
 import { MAX_ATTACHMENTS, MAX_AV_BYTES, MAX_IMAGE_BYTES } from '../media/limits';
@@ -94,6 +95,11 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
         if (q === 'config') return c.json(configQuery(endpointsOf(c.var.local).media), 200, CORS);
         if (q === 'syndicate-to') return c.json({ 'syndicate-to': [] }, 200, CORS);
         if (!url) return answer(c, 400, 'invalid_request', 'q=source needs url');
+        // The source of any post, direct and followers-only ones too: only for a token that may
+        // write posts, not for one granted profile or media alone.
+        if (!hasScope(grant.scope, 'create') && !hasScope(grant.scope, 'update')) {
+          return answer(c, 403, 'insufficient_scope', 'q=source needs a token with the create or update scope', 'update');
+        }
         const wanted = [...c.req.queries('properties[]') ?? [], ...c.req.queries('properties') ?? []];
         return c.json(sourceQuery(core.db, c.var.local, url, wanted), 200, CORS);
       }

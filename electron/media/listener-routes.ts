@@ -2,7 +2,9 @@
 // /media/thumbnails/<hash> (the WebP thumbnail). Content-addressed, so public files are cached
 // for a year as immutable; files of followers-only and direct posts need a signed GET (see
 // access.ts) and are never cached by shared caches. Anything not visible is a plain 404.
-import { readFile } from 'node:fs/promises';
+import { createReadStream } from 'node:fs';
+import { lstat } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
 import { verifyInbound } from '../net/signatures';
 import { problem, type ListenerContext, type ListenerCore, type ListenerEnv } from '../listener/context';
@@ -39,12 +41,11 @@ export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
     const viewer = access.kind === 'restricted' ? await signer(c) : null;
     if (!mayFetch(core.db, access, viewer)) return problem(c, 404, 'not found');
     if (variant === 'thumbnail' && !access.upload.hasThumbnail) return problem(c, 404, 'not found');
-    let body: Buffer;
-    try {
-      body = await readFile(variant === 'file' ? uploadPath(uploads, hash) : thumbnailPath(uploads, hash));
-    } catch {
-      return problem(c, 404, 'not found');
-    }
+    // Streamed, never read whole: a 40 MB video asked for by many at once must not be held in
+    // memory once per request. A regular file only (a link in uploads/ is not served).
+    const path = variant === 'file' ? uploadPath(uploads, hash) : thumbnailPath(uploads, hash);
+    const info = await lstat(path).catch(() => null);
+    if (info === null || !info.isFile()) return problem(c, 404, 'not found');
     const etag = `"${hash}${variant === 'thumbnail' ? '-t' : ''}"`;
     const headers = {
       ...MEDIA_HEADERS,
@@ -54,7 +55,9 @@ export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
       ...(access.kind === 'restricted' ? { Vary: 'Signature, Authorization' } : {}),
     };
     if (c.req.header('if-none-match') === etag) return c.body(null, 304, headers);
-    return c.body(new Uint8Array(body), 200, headers);
+    if (c.req.method === 'HEAD') return c.body(null, 200, { ...headers, 'Content-Length': String(info.size) });
+    const stream = Readable.toWeb(createReadStream(path, { highWaterMark: 64 * 1024 })) as ReadableStream<Uint8Array>;
+    return c.body(stream, 200, { ...headers, 'Content-Length': String(info.size) });
   };
 
   app.get('/media/thumbnails/:hash', (c) => serve(c, c.req.param('hash'), 'thumbnail'));

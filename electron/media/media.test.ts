@@ -1,7 +1,7 @@
 // Media end to end inside Tern: uploading over the IPC contract in chunks, attaching uploads to
 // posts (rows and ActivityPub), the listener serving them under the posts' visibility rules, and
 // deleting posts — a real core with SQLite, sharp and the listener on loopback.
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { signRequest } from '@fedify/fedify';
 import { eq } from 'drizzle-orm';
 import sharp from 'sharp';
@@ -10,6 +10,7 @@ import { outbox, outboxObjectAttachment, upload } from '../../db/schema';
 import { createHandlers, dispatch, type Handlers } from '../ipc/handlers';
 import type { UploadView } from '../ipc/media-contract';
 import { addFollower, openListeningCore, startMallory, type ListeningCore, type Mallory } from '../listener/test-support';
+import { createListenerApp } from '../listener/app';
 import { sweepUnattached } from './attachments';
 import { uploadPath } from './store';
 import { photo, sidewaysJpegWithGps } from './test-images';
@@ -145,6 +146,27 @@ describe('the listener serves media', () => {
     expect(thumb.headers.get('content-type')).toBe('image/webp');
     expect((await sharp(Buffer.from(await thumb.arrayBuffer())).metadata()).width).toBe(740);
     expect((await get(mediaPath(url), { 'if-none-match': res.headers.get('etag')! })).status).toBe(304);
+  });
+
+  it('streams a file in pieces with its length (never read whole per request); HEAD opens nothing', async () => {
+    const image = await uploaded(await photo(64, 64, 'png'), 'image/png');
+    const post = await t.core.services.author.createPost({ content: 'big', visibility: 'PUBLIC', attachments: [{ uploadId: image.id, alt: null, filename: 'big.png' }] });
+    // The stored file stands in for a large video: only its size matters to the route.
+    const big = Buffer.alloc(3 * 1024 * 1024, 7);
+    writeFileSync(uploadPath(t.core.paths.uploads, image.contentHash), big);
+    const app = createListenerApp(t.core);
+    const response = await app.fetch(new Request(`http://listener.test${mediaPath(post.attachments[0]!.url)}`));
+    expect(response.status).toBe(200);
+    expect(response.headers.get('content-length')).toBe(String(big.length));
+    const reader = response.body!.getReader();
+    const first = await reader.read();
+    expect(first.value!.byteLength).toBeLessThanOrEqual(64 * 1024);
+    let total = first.value!.byteLength;
+    for (let r = await reader.read(); !r.done; r = await reader.read()) total += r.value.byteLength;
+    expect(total).toBe(big.length);
+    const head = await app.fetch(new Request(`http://listener.test${mediaPath(post.attachments[0]!.url)}`, { method: 'HEAD' }));
+    expect(head.status).toBe(200);
+    expect(head.headers.get('content-length')).toBe(String(big.length));
   });
 
   it('never a file attached to no post, nor an unknown hash', async () => {

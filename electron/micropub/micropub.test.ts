@@ -159,6 +159,19 @@ describe('tokens and scopes', () => {
     expect(row).toMatchObject({ isDeleted: false, source: 'keep me' });
   });
 
+  it('refuses what Compose would refuse (content over 100,000 characters, a title over 500), storing nothing', async () => {
+    const before = outboxCount();
+    const long = await micropub(full, new URLSearchParams({ h: 'entry', content: 'x'.repeat(100_001) }));
+    expect(long).toMatchObject({ status: 400, json: { error: 'invalid_request', error_description: expect.stringMatching(/content/) } });
+    const title = await micropub(full, { type: ['h-entry'], properties: { content: ['ok'], name: ['t'.repeat(501)] } });
+    expect(title).toMatchObject({ status: 400, json: { error: 'invalid_request', error_description: expect.stringMatching(/title/) } });
+    expect(outboxCount()).toBe(before);
+    const created = await micropub(full, new URLSearchParams({ h: 'entry', content: 'short' }));
+    const grown = await micropub(full, { action: 'update', url: created.location!, replace: { content: ['y'.repeat(100_001)] } });
+    expect(grown).toMatchObject({ status: 400, json: { error: 'invalid_request' } });
+    expect(rig.core.db.select().from(outbox).where(eq(outbox.apId, created.location!)).get()!.source).toBe('short');
+  });
+
   it('a revoked token is refused with 401 (expiry: indieauth.test.ts)', async () => {
     const token = await issueToken(rig.url, rig.core, ['create']);
     await fetch(`${rig.url}/token/revoke`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams({ token }) });
@@ -203,6 +216,18 @@ describe('update, delete and queries', () => {
     await fan.waitFor((x) => x.type === 'Delete' && x.objectId === url);
     expect(rig.core.db.select().from(outbox).where(eq(outbox.apId, url)).get()!.isDeleted).toBe(true);
     expect(await micropub(full, { action: 'undelete', url })).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/cannot undelete/) } });
+  });
+
+  it('q=source needs a token that may write posts: a profile- or media-only token cannot read a direct post', async () => {
+    const created = await micropub(full, { type: ['h-entry'], properties: { content: ['for one reader only'], visibility: ['private'] } });
+    const url = created.location!;
+    for (const scopes of [['profile'], ['media']]) {
+      const token = await issueToken(rig.url, rig.core, scopes);
+      const answer = await query(token, `q=source&url=${encodeURIComponent(url)}`);
+      expect(answer).toMatchObject({ status: 403, json: { error: 'insufficient_scope' } });
+      expect(JSON.stringify(answer.json)).not.toContain('for one reader only');
+    }
+    expect((await query(createOnly, `q=source&url=${encodeURIComponent(url)}`)).json).toMatchObject({ properties: { content: ['for one reader only'] } });
   });
 
   it('q=config lists the queries and no syndication targets; q=syndicate-to is empty; an unknown q is refused', async () => {

@@ -18,6 +18,7 @@ import type { LocalActor } from '../federation/identity';
 import { hasScope, type Scope } from '../indieauth/scopes';
 import { mediaUrl } from '../media/attachments';
 import { FilePart, isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
+import { authorInputs } from '../ipc/author-contract';
 
 export class MicropubError extends Error {
   override name = 'MicropubError';
@@ -50,6 +51,14 @@ const jsonAction = z.object({
   add: properties.optional(),
   delete: z.union([z.array(z.string().max(100)).max(100), properties]).optional(),
 });
+
+/** The post as Compose would send it, checked by the same schema (lengths: Micropub would
+ * otherwise post whatever fits in the 1 MiB body). */
+function checked<K extends 'posts.create' | 'posts.edit'>(kind: K, input: z.input<(typeof authorInputs)[K]>): z.output<(typeof authorInputs)[K]> {
+  const parsed = authorInputs[kind].safeParse(input);
+  if (!parsed.success) throw new MicropubError('invalid_request', issue(parsed.error));
+  return parsed.data as z.output<(typeof authorInputs)[K]>;
+}
 
 function issue(error: z.ZodError): string {
   const first = error.issues[0];
@@ -193,13 +202,23 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     const visibility = VISIBILITY[visibilityName];
     if (!visibility) throw new MicropubError('invalid_request', 'visibility must be public, unlisted or private');
     const media = planMedia(deps.db, deps.local, props);
-    const content = composeText(first(props, 'content') ?? '', props, media);
-    const title = first(props, 'name');
-    const inReplyTo = firstUrl(props, 'in-reply-to');
+    // Compose's own limits (text and title lengths), checked before any file is stored.
+    const input = checked('posts.create', {
+      content: composeText(first(props, 'content') ?? '', props, media),
+      title: first(props, 'name'),
+      visibility,
+      inReplyTo: firstUrl(props, 'in-reply-to'),
+    });
     // Files are stored only once everything else was read; a post refused after that lets go of them.
     const stored = await storePlan(deps.db, deps.media, media);
     try {
-      const post = await deps.author.createPost({ content, title, visibility, inReplyTo, attachments: stored.attachments });
+      const post = await deps.author.createPost({
+        content: input.content,
+        title: input.title ?? null,
+        visibility,
+        inReplyTo: input.inReplyTo ?? null,
+        attachments: stored.attachments,
+      });
       return { status: 201, location: post.apId };
     } catch (error) {
       deps.media?.discard(stored.created);
@@ -237,6 +256,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   if (request.replace.name) title = first(request.replace, 'name');
   if (deleted.includes('name')) title = null;
   if (deleted.includes('content')) content = '';
+  checked('posts.edit', { apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
   const saved = await deps.author.editPost({ apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
   return { status: 200, location: saved.apId };
 }

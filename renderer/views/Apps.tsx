@@ -118,6 +118,10 @@ function Consent({ request, onAnswered }: { request: PendingAuthorization; onAns
         <dd>{client.url ?? client.clientId}</dd>
         <dt>{t.sendsBackTo}</dt>
         <dd data-testid="consent-redirect">{request.redirectUri}</dd>
+        <dt>{t.pairingCode}</dt>
+        <dd>
+          <strong data-testid="consent-code">{request.pairingCode}</strong> — {t.pairingHint}
+        </dd>
         <dt>{t.expires}</dt>
         <dd>
           <RelativeTime iso={request.expiresAt} />

@@ -74,6 +74,21 @@ describe('a peer votes in our poll', () => {
   });
 });
 
+describe('a followers-only poll', () => {
+  it('takes no vote from an actor who does not follow (cannot see it): processed with the reason, not counted', async () => {
+    const post = await rig.author.createPost({
+      content: 'Followers only: which?',
+      visibility: 'FOLLOWERS_ONLY',
+      poll: { options: ['a', 'b'], multiple: false, durationSeconds: 3600, hideTotals: false },
+    });
+    const vote = await quinn.vote(post.apId, rig.url, 'a');
+    await expect
+      .poll(() => rig.core.sqlite.prepare('SELECT is_processed, is_errored, error FROM incoming_activity WHERE ap_id = ?').get(vote.createId), { timeout: 10_000 })
+      .toEqual({ is_processed: 1, is_errored: 0, error: 'vote from an actor who cannot see the poll' });
+    expect(answers(post.id)).toEqual([]);
+  });
+});
+
 describe('a poll that hides its totals until it closes', () => {
   it('Fedify reads how many voted, and no per-option counts', async () => {
     const post = await rig.author.createPost({

@@ -2,12 +2,21 @@
 // published while totals are hidden.
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../ap';
-import { HIDE_TOTALS_KEY, isClosed, pollOf, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
+import { HIDE_TOTALS_KEY, MAX_READ_OPTIONS, isClosed, pollOf, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
 
 const spec = { options: ['Tea', 'Coffee'], multiple: false, durationSeconds: 600, hideTotals: true };
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 
 describe('reading a poll', () => {
+  it('reads at most MAX_READ_OPTIONS options of a remote Question, quickly, however many it lists', () => {
+    const oneOf = Array.from({ length: 60_000 }, (_, i) => ({ type: 'Note', name: `o${i}`, replies: { totalItems: 1 } }));
+    const started = performance.now();
+    const poll = pollOf({ type: 'Question', oneOf });
+    expect(performance.now() - started).toBeLessThan(500);
+    expect(poll!.options).toHaveLength(MAX_READ_OPTIONS);
+    expect(poll!.options[0]).toEqual({ name: 'o0', votes: 1 });
+  });
+
   it('reads Mastodon’s shape, skipping options without a name and duplicates', () => {
     const poll = pollOf({
       type: 'Question',

@@ -8,6 +8,9 @@ import type { JsonValue } from '../../../db/schema';
 import { asArray, isObject, str, type Json } from '../ap';
 
 export const POLL_LIMITS = { minOptions: 2, maxOptions: 10, maxOptionChars: 200, minSeconds: 300, maxSeconds: 30 * 24 * 3600 } as const;
+/** Options read from any Question (a remote one may list thousands: every read of it, each
+ * render and each vote, would walk them all). Mastodon allows 4 by default, others up to ~100. */
+export const MAX_READ_OPTIONS = 100;
 
 export type PollKind = 'oneOf' | 'anyOf';
 
@@ -54,10 +57,13 @@ export function pollOf(object: Json): PollShape | null {
   const kind: PollKind | null = Array.isArray(object.oneOf) ? 'oneOf' : Array.isArray(object.anyOf) ? 'anyOf' : null;
   if (kind === null) return null;
   const options: PollShape['options'] = [];
+  const seen = new Set<string>();
   for (const item of asArray(object[kind])) {
+    if (options.length >= MAX_READ_OPTIONS) break;
     if (!isObject(item)) continue;
     const name = str(item.name);
-    if (name === null || name === '' || options.some((o) => o.name === name)) continue;
+    if (name === null || name === '' || seen.has(name)) continue;
+    seen.add(name);
     options.push({ name, votes: isObject(item.replies) ? count(item.replies.totalItems) : null });
   }
   if (options.length === 0) return null;

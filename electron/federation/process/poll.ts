@@ -10,6 +10,7 @@ import type { DbOrTx } from '../../../db/client';
 import type { Actor, InboxObject, OutboxObject } from '../../../db/schema';
 import { prepared } from '../../../db/client';
 import type { Json } from '../ap';
+import { canView } from '../object-access';
 import { isClosed, pollOf } from '../polls/question';
 import { recountPoll } from '../polls/tallies';
 import { drop } from './context';
@@ -21,15 +22,17 @@ export function isPollVote(object: Json, parent: OutboxObject | undefined): bool
 }
 
 /** Drops (ActivityDropped) a vote the poll cannot take; returns the poll's kind otherwise. */
-export function checkVote(db: DbOrTx, question: OutboxObject, actorId: number, name: string, now: Date): 'oneOf' | 'anyOf' {
+export function checkVote(db: DbOrTx, question: OutboxObject, actor: Pick<Actor, 'id' | 'apId'>, name: string, now: Date): 'oneOf' | 'anyOf' {
   const poll = pollOf(question.apObject as Json);
   if (question.isDeleted) drop('vote on a deleted poll');
+  // A followers-only or direct poll takes votes only from those it was shown to.
+  if (!canView(db, question, actor.apId)) drop('vote from an actor who cannot see the poll');
   if (!poll) drop('vote on a Question without options');
   if (isClosed(poll, now)) drop('vote after the poll closed');
   if (!poll.options.some((o) => o.name === name)) drop(`vote for an option the poll does not have: ${JSON.stringify(name.slice(0, 100))}`);
   const earlier = prepared<[number, number], string>(db, 'SELECT name FROM poll_answer WHERE outbox_object_id = ? AND actor_id = ?')
     .pluck()
-    .all(question.id, actorId);
+    .all(question.id, actor.id);
   if (earlier.includes(name)) drop('duplicate vote: this actor already chose this option');
   if (poll.kind === 'oneOf' && earlier.length > 0) drop('second vote on a single-choice poll');
   return poll.kind;
@@ -40,7 +43,7 @@ export function onPollVoted(
   input: { vote: Json; voteId: string; question: OutboxObject; actor: Actor; now: Date; createRowId: number },
 ): InboxObject {
   const name = input.vote.name as string;
-  const kind = checkVote(tx, input.question, input.actor.id, name, input.now);
+  const kind = checkVote(tx, input.question, input.actor, name, input.now);
   const row = persistInboxObject(tx, {
     object: input.vote,
     apId: input.voteId,
