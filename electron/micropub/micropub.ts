@@ -181,7 +181,8 @@ function activityOn(db: Db, apId: string, kind: 'like' | 'repost'): string | nul
 
 function ownPost(db: Db, apId: string) {
   const row = db.select().from(outbox).where(eq(outbox.apId, apId)).get();
-  if (!row || !isPostType(row.apType)) throw new MicropubError('invalid_request', 'url is not one of your posts', 400);
+  // A vote in someone's poll is a transient Note, not a post (see findOwnPost).
+  if (!row || !isPostType(row.apType) || row.isTransient) throw new MicropubError('invalid_request', 'url is not one of your posts', 400);
   return row;
 }
 

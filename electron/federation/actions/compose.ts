@@ -159,7 +159,8 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
 
 export function findOwnPost(db: DbOrTx, apId: string): OutboxObject {
   const row = db.select().from(outbox).where(eq(outbox.apId, apId)).get();
-  if (!row || !isPostType(row.apType)) throw new NotFoundError('That is not one of your posts.');
+  // A vote in someone's poll is a transient Note: not a post to edit, pin or delete.
+  if (!row || !isPostType(row.apType) || row.isTransient) throw new NotFoundError('That is not one of your posts.');
   if (row.isDeleted) throw new ConflictError('That post was deleted.');
   return row;
 }

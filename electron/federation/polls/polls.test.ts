@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq } from 'drizzle-orm';
 import { inbox, notifications, outbox, outgoingActivity, pollAnswer, type OutboxObject } from '../../../db/schema';
-import { ConflictError, BadInputError } from '../../errors';
+import { ConflictError, BadInputError, NotFoundError } from '../../errors';
 import { inputs } from '../../ipc/contract';
 import { PUBLIC, type Json } from '../ap';
 import { bareObject } from '../collections';
@@ -295,6 +295,11 @@ describe('voting in someone else’s poll', () => {
     const body = JSON.parse((deliveryPayload(rig.core.db, rig.local, rows[0]!) as { body: string }).body) as Json;
     expect(body).toMatchObject({ type: 'Create', object: { type: 'Note', name: 'The web UI' } });
     expect(rig.core.services.author.profile({}).items).toEqual([]);
+    // Nor can it be edited, pinned or deleted as a post: the vote stays as sent.
+    const vote = notes[0]!.apId;
+    await expect(rig.core.services.author.editPost({ apId: vote, content: 'Other' })).rejects.toBeInstanceOf(NotFoundError);
+    expect(() => rig.core.services.author.deletePost(vote)).toThrow(NotFoundError);
+    expect(rig.core.db.select().from(outbox).where(eq(outbox.apId, vote)).get()).toMatchObject({ isDeleted: false, apObject: { name: 'The web UI' } });
   });
 
   it('refuses a second vote, two choices in a single-choice poll, an unknown option, and a closed poll — storing nothing', async () => {
