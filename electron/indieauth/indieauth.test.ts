@@ -407,6 +407,11 @@ describe('revocation and introspection', () => {
     expect((await postForm(`${base}/token/introspect`, { token }, { authorization: basic(stranger.client_id, stranger.client_secret) })).json).toEqual({ active: false });
     expect(await postForm(`${base}/token/introspect`, { token })).toMatchObject({ status: 401, json: { error: 'invalid_client' } });
     expect(await postForm(`${base}/token/introspect`, { token }, { authorization: basic(c.client.client_id, 'nope') })).toMatchObject({ status: 401 });
+    // A bearer learns about itself, never about another app's token.
+    expect((await postForm(`${base}/token/introspect`, { token }, { authorization: `Bearer ${token}` })).json).toMatchObject({ active: true, client_id: c.client.client_id });
+    const other = await codeFor(['create']);
+    const otherToken = (await exchange(other.client, other.code, other.verifier)).json.access_token as string;
+    expect((await postForm(`${base}/token/introspect`, { token }, { authorization: `Bearer ${otherToken}` })).json).toEqual({ active: false });
 
     expect(await postForm(`${base}/token/revoke`, { token })).toEqual({ status: 200, json: {} });
     expect((await postForm(`${base}/token/introspect`, { token }, auth)).json).toEqual({ active: false });

@@ -343,9 +343,11 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (grant) deps.db.update(indieauthAccessToken).set({ isRevoked: true }).where(eq(indieauthAccessToken.id, grant.token.id)).run();
     },
 
-    /** RFC 7662. `caller` is the authenticated client (its own tokens only) or a bearer. */
+    /** RFC 7662. `caller` is the authenticated client or a bearer: either learns only about its
+     * own tokens (a bearer: itself, or its client's), never another app's. */
     introspect(secret: string, caller: { clientId: string; clientSecret: string | null } | { bearer: string }) {
-      if ('bearer' in caller) this.verifyToken(caller.bearer);
+      let bearer: TokenGrant | null = null;
+      if ('bearer' in caller) bearer = this.verifyToken(caller.bearer);
       else {
         const client = findRegisteredClient(deps.db, caller.clientId);
         if (!client) throw new OAuthError('invalid_client', 'unknown client', 401);
@@ -354,6 +356,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       const grant = findToken(secret);
       if (!grant || !isActive(grant)) return { active: false as const };
       if (!('bearer' in caller) && grant.clientId !== caller.clientId) return { active: false as const };
+      if (bearer && grant.token.id !== bearer.token.id && (bearer.clientId === null || grant.clientId !== bearer.clientId)) return { active: false as const };
       return {
         active: true as const,
         me: profileUrl(local()),
