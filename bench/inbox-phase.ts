@@ -44,8 +44,6 @@ export interface InboxResult {
     actorDocGets: Record<string, number>;
     cacheHits: number;
     cacheMisses: number;
-    /** Signature workers (net/verify-pool.ts): how many, and where each verification ran. */
-    verifier: { workers: number; verified: number; inline: number; busy: number };
   };
   process: {
     wallMs: number;
@@ -100,9 +98,6 @@ export async function runInbox(
   );
 
   // ---- accept
-  // The signature workers load once, when the first activity arrives (seconds on a busy machine,
-  // verifying inline meanwhile); a listener that has been running has them. Loaded here, untimed.
-  await core.fed.verifier.ready();
   // BENCH_INBOX_OVERLAP=1: the inbox loop runs while accepting, as in the app (it shares the main
   // thread with the listener); "combined" is then activities / wall time until all are processed.
   const overlap = process.env.BENCH_INBOX_OVERLAP === '1';
@@ -137,8 +132,7 @@ export async function runInbox(
   const accepted = statuses['202'] ?? 0;
   const acceptGets = (await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply')).gets;
   const { stats } = core.fed.keyCache;
-  const verifier = { workers: core.fed.verifier.size, ...core.fed.verifier.stats };
-  const keys = { fetchesCounted: stats.fetches, actorDocGets: acceptGets, cacheHits: stats.hits, cacheMisses: stats.misses, verifier };
+  const keys = { fetchesCounted: stats.fetches, actorDocGets: acceptGets, cacheHits: stats.hits, cacheMisses: stats.misses };
 
   // ---- process: the core's own inbox loop, started as the app starts it (it yields to the
   // event loop between batches; drain() would not) and stopped when every row is done or the

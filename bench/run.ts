@@ -8,7 +8,7 @@
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
 // BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (BENCH_INBOX_OVERLAP=1: with the
-// inbox loop running while accepting, as in the app; TERN_VERIFY_WORKERS: signature workers);
+// inbox loop running while accepting, as in the app);
 // BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
 // (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
@@ -75,10 +75,6 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: 'key fetches while accepting (Tern count)', value: `${r.keys.fetchesCounted} for ${o.actors} actors`, target: `≈ ${o.actors} (one per actor)`, verdict: pass(keysOk) },
     { label: '  actor server saw', value: per(r.keys.actorDocGets) },
     { label: '  key cache hits / misses', value: `${n0(r.keys.cacheHits)} / ${n0(r.keys.cacheMisses)}` },
-    {
-      label: '  signatures verified: workers / inline / 503',
-      value: `${n0(r.keys.verifier.verified)} / ${n0(r.keys.verifier.inline)} / ${n0(r.keys.verifier.busy)} (${r.keys.verifier.workers} workers, TERN_VERIFY_WORKERS)`,
-    },
     { label: 'processed/s (core inbox loop, started)', value: `${n0(p.perSec)}/s` },
     { label: '  rows done in the time budget', value: `${n0(p.done)} of ${n0(p.of)} in ${n1(p.wallMs / 1000)} s${p.budgetHit ? ' (budget hit: stopped)' : ''}` },
     { label: '  first fifth / last fifth of the rows done', value: `${n0(p.firstFifthPerSec)}/s → ${n0(p.lastFifthPerSec)}/s` },

@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/verify-worker.mjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -36,18 +36,8 @@ const common = {
   logLevel: 'warning',
   absWorkingDir: root,
 };
-// Bundled CommonJS dependencies may call require(); give ESM output one.
-const esmRequire = { js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);" };
 await Promise.all([
-  build({
-    ...common,
-    entryPoints: ['electron/main.ts'],
-    outfile: 'dist/electron/main.cjs',
-    format: 'cjs',
-    // import.meta.url (net/verify-pool.ts finds its worker beside it) as CommonJS knows it.
-    define: { 'import.meta.url': '__ternImportMetaUrl' },
-    banner: { js: "const __ternImportMetaUrl = require('node:url').pathToFileURL(__filename).href;" },
-  }),
+  build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist/electron/main.cjs', format: 'cjs' }),
   // A sandboxed preload may require only `electron`: everything else is bundled in.
   build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs' }),
   build({
@@ -55,10 +45,9 @@ await Promise.all([
     entryPoints: ['electron/headless.ts'],
     outfile: 'dist/electron/headless.mjs',
     format: 'esm',
-    banner: esmRequire,
+    // Bundled CommonJS dependencies may call require(); give ESM output one.
+    banner: { js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);" },
   }),
-  // The signature-verifying worker (net/verify-pool.ts starts it from beside the bundle).
-  build({ ...common, entryPoints: ['electron/net/verify-worker.ts'], outfile: 'dist/electron/verify-worker.mjs', format: 'esm', banner: esmRequire }),
 ]);
 
 const vite = spawnSync(process.execPath, [join(root, 'node_modules/vite/bin/vite.js'), 'build', '--logLevel', 'warn'], {

@@ -66,8 +66,7 @@ const config = {
     ...bundledDependencies().map((name) => `!node_modules/${name}{,/**/*}`),
   ],
   asar: true,
-  // The signature worker is started from a file (worker_threads does not read inside an asar).
-  asarUnpack: ['**/*.node', 'dist/electron/verify-worker.mjs', 'node_modules/better-sqlite3/**/*', 'node_modules/sharp/**/*', 'node_modules/@img/**/*'],
+  asarUnpack: ['**/*.node', 'node_modules/better-sqlite3/**/*', 'node_modules/sharp/**/*', 'node_modules/@img/**/*'],
   // Rebuild better-sqlite3 against Electron's headers (needs internet, as does Electron itself).
   npmRebuild: true,
   nodeGypRebuild: false,

@@ -13,13 +13,10 @@ import {
   createContextLoader,
   createDocumentLoader,
   createKeyCache,
-  createVerifyPool,
-  defaultVerifyWorkers,
   generateKeyPairFiles,
   loadKeyPair,
   type TernKeyCache,
   type TernKeyPairs,
-  type VerifyPool,
 } from './net/signatures';
 import { KEY_FILES } from './net/key-files';
 import type { DocumentLoader } from '@fedify/fedify';
@@ -54,9 +51,6 @@ export interface CoreOptions {
   allowPrivateAddresses?: boolean;
   /** Start the listener here (headless --listen); otherwise it starts when settings.listener.enabled. */
   listen?: ListenerAddress;
-  /** Workers verifying inbound HTTP signatures off the main thread (0: on it). Default
-   * TERN_VERIFY_WORKERS, else min(2, cores - 1), at least 1 (net/verify-pool.ts). */
-  verifyWorkers?: number;
 }
 
 /** What federation needs from the core: the one outbound client, loaders, keys, caches. */
@@ -65,8 +59,6 @@ export interface FederationContext {
   documentLoader: DocumentLoader;
   contextLoader: DocumentLoader;
   keyCache: TernKeyCache;
-  /** Runs inbound signature verification on worker threads (keys stay in keyCache, here). */
-  verifier: VerifyPool;
   keys: TernKeyPairs;
   allowPrivateAddresses: boolean;
 }
@@ -129,7 +121,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
 
     const db = wrapDrizzle(sqlite);
     const settings = createSettingsStore(paths.settings);
-    const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false, options.verifyWorkers ?? defaultVerifyWorkers(), log);
+    const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
     const startedAt = clock();
     const inboxLoop = createInboxLoop({
       db,
@@ -233,7 +225,6 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         pollLoop.stop();
         void inboxLoop.stop();
         void core.listener.stop();
-        void fed.verifier.close();
         fed.client.close();
         if (sqlite.open) sqlite.close();
       },
@@ -242,7 +233,6 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     core.inboxEvents.onQueued(() => inboxLoop.wake());
     if (options.listen !== undefined) {
       await core.listener.start(options.listen).catch((error: unknown) => {
-        void fed.verifier.close();
         fed.client.close();
         throw error;
       });
@@ -257,12 +247,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
   }
 }
 
-async function openFederationContext(
-  keysDir: string,
-  allowPrivateAddresses: boolean,
-  verifyWorkers: number,
-  log: (line: string) => void,
-): Promise<FederationContext> {
+async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean): Promise<FederationContext> {
   const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
   const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses });
   const contextLoader = createContextLoader(client);
@@ -271,7 +256,6 @@ async function openFederationContext(
     documentLoader: createDocumentLoader(client),
     contextLoader,
     keyCache: createKeyCache({ contextLoader }),
-    verifier: createVerifyPool({ size: verifyWorkers, log }),
     keys,
     allowPrivateAddresses,
   };

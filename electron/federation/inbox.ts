@@ -15,7 +15,7 @@ import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
 import { keyBelongsToActor, normalizeActorId, verifyInbound, type VerifyFailureReason } from '../net/signatures';
-import { claimedKeyId } from '../net/signature-precheck';
+import { parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
 import { findActor } from './actors';
 import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
@@ -23,7 +23,7 @@ import type { InboxEvents, QueuedActivity } from './inbox-events';
 
 export interface InboxDeps {
   db: Db;
-  fed: Pick<FederationContext, 'documentLoader' | 'contextLoader' | 'keyCache'> & Partial<Pick<FederationContext, 'verifier'>>;
+  fed: Pick<FederationContext, 'documentLoader' | 'contextLoader' | 'keyCache'>;
   clock: () => Date;
   settings: () => Pick<Settings, 'blockedServers'>;
   events?: InboxEvents;
@@ -35,9 +35,7 @@ export type InboxOutcome =
   | { status: 202; queued: QueuedActivity }
   /** Answered 202 but not stored (a self-Delete of an actor we never knew, whose key is gone). */
   | { status: 202; queued: null; reason: string }
-  | { status: 400 | 401 | 403; reason: string }
-  /** The signature workers' queue is full: try again shortly (Retry-After). */
-  | { status: 503; reason: string };
+  | { status: 400 | 401 | 403; reason: string };
 
 const INSERT_INCOMING_SQL =
   'INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored)' +
@@ -49,11 +47,15 @@ const REASONS: Record<VerifyFailureReason, string> = {
   expired: 'signature expired',
   digest_mismatch: 'digest mismatch',
   key_unavailable: 'key unavailable',
-  busy: 'too many activities being verified',
 };
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */
-export { claimedKeyId };
+export function claimedKeyId(headers: Headers): string | null {
+  const input = headers.get('signature-input');
+  if (input !== null) return parseSignatureInput(input)[0]?.params.get('keyid') ?? null;
+  const signature = headers.get('signature');
+  return signature === null ? null : (parseCavageSignature(signature).get('keyid') ?? null);
+}
 
 /** Mastodon sends `Delete {actor: X, object: X}` for a deleted account to every server it knows. */
 function isSelfDelete(activity: Json, actorId: string): boolean {
@@ -115,10 +117,8 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     contextLoader: deps.fed.contextLoader,
     keyCache: deps.fed.keyCache,
     clock: deps.clock,
-    verifier: deps.fed.verifier,
   }, body);
   if (!verified.ok) {
-    if (verified.reason === 'busy') return { status: 503, reason: REASONS.busy };
     // The service behind the spec answers 202 here so Mastodon stops retrying the Deletes of
     // accounts that no longer exist; there is nothing of theirs to delete anyway.
     const gone = verified.keyFetchStatus === 404 || verified.keyFetchStatus === 410;

@@ -16,15 +16,7 @@ import { clientAddress, nodeClientAddress } from './client-address';
 export const MAX_INBOX_BYTES = 1024 * 1024;
 
 /** The listener's answer to an inbox POST: a status, and the error for a problem body. */
-export type InboxAnswer = { status: 202 } | { status: 400 | 401 | 403 | 413 | 503; error: string; close?: boolean };
-
-/** Seconds a sender is asked to wait when the signature workers' queue is full (503). */
-export const BUSY_RETRY_AFTER_SECONDS = 5;
-
-const extraHeaders = (result: Exclude<InboxAnswer, { status: 202 }>): Record<string, string> => ({
-  ...(result.close ? { Connection: 'close' } : {}),
-  ...(result.status === 503 ? { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) } : {}),
-});
+export type InboxAnswer = { status: 202 } | { status: 400 | 401 | 403 | 413; error: string; close?: boolean };
 
 /** After the body is read: the checks, the row, and the answer (logged when refused, with who
  * called: `from`, see client-address.ts). */
@@ -68,7 +60,7 @@ export function mountInboxRoute(app: Hono<ListenerEnv>, core: ListenerCore, opti
       result = await answer(core, options, asAddressed(c.req.raw, url, body.bytes), body.bytes, from);
     }
     if (result.status === 202) return c.body(null, 202);
-    return problem(c, result.status, result.error, extraHeaders(result));
+    return problem(c, result.status, result.error, result.close ? { Connection: 'close' } : {});
   });
 }
 
@@ -90,9 +82,9 @@ export function inboxRequestListener(
   const cap = options.maxInboxBytes ?? MAX_INBOX_BYTES;
   const log = options.log ?? (() => {});
 
-  const send = (res: ServerResponse, status: number, error: string | null, close = false, extra: Record<string, string> = {}) => {
+  const send = (res: ServerResponse, status: number, error: string | null, close = false) => {
     if (res.headersSent) return;
-    const headers: Record<string, string | number> = { 'X-Content-Type-Options': 'nosniff', ...extra };
+    const headers: Record<string, string | number> = { 'X-Content-Type-Options': 'nosniff' };
     const text = error === null ? null : JSON.stringify({ error });
     if (text !== null) {
       headers['Content-Type'] = 'application/json';
@@ -118,7 +110,7 @@ export function inboxRequestListener(
         const from = nodeClientAddress(req, settings.listener.behindProxy);
         const result = await answer(core, options, addressedRequest(req, url, body.bytes), body.bytes, from);
         if (result.status === 202) return send(res, 202, null);
-        send(res, result.status, result.error, result.close, result.status === 503 ? { 'Retry-After': String(BUSY_RETRY_AFTER_SECONDS) } : {});
+        send(res, result.status, result.error, result.close);
       },
     ).catch((error: unknown) => {
       log(`listener: POST /inbox: ${(error as Error)?.stack ?? String(error)}`);

@@ -25,7 +25,7 @@ export interface ListeningCore {
   close(): Promise<void>;
 }
 
-export async function openListeningCore(username = 'alice', options: { verifyWorkers?: number } = {}): Promise<ListeningCore> {
+export async function openListeningCore(username = 'alice'): Promise<ListeningCore> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-listener-'));
   let offset = 0;
   const core = await openCore({
@@ -34,7 +34,6 @@ export async function openListeningCore(username = 'alice', options: { verifyWor
     allowPrivateAddresses: true,
     clock: () => new Date(Date.now() + offset),
     listen: { host: '127.0.0.1', port: 0 },
-    ...(options.verifyWorkers === undefined ? {} : { verifyWorkers: options.verifyWorkers }),
   });
   const url = core.listener.status().url ?? '';
   await createSettingsService(core).update({ baseUrl: url, username, displayName: 'Alice Example', summary: 'Writes *things*.' });

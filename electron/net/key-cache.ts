@@ -54,8 +54,6 @@ export interface TernKeyCache extends KeyCache {
    */
   singleFlight(): SingleFlightKeyCache;
   readonly size: number;
-  /** The key held in memory for keyId (href), without counting, loading or fetching anything. */
-  peek(keyId: string): CryptographicKey | Multikey | undefined;
   /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update). */
   evict(keyId: URL | string): void;
   /** True while a recent fetch of this key failed. */
@@ -156,12 +154,6 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
       const key = await lookup(keyId.href);
       if (key === undefined) stats.misses++;
       else stats.hits++;
-      return key;
-    },
-
-    peek(keyId) {
-      const key = stillUnavailable(keyId) ? undefined : keys.get(keyId);
-      if (key !== undefined) remember(keyId, key); // in use: keep it in the LRU as get() does
       return key;
     },
 

@@ -79,14 +79,6 @@ export function parseCavageSignature(header: string): Map<string, string> {
   return parseParams(splitTopLevel(header, ','));
 }
 
-/** The keyId a request's signature names, read without verifying anything. */
-export function claimedKeyId(headers: Headers): string | null {
-  const input = headers.get('signature-input');
-  if (input !== null) return parseSignatureInput(input)[0]?.params.get('keyid') ?? null;
-  const signature = headers.get('signature');
-  return signature === null ? null : (parseCavageSignature(signature).get('keyid') ?? null);
-}
-
 const HASHES: Record<string, string> = { sha: 'sha1', 'sha-256': 'sha256', 'sha-512': 'sha512' };
 
 /** 'match' if every supported digest matches, 'mismatch' if one does not, 'none' if none usable. */

@@ -9,19 +9,17 @@ import {
   type HttpMessageSignaturesSpecDeterminer,
   type KeyCache,
 } from '@fedify/fedify';
-import { CryptographicKey } from '@fedify/vocab';
+import type { CryptographicKey } from '@fedify/vocab';
 import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 import { createHash } from 'node:crypto';
 import { TooManyRedirectsError } from './errors';
 import type { HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
-import { claimedKeyId, precheckSignedRequest } from './signature-precheck';
-import type { VerifyPool } from './verify-pool';
+import { precheckSignedRequest } from './signature-precheck';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
 export { createKeyCache, type KeyCacheOptions, type KeyCacheStats, type PersistentKeyStore, type TernKeyCache } from './key-cache';
 export { exportPublicKeyPem, generateKeyPairFiles, loadKeyPair, type TernKeyPairs } from './key-files';
-export { createVerifyPool, defaultVerifyWorkers, type VerifyPool, type VerifyPoolOptions } from './verify-pool';
 export { ACTIVITY_ACCEPT, createContextLoader, createDocumentLoader, preloadedContextLoader } from './document-loader';
 
 // ---------------------------------------------------------------------------------------------
@@ -143,7 +141,7 @@ export async function signedFetch(client: HttpClient, request: Request, options:
 // ---------------------------------------------------------------------------------------------
 // Incoming
 
-export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'key_unavailable' | 'busy';
+export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'key_unavailable';
 
 export type VerifyInboundResult =
   | { ok: true; keyId: string; ownerActorId: string; spec: SignatureSpec }
@@ -158,9 +156,6 @@ export interface VerifyInboundDeps {
   clock?: () => Date;
   /** Accepted clock skew either way for Date / created / expires. Default 3600. */
   timeWindowSeconds?: number;
-  /** Workers that run Fedify's verification off the main thread for keys already in the cache
-   * (verify-pool.ts); without one, or when they do not verify, it runs here. */
-  verifier?: VerifyPool;
 }
 
 /**
@@ -176,11 +171,6 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps, b
   const pre = await precheckSignedRequest(request, now, windowMs, body);
   if (!pre.ok) return { ok: false, reason: pre.reason };
 
-  if (deps.verifier !== undefined && deps.verifier.size > 0) {
-    const offloaded = await verifyInWorker(request, deps, pre.spec, body);
-    if (offloaded !== null) return offloaded;
-  }
-
   const { keyCache } = deps;
   // Concurrent first requests of one actor fetch its key once: the others wait for that fetch.
   const flight = keyCache.singleFlight();
@@ -191,52 +181,6 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps, b
   }
 }
 
-/** The document loader, counting the fetches it makes in the key cache's stats. */
-function countingLoader(deps: VerifyInboundDeps): DocumentLoader {
-  return (url, options) => {
-    if (!(url in preloadedContexts)) deps.keyCache.stats.fetches++;
-    return deps.documentLoader(url, options);
-  };
-}
-
-/**
- * The signature verified by a worker (verify-pool.ts) with the key the cache holds for the keyId
- * it names, then its owner found here as verifyWithFedify does. Null when that is not possible or
- * the worker did not verify it (no cached key, a bad signature, a rotated key, no worker): the
- * caller then verifies inline, which fetches keys and refetches once, so every refusal and every
- * key fetch still comes from the main-thread path. 'busy' when the workers' queue is full.
- */
-async function verifyInWorker(
-  request: Request,
-  deps: VerifyInboundDeps,
-  spec: SignatureSpec,
-  body: Uint8Array | undefined,
-): Promise<VerifyInboundResult | null> {
-  const { keyCache, verifier } = deps;
-  const claimed = claimedKeyId(request.headers);
-  if (verifier === undefined || claimed === null || !URL.canParse(claimed)) return null;
-  const keyId = new URL(claimed).href;
-  const key = keyCache.peek(keyId);
-  if (!(key instanceof CryptographicKey) || key.publicKey === null) return null;
-  const bytes = body ?? (request.body === null ? null : new Uint8Array(await request.clone().arrayBuffer()));
-  const outcome = await verifier.verify({
-    url: request.url,
-    method: request.method,
-    headers: request.headers,
-    body: bytes,
-    spec,
-    keyId,
-    key: key.publicKey,
-  });
-  if (outcome === 'busy') return { ok: false, reason: 'busy', keyId };
-  if (outcome !== 'verified') return null;
-  keyCache.stats.hits++; // as the inline path counts its cache hit
-  const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const ownerActorId = await resolveOwner(key, keyId, keyCache, countingLoader(deps), contextLoader);
-  if (ownerActorId === null) return { ok: false, reason: 'key_unavailable', keyId };
-  return { ok: true, keyId, ownerActorId, spec };
-}
-
 async function verifyWithFedify(
   request: Request,
   deps: VerifyInboundDeps,
@@ -245,7 +189,10 @@ async function verifyWithFedify(
 ): Promise<VerifyInboundResult> {
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const documentLoader = countingLoader(deps);
+  const documentLoader: DocumentLoader = (url, options) => {
+    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
+    return deps.documentLoader(url, options);
+  };
   let result: Awaited<ReturnType<typeof verifyRequestDetailed>>;
   try {
     result = await verifyRequestDetailed(request, {
