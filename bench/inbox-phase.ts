@@ -39,12 +39,7 @@ export interface InboxResult {
     mainThreadCpuUsPerActivity: number;
     slices: Slice[];
   };
-  keys: {
-    fetchesCounted: number;
-    actorDocGets: Record<string, number>;
-    cacheHits: number;
-    cacheMisses: number;
-  };
+  keys: { fetchesCounted: number; actorDocGets: Record<string, number>; cacheHits: number; cacheMisses: number };
   process: {
     wallMs: number;
     perSec: number;
