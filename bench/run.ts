@@ -7,7 +7,9 @@
 // BENCH_ACTORS (8), BENCH_CONCURRENCY (32), BENCH_SERVERS (100), BENCH_FOLLOWERS_PER_SERVER (10),
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
-// BENCH_ONLY=startup runs the start-up phase alone; BENCH_ONLY=polls the polls phase alone
+// BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (BENCH_INBOX_OVERLAP=1: with the
+// inbox loop running while accepting, as in the app);
+// BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
 // (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
@@ -69,6 +71,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: '  per 1,000-row slice', value: a.slices.map((s) => n0(s.acceptedPerSec)).join(' · ') },
     { label: 'accept latency p50 / p90 / p99 / max', value: `${n1(a.latencyMs.p50)} / ${n1(a.latencyMs.p90)} / ${n1(a.latencyMs.p99)} / ${n1(a.latencyMs.max)} ms`, target: `p99 ≤ ${TARGET.p99Ms} ms`, verdict: pass(a.latencyMs.p99 <= TARGET.p99Ms) },
     { label: 'Tern CPU per accepted activity (all threads)', value: `${n0(a.cpuUsPerActivity)} µs = ${n1(a.cpuUsPerActivity / rawSumUs)}× raw` },
+    { label: '  of which on the main thread', value: `${n0(a.mainThreadCpuUsPerActivity)} µs` },
     { label: 'key fetches while accepting (Tern count)', value: `${r.keys.fetchesCounted} for ${o.actors} actors`, target: `≈ ${o.actors} (one per actor)`, verdict: pass(keysOk) },
     { label: '  actor server saw', value: per(r.keys.actorDocGets) },
     { label: '  key cache hits / misses', value: `${n0(r.keys.cacheHits)} / ${n0(r.keys.cacheMisses)}` },
@@ -79,7 +82,12 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: '  Tern CPU per processed activity', value: `${n0(p.cpuUsPerActivity)} µs` },
     { label: '  rows written', value: `inbox ${n0(p.inboxRows)}, notifications ${n0(p.notifications)}` },
     { label: '  fetches while processing (actor server)', value: per(p.actorServerGets) },
-    { label: 'accepted + processed (1 / (1/accept + 1/process))', value: `${n0(r.combinedPerSec)}/s (${n0(perActivityUs)} µs each)`, target: `≥ ${n0(TARGET.inboxPerSec)}/s`, verdict: pass(r.combinedPerSec >= TARGET.inboxPerSec) },
+    {
+      label: process.env.BENCH_INBOX_OVERLAP === '1' ? 'accepted + processed (overlapping: N / wall until all done)' : 'accepted + processed (1 / (1/accept + 1/process))',
+      value: `${n0(r.combinedPerSec)}/s (${n0(perActivityUs)} µs each)`,
+      target: `≥ ${n0(TARGET.inboxPerSec)}/s`,
+      verdict: pass(r.combinedPerSec >= TARGET.inboxPerSec),
+    },
     { label: 'accept only', value: `${n0(a.perSec)}/s`, target: `≥ ${n0(TARGET.inboxPerSec)}/s`, verdict: pass(a.perSec >= TARGET.inboxPerSec) },
     { label: 'per-activity time ÷ raw verify+insert', value: `${n1(ratio)}× end to end; ${n1(acceptRatio)}× accept only`, target: `≤ ${TARGET.ratio}×`, verdict: pass(ratio <= TARGET.ratio) },
   ]);
@@ -371,20 +379,23 @@ async function main(): Promise<void> {
       note(`not available: ${(error as Error).stack ?? String(error)}`);
       judge('inbox targets', `not available: ${(error as Error).message}`, 'n/a');
     }
-    sampler.phase('inbox: in-process breakdown');
-    try {
-      printBreakdown(await measureInboxBreakdown(), raw, inbox);
-    } catch (error) {
-      section('Inbox breakdown');
-      note(`not available: ${(error as Error).stack ?? String(error)}`);
-    }
-    sampler.phase('fan-out');
-    try {
-      printFanout(await runFanout(tern, remote, fanoutOptions, hooks), raw.signUs);
-    } catch (error) {
-      section('Fan-out');
-      note(`not available: ${(error as Error).stack ?? String(error)}`);
-      judge('fan-out targets', `not available: ${(error as Error).message}`, 'n/a');
+    // BENCH_ONLY=inbox: not the breakdown nor the fan-out.
+    if (process.env.BENCH_ONLY !== 'inbox') {
+      sampler.phase('inbox: in-process breakdown');
+      try {
+        printBreakdown(await measureInboxBreakdown(), raw, inbox);
+      } catch (error) {
+        section('Inbox breakdown');
+        note(`not available: ${(error as Error).stack ?? String(error)}`);
+      }
+      sampler.phase('fan-out');
+      try {
+        printFanout(await runFanout(tern, remote, fanoutOptions, hooks), raw.signUs);
+      } catch (error) {
+        section('Fan-out');
+        note(`not available: ${(error as Error).stack ?? String(error)}`);
+        judge('fan-out targets', `not available: ${(error as Error).message}`, 'n/a');
+      }
     }
   } finally {
     const peaks = sampler.stop();
@@ -399,6 +410,10 @@ async function main(): Promise<void> {
     for (const line of profileLines) console.log(line);
   }
 
+  if (process.env.BENCH_ONLY === 'inbox') {
+    printTargets(started);
+    return;
+  }
   await pollsPhase();
   await mediaPhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
