@@ -5,7 +5,7 @@
 // and the peer's own post reaches the author's Stream. Screenshots of each view on the way.
 import type { APIRequestContext } from '@playwright/test';
 import type { Headless } from './headless';
-import { expect, openFresh, place, test } from './peer-fixtures';
+import { expect, expectAfterReload, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
 interface DeliveryRow {
@@ -40,23 +40,13 @@ test('follow a peer, be followed back, post offline, deliver when online, and se
   const follow = await peer.waitFor((a) => a.type === 'Follow');
   expect(follow.signer.httpSignature?.verified ?? follow.signer.verifiedBy !== null).toBeTruthy();
   // The peer accepts; once Tern has processed the Accept, bob is listed under Following.
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/people?tab=following');
-      return page.getByRole('list', { name: 'Following' }).textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toContain('bob');
+  await expectAfterReload(page, tern, '#/people?tab=following', (p) => p.getByRole('list', { name: 'Following' }), 'bob');
   await page.screenshot({ path: screenshotPath('journey-following') });
 
   // 2. The peer follows back; Tern accepts on its own (no manual approval) and bob is a follower.
   await peer.follow(ternActor);
   await peer.waitFor((a) => a.type === 'Accept');
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/people?tab=followers');
-      return page.getByRole('list', { name: 'Followers' }).textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toContain('bob');
+  await expectAfterReload(page, tern, '#/people?tab=followers', (p) => p.getByRole('list', { name: 'Followers' }), 'bob');
 
   // 3. Work offline, then write: the post is saved and queued, and no try is spent.
   await place(page, 'Deliveries').click();
@@ -95,22 +85,12 @@ test('follow a peer, be followed back, post offline, deliver when online, and se
 
   // 5. The peer likes the post: a notification appears, counted in the sidebar.
   await peer.like(create.objectId!, ternActor);
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/notifications');
-      return page.getByTestId('notification').first().textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toMatch(/liked/i);
+  await expectAfterReload(page, tern, '#/notifications', (p) => p.getByTestId('notification').first(), /liked/i);
   await page.screenshot({ path: screenshotPath('journey-notification-like') });
 
   // 6. The peer posts: it reaches the author's Stream (followed author).
   await peer.createNote({ content: '<p>Hello from bob’s server</p>', to: 'public' });
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/stream');
-      return page.getByRole('main').textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toContain('Hello from bob’s server');
+  await expectAfterReload(page, tern, '#/stream', (p) => p.getByRole('main'), 'Hello from bob’s server');
   await page.screenshot({ path: screenshotPath('journey-stream') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: screenshotPath('journey-stream-dark') });

@@ -9,7 +9,7 @@ import { photo } from '../electron/media/test-images';
 import { createWithImage } from '../test/peer/media';
 import { ana, answer, ben, post } from './fake-answers';
 import { test as base } from './fixtures';
-import { expect, openFresh, place, test } from './peer-fixtures';
+import { expect, expectAfterReload, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
 /** A remote media server: serves one PNG, labelled as something else (the proxy sniffs bytes). */
@@ -88,12 +88,7 @@ test('an image post: upload, alt text, thumbnail in the profile, received and fe
       }),
       [ternActor],
     );
-    await expect
-      .poll(async () => {
-        await openFresh(page, tern, '#/stream');
-        return page.getByRole('main').textContent({ timeout: 2_000 }).catch(() => '');
-      }, { timeout: 20_000 })
-      .toContain('A heron, seen from the hide');
+    await expectAfterReload(page, tern, '#/stream', (p) => p.getByRole('main'), 'A heron, seen from the hide');
     const heron = page.getByRole('img', { name: 'A grey heron standing in reeds' });
     await expect(heron).toHaveAttribute('src', /^\/media\/proxy\//);
     await expect.poll(() => heron.evaluate((el: HTMLImageElement) => el.naturalWidth)).toBe(300);

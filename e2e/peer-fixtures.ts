@@ -3,7 +3,7 @@
 // private addresses allowed so Tern can reach the peer (tests only); a Fedify peer per test; and
 // the few page helpers every such journey uses.
 import { createServer, type AddressInfo } from 'node:net';
-import type { APIRequestContext, Page } from '@playwright/test';
+import type { APIRequestContext, Locator, Page } from '@playwright/test';
 import { startPeer, type Peer } from '../test/peer/peer';
 import type { Headless } from './headless';
 import { expect, test as base } from './fixtures';
@@ -45,6 +45,20 @@ export const place = (page: Page, name: string) => page.getByRole('navigation', 
 export async function openFresh(page: Page, tern: Headless, hash: string): Promise<void> {
   await page.goto(`${tern.origin}/${hash}`);
   await page.reload();
+}
+
+/** The views do not push: reopens `hash` afresh until the text of what `locate` finds in it
+ * matches `expected` (a substring or a pattern), for up to 20 s. */
+export async function expectAfterReload(page: Page, tern: Headless, hash: string, locate: (page: Page) => Locator, expected: string | RegExp): Promise<void> {
+  await expect
+    .poll(
+      async () => {
+        await openFresh(page, tern, hash);
+        return (await locate(page).textContent({ timeout: 2_000 }).catch(() => '')) ?? '';
+      },
+      { timeout: 20_000 },
+    )
+    .toMatch(expected);
 }
 
 /** Calls one of Tern's channels as the page does (the headless transport, with the token). */

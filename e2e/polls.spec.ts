@@ -4,7 +4,7 @@
 // a question of its own, and the author votes in it from the Stream. Screenshots on the way.
 import { Create, Note, PUBLIC_COLLECTION, Question } from '@fedify/vocab';
 import { instant } from '../test/peer/state';
-import { expect, ipc, openFresh, place, test } from './peer-fixtures';
+import { expect, expectAfterReload, ipc, place, test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
 test('build a poll, the peer votes, see the results; vote in the peer’s poll', async ({ page, tern, peer, request }) => {
@@ -44,12 +44,7 @@ test('build a poll, the peer votes, see the results; vote in the peer’s poll',
 
   // 3. The peer votes; the result shows, and the peer reads the same tallies from the listener.
   await peer.vote(poll.apId, ternActor, 'Coffee');
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/polls');
-      return page.getByTestId('poll').textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toContain('1 person');
+  await expectAfterReload(page, tern, '#/polls', (p) => p.getByTestId('poll'), '1 person');
   const coffee = page.getByTestId('poll-result').filter({ hasText: 'Coffee' });
   await expect(coffee).toContainText('100%');
   await expect(coffee).toContainText('1 vote');
@@ -81,12 +76,7 @@ test('build a poll, the peer votes, see the results; vote in the peer’s poll',
     }),
     [ternActor],
   );
-  await expect
-    .poll(async () => {
-      await openFresh(page, tern, '#/stream');
-      return page.getByRole('main').textContent({ timeout: 2_000 }).catch(() => '');
-    }, { timeout: 20_000 })
-    .toContain('Soup or salad?');
+  await expectAfterReload(page, tern, '#/stream', (p) => p.getByRole('main'), 'Soup or salad?');
   const theirs = page.getByTestId('post').filter({ hasText: 'Soup or salad?' }).getByTestId('poll');
   await expect(theirs.getByRole('group', { name: 'Choose one' })).toBeVisible();
   await theirs.getByRole('radio', { name: 'Salad' }).check();
