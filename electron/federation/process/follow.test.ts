@@ -203,3 +203,39 @@ describe('Accept and Reject of our Follow', () => {
     expect(countRows(rig.core, 'notifications')).toBe(0);
   });
 });
+
+describe('Block of our actor', () => {
+  it('ends the relationship both ways, quietly; a Block of someone else changes nothing', async () => {
+    rig = await openRig();
+    await rig.receive(followOf(alice(), `${alice()}#follows/1`, rig.local.id));
+    await rig.receive(followOf(zoe(), `${zoe()}/follows/1`, rig.local.id));
+    const { getOrFetchActor } = await import('../actors');
+    const aliceRow = await getOrFetchActor({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock }, alice());
+    const ours = saveOutboxObject(rig.core.db, rig.local, {
+      apObject: { type: 'Follow', actor: rig.local.id, object: alice() },
+      visibility: 'DIRECT',
+      now: rig.now(),
+      activityObjectApId: alice(),
+      relatesToActorId: aliceRow.id,
+    });
+    await rig.receive({ id: `${alice()}#accepts/1`, type: 'Accept', actor: alice(), object: ours.apId });
+    expect(countRows(rig.core, 'follower')).toBe(2);
+    expect(countRows(rig.core, 'following')).toBe(1);
+    const notificationsBefore = countRows(rig.core, 'notifications');
+
+    // zoe blocking someone else is not ours to act on: dropped, nothing changes.
+    const other = await rig.receive({ id: `${zoe()}/blocks/1`, type: 'Block', actor: zoe(), object: alice() });
+    expect(other).toMatchObject({ isProcessed: true, isErrored: false, nextTry: null });
+    expect(other.error).toMatch(/not of our actor/);
+    expect(rig.inboxRow(`${zoe()}/blocks/1`)).toBeUndefined();
+    expect(countRows(rig.core, 'follower')).toBe(2);
+
+    const row = await rig.receive({ id: `${alice()}#blocks/1`, type: 'Block', actor: alice(), object: rig.local.id });
+    expect(row.error).toBeNull();
+    expect(rig.inboxRow(`${alice()}#blocks/1`)).toMatchObject({ apType: 'Block' });
+    expect(rig.core.db.select().from(follower).all().map((f) => f.apActorId)).toEqual([zoe()]);
+    expect(countRows(rig.core, 'following')).toBe(0);
+    expect(countRows(rig.core, 'notifications')).toBe(notificationsBefore);
+  });
+});
+

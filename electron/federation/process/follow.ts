@@ -140,3 +140,20 @@ export function onFollowUndone(tx: DbOrTx, input: { actor: Actor; now: Date }): 
   tx.delete(follower).where(eq(follower.id, existing.id)).run();
   notify(tx, { type: 'UNFOLLOW', now: input.now, actorId: input.actor.id });
 }
+
+/**
+ * Block of our actor: as Mastodon does, the relationship ends both ways — they are no longer a
+ * follower, and our following of them goes (their server will refuse our activities anyway).
+ * Quietly: the spec has no notification type for it, and a block is not announced to the
+ * blocked. The Block is kept as an inbox row. A Block of someone else is not ours to act on.
+ */
+export async function onBlocked(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
+  const target = idOf(r.activity.object);
+  if (!isLocalActorId(target, deps.identity)) drop(`Block of ${target ?? 'nothing'}, not of our actor`);
+  return deps.db.transaction((tx) => {
+    const block = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now, activityObjectApId: target });
+    tx.delete(follower).where(eq(follower.actorId, r.actor.id)).run();
+    tx.delete(following).where(eq(following.actorId, r.actor.id)).run();
+    return processed(block.id);
+  });
+}

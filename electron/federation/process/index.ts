@@ -23,7 +23,7 @@ import {
 } from './context';
 import { onPostCreated } from './create';
 import { onActorDeleted, onPostDeleted } from './delete';
-import { onFollowAnswered, onFollowed } from './follow';
+import { onBlocked, onFollowAnswered, onFollowed } from './follow';
 import { onLiked } from './like';
 import { findInbox, persistActivity } from './store';
 import { onUndone } from './undo';
@@ -97,12 +97,14 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
       return onLiked(deps, received);
     case 'Announce':
       return onAnnounced(deps, received);
+    case 'Block':
+      return onBlocked(deps, received);
     default:
       return onOtherActivity(deps, received);
   }
 }
 
-/** Anything else (EmojiReact, Block, Move, Flag, Add, …): stored as an inbox row, linked to our
+/** Anything else (EmojiReact, Move, Flag, Add, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
 async function onOtherActivity(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   return deps.db.transaction((tx) => {
