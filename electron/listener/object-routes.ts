@@ -7,32 +7,18 @@ import type { Hono } from 'hono';
 import type { OutboxObject } from '../../db/schema';
 import { bareObject, isPost, tombstone, wrapperActivity } from '../federation/collections';
 import { canView, findLocalObject, needsViewer } from '../federation/object-access';
-import { verifyInbound } from '../net/signatures';
 import { activityJson, html, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
-import { asAddressed, publicUrl, wantsActivityJson } from './http-parts';
+import { wantsActivityJson } from './http-parts';
+import { signedGetActor } from './signed-get';
 import { deletedPage, notFoundPage, objectPage, pageLinkHeader } from './pages';
 import { AVATAR_PATH } from './avatar-route';
 
 export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
-  /** The actor whose signature is on this GET, or null (unsigned, or not verifiable). */
-  const signer = async (c: ListenerContext): Promise<string | null> => {
-    if (c.req.header('signature') === undefined) return null;
-    const { baseUrl } = core.settings.get();
-    const url = publicUrl(c.req.raw, baseUrl ?? c.var.local.baseUrl);
-    const result = await verifyInbound(asAddressed(c.req.raw, url, null), {
-      documentLoader: core.fed.documentLoader,
-      contextLoader: core.fed.contextLoader,
-      keyCache: core.fed.keyCache,
-      clock: core.clock,
-    });
-    return result.ok ? result.ownerActorId : null;
-  };
-
   /** The row if this reader may see it; signatures are checked only when visibility needs them. */
   const visible = async (c: ListenerContext): Promise<OutboxObject | null> => {
     const row = findLocalObject(core.db, c.var.local, c.req.param('publicId') ?? '');
     if (row === undefined) return null;
-    const viewer = needsViewer(row) ? await signer(c) : null;
+    const viewer = needsViewer(row) ? await signedGetActor(core, c, c.var.local) : null;
     return canView(core.db, row, viewer) ? row : null;
   };
 

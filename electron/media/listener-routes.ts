@@ -6,9 +6,8 @@ import { createReadStream } from 'node:fs';
 import { lstat } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import type { Hono } from 'hono';
-import { verifyInbound } from '../net/signatures';
 import { problem, type ListenerContext, type ListenerCore, type ListenerEnv } from '../listener/context';
-import { asAddressed, publicUrl } from '../listener/http-parts';
+import { signedGetActor } from '../listener/signed-get';
 import { mayFetch, mediaAccess } from './access';
 import { isContentHash, thumbnailPath, uploadPath } from './store';
 
@@ -20,25 +19,13 @@ export const MEDIA_HEADERS = {
 } as const;
 
 export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
-  const signer = async (c: ListenerContext): Promise<string | null> => {
-    const local = core.identity();
-    if (c.req.header('signature') === undefined || local === null) return null;
-    const url = publicUrl(c.req.raw, core.settings.get().baseUrl ?? local.baseUrl);
-    const result = await verifyInbound(asAddressed(c.req.raw, url, null), {
-      documentLoader: core.fed.documentLoader,
-      contextLoader: core.fed.contextLoader,
-      keyCache: core.fed.keyCache,
-      clock: core.clock,
-    });
-    return result.ok ? result.ownerActorId : null;
-  };
-
   const serve = async (c: ListenerContext, hash: string, variant: 'file' | 'thumbnail'): Promise<Response> => {
     const uploads = core.paths?.uploads;
-    if (!isContentHash(hash) || uploads === undefined || core.identity() === null) return problem(c, 404, 'not found');
+    const local = core.identity();
+    if (!isContentHash(hash) || uploads === undefined || local === null) return problem(c, 404, 'not found');
     const access = mediaAccess(core.db, hash);
     if (access.kind === 'none') return problem(c, 404, 'not found');
-    const viewer = access.kind === 'restricted' ? await signer(c) : null;
+    const viewer = access.kind === 'restricted' ? await signedGetActor(core, c, local) : null;
     if (!mayFetch(core.db, access, viewer)) return problem(c, 404, 'not found');
     if (variant === 'thumbnail' && !access.upload.hasThumbnail) return problem(c, 404, 'not found');
     // Streamed, never read whole: a 40 MB video asked for by many at once must not be held in

@@ -3,7 +3,8 @@
 import { useEffect, useState } from 'react';
 import { formatDateTime, formatRelative } from '../strings';
 
-function useNow(intervalMs: number): Date {
+/** The current time, renewed every `intervalMs` while the component is shown. */
+export function useNow(intervalMs: number): Date {
   const [now, setNow] = useState(() => new Date());
   useEffect(() => {
     const timer = setInterval(() => setNow(new Date()), intervalMs);

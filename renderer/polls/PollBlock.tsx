@@ -4,19 +4,11 @@
 // poll hides until it closes are said to be hidden, never shown as zeros.
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { call, toApiError, type ApiError } from '../api';
+import { useNow } from '../components/RelativeTime';
 import type { PollView } from '../../electron/ipc/polls-contract';
 import { formatDateTime, formatRelative, strings } from '../strings';
 
 const t = strings.polls;
-
-function useNow(intervalMs: number): Date {
-  const [now, setNow] = useState(() => new Date());
-  useEffect(() => {
-    const timer = setInterval(() => setNow(new Date()), intervalMs);
-    return () => clearInterval(timer);
-  }, [intervalMs]);
-  return now;
-}
 
 export function PollBlock({ apId, poll: initial, own }: { apId: string; poll: PollView; own: boolean }) {
   const id = useId();
