@@ -8,7 +8,10 @@ import { inbox, outbox, type JsonValue, type OutboxObject, type OutgoingActivity
 import { hostOfRecipient } from '../delivery/addresses';
 import type { DeliveryPayload } from '../delivery/loop';
 import { PUBLIC, type Json } from './ap';
+import { enqueueDeliveries } from '../delivery/queue';
 import type { LocalActor } from './identity';
+import { saveOutboxObject } from './outbox-store';
+import { computeRecipients, earlierRecipients, postActivityIds } from './recipients';
 import { publishedForm, publishedQuestion } from './polls/question';
 
 /** Object types Tern authors; every other outbox row is an activity. */
@@ -166,4 +169,30 @@ export function createDeliveryPayloads(maxPosts = 32): (db: DbOrTx, local: Local
     }
     return payload;
   };
+}
+
+/**
+ * Queues an Update carrying `object`, the new state of one of the author's posts: saved as an
+ * outbox activity of that post, to everyone the post reached before, everyone the new version
+ * addresses, and `more` (a poll's voters, mentioned handles still to resolve).
+ */
+export function queuePostUpdate(
+  tx: DbOrTx,
+  local: LocalActor,
+  input: { post: OutboxObject; object: ApObject; stamp: string; now: Date; more?: string[] },
+): OutboxObject {
+  const update = saveOutboxObject(tx, local, {
+    apObject: toUpdate(local, input.object, input.stamp),
+    visibility: input.post.visibility,
+    now: input.now,
+    activityObjectApId: input.post.apId,
+    relatesToOutboxObjectId: input.post.id,
+  });
+  const recipients = [
+    ...earlierRecipients(tx, postActivityIds(tx, input.post.id)),
+    ...computeRecipients(tx, local, input.object),
+    ...(input.more ?? []),
+  ];
+  enqueueDeliveries(tx, { outboxObjectId: update.id, recipients, now: input.now });
+  return update;
 }

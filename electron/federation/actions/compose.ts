@@ -14,10 +14,10 @@ import { BadInputError, ConflictError, NotFoundError } from '../../errors';
 import { httpUrl, idOf, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { findOrFetchObject } from '../lookup';
-import { toUpdate, isPostType, type ApObject } from '../outbox';
+import { isPostType, queuePostUpdate, type ApObject } from '../outbox';
 import { allocatePublicId, saveOutboxObject } from '../outbox-store';
 import { recountReplies } from '../process/counters';
-import { computeRecipients, earlierRecipients, postActivityIds } from '../recipients';
+import { computeRecipients } from '../recipients';
 import { requireLocal, type ActionDeps } from './deps';
 import { scanPost } from './markdown';
 import { resolveMentions } from './mentions';
@@ -214,19 +214,7 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
       .get();
     if (!next) throw new ConflictError('That post was deleted.');
     writeTags(tx, row.id, built.hashtags);
-    const update = saveOutboxObject(tx, local, {
-      apObject: toUpdate(local, built.object, updated),
-      visibility: row.visibility,
-      now,
-      activityObjectApId: row.apId,
-      relatesToOutboxObjectId: row.id,
-    });
-    const recipients = [
-      ...earlierRecipients(tx, postActivityIds(tx, row.id)),
-      ...computeRecipients(tx, local, built.object),
-      ...mentions.deferredHandles.map(acctAddress),
-    ];
-    enqueueDeliveries(tx, { outboxObjectId: update.id, recipients, now });
+    queuePostUpdate(tx, local, { post: row, object: built.object, stamp: updated, now, more: mentions.deferredHandles.map(acctAddress) });
     // The previous version too: pages whose link was removed learn it by re-fetching the post.
     queueWebmentions(tx, local, { post: next, versions: [built.object, old], now });
     return next;

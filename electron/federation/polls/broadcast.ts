@@ -13,13 +13,11 @@
 import { and, desc, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { notifications, outbox, type Actor, type OutboxObject } from '../../../db/schema';
-import { enqueueDeliveries } from '../../delivery/queue';
 import { prepared } from '../../../db/client';
 import { isObject, type Json } from '../ap';
 import type { LocalActor } from '../identity';
-import { toUpdate, type ApObject } from '../outbox';
-import { saveOutboxObject } from '../outbox-store';
-import { computeRecipients, earlierRecipients, inboxOfActor, postActivityIds } from '../recipients';
+import { queuePostUpdate, type ApObject } from '../outbox';
+import { inboxOfActor } from '../recipients';
 import { isClosed, pollOf, tallySignature, withTallies } from './question';
 import { countVotes } from './tallies';
 
@@ -56,20 +54,7 @@ function voterInboxes(db: DbOrTx, questionId: number): string[] {
 
 /** Queues an Update of the Question (its current object) to everyone it reached and its voters. */
 export function queueQuestionUpdate(tx: DbOrTx, local: LocalActor, question: OutboxObject, object: Json, now: Date): OutboxObject {
-  const update = saveOutboxObject(tx, local, {
-    apObject: toUpdate(local, object as ApObject, now.toISOString()),
-    visibility: question.visibility,
-    now,
-    activityObjectApId: question.apId,
-    relatesToOutboxObjectId: question.id,
-  });
-  const recipients = [
-    ...earlierRecipients(tx, postActivityIds(tx, question.id)),
-    ...computeRecipients(tx, local, object),
-    ...voterInboxes(tx, question.id),
-  ];
-  enqueueDeliveries(tx, { outboxObjectId: update.id, recipients, now });
-  return update;
+  return queuePostUpdate(tx, local, { post: question, object: object as ApObject, stamp: now.toISOString(), now, more: voterInboxes(tx, question.id) });
 }
 
 /** One pass over our polls: closes those that ended, re-broadcasts stale tallies. */
