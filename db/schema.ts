@@ -106,9 +106,10 @@ export const inbox = sqliteTable(
     uniqueIndex('ix_inbox_ap_id').on(t.apId),
     index('ix_inbox_ap_type').on(t.apType),
     index('ix_inbox_id').on(t.id),
-    // Tern's revision 0d4f0c70f784 (not the spec's): for the replies and likes/announces recounts.
+    // Tern's revision 0d4f0c70f784 (not the spec's): for the replies recount.
     index('ix_inbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
-    index('ix_inbox_relates_to_outbox_object_id').on(t.relatesToOutboxObjectId),
+    // Tern's revision 9519a2c5ec87: likes/announces of a post counted from the index alone.
+    index('ix_inbox_relates_to_outbox_object_counts').on(t.relatesToOutboxObjectId, t.apType, t.isDeleted, t.actorId),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],

@@ -8,6 +8,7 @@ import { outsideSpec } from './9b404c47970a_outside_spec';
 import { oauthClient } from './4ab54becec04_oauth_client';
 import { processingIndexes } from './0d4f0c70f784_processing_indexes';
 import { featureIndexes } from './e7c3a9d51b20_feature_indexes';
+import { interactionCountsIndex } from './9519a2c5ec87_interaction_counts_index';
 
 export interface Revision {
   id: string;
@@ -19,7 +20,7 @@ export interface Revision {
 
 /** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
  * at 4ab54becec04; the revisions after it are Tern's own. */
-export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes];
+export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex];
 
 /** The newest revision: the schema of db/schema.ts. */
 export const HEAD: string = headOf(REVISIONS);
