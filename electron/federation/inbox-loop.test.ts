@@ -155,6 +155,49 @@ describe('inbox loop', () => {
     expect(countRows(rig.core, 'follower')).toBe(1);
   });
 
+  it('counts every try of a batch before any work, and writes the outcomes before telling anyone', async () => {
+    rig = await openRig();
+    const ids = [1, 2, 3].map((n) => rig.queue({ id: `https://x.example/${n}`, type: 'Wave', actor: aliceId() }));
+    const seenTries: number[][] = [];
+    const seenAtDone: Array<{ isProcessed: boolean; error: string | null }> = [];
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: (_deps, row) => {
+        seenTries.push(ids.map((id) => rig.incoming(id).tries));
+        if (row.id === ids[1]) return Promise.reject(new Error('peer down'));
+        return Promise.resolve(row.id === ids[2] ? { status: 'dropped', reason: 'not for us' } : { status: 'processed', inboxObjectId: null });
+      },
+      onRowDone: (result) => {
+        const row = rig.incoming(result.id);
+        seenAtDone.push({ isProcessed: row.isProcessed, error: row.error });
+      },
+    });
+    expect(await loop.drain()).toEqual({ processed: 1, dropped: 1, retried: 1, errored: 0 });
+    // The first row already saw all three tries counted (one commit for the batch).
+    expect(seenTries).toEqual([[1, 1, 1], [1, 1, 1], [1, 1, 1]]);
+    expect(seenAtDone).toEqual([
+      { isProcessed: true, error: null },
+      { isProcessed: false, error: 'Error: peer down' },
+      { isProcessed: true, error: 'not for us' },
+    ]);
+    expect(rig.incoming(ids[1]!).nextTry!.getTime()).toBeGreaterThan(rig.now().getTime());
+  });
+
+  it('a row whose outcome was never written (Tern stopped mid-batch) is taken again and ends as a duplicate', async () => {
+    rig = await openRig();
+    const follow = { id: `${aliceId()}#follows/9`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' };
+    const id = rig.queue(follow);
+    expect((await rig.core.loops.inbox.drain()).processed).toBe(1);
+    // As if the handler's commit landed but the batch's outcome commit did not.
+    rig.core.db.update(incomingActivity).set({ isProcessed: false, error: null }).where(eq(incomingActivity.id, id)).run();
+    expect(await rig.core.loops.inbox.drain()).toEqual({ processed: 0, dropped: 1, retried: 0, errored: 0 });
+    expect(rig.incoming(id)).toMatchObject({ isProcessed: true, tries: 2, error: 'duplicate: already processed' });
+    expect(countRows(rig.core, 'follower')).toBe(1);
+    expect(countRows(rig.core, 'notifications')).toBe(1);
+  });
+
   it('keeps error text short', async () => {
     rig = await openRig();
     const loop = createInboxLoop({
