@@ -11,7 +11,7 @@
 // forwarder as its signer; the processor never trusts the forwarded copy and fetches the object
 // from that server through the safe client (process/create.ts). Anything else not signed by its
 // actor is refused (401).
-import { prepared, type Db } from '../../db/client';
+import type { Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
 import { keyBelongsToActor, normalizeActorId, verifyInbound, type VerifyFailureReason } from '../net/signatures';
@@ -20,6 +20,7 @@ import { findActor } from './actors';
 import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
+import { writeIncoming } from './incoming-writer';
 
 export interface InboxDeps {
   db: Db;
@@ -36,10 +37,6 @@ export type InboxOutcome =
   /** Answered 202 but not stored (a self-Delete of an actor we never knew, whose key is gone). */
   | { status: 202; queued: null; reason: string }
   | { status: 400 | 401 | 403; reason: string };
-
-const INSERT_INCOMING_SQL =
-  'INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored)' +
-  ' VALUES (?, ?, ?, ?, 0, ?, 0, 0)';
 
 const REASONS: Record<VerifyFailureReason, string> = {
   unsigned: 'unsigned',
@@ -133,15 +130,9 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
 
   const now = deps.clock().toISOString();
   const apId = typeof activity.id === 'string' ? activity.id : null;
-  // Prepared once per connection: the accept path's one write, as drizzle's insert would do it.
-  const inserted = prepared<[string, string, string | null, string, string]>(deps.db, INSERT_INCOMING_SQL).run(
-    now,
-    verified.ownerActorId,
-    apId,
-    JSON.stringify(activity),
-    now,
-  );
-  const row = { id: Number(inserted.lastInsertRowid), apId };
+  // The accept path's one write, committed together with the other requests of this turn.
+  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: JSON.stringify(activity) });
+  const row = { id, apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);
   try {
