@@ -23,6 +23,7 @@ import type { DocumentLoader } from '@fedify/fedify';
 import { TERN_VERSION } from './version';
 import { createInboxEvents, type InboxEvents } from './federation/inbox-events';
 import { createListenerControl, type ListenerAddress, type ListenerControl } from './listener/server';
+import { createCheckpointer, type Checkpointer } from '../db/checkpointer';
 import { createInboxLoop, type InboxLoop } from './federation/inbox-loop';
 import { createNotificationService, type NotificationService } from './notifications/service';
 import { createConnectivityWatch, type ConnectivityWatch } from './connectivity/watch';
@@ -120,6 +121,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     if (applied.length > 0) log(`database upgraded: ${[from ?? 'base', ...applied].join(' -> ')} (head)`);
 
     const db = wrapDrizzle(sqlite);
+    const checkpointer = createCheckpointer(sqlite, { log });
     const settings = createSettingsStore(paths.settings);
     const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
     const startedAt = clock();
@@ -197,7 +199,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         return lastIdentity.local;
       },
       inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
-      listener: createListenerControl(() => core, { log }),
+      listener: withCheckpoints(createListenerControl(() => core, { log }), checkpointer),
       migration: { from, applied, backup },
       services: {
         status: createStatusService({ sqlite, paths, mode: options.mode, startedAt, head: HEAD }),
@@ -222,6 +224,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         void inboxLoop.stop();
         void core.listener.stop();
         fed.client.close();
+        checkpointer.stop();
         if (sqlite.open) sqlite.close();
       },
     };
@@ -254,5 +257,18 @@ async function openFederationContext(keysDir: string, allowPrivateAddresses: boo
     keyCache: createKeyCache({ contextLoader }),
     keys,
     allowPrivateAddresses,
+  };
+}
+
+/** While the listener runs (the inbox commits fast), WAL checkpoints run on a worker thread
+ * (db/checkpointer.ts); until then SQLite's own inline checkpoints are cheap enough. */
+function withCheckpoints(control: ListenerControl, checkpointer: Checkpointer): ListenerControl {
+  return {
+    ...control,
+    start: async (address) => {
+      const running = await control.start(address);
+      checkpointer.start();
+      return running;
+    },
   };
 }
