@@ -133,8 +133,12 @@ export async function runInbox(
   // event loop between batches; drain() would not) and stopped when every row is done or the
   // time budget is spent. Progress and RSS are read from the table / process meanwhile.
   sampler.phase('inbox: process (loop)');
+  // Done = rows − rows still due. The due count reads the partial index ix_incoming_activity_due
+  // (the pending rows only); counting done rows directly scanned the whole table every 50 ms on
+  // the thread being measured (≈5 ms a time at 5,000 rows, ≈12 % of processing).
+  const rowsAccepted = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity`).n;
   const countDone = () =>
-    core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1 OR is_errored = 1`).n;
+    rowsAccepted - core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0`).n;
   const progress: Array<{ t: number; n: number }> = [];
   const processMemory: Checkpoint[] = [];
   await hooks.start('inbox process');
