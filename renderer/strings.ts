@@ -301,6 +301,14 @@ export const strings = {
       handle ? `When someone follows ${handle} or answers one of your posts, you will see it here.` : 'When someone follows you or answers one of your posts, you will see it here.',
     unread: 'Unread',
     deleted: 'This has been deleted.',
+    /** A followed account moved (a notification with no type on a Move). */
+    moved: (from: string, to: string) => `${from} moved to ${to}; you now follow ${to}`,
+    /** A server forwarded a report (a notification with no type on a Flag). */
+    report: (server: string, posts: number, comment: string | null) => {
+      const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });
+      return `${server} forwarded a report about ${about}${comment ? `: ${comment}` : ''}`;
+    },
+    reportedPost: (excerpt: string | null) => (excerpt ? `Reported post: “${excerpt}”` : 'Reported post'),
     /** "Ana", "Ana and Ben", "Ana and 4 others". */
     actors: (names: string[]) => {
       const [first = 'Someone', second] = names;
