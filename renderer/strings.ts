@@ -213,6 +213,14 @@ export const strings = {
     summaryHint: 'Markdown. Shown on your profile.',
     manualApproval: 'Approve followers by hand',
     manualApprovalHint: 'New followers wait in People and Notifications until you accept them.',
+    aliasesTitle: 'Also known as',
+    aliasesLede:
+      'Moving here from another account? List it, so that account can move its followers to you. Tern finds each account and publishes it in your profile; then start the move from the old account.',
+    aliases: 'Your old accounts',
+    aliasesHint: 'One per line: @user@server or the account’s address.',
+    aliasesPlaceholder: '@you@old.example',
+    aliasesNone: 'No old accounts listed.',
+    aliasesPublished: 'Published in your profile:',
     identityTitle: 'Identity',
     identityWarningTitle: 'Your base URL is who you are',
     identityWarning:
