@@ -119,6 +119,15 @@ describe('incoming Move', () => {
     expect(typeless()).toHaveLength(1);
   });
 
+  it('to an account on a blocked server is dropped before anything is fetched or sent', async () => {
+    rig = await openRig({ blockedServers: ['gts.example'] });
+    await rig.follow(alice());
+    const row = await rig.receive(moveOf(`${alice()}#moves/8`, alice(), 'https://gts.example/users/zoe'));
+    expect(row.error).toMatch(/blocked server \(gts\.example\)/);
+    expect(countRows(rig.core, 'outgoing_activity')).toBe(0);
+    expect(countRows(rig.core, 'following')).toBe(1);
+  });
+
   it('of another actor than its sender is dropped', async () => {
     rig = await openRig();
     serveNewAlice([alice()]);

@@ -10,6 +10,7 @@ import { NotFoundError } from '../../errors';
 import { followStateOf, queueFollow, queueUnfollow } from '../actions/social';
 import { getOrFetchActor } from '../actors';
 import { httpUrl, idOf, idsOf } from '../ap';
+import { isBlockedUrl } from '../blocked-servers';
 import { isLocalActorId } from '../identity';
 import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { findInbox, isFollowed, persistActivity } from './store';
@@ -23,6 +24,7 @@ export async function onMoved(deps: ProcessDeps, r: Received): Promise<ProcessOu
   if (!targetId) drop('Move without a target');
   if (sameId(targetId, oldId)) drop('Move to the same actor');
   if (isLocalActorId(targetId, deps.identity)) drop('Move to our own actor: nothing to follow');
+  if (isBlockedUrl(targetId, deps.settings.blockedServers)) drop(`Move to a blocked server (${new URL(targetId).hostname})`);
 
   const actorDeps = { db: deps.db, fed: deps.fed, clock: deps.clock };
   let target: Actor;
