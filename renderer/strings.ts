@@ -536,6 +536,7 @@ export const strings = {
     title: 'People',
     lede: 'Who follows you, whom you follow, and finding someone new.',
     lookupTitle: 'Find someone',
+    movedTo: (url: string) => `Moved to ${url}`,
     lookupLabel: 'Handle or URL',
     lookupPlaceholder: '@ana@example.social or https://…',
     lookUp: 'Look up',

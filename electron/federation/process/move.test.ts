@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, isNull } from 'drizzle-orm';
 import { actor, following, notifications, outbox, outgoingActivity } from '../../../db/schema';
+import { summarizeActor } from '../actor-summary';
 import { findActor } from '../actors';
 import type { Json } from '../ap';
 import { countRows, openRig, startRemotes, type Remotes, type Rig } from './test-rig';
@@ -79,7 +80,11 @@ describe('incoming Move', () => {
     const target = findActor(rig.core.db, newAlice())!;
     expect(typeless()).toEqual([expect.objectContaining({ actorId: target.id, inboxObjectId: move.id, isNew: true })]);
     // The cached old account now carries its own movedTo (no new column: its stored document).
-    expect(rig.core.db.select().from(actor).where(eq(actor.apId, alice())).get()!.apActor.movedTo).toBe(newAlice());
+    const oldRow = rig.core.db.select().from(actor).where(eq(actor.apId, alice())).get()!;
+    expect(oldRow.apActor.movedTo).toBe(newAlice());
+    // …which the People view and the look-up show ("Moved to …").
+    expect(summarizeActor(oldRow).movedTo).toBe(newAlice());
+    expect(summarizeActor(target)).not.toHaveProperty('movedTo');
   });
 
   it('to an account that does not list the old one in alsoKnownAs is dropped with the reason: nothing stored or queued', async () => {
