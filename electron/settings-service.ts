@@ -1,12 +1,14 @@
 // The Settings screen's service: reads the settings with what the author needs to see beside
 // them (the key's fingerprint, the handle), and applies changes with their consequences — a
 // profile edit is announced to followers with an Update of the actor; a base URL change is
-// refused once people follow that URL unless confirmed; listener changes start, move or stop
+// refused once people follow that URL unless confirmed; old accounts listed under "Also known
+// as" are resolved to actor ids (federation/aliases.ts); listener changes start, move or stop
 // the listener.
 import { createHash } from 'node:crypto';
 import type { Core } from './core';
-import { ConflictError } from './errors';
+import { BadInputError, ConflictError } from './errors';
 import { publishedKeys, toPerson, type PublishedKeys } from './federation/actor-document';
+import { resolveAliases } from './federation/aliases';
 import { countFollowers } from './federation/collections';
 import { localActor } from './federation/identity';
 import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-update';
@@ -86,17 +88,30 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
     }
   }
 
+  /** The actor ids of the author's old accounts; looking them up needs the identity set. */
+  async function resolveAliasesFor(current: Settings, fields: SettingsUpdate, entries: string[]): Promise<string[]> {
+    if (entries.length === 0) return [];
+    const baseUrl = fields.baseUrl ?? current.baseUrl;
+    const username = fields.username ?? current.username;
+    if (!baseUrl || !username) throw new BadInputError('Set your public address and user name before listing your old accounts.');
+    return resolveAliases({ db: core.db, fed: core.fed, clock: core.clock, local: localActor(baseUrl, username) }, entries);
+  }
+
   return {
     get: view,
 
     async update(change) {
       const current = core.settings.get();
       refuseSilentIdentityChange(current, change);
-      const { confirmIdentityChange: _confirmed, listener, tunnel, ...fields } = change;
+      const { confirmIdentityChange: _confirmed, listener, tunnel, alsoKnownAs: aliases, ...fields } = change;
       const now = core.clock();
-      const profileChanged = PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
+      // Handles and URLs become actor ids before anything is saved (an unknown one refuses all).
+      const alsoKnownAs = aliases === undefined ? undefined : await resolveAliasesFor(current, fields, aliases);
+      const aliasesChanged = alsoKnownAs !== undefined && alsoKnownAs.join('\n') !== current.alsoKnownAs.join('\n');
+      const profileChanged = aliasesChanged || PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
       const patch: SettingsPatch = {
         ...fields,
+        ...(alsoKnownAs !== undefined ? { alsoKnownAs } : {}),
         ...(listener ? { listener: { ...current.listener, ...listener } } : {}),
         ...(tunnel ? { tunnel: { ...current.tunnel, ...tunnel } } : {}),
       };

@@ -7,6 +7,8 @@ import { NOTIFICATION_TYPES } from '../db/columns';
 import { BadInputError } from './errors';
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
+/** How many old accounts the author may list under "Also known as". */
+export const MAX_ALIASES = 10;
 
 /** A public base URL: http(s), no query, no fragment; kept without a trailing slash. */
 export const baseUrlSchema = z
@@ -44,6 +46,8 @@ export const settingsSchema = z.object({
   /** "Work offline": the delivery loop attempts nothing, like a mail client's switch. */
   workOffline: z.boolean().default(false),
   blockedServers: z.array(z.string()).default([]),
+  /** Old accounts (actor ids, resolved from what the author typed): the actor's alsoKnownAs. */
+  alsoKnownAs: z.array(z.url()).max(MAX_ALIASES).default([]),
   /** OS notifications per notification type; a type not listed is on. */
   osNotifications: z.partialRecord(z.enum(NOTIFICATION_TYPES), z.boolean()).default({}),
   /** When the identity (base URL + user name) was first complete: the actor's `published`. */
@@ -83,6 +87,10 @@ export const settingsUpdateSchema = z
       .strict(),
     /** Turns OS notifications of some types on or off; other types keep their setting. */
     osNotifications: z.partialRecord(z.enum(NOTIFICATION_TYPES), z.boolean()),
+    /** Old accounts as handles (@user@host) or URLs; resolved to actor ids before saving. */
+    alsoKnownAs: z
+      .array(z.string().trim().min(1, 'must not contain an empty entry').max(500, 'entries must be at most 500 characters'))
+      .max(MAX_ALIASES, `must list at most ${MAX_ALIASES} accounts`),
     /** Changing the base URL once people follow you changes your identity; this says "I know". */
     confirmIdentityChange: z.boolean(),
   })

@@ -213,6 +213,14 @@ export const strings = {
     summaryHint: 'Markdown. Shown on your profile.',
     manualApproval: 'Approve followers by hand',
     manualApprovalHint: 'New followers wait in People and Notifications until you accept them.',
+    aliasesTitle: 'Also known as',
+    aliasesLede:
+      'Moving here from another account? List it, so that account can move its followers to you. Tern finds each account and publishes it in your profile; then start the move from the old account.',
+    aliases: 'Your old accounts',
+    aliasesHint: 'One per line: @user@server or the account’s address.',
+    aliasesPlaceholder: '@you@old.example',
+    aliasesNone: 'No old accounts listed.',
+    aliasesPublished: 'Published in your profile:',
     identityTitle: 'Identity',
     identityWarningTitle: 'Your base URL is who you are',
     identityWarning:
@@ -301,6 +309,14 @@ export const strings = {
       handle ? `When someone follows ${handle} or answers one of your posts, you will see it here.` : 'When someone follows you or answers one of your posts, you will see it here.',
     unread: 'Unread',
     deleted: 'This has been deleted.',
+    /** A followed account moved (a notification with no type on a Move). */
+    moved: (from: string, to: string) => `${from} moved to ${to}; you now follow ${to}`,
+    /** A server forwarded a report (a notification with no type on a Flag). */
+    report: (server: string, posts: number, comment: string | null) => {
+      const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });
+      return `${server} forwarded a report about ${about}${comment ? `: ${comment}` : ''}`;
+    },
+    reportedPost: (excerpt: string | null) => (excerpt ? `Reported post: “${excerpt}”` : 'Reported post'),
     /** "Ana", "Ana and Ben", "Ana and 4 others". */
     actors: (names: string[]) => {
       const [first = 'Someone', second] = names;
@@ -520,6 +536,7 @@ export const strings = {
     title: 'People',
     lede: 'Who follows you, whom you follow, and finding someone new.',
     lookupTitle: 'Find someone',
+    movedTo: (url: string) => `Moved to ${url}`,
     lookupLabel: 'Handle or URL',
     lookupPlaceholder: '@ana@example.social or https://…',
     lookUp: 'Look up',

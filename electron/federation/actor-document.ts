@@ -40,7 +40,7 @@ export async function publishedKeys(keys: TernKeyPairs): Promise<PublishedKeys> 
 /** The profile half of the settings: what a profile Update changes. */
 export type ProfileSettings = Pick<
   Settings,
-  'displayName' | 'summary' | 'manuallyApprovesFollowers' | 'actorPublishedAt' | 'profileUpdatedAt'
+  'displayName' | 'summary' | 'manuallyApprovesFollowers' | 'actorPublishedAt' | 'profileUpdatedAt' | 'alsoKnownAs'
 >;
 
 /** The Person document of the local actor. */
@@ -62,6 +62,8 @@ export function toPerson(local: LocalActor, profile: ProfileSettings, keys: Publ
     manuallyApprovesFollowers: profile.manuallyApprovesFollowers,
     discoverable: true,
     indexable: true,
+    // The author's old accounts (Settings, "Also known as"): lets them Move their followers here.
+    ...(profile.alsoKnownAs.length > 0 ? { alsoKnownAs: [...profile.alsoKnownAs] } : {}),
     ...(profile.actorPublishedAt ? { published: profile.actorPublishedAt } : {}),
     ...(profile.profileUpdatedAt ? { updated: profile.profileUpdatedAt } : {}),
     publicKey: { id: local.keyId, type: 'CryptographicKey', owner: local.id, publicKeyPem: keys.rsaPem },

@@ -17,6 +17,8 @@ export interface ActorSummary {
   iconSrc?: string | null;
   /** The profile page for people (the actor's `url`), else its id. */
   url: string;
+  /** Where the account moved (its own document's `movedTo`), when it did. */
+  movedTo?: string;
 }
 
 /** The first http(s) URL of an image-ish value: a string, a Link/Image object, or a list. */
@@ -35,6 +37,7 @@ export function imageUrlOf(value: unknown): string | null {
 export function summarizeActor(row: Actor): ActorSummary {
   const doc = row.apActor as Json;
   const name = str(doc.name)?.trim() || str(doc.preferredUsername) || row.handle || row.apId;
+  const movedTo = httpUrl(idOf(doc.movedTo));
   return {
     id: row.id,
     apId: row.apId,
@@ -43,5 +46,6 @@ export function summarizeActor(row: Actor): ActorSummary {
     iconUrl: imageUrlOf(doc.icon),
     iconSrc: proxyPath(imageUrlOf(doc.icon)),
     url: httpUrl(doc.url) ?? httpUrl(idOf(asArray(doc.url)[0])) ?? row.apId,
+    ...(movedTo ? { movedTo } : {}),
   };
 }

@@ -18,6 +18,8 @@ export interface ActorView {
   /** The avatar through Tern's media proxy (never the remote URL itself). */
   iconSrc?: string | null;
   url: string;
+  /** Where the account moved (its document's `movedTo`), when it did. */
+  movedTo?: string;
 }
 
 export interface AttachmentView {

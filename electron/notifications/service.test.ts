@@ -85,6 +85,32 @@ describe('notifications service', () => {
   });
 });
 
+describe('typeless notifications of a move and a report', () => {
+  it('a move names the account that moved (the notification’s actor is the new one); a report names the server, the comment and our reported posts', async () => {
+    rig = await openRig();
+    const origin = remotes.servers['mastodon.example'].server.origin;
+    const alice = remotes.fixture('actors/mastodon-alice.json');
+    const newId = `${origin}/users/alice_new`;
+    remotes.servers['mastodon.example'].put(newId, { ...alice, id: newId, name: 'Alice (new)', inbox: `${newId}/inbox`, alsoKnownAs: [aliceId()] });
+    await rig.follow(aliceId());
+    await rig.receive({ id: `${aliceId()}#moves/1`, type: 'Move', actor: aliceId(), object: aliceId(), target: newId });
+    const post = rig.ourPost('5b8a1c2d3e4f', { content: '<p>The reported post</p>' });
+    rig.advance(60_000);
+    await rig.receive({ type: 'Flag', actor: aliceId(), content: 'Off <b>topic</b>', object: [rig.local.id, OUR_POST, 'https://elsewhere.example/x'] });
+
+    const [report, moved] = rig.core.services.notifications.list().items;
+    expect(moved).toMatchObject({ type: null, actor: { apId: newId, name: 'Alice (new)' }, inboxObject: { apType: 'Move' } });
+    expect(moved!.detail).toEqual({ kind: 'moved', from: expect.objectContaining({ apId: aliceId(), name: 'Alice :verified:' }) });
+    expect(report).toMatchObject({ type: null, actor: { apId: aliceId() }, inboxObject: { apType: 'Flag' } });
+    expect(report!.detail).toEqual({
+      kind: 'report',
+      server: new URL(origin).host,
+      comment: 'Off topic',
+      posts: [expect.objectContaining({ id: post.id, apId: OUR_POST, excerpt: 'The reported post' })],
+    });
+  });
+});
+
 describe('IPC channels', () => {
   it('notifications.* and follow-requests.list go through the contract', async () => {
     rig = await openRig({ manuallyApprovesFollowers: true });

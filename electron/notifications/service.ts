@@ -7,7 +7,7 @@ import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../db/schema';
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
-import { str, type Json } from '../federation/ap';
+import { hostOf, idsOf, str, type Json } from '../federation/ap';
 import { htmlToExcerpt } from '../federation/sanitize';
 
 /** An inbox or outbox object a notification points at. */
@@ -36,7 +36,18 @@ export interface NotificationItem {
   /** The remote object or activity: the mention, the Like, the Follow… */
   inboxObject: ObjectSummary | null;
   webmentionId: number | null;
+  /** Typeless notifications that need more than the actor and objects to be worded. */
+  detail?: NotificationDetail | null;
 }
+
+/**
+ * A move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
+ * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
+ * reported posts that are ours, `comment` = the reporter's words as plain text).
+ */
+export type NotificationDetail =
+  | { kind: 'moved'; from: ActorSummary | null }
+  | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
 
 export interface NotificationPage {
   /** Unread first, then newest first. */
@@ -55,6 +66,7 @@ export interface NotificationService {
 }
 
 const EXCERPT_CHARS = 140;
+const COMMENT_CHARS = 500;
 
 /** The text to preview: an Article's title, else a content warning rather than what it hides,
  * else the content (a Misskey reaction's emoji, too). */
@@ -75,6 +87,24 @@ function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | nu
     excerpt: row.isDeleted ? null : excerptOf(row.apObject as Json),
     isDeleted: row.isDeleted,
   };
+}
+
+/** The detail of a typeless notification on a Move or a Flag (process/move.ts, process/flag.ts). */
+function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null): NotificationDetail | null {
+  if (type !== null || !row) return null;
+  if (row.apType === 'Move') {
+    const from = db.select().from(actor).where(eq(actor.id, row.actorId)).get();
+    return { kind: 'moved', from: from ? summarizeActor(from) : null };
+  }
+  if (row.apType === 'Flag') {
+    const object = row.apObject as Json;
+    const ids = idsOf(object.object);
+    const posts = ids.length === 0 ? [] : db.select().from(outbox).where(inArray(outbox.apId, ids)).all();
+    const content = str(object.content);
+    const comment = content ? htmlToExcerpt(content, COMMENT_CHARS) : '';
+    return { kind: 'report', server: hostOf(row.apActorId), comment: comment === '' ? null : comment, posts: posts.map((p) => summarize('outbox', p)!) };
+  }
+  return null;
 }
 
 export function createNotificationService(db: Db): NotificationService {
@@ -105,6 +135,7 @@ export function createNotificationService(db: Db): NotificationService {
           outboxObject: summarize('outbox', row.outbox),
           inboxObject: summarize('inbox', row.inbox),
           webmentionId: row.n.webmentionId,
+          detail: detailOf(db, row.n.notificationType, row.inbox),
         }),
       );
       return { items, nextOffset: rows.length > limit ? offset + limit : null, unreadCount: unreadCount() };

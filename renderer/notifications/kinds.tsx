@@ -1,5 +1,5 @@
 // The icon beside each kind of notification.
-import { AtIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon } from '../components/icons';
+import { AtIcon, AttentionIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon } from '../components/icons';
 import type { NotificationKind } from './groups';
 
 export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
@@ -15,4 +15,10 @@ export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
   NEW_WEBMENTION: BellIcon,
   UPDATED_WEBMENTION: BellIcon,
   DELETED_WEBMENTION: BellIcon,
+};
+
+/** Typeless notifications worded in notifications/typeless.ts: a move, a forwarded report. */
+export const TYPELESS_ICONS: Record<'moved' | 'report', () => React.JSX.Element> = {
+  moved: PersonIcon,
+  report: AttentionIcon,
 };

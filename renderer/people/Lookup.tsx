@@ -106,6 +106,7 @@ function FoundActor({ found, onChanged }: { found: Extract<LookupView, { kind: '
             {actor.name}
           </a>
           <span className="person__handle">{actor.handle ?? actor.apId}</span>
+          {actor.movedTo && <span className="person__meta">{t.movedTo(actor.movedTo)}</span>}
           {found.followsYou && <span className="chip chip--quiet">{t.followsYou}</span>}
         </div>
         <div className="person__actions">

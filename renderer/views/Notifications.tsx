@@ -10,7 +10,8 @@ import { ListFrame, EmptyState } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
 import { FollowRequests } from '../notifications/FollowRequests';
 import { groupNotifications, type NotificationGroup, type NotificationItem } from '../notifications/groups';
-import { KIND_ICONS } from '../notifications/kinds';
+import { KIND_ICONS, TYPELESS_ICONS } from '../notifications/kinds';
+import { typelessWording } from '../notifications/typeless';
 import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
@@ -92,7 +93,8 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
   // A webmention opens the Webmentions place, where the page, its author and state are shown.
   if (group.kind?.endsWith('_WEBMENTION')) return { href: hrefOf('webmentions'), external: false };
   // A typeless notification on a remote Question: a poll the author voted in ended.
-  const object = group.outboxObject ?? (group.kind === 'MENTION' || group.kind === null ? group.inboxObject : null);
+  const object =
+    group.outboxObject ?? (group.kind === 'MENTION' || (group.kind === null && group.inboxObject?.apType === 'Question') ? group.inboxObject : null);
   if (object && !object.isDeleted) return { href: hrefOf('thread', { ap: object.apId }), external: false };
   const actor = group.actors[0];
   if (actor?.url) return { href: actor.url, external: true };
@@ -103,16 +105,20 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
-  const KindIcon = pollEnded || votedPollEnded ? PollIcon : KIND_ICONS[group.kind ?? 'MENTION'];
+  // A move or a report a server forwarded: typeless too (notifications/typeless.ts).
+  const typeless = typelessWording(group);
+  const KindIcon = pollEnded || votedPollEnded ? PollIcon : typeless ? TYPELESS_ICONS[typeless.kind] : KIND_ICONS[group.kind ?? 'MENTION'];
   const first = group.actors[0];
   const sentence = pollEnded
     ? strings.polls.pollEnded
     : votedPollEnded
       ? strings.polls.votedPollEnded(t.actors(group.actors.map((a) => a.name)))
-      : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
+      : typeless
+        ? typeless.sentence
+        : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
   const excerpt = group.kind === 'MENTION' || votedPollEnded ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
-  const target = targetOf(group);
+  const target = typeless ? typeless.target : targetOf(group);
   const body = (
     <>
       <span className={`notification__kind notification__kind--${(group.kind ?? 'other').toLowerCase()}`}>
@@ -126,6 +132,11 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
         </span>
         <span className="notification__sentence">{sentence}</span>
         {(excerpt || deleted) && <span className="notification__excerpt">{deleted ? t.deleted : excerpt}</span>}
+        {typeless?.links.map((link) => (
+          <a key={link.href} className="notification__excerpt" href={link.href} onClick={group.isNew ? onRead : undefined}>
+            {link.label}
+          </a>
+        ))}
       </span>
       <span className="notification__meta">
         {group.isNew && <span className="unread-dot" title={t.unread} />}

@@ -123,6 +123,7 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
           {actor.name}
         </a>
         <span className="person__handle">{actor.handle ?? actor.apId}</span>
+        {actor.movedTo && <span className="person__meta">{t.movedTo(actor.movedTo)}</span>}
         <span className="person__meta">
           {t.since[tab]} <RelativeTime iso={person.since} />
         </span>

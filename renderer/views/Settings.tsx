@@ -1,4 +1,4 @@
-// Settings: the author's profile, the identity (base URL + user name, with the warning that
+// Settings: the author's profile and old accounts ("Also known as"), the identity (base URL + user name, with the warning that
 // moving breaks follows), the listener, Work offline, and what to quote when asked (the key's
 // fingerprint, the data folder). Each part saves on its own, and shows what Tern really saved.
 import { useCallback, useEffect, useState, type FormEvent, type ReactNode } from 'react';
@@ -30,6 +30,7 @@ export function Settings() {
         </div>
       </header>
       <ProfileSection settings={settings} />
+      <AliasesSection settings={settings} />
       <IdentitySection key={settings.baseUrl ?? ''} settings={settings} />
       <ListenerSection settings={settings} />
       <TunnelSection settings={settings} />
@@ -168,6 +169,53 @@ function ProfileSection({ settings }: { settings: SettingsView }) {
         onChange={(e) => setSummary(e.target.value)}
       />
       <Switch label={t.manualApproval} hint={t.manualApprovalHint} checked={manual} onChange={setManual} />
+    </Part>
+  );
+}
+
+/** "Also known as": old accounts (handles or URLs) Tern resolves and publishes as alsoKnownAs. */
+function AliasesSection({ settings }: { settings: SettingsView }) {
+  const [text, setText] = useState(settings.alsoKnownAs.join('\n'));
+  const { run, saving, error, saved } = useSave();
+  const entries = text.split('\n').map((line) => line.trim()).filter((line) => line !== '');
+  const issue = error?.issues?.find((i) => i.path.startsWith('alsoKnownAs'));
+  return (
+    <Part
+      id="settings-aliases"
+      title={t.aliasesTitle}
+      lede={t.aliasesLede}
+      onSubmit={() =>
+        void run({ alsoKnownAs: entries }).then((ok) => {
+          // Show what Tern resolved and saved: actor ids, one per line.
+          if (ok) setText(useSettingsStore.getState().settings?.alsoKnownAs.join('\n') ?? '');
+        })
+      }
+      saving={saving}
+      saved={saved}
+      error={error}
+      fieldErrors={Boolean(issue)}
+    >
+      <TextArea
+        label={t.aliases}
+        hint={t.aliasesHint}
+        error={issue && `${t.aliases} ${issue.message}.`}
+        rows={3}
+        value={text}
+        placeholder={t.aliasesPlaceholder}
+        onChange={(e) => setText(e.target.value)}
+      />
+      {settings.alsoKnownAs.length === 0 ? (
+        <p className="section__empty">{t.aliasesNone}</p>
+      ) : (
+        <div>
+          <p className="field__hint">{t.aliasesPublished}</p>
+          <ul className="mono" data-testid="settings-aliases">
+            {settings.alsoKnownAs.map((id) => (
+              <li key={id}>{id}</li>
+            ))}
+          </ul>
+        </div>
+      )}
     </Part>
   );
 }

@@ -60,6 +60,8 @@ export interface Peer {
   announce(objectUrl: string, authorActorUrl: string): Promise<string>;
   undoAnnounce(objectUrl: string, authorActorUrl: string): Promise<string>;
   updateProfile(profile: { name?: string; summary?: string }): Promise<string>;
+  /** What the actor document lists as `alsoKnownAs` from now on (no Update is sent). */
+  setAliases(actorUrls: string[]): void;
   /** A Mastodon-style poll vote: a Note with `name` = option and `inReplyTo` = the poll. */
   vote(questionUrl: string, authorActorUrl: string, optionName: string): Promise<SentNote>;
   /** Fetches and parses a remote object with Fedify (signed by this actor unless told not to); uncached. */
@@ -97,6 +99,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     profile: { name: `Peer ${name}`, summary: `Fedify test peer ${name}`, updated: null },
     manuallyApprovesFollowers: options.manuallyApprovesFollowers ?? !autoAcceptFollows,
     autoAcceptFollows,
+    aliases: [],
     // RSA for HTTP and LD signatures (what Mastodon-era servers verify), Ed25519 for FEP-8b32 proofs.
     keyPairs: await Promise.all([generateCryptoKeyPair('RSASSA-PKCS1-v1_5'), generateCryptoKeyPair('Ed25519')]),
     followers: new Map(),
@@ -240,6 +243,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     announce: (objectUrl, authorActorUrl) => posts.announce(runtime, objectUrl, authorActorUrl),
     undoAnnounce: (objectUrl, authorActorUrl) => posts.undoAnnounce(runtime, objectUrl, authorActorUrl),
     updateProfile: (profile) => posts.updateProfile(runtime, profile),
+    setAliases(actorUrls) {
+      state.aliases = actorUrls.map((url) => new URL(url));
+    },
     vote: (questionUrl, authorActorUrl, optionName) => posts.vote(runtime, questionUrl, authorActorUrl, optionName),
 
     lookup,

@@ -46,6 +46,8 @@ export interface PeerState {
   profile: { name: string; summary: string; updated: Instant | null };
   manuallyApprovesFollowers: boolean;
   autoAcceptFollows: boolean;
+  /** Other accounts this actor says it also is (`alsoKnownAs`), e.g. before a Move to it. */
+  aliases: URL[];
   keyPairs: CryptoKeyPair[];
   /** Accepted followers by actor id. */
   followers: Map<string, Recipient>;
@@ -79,6 +81,7 @@ export async function toPerson(ctx: PeerContext, state: PeerState): Promise<Pers
     endpoints: new Endpoints({ sharedInbox: ctx.getInboxUri() }),
     manuallyApprovesFollowers: state.manuallyApprovesFollowers,
     discoverable: true,
+    aliases: state.aliases,
     updated: state.profile.updated,
     publicKey: keys[0]?.cryptographicKey ?? null,
     assertionMethods: keys.map((key) => key.multikey),

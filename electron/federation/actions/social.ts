@@ -9,7 +9,7 @@ import { enqueueDeliveries } from '../../delivery/queue';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../../errors';
 import { findActor } from '../actors';
 import { acceptFollowRequest, rejectFollowRequest } from '../follow-requests';
-import { isLocalActorId } from '../identity';
+import { isLocalActorId, type LocalActor } from '../identity';
 import { lookup } from '../lookup';
 import { toFollow, toUndo, type ApObject } from '../outbox';
 import { saveOutboxObject } from '../outbox-store';
@@ -59,17 +59,24 @@ export async function follow(deps: ActionDeps, target: string): Promise<{ actor:
     const state = followStateOf(tx, person);
     if (state === 'following') throw new ConflictError('You already follow them.');
     if (state === 'requested') throw new ConflictError('You already asked to follow them; they have not answered yet.');
-    const row = saveOutboxObject(tx, local, {
-      apObject: toFollow(local, person.apId, now.toISOString()),
-      visibility: 'DIRECT',
-      now,
-      activityObjectApId: person.apId,
-      relatesToActorId: person.id,
-    });
-    enqueueDeliveries(tx, { outboxObjectId: row.id, recipients: [targetOfActor(tx, person.apId, true)!], now });
+    queueFollow(tx, local, person, now);
   });
   deps.wake();
   return { actor: person, state: 'requested' };
+}
+
+/** Saves our Follow of this person and queues it to their own inbox (the caller checked the
+ * state). Also used when someone we follow moves (process/move.ts). */
+export function queueFollow(tx: DbOrTx, local: LocalActor, person: Actor, now: Date): OutboxObject {
+  const row = saveOutboxObject(tx, local, {
+    apObject: toFollow(local, person.apId, now.toISOString()),
+    visibility: 'DIRECT',
+    now,
+    activityObjectApId: person.apId,
+    relatesToActorId: person.id,
+  });
+  enqueueDeliveries(tx, { outboxObjectId: row.id, recipients: [targetOfActor(tx, person.apId, true)!], now });
+  return row;
 }
 
 /** Stops following (or withdraws a request): Undo{Follow} to them; no following row remains. */
@@ -79,27 +86,35 @@ export function unfollow(deps: ActionDeps, actorApId: string): { actor: Actor; q
   const result = deps.db.transaction((tx) => {
     const person = findActor(tx, actorApId);
     if (!person) throw new NotFoundError('Tern does not know that account.');
-    const follows = standingFollows(tx, person.apId);
-    const row = tx.select().from(following).where(eq(following.actorId, person.id)).get();
-    if (follows.length === 0 && !row) throw new NotFoundError('You do not follow them.');
-    if (row) tx.delete(following).where(eq(following.id, row.id)).run();
-    const latest = follows[0] ?? tx.select().from(outbox).where(eq(outbox.id, row!.outboxObjectId)).get();
-    if (!latest) return { actor: person, queued: 0 };
-    const undo = saveOutboxObject(tx, local, {
-      apObject: toUndo(local, latest.apObject as ApObject, now.toISOString()),
-      visibility: 'DIRECT',
-      now,
-      activityObjectApId: latest.apId,
-      relatesToOutboxObjectId: latest.id,
-    });
-    for (const f of follows.length > 0 ? follows : [latest]) {
-      tx.update(outbox).set({ undoneByOutboxObjectId: undo.id, isDeleted: true, updatedAt: now }).where(eq(outbox.id, f.id)).run();
-    }
-    const queued = enqueueDeliveries(tx, { outboxObjectId: undo.id, recipients: [targetOfActor(tx, person.apId, true)!], now });
+    const queued = queueUnfollow(tx, local, person, now);
+    if (queued === null) throw new NotFoundError('You do not follow them.');
     return { actor: person, queued };
   });
   deps.wake();
   return result;
+}
+
+/** Removes the following row and undoes our standing Follows of this person, the Undo queued
+ * to their own inbox. Returns how many deliveries were queued, or null when there was nothing
+ * to undo. Also used when someone we follow moves (process/move.ts). */
+export function queueUnfollow(tx: DbOrTx, local: LocalActor, person: Actor, now: Date): number | null {
+  const follows = standingFollows(tx, person.apId);
+  const row = tx.select().from(following).where(eq(following.actorId, person.id)).get();
+  if (follows.length === 0 && !row) return null;
+  if (row) tx.delete(following).where(eq(following.id, row.id)).run();
+  const latest = follows[0] ?? tx.select().from(outbox).where(eq(outbox.id, row!.outboxObjectId)).get();
+  if (!latest) return 0;
+  const undo = saveOutboxObject(tx, local, {
+    apObject: toUndo(local, latest.apObject as ApObject, now.toISOString()),
+    visibility: 'DIRECT',
+    now,
+    activityObjectApId: latest.apId,
+    relatesToOutboxObjectId: latest.id,
+  });
+  for (const f of follows.length > 0 ? follows : [latest]) {
+    tx.update(outbox).set({ undoneByOutboxObjectId: undo.id, isDeleted: true, updatedAt: now }).where(eq(outbox.id, f.id)).run();
+  }
+  return enqueueDeliveries(tx, { outboxObjectId: undo.id, recipients: [targetOfActor(tx, person.apId, true)!], now });
 }
 
 export function acceptRequest(deps: ActionDeps, inboxObjectId: number): { outboxObjectId: number } {

@@ -24,7 +24,9 @@ import {
 import { onPostCreated } from './create';
 import { onActorDeleted, onPostDeleted } from './delete';
 import { onBlocked, onFollowAnswered, onFollowed } from './follow';
+import { onFlagged, syntheticFlagId } from './flag';
 import { onLiked } from './like';
+import { onMoved } from './move';
 import { findInbox, persistActivity } from './store';
 import { onUndone } from './undo';
 import { onUpdated } from './update';
@@ -57,7 +59,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
 
-  const id = str(activity.id);
+  // Mastodon's Flag has no id (a report forwarded once); it gets a synthetic one (flag.ts).
+  const id = str(activity.id) ?? (type === 'Flag' ? syntheticFlagId(activity, actorId) : null);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Only Creates can be checked by fetching the object from its origin; anything else relayed
@@ -99,12 +102,16 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
       return onAnnounced(deps, received);
     case 'Block':
       return onBlocked(deps, received);
+    case 'Move':
+      return onMoved(deps, received);
+    case 'Flag':
+      return onFlagged(deps, received);
     default:
       return onOtherActivity(deps, received);
   }
 }
 
-/** Anything else (EmojiReact, Move, Flag, Add, …): stored as an inbox row, linked to our
+/** Anything else (EmojiReact, Add, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
 async function onOtherActivity(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   return deps.db.transaction((tx) => {

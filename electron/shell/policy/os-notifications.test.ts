@@ -34,6 +34,23 @@ describe('OS notifications for new notifications', () => {
     expect(theirs).toMatchObject({ body: 'A poll by Ana you voted in has ended', route: '#/thread?ap=https%3A%2F%2Fa.example%2Fq%2F1' });
   });
 
+  it('a move says who moved where and that the author now follows the new account; it opens Notifications', () => {
+    const newAna = { id: 2, apId: 'https://b.example/u/ana', name: 'Ana', handle: '@ana@b.example', iconUrl: null, url: 'https://b.example/@ana' };
+    const move = { id: 3, box: 'inbox' as const, apId: 'https://a.example/u/ana#moves/1', apType: 'Move', excerpt: null, isDeleted: false };
+    const [plan] = planOsNotifications([item({ type: null, actor: newAna, outboxObject: null, inboxObject: move, detail: { kind: 'moved', from: item().actor } })], {});
+    expect(plan).toMatchObject({ body: '@ana@a.example moved to @ana@b.example; you now follow @ana@b.example', route: '#/notifications' });
+  });
+
+  it('a report names the server and the comment, and opens the reported post when there is one', () => {
+    const flag = { id: 4, box: 'inbox' as const, apId: 'https://a.example/actor#tern-flag-1', apType: 'Flag', excerpt: 'Spam', isDeleted: false };
+    const post = { id: 7, box: 'outbox' as const, apId: 'https://me.example/o/7', apType: 'Note', excerpt: 'Hello world', isDeleted: false };
+    const report = (posts: (typeof post)[], comment: string | null) =>
+      planOsNotifications([item({ type: null, outboxObject: null, inboxObject: flag, detail: { kind: 'report', server: 'a.example', comment, posts } })], {})[0];
+    expect(report([post], 'Spam')).toMatchObject({ body: 'a.example forwarded a report about your post: “Spam”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
+    expect(report([post, { ...post, id: 8, apId: 'https://me.example/o/8' }], null)).toMatchObject({ body: 'a.example forwarded a report about your posts', route: '#/notifications' });
+    expect(report([], 'Rude')).toMatchObject({ body: 'a.example forwarded a report about you: “Rude”' });
+  });
+
   it(`more than ${GROUP_ABOVE} at once: one grouped notification opening Notifications`, () => {
     const many = [item(), item({ actor: null }), item({ type: 'MENTION' }), item({ type: 'ANNOUNCE' }), item()];
     const plan = planOsNotifications(many, {});

@@ -44,13 +44,26 @@ export function sentence(item: NotificationItem): string {
   // Typeless notifications on a Question: a poll ended (federation/polls/broadcast.ts).
   if (item.type === null && item.outboxObject?.apType === 'Question') return 'Your poll has ended';
   if (item.type === null && item.inboxObject?.apType === 'Question') return `A poll by ${who} you voted in has ended`;
+  // Typeless notifications on a Move or a Flag (federation/process/move.ts, flag.ts).
+  if (item.detail?.kind === 'moved') {
+    const to = item.actor?.handle || who;
+    return `${item.detail.from?.handle || item.detail.from?.name || 'Someone'} moved to ${to}; you now follow ${to}`;
+  }
+  if (item.detail?.kind === 'report') {
+    const about = item.detail.posts.length === 0 ? 'you' : item.detail.posts.length === 1 ? 'your post' : 'your posts';
+    return `${item.detail.server} forwarded a report about ${about}${item.detail.comment ? `: “${item.detail.comment}”` : ''}`;
+  }
   return `${who} ${item.type ? ACTION[item.type] : 'sent you a notification'}`;
 }
 
 /** #/thread?ap=… for the post a notification is about (ours, or the mention), else #/notifications. */
 export function routeOf(item: NotificationItem): string {
-  const object = item.outboxObject ?? (item.type === 'MENTION' || item.type === null ? item.inboxObject : null);
+  // A typeless notification on a remote Question: a poll the author voted in ended.
+  const object = item.outboxObject ?? (item.type === 'MENTION' || (item.type === null && item.inboxObject?.apType === 'Question') ? item.inboxObject : null);
   if (object && !object.isDeleted) return `#/thread?${new URLSearchParams({ ap: object.apId }).toString()}`;
+  // A report about one post of ours opens that post.
+  const reported = item.detail?.kind === 'report' && item.detail.posts.length === 1 ? item.detail.posts[0] : undefined;
+  if (reported && !reported.isDeleted) return `#/thread?${new URLSearchParams({ ap: reported.apId }).toString()}`;
   return '#/notifications';
 }
 

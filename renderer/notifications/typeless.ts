@@ -1,0 +1,35 @@
+// What a notification with no type says when it is a move (federation/process/move.ts: the
+// actor is the new account) or a report a server forwarded (process/flag.ts: the actor is the
+// reporter), from the `detail` Tern joins to it. Polls that ended are worded in the view.
+import { hrefOf } from '../places';
+import { strings } from '../strings';
+import type { NotificationGroup } from './groups';
+
+const t = strings.notifications;
+
+export interface TypelessWording {
+  kind: 'moved' | 'report';
+  sentence: string;
+  /** Links shown under the sentence: the reported posts of ours. */
+  links: { href: string; label: string }[];
+  /** Where the whole row leads: the new account's profile for a move; none for a report (its posts are links). */
+  target: { href: string; external: boolean } | null;
+}
+
+export function typelessWording(group: NotificationGroup): TypelessWording | null {
+  const detail = group.kind === null ? group.items[0]?.detail : null;
+  if (!detail) return null;
+  if (detail.kind === 'moved') {
+    const to = group.actors[0];
+    const toName = to?.handle || to?.name || 'Someone';
+    const fromName = detail.from?.handle || detail.from?.name || 'Someone';
+    return { kind: 'moved', sentence: t.moved(fromName, toName), links: [], target: to?.url ? { href: to.url, external: true } : null };
+  }
+  const posts = detail.posts.filter((post) => !post.isDeleted);
+  return {
+    kind: 'report',
+    sentence: t.report(detail.server, detail.posts.length, detail.comment),
+    links: posts.map((post) => ({ href: hrefOf('thread', { ap: post.apId }), label: t.reportedPost(post.excerpt) })),
+    target: null,
+  };
+}
