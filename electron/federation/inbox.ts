@@ -3,18 +3,34 @@
 // blocked are refused before any key is fetched; the HTTP signature must verify (RFC 9421 or
 // draft-cavage, with digest and date checks — net/signatures) and the key must belong to the
 // activity's actor. Only then is one incoming_activity row written, for the processor to pick
-// up; processing never happens inside the request.
+// up; processing never happens inside the request. The row keeps the body as received, byte
+// for byte (its LD signature must survive for forwarding).
 //
-// Forwarded activities (signed by someone other than `actor`, e.g. a reply Mastodon forwards to
-// the followers of the post it answers) are accepted as Mastodon accepts them without an LD
-// signature: only a Create whose object (and id) live on the actor's own server, stored with the
-// forwarder as its signer; the processor never trusts the forwarded copy and fetches the object
-// from that server through the safe client (process/create.ts). Anything else not signed by its
-// actor is refused (401).
+// Forwarded activities (HTTP-signed by someone other than `actor`, e.g. a reply Mastodon forwards
+// to the followers of the post it answers, or the Delete of such a reply) are accepted when:
+//  1. they carry an LD signature (RsaSignature2017) that Fedify's verifyJsonLd accepts AND whose
+//     key belongs to the activity's `actor` (the reference never checked the owner: anyone's
+//     valid signature made any activity pass — microblogpub-behaviour §10 step 6). Any type.
+//  2. otherwise, as Mastodon accepts them without an LD signature: only a Create whose object
+//     (and id) live on the actor's own server; the processor then never trusts the forwarded
+//     copy and fetches the object from that server through the safe client (process/create.ts).
+// Anything else not signed by its actor is refused (401, saying which check failed).
+// The row's sent_by_ap_actor_id stays the forwarder (the HTTP signer). No column says "LD
+// verified": the processor verifies the LD signature again (the key is cached by then) and
+// trusts the embedded copy only if it passes (process/index.ts), so a row can never claim more
+// trust than its JSON proves.
 import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
-import { keyBelongsToActor, normalizeActorId, verifyInbound, type VerifyFailureReason } from '../net/signatures';
+import {
+  hasLdSignature,
+  keyBelongsToActor,
+  normalizeActorId,
+  verifyInbound,
+  verifyLdSignature,
+  type LdVerifyFailureReason,
+  type VerifyFailureReason,
+} from '../net/signatures';
 import { parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
 import { findActor } from './actors';
 import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
@@ -47,6 +63,13 @@ const REASONS: Record<VerifyFailureReason, string> = {
   expired: 'signature expired',
   digest_mismatch: 'digest mismatch',
   key_unavailable: 'key unavailable',
+};
+
+const LD_REASONS: Record<LdVerifyFailureReason, string> = {
+  unsigned: 'no LD signature',
+  bad_signature: 'its LD signature does not verify',
+  key_unavailable: 'the key of its LD signature is unavailable',
+  not_actor: 'its LD signature is by a key that does not belong to the actor',
 };
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */
@@ -93,8 +116,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function receiveInboxPost(deps: InboxDeps, request: Request, body: Uint8Array): Promise<InboxOutcome> {
   let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(utf8.decode(body));
+    text = utf8.decode(body);
+    parsed = JSON.parse(text);
   } catch {
     return { status: 400, reason: 'body is not JSON' };
   }
@@ -112,12 +137,13 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 403, reason: 'server is blocked' };
   }
 
-  const verified = await verifyInbound(request, {
+  const verifyDeps = {
     documentLoader: deps.fed.documentLoader,
     contextLoader: deps.fed.contextLoader,
     keyCache: deps.fed.keyCache,
     clock: deps.clock,
-  }, body);
+  };
+  const verified = await verifyInbound(request, verifyDeps, body);
   if (!verified.ok) {
     // The service behind the spec answers 202 here so Mastodon stops retrying the Deletes of
     // accounts that no longer exist; there is nothing of theirs to delete anyway.
@@ -127,8 +153,13 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     }
     return { status: 401, reason: REASONS[verified.reason] };
   }
-  if (!keyBelongsToActor(verified.ownerActorId, actorId) && !mayBeForwarded(activity, actorId)) {
-    return { status: 401, reason: 'key does not belong to actor' };
+  if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
+    // Forwarded: its own LD signature by the actor, else the refetchable-Create rule.
+    const ld = hasLdSignature(activity) ? await verifyLdSignature(activity, actorId, verifyDeps) : null;
+    if (ld?.ok !== true && !mayBeForwarded(activity, actorId)) {
+      const why = ld === null ? 'no LD signature' : LD_REASONS[ld.reason];
+      return { status: 401, reason: `key does not belong to actor (forwarded activity: ${why})` };
+    }
   }
 
   const now = deps.clock().toISOString();
@@ -138,7 +169,9 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     now,
     verified.ownerActorId,
     apId,
-    JSON.stringify(activity),
+    // The bytes as received (already known to be this JSON): an LD signature covers them, and
+    // a forwarded copy must be what its author signed.
+    text,
     now,
   );
   const row = { id: Number(inserted.lastInsertRowid), apId };

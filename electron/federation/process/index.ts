@@ -12,6 +12,7 @@ import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
 import { onAnnounced } from './announce';
 import { isBlockedUrl } from '../blocked-servers';
+import { hasLdSignature, verifyLdSignature } from '../../net/signatures';
 import {
   ActivityDropped,
   drop,
@@ -52,7 +53,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   if (!parsed.success) drop(`malformed activity: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   const type = typeOf(activity)!;
   const actorId = idOf(activity.actor)!;
-  const forwarded = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
+  const relayed = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
 
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
@@ -60,9 +61,12 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   const id = str(activity.id);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
-  // Only Creates can be checked by fetching the object from its origin; anything else relayed
-  // by someone other than its actor cannot be trusted.
-  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted`);
+  // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
+  // actor's own LD signature, checked again here (the inbox checked it too, but no column says
+  // so). Without one, only Creates can be checked, by fetching the object from its origin.
+  const ldVerified = relayed && hasLdSignature(activity) && (await verifyLdSignature(activity, actorId, ldDeps(deps))).ok;
+  const forwarded = relayed && !ldVerified;
+  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
 
   if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
     if (forwarded) drop('Delete of an actor forwarded by someone else');
@@ -77,7 +81,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
     if (error instanceof NotFoundError) drop(`actor unavailable: ${error.message}`);
     throw error;
   }
-  const received: Received = { row, activity, id, type, actor, forwarded, now };
+  const received: Received = { row, activity, id, type, actor, forwarded, ldVerified: relayed ? ldVerified : null, now };
 
   switch (type) {
     case 'Follow':
@@ -103,6 +107,12 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
       return onOtherActivity(deps, received);
   }
 }
+
+const ldDeps = (deps: ProcessDeps) => ({
+  documentLoader: deps.fed.documentLoader,
+  contextLoader: deps.fed.contextLoader,
+  keyCache: deps.fed.keyCache,
+});
 
 /** Anything else (EmojiReact, Move, Flag, Add, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
