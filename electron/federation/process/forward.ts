@@ -6,6 +6,9 @@
 // What goes out is the activity as received, byte for byte: the stored row holds the received
 // text (copied from incoming_activity in SQL, never re-serialised), since the LD signature is the
 // only thing that lets the receiver believe it; outbox.ts deliveryPayload sends that text as is.
+// That makes a forwarded reply's Create row the one inbox row holding remote HTML unsanitized
+// (store.ts sanitizes every other): nothing displays Create rows — the reply itself is its own
+// sanitized Note row — and the renderer sanitizes whatever it shows again.
 import { prepared, type DbOrTx } from '../../../db/client';
 import type { OutboxObject } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';

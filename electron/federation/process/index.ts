@@ -2,7 +2,10 @@
 // The preamble (reference §10, in its order where it matters) checks the shape, drops blocked
 // servers and duplicates, and makes sure the actor is known — fetching it before any transaction;
 // then the activity goes to its family's handler (one file each), which writes everything the
-// activity causes in one transaction. Idempotent: an activity whose id is already in `inbox`
+// activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
+// sent only when its actor's LD signature verifies again here (net/signatures
+// verifyLdSignature; no column records that the inbox checked it); otherwise only a Create is
+// taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
 // is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
