@@ -10,7 +10,9 @@
 // to the followers of the post it answers, or the Delete of such a reply) are accepted when:
 //  1. they carry an LD signature (RsaSignature2017) that Fedify's verifyJsonLd accepts AND whose
 //     key belongs to the activity's `actor` (the reference never checked the owner: anyone's
-//     valid signature made any activity pass — microblogpub-behaviour §10 step 6). Any type.
+//     valid signature made any activity pass — microblogpub-behaviour §10 step 6), or else
+//     Object Integrity Proofs (FEP-8b32) that Fedify's verifyObject accepts, by a key in the
+//     actor's own document. Any type.
 //  2. otherwise, as Mastodon accepts them without an LD signature: only a Create whose object
 //     (and id) live on the actor's own server; the processor then never trusts the forwarded
 //     copy and fetches the object from that server through the safe client (process/create.ts).
@@ -22,12 +24,13 @@
 import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
+import { hasProofLike } from '@fedify/fedify';
 import {
   hasLdSignature,
   keyBelongsToActor,
   normalizeActorId,
+  verifyEmbeddedSignature,
   verifyInbound,
-  verifyLdSignature,
   type LdVerifyFailureReason,
   type VerifyFailureReason,
 } from '../net/signatures';
@@ -70,6 +73,12 @@ const LD_REASONS: Record<LdVerifyFailureReason, string> = {
   bad_signature: 'its LD signature does not verify',
   key_unavailable: 'the key of its LD signature is unavailable',
   not_actor: 'its LD signature is by a key that does not belong to the actor',
+};
+const PROOF_REASONS: Record<LdVerifyFailureReason, string> = {
+  unsigned: 'no LD signature',
+  bad_signature: 'its integrity proof does not verify',
+  key_unavailable: 'the key of its integrity proof is unavailable',
+  not_actor: 'its integrity proof is not by a key of the actor',
 };
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */
@@ -154,10 +163,12 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 401, reason: REASONS[verified.reason] };
   }
   if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
-    // Forwarded: its own LD signature by the actor, else the refetchable-Create rule.
-    const ld = hasLdSignature(activity) ? await verifyLdSignature(activity, actorId, verifyDeps) : null;
-    if (ld?.ok !== true && !mayBeForwarded(activity, actorId)) {
-      const why = ld === null ? 'no LD signature' : LD_REASONS[ld.reason];
+    // Forwarded: its own LD signature (or integrity proof) by the actor, else the
+    // refetchable-Create rule.
+    const signed = hasLdSignature(activity) || hasProofLike(activity);
+    const embedded = signed ? await verifyEmbeddedSignature(activity, actorId, verifyDeps) : null;
+    if (embedded?.ok !== true && !mayBeForwarded(activity, actorId)) {
+      const why = embedded === null ? 'no LD signature' : (hasLdSignature(activity) ? LD_REASONS : PROOF_REASONS)[embedded.reason];
       return { status: 401, reason: `key does not belong to actor (forwarded activity: ${why})` };
     }
   }

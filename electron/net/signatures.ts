@@ -6,14 +6,16 @@
 import {
   createSignature,
   getKeyOwner,
+  hasProofLike,
   signRequest,
   verifyJsonLd,
+  verifyObject,
   verifyRequestDetailed,
   type HttpMessageSignaturesSpec,
   type HttpMessageSignaturesSpecDeterminer,
   type KeyCache,
 } from '@fedify/fedify';
-import { CryptographicKey } from '@fedify/vocab';
+import { Activity, CryptographicKey } from '@fedify/vocab';
 import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 import { createHash } from 'node:crypto';
 import { TooManyRedirectsError } from './errors';
@@ -341,6 +343,53 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
   if (ownerActorId === null) return { ok: false, reason: 'key_unavailable', keyId };
   if (!keyBelongsToActor(ownerActorId, actorId)) return { ok: false, reason: 'not_actor', keyId };
   return { ok: true, keyId, ownerActorId };
+}
+
+/**
+ * Verifies the Object Integrity Proofs (FEP-8b32, e.g. Fedify's Ed25519 DataIntegrityProof) of
+ * an activity with Fedify's verifyObject: every proof must verify and the actor must control one
+ * of their keys. The key's `controller` is believed only for a key in the actor's own document
+ * (`<actor>#…`), as for LD signatures without a second fetch; anything else is refused.
+ */
+export async function verifyIntegrityProofs(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<VerifyLdResult> {
+  if (!hasProofLike(json)) return { ok: false, reason: 'unsigned' };
+  const { keyCache } = deps;
+  const contextLoader = deps.contextLoader ?? deps.documentLoader;
+  const documentLoader: DocumentLoader = (url, options) => {
+    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
+    return deps.documentLoader(url, options);
+  };
+  const flight = keyCache.singleFlight();
+  try {
+    const activity = await verifyObject(Activity, json, { documentLoader, contextLoader, keyCache: flight });
+    if (activity === null) return { ok: false, reason: 'bad_signature' };
+    const keyIds: string[] = [];
+    for await (const proof of activity.getProofs({ documentLoader, contextLoader })) {
+      const id = proof.verificationMethodId?.href;
+      if (id !== undefined) keyIds.push(id);
+    }
+    const own = keyIds.find((id) => keyBelongsToActor(id.replace(/#.*$/, ''), actorId));
+    return own === undefined ? { ok: false, reason: 'not_actor', keyId: keyIds[0] } : { ok: true, keyId: own, ownerActorId: actorId };
+  } catch {
+    return { ok: false, reason: 'bad_signature' };
+  } finally {
+    flight.release();
+  }
+}
+
+export type EmbeddedSignatureResult = (VerifyLdResult & { ok: true; method: 'ld-signature' | 'integrity-proof' }) | (VerifyLdResult & { ok: false });
+
+/**
+ * What vouches for an activity relayed by someone else: its actor's LD signature, else its
+ * actor's integrity proof. The first failure's reason is kept when neither verifies.
+ */
+export async function verifyEmbeddedSignature(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<EmbeddedSignatureResult> {
+  const ld = await verifyLdSignature(json, actorId, deps);
+  if (ld.ok) return { ...ld, method: 'ld-signature' };
+  if (!hasProofLike(json)) return ld;
+  const proof = await verifyIntegrityProofs(json, actorId, deps);
+  if (proof.ok) return { ...proof, method: 'integrity-proof' };
+  return ld.reason === 'unsigned' ? proof : ld;
 }
 
 /**

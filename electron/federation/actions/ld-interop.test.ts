@@ -1,10 +1,11 @@
 // LD signatures against Fedify test peers (which sign what they send with an RsaSignature2017
 // and an Ed25519 proof, and check both on receipt): our public posts' Create/Update/Delete carry
 // an LD signature Fedify verifies, the same one for every recipient; non-public ones carry none.
-// A Fedify peer's LD-signed activity relayed to us by another peer is accepted and believed; a
-// peer's public reply to our post is forwarded to our followers, where Fedify verifies the
-// replier's LD signature on the body we relayed. Tests share their peers and run in order.
+// A Fedify peer's LD-signed activity relayed to us by another peer is accepted, and so is one
+// carrying only its integrity proof (FEP-8b32); a peer's public reply to our post is forwarded
+// to our followers, where Fedify verifies the replier's LD signature on the body we relayed. Tests share their peers and run in order.
 import { eq } from 'drizzle-orm';
+import { detachSignature } from '@fedify/fedify';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incomingActivity, outgoingActivity } from '../../../db/schema';
 import { startPeer, type Peer, type ReceivedActivity } from '../../../test/peer/peer';
@@ -72,7 +73,7 @@ describe('our LD signatures', () => {
 });
 
 describe('forwarded activities, between Fedify peers and Tern', () => {
-  it('a Fedify peer’s LD-signed Create relayed by another peer is accepted and believed as embedded', async () => {
+  it('a Fedify peer’s LD-signed Create relayed by another peer is accepted (202) and processed', async () => {
     const note = await bob.createNote({ content: '<p>for my followers</p>' });
     const atCarol = await carol.waitFor((x) => x.type === 'Create' && x.objectId === note.noteId, 10_000);
     expect(atCarol.signer.verifiedBy).toBe('ld-signature');
@@ -84,6 +85,25 @@ describe('forwarded activities, between Fedify peers and Tern', () => {
     await rig.core.loops.inbox.drain();
     const processed = rig.core.db.select().from(incomingActivity).where(eq(incomingActivity.id, row.id)).get()!;
     expect(processed).toMatchObject({ isProcessed: true, error: null });
+  });
+
+  it('relayed without its LD signature, a Like is accepted on its integrity proof (FEP-8b32); tampered, refused', async () => {
+    const carolsNote = await carol.createNote({ content: '<p>like me</p>' });
+    const likeId = await bob.like(carolsNote.noteId, carol.actorId);
+    const atCarol = await carol.waitFor((x) => x.type === 'Like' && x.id === likeId, 10_000);
+    const proofOnly = detachSignature(atCarol.raw) as Record<string, unknown>;
+    expect(proofOnly.signature).toBeUndefined();
+    expect(proofOnly.proof).toBeDefined();
+    // Not a Create: without a valid proof by bob, nothing else could let it in.
+    const tampered = { ...proofOnly, object: publicPost.apId };
+    expect(await (await carol.postSigned(`${rig.url}/inbox`, tampered)).json()).toEqual({
+      error: 'key does not belong to actor (forwarded activity: its integrity proof does not verify)',
+    });
+    const res = await carol.postSigned(`${rig.url}/inbox`, proofOnly);
+    expect(res.status).toBe(202);
+    await rig.core.loops.inbox.drain();
+    const row = rig.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, likeId)).get()!;
+    expect(row).toMatchObject({ sentByApActorId: carol.actorId, isProcessed: true, error: null });
   });
 
   it('a peer’s public reply to our post is forwarded to our followers; Fedify verifies the replier’s LD signature on it', async () => {

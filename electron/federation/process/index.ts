@@ -3,9 +3,9 @@
 // servers and duplicates, and makes sure the actor is known — fetching it before any transaction;
 // then the activity goes to its family's handler (one file each), which writes everything the
 // activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
-// sent only when its actor's LD signature verifies again here (net/signatures
-// verifyLdSignature; no column records that the inbox checked it); otherwise only a Create is
-// taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
+// sent only when its actor's LD signature (or integrity proof) verifies again here
+// (net/signatures verifyEmbeddedSignature; no column records that the inbox checked it);
+// otherwise only a Create is taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
 // is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
@@ -15,7 +15,8 @@ import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
 import { onAnnounced } from './announce';
 import { isBlockedUrl } from '../blocked-servers';
-import { hasLdSignature, verifyLdSignature } from '../../net/signatures';
+import { hasProofLike } from '@fedify/fedify';
+import { hasLdSignature, verifyEmbeddedSignature } from '../../net/signatures';
 import {
   ActivityDropped,
   drop,
@@ -67,8 +68,9 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
   // actor's own LD signature, checked again here (the inbox checked it too, but no column says
   // so). Without one, only Creates can be checked, by fetching the object from its origin.
-  const ldVerified = relayed && hasLdSignature(activity) && (await verifyLdSignature(activity, actorId, ldDeps(deps))).ok;
-  const forwarded = relayed && !ldVerified;
+  const vouched = relayed && (hasLdSignature(activity) || hasProofLike(activity)) ? await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)) : null;
+  const ldVerified = vouched?.ok === true && vouched.method === 'ld-signature';
+  const forwarded = relayed && vouched?.ok !== true;
   if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
 
   if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
