@@ -87,7 +87,7 @@ const forwardsOf = (inboxRowId: number) =>
   rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.inboxObjectId, inboxRowId)).all().map((r) => r.recipient).sort();
 const allForwards = () => rig.core.db.select().from(outgoingActivity).all().filter((r) => r.inboxObjectId !== null);
 
-/** Our post and four followers: two to forward to, one on the author's server, one on the forwarder's. */
+/** Our post and five followers: two to forward to, one on the author's server, two on the forwarder's. */
 async function setUp(): Promise<{ post: string; expected: string[] }> {
   rig = await openRig();
   const post = rig.ourPost('ours').apId;
@@ -95,6 +95,8 @@ async function setUp(): Promise<{ post: string; expected: string[] }> {
   addFollower(rig.core, `${o('pleroma.example')}/users/p1`, `${o('pleroma.example')}/users/p1/inbox`);
   addFollower(rig.core, `${o('mastodon.example')}/users/m1`, `${o('mastodon.example')}/users/m1/inbox`, `${o('mastodon.example')}/inbox`);
   addFollower(rig.core, `${o('misskey.example')}/users/k1`, `${o('misskey.example')}/users/k1/inbox`);
+  // On the forwarder's server, though its inbox is elsewhere: it has the activity already.
+  addFollower(rig.core, `${o('misskey.example')}/users/k2`, `${o('pleroma.example')}/k2-inbox`);
   return { post, expected: [`${o('gts.example')}/inbox`, `${o('pleroma.example')}/users/p1/inbox`].sort() };
 }
 
@@ -133,7 +135,7 @@ describe('forwarded activities with the actor’s LD signature', () => {
     await receiveSigned(createOf(reply(2, post)), { sentBy: rosa() });
     const createRow = rig.inboxRow(`${rosa()}/statuses/2/activity`)!;
     expect(forwardsOf(createRow.id)).toEqual(
-      [`${o('gts.example')}/inbox`, `${o('pleroma.example')}/users/p1/inbox`, `${o('misskey.example')}/users/k1/inbox`].sort(),
+      [`${o('gts.example')}/inbox`, `${o('pleroma.example')}/users/p1/inbox`, `${o('misskey.example')}/users/k1/inbox`, `${o('pleroma.example')}/k2-inbox`].sort(),
     );
   });
 

@@ -10,11 +10,12 @@
 // (store.ts sanitizes every other): nothing displays Create rows — the reply itself is its own
 // sanitized Note row — and the renderer sanitizes whatever it shows again.
 import { prepared, type DbOrTx } from '../../../db/client';
-import type { OutboxObject } from '../../../db/schema';
+import { eq } from 'drizzle-orm';
+import { actor, follower, type OutboxObject } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { hasLdSignature, verifyLdSignature } from '../../net/signatures';
 import { PUBLIC, idsOf, type Json } from '../ap';
-import { followerInboxes } from '../recipients';
+import { inboxOfActor } from '../recipients';
 import { originOf, type ProcessDeps, type Received } from './context';
 
 const PUBLIC_ALIASES = new Set([PUBLIC, 'as:Public', 'Public']);
@@ -51,10 +52,18 @@ export function isForwardableParent(parent: OutboxObject | undefined): parent is
   return parent !== undefined && !parent.isDeleted && parent.apType !== 'Question';
 }
 
-/** Our followers' inboxes, less those on the author's and the forwarder's servers. */
+/** Our followers' inboxes (shared ones once), less those of followers on the author's and the
+ * forwarder's servers (by the follower's id or its inbox: they have the activity already). */
 export function forwardRecipients(tx: DbOrTx, r: Received): string[] {
-  const skip = new Set([originOf(r.actor.apId), r.row.sentByApActorId ? originOf(r.row.sentByApActorId) : null]);
-  return followerInboxes(tx).filter((inbox) => !skip.has(originOf(inbox)));
+  const skip = new Set<string | null>([originOf(r.actor.apId), r.row.sentByApActorId ? originOf(r.row.sentByApActorId) : null]);
+  skip.delete(null);
+  const rows = tx.select({ apId: actor.apId, apActor: actor.apActor }).from(follower).innerJoin(actor, eq(actor.id, follower.actorId)).all();
+  const inboxes = new Set<string>();
+  for (const row of rows) {
+    const inbox = inboxOfActor(row);
+    if (inbox && !skip.has(originOf(row.apId)) && !skip.has(originOf(inbox))) inboxes.add(inbox);
+  }
+  return [...inboxes];
 }
 
 /**
