@@ -18,9 +18,10 @@
 //     copy and fetches the object from that server through the safe client (process/create.ts).
 // Anything else not signed by its actor is refused (401, saying which check failed).
 // The row's sent_by_ap_actor_id stays the forwarder (the HTTP signer). No column says "LD
-// verified": the processor verifies the LD signature again (the key is cached by then) and
-// trusts the embedded copy only if it passes (process/index.ts), so a row can never claim more
-// trust than its JSON proves.
+// verified": the processor verifies the LD signature (or proof) again — the key is cached by
+// then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
+// claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
+// (process/forward.ts): Mastodon checks no proofs.
 import { prepared, type Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
@@ -75,7 +76,7 @@ const LD_REASONS: Record<LdVerifyFailureReason, string> = {
   not_actor: 'its LD signature is by a key that does not belong to the actor',
 };
 const PROOF_REASONS: Record<LdVerifyFailureReason, string> = {
-  unsigned: 'no LD signature',
+  unsigned: 'no integrity proof',
   bad_signature: 'its integrity proof does not verify',
   key_unavailable: 'the key of its integrity proof is unavailable',
   not_actor: 'its integrity proof is not by a key of the actor',
