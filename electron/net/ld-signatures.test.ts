@@ -112,11 +112,11 @@ describe('Object Integrity Proofs (FEP-8b32)', () => {
     [ownKey, strayKey] = (await Promise.all([
       crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']),
       crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify']),
-    ])) as CryptoKeyPair[];
+    ])) as [CryptoKeyPair, CryptoKeyPair];
     // Written by Fedify, as a Fedify server publishes its actors.
-    const own = new Multikey({ id: new URL(`${ivy}#ed`), controller: new URL(ivy), publicKey: ownKey!.publicKey });
+    const own = new Multikey({ id: new URL(`${ivy}#ed`), controller: new URL(ivy), publicKey: ownKey.publicKey });
     docs.set(ivy, await new Person({ id: new URL(ivy), inbox: new URL(`${ivy}/inbox`), assertionMethods: [own] }).toJsonLd({ format: 'compact' }));
-    const stray = await new Multikey({ id: new URL(`${elsewhere.origin}/keys/ed`), controller: new URL(ivy), publicKey: strayKey!.publicKey }).toJsonLd({ format: 'compact' });
+    const stray = await new Multikey({ id: new URL(`${elsewhere.origin}/keys/ed`), controller: new URL(ivy), publicKey: strayKey.publicKey }).toJsonLd({ format: 'compact' });
     docs.set(`${elsewhere.origin}/keys/ed`, stray);
   });
 
