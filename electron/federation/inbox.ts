@@ -7,18 +7,20 @@
 // for byte (its LD signature must survive for forwarding).
 //
 // Forwarded activities (HTTP-signed by someone other than `actor`, e.g. a reply Mastodon forwards
-// to the followers of the post it answers, or the Delete of such a reply) are accepted when:
+// to the followers of the post it answers, or the Delete of such a reply) are accepted when
+// either holds (the second is tried first: it costs nothing):
 //  1. they carry an LD signature (RsaSignature2017) that Fedify's verifyJsonLd accepts AND whose
 //     key belongs to the activity's `actor` (the reference never checked the owner: anyone's
 //     valid signature made any activity pass — microblogpub-behaviour §10 step 6), or else
 //     Object Integrity Proofs (FEP-8b32) that Fedify's verifyObject accepts, by a key in the
 //     actor's own document. Any type.
-//  2. otherwise, as Mastodon accepts them without an LD signature: only a Create whose object
-//     (and id) live on the actor's own server; the processor then never trusts the forwarded
-//     copy and fetches the object from that server through the safe client (process/create.ts).
+//  2. as Mastodon accepts them without an LD signature: a Create whose object (and id) live on
+//     the actor's own server; unless its LD signature verifies in the processor, the forwarded
+//     copy is not believed and the object is fetched from that server through the safe client
+//     (process/create.ts).
 // Anything else not signed by its actor is refused (401, saying which check failed).
 // The row's sent_by_ap_actor_id stays the forwarder (the HTTP signer). No column says "LD
-// verified": the processor verifies the LD signature (or proof) again — the key is cached by
+// verified": the processor verifies the LD signature (or proof) itself — the key is cached by
 // then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
 // claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
 // (process/forward.ts): Mastodon checks no proofs.
@@ -164,10 +166,11 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 401, reason: REASONS[verified.reason] };
   }
   if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
-    // Forwarded: its own LD signature (or integrity proof) by the actor, else the
-    // refetchable-Create rule.
+    // Forwarded: the refetchable-Create rule, else its own LD signature (or integrity proof) by
+    // the actor. A Create the rule admits is not checked here: the processor checks it anyway
+    // (to know whether to believe the embedded copy), so the request is spared the work.
     const signed = hasLdSignature(activity) || hasProofLike(activity);
-    const embedded = signed ? await verifyEmbeddedSignature(activity, actorId, verifyDeps) : null;
+    const embedded = signed && !mayBeForwarded(activity, actorId) ? await verifyEmbeddedSignature(activity, actorId, verifyDeps) : null;
     if (embedded?.ok !== true && !mayBeForwarded(activity, actorId)) {
       const why = embedded === null ? 'no LD signature' : (hasLdSignature(activity) ? LD_REASONS : PROOF_REASONS)[embedded.reason];
       return { status: 401, reason: `key does not belong to actor (forwarded activity: ${why})` };
