@@ -5,7 +5,7 @@
 // by the core's own inbox loop; forwarded deliveries are read back with deliveryPayload.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { outgoingActivity, type IncomingActivity } from '../../../db/schema';
+import { incomingActivity, outgoingActivity, type IncomingActivity } from '../../../db/schema';
 import { addFollower, newRsaKeys } from '../../listener/test-support';
 import { exportPublicKeyPem, signLdDocument, verifyLdSignature } from '../../net/signatures';
 import { PUBLIC, type Json } from '../ap';
@@ -178,4 +178,27 @@ describe('forwarded activities with the actor’s LD signature', () => {
     expect(rig.inboxRow(`${rosa()}/statuses/8`)).toBeUndefined();
     expect(allForwards()).toEqual([]);
   });
+
+  it('a relayed LD-signed Like whose key cannot be fetched right now is retried, then taken', async () => {
+    const { post } = await setUp();
+    const like = { '@context': CONTEXT, id: `${rosa()}#likes/3`, type: 'Like', actor: rosa(), object: post };
+    const doc = person(rosa(), await exportPublicKeyPem(rosaKeys.publicKey));
+    remotes.servers['mastodon.example'].put(rosa(), 503);
+    try {
+      const first = await receiveSigned(like);
+      expect(first.row).toMatchObject({ isProcessed: false, isErrored: false, tries: 1 });
+      expect(first.row.error).toMatch(/unavailable for now/);
+    } finally {
+      remotes.servers['mastodon.example'].put(rosa(), doc);
+    }
+    rig.advance(10 * 60_000);
+    rig.core.fed.keyCache.evict(`${rosa()}#main-key`); // its "unavailable" verdict lasts 5 minutes
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(rig.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, `${rosa()}#likes/3`)).get()!.id)).toMatchObject({
+      isProcessed: true,
+      error: null,
+    });
+    expect(rig.notificationsOf('LIKE')).toHaveLength(1);
+  });
 });
+

@@ -8,7 +8,7 @@
 // otherwise only a Create is taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
 // is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
-import { NotFoundError } from '../../errors';
+import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
 import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalActorId } from '../identity';
@@ -71,6 +71,10 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   const vouched = relayed && (hasLdSignature(activity) || hasProofLike(activity)) ? await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)) : null;
   const ldVerified = vouched?.ok === true && vouched.method === 'ld-signature';
   const forwarded = relayed && vouched?.ok !== true;
+  // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
+  if (forwarded && type !== 'Create' && vouched?.ok === false && vouched.reason === 'key_unavailable') {
+    throw new UnavailableError(`the key of ${actorId}'s signature on ${type} ${id} is unavailable for now`);
+  }
   if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
 
   if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
