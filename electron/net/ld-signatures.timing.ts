@@ -1,13 +1,13 @@
 // Cost of the LD signature work next to what it rides on: signing one public post's Create
 // (done once per activity, whatever the number of recipients) against signing one delivery's
 // HTTP request (done per recipient), and verifying a forwarded activity's LD signature with the
-// key cached. Run: npx tsx electron/net/ld-signatures.timing.ts
-import { signRequest } from '@fedify/fedify';
-import { CryptographicKey } from '@fedify/vocab';
+// key cached (and an integrity proof's). Run: npx tsx electron/net/ld-signatures.timing.ts
+import { signObject, signRequest } from '@fedify/fedify';
+import { Create, CryptographicKey, Multikey, Note } from '@fedify/vocab';
 import { AP_CONTEXT } from '../federation/outbox';
 import { preloadedContextLoader } from './document-loader';
 import { createKeyCache } from './key-cache';
-import { signLdDocument, verifyLdSignature } from './signatures';
+import { signLdDocument, verifyIntegrityProofs, verifyLdSignature } from './signatures';
 
 const pair = await crypto.subtle.generateKey(
   { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
@@ -40,6 +40,17 @@ async function time(run: () => Promise<unknown>, runs = 300): Promise<number> {
 }
 
 const signed = await signLdDocument(create, { keyId, privateKey: pair.privateKey });
+const ed = (await crypto.subtle.generateKey({ name: 'Ed25519' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+const edKeyId = new URL(`${actor}#ed`);
+await keyCache.set(edKeyId, new Multikey({ id: edKeyId, controller: new URL(actor), publicKey: ed.publicKey }));
+const proved = await (
+  await signObject(
+    new Create({ id: new URL(`${note.id}/activity`), actor: new URL(actor), object: new Note({ id: new URL(note.id), attribution: new URL(actor), content: note.content }) }),
+    ed.privateKey,
+    edKeyId,
+    { contextLoader: preloadedContextLoader },
+  )
+).toJsonLd({ format: 'compact', contextLoader: preloadedContextLoader });
 const deps = { keyCache, documentLoader: preloadedContextLoader, contextLoader: preloadedContextLoader };
 const rows = {
   'LD signature of a Create (once per activity)': await time(() => signLdDocument(create, { keyId, privateKey: pair.privateKey })),
@@ -51,6 +62,10 @@ const rows = {
   ),
   'verifyLdSignature, key cached': await time(async () => {
     const result = await verifyLdSignature(signed, actor, deps);
+    if (!result.ok) throw new Error(result.reason);
+  }),
+  'verifyIntegrityProofs (Ed25519), key cached': await time(async () => {
+    const result = await verifyIntegrityProofs(proved, actor, deps);
     if (!result.ok) throw new Error(result.reason);
   }),
 };
