@@ -144,7 +144,11 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       clock,
     });
     // One serialised body per post for all its recipients (re-checked against the row each time).
-    const deliveryPayload = createDeliveryPayloads();
+    // Public posts' Create/Update/Delete are LD-signed with our RSA key, once per activity.
+    const deliveryPayload = createDeliveryPayloads(32, () => {
+      const identity = core.identity();
+      return identity ? { keyId: new URL(identity.keyId), privateKey: fed.keys.rsa.privateKey, contextLoader: fed.contextLoader } : null;
+    });
     const deliveryLoop = createDeliveryLoop({
       sqlite,
       clock,

@@ -57,7 +57,8 @@ export interface DeliveryLoopDeps {
   connectivity: Pick<ConnectivityWatch, 'isOnline' | 'onChange' | 'recheck'>;
   /** The key to sign with, or null while the local actor is not set up (nothing is sent). */
   signer: () => { keyId: URL; privateKey: CryptoKey } | null;
-  payload: (row: OutgoingActivity) => DeliveryPayload;
+  /** What to POST; may take a moment the first time (an LD signature), hence the promise. */
+  payload: (row: OutgoingActivity) => DeliveryPayload | Promise<DeliveryPayload>;
   resolve: (row: OutgoingActivity, signal: AbortSignal) => Promise<ResolveOutcome>;
   log?: (line: string) => void;
   options?: DeliveryLoopOptions;
@@ -165,7 +166,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     }
     const signer = deps.signer();
     if (!signer) return;
-    const payload = deps.payload(row);
+    const payload = await deps.payload(row);
     if (payload.kind === 'cancel') return giveUp(row, null, payload.reason);
     let response: Response;
     try {

@@ -3,18 +3,40 @@
 // blocked are refused before any key is fetched; the HTTP signature must verify (RFC 9421 or
 // draft-cavage, with digest and date checks — net/signatures) and the key must belong to the
 // activity's actor. Only then is one incoming_activity row written, for the processor to pick
-// up; processing never happens inside the request.
+// up; processing never happens inside the request. The row keeps the body as received, byte
+// for byte (its LD signature must survive for forwarding).
 //
-// Forwarded activities (signed by someone other than `actor`, e.g. a reply Mastodon forwards to
-// the followers of the post it answers) are accepted as Mastodon accepts them without an LD
-// signature: only a Create whose object (and id) live on the actor's own server, stored with the
-// forwarder as its signer; the processor never trusts the forwarded copy and fetches the object
-// from that server through the safe client (process/create.ts). Anything else not signed by its
-// actor is refused (401).
+// Forwarded activities (HTTP-signed by someone other than `actor`, e.g. a reply Mastodon forwards
+// to the followers of the post it answers, or the Delete of such a reply) are accepted when
+// either holds (the second is tried first: it costs nothing):
+//  1. they carry an LD signature (RsaSignature2017) that Fedify's verifyJsonLd accepts AND whose
+//     key belongs to the activity's `actor` (the reference never checked the owner: anyone's
+//     valid signature made any activity pass — microblogpub-behaviour §10 step 6), or else
+//     Object Integrity Proofs (FEP-8b32) that Fedify's verifyObject accepts, by a key in the
+//     actor's own document. Any type.
+//  2. as Mastodon accepts them without an LD signature: a Create whose object (and id) live on
+//     the actor's own server; unless its LD signature verifies in the processor, the forwarded
+//     copy is not believed and the object is fetched from that server through the safe client
+//     (process/create.ts).
+// Anything else not signed by its actor is refused (401, saying which check failed).
+// The row's sent_by_ap_actor_id stays the forwarder (the HTTP signer). No column says "LD
+// verified": the processor verifies the LD signature (or proof) itself — the key is cached by
+// then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
+// claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
+// (process/forward.ts): Mastodon checks no proofs.
 import type { Db } from '../../db/client';
 import type { FederationContext } from '../core';
 import type { Settings } from '../settings';
-import { keyBelongsToActor, normalizeActorId, verifyInbound, type VerifyFailureReason } from '../net/signatures';
+import { hasProofLike } from '@fedify/fedify';
+import {
+  hasLdSignature,
+  keyBelongsToActor,
+  normalizeActorId,
+  verifyEmbeddedSignature,
+  verifyInbound,
+  type LdVerifyFailureReason,
+  type VerifyFailureReason,
+} from '../net/signatures';
 import { parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
 import { findActor } from './actors';
 import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
@@ -44,6 +66,19 @@ const REASONS: Record<VerifyFailureReason, string> = {
   expired: 'signature expired',
   digest_mismatch: 'digest mismatch',
   key_unavailable: 'key unavailable',
+};
+
+const LD_REASONS: Record<LdVerifyFailureReason, string> = {
+  unsigned: 'no LD signature',
+  bad_signature: 'its LD signature does not verify',
+  key_unavailable: 'the key of its LD signature is unavailable',
+  not_actor: 'its LD signature is by a key that does not belong to the actor',
+};
+const PROOF_REASONS: Record<LdVerifyFailureReason, string> = {
+  unsigned: 'no integrity proof',
+  bad_signature: 'its integrity proof does not verify',
+  key_unavailable: 'the key of its integrity proof is unavailable',
+  not_actor: 'its integrity proof is not by a key of the actor',
 };
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */
@@ -90,8 +125,10 @@ const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function receiveInboxPost(deps: InboxDeps, request: Request, body: Uint8Array): Promise<InboxOutcome> {
   let parsed: unknown;
+  let text: string;
   try {
-    parsed = JSON.parse(utf8.decode(body));
+    text = utf8.decode(body);
+    parsed = JSON.parse(text);
   } catch {
     return { status: 400, reason: 'body is not JSON' };
   }
@@ -109,12 +146,13 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 403, reason: 'server is blocked' };
   }
 
-  const verified = await verifyInbound(request, {
+  const verifyDeps = {
     documentLoader: deps.fed.documentLoader,
     contextLoader: deps.fed.contextLoader,
     keyCache: deps.fed.keyCache,
     clock: deps.clock,
-  }, body);
+  };
+  const verified = await verifyInbound(request, verifyDeps, body);
   if (!verified.ok) {
     // The service behind the spec answers 202 here so Mastodon stops retrying the Deletes of
     // accounts that no longer exist; there is nothing of theirs to delete anyway.
@@ -124,14 +162,24 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     }
     return { status: 401, reason: REASONS[verified.reason] };
   }
-  if (!keyBelongsToActor(verified.ownerActorId, actorId) && !mayBeForwarded(activity, actorId)) {
-    return { status: 401, reason: 'key does not belong to actor' };
+  if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
+    // Forwarded: the refetchable-Create rule, else its own LD signature (or integrity proof) by
+    // the actor. A Create the rule admits is not checked here: the processor checks it anyway
+    // (to know whether to believe the embedded copy), so the request is spared the work.
+    const signed = hasLdSignature(activity) || hasProofLike(activity);
+    const embedded = signed && !mayBeForwarded(activity, actorId) ? await verifyEmbeddedSignature(activity, actorId, verifyDeps) : null;
+    if (embedded?.ok !== true && !mayBeForwarded(activity, actorId)) {
+      const why = embedded === null ? 'no LD signature' : (hasLdSignature(activity) ? LD_REASONS : PROOF_REASONS)[embedded.reason];
+      return { status: 401, reason: `key does not belong to actor (forwarded activity: ${why})` };
+    }
   }
 
   const now = deps.clock().toISOString();
   const apId = typeof activity.id === 'string' ? activity.id : null;
-  // The accept path's one write, committed together with the other requests of this turn.
-  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: JSON.stringify(activity) });
+  // The accept path's one write, committed together with the other requests of this turn. The
+  // bytes as received (already known to be this JSON): an LD signature covers them, and a
+  // forwarded copy must be what its author signed.
+  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: text });
   const row = { id, apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);

@@ -2,9 +2,14 @@
 // bare (Note, Article, Question) and wrapped in Create when delivered, with the deterministic
 // id `<object>/activity` the service behind the spec uses; edits, deletions and interactions
 // are stored as the activities themselves, so what was delivered can be served again as is.
+// The Create, Update and Delete of a PUBLIC post are LD-signed (RsaSignature2017) once per
+// activity when delivered, so servers can forward them (a reply of ours reaching the followers
+// of the post it answers); nothing else is.
 import { eq } from 'drizzle-orm';
+import type { DocumentLoader } from '@fedify/vocab-runtime';
 import { prepared, type DbOrTx } from '../../db/client';
-import { inbox, outbox, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../db/schema';
+import { outbox, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../db/schema';
+import { signLdDocument } from '../net/signatures';
 import { hostOfRecipient } from '../delivery/addresses';
 import type { DeliveryPayload } from '../delivery/loop';
 import { PUBLIC, type Json } from './ap';
@@ -122,15 +127,24 @@ export function toFollowAnswer(kind: 'Accept' | 'Reject', local: LocalActor, fol
   return { type: kind, actor: local.id, published, to: [followerId], object };
 }
 
+const FORWARDED_SQL = 'SELECT ap_object FROM inbox WHERE id = ?';
+
 /** What the delivery loop POSTs for a queued row: our post wrapped in Create (its current
  * version: an edit made before delivery goes out in the Create itself), our activities as
- * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact). */
+ * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact:
+ * process/forward.ts stores the received text, which is sent as is). */
 export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActivity): DeliveryPayload {
   if (row.inboxObjectId !== null) {
-    const forwarded = db.select().from(inbox).where(eq(inbox.id, row.inboxObjectId)).get();
+    const forwarded = prepared<[number], { ap_object: string }>(db, FORWARDED_SQL).get(row.inboxObjectId);
     if (!forwarded) return { kind: 'cancel', reason: 'The activity to forward is no longer stored.' };
-    const body = forwarded.apObject as Json;
-    return { kind: 'send', body: JSON.stringify('@context' in body ? body : withContext(body)) };
+    let body: unknown;
+    try {
+      body = JSON.parse(forwarded.ap_object);
+    } catch {
+      return { kind: 'cancel', reason: 'The activity to forward is not stored as JSON.' };
+    }
+    if (typeof body === 'object' && body !== null && '@context' in body) return { kind: 'send', body: forwarded.ap_object };
+    return { kind: 'send', body: JSON.stringify(withContext(body as Json)) };
   }
   if (row.outboxObjectId === null) return { kind: 'cancel', reason: 'Nothing to deliver (the row names no activity).' };
   const own = db.select().from(outbox).where(eq(outbox.id, row.outboxObjectId)).get();
@@ -143,30 +157,63 @@ export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActi
   return { kind: 'send', body: JSON.stringify(withContext(publishedForm(own.apObject as Json))) };
 }
 
-type RawPost = { public_id: string; ap_type: string; ap_object: string; ap_published_at: string; is_deleted: number };
-const RAW_POST_SQL = 'SELECT public_id, ap_type, ap_object, ap_published_at, is_deleted FROM outbox WHERE id = ?';
+/** Our key, for the LD signatures of public posts' activities. */
+export interface LdSigner {
+  keyId: URL;
+  privateKey: CryptoKey;
+  /** Resolves the contexts of what is signed; default the preloaded ones (all Tern sends). */
+  contextLoader?: DocumentLoader;
+}
 
 /**
- * deliveryPayload with a small memory: a post going to 1,000 inboxes is read and serialised
- * once, not 1,000 times. Each call still reads the row's stored text (one prepared look-up) and
- * reuses the body only while every field it is built from is unchanged, so an edit or a delete
- * is seen by the very next delivery. Only `send` answers are kept.
+ * Whether what an outbox row delivers gets an LD signature (reference §5.2): the Create of a
+ * post, an Update or a Delete, only when the row is PUBLIC. Unlisted, followers-only and direct
+ * posts stay unsigned, so a recipient cannot prove to third parties what we sent them.
  */
-export function createDeliveryPayloads(maxPosts = 32): (db: DbOrTx, local: LocalActor, row: OutgoingActivity) => DeliveryPayload {
-  const kept = new Map<number, { key: string; payload: DeliveryPayload }>();
+export function takesLdSignature(apType: string, visibility: string): boolean {
+  return visibility === 'PUBLIC' && (isPostType(apType) || apType === 'Update' || apType === 'Delete');
+}
+
+/** A `send` payload with an RsaSignature2017 by `signer` over its body (signatures.ts). If the
+ * body cannot be signed (a context that does not load), it goes out unsigned, as Fedify does. */
+export async function withLdSignature(payload: DeliveryPayload, signer: LdSigner): Promise<DeliveryPayload> {
+  if (payload.kind !== 'send') return payload;
+  try {
+    const signed = await signLdDocument(JSON.parse(payload.body) as object, signer, { contextLoader: signer.contextLoader });
+    return { kind: 'send', body: JSON.stringify(signed) };
+  } catch {
+    return payload;
+  }
+}
+
+type RawPost = { public_id: string; ap_type: string; ap_object: string; ap_published_at: string; is_deleted: number; visibility: string };
+const RAW_POST_SQL = 'SELECT public_id, ap_type, ap_object, ap_published_at, is_deleted, visibility FROM outbox WHERE id = ?';
+
+export type DeliveryPayloads = (db: DbOrTx, local: LocalActor, row: OutgoingActivity) => DeliveryPayload | Promise<DeliveryPayload>;
+
+/**
+ * deliveryPayload with a small memory: a post going to 1,000 inboxes is read, serialised and (if
+ * public) LD-signed once, not 1,000 times. Each call still reads the row's stored text (one
+ * prepared look-up) and reuses the body only while every field it is built from is unchanged,
+ * so an edit or a delete is seen by the very next delivery. Only `send` answers are kept; a
+ * signature being made is shared by the deliveries that ask meanwhile.
+ */
+export function createDeliveryPayloads(maxPosts = 32, signer: () => LdSigner | null = () => null): DeliveryPayloads {
+  const kept = new Map<number, { key: string; payload: DeliveryPayload | Promise<DeliveryPayload> }>();
   return (db, local, row) => {
     if (row.inboxObjectId !== null || row.outboxObjectId === null) return deliveryPayload(db, local, row);
     const raw = prepared<[number], RawPost>(db, RAW_POST_SQL).get(row.outboxObjectId);
     if (!raw) return deliveryPayload(db, local, row);
-    const key = [local.id, local.activityUrl(raw.public_id), raw.ap_type, raw.ap_published_at, raw.is_deleted, raw.ap_object].join('\n');
+    const ld = takesLdSignature(raw.ap_type, raw.visibility) ? signer() : null;
+    const key = [local.id, local.activityUrl(raw.public_id), raw.ap_type, raw.ap_published_at, raw.is_deleted, raw.visibility, ld?.keyId.href ?? '', raw.ap_object].join('\n');
     const hit = kept.get(row.outboxObjectId);
     if (hit !== undefined && hit.key === key) return hit.payload;
-    const payload = deliveryPayload(db, local, row);
-    if (payload.kind === 'send') {
-      kept.delete(row.outboxObjectId);
-      kept.set(row.outboxObjectId, { key, payload });
-      if (kept.size > maxPosts) kept.delete(kept.keys().next().value!);
-    }
+    const built = deliveryPayload(db, local, row);
+    if (built.kind !== 'send') return built;
+    const payload = ld === null ? built : withLdSignature(built, ld);
+    kept.delete(row.outboxObjectId);
+    kept.set(row.outboxObjectId, { key, payload });
+    if (kept.size > maxPosts) kept.delete(kept.keys().next().value!);
     return payload;
   };
 }

@@ -139,19 +139,19 @@ describe('POST /inbox refuses, storing nothing,', () => {
 
   it('an activity signed with the key of another actor (401)', async () => {
     const result = await refused(peer.postSigned(inboxUrl, follow(other.actorId)));
-    expect(result).toEqual({ status: 401, error: 'key does not belong to actor' });
+    expect(result).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('a forwarded activity other than a Create (401)', async () => {
     const forwarded = { ...follow(other.actorId), type: 'Like', object: `${other.actorId}/notes/1` };
-    expect(await refused(peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor' });
+    expect(await refused(peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('a forwarded Create whose object is not on its actor’s server, or whose id is elsewhere (401)', async () => {
     const offsite = { ...follow(other.actorId), type: 'Create', object: { id: `${peer.actorId}/notes/1`, type: 'Note', attributedTo: other.actorId } };
-    expect(await refused(peer.postSigned(inboxUrl, offsite))).toEqual({ status: 401, error: 'key does not belong to actor' });
+    expect(await refused(peer.postSigned(inboxUrl, offsite))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
     const idElsewhere = { ...offsite, id: `${peer.actorId}/activities/1`, object: { ...offsite.object, id: `${other.actorId}/notes/1` } };
-    expect(await refused(peer.postSigned(inboxUrl, idElsewhere))).toEqual({ status: 401, error: 'key does not belong to actor' });
+    expect(await refused(peer.postSigned(inboxUrl, idElsewhere))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('behind no proxy, a request signed for another host, whatever X-Forwarded-Host says (401)', async () => {

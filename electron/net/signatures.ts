@@ -1,20 +1,27 @@
 // HTTP signatures for Tern, as thin wrappers over Fedify's signRequest / verifyRequestDetailed
 // (no hand-written crypto): signing outgoing requests with spec negotiation ("double knock"),
-// and verifying inbound ones down to the actor who owns the key.
+// and verifying inbound ones down to the actor who owns the key. Also Linked Data signatures
+// (RsaSignature2017, Mastodon's), over Fedify's createSignature / verifyJsonLd: what lets a
+// server forward an activity it did not write, and lets us forward replies to our posts.
 import {
+  createSignature,
   getKeyOwner,
+  hasProofLike,
   signRequest,
+  verifyJsonLd,
+  verifyObject,
   verifyRequestDetailed,
   type HttpMessageSignaturesSpec,
   type HttpMessageSignaturesSpecDeterminer,
   type KeyCache,
 } from '@fedify/fedify';
-import type { CryptographicKey } from '@fedify/vocab';
+import { Activity, CryptographicKey } from '@fedify/vocab';
 import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 import { createHash } from 'node:crypto';
 import { TooManyRedirectsError } from './errors';
 import type { HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
+import { preloadedContextLoader } from './document-loader';
 import { precheckSignedRequest } from './signature-precheck';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
@@ -272,4 +279,132 @@ export function normalizeActorId(id: string): string | null {
 export function keyBelongsToActor(ownerActorId: string, activityActorId: string): boolean {
   const owner = normalizeActorId(ownerActorId);
   return owner !== null && owner === normalizeActorId(activityActorId);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Linked Data signatures (RsaSignature2017)
+
+/** Whether a document carries an RsaSignature2017 (the only LD signature suite Fedify checks). */
+export function hasLdSignature(json: unknown): boolean {
+  if (typeof json !== 'object' || json === null || Array.isArray(json)) return false;
+  const signature = (json as Record<string, unknown>).signature;
+  if (typeof signature !== 'object' || signature === null || Array.isArray(signature)) return false;
+  const sig = signature as Record<string, unknown>;
+  return sig.type === 'RsaSignature2017' && typeof sig.creator === 'string' && typeof sig.signatureValue === 'string';
+}
+
+export type LdVerifyFailureReason = 'unsigned' | 'bad_signature' | 'key_unavailable' | 'not_actor';
+
+export type VerifyLdResult = { ok: true; keyId: string; ownerActorId: string } | { ok: false; reason: LdVerifyFailureReason; keyId?: string };
+
+/**
+ * Verifies the LD signature of `json` (an activity as received) with Fedify's verifyJsonLd and
+ * requires the signing key to belong to `actorId`: Fedify checks the key's claimed `owner`
+ * against the activity's actor, and the claim itself is confirmed as for HTTP signatures (a key
+ * inside the actor's own document, or listed by the owner's document). Keys come through the
+ * key cache (single-flight), contexts through deps.contextLoader (preloaded, or fetched once).
+ */
+export async function verifyLdSignature(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<VerifyLdResult> {
+  if (!hasLdSignature(json)) return { ok: false, reason: 'unsigned' };
+  const creator = ((json as Record<string, unknown>).signature as Record<string, string>).creator!;
+  let creatorUrl: URL;
+  try {
+    creatorUrl = new URL(creator);
+  } catch {
+    return { ok: false, reason: 'bad_signature' };
+  }
+  const keyId = creatorUrl.href;
+  const { keyCache } = deps;
+  const contextLoader = deps.contextLoader ?? deps.documentLoader;
+  const documentLoader: DocumentLoader = (url, options) => {
+    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
+    return deps.documentLoader(url, options);
+  };
+  const flight = keyCache.singleFlight();
+  let verified: boolean;
+  try {
+    verified = await verifyJsonLd(json, { documentLoader, contextLoader, keyCache: flight });
+  } catch {
+    // Malformed JSON-LD (unsafe keywords, contexts that do not load): the sender's fault.
+    verified = false;
+  } finally {
+    flight.release();
+  }
+  // The key verifyJsonLd used is in the cache now (fetched once, or already there).
+  const key = keyCache.isUnavailable(keyId) ? null : await keyCache.get(creatorUrl);
+  if (!(key instanceof CryptographicKey)) return { ok: false, reason: 'key_unavailable', keyId };
+  const claimed = key.ownerId?.href;
+  if (!verified) {
+    // Fedify refuses a key whose owner is not the actor too; say so when that is the reason.
+    const otherOwner = claimed !== undefined && !keyBelongsToActor(claimed, actorId);
+    return { ok: false, reason: otherOwner ? 'not_actor' : 'bad_signature', keyId };
+  }
+  const ownerActorId = await resolveOwner(key, keyId, keyCache, documentLoader, contextLoader);
+  if (ownerActorId === null) return { ok: false, reason: 'key_unavailable', keyId };
+  if (!keyBelongsToActor(ownerActorId, actorId)) return { ok: false, reason: 'not_actor', keyId };
+  return { ok: true, keyId, ownerActorId };
+}
+
+/**
+ * Verifies the Object Integrity Proofs (FEP-8b32, e.g. Fedify's Ed25519 DataIntegrityProof) of
+ * an activity with Fedify's verifyObject: every proof must verify and the actor must control one
+ * of their keys. The key's `controller` is believed only for a key in the actor's own document
+ * (`<actor>#…`), as for LD signatures without a second fetch; anything else is refused.
+ */
+export async function verifyIntegrityProofs(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<VerifyLdResult> {
+  if (!hasProofLike(json)) return { ok: false, reason: 'unsigned' };
+  const { keyCache } = deps;
+  const contextLoader = deps.contextLoader ?? deps.documentLoader;
+  const documentLoader: DocumentLoader = (url, options) => {
+    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
+    return deps.documentLoader(url, options);
+  };
+  const flight = keyCache.singleFlight();
+  try {
+    const activity = await verifyObject(Activity, json, { documentLoader, contextLoader, keyCache: flight });
+    if (activity === null) return { ok: false, reason: 'bad_signature' };
+    const keyIds: string[] = [];
+    for await (const proof of activity.getProofs({ documentLoader, contextLoader })) {
+      const id = proof.verificationMethodId?.href;
+      if (id !== undefined) keyIds.push(id);
+    }
+    const own = keyIds.find((id) => keyBelongsToActor(id.replace(/#.*$/, ''), actorId));
+    return own === undefined ? { ok: false, reason: 'not_actor', keyId: keyIds[0] } : { ok: true, keyId: own, ownerActorId: actorId };
+  } catch {
+    return { ok: false, reason: 'bad_signature' };
+  } finally {
+    flight.release();
+  }
+}
+
+export type EmbeddedSignatureResult = (VerifyLdResult & { ok: true; method: 'ld-signature' | 'integrity-proof' }) | (VerifyLdResult & { ok: false });
+
+/**
+ * What vouches for an activity relayed by someone else: its actor's LD signature, else its
+ * actor's integrity proof. The first failure's reason is kept when neither verifies.
+ */
+export async function verifyEmbeddedSignature(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<EmbeddedSignatureResult> {
+  const ld = await verifyLdSignature(json, actorId, deps);
+  if (ld.ok) return { ...ld, method: 'ld-signature' };
+  if (!hasProofLike(json)) return ld;
+  const proof = await verifyIntegrityProofs(json, actorId, deps);
+  if (proof.ok) return { ...proof, method: 'integrity-proof' };
+  return ld.reason === 'unsigned' ? proof : ld;
+}
+
+/**
+ * `json` with an RsaSignature2017 by our key (Fedify's createSignature): the signature covers the
+ * URDNA2015-normalised document, so the JSON may be re-serialised but not changed. `created`
+ * is now. Contexts must resolve through `contextLoader` (Tern's own are all preloaded).
+ */
+export async function signLdDocument<T extends object>(
+  json: T,
+  signer: { keyId: URL; privateKey: CryptoKey },
+  options: { contextLoader?: DocumentLoader } = {},
+): Promise<T & { signature: unknown }> {
+  const { signature: _old, ...unsigned } = json as T & { signature?: unknown };
+  const signature = await createSignature(unsigned, signer.privateKey, signer.keyId, {
+    contextLoader: options.contextLoader ?? preloadedContextLoader,
+  });
+  return { ...(unsigned as T), signature };
 }

@@ -25,8 +25,12 @@ export interface Received {
   id: string;
   type: string;
   actor: Actor;
-  /** The HTTP signer is not the activity's actor (a forwarded activity). */
+  /** The HTTP signer is not the activity's actor (a forwarded activity) and no LD signature by
+   * the actor vouches for it: the embedded copy is not to be believed. */
   forwarded: boolean;
+  /** The actor's LD signature verified (true), did not (false), or was not checked yet (null;
+   * process/forward.ts checks it when it matters). */
+  ldVerified?: boolean | null;
   now: Date;
 }
 

@@ -3,6 +3,7 @@
 // followed (replies to third parties included — the reference hides those, and its users called
 // them "missing posts"), when it mentions the author, or when it replies to one of our posts.
 // Mentions notify; the parent's replies_count is recomputed; votes on our polls go to poll.ts.
+// A public, LD-signed reply to one of our posts is forwarded to our followers (forward.ts).
 import { eq } from 'drizzle-orm';
 import { inbox } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
@@ -12,6 +13,7 @@ import { sanitizeActivityHtml, sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountReplies } from './counters';
 import { fetchRemoteObject } from './fetch';
+import { forwardRecipients, isForwardableParent, isPublicActivity, ldSignedByActor, queueForward } from './forward';
 import { isPollVote, onPollVoted } from './poll';
 import {
   findActivityAbout,
@@ -70,6 +72,12 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
   const clean = sanitizeObjectHtml(object);
   const parentId = idOf(object.inReplyTo);
   const local = deps.identity;
+  // Forwarding (process/forward.ts): decided before the transaction, which cannot wait on keys.
+  const forward =
+    parentId !== null &&
+    isForwardableParent(findOutbox(deps.db, parentId)) &&
+    isPublicActivity(r.activity, object) &&
+    (await ldSignedByActor(deps, r));
 
   return deps.db.transaction((tx) => {
     const create = persistActivity(tx, {
@@ -132,6 +140,9 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
     recountReplies(tx, objectId); // replies that arrived before their parent
     if (parentId) recountReplies(tx, parentId);
     if (mentionsUs && !deletedEarlier) notify(tx, { type: 'MENTION', now: r.now, actorId: r.actor.id, inboxObjectId: row.id });
+    // The Create row then holds the activity as received (its Note row is the sanitized copy
+    // everything displays): what the LD signature covers, to be sent on unchanged.
+    if (forward && !deletedEarlier) queueForward(tx, r, create.id, forwardRecipients(tx, r));
     return processed(create.id);
   });
 }

@@ -1,5 +1,6 @@
 // Delete of a post (only by its author: is_deleted, parent's replies_count and, for a deleted Like
-// or Announce of ours, our counters recomputed) or of an actor by itself (follower and following
+// or Announce of ours, our counters recomputed; forwarded to our followers when it is the
+// LD-signed Delete of a public reply to one of our posts) or of an actor by itself (follower and following
 // rows removed, our Follows to it marked deleted, every inbox row of theirs marked deleted and
 // every counter they touched recomputed, their keys evicted).
 //
@@ -13,12 +14,14 @@ import { findActor } from '../actors';
 import { idOf, type Json } from '../ap';
 import { drop, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountAnnounces, recountLikes, recountReplies } from './counters';
-import { findInbox, persistActivity } from './store';
+import { forwardRecipients, isForwardableParent, ldSignedByActor, queueForward } from './forward';
+import { findInbox, findOutbox, persistActivity } from './store';
 import { keyIdsOf } from './update';
 
 export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const objectId = idOf(r.activity.object);
   if (!objectId) drop('Delete without an object id');
+  const forward = await forwardsDelete(deps, r, findInbox(deps.db, objectId));
   return deps.db.transaction((tx) => {
     const target = findInbox(tx, objectId);
     if (target && target.apActorId !== r.actor.apId) drop(`Delete of ${objectId} by ${r.actor.apId}, who is not its author`);
@@ -32,9 +35,21 @@ export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<Pro
       relatesToOutboxObjectId: null,
     });
     // Unknown target: the row stays, so a Create arriving later is stored as deleted.
-    if (target && !target.isDeleted) markDeleted(tx, [target], r.now);
+    if (target && !target.isDeleted) {
+      markDeleted(tx, [target], r.now);
+      if (forward) queueForward(tx, r, row.id, forwardRecipients(tx, r));
+    }
     return processed(row.id);
   });
+}
+
+/** The Delete of a public reply to one of our posts, LD-signed by its author: forwarded like the
+ * reply was (process/forward.ts), so our followers who saw it through us see it go. */
+async function forwardsDelete(deps: ProcessDeps, r: Received, target: InboxObject | undefined): Promise<boolean> {
+  if (!target || target.isDeleted || target.apActorId !== r.actor.apId || target.visibility !== 'PUBLIC') return false;
+  const parentId = idOf((target.apObject as Json).inReplyTo);
+  if (parentId === null || !isForwardableParent(findOutbox(deps.db, parentId))) return false;
+  return ldSignedByActor(deps, r);
 }
 
 /** Marks rows deleted and recomputes every counter they took part in. */

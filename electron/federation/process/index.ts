@@ -2,16 +2,21 @@
 // The preamble (reference §10, in its order where it matters) checks the shape, drops blocked
 // servers and duplicates, and makes sure the actor is known — fetching it before any transaction;
 // then the activity goes to its family's handler (one file each), which writes everything the
-// activity causes in one transaction. Idempotent: an activity whose id is already in `inbox`
+// activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
+// sent only when its actor's LD signature (or integrity proof) verifies again here
+// (net/signatures verifyEmbeddedSignature; no column records that the inbox checked it);
+// otherwise only a Create is taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
 // is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
-import { NotFoundError } from '../../errors';
+import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
 import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
 import { onAnnounced } from './announce';
 import { isBlockedUrl } from '../blocked-servers';
+import { hasProofLike } from '@fedify/fedify';
+import { hasLdSignature, verifyEmbeddedSignature } from '../../net/signatures';
 import {
   ActivityDropped,
   drop,
@@ -54,7 +59,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   if (!parsed.success) drop(`malformed activity: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   const type = typeOf(activity)!;
   const actorId = idOf(activity.actor)!;
-  const forwarded = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
+  const relayed = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
 
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
@@ -63,9 +68,17 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   const id = str(activity.id) ?? (type === 'Flag' ? syntheticFlagId(activity, actorId) : null);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
-  // Only Creates can be checked by fetching the object from its origin; anything else relayed
-  // by someone other than its actor cannot be trusted.
-  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted`);
+  // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
+  // actor's own LD signature, checked again here (the inbox checked it too, but no column says
+  // so). Without one, only Creates can be checked, by fetching the object from its origin.
+  const vouched = relayed && (hasLdSignature(activity) || hasProofLike(activity)) ? await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)) : null;
+  const ldVerified = vouched?.ok === true && vouched.method === 'ld-signature';
+  const forwarded = relayed && vouched?.ok !== true;
+  // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
+  if (forwarded && type !== 'Create' && vouched?.ok === false && vouched.reason === 'key_unavailable') {
+    throw new UnavailableError(`the key of ${actorId}'s signature on ${type} ${id} is unavailable for now`);
+  }
+  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
 
   if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
     if (forwarded) drop('Delete of an actor forwarded by someone else');
@@ -80,7 +93,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
     if (error instanceof NotFoundError) drop(`actor unavailable: ${error.message}`);
     throw error;
   }
-  const received: Received = { row, activity, id, type, actor, forwarded, now };
+  const received: Received = { row, activity, id, type, actor, forwarded, ldVerified: relayed ? ldVerified : null, now };
 
   switch (type) {
     case 'Follow':
@@ -110,6 +123,12 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
       return onOtherActivity(deps, received);
   }
 }
+
+const ldDeps = (deps: ProcessDeps) => ({
+  documentLoader: deps.fed.documentLoader,
+  contextLoader: deps.fed.contextLoader,
+  keyCache: deps.fed.keyCache,
+});
 
 /** Anything else (EmojiReact, Add, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
