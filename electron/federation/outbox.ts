@@ -127,12 +127,14 @@ export function toFollowAnswer(kind: 'Accept' | 'Reject', local: LocalActor, fol
   return { type: kind, actor: local.id, published, to: [followerId], object };
 }
 
-const FORWARDED_SQL = 'SELECT ap_object FROM inbox WHERE id = ?';
+// A forwarded activity goes out as it was received: the text kept in incoming_activity (the
+// first row with its id, the one processed and checked), not the sanitized inbox copy.
+const FORWARDED_SQL =
+  'SELECT a.ap_object FROM inbox i JOIN incoming_activity a ON a.ap_id = i.ap_id WHERE i.id = ? ORDER BY a.id LIMIT 1';
 
 /** What the delivery loop POSTs for a queued row: our post wrapped in Create (its current
  * version: an edit made before delivery goes out in the Create itself), our activities as
- * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact:
- * process/forward.ts stores the received text, which is sent as is). */
+ * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact). */
 export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActivity): DeliveryPayload {
   if (row.inboxObjectId !== null) {
     const forwarded = prepared<[number], { ap_object: string }>(db, FORWARDED_SQL).get(row.inboxObjectId);

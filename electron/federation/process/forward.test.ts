@@ -130,6 +130,17 @@ describe('forwarded activities with the actor’s LD signature', () => {
     });
   });
 
+  it('what is stored stays sanitized; only the delivery carries the received text (script and all) on', async () => {
+    const { post } = await setUp();
+    const { text } = await receiveSigned(createOf(reply(2, post, { content: '<p>hi</p><script>alert(1)</script>' })));
+    expect(text).toContain('<script>');
+    const createRow = rig.inboxRow(`${rosa()}/statuses/2/activity`)!;
+    expect(JSON.stringify(createRow.apObject)).not.toContain('<script>');
+    expect(JSON.stringify(rig.inboxRow(`${rosa()}/statuses/2`)!.apObject)).not.toContain('<script>');
+    const queued = rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.inboxObjectId, createRow.id)).get()!;
+    expect(deliveryPayload(rig.core.db, rig.local, queued)).toEqual({ kind: 'send', body: text });
+  });
+
   it('a reply sent by its author, LD-signed, is forwarded to every follower but those on the author’s server', async () => {
     const { post } = await setUp();
     await receiveSigned(createOf(reply(2, post)), { sentBy: rosa() });

@@ -3,13 +3,11 @@
 // even though the replier does not know them; the same for the LD-signed Delete of such a reply.
 // Queued as outgoing_activity rows with inbox_object_id = the stored activity, to every
 // follower's shared inbox (or inbox) except those on the author's and the forwarder's servers.
-// What goes out is the activity as received, byte for byte: the stored row holds the received
-// text (copied from incoming_activity in SQL, never re-serialised), since the LD signature is the
-// only thing that lets the receiver believe it; outbox.ts deliveryPayload sends that text as is.
-// That makes a forwarded reply's Create row the one inbox row holding remote HTML unsanitized
-// (store.ts sanitizes every other): nothing displays Create rows — the reply itself is its own
-// sanitized Note row — and the renderer sanitizes whatever it shows again.
-import { prepared, type DbOrTx } from '../../../db/client';
+// What goes out is the activity as received, byte for byte, since the LD signature is the only
+// thing that lets the receiver believe it: outbox.ts deliveryPayload reads the received text
+// from incoming_activity (the first row with that id: the one processed, whose signature was
+// checked) and sends it as is. The inbox row itself stays sanitized like every other.
+import type { DbOrTx } from '../../../db/client';
 import { eq } from 'drizzle-orm';
 import { actor, follower, type OutboxObject } from '../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
@@ -66,12 +64,8 @@ export function forwardRecipients(tx: DbOrTx, r: Received): string[] {
   return [...inboxes];
 }
 
-/**
- * Queues `inboxRowId` (the stored activity) to `recipients`, after making its ap_object the text
- * the activity arrived as. Returns the number of rows queued.
- */
+/** Queues `inboxRowId` (the stored activity) to `recipients`. Returns the number of rows queued. */
 export function queueForward(tx: DbOrTx, r: Received, inboxRowId: number, recipients: string[]): number {
   if (recipients.length === 0) return 0;
-  prepared<[number, number]>(tx, 'UPDATE inbox SET ap_object = (SELECT ap_object FROM incoming_activity WHERE id = ?) WHERE id = ?').run(r.row.id, inboxRowId);
   return enqueueDeliveries(tx, { inboxObjectId: inboxRowId, recipients, now: r.now });
 }
