@@ -10,7 +10,8 @@
 // BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (BENCH_INBOX_OVERLAP=1: with the
 // inbox loop running while accepting, as in the app);
 // BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
-// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone.
+// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone;
+// BENCH_ONLY=fanout the raw costs and the fan-out phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -349,6 +350,7 @@ async function main(): Promise<void> {
     return;
   }
 
+  const only = process.env.BENCH_ONLY;
   const profileDir = process.env.BENCH_CPU_PROFILE;
   const profiler = profileDir ? await createPhaseProfiler(profileDir) : null;
   const profileLines: string[] = [];
@@ -371,22 +373,27 @@ async function main(): Promise<void> {
   const tern = await openBenchTern();
   let inbox: InboxResult | null = null;
   try {
-    try {
-      inbox = await runInbox(tern, remote, sampler, inboxOptions, hooks);
-      printInbox(inbox, rawSum);
-    } catch (error) {
-      section('Inbox');
-      note(`not available: ${(error as Error).stack ?? String(error)}`);
-      judge('inbox targets', `not available: ${(error as Error).message}`, 'n/a');
+    // BENCH_ONLY=fanout: not the inbox phase nor its breakdown.
+    if (only !== 'fanout') {
+      try {
+        inbox = await runInbox(tern, remote, sampler, inboxOptions, hooks);
+        printInbox(inbox, rawSum);
+      } catch (error) {
+        section('Inbox');
+        note(`not available: ${(error as Error).stack ?? String(error)}`);
+        judge('inbox targets', `not available: ${(error as Error).message}`, 'n/a');
+      }
     }
     // BENCH_ONLY=inbox: not the breakdown nor the fan-out.
-    if (process.env.BENCH_ONLY !== 'inbox') {
-      sampler.phase('inbox: in-process breakdown');
-      try {
-        printBreakdown(await measureInboxBreakdown(), raw, inbox);
-      } catch (error) {
-        section('Inbox breakdown');
-        note(`not available: ${(error as Error).stack ?? String(error)}`);
+    if (only !== 'inbox') {
+      if (only !== 'fanout') {
+        sampler.phase('inbox: in-process breakdown');
+        try {
+          printBreakdown(await measureInboxBreakdown(), raw, inbox);
+        } catch (error) {
+          section('Inbox breakdown');
+          note(`not available: ${(error as Error).stack ?? String(error)}`);
+        }
       }
       sampler.phase('fan-out');
       try {
@@ -410,7 +417,7 @@ async function main(): Promise<void> {
     for (const line of profileLines) console.log(line);
   }
 
-  if (process.env.BENCH_ONLY === 'inbox') {
+  if (only === 'inbox' || only === 'fanout') {
     printTargets(started);
     return;
   }

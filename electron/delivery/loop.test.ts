@@ -270,6 +270,22 @@ describe('order and limits', () => {
   });
 });
 
+describe('time limit', () => {
+  it('a request with no answer within requestTimeoutMs spends a try and is retried later (not left as if stopped)', async () => {
+    const hanging: ServerResponse[] = [];
+    const slow = await server((res) => void hanging.push(res));
+    const [id] = enqueue(`${slow.origin}/inbox`);
+    const l = loop({ requestTimeoutMs: 150 });
+    await expect.poll(() => rowOf(id!).tries, { timeout: 2_000 }).toBe(1);
+    const row = rowOf(id!);
+    expect(row).toMatchObject({ isSent: false, isErrored: false, lastStatusCode: null });
+    expect(row.error).toMatch(/did not answer in time/);
+    expect(row.nextTry!.getTime()).toBeGreaterThan(now);
+    expect(l.inFlight().size).toBe(0);
+    hanging.forEach((r) => r.destroy());
+  });
+});
+
 describe('offline', () => {
   it('attempts nothing and spends no try while offline; coming online delivers at once', async () => {
     const s = await server((res) => res.writeHead(202).end());

@@ -167,9 +167,32 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (!signer) return;
     const payload = deps.payload(row);
     if (payload.kind === 'cancel') return giveUp(row, null, payload.reason);
+    // The request's own signal: stopping (the task's) or the time limit, answer included. One
+    // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
+    // for the whole limit, a thousand of them after a fan-out).
+    const request = new AbortController();
+    const stopRequest = () => request.abort(signal.reason);
+    signal.addEventListener('abort', stopRequest, { once: true });
+    const timer = setTimeout(() => request.abort(new DOMException(`No answer within ${requestTimeoutMs} ms`, 'TimeoutError')), requestTimeoutMs);
+    try {
+      await send(row, payload, signer, host, at, request.signal, signal);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopRequest);
+    }
+  }
+
+  async function send(
+    row: OutgoingActivity,
+    payload: Exclude<DeliveryPayload, { kind: 'cancel' }>,
+    signer: { keyId: URL; privateKey: CryptoKey },
+    host: string,
+    at: Date,
+    requestSignal: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<void> {
     let response: Response;
     try {
-      const requestSignal = AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]);
       if (payload.kind === 'form') {
         // A webmention: an unsigned form POST.
         response = await deps.client.fetch(row.recipient, {
@@ -179,8 +202,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
           signal: requestSignal,
         });
       } else {
-        // The body goes to signedFetch as bytes beside a bodiless request: no stream copies.
-        const request = new Request(row.recipient, { method: 'POST', headers: DELIVERY_HEADERS });
+        // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
+        const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
         response = await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer, signal: requestSignal });
       }
     } catch (error) {

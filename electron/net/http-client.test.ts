@@ -325,3 +325,43 @@ describe('createHttpClient: a URL with rawBody (no Request built)', () => {
     expect(res.status).toBe(302);
   });
 });
+
+describe('createHttpClient: keep-alive', () => {
+  // The client port of each request's socket, as the server saw it: same port, same connection.
+  const byPort = (ports: number[]): Handler => (req, res) => {
+    ports.push(req.socket.remotePort ?? 0);
+    if (req.url === '/empty') res.writeHead(202, { 'content-length': '0' }).end();
+    else if (req.url === '/stalls') res.writeHead(200, { 'content-length': '100000' }).write('x'.repeat(10));
+    else res.end('a short body');
+  };
+
+  it('reuses the connection after an empty 202 (no body stream) and after cancelling a body received whole', async () => {
+    const ports: number[] = [];
+    const s = await server(byPort(ports));
+    const c = client({ allowPrivateAddresses: true });
+    const empty = await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: new Uint8Array([1]) });
+    expect(empty.status).toBe(202);
+    expect(empty.body).toBeNull();
+    // The socket is back in the pool once the response has run out: a turn later, as the delivery
+    // loop starts its next request (setImmediate).
+    await new Promise((resolve) => setImmediate(resolve));
+    const short = await c.fetch(`${s.origin}/short`);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the whole body has arrived
+    await short.body?.cancel();
+    const again = await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: new Uint8Array([1]) });
+    expect(await again.text()).toBe('');
+    expect(ports).toHaveLength(3);
+    expect(ports, String(ports)).toEqual([ports[0], ports[0], ports[0]]);
+  });
+
+  it('closes the connection when a body still arriving is cancelled (nothing more is read)', async () => {
+    const ports: number[] = [];
+    const s = await server(byPort(ports));
+    const c = client({ allowPrivateAddresses: true });
+    const stalled = await c.fetch(`${s.origin}/stalls`);
+    await stalled.body?.cancel();
+    await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: null });
+    expect(ports).toHaveLength(2);
+    expect(ports[0]).not.toBe(ports[1]);
+  });
+});

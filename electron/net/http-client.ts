@@ -314,7 +314,10 @@ function toResponse(
       // A header value fetch would reject; drop it rather than the whole response.
     }
   }
-  const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status);
+  // A body declared empty (the usual 202 to a delivery) gets no stream: the message is already
+  // complete, and the socket goes back to the pool as soon as the response is let run out.
+  const declaredEmpty = res.headers['content-length'] === '0' && res.headers['content-encoding'] === undefined;
+  const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status) && !declaredEmpty;
   if (!hasBody) {
     res.resume();
     done();

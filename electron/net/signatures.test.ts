@@ -339,6 +339,24 @@ describe('signedFetch', () => {
     expect(memory.known(server.origin)).toBe('rfc9421');
   });
 
+  it.each(SPECS)('signs a request given as its parts (URL, method, headers) with the body beside it, %s, Date covered', async (spec) => {
+    const { server, results } = await inbox(false);
+    const body = new TextEncoder().encode(activity(peer.actor('alice')));
+    const parts = { url: `${server.origin}/inbox`, method: 'POST', headers: { 'content-type': 'application/activity+json' } };
+    const before = Date.now();
+    const response = await signedFetch(client, parts, { ...identity(), spec, specMemory: createSpecMemory(), body: body.buffer });
+    expect(response.status).toBe(202);
+    expect(results).toEqual([{ ok: true, keyId: peer.key('alice'), ownerActorId: peer.actor('alice'), spec }]);
+    const seen = server.seen[0]!;
+    expect(seen.body).toBe(new TextDecoder().decode(body));
+    // The Date header is an HTTP date of now, and one of the signed components.
+    const date = Date.parse(seen.headers.date ?? '');
+    expect(date).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(date).toBeLessThanOrEqual(Date.now());
+    const covered = spec === 'rfc9421' ? (seen.headers['signature-input'] ?? '') : (seen.headers.signature ?? '');
+    expect(covered).toMatch(spec === 'rfc9421' ? /"date"/ : /headers="[^"]*\bdate\b/);
+  });
+
   it('re-signs for the new URL when the inbox redirects', async () => {
     const { server, results } = await inbox(false);
     const redirector = await startServer((_req, res) => res.writeHead(308, { location: `${server.origin}/inbox` }).end());
