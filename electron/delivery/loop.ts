@@ -8,11 +8,15 @@
 //  * Offline (connectivity watch) the loop starts nothing and spends no try; coming online wakes
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
-//  * Bookkeeping is one UPDATE per attempt, written as soon as the answer is known: is_sent (or
-//    the retry time, or is_errored) together with tries, last_try, last_status_code,
-//    last_response and error. A row is never half-recorded: stopping aborts requests still
-//    waiting for an answer and leaves their rows due, untouched; an answer once received is
-//    always recorded, so nothing acknowledged is sent twice.
+//  * Bookkeeping is one UPDATE per attempt: is_sent (or the retry time, or is_errored) together
+//    with tries, last_try, last_status_code, last_response and error. The answers of one turn
+//    of the event loop are written together, in one transaction, before the queue is read again
+//    (so a row answered is never picked twice), and before stop() and drain() return. A row is
+//    never half-recorded: stopping aborts requests still waiting for an answer and leaves their
+//    rows due, untouched; an answer once received is always recorded (stop() writes what is
+//    waiting at once, before it awaits anything), so nothing acknowledged is sent twice. Only a
+//    crash of the process within that turn could lose an answer, as it could before the single
+//    write it replaced.
 //  * Rows whose recipient is an address (acct:, actor: — see addresses.ts) first go through a
 //    resolution step (`deps.resolve`) that turns them into inbox URLs.
 // The loop knows nothing of ActivityPub: what to POST comes from `deps.payload`.
@@ -239,8 +243,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       });
   }
 
+  /** Writes the outcomes decided since the last time (one transaction). */
+  function record(): void {
+    try {
+      store.flush();
+    } catch (error) {
+      log(`delivery loop: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
   function settleIdle(): void {
     if (tasks.size > 0) return;
+    record();
     const waiters = idleWaiters;
     idleWaiters = [];
     waiters.forEach((w) => w());
@@ -289,6 +303,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     pumpQueued = false;
     if (timer) clearTimeout(timer);
     timer = null;
+    record(); // before the queue is read: a row answered is not due any more
     if (!running || !deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     const now = clock().getTime();
     try {
@@ -340,6 +355,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     },
     async stop(options = {}) {
       running = false;
+      // Answers already received are written now, before anything is awaited: a caller that
+      // closes the database right after calling stop() (quitting) loses none of them.
+      record();
       unsubscribe.forEach((u) => u());
       unsubscribe = [];
       if (timer) clearTimeout(timer);
@@ -353,6 +371,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       }
       for (const t of tasks.values()) t.controller.abort(new Error('Tern is stopping'));
       await all();
+      record();
       settleIdle();
     },
     wake,
