@@ -365,3 +365,17 @@ describe('createHttpClient: keep-alive', () => {
     expect(ports[0]).not.toBe(ports[1]);
   });
 });
+
+describe('createHttpClient: headers as sent', () => {
+  it('sends a Headers object as it is and checks any other form, without hop-by-hop headers; answers keep their headers', async () => {
+    const s = await server((_req, res) => res.writeHead(202, { 'content-length': '0', 'x-answer': 'yes', 'retry-after': '5' }).end());
+    const c = client({ allowPrivateAddresses: true });
+    const signed = new Headers({ signature: 'sig1=:abc:', 'content-type': 'application/activity+json', connection: 'close' });
+    const res = await c.fetch(`${s.origin}/inbox`, { method: 'POST', headers: signed, rawBody: new Uint8Array([1]) });
+    expect(res.headers.get('x-answer')).toBe('yes');
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(s.seen[0]?.headers).toMatchObject({ signature: 'sig1=:abc:', 'content-type': 'application/activity+json', 'user-agent': UA });
+    expect(s.seen[0]?.headers.connection).not.toBe('close');
+    await expect(c.fetch(`${s.origin}/inbox`, { method: 'POST', headers: { 'x-bad': 'a\nb' }, rawBody: null })).rejects.toBeInstanceOf(TypeError);
+  });
+});
