@@ -149,6 +149,7 @@ function printFanout(r: FanoutResult, signUs: number): void {
       { label: '  distinct inboxes hit', value: n0(l.distinctInboxes) },
       { label: '  with Signature / Signature-Input header', value: `${n0(l.withSignature)} / ${n0(l.withSignatureInput)}` },
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
+      { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
     ]);
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));
     judge('fan-out: every server got every request', `${n0(l.received)} of ${n0(expected)}, ${l.serversWithAll}/${o.servers} servers complete`, pass(complete));
@@ -158,6 +159,7 @@ function printFanout(r: FanoutResult, signUs: number): void {
     { label: `signedFetch alone, ${o.baselineConcurrency} in flight (no queue)`, value: `${n0(b.perSec)}/s (${n0(b.wallMs)} ms)`, target: 'comparison only' },
     { label: '  received / servers with all their requests', value: `${n0(b.received)} / ${b.serversWithAll} of ${o.servers}` },
     { label: '  Tern CPU per request', value: `${n0(b.cpuUsPerDelivery)} µs = ${n1(b.cpuUsPerDelivery / signUs)}× one RSA sign` },
+    { label: '    of which on the main thread', value: `${n0(b.mainThreadCpuUsPerDelivery)} µs` },
     { label: 'signatures verified with verifyInbound (sample)', value: `${r.verified.ok} of ${r.verified.checked} valid, key = Tern's actor`, target: 'all', verdict: pass(r.verified.checked > 0 && r.verified.ok === r.verified.checked) },
   ]);
   if (r.verified.failures.length > 0) note(`verification failures: ${r.verified.failures.join('; ')}`);

@@ -325,10 +325,10 @@ function toResponse(
     done();
   }
   const body = hasBody ? bodyStream(res, { url: url.href, maxBodyBytes, signal, onEnd: done }) : null;
-  const response = new Response(body, { status, statusText: res.statusMessage ?? '' });
-  // Appended to the response's own headers: building a Headers first and handing it over would
-  // check and copy every value twice.
-  const { headers } = response;
+  // Built first and handed to the constructor: appending to a new Response's own headers would
+  // add to a default text/plain content type when the global Response is @hono/node-server's
+  // (the listener installs it), and the key fetch would fail on the doubled type.
+  const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     try {
       headers.append(res.rawHeaders[i] ?? '', res.rawHeaders[i + 1] ?? '');
@@ -336,6 +336,7 @@ function toResponse(
       // A header value fetch would reject; drop it rather than the whole response.
     }
   }
+  const response = new Response(body, { status, statusText: res.statusMessage ?? '', headers });
   // A Response built by hand has an empty url; callers (and Fedify's loaders) rely on it.
   Object.defineProperty(response, 'url', { value: url.href });
   Object.defineProperty(response, 'redirected', { value: redirected });
