@@ -32,6 +32,8 @@ export interface Delivered {
   cpuUsPerDelivery: number;
   /** Of which on the main thread (the rest: signing on libuv's thread pool, GC threads). */
   mainThreadCpuUsPerDelivery: number;
+  /** The loopback receivers' CPU per request (the remote process, on the same cores). */
+  receiverCpuUsPerDelivery: number;
   serversReached: number;
   serversWithAll: number;
   received: number;
@@ -83,6 +85,7 @@ function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, ma
     perSec: stats.total / (wallMs / 1000),
     cpuUsPerDelivery: cpu / Math.max(1, stats.total),
     mainThreadCpuUsPerDelivery: mainCpu / Math.max(1, stats.total),
+    receiverCpuUsPerDelivery: stats.cpuUs / Math.max(1, stats.total),
     serversReached: counts.length,
     serversWithAll: counts.filter((n) => n === expectedPerServer).length,
     received: stats.total,

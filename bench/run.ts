@@ -150,6 +150,7 @@ function printFanout(r: FanoutResult, signUs: number): void {
       { label: '  with Signature / Signature-Input header', value: `${n0(l.withSignature)} / ${n0(l.withSignatureInput)}` },
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
       { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
+      { label: '  receivers’ CPU per delivery (remote process)', value: `${n0(l.receiverCpuUsPerDelivery)} µs` },
     ]);
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));
     judge('fan-out: every server got every request', `${n0(l.received)} of ${n0(expected)}, ${l.serversWithAll}/${o.servers} servers complete`, pass(complete));
