@@ -20,6 +20,7 @@
 //  * Rows whose recipient is an address (acct:, actor: — see addresses.ts) first go through a
 //    resolution step (`deps.resolve`) that turns them into inbox URLs.
 // The loop knows nothing of ActivityPub: what to POST comes from `deps.payload`.
+import { createHash } from 'node:crypto';
 import type { Sqlite } from '../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../db/schema';
 import type { HttpClient } from '../net/http-client';
@@ -123,6 +124,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   let nextAt: number | null = null;
 
   const store = createDeliveryStore(deps.sqlite);
+  // A post's payload object is the same for all its recipients (createDeliveryPayloads): its
+  // bytes and their digest are computed once, not once per inbox. Never written to after.
+  const encodings = new WeakMap<DeliveryPayload, { bytes: ArrayBuffer; sha256: string }>();
+  function encoded(payload: Extract<DeliveryPayload, { kind: 'send' }>): { bytes: ArrayBuffer; sha256: string } {
+    let e = encodings.get(payload);
+    if (e === undefined) {
+      const bytes = encoder.encode(payload.body);
+      e = { bytes: bytes.buffer, sha256: createHash('sha256').update(bytes).digest('base64') };
+      encodings.set(payload, e);
+    }
+    return e;
+  }
 
   // ---- one function per outcome -----------------------------------------------------------
   function retryLater(row: OutgoingActivity, attempt: Attempt, verdict: { at: Date; reason: string }): void {
@@ -208,7 +221,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       } else {
         // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
         const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
-        response = await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer, signal: requestSignal });
+        const { bytes, sha256 } = encoded(payload);
+        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal });
       }
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.

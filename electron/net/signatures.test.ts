@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { signRequest } from '@fedify/fedify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpClient } from './http-client';
@@ -355,6 +356,22 @@ describe('signedFetch', () => {
     expect(date).toBeLessThanOrEqual(Date.now());
     const covered = spec === 'rfc9421' ? (seen.headers['signature-input'] ?? '') : (seen.headers.signature ?? '');
     expect(covered).toMatch(spec === 'rfc9421' ? /"date"/ : /headers="[^"]*\bdate\b/);
+  });
+
+  it('uses the body digest the caller gives (one body, many inboxes): right, it verifies; wrong, the peer refuses', async () => {
+    const { server, results } = await inbox(false);
+    const body = new TextEncoder().encode(activity(peer.actor('alice')));
+    const sha256 = createHash('sha256').update(body).digest('base64');
+    const parts = { url: `${server.origin}/inbox`, method: 'POST', headers: { 'content-type': 'application/activity+json' } };
+    const right = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: sha256 });
+    expect(right.status).toBe(202);
+    expect(server.seen[0]?.headers['content-digest']).toBe(`sha-256=:${sha256}:`);
+    const wrong = createHash('sha256').update('something else').digest('base64');
+    const refused = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: wrong });
+    expect(refused.status).toBe(401);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.slice(1).every((r) => !r.ok)).toBe(true);
   });
 
   it('re-signs for the new URL when the inbox redirects', async () => {

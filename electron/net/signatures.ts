@@ -59,6 +59,9 @@ export interface SignedFetchOptions {
   body?: ArrayBuffer | null;
   /** Aborts the request; default `request.signal` (a Request built without one saves a copy). */
   signal?: AbortSignal;
+  /** SHA-256 of `body`, base64, when the caller already has it (a fan-out sends one body to
+   * many inboxes): it goes into Digest / Content-Digest as it is, so it must be right. */
+  bodySha256?: string;
 }
 
 /** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
@@ -103,7 +106,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   let url = new URL(request.url);
   const signal = options.signal ?? (isRequest ? request.signal : undefined);
   const redirect = request.redirect ?? 'follow';
-  let sha256: string | null = null;
+  let sha256: string | null = options.body !== undefined && options.body !== null ? (options.bodySha256 ?? null) : null;
 
   for (let hop = 0; ; hop++) {
     if (body !== null) sha256 ??= createHash('sha256').update(new Uint8Array(body)).digest('base64');
