@@ -111,14 +111,17 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   for (let hop = 0; ; hop++) {
     if (body !== null) sha256 ??= createHash('sha256').update(new Uint8Array(body)).digest('base64');
     const send = async (spec: SignatureSpec) => {
-      const signedHeaders = new Headers(headers);
+      // A plain record (names already lower case from `headers`): the Request below checks and
+      // copies it once, where a Headers object would be checked and copied twice.
+      const signedHeaders: Record<string, string> = {};
+      headers.forEach((value, name) => (signedHeaders[name] = value));
       if (body !== null && sha256 !== null) {
         const [name, value] = digestHeader(spec, sha256);
-        if (!signedHeaders.has(name)) signedHeaders.set(name, value);
+        signedHeaders[name] ??= value;
       }
       // Date as Fedify would write it (an HTTP date, now), set here because Fedify formats its
       // own through a Temporal round trip that costs more than the rest of the headers.
-      if (!signedHeaders.has('date')) signedHeaders.set('date', new Date().toUTCString());
+      signedHeaders.date ??= new Date().toUTCString();
       // The body travels beside the request (rawBody): Fedify signs over `body`, and the
       // client sends these bytes without reading them back out of a stream. Only the signed
       // headers are taken from Fedify's Request: the client gets the URL, method and signal
