@@ -30,6 +30,10 @@ export interface Delivered {
   wallMs: number;
   perSec: number;
   cpuUsPerDelivery: number;
+  /** Of which on the main thread (the rest: signing on libuv's thread pool, GC threads). */
+  mainThreadCpuUsPerDelivery: number;
+  /** The loopback receivers' CPU per request (the remote process, on the same cores). */
+  receiverCpuUsPerDelivery: number;
   serversReached: number;
   serversWithAll: number;
   received: number;
@@ -69,12 +73,19 @@ function seedFollowers(db: DbOrTx, tern: BenchTern, inboxes: string[]): void {
   });
 }
 
-function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, expectedPerServer: number): Delivered {
+const mainThreadMicros = (since: NodeJS.CpuUsage) => {
+  const used = process.threadCpuUsage(since);
+  return used.user + used.system;
+};
+
+function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number): Delivered {
   const counts = Object.values(stats.perServer);
   return {
     wallMs,
     perSec: stats.total / (wallMs / 1000),
     cpuUsPerDelivery: cpu / Math.max(1, stats.total),
+    mainThreadCpuUsPerDelivery: mainCpu / Math.max(1, stats.total),
+    receiverCpuUsPerDelivery: stats.cpuUs / Math.max(1, stats.total),
     serversReached: counts.length,
     serversWithAll: counts.filter((n) => n === expectedPerServer).length,
     received: stats.total,
@@ -127,11 +138,13 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
     await hooks.start('fan-out loop');
     const cpuStart = process.cpuUsage();
+    const mainStart = process.threadCpuUsage();
     const started = performance.now();
     loop.start();
     await loop.drain();
     const wallMs = performance.now() - started;
     const cpu = cpuMicros(cpuStart);
+    const mainCpu = mainThreadMicros(mainStart);
     await hooks.stop();
     await loop.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
@@ -139,7 +152,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     const states = core.db.all<{ state: string; n: number }>(sql`
       SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
       FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
-    loopResult = { ...delivered(stats, wallMs, cpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])) };
+    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])) };
   } catch (error) {
     await hooks.stop();
     loopResult = { unavailable: (error as Error).message };
@@ -153,6 +166,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   let next = 0;
   await hooks.start('fan-out signedFetch alone');
   const cpuStart = process.cpuUsage();
+  const mainStart = process.threadCpuUsage();
   const started = performance.now();
   await Promise.all(
     Array.from({ length: options.baselineConcurrency }, async () => {
@@ -166,6 +180,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   );
   const baselineMs = performance.now() - started;
   const baselineCpu = cpuMicros(cpuStart);
+  const baselineMainCpu = mainThreadMicros(mainStart);
   await hooks.stop();
   const baselineStats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
 
@@ -174,7 +189,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     composeMs,
     rows,
     loop: loopResult,
-    baseline: delivered(baselineStats, baselineMs, baselineCpu, options.followersPerServer),
+    baseline: delivered(baselineStats, baselineMs, baselineCpu, baselineMainCpu, options.followersPerServer),
     verified: await verifySamples(tern, samples !== null && samples.samples.length > 0 ? samples : baselineStats),
   };
 }

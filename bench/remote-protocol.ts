@@ -91,6 +91,8 @@ export interface InboxServerStatsReply {
   firstAt: number | null;
   lastAt: number | null;
   samples: SampledRequest[];
+  /** CPU the remote process used since the last reset (µs): the receivers' share of the cores. */
+  cpuUs: number;
 }
 export interface Failed {
   type: 'failed';

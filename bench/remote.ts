@@ -56,6 +56,14 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
   });
 }
 
+function drain(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    req.on('end', () => resolve(Buffer.alloc(0)));
+    req.on('error', reject);
+    req.resume();
+  });
+}
+
 function json(res: ServerResponse, status: number, type: string, doc: unknown): void {
   const body = JSON.stringify(doc);
   res.writeHead(status, { 'content-type': type, 'content-length': Buffer.byteLength(body) });
@@ -239,6 +247,7 @@ const inboxStats = {
   lastAt: null as number | null,
   samples: [] as SampledRequest[],
   sampledServers: new Set<string>(),
+  cpuSince: process.cpuUsage(),
 };
 
 async function startInboxServers(count: number): Promise<void> {
@@ -246,7 +255,9 @@ async function startInboxServers(count: number): Promise<void> {
   for (let i = 0; i < count; i++) {
     let origin = '';
     const server = createServer((req, res) => {
-      void readBody(req).then((body) => {
+      // Only the sampled request's body is kept; the others are read and dropped.
+      const sampling = !inboxStats.sampledServers.has(origin);
+      void (sampling ? readBody(req) : drain(req)).then((body) => {
         const now = Date.now();
         inboxStats.total++;
         inboxStats.firstAt ??= now;
@@ -285,6 +296,7 @@ function replyInboxStats(samples: number, reset: boolean): void {
     firstAt: inboxStats.firstAt,
     lastAt: inboxStats.lastAt,
     samples: inboxStats.samples.slice(0, samples),
+    cpuUs: ((used) => used.user + used.system)(process.cpuUsage(inboxStats.cpuSince)),
   });
   if (reset) {
     inboxStats.perServer = {};
@@ -293,6 +305,7 @@ function replyInboxStats(samples: number, reset: boolean): void {
     inboxStats.firstAt = inboxStats.lastAt = null;
     inboxStats.samples = [];
     inboxStats.sampledServers.clear();
+    inboxStats.cpuSince = process.cpuUsage();
   }
 }
 

@@ -10,7 +10,8 @@
 // BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (BENCH_INBOX_OVERLAP=1: with the
 // inbox loop running while accepting, as in the app);
 // BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
-// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone.
+// (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone;
+// BENCH_ONLY=fanout the raw costs and the fan-out phase alone.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -151,6 +152,8 @@ function printFanout(r: FanoutResult, signUs: number): void {
       { label: '  distinct inboxes hit', value: n0(l.distinctInboxes) },
       { label: '  with Signature / Signature-Input header', value: `${n0(l.withSignature)} / ${n0(l.withSignatureInput)}` },
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
+      { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
+      { label: '  receivers’ CPU per delivery (remote process)', value: `${n0(l.receiverCpuUsPerDelivery)} µs` },
     ]);
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));
     judge('fan-out: every server got every request', `${n0(l.received)} of ${n0(expected)}, ${l.serversWithAll}/${o.servers} servers complete`, pass(complete));
@@ -160,6 +163,7 @@ function printFanout(r: FanoutResult, signUs: number): void {
     { label: `signedFetch alone, ${o.baselineConcurrency} in flight (no queue)`, value: `${n0(b.perSec)}/s (${n0(b.wallMs)} ms)`, target: 'comparison only' },
     { label: '  received / servers with all their requests', value: `${n0(b.received)} / ${b.serversWithAll} of ${o.servers}` },
     { label: '  Tern CPU per request', value: `${n0(b.cpuUsPerDelivery)} µs = ${n1(b.cpuUsPerDelivery / signUs)}× one RSA sign` },
+    { label: '    of which on the main thread', value: `${n0(b.mainThreadCpuUsPerDelivery)} µs` },
     { label: 'signatures verified with verifyInbound (sample)', value: `${r.verified.ok} of ${r.verified.checked} valid, key = Tern's actor`, target: 'all', verdict: pass(r.verified.checked > 0 && r.verified.ok === r.verified.checked) },
   ]);
   if (r.verified.failures.length > 0) note(`verification failures: ${r.verified.failures.join('; ')}`);
@@ -352,6 +356,7 @@ async function main(): Promise<void> {
     return;
   }
 
+  const only = process.env.BENCH_ONLY;
   const profileDir = process.env.BENCH_CPU_PROFILE;
   const profiler = profileDir ? await createPhaseProfiler(profileDir) : null;
   const profileLines: string[] = [];
@@ -374,22 +379,27 @@ async function main(): Promise<void> {
   const tern = await openBenchTern();
   let inbox: InboxResult | null = null;
   try {
-    try {
-      inbox = await runInbox(tern, remote, sampler, inboxOptions, hooks);
-      printInbox(inbox, rawSum);
-    } catch (error) {
-      section('Inbox');
-      note(`not available: ${(error as Error).stack ?? String(error)}`);
-      judge('inbox targets', `not available: ${(error as Error).message}`, 'n/a');
+    // BENCH_ONLY=fanout: not the inbox phase nor its breakdown.
+    if (only !== 'fanout') {
+      try {
+        inbox = await runInbox(tern, remote, sampler, inboxOptions, hooks);
+        printInbox(inbox, rawSum);
+      } catch (error) {
+        section('Inbox');
+        note(`not available: ${(error as Error).stack ?? String(error)}`);
+        judge('inbox targets', `not available: ${(error as Error).message}`, 'n/a');
+      }
     }
     // BENCH_ONLY=inbox: not the breakdown nor the fan-out.
-    if (process.env.BENCH_ONLY !== 'inbox') {
-      sampler.phase('inbox: in-process breakdown');
-      try {
-        printBreakdown(await measureInboxBreakdown(), raw, inbox);
-      } catch (error) {
-        section('Inbox breakdown');
-        note(`not available: ${(error as Error).stack ?? String(error)}`);
+    if (only !== 'inbox') {
+      if (only !== 'fanout') {
+        sampler.phase('inbox: in-process breakdown');
+        try {
+          printBreakdown(await measureInboxBreakdown(), raw, inbox);
+        } catch (error) {
+          section('Inbox breakdown');
+          note(`not available: ${(error as Error).stack ?? String(error)}`);
+        }
       }
       sampler.phase('fan-out');
       try {
@@ -413,7 +423,7 @@ async function main(): Promise<void> {
     for (const line of profileLines) console.log(line);
   }
 
-  if (process.env.BENCH_ONLY === 'inbox') {
+  if (only === 'inbox' || only === 'fanout') {
     printTargets(started);
     return;
   }

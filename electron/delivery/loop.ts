@@ -8,14 +8,19 @@
 //  * Offline (connectivity watch) the loop starts nothing and spends no try; coming online wakes
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
-//  * Bookkeeping is one UPDATE per attempt, written as soon as the answer is known: is_sent (or
-//    the retry time, or is_errored) together with tries, last_try, last_status_code,
-//    last_response and error. A row is never half-recorded: stopping aborts requests still
-//    waiting for an answer and leaves their rows due, untouched; an answer once received is
-//    always recorded, so nothing acknowledged is sent twice.
+//  * Bookkeeping is one UPDATE per attempt: is_sent (or the retry time, or is_errored) together
+//    with tries, last_try, last_status_code, last_response and error. The answers of one turn
+//    of the event loop are written together, in one transaction, before the queue is read again
+//    (so a row answered is never picked twice), and before stop() and drain() return. A row is
+//    never half-recorded: stopping aborts requests still waiting for an answer and leaves their
+//    rows due, untouched; an answer once received is always recorded (stop() writes what is
+//    waiting at once, before it awaits anything), so nothing acknowledged is sent twice. Only a
+//    crash of the process within that turn could lose an answer, as it could before the single
+//    write it replaced.
 //  * Rows whose recipient is an address (acct:, actor: — see addresses.ts) first go through a
 //    resolution step (`deps.resolve`) that turns them into inbox URLs.
 // The loop knows nothing of ActivityPub: what to POST comes from `deps.payload`.
+import { createHash } from 'node:crypto';
 import type { Sqlite } from '../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../db/schema';
 import type { HttpClient } from '../net/http-client';
@@ -120,6 +125,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   let nextAt: number | null = null;
 
   const store = createDeliveryStore(deps.sqlite);
+  // A post's payload object is the same for all its recipients (createDeliveryPayloads): its
+  // bytes and their digest are computed once, not once per inbox. Never written to after.
+  const encodings = new WeakMap<DeliveryPayload, { bytes: ArrayBuffer; sha256: string }>();
+  function encoded(payload: Extract<DeliveryPayload, { kind: 'send' }>): { bytes: ArrayBuffer; sha256: string } {
+    let e = encodings.get(payload);
+    if (e === undefined) {
+      const bytes = encoder.encode(payload.body);
+      e = { bytes: bytes.buffer, sha256: createHash('sha256').update(bytes).digest('base64') };
+      encodings.set(payload, e);
+    }
+    return e;
+  }
 
   // ---- one function per outcome -----------------------------------------------------------
   function retryLater(row: OutgoingActivity, attempt: Attempt, verdict: { at: Date; reason: string }): void {
@@ -168,9 +185,32 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (!signer) return;
     const payload = await deps.payload(row);
     if (payload.kind === 'cancel') return giveUp(row, null, payload.reason);
+    // The request's own signal: stopping (the task's) or the time limit, answer included. One
+    // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
+    // for the whole limit, a thousand of them after a fan-out).
+    const request = new AbortController();
+    const stopRequest = () => request.abort(signal.reason);
+    signal.addEventListener('abort', stopRequest, { once: true });
+    const timer = setTimeout(() => request.abort(new DOMException(`No answer within ${requestTimeoutMs} ms`, 'TimeoutError')), requestTimeoutMs);
+    try {
+      await send(row, payload, signer, host, at, request.signal, signal);
+    } finally {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', stopRequest);
+    }
+  }
+
+  async function send(
+    row: OutgoingActivity,
+    payload: Exclude<DeliveryPayload, { kind: 'cancel' }>,
+    signer: { keyId: URL; privateKey: CryptoKey },
+    host: string,
+    at: Date,
+    requestSignal: AbortSignal,
+    signal: AbortSignal,
+  ): Promise<void> {
     let response: Response;
     try {
-      const requestSignal = AbortSignal.any([signal, AbortSignal.timeout(requestTimeoutMs)]);
       if (payload.kind === 'form') {
         // A webmention: an unsigned form POST.
         response = await deps.client.fetch(row.recipient, {
@@ -180,9 +220,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
           signal: requestSignal,
         });
       } else {
-        // The body goes to signedFetch as bytes beside a bodiless request: no stream copies.
-        const request = new Request(row.recipient, { method: 'POST', headers: DELIVERY_HEADERS });
-        response = await signedFetch(deps.client, request, { ...signer, body: encoder.encode(payload.body).buffer, signal: requestSignal });
+        // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
+        const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
+        const { bytes, sha256 } = encoded(payload);
+        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal });
       }
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
@@ -217,8 +258,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       });
   }
 
+  /** Writes the outcomes decided since the last time (one transaction). */
+  function record(): void {
+    try {
+      store.flush();
+    } catch (error) {
+      log(`delivery loop: ${(error as Error)?.message ?? String(error)}`);
+    }
+  }
+
   function settleIdle(): void {
     if (tasks.size > 0) return;
+    record();
     const waiters = idleWaiters;
     idleWaiters = [];
     waiters.forEach((w) => w());
@@ -267,6 +318,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     pumpQueued = false;
     if (timer) clearTimeout(timer);
     timer = null;
+    record(); // before the queue is read: a row answered is not due any more
     if (!running || !deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     const now = clock().getTime();
     try {
@@ -318,6 +370,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     },
     async stop(options = {}) {
       running = false;
+      // Answers already received are written now, before anything is awaited: a caller that
+      // closes the database right after calling stop() (quitting) loses none of them.
+      record();
       unsubscribe.forEach((u) => u());
       unsubscribe = [];
       if (timer) clearTimeout(timer);
@@ -331,6 +386,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       }
       for (const t of tasks.values()) t.controller.abort(new Error('Tern is stopping'));
       await all();
+      record();
       settleIdle();
     },
     wake,

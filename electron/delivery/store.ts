@@ -2,7 +2,10 @@
 // loop looks for due rows after every answer; re-preparing SQL each time cost more than signing).
 //  * heads(): the one due-row query — the oldest pending row of each recipient, soonest first;
 //  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
-//    row that is still pending, and each writing the whole outcome at once.
+//    row that is still pending, and each writing the whole outcome at once. The UPDATEs are
+//    queued and written together by flush(), one transaction for all the answers of one turn
+//    of the event loop (a commit per delivery cost as much as the rest of the bookkeeping);
+//    the loop flushes before it reads the queue again and before stop() or drain() return.
 import type { Sqlite } from '../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../db/schema';
 
@@ -96,6 +99,9 @@ export function createDeliveryStore(sqlite: Sqlite) {
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
   const params = (id: number, a: Attempt) => ({ id, at: a.at.toISOString(), status: a.status, body: a.body });
+  // Outcomes not written yet, in the order they were decided.
+  let queued: (() => void)[] = [];
+  const writeAll = sqlite.transaction((writes: (() => void)[]) => writes.forEach((w) => w()));
 
   return {
     heads: (floor: number, limit: number): Head[] => q.heads.all(floor, limit),
@@ -109,19 +115,51 @@ export function createDeliveryStore(sqlite: Sqlite) {
     },
 
     markSent(id: number, a: Attempt): void {
-      q.sent.run(params(id, a));
+      const values = params(id, a);
+      queued.push(() => q.sent.run(values));
     },
     retryLater(id: number, a: Attempt, nextTry: Date, error: string): void {
-      q.retry.run({ ...params(id, a), nextTry: nextTry.toISOString(), error });
+      const values = { ...params(id, a), nextTry: nextTry.toISOString(), error };
+      queued.push(() => q.retry.run(values));
     },
     /** Gives up: counting the attempt when one was made (`a`), else leaving the try count alone. */
     giveUp(id: number, a: Attempt | null, error: string): void {
-      if (a) q.erroredTried.run({ ...params(id, a), error });
-      else q.erroredUntried.run({ id, error });
+      const values = a ? { ...params(id, a), error } : { id, error };
+      queued.push(() => (a ? q.erroredTried : q.erroredUntried).run(values));
     },
     /** Gives up every pending row to a recipient (an address that does not resolve). */
     giveUpRecipient(recipient: string, error: string): void {
-      q.erroredRecipient.run({ recipient, error });
+      queued.push(() => q.erroredRecipient.run({ recipient, error }));
+    },
+    /** Outcomes decided but not written yet. */
+    get unwritten(): number {
+      return queued.length;
+    },
+    /**
+     * Writes the queued outcomes, in one transaction. If that fails (the disk, a lock), each is
+     * tried on its own so one bad write cannot take the others with it; the errors are thrown
+     * after (those rows stay due and are tried again, as a crash before the write would leave
+     * them). Returns how many were written.
+     */
+    flush(): number {
+      if (queued.length === 0) return 0;
+      const writes = queued;
+      queued = [];
+      try {
+        writeAll(writes);
+        return writes.length;
+      } catch {
+        const errors: unknown[] = [];
+        for (const w of writes) {
+          try {
+            w();
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+        if (errors.length > 0) throw new AggregateError(errors, `${errors.length} of ${writes.length} delivery outcomes could not be written`);
+        return writes.length;
+      }
     },
   };
 }

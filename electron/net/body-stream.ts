@@ -67,6 +67,14 @@ export function bodyStream(res: IncomingMessage, options: BodyStreamOptions): Re
       }
     },
     cancel() {
+      // A body already received in full (an empty 202, say) is let run out instead, so its
+      // keep-alive socket goes back to the pool rather than being closed; one still arriving is
+      // cut off (a hostile server cannot make us read on).
+      if (res.complete && source === res) {
+        res.resume();
+        finish();
+        return;
+      }
       stop();
     },
   });

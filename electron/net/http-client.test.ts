@@ -325,3 +325,57 @@ describe('createHttpClient: a URL with rawBody (no Request built)', () => {
     expect(res.status).toBe(302);
   });
 });
+
+describe('createHttpClient: keep-alive', () => {
+  // The client port of each request's socket, as the server saw it: same port, same connection.
+  const byPort = (ports: number[]): Handler => (req, res) => {
+    ports.push(req.socket.remotePort ?? 0);
+    if (req.url === '/empty') res.writeHead(202, { 'content-length': '0' }).end();
+    else if (req.url === '/stalls') res.writeHead(200, { 'content-length': '100000' }).write('x'.repeat(10));
+    else res.end('a short body');
+  };
+
+  it('reuses the connection after an empty 202 (no body stream) and after cancelling a body received whole', async () => {
+    const ports: number[] = [];
+    const s = await server(byPort(ports));
+    const c = client({ allowPrivateAddresses: true });
+    const empty = await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: new Uint8Array([1]) });
+    expect(empty.status).toBe(202);
+    expect(empty.body).toBeNull();
+    // The socket is back in the pool once the response has run out: a turn later, as the delivery
+    // loop starts its next request (setImmediate).
+    await new Promise((resolve) => setImmediate(resolve));
+    const short = await c.fetch(`${s.origin}/short`);
+    await new Promise((resolve) => setTimeout(resolve, 20)); // the whole body has arrived
+    await short.body?.cancel();
+    const again = await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: new Uint8Array([1]) });
+    expect(await again.text()).toBe('');
+    expect(ports).toHaveLength(3);
+    expect(ports, String(ports)).toEqual([ports[0], ports[0], ports[0]]);
+  });
+
+  it('closes the connection when a body still arriving is cancelled (nothing more is read)', async () => {
+    const ports: number[] = [];
+    const s = await server(byPort(ports));
+    const c = client({ allowPrivateAddresses: true });
+    const stalled = await c.fetch(`${s.origin}/stalls`);
+    await stalled.body?.cancel();
+    await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: null });
+    expect(ports).toHaveLength(2);
+    expect(ports[0]).not.toBe(ports[1]);
+  });
+});
+
+describe('createHttpClient: headers as sent', () => {
+  it('sends a Headers object as it is and checks any other form, without hop-by-hop headers; answers keep their headers', async () => {
+    const s = await server((_req, res) => res.writeHead(202, { 'content-length': '0', 'x-answer': 'yes', 'retry-after': '5' }).end());
+    const c = client({ allowPrivateAddresses: true });
+    const signed = new Headers({ signature: 'sig1=:abc:', 'content-type': 'application/activity+json', connection: 'close' });
+    const res = await c.fetch(`${s.origin}/inbox`, { method: 'POST', headers: signed, rawBody: new Uint8Array([1]) });
+    expect(res.headers.get('x-answer')).toBe('yes');
+    expect(res.headers.get('retry-after')).toBe('5');
+    expect(s.seen[0]?.headers).toMatchObject({ signature: 'sig1=:abc:', 'content-type': 'application/activity+json', 'user-agent': UA });
+    expect(s.seen[0]?.headers.connection).not.toBe('close');
+    await expect(c.fetch(`${s.origin}/inbox`, { method: 'POST', headers: { 'x-bad': 'a\nb' }, rawBody: null })).rejects.toBeInstanceOf(TypeError);
+  });
+});

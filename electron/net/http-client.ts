@@ -109,13 +109,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     if (isIP(host) !== 0 && !mayConnect(host)) throw new BlockedAddressError(url.href, host);
   };
 
-  const sendOnce = (url: URL, method: string, headers: Headers, body: Buffer | null, signal: AbortSignal) =>
+  const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: Buffer | null, signal: AbortSignal) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       assertFetchable(url);
-      const outgoing: Record<string, string> = {};
-      headers.forEach((value, name) => {
-        if (!HOP_BY_HOP.includes(name)) outgoing[name] = value;
-      });
+      const outgoing: Record<string, string> = { ...headers };
       outgoing['user-agent'] ??= options.userAgent;
       outgoing['accept-encoding'] ??= 'gzip, br';
       if (body !== null) outgoing['content-length'] = String(body.byteLength);
@@ -177,7 +174,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     try {
       request.signal.throwIfAborted();
       let method = request.method;
-      const headers = new Headers(request.headers);
+      const headers = headerRecord(request.headers);
       let body =
         init.rawBody !== undefined
           ? init.rawBody === null
@@ -203,10 +200,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
         if (status === 303 ? method !== 'GET' && method !== 'HEAD' : (status === 301 || status === 302) && method === 'POST') {
           method = 'GET';
           body = null;
-          for (const name of BODY_HEADERS) headers.delete(name);
+          for (const name of BODY_HEADERS) delete headers[name];
         }
-        if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) headers.delete(name);
-        headers.delete('host'); // signed requests carry an explicit Host; it belongs to the old URL
+        if (next.origin !== url.origin) for (const name of CREDENTIAL_HEADERS) delete headers[name];
+        delete headers.host; // signed requests carry an explicit Host; it belongs to the old URL
         url = next;
       }
     } catch (error) {
@@ -247,6 +244,18 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       agents['https:'].destroy();
     },
   };
+}
+
+/** The headers to send, by lower-case name, without hop-by-hop ones. A Headers object (a signed
+ * request's, say) is read as it is, its values already checked; anything else is checked by
+ * building one, as fetch would. */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const source = init instanceof Headers ? init : new Headers(init);
+  const record: Record<string, string> = {};
+  source.forEach((value, name) => {
+    if (!HOP_BY_HOP.includes(name)) record[name] = value;
+  });
+  return record;
 }
 
 /** What fetch reads of its input: a Request's, or (for a URL with its body given as rawBody)
@@ -306,6 +315,19 @@ function toResponse(
     res.destroy();
     throw new NetError(`Unusable HTTP status ${status} from ${url.href}`, url.href);
   }
+
+  // A body declared empty (the usual 202 to a delivery) gets no stream: the message is already
+  // complete, and the socket goes back to the pool as soon as the response is let run out.
+  const declaredEmpty = res.headers['content-length'] === '0' && res.headers['content-encoding'] === undefined;
+  const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status) && !declaredEmpty;
+  if (!hasBody) {
+    res.resume();
+    done();
+  }
+  const body = hasBody ? bodyStream(res, { url: url.href, maxBodyBytes, signal, onEnd: done }) : null;
+  // Built first and handed to the constructor: appending to a new Response's own headers would
+  // add to a default text/plain content type when the global Response is @hono/node-server's
+  // (the listener installs it), and the key fetch would fail on the doubled type.
   const headers = new Headers();
   for (let i = 0; i + 1 < res.rawHeaders.length; i += 2) {
     try {
@@ -314,12 +336,6 @@ function toResponse(
       // A header value fetch would reject; drop it rather than the whole response.
     }
   }
-  const hasBody = method !== 'HEAD' && !NULL_BODY_STATUSES.has(status);
-  if (!hasBody) {
-    res.resume();
-    done();
-  }
-  const body = hasBody ? bodyStream(res, { url: url.href, maxBodyBytes, signal, onEnd: done }) : null;
   const response = new Response(body, { status, statusText: res.statusMessage ?? '', headers });
   // A Response built by hand has an empty url; callers (and Fedify's loaders) rely on it.
   Object.defineProperty(response, 'url', { value: url.href });

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { signRequest } from '@fedify/fedify';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createHttpClient, type HttpClient } from './http-client';
@@ -337,6 +338,40 @@ describe('signedFetch', () => {
     expect(server.seen).toHaveLength(1);
     expect(server.seen[0]?.headers['content-digest']).toMatch(/^sha-256=:/);
     expect(memory.known(server.origin)).toBe('rfc9421');
+  });
+
+  it.each(SPECS)('signs a request given as its parts (URL, method, headers) with the body beside it, %s, Date covered', async (spec) => {
+    const { server, results } = await inbox(false);
+    const body = new TextEncoder().encode(activity(peer.actor('alice')));
+    const parts = { url: `${server.origin}/inbox`, method: 'POST', headers: { 'content-type': 'application/activity+json' } };
+    const before = Date.now();
+    const response = await signedFetch(client, parts, { ...identity(), spec, specMemory: createSpecMemory(), body: body.buffer });
+    expect(response.status).toBe(202);
+    expect(results).toEqual([{ ok: true, keyId: peer.key('alice'), ownerActorId: peer.actor('alice'), spec }]);
+    const seen = server.seen[0]!;
+    expect(seen.body).toBe(new TextDecoder().decode(body));
+    // The Date header is an HTTP date of now, and one of the signed components.
+    const date = Date.parse(seen.headers.date ?? '');
+    expect(date).toBeGreaterThanOrEqual(Math.floor(before / 1000) * 1000);
+    expect(date).toBeLessThanOrEqual(Date.now());
+    const covered = spec === 'rfc9421' ? (seen.headers['signature-input'] ?? '') : (seen.headers.signature ?? '');
+    expect(covered).toMatch(spec === 'rfc9421' ? /"date"/ : /headers="[^"]*\bdate\b/);
+  });
+
+  it('uses the body digest the caller gives (one body, many inboxes): right, it verifies; wrong, the peer refuses', async () => {
+    const { server, results } = await inbox(false);
+    const body = new TextEncoder().encode(activity(peer.actor('alice')));
+    const sha256 = createHash('sha256').update(body).digest('base64');
+    const parts = { url: `${server.origin}/inbox`, method: 'POST', headers: { 'content-type': 'application/activity+json' } };
+    const right = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: sha256 });
+    expect(right.status).toBe(202);
+    expect(server.seen[0]?.headers['content-digest']).toBe(`sha-256=:${sha256}:`);
+    const wrong = createHash('sha256').update('something else').digest('base64');
+    const refused = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: wrong });
+    expect(refused.status).toBe(401);
+    expect(results[0]).toMatchObject({ ok: true });
+    expect(results.length).toBeGreaterThan(1);
+    expect(results.slice(1).every((r) => !r.ok)).toBe(true);
   });
 
   it('re-signs for the new URL when the inbox redirects', async () => {

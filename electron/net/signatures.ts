@@ -66,6 +66,9 @@ export interface SignedFetchOptions {
   body?: ArrayBuffer | null;
   /** Aborts the request; default `request.signal` (a Request built without one saves a copy). */
   signal?: AbortSignal;
+  /** SHA-256 of `body`, base64, when the caller already has it (a fan-out sends one body to
+   * many inboxes): it goes into Digest / Content-Digest as it is, so it must be right. */
+  bodySha256?: string;
 }
 
 /** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
@@ -82,30 +85,50 @@ const REDIRECTS = new Set([301, 302, 303, 307, 308]);
 const otherSpec = (spec: SignatureSpec): SignatureSpec =>
   spec === 'rfc9421' ? 'draft-cavage-http-signatures-12' : 'rfc9421';
 
+/** A request to sign given as its parts, for callers that would build a Request only to hand
+ * it over (the delivery loop: Fedify builds its own Requests from these anyway). */
+export interface OutgoingRequest {
+  url: string | URL;
+  method: string;
+  headers?: HeadersInit;
+  /** 'manual' returns redirects as they are; default: follow them, re-signed. */
+  redirect?: RequestRedirect;
+}
+
 /**
  * Signs `request` (adding Digest or Content-Digest, Date and Host as Fedify does) and sends it
  * through `client`. If the peer answers 400/401, signs again with the other spec and retries
  * once; the spec that worked is remembered for the origin. Redirects are followed here, re-signed
  * for each new URL, so every hop still passes the client's SSRF guard.
  */
-export async function signedFetch(client: HttpClient, request: Request, options: SignedFetchOptions): Promise<Response> {
+export async function signedFetch(client: HttpClient, request: Request | OutgoingRequest, options: SignedFetchOptions): Promise<Response> {
   const memory = options.specMemory ?? defaultSpecMemory;
-  let body = options.body !== undefined ? options.body : request.body === null ? null : await request.clone().arrayBuffer();
+  const isRequest = request instanceof Request;
+  let body =
+    options.body !== undefined ? options.body : !isRequest || request.body === null ? null : await request.clone().arrayBuffer();
   const headers = new Headers(request.headers);
   if (!headers.has('user-agent')) headers.set('user-agent', client.userAgent);
   headers.delete('host');
   let method = request.method;
   let url = new URL(request.url);
-  let sha256: string | null = null;
+  const signal = options.signal ?? (isRequest ? request.signal : undefined);
+  const redirect = request.redirect ?? 'follow';
+  let sha256: string | null = options.body !== undefined && options.body !== null ? (options.bodySha256 ?? null) : null;
 
   for (let hop = 0; ; hop++) {
     if (body !== null) sha256 ??= createHash('sha256').update(new Uint8Array(body)).digest('base64');
     const send = async (spec: SignatureSpec) => {
-      const signedHeaders = new Headers(headers);
+      // A plain record (names already lower case from `headers`): the Request below checks and
+      // copies it once, where a Headers object would be checked and copied twice.
+      const signedHeaders: Record<string, string> = {};
+      headers.forEach((value, name) => (signedHeaders[name] = value));
       if (body !== null && sha256 !== null) {
         const [name, value] = digestHeader(spec, sha256);
-        if (!signedHeaders.has(name)) signedHeaders.set(name, value);
+        signedHeaders[name] ??= value;
       }
+      // Date as Fedify would write it (an HTTP date, now), set here because Fedify formats its
+      // own through a Temporal round trip that costs more than the rest of the headers.
+      signedHeaders.date ??= new Date().toUTCString();
       // The body travels beside the request (rawBody): Fedify signs over `body`, and the
       // client sends these bytes without reading them back out of a stream. Only the signed
       // headers are taken from Fedify's Request: the client gets the URL, method and signal
@@ -115,7 +138,7 @@ export async function signedFetch(client: HttpClient, request: Request, options:
       return client.fetch(url, {
         method,
         headers: signed.headers,
-        signal: options.signal ?? request.signal,
+        ...(signal === undefined ? {} : { signal }),
         redirect: 'manual',
         rawBody: body === null ? null : new Uint8Array(body),
       });
@@ -131,9 +154,9 @@ export async function signedFetch(client: HttpClient, request: Request, options:
     if (response.status < 400) memory.rememberSpec(url.origin, spec);
 
     const location = response.headers.get('location');
-    if (!REDIRECTS.has(response.status) || location === null || request.redirect === 'manual') return response;
+    if (!REDIRECTS.has(response.status) || location === null || redirect === 'manual') return response;
     await response.body?.cancel();
-    if (hop >= client.maxRedirects) throw new TooManyRedirectsError(request.url, client.maxRedirects);
+    if (hop >= client.maxRedirects) throw new TooManyRedirectsError(String(request.url), client.maxRedirects);
     const next = new URL(location, url);
     if (next.origin !== url.origin) for (const name of ['authorization', 'cookie']) headers.delete(name);
     url = next;
