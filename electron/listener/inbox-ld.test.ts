@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from '../../test/peer/peer';
 import { PUBLIC } from '../federation/ap';
 import { signLdDocument } from '../net/signatures';
-import { incomingCount, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
+import { refused, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
 
 let t: ListeningCore;
 let bob: Peer;
@@ -76,14 +76,6 @@ function storedText(apId: string): string | undefined {
   return (t.core.sqlite.prepare('SELECT ap_object FROM incoming_activity WHERE ap_id = ?').get(apId) as { ap_object: string } | undefined)?.ap_object;
 }
 
-async function refused(response: Promise<Response>): Promise<{ status: number; error: string }> {
-  const before = incomingCount(t.core);
-  const res = await response;
-  const body = (await res.json()) as { error: string };
-  expect(incomingCount(t.core)).toBe(before);
-  return { status: res.status, error: body.error };
-}
-
 describe('POST /inbox, forwarded with an LD signature by the actor', () => {
   it.each(['Delete', 'Update', 'Like'] as const)('a Mastodon-shaped %s forwarded by another server: 202, the forwarder as signer, the bytes kept', async (type) => {
     const activity = await signLdDocument(activities[type](10), signedBy(mallory));
@@ -99,7 +91,7 @@ describe('POST /inbox, forwarded with an LD signature by the actor', () => {
   it('a tampered body (the signature no longer covers it): 401, nothing stored', async () => {
     const activity = await signLdDocument(activities.Update(11), signedBy(mallory));
     const tampered = { ...activity, object: { ...activity.object, content: '<p>not what mallory wrote</p>' } };
-    expect(await refused(bob.postSigned(inboxUrl, tampered))).toEqual({
+    expect(await refused(t.core, bob.postSigned(inboxUrl, tampered))).toEqual({
       status: 401,
       error: 'key does not belong to actor (forwarded activity: its LD signature does not verify)',
     });
@@ -107,7 +99,7 @@ describe('POST /inbox, forwarded with an LD signature by the actor', () => {
 
   it('an LD signature by the key of another actor: 401, nothing stored', async () => {
     const forged = await signLdDocument(activities.Delete(12), signedBy(eve));
-    expect(await refused(bob.postSigned(inboxUrl, forged))).toEqual({
+    expect(await refused(t.core, bob.postSigned(inboxUrl, forged))).toEqual({
       status: 401,
       error: 'key does not belong to actor (forwarded activity: its LD signature is by a key that does not belong to the actor)',
     });

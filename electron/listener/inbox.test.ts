@@ -9,7 +9,7 @@ import { eq } from 'drizzle-orm';
 import { incomingActivity } from '../../db/schema';
 import type { QueuedActivity } from '../federation/inbox-events';
 import { startPeer, type Peer } from '../../test/peer/peer';
-import { incomingCount, newRsaKeys, openListeningCore, send, startMallory, type ListeningCore, type Mallory } from './test-support';
+import { incomingCount, refused, newRsaKeys, openListeningCore, send, startMallory, type ListeningCore, type Mallory } from './test-support';
 
 let t: ListeningCore;
 let peer: Peer;
@@ -42,15 +42,6 @@ const follow = (actor: string, extra: Record<string, unknown> = {}) => ({
   object: t.url,
   ...extra,
 });
-
-/** The response's status and reason, checking that no row was written. */
-async function refused(response: Promise<Response>): Promise<{ status: number; error: string }> {
-  const before = incomingCount(t.core);
-  const res = await response;
-  const body = (await res.json()) as { error: string };
-  expect(incomingCount(t.core)).toBe(before);
-  return { status: res.status, error: body.error };
-}
 
 describe('POST /inbox accepts', () => {
   it('a Follow delivered by a Fedify peer: 202 and exactly one row with the right columns', async () => {
@@ -114,55 +105,55 @@ describe('POST /inbox accepts', () => {
 describe('POST /inbox refuses, storing nothing,', () => {
   it('an unsigned request (401)', async () => {
     const body = JSON.stringify(follow(peer.actorId));
-    const result = await refused(fetch(inboxUrl, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }));
+    const result = await refused(t.core, fetch(inboxUrl, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }));
     expect(result).toEqual({ status: 401, error: 'unsigned' });
   });
 
   it.each(['rfc9421', 'draft-cavage-http-signatures-12'] as const)('a %s signature made with a key that is not the one named (401)', async (spec) => {
     const wrongKey = (await newRsaKeys()).privateKey;
     const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(peer.actorId)), { spec, privateKey: wrongKey, keyId: peer.keyId });
-    expect(await refused(send(signed))).toEqual({ status: 401, error: 'signature does not verify' });
+    expect(await refused(t.core, send(signed))).toEqual({ status: 401, error: 'signature does not verify' });
   });
 
   it('a replayed request whose Date is outside the window (401)', async () => {
     const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.actorId)));
     expect((await send(signed)).status).toBe(202);
     t.setClockOffset(2 * 3600_000);
-    expect(await refused(send(signed))).toEqual({ status: 401, error: 'signature expired' });
+    expect(await refused(t.core, send(signed))).toEqual({ status: 401, error: 'signature expired' });
   });
 
   it.each(['rfc9421', 'draft-cavage-http-signatures-12'] as const)('a %s request whose body does not match its digest (401)', async (spec) => {
     const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.actorId)), { spec });
     const swapped = JSON.stringify(follow(mallory.actorId, { object: 'https://elsewhere.example/' }));
-    expect(await refused(send(signed, { body: swapped }))).toEqual({ status: 401, error: 'digest mismatch' });
+    expect(await refused(t.core, send(signed, { body: swapped }))).toEqual({ status: 401, error: 'digest mismatch' });
   });
 
   it('an activity signed with the key of another actor (401)', async () => {
-    const result = await refused(peer.postSigned(inboxUrl, follow(other.actorId)));
+    const result = await refused(t.core, peer.postSigned(inboxUrl, follow(other.actorId)));
     expect(result).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('a forwarded activity other than a Create (401)', async () => {
     const forwarded = { ...follow(other.actorId), type: 'Like', object: `${other.actorId}/notes/1` };
-    expect(await refused(peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
+    expect(await refused(t.core, peer.postSigned(inboxUrl, forwarded))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('a forwarded Create whose object is not on its actor’s server, or whose id is elsewhere (401)', async () => {
     const offsite = { ...follow(other.actorId), type: 'Create', object: { id: `${peer.actorId}/notes/1`, type: 'Note', attributedTo: other.actorId } };
-    expect(await refused(peer.postSigned(inboxUrl, offsite))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
+    expect(await refused(t.core, peer.postSigned(inboxUrl, offsite))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
     const idElsewhere = { ...offsite, id: `${peer.actorId}/activities/1`, object: { ...offsite.object, id: `${other.actorId}/notes/1` } };
-    expect(await refused(peer.postSigned(inboxUrl, idElsewhere))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
+    expect(await refused(t.core, peer.postSigned(inboxUrl, idElsewhere))).toEqual({ status: 401, error: 'key does not belong to actor (forwarded activity: no LD signature)' });
   });
 
   it('behind no proxy, a request signed for another host, whatever X-Forwarded-Host says (401)', async () => {
     const signed = await mallory.sign('https://tern.example/inbox', JSON.stringify(follow(mallory.actorId)));
-    const result = await refused(send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } }));
+    const result = await refused(t.core, send(signed, { url: inboxUrl, headers: { 'x-forwarded-proto': 'https', 'x-forwarded-host': 'tern.example' } }));
     expect(result.status).toBe(401);
   });
 
   it('a body over 1 MiB, by Content-Length (413)', async () => {
     const big = JSON.stringify(follow(peer.actorId, { padding: 'x'.repeat(1024 * 1024) }));
-    const result = await refused(peer.postSigned(inboxUrl, big));
+    const result = await refused(t.core, peer.postSigned(inboxUrl, big));
     expect(result.status).toBe(413);
   });
 
@@ -176,14 +167,14 @@ describe('POST /inbox refuses, storing nothing,', () => {
         controller.enqueue(chunk);
       },
     });
-    const result = await refused(
+    const result = await refused(t.core, 
       fetch(inboxUrl, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body, duplex: 'half' } as RequestInit),
     );
     expect(result.status).toBe(413);
   });
 
   it('a body that is not JSON (400)', async () => {
-    expect(await refused(peer.postSigned(inboxUrl, '{"type": "Follow", '))).toEqual({ status: 400, error: 'body is not JSON' });
+    expect(await refused(t.core, peer.postSigned(inboxUrl, '{"type": "Follow", '))).toEqual({ status: 400, error: 'body is not JSON' });
   });
 
   it.each([
@@ -191,7 +182,7 @@ describe('POST /inbox refuses, storing nothing,', () => {
     ['type', { actor: 'ACTOR', object: 'x' }],
   ])('JSON without %s (400)', async (missing, shape) => {
     const body = JSON.parse(JSON.stringify(shape).replace('ACTOR', peer.actorId)) as Record<string, unknown>;
-    const result = await refused(peer.postSigned(inboxUrl, body));
+    const result = await refused(t.core, peer.postSigned(inboxUrl, body));
     expect(result.status).toBe(400);
     expect(result.error).toContain(missing);
   });
@@ -199,7 +190,7 @@ describe('POST /inbox refuses, storing nothing,', () => {
   it('an activity from a blocked server, before fetching any key (403)', async () => {
     t.core.settings.update({ blockedServers: [new URL(peer.origin).host] });
     const fetchesBefore = t.core.fed.keyCache.stats.fetches;
-    expect(await refused(peer.postSigned(inboxUrl, follow(peer.actorId)))).toEqual({ status: 403, error: 'server is blocked' });
+    expect(await refused(t.core, peer.postSigned(inboxUrl, follow(peer.actorId)))).toEqual({ status: 403, error: 'server is blocked' });
     expect(t.core.fed.keyCache.stats.fetches).toBe(fetchesBefore);
   });
 
@@ -215,6 +206,6 @@ describe('POST /inbox refuses, storing nothing,', () => {
   it('any other activity of an actor whose key is gone (401)', async () => {
     const orphanKey = (await newRsaKeys()).privateKey;
     const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.ghostId)), { privateKey: orphanKey, keyId: mallory.ghostKeyId });
-    expect(await refused(send(signed))).toEqual({ status: 401, error: 'key unavailable' });
+    expect(await refused(t.core, send(signed))).toEqual({ status: 401, error: 'key unavailable' });
   });
 });

@@ -56,6 +56,15 @@ export function incomingCount(core: Core): number {
 }
 
 /** Stores a remote actor as a follower, as the inbox processor would after a Follow. */
+/** A refused request's status and reason, checking that no incoming row was written. */
+export async function refused(core: Core, response: Promise<Response>): Promise<{ status: number; error: string }> {
+  const before = incomingCount(core);
+  const res = await response;
+  const body = (await res.json()) as { error: string };
+  if (incomingCount(core) !== before) throw new Error(`a refused request stored ${incomingCount(core) - before} row(s)`);
+  return { status: res.status, error: body.error };
+}
+
 export function addFollower(core: Core, actorId: string, inboxUrl = `${actorId}/inbox`, sharedInbox?: string): void {
   const now = core.clock();
   const doc = {

@@ -211,6 +211,15 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps, b
   }
 }
 
+/** deps.documentLoader, counting every fetch that is not a preloaded context as a key fetch
+ * (the bench and tests read keyCache.stats.fetches). */
+function countingLoader(deps: VerifyInboundDeps): DocumentLoader {
+  return (url, options) => {
+    if (!(url in preloadedContexts)) deps.keyCache.stats.fetches++;
+    return deps.documentLoader(url, options);
+  };
+}
+
 async function verifyWithFedify(
   request: Request,
   deps: VerifyInboundDeps,
@@ -219,10 +228,7 @@ async function verifyWithFedify(
 ): Promise<VerifyInboundResult> {
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const documentLoader: DocumentLoader = (url, options) => {
-    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
-    return deps.documentLoader(url, options);
-  };
+  const documentLoader = countingLoader(deps);
   let result: Awaited<ReturnType<typeof verifyRequestDetailed>>;
   try {
     result = await verifyRequestDetailed(request, {
@@ -339,10 +345,7 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
   const keyId = creatorUrl.href;
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const documentLoader: DocumentLoader = (url, options) => {
-    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
-    return deps.documentLoader(url, options);
-  };
+  const documentLoader = countingLoader(deps);
   const flight = keyCache.singleFlight();
   let verified: boolean;
   try {
@@ -378,10 +381,7 @@ export async function verifyIntegrityProofs(json: unknown, actorId: string, deps
   if (!hasProofLike(json)) return { ok: false, reason: 'unsigned' };
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const documentLoader: DocumentLoader = (url, options) => {
-    if (!(url in preloadedContexts)) keyCache.stats.fetches++;
-    return deps.documentLoader(url, options);
-  };
+  const documentLoader = countingLoader(deps);
   const flight = keyCache.singleFlight();
   try {
     const activity = await verifyObject(Activity, json, { documentLoader, contextLoader, keyCache: flight });
