@@ -170,9 +170,10 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         if (!identity) return { kind: 'retry', reason: 'Tern has no public address set.' };
         return resolveQueuedAddress({ db, fed, clock, local: identity }, row);
       },
-      // 16 in flight (2 per server): real servers take 100+ ms to answer, and signing runs on
-      // the thread pool meanwhile; 8 left both idle on a fan-out to many servers.
-      options: { concurrency: 16 },
+      // 32 in flight (still 2 per server): real servers take 100+ ms to answer, so a fan-out to
+      // many servers is bound by waiting, not by signing (which runs on the thread pool). On
+      // loopback (no waiting at all) 32 measured 676–756/s against 425–625/s for 16.
+      options: { concurrency: 32 },
     });
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     // What the author's actions need (posting, voting): the same for every service that queues.
