@@ -21,6 +21,8 @@ export interface InboxOptions {
 export interface Slice {
   rows: number;
   acceptedPerSec: number;
+  /** The slice's own p99 accept latency: shows whether the tail is the start (JIT, key fetches). */
+  p99Ms: number;
 }
 
 export interface InboxResult {
@@ -119,7 +121,8 @@ export async function runInbox(
     latencies.push(...done.latenciesMs);
     for (const [status, n] of Object.entries(done.statuses)) statuses[status] = (statuses[status] ?? 0) + n;
     failures.push(...done.failures);
-    slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000) });
+    const sliceLatencies = [...done.latenciesMs].sort((a, b) => a - b);
+    slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000), p99Ms: quantile(sliceLatencies, 0.99) });
     memory.push(checkpoint(to)); // between slices, outside the timing
   }
   await hooks.stop();

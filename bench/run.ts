@@ -73,6 +73,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: 'answers', value: per(a.statuses) },
     { label: 'accepted/s (verify + incoming_activity + 202)', value: `${n0(a.perSec)}/s` },
     { label: '  per 1,000-row slice', value: a.slices.map((s) => n0(s.acceptedPerSec)).join(' · ') },
+    { label: '  p99 latency per slice (ms)', value: a.slices.map((s) => n0(s.p99Ms)).join(' · ') },
     { label: 'accept latency p50 / p90 / p99 / max', value: `${n1(a.latencyMs.p50)} / ${n1(a.latencyMs.p90)} / ${n1(a.latencyMs.p99)} / ${n1(a.latencyMs.max)} ms`, target: `p99 ≤ ${TARGET.p99Ms} ms`, verdict: pass(a.latencyMs.p99 <= TARGET.p99Ms) },
     { label: 'Tern CPU per accepted activity (all threads)', value: `${n0(a.cpuUsPerActivity)} µs = ${n1(a.cpuUsPerActivity / rawSumUs)}× raw` },
     { label: '  of which on the main thread', value: `${n0(a.mainThreadCpuUsPerActivity)} µs` },
