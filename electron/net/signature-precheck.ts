@@ -17,29 +17,27 @@ interface SignatureInputMember {
   params: Map<string, string>;
 }
 
-/** Splits on `separator` outside double quotes and parentheses (RFC 8941 lists/dictionaries). */
+/** Splits on `separator` outside double quotes and parentheses (RFC 8941 lists/dictionaries).
+ * Scans indexes and slices (no string built a character at a time: a signature is ~350 chars). */
 function splitTopLevel(text: string, separator: string): string[] {
   const parts: string[] = [];
-  let current = '';
+  let start = 0;
   let depth = 0;
   let quoted = false;
   for (let i = 0; i < text.length; i++) {
-    const c = text[i] ?? '';
+    const c = text[i];
     if (quoted) {
-      current += c;
-      if (c === '\\') current += text[++i] ?? '';
+      if (c === '\\') i++;
       else if (c === '"') quoted = false;
-      continue;
-    }
-    if (c === '"') quoted = true;
+    } else if (c === '"') quoted = true;
     else if (c === '(') depth++;
     else if (c === ')') depth--;
-    if (c === separator && depth === 0) {
-      parts.push(current.trim());
-      current = '';
-    } else current += c;
+    else if (c === separator && depth === 0) {
+      parts.push(text.slice(start, i).trim());
+      start = i + 1;
+    }
   }
-  parts.push(current.trim());
+  parts.push(text.slice(start).trim());
   return parts.filter((p) => p !== '');
 }
 
