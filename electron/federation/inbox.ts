@@ -52,13 +52,27 @@ export interface InboxDeps {
   events?: InboxEvents;
   /** Extra hook (the listener's onQueued option), called after the events. */
   onQueued?: (queued: QueuedActivity) => void;
+  /** How many LD-signature / proof checks may run at once (default EMBEDDED_CHECKS_AT_ONCE). */
+  embeddedChecksAtOnce?: number;
 }
+
+/**
+ * LD signatures and integrity proofs cost milliseconds each (JSON-LD canonicalisation), several
+ * times an HTTP signature: anyone with a key could make Tern spend that on every request. At
+ * most this many run at once; a forwarded activity arriving past it is answered 503 with
+ * Retry-After (senders retry), and its HTTP signature has already been checked.
+ */
+export const EMBEDDED_CHECKS_AT_ONCE = 2;
+export const EMBEDDED_CHECKS_RETRY_AFTER_S = 30;
+const embeddedChecksRunning = new WeakMap<object, { n: number }>();
 
 export type InboxOutcome =
   | { status: 202; queued: QueuedActivity }
   /** Answered 202 but not stored (a self-Delete of an actor we never knew, whose key is gone). */
   | { status: 202; queued: null; reason: string }
-  | { status: 400 | 401 | 403; reason: string };
+  | { status: 400 | 401 | 403; reason: string }
+  /** Too many forwarded activities being checked at once: come back after retryAfterSeconds. */
+  | { status: 503; reason: string; retryAfterSeconds: number };
 
 const REASONS: Record<VerifyFailureReason, string> = {
   unsigned: 'unsigned',
@@ -167,7 +181,20 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     // the actor. A Create the rule admits is not checked here: the processor checks it anyway
     // (to know whether to believe the embedded copy), so the request is spared the work.
     const signed = hasLdSignature(activity) || hasProofLike(activity);
-    const embedded = signed && !mayBeForwarded(activity, actorId) ? await verifyEmbeddedSignature(activity, actorId, verifyDeps) : null;
+    let embedded: Awaited<ReturnType<typeof verifyEmbeddedSignature>> | null = null;
+    if (signed && !mayBeForwarded(activity, actorId)) {
+      let running = embeddedChecksRunning.get(deps.db);
+      if (running === undefined) embeddedChecksRunning.set(deps.db, (running = { n: 0 }));
+      if (running.n >= (deps.embeddedChecksAtOnce ?? EMBEDDED_CHECKS_AT_ONCE)) {
+        return { status: 503, reason: 'busy checking forwarded activities; retry later', retryAfterSeconds: EMBEDDED_CHECKS_RETRY_AFTER_S };
+      }
+      running.n++;
+      try {
+        embedded = await verifyEmbeddedSignature(activity, actorId, verifyDeps);
+      } finally {
+        running.n--;
+      }
+    }
     if (embedded?.ok !== true && !mayBeForwarded(activity, actorId)) {
       const why = embedded === null ? 'no LD signature' : (hasLdSignature(activity) ? LD_REASONS : PROOF_REASONS)[embedded.reason];
       return { status: 401, reason: `key does not belong to actor (forwarded activity: ${why})` };

@@ -23,6 +23,8 @@ export interface ListenerAppOptions {
   log?: (line: string) => void;
   /** Largest inbox body accepted. Default 1 MiB. */
   maxInboxBytes?: number;
+  /** LD-signature / proof checks of forwarded activities run at once (default 2; past it, 503). */
+  embeddedChecksAtOnce?: number;
   /** POST /webmention limits per window (default 10 per source host, 60 in all, per minute). */
   webmentionRateLimit?: { perSourceHost?: number; total?: number; windowMs?: number };
 }

@@ -8,7 +8,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from '../../test/peer/peer';
 import { PUBLIC } from '../federation/ap';
 import { signLdDocument } from '../net/signatures';
-import { refused, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
+import { createServer } from 'node:http';
+import { createListenerApp } from './app';
+import { inboxRequestListener } from './inbox-route';
+import { incomingCount, refused, openListeningCore, send, startMallory, type ListeningCore, type Mallory } from './test-support';
 
 let t: ListeningCore;
 let bob: Peer;
@@ -86,6 +89,30 @@ describe('POST /inbox, forwarded with an LD signature by the actor', () => {
     expect(storedText(activity.id)).toBe(body);
     const row = t.core.sqlite.prepare('SELECT sent_by_ap_actor_id AS sentBy FROM incoming_activity WHERE ap_id = ?').get(activity.id);
     expect(row).toEqual({ sentBy: bob.actorId });
+  });
+
+  it('past the checks allowed at once, a forwarded activity gets 503 with Retry-After through either door, and nothing is stored', async () => {
+    const activity = await signLdDocument(activities.Delete(20), signedBy(mallory));
+    const body = JSON.stringify(activity);
+    // The Hono door…
+    const app = createListenerApp(t.core, { embeddedChecksAtOnce: 0 });
+    const before = incomingCount(t.core);
+    const signed = await eve.sign(inboxUrl, body);
+    const viaApp = await app.fetch(new Request(signed.url, { method: 'POST', headers: signed.headers, body }));
+    // …and the node:http door (it rebuilds the public URL, so the signature still covers it).
+    const server = createServer(inboxRequestListener(t.core, { embeddedChecksAtOnce: 0 }));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const port = (server.address() as { port: number }).port;
+    const overHttp = await send(await eve.sign(inboxUrl, body), { url: `http://127.0.0.1:${port}/inbox` });
+    server.close();
+    for (const res of [viaApp, overHttp]) {
+      expect(res.status).toBe(503);
+      expect(res.headers.get('retry-after')).toBe('30');
+      expect(await res.json()).toEqual({ error: 'busy checking forwarded activities; retry later' });
+    }
+    expect(incomingCount(t.core)).toBe(before);
+    // With a free slot (the running listener's default), the same activity is taken.
+    expect((await send(await eve.sign(inboxUrl, body))).status).toBe(202);
   });
 
   it('a tampered body (the signature no longer covers it): 401, nothing stored', async () => {

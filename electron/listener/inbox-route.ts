@@ -16,7 +16,9 @@ import { clientAddress, nodeClientAddress } from './client-address';
 export const MAX_INBOX_BYTES = 1024 * 1024;
 
 /** The listener's answer to an inbox POST: a status, and the error for a problem body. */
-export type InboxAnswer = { status: 202 } | { status: 400 | 401 | 403 | 413; error: string; close?: boolean };
+export type InboxAnswer =
+  | { status: 202 }
+  | { status: 400 | 401 | 403 | 413 | 503; error: string; close?: boolean; retryAfterSeconds?: number };
 
 /** After the body is read: the checks, the row, and the answer (logged when refused, with who
  * called: `from`, see client-address.ts). */
@@ -30,6 +32,7 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, request: 
       settings: () => core.settings.get(),
       events: core.inboxEvents,
       onQueued: options.onQueued,
+      embeddedChecksAtOnce: options.embeddedChecksAtOnce,
     },
     request,
     body,
@@ -39,6 +42,7 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, request: 
     return { status: 202 };
   }
   log(`inbox: ${outcome.status} ${outcome.reason} (from ${from})`);
+  if (outcome.status === 503) return { status: 503, error: outcome.reason, retryAfterSeconds: outcome.retryAfterSeconds };
   return { status: outcome.status, error: outcome.reason };
 }
 
@@ -60,7 +64,10 @@ export function mountInboxRoute(app: Hono<ListenerEnv>, core: ListenerCore, opti
       result = await answer(core, options, asAddressed(c.req.raw, url, body.bytes), body.bytes, from);
     }
     if (result.status === 202) return c.body(null, 202);
-    return problem(c, result.status, result.error, result.close ? { Connection: 'close' } : {});
+    return problem(c, result.status, result.error, {
+      ...(result.close ? { Connection: 'close' } : {}),
+      ...(result.retryAfterSeconds !== undefined ? { 'Retry-After': String(result.retryAfterSeconds) } : {}),
+    });
   });
 }
 
@@ -82,9 +89,10 @@ export function inboxRequestListener(
   const cap = options.maxInboxBytes ?? MAX_INBOX_BYTES;
   const log = options.log ?? (() => {});
 
-  const send = (res: ServerResponse, status: number, error: string | null, close = false) => {
+  const send = (res: ServerResponse, status: number, error: string | null, close = false, retryAfterSeconds?: number) => {
     if (res.headersSent) return;
     const headers: Record<string, string | number> = { 'X-Content-Type-Options': 'nosniff' };
+    if (retryAfterSeconds !== undefined) headers['Retry-After'] = String(retryAfterSeconds);
     const text = error === null ? null : JSON.stringify({ error });
     if (text !== null) {
       headers['Content-Type'] = 'application/json';
@@ -110,7 +118,7 @@ export function inboxRequestListener(
         const from = nodeClientAddress(req, settings.listener.behindProxy);
         const result = await answer(core, options, addressedRequest(req, url, body.bytes), body.bytes, from);
         if (result.status === 202) return send(res, 202, null);
-        send(res, result.status, result.error, result.close);
+        send(res, result.status, result.error, result.close, result.retryAfterSeconds);
       },
     ).catch((error: unknown) => {
       log(`listener: POST /inbox: ${(error as Error)?.stack ?? String(error)}`);
