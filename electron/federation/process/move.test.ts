@@ -111,6 +111,22 @@ describe('incoming Move', () => {
     expect(countRows(rig.core, 'notifications')).toBe(0);
   });
 
+  it('a follow request still pending with the old account is withdrawn and made to the new one', async () => {
+    rig = await openRig();
+    serveNewAlice([alice()]);
+    const old = await rig.follow(alice());
+    // Not accepted yet: our Follow stands, no following row.
+    rig.core.db.delete(following).where(eq(following.actorId, old.id)).run();
+    const row = await rig.receive(moveOf(`${alice()}#moves/8`));
+    expect(row.error).toBeNull();
+    const recipients = rig.core.db.select().from(outgoingActivity).all().map((o) => o.recipient).sort();
+    expect(recipients).toEqual([`${alice()}/inbox`, `${newAlice()}/inbox`]);
+    const undo = rig.core.db.select().from(outbox).where(eq(outbox.apType, 'Undo')).all();
+    expect(undo).toHaveLength(1);
+    expect(rig.core.db.select().from(outbox).where(and(eq(outbox.apType, 'Follow'), eq(outbox.activityObjectApId, newAlice()))).all()).toHaveLength(1);
+    expect(typeless()).toHaveLength(1);
+  });
+
   it('when the new account is already followed, only the Undo goes out', async () => {
     rig = await openRig();
     serveNewAlice([alice()]);

@@ -1,7 +1,7 @@
 // Move: an account we follow moved (reference §10). The Move must be the actor moving itself,
 // and the new account must claim the old one in its `alsoKnownAs` (fetched from its own
 // server, so nobody can redirect followers to an account that did not agree). When the author
-// follows the old account: an Undo of that Follow, a Follow of the new one (the author's own
+// follows (or asked to follow) the old account: an Undo of that Follow, a Follow of the new one (the author's own
 // follow/unfollow code, so rows and deliveries are the usual ones) and a notification. The
 // spec's notification types have no MOVE: it is typeless, actor = the new account, inbox
 // object = the Move (the Notifications view and OS notifications word it).
@@ -13,7 +13,7 @@ import { httpUrl, idOf, idsOf } from '../ap';
 import { isBlockedUrl } from '../blocked-servers';
 import { isLocalActorId } from '../identity';
 import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
-import { findInbox, isFollowed, persistActivity } from './store';
+import { findInbox, persistActivity } from './store';
 
 const claims = (target: Actor, oldId: string) => idsOf(target.apActor.alsoKnownAs).some((aka) => sameId(aka, oldId));
 
@@ -46,8 +46,9 @@ export async function onMoved(deps: ProcessDeps, r: Received): Promise<ProcessOu
   return deps.db.transaction((tx) => {
     if (findInbox(tx, r.id)) drop('duplicate: already processed');
     const move = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now, activityObjectApId: oldId });
-    // Only someone the author follows takes the author along (the reference's rule).
-    if (!isFollowed(tx, r.actor.id)) return processed(move.id);
+    // Only someone the author follows (or has asked to follow) takes the author along: the
+    // reference's rule, with a pending request withdrawn and made to the new account too.
+    if (followStateOf(tx, r.actor) === 'none') return processed(move.id);
     queueUnfollow(tx, deps.identity, r.actor, r.now);
     if (followStateOf(tx, target) === 'none') queueFollow(tx, deps.identity, target, r.now);
     tx.insert(notifications).values({ createdAt: r.now, notificationType: null, isNew: true, actorId: target.id, inboxObjectId: move.id }).run();
