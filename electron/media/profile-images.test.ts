@@ -17,6 +17,8 @@ import { addFollower, openListeningCore, type ListeningCore } from '../listener/
 import { createSettingsStore, settingsSchema } from '../settings';
 import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import { uploadPath } from './store';
+import { PROFILE_IMAGE_MAX_MB, PROFILE_IMAGE_TYPES } from '../../renderer/settings/profileImage';
+import { IMAGE_TYPES, MAX_IMAGE_BYTES } from './limits';
 import { photo } from './test-images';
 
 let t: ListeningCore;
@@ -57,6 +59,11 @@ describe('the settings fields', () => {
     expect(settingsSchema.safeParse({ avatar: { ...image, contentType: 'video/mp4' } }).success).toBe(false);
     expect(settingsSchema.safeParse({ header: { ...image, hash: '../../etc/passwd' } }).success).toBe(false);
     expect(settingsSchema.safeParse({ avatar: { ...image, extra: 1 } }).success).toBe(false);
+  });
+
+  it('the Settings screen checks files against the same types and cap as the core', () => {
+    expect([...PROFILE_IMAGE_TYPES]).toEqual([...IMAGE_TYPES]);
+    expect(PROFILE_IMAGE_MAX_MB * 1024 * 1024).toBe(MAX_IMAGE_BYTES);
   });
 
   it('survive a restart: the settings file is read back with them', () => {
