@@ -90,7 +90,7 @@ export const dataStrings = {
     remove: 'Remove',
     none: 'None',
     uploading: 'Uploading…',
-    saved: 'Saved. Your followers’ servers are told.',
+    saved: 'Saved.',
     notImage: (name: string) => `“${name}” is not an image Tern can use: choose a JPEG, PNG, WebP, GIF or AVIF file.`,
     tooLarge: (name: string, maxMb: number) => `“${name}” is too large: a picture can be at most ${maxMb} MB.`,
   },
