@@ -1,9 +1,10 @@
 // The Settings screen's service: reads the settings with what the author needs to see beside
 // them (the key's fingerprint, the handle), and applies changes with their consequences — a
-// profile edit is announced to followers with an Update of the actor; a base URL change is
-// refused once people follow that URL unless confirmed; old accounts listed under "Also known
-// as" are resolved to actor ids (federation/aliases.ts); listener changes start, move or stop
-// the listener.
+// profile edit (name, summary, picture, header image…) is announced to followers with an Update
+// of the actor; a picture or header image is named by its upload id and must be a stored image;
+// a base URL change is refused once people follow that URL unless confirmed; old accounts listed
+// under "Also known as" are resolved to actor ids (federation/aliases.ts); listener changes
+// start, move or stop the listener.
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { upload } from '../db/schema';
