@@ -40,6 +40,7 @@ import { createIndieAuthService, type IndieAuthService } from './indieauth/servi
 import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
 import { createPollService, type PollService } from './federation/polls/service';
 import { createMediaService, type MediaService } from './media/service';
+import { profileImageIds } from './media/profile-images';
 
 export interface CoreOptions {
   dataDir: string;
@@ -185,6 +186,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       isOnline: () => connectivity.isOnline(),
       wake: () => deliveryLoop.wake(),
       displayName: () => settings.get().displayName,
+      keepUploads: () => profileImageIds(settings.get()),
     };
     let lastIdentity: { baseUrl: string; username: string; local: LocalActor } | null = null;
     const core: Core = {
@@ -216,7 +218,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         }),
         indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
         polls: createPollService(actionDeps),
-        media: createMediaService({ db, uploadsDir: paths.uploads, clock }),
+        media: createMediaService({ db, uploadsDir: paths.uploads, clock, keep: () => profileImageIds(settings.get()) }),
       },
       connectivity,
       loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop },

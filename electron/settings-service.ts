@@ -1,10 +1,13 @@
 // The Settings screen's service: reads the settings with what the author needs to see beside
 // them (the key's fingerprint, the handle), and applies changes with their consequences — a
-// profile edit is announced to followers with an Update of the actor; a base URL change is
-// refused once people follow that URL unless confirmed; old accounts listed under "Also known
-// as" are resolved to actor ids (federation/aliases.ts); listener changes start, move or stop
-// the listener.
+// profile edit (name, summary, picture, header image…) is announced to followers with an Update
+// of the actor; a picture or header image is named by its upload id and must be a stored image;
+// a base URL change is refused once people follow that URL unless confirmed; old accounts listed
+// under "Also known as" are resolved to actor ids (federation/aliases.ts); listener changes
+// start, move or stop the listener.
 import { createHash } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import { upload } from '../db/schema';
 import type { Core } from './core';
 import { BadInputError, ConflictError } from './errors';
 import { publishedKeys, toPerson, type PublishedKeys } from './federation/actor-document';
@@ -12,6 +15,9 @@ import { resolveAliases } from './federation/aliases';
 import { countFollowers } from './federation/collections';
 import { localActor } from './federation/identity';
 import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-update';
+import { isImageType } from './media/limits';
+import { localMediaPath } from './media/paths';
+import type { ProfileImage, ProfileImageKind } from './media/profile-images';
 import type { ListenerControl, ListenerStatus } from './listener/server';
 import type { Settings, SettingsPatch, SettingsUpdate } from './settings';
 
@@ -22,6 +28,9 @@ export interface SettingsView extends Settings {
   actorId: string | null;
   handle: string | null;
   listenerStatus: ListenerStatus;
+  /** Where the page loads the picture and header image from, when set. */
+  avatarSrc: string | null;
+  headerSrc: string | null;
 }
 
 export interface SettingsUpdateResult extends SettingsView {
@@ -58,7 +67,19 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
       actorId: local?.id ?? null,
       handle: local?.handle ?? null,
       listenerStatus: core.listener?.status() ?? NOT_LISTENING,
+      avatarSrc: settings.avatar ? localMediaPath(settings.avatar.hash) : null,
+      headerSrc: settings.header ? localMediaPath(settings.header.hash) : null,
     };
+  }
+
+  /** The upload chosen as picture or header image: it must exist and be an image. */
+  function profileImage(kind: ProfileImageKind, id: number | null | undefined): ProfileImage | null | undefined {
+    if (id === undefined || id === null) return id;
+    const what = kind === 'avatar' ? 'picture' : 'header image';
+    const row = core.db.select().from(upload).where(eq(upload.id, id)).get();
+    if (row === undefined) throw new BadInputError(`The ${what} is not an upload Tern has (upload it again).`);
+    if (!isImageType(row.contentType)) throw new BadInputError(`The ${what} must be an image (JPEG, PNG, WebP, GIF or AVIF).`);
+    return { id: row.id, hash: row.contentHash, contentType: row.contentType };
   }
 
   function refuseSilentIdentityChange(current: Settings, change: SettingsUpdate): void {
@@ -103,15 +124,20 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
     async update(change) {
       const current = core.settings.get();
       refuseSilentIdentityChange(current, change);
-      const { confirmIdentityChange: _confirmed, listener, tunnel, alsoKnownAs: aliases, ...fields } = change;
+      const { confirmIdentityChange: _confirmed, listener, tunnel, alsoKnownAs: aliases, avatar: avatarId, header: headerId, ...fields } = change;
+      const avatar = profileImage('avatar', avatarId);
+      const header = profileImage('header', headerId);
+      const imagesChanged = (avatar !== undefined && avatar?.hash !== current.avatar?.hash) || (header !== undefined && header?.hash !== current.header?.hash);
       const now = core.clock();
       // Handles and URLs become actor ids before anything is saved (an unknown one refuses all).
       const alsoKnownAs = aliases === undefined ? undefined : await resolveAliasesFor(current, fields, aliases);
       const aliasesChanged = alsoKnownAs !== undefined && alsoKnownAs.join('\n') !== current.alsoKnownAs.join('\n');
-      const profileChanged = aliasesChanged || PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
+      const profileChanged = aliasesChanged || imagesChanged || PROFILE_FIELDS.some((f) => fields[f] !== undefined && fields[f] !== current[f]);
       const patch: SettingsPatch = {
         ...fields,
         ...(alsoKnownAs !== undefined ? { alsoKnownAs } : {}),
+        ...(avatar !== undefined ? { avatar } : {}),
+        ...(header !== undefined ? { header } : {}),
         ...(listener ? { listener: { ...current.listener, ...listener } } : {}),
         ...(tunnel ? { tunnel: { ...current.tunnel, ...tunnel } } : {}),
       };

@@ -5,6 +5,7 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { NOTIFICATION_TYPES } from '../db/columns';
 import { BadInputError } from './errors';
+import { profileImageSchema } from './media/profile-images';
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
 /** How many old accounts the author may list under "Also known as". */
@@ -27,6 +28,9 @@ export const settingsSchema = z.object({
   /** Markdown; rendered to HTML for the actor's summary. */
   summary: z.string().max(5000).default(''),
   manuallyApprovesFollowers: z.boolean().default(false),
+  /** The author's picture and header image (uploads): the actor's icon and image. */
+  avatar: profileImageSchema.nullable().default(null),
+  header: profileImageSchema.nullable().default(null),
   listener: z
     .object({
       enabled: z.boolean().default(false),
@@ -68,6 +72,9 @@ export const settingsUpdateSchema = z
     displayName: z.string().trim().max(100, 'must be at most 100 characters'),
     summary: z.string().max(5000, 'must be at most 5000 characters'),
     manuallyApprovesFollowers: z.boolean(),
+    /** The upload (upload.id, an image) to use as the picture / header image; null removes it. */
+    avatar: z.number().int().positive('must be an upload id').nullable(),
+    header: z.number().int().positive('must be an upload id').nullable(),
     listener: z
       .object({
         enabled: z.boolean(),

@@ -3,6 +3,7 @@
 // service behind the spec; its inbox and shared inbox are the same URL (/inbox). Only contexts
 // Fedify ships preloaded are referenced, so peers never have to fetch one to read us.
 import { exportMultibaseKey } from '@fedify/vocab-runtime';
+import { apImage } from '../media/profile-images';
 import type { Settings } from '../settings';
 import { exportPublicKeyPem, type TernKeyPairs } from '../net/signatures';
 import type { LocalActor } from './identity';
@@ -40,7 +41,7 @@ export async function publishedKeys(keys: TernKeyPairs): Promise<PublishedKeys> 
 /** The profile half of the settings: what a profile Update changes. */
 export type ProfileSettings = Pick<
   Settings,
-  'displayName' | 'summary' | 'manuallyApprovesFollowers' | 'actorPublishedAt' | 'profileUpdatedAt' | 'alsoKnownAs'
+  'displayName' | 'summary' | 'manuallyApprovesFollowers' | 'actorPublishedAt' | 'profileUpdatedAt' | 'alsoKnownAs' | 'avatar' | 'header'
 >;
 
 /** The Person document of the local actor. */
@@ -63,6 +64,9 @@ export function toPerson(local: LocalActor, profile: ProfileSettings, keys: Publ
     discoverable: true,
     indexable: true,
     // The author's old accounts (Settings, "Also known as"): lets them Move their followers here.
+    // The author's picture and header image (Settings → Profile), served by the listener.
+    ...(profile.avatar ? { icon: apImage(local, 'avatar', profile.avatar) } : {}),
+    ...(profile.header ? { image: apImage(local, 'header', profile.header) } : {}),
     ...(profile.alsoKnownAs.length > 0 ? { alsoKnownAs: [...profile.alsoKnownAs] } : {}),
     ...(profile.actorPublishedAt ? { published: profile.actorPublishedAt } : {}),
     ...(profile.profileUpdatedAt ? { updated: profile.profileUpdatedAt } : {}),

@@ -1,7 +1,7 @@
 // Telling followers the profile changed: an Update of the actor, stored in the outbox and
 // queued for each follower's shared inbox (deduplicated) in one transaction. The delivery loop
-// sends it; servers that cache the actor (all of them) refresh name, summary and
-// manuallyApprovesFollowers from it.
+// sends it; servers that cache the actor (all of them) refresh name, summary, picture (icon),
+// header image (image) and manuallyApprovesFollowers from it.
 import { eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../db/client';
 import { actor, follower } from '../../db/schema';

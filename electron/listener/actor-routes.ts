@@ -21,7 +21,7 @@ import { summaryToHtml } from '../federation/profile-html';
 import { activityJson, html, pageParam, problem, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { wantsActivityJson } from './http-parts';
 import { pageLinkHeader, profilePage, type ProfileView } from './pages';
-import { AVATAR_PATH } from './avatar-route';
+import { photoUrlOf } from './avatar-route';
 
 /** Memoises the last rendering of the Markdown summary (it changes rarely, is read often). */
 function summaryRenderer(): (markdown: string) => string {
@@ -38,7 +38,7 @@ export function mountActorRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
 
   const profileView = (local: LocalActor): ProfileView => {
     const settings = core.settings.get();
-    return { local, name: settings.displayName || local.username, summaryHtml: renderSummary(settings.summary), photoUrl: `${local.baseUrl}${AVATAR_PATH}` };
+    return { local, name: settings.displayName || local.username, summaryHtml: renderSummary(settings.summary), photoUrl: photoUrlOf(local, settings) };
   };
 
   app.get('/', async (c) => {

@@ -11,7 +11,7 @@ import { activityJson, html, type ListenerContext, type ListenerCore, type Liste
 import { wantsActivityJson } from './http-parts';
 import { signedGetActor } from './signed-get';
 import { deletedPage, notFoundPage, objectPage, pageLinkHeader } from './pages';
-import { AVATAR_PATH } from './avatar-route';
+import { photoUrlOf } from './avatar-route';
 
 export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   /** The row if this reader may see it; signatures are checked only when visibility needs them. */
@@ -35,7 +35,7 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
     const local = c.var.local;
     c.header('Link', pageLinkHeader(local.baseUrl));
     const name = settings.displayName || local.username;
-    return html(c, objectPage({ local, name, summaryHtml: '', photoUrl: `${local.baseUrl}${AVATAR_PATH}` }, row));
+    return html(c, objectPage({ local, name, summaryHtml: '', photoUrl: photoUrlOf(local, settings) }, row));
   });
 
   app.get('/o/:publicId/activity', async (c) => {

@@ -3,7 +3,9 @@
 // one attached only to followers-only or direct posts is served to a signed GET from an actor
 // who may read one of those posts (Mastodon fetches media unsigned, so its users do not get
 // these files — better than giving them to everyone who has the link); a file attached to no
-// live post (deleted, never posted) is served to nobody. An upload's existence is never revealed.
+// live post (deleted, never posted) is served to nobody — except the author's current picture
+// and header image (`profileHashes`, from the settings), which are public whatever posts say.
+// An upload's existence is never revealed.
 import { and, eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { outbox, outboxObjectAttachment, upload, type OutboxObject, type Upload } from '../../db/schema';
@@ -11,7 +13,11 @@ import { canView } from '../federation/object-access';
 
 export type MediaAccess = { kind: 'public'; upload: Upload } | { kind: 'restricted'; upload: Upload; posts: OutboxObject[] } | { kind: 'none' };
 
-export function mediaAccess(db: DbOrTx, hash: string): MediaAccess {
+export function mediaAccess(db: DbOrTx, hash: string, profileHashes: readonly string[] = []): MediaAccess {
+  if (profileHashes.includes(hash)) {
+    const row = db.select().from(upload).where(eq(upload.contentHash, hash)).get();
+    if (row !== undefined) return { kind: 'public', upload: row };
+  }
   const rows = db
     .select({ upload, post: outbox })
     .from(upload)

@@ -98,7 +98,7 @@ export function linkAttachments(tx: DbOrTx, outboxObjectId: number, items: reado
  * of it that no other post uses (row now, files by `removeFiles` once the transaction has
  * committed). Uploads other posts use are kept.
  */
-export function detachPost(tx: DbOrTx, outboxObjectId: number): { removeFiles(uploadsDir: string): void } {
+export function detachPost(tx: DbOrTx, outboxObjectId: number, keep: readonly number[] = []): { removeFiles(uploadsDir: string): void } {
   const mine = tx
     .select({ uploadId: outboxObjectAttachment.uploadId })
     .from(outboxObjectAttachment)
@@ -112,7 +112,8 @@ export function detachPost(tx: DbOrTx, outboxObjectId: number): { removeFiles(up
     .from(outboxObjectAttachment)
     .where(inArray(outboxObjectAttachment.uploadId, mine))
     .all()
-    .map((r) => r.uploadId);
+    .map((r) => r.uploadId)
+    .concat(keep);
   const unused = tx
     .delete(upload)
     .where(and(inArray(upload.id, mine), stillUsed.length > 0 ? notInArray(upload.id, stillUsed) : undefined))
@@ -150,11 +151,12 @@ const unattached = (db: DbOrTx) =>
  * Removes the uploads `ids` that no post uses, rows and files (a request refused after its
  * files were stored leaves nothing behind); one a post uses meanwhile is kept. Returns how many went.
  */
-export function removeUnattached(db: DbOrTx, uploadsDir: string, ids: readonly number[]): number {
-  if (ids.length === 0) return 0;
+export function removeUnattached(db: DbOrTx, uploadsDir: string, ids: readonly number[], keep: readonly number[] = []): number {
+  const candidates = ids.filter((id) => !keep.includes(id));
+  if (candidates.length === 0) return 0;
   const gone = db
     .delete(upload)
-    .where(and(inArray(upload.id, [...ids]), unattached(db)))
+    .where(and(inArray(upload.id, candidates), unattached(db)))
     .returning({ hash: upload.contentHash })
     .all();
   for (const { hash } of gone) {

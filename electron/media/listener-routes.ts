@@ -9,6 +9,7 @@ import type { Hono } from 'hono';
 import { problem, type ListenerContext, type ListenerCore, type ListenerEnv } from '../listener/context';
 import { signedGetActor } from '../listener/signed-get';
 import { mayFetch, mediaAccess } from './access';
+import { profileImageHashes } from './profile-images';
 import { isContentHash, thumbnailPath, uploadPath } from './store';
 
 export const MEDIA_HEADERS = {
@@ -23,7 +24,7 @@ export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
     const uploads = core.paths?.uploads;
     const local = core.identity();
     if (!isContentHash(hash) || uploads === undefined || local === null) return problem(c, 404, 'not found');
-    const access = mediaAccess(core.db, hash);
+    const access = mediaAccess(core.db, hash, profileImageHashes(core.settings.get()));
     if (access.kind === 'none') return problem(c, 404, 'not found');
     const viewer = access.kind === 'restricted' ? await signedGetActor(core, c, local) : null;
     if (!mayFetch(core.db, access, viewer)) return problem(c, 404, 'not found');

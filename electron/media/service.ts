@@ -21,7 +21,13 @@ export type MediaService = UploadSessions & {
 const UNATTACHED_MS = 2 * 24 * 60 * 60_000;
 const SWEEP_EVERY_MS = 60 * 60_000;
 
-export function createMediaService(deps: { db: Db; uploadsDir: string; clock: () => Date }): MediaService {
+export function createMediaService(deps: {
+  db: Db;
+  uploadsDir: string;
+  clock: () => Date;
+  /** Uploads never swept or discarded though no post uses them (the profile images). */
+  keep?: () => readonly number[];
+}): MediaService {
   const sessions = createUploadSessions(() => deps);
   // Ids handed out lately (an upload found again by its hash keeps its old created_at).
   const handedOut = new Map<number, number>();
@@ -31,7 +37,7 @@ export function createMediaService(deps: { db: Db; uploadsDir: string; clock: ()
     if (now - lastSweep < SWEEP_EVERY_MS) return;
     lastSweep = now;
     for (const [id, at] of handedOut) if (now - at > UNATTACHED_MS) handedOut.delete(id);
-    sweepUnattached(deps.db, deps.uploadsDir, new Date(now - UNATTACHED_MS), new Set(handedOut.keys()));
+    sweepUnattached(deps.db, deps.uploadsDir, new Date(now - UNATTACHED_MS), new Set([...handedOut.keys(), ...(deps.keep?.() ?? [])]));
   };
   return {
     ...sessions,
@@ -52,7 +58,7 @@ export function createMediaService(deps: { db: Db; uploadsDir: string; clock: ()
     },
     discard(ids) {
       for (const id of ids) handedOut.delete(id);
-      removeUnattached(deps.db, deps.uploadsDir, ids);
+      removeUnattached(deps.db, deps.uploadsDir, ids, deps.keep?.() ?? []);
     },
     view: (row) => ({
       id: row.id,

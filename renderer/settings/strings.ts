@@ -80,4 +80,18 @@ export const dataStrings = {
     isBaseUrl: 'This is your base URL.',
     baseUrlSet: (url: string) => `Your base URL is now ${url}.`,
   },
+  profileImages: {
+    avatar: 'Picture',
+    header: 'Header image',
+    avatarHint: 'Shown beside your name everywhere. A square image works best.',
+    headerHint: 'Shown across the top of your profile. About 3:1 works best.',
+    choose: 'Choose…',
+    replace: 'Replace…',
+    remove: 'Remove',
+    none: 'None',
+    uploading: 'Uploading…',
+    saved: 'Saved.',
+    notImage: (name: string) => `“${name}” is not an image Tern can use: choose a JPEG, PNG, WebP, GIF or AVIF file.`,
+    tooLarge: (name: string, maxMb: number) => `“${name}” is too large: a picture can be at most ${maxMb} MB.`,
+  },
 } as const;

@@ -13,6 +13,7 @@ import type { Output } from '../../electron/ipc/contract';
 import { RestoreBackup } from '../settings/RestoreBackup';
 import { MoveFromMicroblogPub } from '../settings/MoveFromMicroblogPub';
 import { TunnelSection } from '../settings/TunnelSection';
+import { ProfileImages } from '../settings/ProfileImages';
 
 const t = strings.settings;
 
@@ -153,6 +154,7 @@ function ProfileSection({ settings }: { settings: SettingsView }) {
       error={error}
       fieldErrors={Boolean(nameError || summaryError)}
     >
+      <ProfileImages settings={settings} />
       <TextField
         label={t.displayName}
         error={nameError && `${t.displayName} ${nameError}.`}

@@ -17,6 +17,8 @@ export interface ActionDeps {
   wake: () => void;
   /** The data folder's uploads/ (deleting a post removes files no other post uses). */
   uploadsDir?: string;
+  /** Uploads kept even when no post uses them (the author's picture and header image). */
+  keepUploads?: () => readonly number[];
 }
 
 /** The local actor; posting needs one. */

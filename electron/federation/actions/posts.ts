@@ -35,7 +35,7 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
     if (parent) recountReplies(tx, parent);
     // Every page any version linked to: each re-fetches the post, gets 410 and drops the mention.
     queueWebmentions(tx, local, { post, versions: versionsOf(post), now });
-    const media = detachPost(tx, post.id);
+    const media = detachPost(tx, post.id, deps.keepUploads?.() ?? []);
     return { queued: enqueueDeliveries(tx, { outboxObjectId: del.id, recipients, now }), media };
   });
   if (deps.uploadsDir) queued.media.removeFiles(deps.uploadsDir);
