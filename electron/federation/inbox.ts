@@ -43,6 +43,7 @@ import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
 import { writeIncoming } from './incoming-writer';
+import { rememberVerdict } from './embedded-verdicts';
 
 export interface InboxDeps {
   db: Db;
@@ -176,12 +177,12 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     }
     return { status: 401, reason: REASONS[verified.reason] };
   }
+  let embedded: Awaited<ReturnType<typeof verifyEmbeddedSignature>> | null = null;
   if (!keyBelongsToActor(verified.ownerActorId, actorId)) {
     // Forwarded: the refetchable-Create rule, else its own LD signature (or integrity proof) by
     // the actor. A Create the rule admits is not checked here: the processor checks it anyway
     // (to know whether to believe the embedded copy), so the request is spared the work.
     const signed = hasLdSignature(activity) || hasProofLike(activity);
-    let embedded: Awaited<ReturnType<typeof verifyEmbeddedSignature>> | null = null;
     if (signed && !mayBeForwarded(activity, actorId)) {
       let running = embeddedChecksRunning.get(deps.db);
       if (running === undefined) embeddedChecksRunning.set(deps.db, (running = { n: 0 }));
@@ -207,6 +208,8 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   // bytes as received (already known to be this JSON): an LD signature covers them, and a
   // forwarded copy must be what its author signed.
   const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: text });
+  // The processor would check these very bytes again: hand it the verdict instead.
+  if (embedded?.ok === true) rememberVerdict(deps.db, id, embedded);
   const row = { id, apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);

@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startPeer, type Peer } from '../../test/peer/peer';
 import { PUBLIC } from '../federation/ap';
+import { takeVerdict } from '../federation/embedded-verdicts';
 import { signLdDocument } from '../net/signatures';
 import { createServer } from 'node:http';
 import { createListenerApp } from './app';
@@ -87,8 +88,10 @@ describe('POST /inbox, forwarded with an LD signature by the actor', () => {
     const res = await bob.postSigned(inboxUrl, body);
     expect(res.status).toBe(202);
     expect(storedText(activity.id)).toBe(body);
-    const row = t.core.sqlite.prepare('SELECT sent_by_ap_actor_id AS sentBy FROM incoming_activity WHERE ap_id = ?').get(activity.id);
-    expect(row).toEqual({ sentBy: bob.actorId });
+    const row = t.core.sqlite.prepare('SELECT id, sent_by_ap_actor_id AS sentBy FROM incoming_activity WHERE ap_id = ?').get(activity.id) as { id: number; sentBy: string };
+    expect(row.sentBy).toBe(bob.actorId);
+    // The verdict is handed to the processor, which need not check the same bytes again.
+    expect(takeVerdict(t.core.db, row.id)).toMatchObject({ ok: true, method: 'ld-signature', ownerActorId: mallory.actorId });
   });
 
   it('past the checks allowed at once, a forwarded activity gets 503 with Retry-After through either door, and nothing is stored', async () => {

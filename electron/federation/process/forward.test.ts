@@ -9,6 +9,7 @@ import { incomingActivity, outgoingActivity, type IncomingActivity } from '../..
 import { addFollower, newRsaKeys } from '../../listener/test-support';
 import { exportPublicKeyPem, signLdDocument, verifyLdSignature } from '../../net/signatures';
 import { PUBLIC, type Json } from '../ap';
+import { rememberVerdict, takeVerdict } from '../embedded-verdicts';
 import { deliveryPayload } from '../outbox';
 import { openRig, startRemotes, type Remotes, type Rig } from './test-rig';
 
@@ -188,6 +189,28 @@ describe('forwarded activities with the actor’s LD signature', () => {
     expect(row.error).toMatch(/created object unavailable/);
     expect(rig.inboxRow(`${rosa()}/statuses/8`)).toBeUndefined();
     expect(allForwards()).toEqual([]);
+  });
+
+  it('the inbox’s verdict on a row is used once instead of verifying again; without one the processor verifies itself', async () => {
+    const { post } = await setUp();
+    // Signed by eve: verified here, it would not be trusted (the test above). A verdict the inbox
+    // reached for this very row stands in for that check, once.
+    const like = await signLdDocument({ '@context': CONTEXT, id: `${rosa()}#likes/4`, type: 'Like', actor: rosa(), object: post }, signer('eve'));
+    const now = rig.now().toISOString();
+    const insert = rig.core.sqlite.prepare(
+      'INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored) VALUES (?, ?, ?, ?, 0, ?, 0, 0)',
+    );
+    const vouched = Number(insert.run(now, forwarder(), like.id, JSON.stringify(like), now).lastInsertRowid);
+    rememberVerdict(rig.core.db, vouched, { ok: true, method: 'ld-signature', keyId: `${rosa()}#main-key`, ownerActorId: rosa() });
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(vouched)).toMatchObject({ isProcessed: true, error: null });
+    expect(rig.notificationsOf('LIKE')).toHaveLength(1);
+    expect(takeVerdict(rig.core.db, vouched)).toBeUndefined();
+
+    const again = { ...like, id: `${rosa()}#likes/5` };
+    const checked = Number(insert.run(now, forwarder(), again.id, JSON.stringify(again), now).lastInsertRowid);
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(checked).error).toMatch(/not trusted/);
   });
 
   it('a relayed LD-signed Like whose key cannot be fetched right now is retried, then taken', async () => {

@@ -3,10 +3,10 @@
 // servers and duplicates, and makes sure the actor is known — fetching it before any transaction;
 // then the activity goes to its family's handler (one file each), which writes everything the
 // activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
-// sent only when its actor's LD signature (or integrity proof) verifies again here
-// (net/signatures verifyEmbeddedSignature; no column records that the inbox checked it);
-// otherwise only a Create is taken, its object refetched from its origin. Idempotent: an activity whose id is already in `inbox`
-// is a no-op. Unknown types are stored as inbox rows and count as processed.
+// sent only when its actor's LD signature (or integrity proof) verifies: the inbox's verdict on
+// these bytes when it reached one in this run (embedded-verdicts.ts), else checked here
+// (net/signatures verifyEmbeddedSignature); otherwise only a Create is taken, its object
+// refetched from its origin. Idempotent: an activity whose id is already in `inbox` is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
@@ -17,6 +17,7 @@ import { onAnnounced } from './announce';
 import { isBlockedUrl } from '../blocked-servers';
 import { hasProofLike } from '@fedify/fedify';
 import { hasLdSignature, verifyEmbeddedSignature } from '../../net/signatures';
+import { takeVerdict } from '../embedded-verdicts';
 import {
   ActivityDropped,
   drop,
@@ -69,9 +70,11 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
-  // actor's own LD signature, checked again here (the inbox checked it too, but no column says
-  // so). Without one, only Creates can be checked, by fetching the object from its origin.
-  const vouched = relayed && (hasLdSignature(activity) || hasProofLike(activity)) ? await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)) : null;
+  // actor's own LD signature (or proof): the inbox's verdict on these bytes when it reached one
+  // in this run (embedded-verdicts.ts), else checked here. Without one, only Creates can be
+  // checked, by fetching the object from its origin.
+  const signed = relayed && (hasLdSignature(activity) || hasProofLike(activity));
+  const vouched = signed ? (takeVerdict(deps.db, row.id) ?? (await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)))) : null;
   const ldVerified = vouched?.ok === true && vouched.method === 'ld-signature';
   const forwarded = relayed && vouched?.ok !== true;
   // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
