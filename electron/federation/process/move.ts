@@ -12,6 +12,7 @@ import { getOrFetchActor } from '../actors';
 import { httpUrl, idOf, idsOf } from '../ap';
 import { isBlockedUrl } from '../blocked-servers';
 import { isLocalActorId } from '../identity';
+import { isFollower } from '../object-access';
 import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { findInbox, persistActivity } from './store';
 
@@ -39,9 +40,12 @@ export async function onMoved(deps: ProcessDeps, r: Received): Promise<ProcessOu
   }
   if (!claims(target, oldId)) drop(`Move target ${target.apId} does not list ${oldId} in alsoKnownAs`);
 
-  // The old account's own document now says movedTo: refresh the cached copy (best effort; the
-  // profile's Update usually did it already).
-  await getOrFetchActor(actorDeps, oldId, { refresh: true }).catch(() => undefined);
+  // The old account's own document now says movedTo: refresh the cached copy so People shows
+  // it (best effort; the profile's Update usually did it already) — only for someone People
+  // lists, whom the author follows, asked to follow, or is followed by.
+  if (followStateOf(deps.db, r.actor) !== 'none' || isFollower(deps.db, oldId)) {
+    await getOrFetchActor(actorDeps, oldId, { refresh: true }).catch(() => undefined);
+  }
 
   return deps.db.transaction((tx) => {
     if (findInbox(tx, r.id)) drop('duplicate: already processed');
