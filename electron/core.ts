@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../db/client';
 import { HEAD, currentRevision, pendingRevisions, upgrade } from '../migrations/runner';
 import { dataPaths, type DataPaths } from './paths';
+import { lockDataFolder } from './folder-lock';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { localActor, type LocalActor } from './federation/identity';
@@ -105,8 +106,16 @@ export async function openCore(options: CoreOptions): Promise<Core> {
   const paths = dataPaths(options.dataDir);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
 
+  // Before anything is read or written: a second Tern on this folder is refused here.
+  const lock = lockDataFolder(paths.dir);
   const existed = existsSync(paths.database);
-  const sqlite = openSqlite(paths.database);
+  let sqlite: Sqlite;
+  try {
+    sqlite = openSqlite(paths.database);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   try {
     const from = currentRevision(sqlite);
     // Throws UnknownDatabaseRevisionError, touching nothing, for a revision this build does not know.
@@ -233,6 +242,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         fed.client.close();
         checkpointer.stop();
         if (sqlite.open) sqlite.close();
+        lock.release();
       },
     };
     // The listener signals each queued activity; the loop also polls, so a missed signal only waits.
@@ -249,6 +259,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     return core;
   } catch (error) {
     sqlite.close();
+    lock.release();
     throw error;
   }
 }
