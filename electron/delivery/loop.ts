@@ -17,6 +17,13 @@
 //    waiting at once, before it awaits anything), so nothing acknowledged is sent twice. Only a
 //    crash of the process within that turn could lose an answer, as it could before the single
 //    write it replaced.
+//  * Sleep: a laptop that slept finds every row whose retry time passed meanwhile due at once.
+//    The loop notices the wake (the wall clock moved much further than the monotonic one, which
+//    stands still while the machine sleeps — or the shell says so: resumed()), looks at the
+//    network again, spreads the overdue rows over the next minute with jitter instead of sending
+//    them in one burst, and for a short while after waking counts no try for a failure without
+//    an HTTP answer (Wi-Fi and DNS come back a few seconds after the lid opens): a retry's
+//    backoff is not spent on the machine's own sleep.
 //  * Rows whose recipient is an address (acct:, actor: — see addresses.ts) first go through a
 //    resolution step (`deps.resolve`) that turns them into inbox URLs.
 // The loop knows nothing of ActivityPub: what to POST comes from `deps.payload`.
@@ -52,6 +59,12 @@ export interface DeliveryLoopOptions {
    * still be linked in what everyone receives) before going out without it. Default 3. */
   holdTries?: number;
   random?: () => number;
+  /** A monotonic clock in ms (stands still while the machine sleeps). Default performance.now. */
+  monotonic?: () => number;
+  /** Overdue rows are spread over this long after a wake from sleep. Default 60 s. */
+  wakeSpreadMs?: number;
+  /** After a wake, failures without an HTTP answer spend no try for this long. Default 60 s. */
+  wakeGraceMs?: number;
 }
 
 export interface DeliveryLoopDeps {
@@ -80,6 +93,8 @@ export interface DeliveryLoop {
   drain(): Promise<void>;
   /** Ids of the rows being sent right now ("sending" in the UI). */
   inFlight(): ReadonlySet<number>;
+  /** The machine woke from sleep (the shell's resume event); also detected by the loop itself. */
+  resumed(): void;
   readonly running: boolean;
 }
 
@@ -94,6 +109,8 @@ const RESPONSE_CHARS = 500;
 const DELIVERY_HEADERS = { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' };
 const encoder = new TextEncoder();
 const IDLE_RECHECK_MS = 5_000;
+/** The wall clock ran this much further than the monotonic one between two looks: a sleep. */
+const SLEEP_GAP_MS = 60_000;
 
 export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const o = deps.options ?? {};
@@ -105,6 +122,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const random = o.random ?? Math.random;
   const log = deps.log ?? (() => {});
   const { clock } = deps;
+  const monotonic = o.monotonic ?? (() => performance.now());
+  const wakeSpreadMs = o.wakeSpreadMs ?? 60_000;
+  const wakeGraceMs = o.wakeGraceMs ?? 60_000;
+  // The last look at both clocks (sleep detection), and until when (monotonic) a try is not
+  // spent on a failure without an answer.
+  let lastLook: { wall: number; mono: number } | null = null;
+  let graceUntil = -Infinity;
 
   let running = false;
   let pumpQueued = false;
@@ -143,6 +167,28 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     const tries = row.tries + 1;
     if (tries >= maxTries) return giveUp(row, attempt, `${verdict.reason} Tern gave up after ${tries} tries.`);
     store.retryLater(row.id, attempt, verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`);
+  }
+
+  /** A failure right after a wake: due again in a few seconds, tries and last_try unchanged. */
+  function retrySoon(row: OutgoingActivity, error: unknown): void {
+    const at = new Date(clock().getTime() + 2_000 + Math.round(random() * 8_000));
+    store.postpone(row.id, at, `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)}); trying again at ${at.toISOString()}.`);
+  }
+
+  /** The machine slept: look at the network again, and spread what fell due meanwhile. */
+  function woke(now: number): void {
+    graceUntil = monotonic() + wakeGraceMs;
+    deps.connectivity.recheck();
+    const spread = store.spreadOverdue(now, wakeSpreadMs, random);
+    log(`the computer woke from sleep: ${spread} overdue deliveries spread over the next ${Math.round(wakeSpreadMs / 1000)} s`);
+    floor = 0;
+    ready = [];
+  }
+
+  function detectSleep(now: number): void {
+    const mono = monotonic();
+    if (lastLook !== null && now - lastLook.wall - (mono - lastLook.mono) > SLEEP_GAP_MS) woke(now);
+    lastLook = { wall: now, mono };
   }
 
   function giveUp(row: OutgoingActivity, attempt: Attempt | null, reason: string, wholeRecipient = false): void {
@@ -229,6 +275,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
       if (signal.aborted || !deps.connectivity.isOnline()) return;
       if (looksLikeLocalNetworkDown(error)) deps.connectivity.recheck();
+      // Just woke: the network may not be back yet. Try again shortly, no try spent.
+      if (monotonic() < graceUntil) return retrySoon(row, error);
       apply(row, { at, status: null, body: null }, judgeError({ error, host, tries: row.tries + 1, now: clock(), random }));
       return;
     }
@@ -319,8 +367,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (timer) clearTimeout(timer);
     timer = null;
     record(); // before the queue is read: a row answered is not due any more
-    if (!running || !deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
+    if (!running) return settleIdle();
     const now = clock().getTime();
+    detectSleep(now);
+    if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     try {
       fill();
       if (tasks.size < concurrency) {
@@ -398,6 +448,12 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       });
     },
     inFlight: () => new Set(tasks.keys()),
+    resumed() {
+      record();
+      woke(clock().getTime());
+      lastLook = { wall: clock().getTime(), mono: monotonic() };
+      schedulePump();
+    },
   };
 }
 
