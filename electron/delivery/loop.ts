@@ -4,7 +4,10 @@
 //  * Due = not sent, not errored, next_try <= now, and the OLDEST pending row of its recipient:
 //    each recipient URL gets its rows strictly in order (Create before Update before Delete),
 //    while different recipients run side by side — at most `concurrency` requests in all and
-//    `perHost` per server, so a dead server holds two slots, never the queue.
+//    `perHost` per server, so a dead server holds two slots, never the queue. A request still
+//    waiting after `slowAfterMs` stops counting against `concurrency` (up to `maxSlow` such):
+//    fifty servers that never answer cannot fill every slot for the whole time limit while
+//    healthy servers wait behind them.
 //  * Offline (connectivity watch) the loop starts nothing and spends no try; coming online wakes
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
@@ -51,6 +54,10 @@ export interface DeliveryLoopOptions {
   /** Requests in flight at once to one server (host:port). Default 2. */
   perHost?: number;
   maxTries?: number;
+  /** A request still waiting this long no longer takes one of the `concurrency` slots. Default 2 s. */
+  slowAfterMs?: number;
+  /** At most this many slow requests besides the `concurrency` ones. Default 8 × concurrency. */
+  maxSlow?: number;
   /** Limit for one POST, answer included. Default 10 s. */
   requestTimeoutMs?: number;
   /** How long stop() lets requests in flight finish before aborting them. Default 5 s. */
@@ -103,6 +110,8 @@ interface Task {
   host: string;
   controller: AbortController;
   done: Promise<void>;
+  /** Waiting longer than slowAfterMs: not counted against `concurrency` any more. */
+  slow: boolean;
 }
 
 const RESPONSE_CHARS = 500;
@@ -115,6 +124,8 @@ const SLEEP_GAP_MS = 60_000;
 export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const o = deps.options ?? {};
   const concurrency = o.concurrency ?? 8;
+  const slowAfterMs = o.slowAfterMs ?? 2_000;
+  const maxSlow = o.maxSlow ?? concurrency * 8;
   const perHost = o.perHost ?? 2;
   const maxTries = o.maxTries ?? MAX_TRIES;
   const requestTimeoutMs = o.requestTimeoutMs ?? 10_000;
@@ -136,6 +147,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   /** Every pending row has an id >= floor (rows below are sent or errored). */
   let floor = 0;
   const tasks = new Map<number, Task>();
+  let slowCount = 0;
+  /** Whether another request may start: `concurrency` counts only the requests not slow yet. */
+  const hasRoom = () => tasks.size - slowCount < concurrency && tasks.size < concurrency + maxSlow;
   const busyRecipients = new Set<string>();
   const perHostCount = new Map<string, number>();
   let idleWaiters: (() => void)[] = [];
@@ -290,13 +304,21 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   function startTask(head: Head): void {
     const host = hostOfRecipient(head.recipient);
     const controller = new AbortController();
-    const task = { row: head, host, controller } as Task;
+    const task = { row: head, host, controller, slow: false } as Task;
     tasks.set(head.id, task);
+    const slowTimer = setTimeout(() => {
+      task.slow = true;
+      slowCount++;
+      schedulePump();
+    }, slowAfterMs);
+    slowTimer.unref();
     busyRecipients.add(head.recipient);
     perHostCount.set(host, (perHostCount.get(host) ?? 0) + 1);
     task.done = attempt(head, task)
       .catch((error: unknown) => log(`delivery #${head.id} failed inside Tern: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
+        clearTimeout(slowTimer);
+        if (task.slow) slowCount--;
         tasks.delete(head.id);
         busyRecipients.delete(head.recipient);
         const n = (perHostCount.get(host) ?? 1) - 1;
@@ -343,7 +365,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     let started = 0;
     const left: Head[] = [];
     for (const head of ready) {
-      if (tasks.size >= concurrency || tasks.has(head.id)) {
+      if (!hasRoom() || tasks.has(head.id)) {
         if (!tasks.has(head.id)) left.push(head);
         continue;
       }
@@ -373,7 +395,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     try {
       fill();
-      if (tasks.size < concurrency) {
+      if (hasRoom()) {
         query(now);
         fill();
       }
