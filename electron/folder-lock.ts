@@ -5,9 +5,10 @@
 // locks are the operating system's file locks, so they go with the process: a Tern killed by a
 // power cut or SIGKILL leaves no stale lock behind (unlike a pid file), on Linux, macOS and
 // Windows alike.
+import { accessSync, constants } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { ConflictError } from './errors';
+import { ConflictError, UnavailableError } from './errors';
 
 export const LOCK_FILE = 'tern.lock';
 
@@ -28,8 +29,27 @@ export interface FolderLock {
   release(): void;
 }
 
-/** Takes the folder's lock, or throws DataFolderInUseError at once (no waiting). */
+/** The data folder cannot be written (a read-only disk or mount, or its permissions). */
+export class DataFolderReadOnlyError extends UnavailableError {
+  override name = 'DataFolderReadOnlyError';
+  constructor(dir: string, code: string) {
+    super(
+      `Tern cannot write to its data folder ${dir}: it is read-only (${code}). Nothing in it was changed. ` +
+        `Make the folder (or the disk it is on) writable again, then start Tern.`,
+    );
+  }
+}
+
+/** Takes the folder's lock, or throws DataFolderInUseError at once (no waiting), or
+ * DataFolderReadOnlyError when the folder cannot be written. */
 export function lockDataFolder(dir: string): FolderLock {
+  try {
+    accessSync(dir, constants.W_OK);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'not writable';
+    if (code === 'EROFS' || code === 'EACCES' || code === 'EPERM') throw new DataFolderReadOnlyError(dir, code);
+    throw error;
+  }
   const connection = new Database(join(dir, LOCK_FILE), { timeout: 0 });
   try {
     // In EXCLUSIVE locking mode the lock taken by the first write transaction is kept until the
