@@ -6,6 +6,7 @@ import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../db/client';
 import { HEAD, currentRevision, pendingRevisions, upgrade } from '../migrations/runner';
 import { dataPaths, type DataPaths } from './paths';
 import { lockDataFolder } from './folder-lock';
+import { recoverDataFolder } from './data/swap';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { localActor, type LocalActor } from './federation/identity';
@@ -108,9 +109,13 @@ export async function openCore(options: CoreOptions): Promise<Core> {
 
   // Before anything is read or written: a second Tern on this folder is refused here.
   const lock = lockDataFolder(paths.dir);
-  const existed = existsSync(paths.database);
   let sqlite: Sqlite;
+  let existed: boolean;
   try {
+    // A restore, import or backup cut short (a crash, a power cut) is finished or cleaned away
+    // first, so the database opened below is all old or all new data.
+    for (const line of await recoverDataFolder(paths.dir, paths.backups)) log(line);
+    existed = existsSync(paths.database);
     sqlite = openSqlite(paths.database);
   } catch (error) {
     lock.release();
