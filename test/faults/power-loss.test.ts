@@ -1,7 +1,7 @@
 // Power loss in CI: a few SIGKILLs at random moments of a delivery to 200 followers, a backup
 // and a restore (power-loss.ts); `npm run torture` runs the same with 100 kills each.
 import { describe, expect, it } from 'vitest';
-import { tortureBackupRestore, tortureDelivery } from './power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureMigration } from './power-loss';
 
 describe('SIGKILL at random moments', () => {
   it('delivery to 200 followers: the database stays whole, no row is lost, and every follower gets the post in the end', async () => {
@@ -11,6 +11,14 @@ describe('SIGKILL at random moments', () => {
     expect(r.rowsLost).toBe(0);
     expect(r.allDelivered).toBe(true);
     expect(r.leftovers).toEqual([]);
+    expect(r.notes).toEqual([]);
+  }, 120_000);
+
+  it('an upgrade of 50,000 rows cut short leaves the database at a revision of the chain, whole, with every row', async () => {
+    const r = await tortureMigration(3, 50_000);
+    console.log(`migration: ${r.kills} kills (${r.midTask} mid-task)`);
+    expect(r.integrityFailures).toBe(0);
+    expect(r.rowsLost).toBe(0);
     expect(r.notes).toEqual([]);
   }, 120_000);
 

@@ -17,6 +17,8 @@ import { openCore, type Core } from '../../electron/core';
 import { createBackup } from '../../electron/data/backup';
 import { createHandlers, dispatch } from '../../electron/ipc/handlers';
 import { addFollower } from '../../electron/listener/test-support';
+import { openSqlite } from '../../db/client';
+import { currentRevision, downgrade, REVISIONS } from '../../migrations/runner';
 
 const CHILD = new URL('./tern-child.ts', import.meta.url).pathname;
 
@@ -212,6 +214,54 @@ export async function tortureBackupRestore(kills: number, random: () => number =
     }
     restore.notes.push(`${restored} of ${restore.kills} restores were complete after the next start, the others had not begun their swap (old data intact)`);
     return [backup, restore];
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** The upgrade of a database of `rows` inbox rows from the spec's last revision to Tern's head
+ * (index builds over every row), killed `kills` times; each revision runs in one transaction. */
+export async function tortureMigration(kills: number, rows: number, random: () => number = Math.random): Promise<KillResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-torture-migrate-'));
+  try {
+    const core = await openCore({ dataDir: dir, mode: 'headless' });
+    core.sqlite.prepare(`INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 'https://a.example/u', '{}', 'Person')`).run();
+    core.sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+         SELECT '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/' || i, '2024-01-01T00:00:00+00:00', '{"type":"Note"}', 'PUBLIC', 0, 0, 0, 0 FROM n`,
+      )
+      .run(rows);
+    core.close();
+    const database = join(dir, 'tern.db');
+    const old = openSqlite(database);
+    downgrade(old, '4ab54becec04');
+    old.close();
+    const chain = new Set(REVISIONS.map((r) => r.id));
+    const upgradeMs = await timeTask(dir, (copy) => [copy, 'open']);
+    const result: KillResult = { scenario: 'migration', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [] };
+    for (let k = 0; k < kills; k++) {
+      const run = await runChild([dir, 'open'], Math.floor(random() * upgradeMs));
+      result.kills++;
+      if (!run.finished) result.midTask++;
+      if (integrity(database) !== 'ok') result.integrityFailures++;
+      result.rowsLost += Math.max(0, rows - count(database, 'SELECT count(*) FROM inbox'));
+      const db = new Database(database, { readonly: true });
+      const at = currentRevision(db);
+      db.close();
+      if (at === null || !chain.has(at)) result.notes.push(`kill ${k}: the database is at ${at}, not a revision of the chain`);
+      if (run.finished) {
+        // Upgraded: go back down for the next kill.
+        const again = openSqlite(database);
+        downgrade(again, '4ab54becec04');
+        again.close();
+      }
+    }
+    const last = await runChild([dir, 'open'], null);
+    if (!last.finished) result.notes.push(`the start after the last kill failed: ${last.output.slice(-300)}`);
+    result.leftovers = leftovers(dir);
+    return result;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

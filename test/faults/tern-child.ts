@@ -1,7 +1,7 @@
 // A Tern process to kill: the real core on a data folder, doing one task, for the power-loss
 // tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open
-// Prints "ready" once the core is open (the kill may land any time after), and "done" when the
-// task has finished.
+// Prints "ready" once the core is open, or for `open` before it opens (the kill may land any time
+// after), and "done" when the task has finished.
 import { openCore } from '../../electron/core';
 import { createBackup, restoreBackup } from '../../electron/data/backup';
 
@@ -17,8 +17,10 @@ if (task === 'restore') {
   process.exit(0);
 }
 
+// Opening is the task itself for `open` (an upgrade may run): the kill may land inside it.
+if (task === 'open') console.log('ready');
 const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true });
-console.log('ready');
+if (task !== 'open') console.log('ready');
 if (task === 'deliver') {
   core.loops.delivery.start();
   await core.loops.delivery.drain();
