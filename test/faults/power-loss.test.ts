@@ -1,7 +1,7 @@
 // Power loss in CI: a few SIGKILLs at random moments of a delivery to 200 followers, a backup
 // and a restore (power-loss.ts); `npm run torture` runs the same with 100 kills each.
 import { describe, expect, it } from 'vitest';
-import { tortureBackupRestore, tortureDelivery, tortureMigration } from './power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration } from './power-loss';
 
 describe('SIGKILL at random moments', () => {
   it('delivery to 200 followers: the database stays whole, no row is lost, and every follower gets the post in the end', async () => {
@@ -11,6 +11,16 @@ describe('SIGKILL at random moments', () => {
     expect(r.rowsLost).toBe(0);
     expect(r.allDelivered).toBe(true);
     expect(r.leftovers).toEqual([]);
+    expect(r.notes).toEqual([]);
+  }, 120_000);
+
+  it('the inbox under load (8 senders): every activity answered 202 is stored and processed exactly once, whatever the kills', async () => {
+    const r = await tortureInbox(3);
+    console.log(`inbox: ${r.kills} kills, ${r.sent} sent, ${r.acknowledged} acknowledged, ${r.acknowledgedLost} acknowledged but lost, ${r.notProcessedOnce} not processed exactly once`);
+    expect(r.acknowledged).toBeGreaterThan(0);
+    expect(r.integrityFailures).toBe(0);
+    expect(r.acknowledgedLost).toBe(0);
+    expect(r.notProcessedOnce).toBe(0);
     expect(r.notes).toEqual([]);
   }, 120_000);
 

@@ -16,7 +16,7 @@ import Database from 'better-sqlite3';
 import { openCore, type Core } from '../../electron/core';
 import { createBackup } from '../../electron/data/backup';
 import { createHandlers, dispatch } from '../../electron/ipc/handlers';
-import { addFollower } from '../../electron/listener/test-support';
+import { addFollower, send, startMallory } from '../../electron/listener/test-support';
 import { openSqlite } from '../../db/client';
 import { currentRevision, downgrade, REVISIONS } from '../../migrations/runner';
 
@@ -263,6 +263,98 @@ export async function tortureMigration(kills: number, rows: number, random: () =
     result.leftovers = leftovers(dir);
     return result;
   } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+export interface InboxTorture extends KillResult {
+  sent: number;
+  acknowledged: number;
+  /** Activities answered 202 that are not in incoming_activity afterwards. */
+  acknowledgedLost: number;
+  /** Acknowledged Creates whose Note is not in the inbox (exactly once) after the last run. */
+  notProcessedOnce: number;
+}
+
+/** Signed Creates sent 8 at a time to the listener while the inbox processes them; the Tern
+ * process is killed `kills` times and restarted on the same port; then it drains. */
+export async function tortureInbox(kills: number, random: () => number = Math.random): Promise<InboxTorture> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-torture-inbox-'));
+  const mallory = await startMallory();
+  try {
+    const core = await openCore({ dataDir: dir, mode: 'headless' });
+    core.settings.update({ baseUrl: 'https://tern.test', username: 'ana' });
+    core.close();
+    const port = await new Promise<number>((resolve) => {
+      const probe = http.createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => resolve(p));
+      });
+    });
+    const database = join(dir, 'tern.db');
+    const acked = new Set<string>();
+    let sent = 0;
+    let n = 0;
+    const result: InboxTorture = { scenario: 'inbox', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [], sent: 0, acknowledged: 0, acknowledgedLost: 0, notProcessedOnce: 0 };
+    for (let k = 0; k <= kills; k++) {
+      const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, 'inbox', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      const exited = new Promise((r) => child.on('exit', r));
+      await new Promise<void>((resolve) => createInterface({ input: child.stdout }).on('line', (l) => l === 'ready' && resolve()));
+      let stop = false;
+      const sender = async () => {
+        while (!stop) {
+          const id = `${mallory.actorId}/creates/${++n}`;
+          const body = JSON.stringify({
+            '@context': 'https://www.w3.org/ns/activitystreams',
+            id,
+            type: 'Create',
+            actor: mallory.actorId,
+            to: ['https://www.w3.org/ns/activitystreams#Public'],
+            object: { id: `${id}/note`, type: 'Note', attributedTo: mallory.actorId, content: `<p>note ${n}</p>`, to: ['https://www.w3.org/ns/activitystreams#Public'] },
+          });
+          sent++;
+          try {
+            const answer = await send(await mallory.sign('https://tern.test/inbox', body), { url: `http://127.0.0.1:${port}/inbox` });
+            if (answer.status === 202) acked.add(id);
+          } catch {
+            // the process died under this request: not acknowledged
+          }
+        }
+      };
+      const senders = Array.from({ length: 8 }, sender);
+      if (k < kills) {
+        await new Promise((r) => setTimeout(r, 300 + Math.floor(random() * 1_200)));
+        child.kill('SIGKILL');
+        result.kills++;
+        result.midTask++;
+      } else {
+        await new Promise((r) => setTimeout(r, 300));
+        child.kill('SIGTERM');
+      }
+      stop = true;
+      await Promise.all(senders);
+      await exited;
+      if (integrity(database) !== 'ok') result.integrityFailures++;
+    }
+    const last = await runChild([dir, 'inbox', String(port), 'drain'], null);
+    if (!last.finished) result.notes.push(`the draining run did not finish: ${last.output.slice(-300)}`);
+    const db = new Database(database, { readonly: true });
+    try {
+      const stored = new Set(db.prepare('SELECT ap_id FROM incoming_activity').pluck().all() as string[]);
+      const inboxCount = db.prepare('SELECT count(*) FROM inbox WHERE ap_id = ?').pluck();
+      for (const id of acked) {
+        if (!stored.has(id)) result.acknowledgedLost++;
+        else if (inboxCount.get(`${id}/note`) !== 1) result.notProcessedOnce++;
+      }
+    } finally {
+      db.close();
+    }
+    result.sent = sent;
+    result.acknowledged = acked.size;
+    result.leftovers = leftovers(dir);
+    return result;
+  } finally {
+    await mallory.server.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

@@ -17,6 +17,23 @@ if (task === 'restore') {
   process.exit(0);
 }
 
+if (task === 'inbox') {
+  // The listener on the given port, the inbox loop processing what arrives; runs until killed,
+  // or with `drain` as the next argument processes what is due and exits.
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, listen: { host: '127.0.0.1', port: Number(arg) } });
+  core.loops.inbox.start();
+  console.log('ready');
+  if (process.argv[5] === 'drain') {
+    await core.loops.inbox.stop();
+    await core.loops.inbox.drain();
+    await core.listener.stop();
+    core.close();
+    console.log('done');
+    process.exit(0);
+  }
+  await new Promise(() => {});
+}
+
 // Opening is the task itself for `open` (an upgrade may run): the kill may land inside it.
 if (task === 'open') console.log('ready');
 const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true });
