@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../db/client';
 import { HEAD, currentRevision, pendingRevisions, upgrade } from '../migrations/runner';
 import { dataPaths, type DataPaths } from './paths';
+import { lockDataFolder } from './folder-lock';
+import { recoverDataFolder } from './data/swap';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { localActor, type LocalActor } from './federation/identity';
@@ -105,8 +107,20 @@ export async function openCore(options: CoreOptions): Promise<Core> {
   const paths = dataPaths(options.dataDir);
   mkdirSync(paths.dir, { recursive: true, mode: 0o700 });
 
-  const existed = existsSync(paths.database);
-  const sqlite = openSqlite(paths.database);
+  // Before anything is read or written: a second Tern on this folder is refused here.
+  const lock = lockDataFolder(paths.dir);
+  let sqlite: Sqlite;
+  let existed: boolean;
+  try {
+    // A restore, import or backup cut short (a crash, a power cut) is finished or cleaned away
+    // first, so the database opened below is all old or all new data.
+    for (const line of await recoverDataFolder(paths.dir, paths.backups)) log(line);
+    existed = existsSync(paths.database);
+    sqlite = openSqlite(paths.database);
+  } catch (error) {
+    lock.release();
+    throw error;
+  }
   try {
     const from = currentRevision(sqlite);
     // Throws UnknownDatabaseRevisionError, touching nothing, for a revision this build does not know.
@@ -233,6 +247,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         fed.client.close();
         checkpointer.stop();
         if (sqlite.open) sqlite.close();
+        lock.release();
       },
     };
     // The listener signals each queued activity; the loop also polls, so a missed signal only waits.
@@ -249,6 +264,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     return core;
   } catch (error) {
     sqlite.close();
+    lock.release();
     throw error;
   }
 }

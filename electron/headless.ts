@@ -22,7 +22,7 @@ import { defaultDataDir } from './paths';
 import { ListenerStartError, type ListenerAddress } from './listener/server';
 import { baseUrlSchema, USERNAME_RE } from './settings';
 import { createSettingsService } from './settings-service';
-import { BadInputError, ConflictError } from './errors';
+import { BadInputError, ConflictError, UnavailableError } from './errors';
 import { createBackupScheduler } from './data/backup-scheduler';
 import { restoreBackup } from './data/backup';
 import { importMicroblogPub } from './data/microblogpub-import';
@@ -284,7 +284,8 @@ async function main(): Promise<void> {
       error instanceof UnknownDatabaseRevisionError ||
       error instanceof ListenerStartError ||
       error instanceof BadInputError ||
-      error instanceof ConflictError
+      error instanceof ConflictError ||
+      error instanceof UnavailableError
     ) {
       console.error(`tern: ${error.message}`);
       process.exit(1);

@@ -3,7 +3,7 @@
 // tray when its window is closed; Quit (tray or menu) stops the loops before the database
 // closes. Every decision here is made by plain modules under shell/ (policy/, *-controller,
 // *-watch, shutdown) that are tested in Node; this file only connects them to Electron.
-import { app, BrowserWindow, dialog, session } from 'electron';
+import { app, BrowserWindow, dialog, powerMonitor, session } from 'electron';
 import { join } from 'node:path';
 import { openCore, type Core } from './core';
 import { createHandlers } from './ipc/handlers';
@@ -103,7 +103,15 @@ async function start(): Promise<void> {
     open: (route) => openWindow(route),
     afterCheck: () => tray?.refresh(),
   });
-  const unsubscribes = [open.connectivity.onChange(() => tray?.refresh()), open.settings.onChange(() => tray?.refresh())];
+  // Woken from sleep: overdue deliveries are spread out and the first network failures spend no
+  // try (delivery/loop.ts; the loop also notices a wake by itself from its clocks).
+  const onResume = () => open.loops.delivery.resumed();
+  powerMonitor.on('resume', onResume);
+  const unsubscribes = [
+    open.connectivity.onChange(() => tray?.refresh()),
+    open.settings.onChange(() => tray?.refresh()),
+    () => powerMonitor.off('resume', onResume),
+  ];
 
   // The automatic daily backup (checked at start and hourly; the newest seven are kept).
   const backups = createBackupScheduler({ core: open, log: (line) => console.log(line) });

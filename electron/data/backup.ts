@@ -4,7 +4,8 @@
 // and moves what it replaces aside instead of deleting it.
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { swapIntoDataFolder } from './swap';
 import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
@@ -231,23 +232,6 @@ export async function restoreBackup(archivePath: string, dataDir: string, clock:
   }
 }
 
-/**
- * Moves the data folder's files (all but backups/ and the folders earlier swaps moved aside) into
- * `asideName`, then the staged files into their place. Returns the aside folder, or null when
- * there was nothing to move. The core must be closed.
- */
-export async function swapIntoDataFolder(dataDir: string, staging: string, asideName: string): Promise<string | null> {
-  const aside = join(dataDir, asideName);
-  let moved = 0;
-  for (const name of await readdir(dataDir)) {
-    const path = join(dataDir, name);
-    if (name === 'backups' || /^before-(restore|import)-/.test(name) || path === staging) continue;
-    if (moved++ === 0) await mkdir(aside, { mode: 0o700 });
-    await rename(path, join(aside, name));
-  }
-  for (const name of await readdir(staging)) await rename(join(staging, name), join(dataDir, name));
-  return moved > 0 ? aside : null;
-}
 
 /** Whether some connection (in this process or another) holds the database open: in WAL mode
  * every open connection keeps a shared lock, so an exclusive one cannot be had. */

@@ -24,7 +24,7 @@ import { COUNTED_TABLES } from '../ipc/contract';
 import { generateKeyPairFiles } from '../net/signatures';
 import { KEY_FILES } from '../net/key-files';
 import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings } from '../settings';
-import { swapIntoDataFolder } from './backup';
+import { swapIntoDataFolder } from './swap';
 import { hashSecret } from '../indieauth/secrets';
 
 /**

@@ -315,6 +315,86 @@ describe('offline', () => {
   });
 });
 
+describe('sleep (the laptop’s lid closed for 8 hours)', () => {
+  /** A monotonic clock the test moves: it stands still while the machine sleeps. */
+  let mono = 0;
+  const sleep8h = () => {
+    now += 8 * 60 * 60 * 1000;
+    mono += 1_000;
+  };
+  const randoms = (values: number[]) => {
+    let i = 0;
+    return () => values[i++ % values.length]!;
+  };
+
+  it('rows whose retry fell due while asleep are spread over the next minute with jitter, not sent in one burst', async () => {
+    const s = await server((res) => res.writeHead(202).end());
+    const ids = enqueue(...[1, 2, 3, 4, 5].map((n) => `${s.origin}/inbox/${n}`));
+    // Each was tried before and waits for its retry, an hour from now.
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 3, next_try = ? WHERE id IN (' + ids.join(',') + ')').run(new Date(now + 3_600_000).toISOString());
+    const l = loop({ monotonic: () => mono, random: randoms([0.15, 0.35, 0.55, 0.75, 0.95]) });
+    await l.drain();
+    expect(s.seen).toHaveLength(0);
+
+    sleep8h();
+    await l.drain();
+    // Woken: nothing went out at once; each row has its own time within the next 60 s.
+    expect(s.seen).toHaveLength(0);
+    const times = ids.map((id) => rowOf(id).nextTry!.getTime());
+    expect(new Set(times).size).toBe(5);
+    for (const t of times) {
+      expect(t).toBeGreaterThan(now);
+      expect(t).toBeLessThanOrEqual(now + 60_000);
+    }
+    // Tries were not touched by the sleep.
+    expect(ids.map((id) => rowOf(id).tries)).toEqual([3, 3, 3, 3, 3]);
+    // A minute later all have gone, once each.
+    now += 60_000;
+    await l.drain();
+    expect(ids.every((id) => rowOf(id).isSent)).toBe(true);
+    expect(s.seen).toHaveLength(5);
+  });
+
+  it('just after waking, a failure without an answer (network not back yet) spends no try; later it does', async () => {
+    const closed = await server((res) => res.writeHead(202).end());
+    const origin = closed.origin;
+    await closed.close();
+    servers.splice(servers.indexOf(closed), 1);
+    const [id] = enqueue(`${origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET next_try = ? WHERE id = ?').run(new Date(now + 3_600_000).toISOString(), id);
+    const l = loop({ monotonic: () => mono, random: () => 0.5 });
+    await l.drain();
+    sleep8h();
+    await l.drain(); // wakes: the row is spread into the next minute
+    now += 60_000;
+    await l.drain(); // tried: connection refused, within the grace after waking
+    const row = rowOf(id!);
+    expect(row.tries).toBe(0);
+    expect(row.lastTry).toBeNull();
+    expect(row.error).toMatch(/network was not back yet after the computer woke/);
+    expect(row.nextTry!.getTime()).toBeGreaterThan(now);
+    // Past the grace: the same failure counts as usual.
+    mono += 61_000;
+    now = row.nextTry!.getTime();
+    await l.drain();
+    expect(rowOf(id!).tries).toBe(1);
+    expect(rowOf(id!).lastTry).not.toBeNull();
+  });
+
+  it('the shell’s resume event does the same without waiting for the clocks to disagree', async () => {
+    const s = await server((res) => res.writeHead(202).end());
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET next_try = ? WHERE id = ?').run(new Date(now - 1_000).toISOString(), id);
+    const l = loop({ monotonic: () => mono, random: () => 0.5 });
+    l.stop({ graceMs: 0 });
+    l.start();
+    l.resumed();
+    expect(rowOf(id!).nextTry!.getTime()).toBe(now + 30_000);
+    await l.drain();
+    expect(s.seen).toHaveLength(0);
+  });
+});
+
 describe('stopping', () => {
   it('lets a request in flight finish and records its answer', async () => {
     const s = await server((res) => setTimeout(() => res.writeHead(202).end(), 150));

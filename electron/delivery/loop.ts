@@ -4,7 +4,10 @@
 //  * Due = not sent, not errored, next_try <= now, and the OLDEST pending row of its recipient:
 //    each recipient URL gets its rows strictly in order (Create before Update before Delete),
 //    while different recipients run side by side — at most `concurrency` requests in all and
-//    `perHost` per server, so a dead server holds two slots, never the queue.
+//    `perHost` per server, so a dead server holds two slots, never the queue. A request still
+//    waiting after `slowAfterMs` stops counting against `concurrency` (up to `maxSlow` such):
+//    fifty servers that never answer cannot fill every slot for the whole time limit while
+//    healthy servers wait behind them.
 //  * Offline (connectivity watch) the loop starts nothing and spends no try; coming online wakes
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
@@ -17,6 +20,13 @@
 //    waiting at once, before it awaits anything), so nothing acknowledged is sent twice. Only a
 //    crash of the process within that turn could lose an answer, as it could before the single
 //    write it replaced.
+//  * Sleep: a laptop that slept finds every row whose retry time passed meanwhile due at once.
+//    The loop notices the wake (the wall clock moved much further than the monotonic one, which
+//    stands still while the machine sleeps — or the shell says so: resumed()), looks at the
+//    network again, spreads the overdue rows over the next minute with jitter instead of sending
+//    them in one burst, and for a short while after waking counts no try for a failure without
+//    an HTTP answer (Wi-Fi and DNS come back a few seconds after the lid opens): a retry's
+//    backoff is not spent on the machine's own sleep.
 //  * Rows whose recipient is an address (acct:, actor: — see addresses.ts) first go through a
 //    resolution step (`deps.resolve`) that turns them into inbox URLs.
 // The loop knows nothing of ActivityPub: what to POST comes from `deps.payload`.
@@ -44,6 +54,10 @@ export interface DeliveryLoopOptions {
   /** Requests in flight at once to one server (host:port). Default 2. */
   perHost?: number;
   maxTries?: number;
+  /** A request still waiting this long no longer takes one of the `concurrency` slots. Default 2 s. */
+  slowAfterMs?: number;
+  /** At most this many slow requests besides the `concurrency` ones. Default 8 × concurrency. */
+  maxSlow?: number;
   /** Limit for one POST, answer included. Default 10 s. */
   requestTimeoutMs?: number;
   /** How long stop() lets requests in flight finish before aborting them. Default 5 s. */
@@ -52,6 +66,12 @@ export interface DeliveryLoopOptions {
    * still be linked in what everyone receives) before going out without it. Default 3. */
   holdTries?: number;
   random?: () => number;
+  /** A monotonic clock in ms (stands still while the machine sleeps). Default performance.now. */
+  monotonic?: () => number;
+  /** Overdue rows are spread over this long after a wake from sleep. Default 60 s. */
+  wakeSpreadMs?: number;
+  /** After a wake, failures without an HTTP answer spend no try for this long. Default 60 s. */
+  wakeGraceMs?: number;
 }
 
 export interface DeliveryLoopDeps {
@@ -80,6 +100,8 @@ export interface DeliveryLoop {
   drain(): Promise<void>;
   /** Ids of the rows being sent right now ("sending" in the UI). */
   inFlight(): ReadonlySet<number>;
+  /** The machine woke from sleep (the shell's resume event); also detected by the loop itself. */
+  resumed(): void;
   readonly running: boolean;
 }
 
@@ -88,16 +110,22 @@ interface Task {
   host: string;
   controller: AbortController;
   done: Promise<void>;
+  /** Waiting longer than slowAfterMs: not counted against `concurrency` any more. */
+  slow: boolean;
 }
 
 const RESPONSE_CHARS = 500;
 const DELIVERY_HEADERS = { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' };
 const encoder = new TextEncoder();
 const IDLE_RECHECK_MS = 5_000;
+/** The wall clock ran this much further than the monotonic one between two looks: a sleep. */
+const SLEEP_GAP_MS = 60_000;
 
 export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const o = deps.options ?? {};
   const concurrency = o.concurrency ?? 8;
+  const slowAfterMs = o.slowAfterMs ?? 2_000;
+  const maxSlow = o.maxSlow ?? concurrency * 8;
   const perHost = o.perHost ?? 2;
   const maxTries = o.maxTries ?? MAX_TRIES;
   const requestTimeoutMs = o.requestTimeoutMs ?? 10_000;
@@ -105,6 +133,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const random = o.random ?? Math.random;
   const log = deps.log ?? (() => {});
   const { clock } = deps;
+  const monotonic = o.monotonic ?? (() => performance.now());
+  const wakeSpreadMs = o.wakeSpreadMs ?? 60_000;
+  const wakeGraceMs = o.wakeGraceMs ?? 60_000;
+  // The last look at both clocks (sleep detection), and until when (monotonic) a try is not
+  // spent on a failure without an answer.
+  let lastLook: { wall: number; mono: number } | null = null;
+  let graceUntil = -Infinity;
 
   let running = false;
   let pumpQueued = false;
@@ -112,6 +147,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   /** Every pending row has an id >= floor (rows below are sent or errored). */
   let floor = 0;
   const tasks = new Map<number, Task>();
+  let slowCount = 0;
+  /** Whether another request may start: `concurrency` counts only the requests not slow yet. */
+  const hasRoom = () => tasks.size - slowCount < concurrency && tasks.size < concurrency + maxSlow;
   const busyRecipients = new Set<string>();
   const perHostCount = new Map<string, number>();
   let idleWaiters: (() => void)[] = [];
@@ -143,6 +181,28 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     const tries = row.tries + 1;
     if (tries >= maxTries) return giveUp(row, attempt, `${verdict.reason} Tern gave up after ${tries} tries.`);
     store.retryLater(row.id, attempt, verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`);
+  }
+
+  /** A failure right after a wake: due again in a few seconds, tries and last_try unchanged. */
+  function retrySoon(row: OutgoingActivity, error: unknown): void {
+    const at = new Date(clock().getTime() + 2_000 + Math.round(random() * 8_000));
+    store.postpone(row.id, at, `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)}); trying again at ${at.toISOString()}.`);
+  }
+
+  /** The machine slept: look at the network again, and spread what fell due meanwhile. */
+  function woke(now: number): void {
+    graceUntil = monotonic() + wakeGraceMs;
+    deps.connectivity.recheck();
+    const spread = store.spreadOverdue(now, wakeSpreadMs, random);
+    log(`the computer woke from sleep: ${spread} overdue deliveries spread over the next ${Math.round(wakeSpreadMs / 1000)} s`);
+    floor = 0;
+    ready = [];
+  }
+
+  function detectSleep(now: number): void {
+    const mono = monotonic();
+    if (lastLook !== null && now - lastLook.wall - (mono - lastLook.mono) > SLEEP_GAP_MS) woke(now);
+    lastLook = { wall: now, mono };
   }
 
   function giveUp(row: OutgoingActivity, attempt: Attempt | null, reason: string, wholeRecipient = false): void {
@@ -229,6 +289,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
       if (signal.aborted || !deps.connectivity.isOnline()) return;
       if (looksLikeLocalNetworkDown(error)) deps.connectivity.recheck();
+      // Just woke: the network may not be back yet. Try again shortly, no try spent.
+      if (monotonic() < graceUntil) return retrySoon(row, error);
       apply(row, { at, status: null, body: null }, judgeError({ error, host, tries: row.tries + 1, now: clock(), random }));
       return;
     }
@@ -242,13 +304,21 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   function startTask(head: Head): void {
     const host = hostOfRecipient(head.recipient);
     const controller = new AbortController();
-    const task = { row: head, host, controller } as Task;
+    const task = { row: head, host, controller, slow: false } as Task;
     tasks.set(head.id, task);
+    const slowTimer = setTimeout(() => {
+      task.slow = true;
+      slowCount++;
+      schedulePump();
+    }, slowAfterMs);
+    slowTimer.unref();
     busyRecipients.add(head.recipient);
     perHostCount.set(host, (perHostCount.get(host) ?? 0) + 1);
     task.done = attempt(head, task)
       .catch((error: unknown) => log(`delivery #${head.id} failed inside Tern: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
+        clearTimeout(slowTimer);
+        if (task.slow) slowCount--;
         tasks.delete(head.id);
         busyRecipients.delete(head.recipient);
         const n = (perHostCount.get(host) ?? 1) - 1;
@@ -295,7 +365,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     let started = 0;
     const left: Head[] = [];
     for (const head of ready) {
-      if (tasks.size >= concurrency || tasks.has(head.id)) {
+      if (!hasRoom() || tasks.has(head.id)) {
         if (!tasks.has(head.id)) left.push(head);
         continue;
       }
@@ -319,11 +389,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (timer) clearTimeout(timer);
     timer = null;
     record(); // before the queue is read: a row answered is not due any more
-    if (!running || !deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
+    if (!running) return settleIdle();
     const now = clock().getTime();
+    detectSleep(now);
+    if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     try {
       fill();
-      if (tasks.size < concurrency) {
+      if (hasRoom()) {
         query(now);
         fill();
       }
@@ -398,6 +470,12 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       });
     },
     inFlight: () => new Set(tasks.keys()),
+    resumed() {
+      record();
+      woke(clock().getTime());
+      lastLook = { wall: clock().getTime(), mono: monotonic() };
+      schedulePump();
+    },
   };
 }
 

@@ -96,6 +96,9 @@ export function createDeliveryStore(sqlite: Sqlite) {
       SET is_errored = 1, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = @error
       WHERE id = @id AND ${PENDING}`),
     erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
+    postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
+    overdue: sqlite.prepare<[string], { id: number }>(`SELECT id FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) <= julianday(?)`),
+    setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
   const params = (id: number, a: Attempt) => ({ id, at: a.at.toISOString(), status: a.status, body: a.body });
@@ -126,6 +129,21 @@ export function createDeliveryStore(sqlite: Sqlite) {
     giveUp(id: number, a: Attempt | null, error: string): void {
       const values = a ? { ...params(id, a), error } : { id, error };
       queued.push(() => (a ? q.erroredTried : q.erroredUntried).run(values));
+    },
+    /** Due again at `nextTry` without counting a try (the failure was the machine's own). */
+    postpone(id: number, nextTry: Date, error: string): void {
+      const values = { id, nextTry: nextTry.toISOString(), error };
+      queued.push(() => q.postpone.run(values));
+    },
+    /** After a sleep: every pending row already due gets a time in the next `spreadMs`, at
+     * random, so they go out over a minute instead of all at once. Written at once; returns how
+     * many rows moved. */
+    spreadOverdue(now: number, spreadMs: number, random: () => number): number {
+      const ids = q.overdue.all(new Date(now).toISOString()).map((r) => r.id);
+      sqlite.transaction(() => {
+        for (const id of ids) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
+      })();
+      return ids.length;
     },
     /** Gives up every pending row to a recipient (an address that does not resolve). */
     giveUpRecipient(recipient: string, error: string): void {

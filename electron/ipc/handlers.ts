@@ -18,6 +18,7 @@ import { restoreInPlace } from '../data/restore';
 import { importMicroblogPub } from '../data/microblogpub-import';
 import { splitCommandLine } from '../tunnel/command-line';
 import type { TunnelRunner } from '../tunnel/runner';
+import { storageProblem, storageSentence } from '../../db/storage-errors';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -127,6 +128,8 @@ function toIpcError(error: unknown, onInternalError: (error: unknown) => void): 
   if (error instanceof NotFoundError) return { code: 'not_found', message: error.message };
   if (error instanceof ConflictError) return { code: 'conflict', message: error.message };
   if (error instanceof UnavailableError) return { code: 'unavailable', message: error.message };
+  const storage = storageProblem(error);
+  if (storage !== null) return { code: 'unavailable', message: storageSentence(storage) };
   onInternalError(error);
   return { code: 'internal', message: 'Something went wrong inside Tern. Nothing was changed.' };
 }

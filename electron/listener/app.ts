@@ -15,6 +15,7 @@ import { mountMediaRoutes } from '../media/listener-routes';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
+import { storageProblem } from '../../db/storage-errors';
 
 export type { ListenerAppOptions, ListenerCore } from './context';
 
@@ -50,6 +51,8 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   app.notFound((c) => html(c, notFoundPage(), 404));
   app.onError((error, c) => {
     log(`listener: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
+    // The disk (full, read-only): nothing was stored; a sender that retries later will be heard.
+    if (storageProblem(error) !== null) return problem(c, 503, 'Tern cannot store anything right now; try again later', { 'Retry-After': '300' });
     return problem(c, 500, 'internal error');
   });
   return app;

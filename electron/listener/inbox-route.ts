@@ -12,6 +12,7 @@ import { receiveInboxPost } from '../federation/inbox';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { asAddressed, publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
+import { storageProblem } from '../../db/storage-errors';
 
 export const MAX_INBOX_BYTES = 1024 * 1024;
 
@@ -122,6 +123,8 @@ export function inboxRequestListener(
       },
     ).catch((error: unknown) => {
       log(`listener: POST /inbox: ${(error as Error)?.stack ?? String(error)}`);
+      // The disk (full, read-only): nothing was stored; the sender's retry will be heard.
+      if (storageProblem(error) !== null) return send(res, 503, 'Tern cannot store anything right now; try again later', false, 300);
       send(res, 500, 'internal error');
     });
   };

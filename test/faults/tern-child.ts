@@ -1,0 +1,56 @@
+// A Tern process to kill: the real core on a data folder, doing one task, for the power-loss
+// tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open
+// Prints "ready" once the core is open, or for `open` before it opens (the kill may land any time
+// after), and "done" when the task has finished.
+import { openCore } from '../../electron/core';
+import { createBackup, restoreBackup } from '../../electron/data/backup';
+
+const [dataDir, task, arg] = process.argv.slice(2);
+if (!dataDir || !task) throw new Error('usage: tern-child.ts <dataDir> <task> [arg]');
+
+if (task === 'restore') {
+  console.log('ready');
+  await restoreBackup(arg!, dataDir);
+  const core = await openCore({ dataDir, mode: 'headless' });
+  core.close();
+  console.log('done');
+  process.exit(0);
+}
+
+if (task === 'inbox') {
+  // The listener on the given port, the inbox loop processing what arrives; runs until killed,
+  // or with `drain` as the next argument processes what is due and exits.
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, listen: { host: '127.0.0.1', port: Number(arg) } });
+  core.loops.inbox.start();
+  console.log('ready');
+  if (process.argv[5] === 'drain') {
+    await core.loops.inbox.stop();
+    await core.loops.inbox.drain();
+    await core.listener.stop();
+    core.close();
+    console.log('done');
+    process.exit(0);
+  }
+  await new Promise(() => {});
+}
+
+// Opening is the task itself for `open` (an upgrade may run): the kill may land inside it.
+if (task === 'open') console.log('ready');
+const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true });
+if (task !== 'open') console.log('ready');
+if (task === 'deliver') {
+  core.loops.delivery.start();
+  await core.loops.delivery.drain();
+  const pending = core.sqlite.prepare('SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0').get() as { n: number };
+  await core.loops.delivery.stop({ graceMs: 0 });
+  console.log(pending.n === 0 ? 'done' : `pending ${pending.n}`);
+} else if (task === 'backup') {
+  await createBackup(core);
+  console.log('done');
+} else if (task === 'open') {
+  console.log('done');
+} else {
+  throw new Error(`unknown task ${task}`);
+}
+core.close();
+process.exit(0);
