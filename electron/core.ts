@@ -10,18 +10,16 @@ import { recoverDataFolder } from './data/swap';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { localActor, type LocalActor } from './federation/identity';
-import { createHttpClient, type HttpClient } from './net/http-client';
+import { createHttpClient } from './net/http-client';
 import {
   createContextLoader,
   createDocumentLoader,
   createKeyCache,
   generateKeyPairFiles,
   loadKeyPair,
-  type TernKeyCache,
-  type TernKeyPairs,
 } from './net/signatures';
 import { KEY_FILES } from './net/key-files';
-import type { DocumentLoader } from '@fedify/fedify';
+import type { FederationContext } from './ports';
 import { TERN_VERSION } from './version';
 import { createInboxEvents, type InboxEvents } from './federation/inbox-events';
 import { createListenerControl, type ListenerAddress, type ListenerControl } from './listener/server';
@@ -57,15 +55,9 @@ export interface CoreOptions {
   listen?: ListenerAddress;
 }
 
-/** What federation needs from the core: the one outbound client, loaders, keys, caches. */
-export interface FederationContext {
-  client: HttpClient;
-  documentLoader: DocumentLoader;
-  contextLoader: DocumentLoader;
-  keyCache: TernKeyCache;
-  keys: TernKeyPairs;
-  allowPrivateAddresses: boolean;
-}
+// Services take FederationContext from ports.ts (a leaf), never from here; re-exported for callers
+// that already hold a Core.
+export type { FederationContext } from './ports';
 
 export interface Core {
   paths: DataPaths;

@@ -8,7 +8,7 @@
 import { createHash } from 'node:crypto';
 import { eq } from 'drizzle-orm';
 import { upload } from '../db/schema';
-import type { Core } from './core';
+import type { Db } from '../db/client';
 import { BadInputError, ConflictError } from './errors';
 import { publishedKeys, toPerson, type PublishedKeys } from './federation/actor-document';
 import { resolveAliases } from './federation/aliases';
@@ -18,8 +18,8 @@ import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-upda
 import { isImageType } from './media/limits';
 import { localMediaPath } from './media/paths';
 import type { ProfileImage, ProfileImageKind } from './media/profile-images';
-import type { ListenerControl, ListenerStatus } from './listener/server';
-import type { Settings, SettingsPatch, SettingsUpdate } from './settings';
+import type { FederationContext, ListenerStatus, ListenerSwitch } from './ports';
+import type { Settings, SettingsPatch, SettingsStore, SettingsUpdate } from './settings';
 
 export interface SettingsView extends Settings {
   /** SHA-256 of the RSA public key (SPKI DER), as colon-separated hex pairs. */
@@ -38,7 +38,13 @@ export interface SettingsUpdateResult extends SettingsView {
   profileUpdate: QueuedUpdate | null;
 }
 
-export type SettingsServiceCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings'> & { listener?: ListenerControl };
+export interface SettingsServiceCore {
+  db: Db;
+  fed: FederationContext;
+  clock: () => Date;
+  settings: SettingsStore;
+  listener?: ListenerSwitch;
+}
 
 export interface SettingsService {
   get(): Promise<SettingsView>;

@@ -10,7 +10,7 @@
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts). The
 // expression is the one db/schema.ts declares and federation/process/counters.ts queries by:
 // SQLite uses an expression index only for that same expression.
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 const UPGRADE = `
 CREATE INDEX ix_inbox_in_reply_to ON inbox (coalesce(json_extract(ap_object, '$.inReplyTo.id'), json_extract(ap_object, '$.inReplyTo')));

@@ -1,7 +1,7 @@
 // Revision 4ab54becec04: creates oauth_client, the registered OAuth clients, with its indexes.
 //
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts).
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 const UPGRADE = `
 CREATE TABLE oauth_client (

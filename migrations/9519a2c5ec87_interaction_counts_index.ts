@@ -8,7 +8,7 @@
 // replaces ix_inbox_relates_to_outbox_object_id. Indexes only; downgrading puts the old one back.
 //
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts).
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 const UPGRADE = `
 DROP INDEX ix_inbox_relates_to_outbox_object_id;

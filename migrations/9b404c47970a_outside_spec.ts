@@ -4,7 +4,7 @@
 // part of the specification, so Tern's version of it changes nothing. It must still exist:
 // it keeps the chain's ids and order those of the service behind the spec, so a database
 // stamped 9b404c47970a is recognised and 4ab54becec04 has its parent.
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 export const outsideSpec: Revision = {
   id: '9b404c47970a',

@@ -11,7 +11,7 @@
 // Indexes only: no table or row changes, and downgrading drops them.
 //
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts).
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 const UPGRADE = `
 CREATE INDEX ix_outbox_object_attachment_upload_id ON outbox_object_attachment (upload_id);

@@ -5,7 +5,7 @@
 // Frozen: this is literal SQL, never generated from db/schema.ts, so a later change of the
 // schema cannot rewrite what this revision did. db/schema.test.ts proves that the chain still
 // builds exactly the drizzle schema; a schema change needs a new revision, not an edit here.
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 const UPGRADE = `
 CREATE TABLE actor (

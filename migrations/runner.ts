@@ -3,6 +3,7 @@
 // alembic_version(version_num), because the service behind the spec is an Alembic app: its
 // databases are recognised, and one at a revision this build does not know is refused.
 import type { Sqlite } from '../db/client';
+import type { Revision } from './revision';
 import { initial } from './f5717d82b3ff_initial';
 import { outsideSpec } from './9b404c47970a_outside_spec';
 import { oauthClient } from './4ab54becec04_oauth_client';
@@ -10,13 +11,8 @@ import { processingIndexes } from './0d4f0c70f784_processing_indexes';
 import { featureIndexes } from './e7c3a9d51b20_feature_indexes';
 import { interactionCountsIndex } from './9519a2c5ec87_interaction_counts_index';
 
-export interface Revision {
-  id: string;
-  parent: string | null;
-  description: string;
-  upgrade(sqlite: Sqlite): void;
-  downgrade(sqlite: Sqlite): void;
-}
+// Declared in revision.ts, which each revision file imports (not this file, which imports them).
+export type { Revision } from './revision';
 
 /** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
  * at 4ab54becec04; the revisions after it are Tern's own. */

@@ -1,12 +1,12 @@
 // Every sentence and label the user sees, in one place so Tern can be translated later, plus
 // the Intl helpers that format numbers, times and plurals for the user's locale. Components
 // never hold user-visible text of their own.
-import type { DeliveryRowState } from '../electron/ipc/author-contract';
-import type { CountedTable } from '../electron/ipc/contract';
-import type { Flag } from './posts/actions';
-import type { Visibility } from './posts/model';
-import type { ShortcutKey } from './keyboard';
-import type { NotificationKind } from './notifications/groups';
+// It imports nothing from the renderer (every screen imports it), only the IPC contract's types.
+import type { DeliveryRowState, PostView } from '../electron/ipc/author-contract';
+import type { CountedTable, Output } from '../electron/ipc/contract';
+
+type Visibility = PostView['visibility'];
+type NotificationKind = NonNullable<Output<'notifications.list'>['items'][number]['type']>;
 
 /** The language the strings below are written in (for <html lang>). */
 export const STRINGS_LANG = 'en';
@@ -200,7 +200,7 @@ export const strings = {
       n: 'Write a new post',
       '/': 'Look someone up',
       '?': 'Show this list',
-    } satisfies Record<ShortcutKey, string>,
+    } satisfies Record<string, string>, // one per keyboard.ts SHORTCUT_KEYS (ShortcutsDialog looks each up)
   },
 
   settings: {
@@ -422,7 +422,7 @@ export const strings = {
       boosted: (on: boolean) => (on ? 'boost' : 'unboost'),
       bookmarked: (on: boolean) => (on ? 'bookmark' : 'remove the bookmark'),
       pinned: (on: boolean) => (on ? 'pin' : 'unpin'),
-    } satisfies Record<Flag, (on: boolean) => string>,
+    } satisfies Record<string, (on: boolean) => string>, // one per posts/actions.ts Flag (Post.tsx looks each up)
     failed: (what: string, why: string) => `Could not ${what}: ${why}`,
   },
 

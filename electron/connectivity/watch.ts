@@ -4,7 +4,6 @@
 //
 // Sources: under Electron the shell feeds net.isOnline() and its online/offline events through
 // `pushSource()`; headless mode uses `probeSource()` (probe.ts); tests use `manualSource()`.
-import type { Settings, SettingsStore } from '../settings';
 
 export interface ConnectivitySource {
   /** 'electron', 'probe', 'manual', … — shown in the status line for diagnosis. */
@@ -67,7 +66,11 @@ export const pushSource = (initial: boolean): ManualSource => manualSource(initi
 
 export function createConnectivityWatch(deps: {
   source: ConnectivitySource;
-  settings: Pick<SettingsStore, 'get' | 'onChange'>;
+  /** The settings store, of which the watch reads only the "Work offline" switch. */
+  settings: {
+    get(): { workOffline: boolean };
+    onChange(listener: (settings: { workOffline: boolean }) => void): () => void;
+  };
   clock: () => Date;
 }): ConnectivityWatch {
   let source = deps.source;
@@ -95,7 +98,7 @@ export function createConnectivityWatch(deps: {
     for (const l of [...listeners]) l(snapshot);
   }
 
-  const unsubscribeSettings = deps.settings.onChange((settings: Settings) => {
+  const unsubscribeSettings = deps.settings.onChange((settings) => {
     workOffline = settings.workOffline;
     evaluate();
   });

@@ -2,14 +2,13 @@
 // is a day old (or there is none), and keeps only the newest `keep` archives. Only files named
 // like Tern's backups are ever pruned; the copies made before an upgrade are left alone.
 import { rm } from 'node:fs/promises';
-import type { Core } from '../core';
-import { createBackup, listBackups, type BackupResult } from './backup';
+import { createBackup, listBackups, type BackupDeps, type BackupResult } from './backup';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
 
 export interface BackupSchedulerOptions {
-  core: Core;
+  core: BackupDeps;
   clock?: () => Date;
   keep?: number;
   log?: (line: string) => void;

@@ -10,9 +10,9 @@ import { join } from 'node:path';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
-import type { Core } from '../core';
+import type { Sqlite } from '../../db/client';
 import { BadInputError, ConflictError } from '../errors';
-import { dataPaths } from '../paths';
+import { dataPaths, type DataPaths } from '../paths';
 import { TERN_VERSION } from '../version';
 import { REVISIONS, currentRevision } from '../../migrations/runner';
 import { readTar, writeTar, type TarEntry } from './tar';
@@ -73,8 +73,15 @@ export async function listBackups(dir: string): Promise<BackupFile[]> {
   return found.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
 }
 
+/** What a backup reads from the running core. */
+export interface BackupDeps {
+  paths: DataPaths;
+  sqlite: Sqlite;
+  clock: () => Date;
+}
+
 /** Writes one archive of the running core's data into `dest` (a folder; the backups folder by default). */
-export async function createBackup(core: Core, options: { dest?: string } = {}): Promise<BackupResult> {
+export async function createBackup(core: BackupDeps, options: { dest?: string } = {}): Promise<BackupResult> {
   const destDir = options.dest ?? core.paths.backups;
   await mkdir(destDir, { recursive: true, mode: 0o700 });
   const createdAt = core.clock();

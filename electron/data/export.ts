@@ -6,14 +6,28 @@
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { and, asc, eq, inArray, isNull } from 'drizzle-orm';
-import type { Core } from '../core';
+import type { Db } from '../../db/client';
 import { actor, follower, following, inbox, outbox } from '../../db/schema';
 import { BadInputError } from '../errors';
 import { publishedKeys, toPerson } from '../federation/actor-document';
 import { AS_CONTEXT, wrapperActivity } from '../federation/collections';
+import type { LocalActor } from '../federation/identity';
 import { POST_TYPES } from '../federation/webfinger';
+import type { DataPaths } from '../paths';
+import type { FederationContext } from '../ports';
+import type { SettingsStore } from '../settings';
 import { writeTar, type TarEntry } from './tar';
 import { writePrivateFile } from './private-file';
+
+/** What the exports read from the running core. */
+export interface ExportDeps {
+  paths: Pick<DataPaths, 'dir'>;
+  db: Db;
+  clock: () => Date;
+  settings: Pick<SettingsStore, 'get'>;
+  fed: Pick<FederationContext, 'keys'>;
+  identity(): LocalActor | null;
+}
 
 export const FOLLOWING_CSV_HEADER = 'Account address,Show boosts,Notify on new posts,Languages';
 export const FOLLOWERS_CSV_HEADER = 'Account address';
@@ -21,14 +35,14 @@ export const FOLLOWERS_CSV_HEADER = 'Account address';
 type Json = Record<string, unknown>;
 
 /** The data folder's exports/ directory. */
-export function exportsDir(core: Core): string {
+export function exportsDir(core: ExportDeps): string {
   return join(core.paths.dir, 'exports');
 }
 
 const stamp = (at: Date) => at.toISOString().replace(/[:.]/g, '-');
 
 /** The documents of the archive, by entry name. */
-export async function archiveDocuments(core: Core): Promise<Record<'actor.json' | 'outbox.json' | 'likes.json' | 'bookmarks.json', Json>> {
+export async function archiveDocuments(core: ExportDeps): Promise<Record<'actor.json' | 'outbox.json' | 'likes.json' | 'bookmarks.json', Json>> {
   const local = core.identity();
   if (!local) throw new BadInputError('Tern has no public address yet; set the base URL and user name in Settings first.');
   const person = toPerson(local, core.settings.get(), await publishedKeys(core.fed.keys));
@@ -69,7 +83,7 @@ export async function archiveDocuments(core: Core): Promise<Record<'actor.json' 
 }
 
 /** Writes the archive into `destDir` as tern-archive-<time>.tar.gz. */
-export async function exportArchive(core: Core, destDir: string = exportsDir(core)): Promise<{ path: string; bytes: number }> {
+export async function exportArchive(core: ExportDeps, destDir: string = exportsDir(core)): Promise<{ path: string; bytes: number }> {
   const documents = await archiveDocuments(core);
   const mtime = core.clock();
   const entries: TarEntry[] = Object.entries(documents).map(([name, doc]) => ({
@@ -96,7 +110,7 @@ function address(handle: string | null, apId: string): string {
 }
 
 /** Mastodon's following_accounts.csv. */
-export function exportFollowingCsv(core: Core): string {
+export function exportFollowingCsv(core: ExportDeps): string {
   const rows = core.db
     .select({ apId: following.apActorId, handle: actor.handle })
     .from(following)
@@ -107,7 +121,7 @@ export function exportFollowingCsv(core: Core): string {
 }
 
 /** The followers, one `Account address` column. */
-export function exportFollowersCsv(core: Core): string {
+export function exportFollowersCsv(core: ExportDeps): string {
   const rows = core.db
     .select({ apId: follower.apActorId, handle: actor.handle })
     .from(follower)
@@ -118,7 +132,7 @@ export function exportFollowersCsv(core: Core): string {
 }
 
 /** Saves a CSV export into exports/ as <kind>-<time>.csv (mode 0600). */
-export async function saveCsvExport(core: Core, kind: 'following' | 'followers', csv: string): Promise<{ path: string }> {
+export async function saveCsvExport(core: ExportDeps, kind: 'following' | 'followers', csv: string): Promise<{ path: string }> {
   const path = join(exportsDir(core), `${kind}-${stamp(core.clock())}.csv`);
   await writePrivateFile(path, Buffer.from(csv, 'utf8'));
   return { path };

@@ -2,7 +2,8 @@
 // column of each row after the header) or a bare list of handles and URLs, one per line. Each
 // Follow goes through the author's follow action, so it is queued and sent by the delivery
 // loop like any other; one that fails never stops the rest.
-import type { Core } from '../core';
+import type { Db } from '../../db/client';
+import type { AuthorService } from '../federation/actions';
 import { BadInputError, ConflictError } from '../errors';
 import { findActor } from '../federation/actors';
 import { findActorByHandle, parseHandle } from '../federation/lookup';
@@ -81,13 +82,19 @@ export function parseFollowingCsv(text: string): ParsedFollowing {
 }
 
 /** Whether we already follow, or asked to follow, the account (as far as the cache knows). */
-function alreadyFollowing(core: Core, target: string): boolean {
+/** What importing follows needs: the database and the author's follow action. */
+export interface ImportDeps {
+  db: Db;
+  services: { author: Pick<AuthorService, 'follow'> };
+}
+
+function alreadyFollowing(core: ImportDeps, target: string): boolean {
   const known = parseHandle(target) ? findActorByHandle(core.db, target) : findActor(core.db, target);
   return known !== undefined && followStateOf(core.db, known) !== 'none';
 }
 
 /** Follows everyone on the list, one after another; refused lines are reported as failures. */
-export async function importFollowing(core: Core, text: string): Promise<ImportResult> {
+export async function importFollowing(core: ImportDeps, text: string): Promise<ImportResult> {
   const { entries, refused } = parseFollowingCsv(text);
   const result: ImportResult = { followed: 0, skipped: 0, failed: [...refused] };
   for (const { line, target } of entries) {

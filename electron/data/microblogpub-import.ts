@@ -15,15 +15,15 @@ import { constants as fsConstants, existsSync, statSync } from 'node:fs';
 import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { isAbsolute, join } from 'node:path';
 import Database from 'better-sqlite3';
-import type { Core } from '../core';
 import { openSqlite, type Sqlite } from '../../db/client';
 import { currentRevision, upgrade } from '../../migrations/runner';
 import { BadInputError, ConflictError, UnavailableError } from '../errors';
-import type { Reopen } from '../ipc/handlers';
-import { COUNTED_TABLES } from '../ipc/contract';
+import type { Reopen } from './restore';
+import { COUNTED_TABLES } from '../../db/counted-tables';
 import { generateKeyPairFiles } from '../net/signatures';
 import { KEY_FILES } from '../net/key-files';
-import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings } from '../settings';
+import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings, type SettingsStore } from '../settings';
+import type { DataPaths } from '../paths';
 import { swapIntoDataFolder } from './swap';
 import { hashSecret } from '../indieauth/secrets';
 
@@ -51,6 +51,14 @@ export const MICROBLOGPUB_REVISIONS: Readonly<Record<string, 'f5717d82b3ff' | '9
 const DB_FILE = 'microblogpub.db';
 const PROFILE_FILE = 'profile.toml';
 const KEY_FILE = 'key.pem';
+
+/** What the move reads from the running core (each step picks its part). */
+interface ImportCore {
+  paths: DataPaths;
+  settings: SettingsStore;
+  sqlite: Sqlite;
+  clock: () => Date;
+}
 
 export interface MicroblogPubIdentity {
   baseUrl: string;
@@ -292,7 +300,7 @@ async function copyUploads(source: string, dest: string): Promise<void> {
 }
 
 /** The rows this Tern already holds, per table with any. */
-function ternRows(core: Pick<Core, 'sqlite'>): Record<string, number> {
+function ternRows(core: Pick<ImportCore, 'sqlite'>): Record<string, number> {
   const counts = countRows(core.sqlite, COUNTED_TABLES);
   return Object.fromEntries(Object.entries(counts).filter(([, n]) => n > 0));
 }
@@ -400,7 +408,7 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
 // ---- the move ----------------------------------------------------------------------------
 
 /** Reads the folder and says what moving in would bring, changing nothing. */
-export async function previewMicroblogPub(core: Pick<Core, 'paths' | 'settings' | 'sqlite'>, folder: string): Promise<MicroblogPubPreview> {
+export async function previewMicroblogPub(core: Pick<ImportCore, 'paths' | 'settings' | 'sqlite'>, folder: string): Promise<MicroblogPubPreview> {
   requireFolder(folder);
   const identity = identityFromProfile(await readFile(join(folder, PROFILE_FILE), 'utf8'));
   convertKey(await readFile(join(folder, KEY_FILE), 'utf8'));
@@ -495,7 +503,7 @@ async function stageMicroblogPub(folder: string, dataDir: string, settings: Sett
  * the core, builds the new data, swaps it in (the old files moved aside) and reopens the core.
  */
 export async function importMicroblogPub(
-  core: Pick<Core, 'paths' | 'settings' | 'sqlite' | 'clock'>,
+  core: Pick<ImportCore, 'paths' | 'settings' | 'sqlite' | 'clock'>,
   reopen: Reopen | undefined,
   folder: string,
   confirm: boolean,

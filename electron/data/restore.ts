@@ -5,9 +5,8 @@
 // restored data. A failure at any step leaves the data folder as it was.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
-import type { Core } from '../core';
+import type { DataPaths } from '../paths';
 import { BadInputError, UnavailableError } from '../errors';
-import type { Reopen } from '../ipc/handlers';
 import { BACKUP_NAME_RE, readBackup, restoreBackup } from './backup';
 
 export interface RestoreOutcome {
@@ -34,8 +33,11 @@ export function resolveBackupSource(backupsDir: string, backup: string): string 
   return named;
 }
 
+/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
+export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+
 /** Checks the archive, then swaps the data folder's files for it with the core closed, and reopens. */
-export async function restoreInPlace(core: Pick<Core, 'paths' | 'clock'>, reopen: Reopen | undefined, backup: string): Promise<RestoreOutcome> {
+export async function restoreInPlace(core: { paths: Pick<DataPaths, 'backups'>; clock: () => Date }, reopen: Reopen | undefined, backup: string): Promise<RestoreOutcome> {
   if (reopen === undefined) {
     throw new UnavailableError('This Tern cannot restore while it runs; stop it and use: npm run headless -- --data-dir DIR --restore ARCHIVE');
   }

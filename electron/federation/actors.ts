@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { prepared, rowDecoder, type DbOrTx } from '../../db/client';
 import { actor, type Actor } from '../../db/schema';
-import type { FederationContext } from '../core';
+import type { FederationContext } from '../ports';
 import { NotFoundError, UnavailableError } from '../errors';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { ACTIVITY_ACCEPT } from '../net/signatures';

@@ -25,7 +25,7 @@
 // claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
 // (process/forward.ts): Mastodon checks no proofs.
 import type { Db } from '../../db/client';
-import type { FederationContext } from '../core';
+import type { FederationContext } from '../ports';
 import type { Settings } from '../settings';
 import { hasProofLike } from '@fedify/fedify';
 import {

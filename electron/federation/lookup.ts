@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../db/client';
 import { actor as actorTable, inbox, outbox, type Actor, type InboxObject, type OutboxObject } from '../../db/schema';
-import type { FederationContext } from '../core';
+import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';

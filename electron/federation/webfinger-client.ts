@@ -1,7 +1,7 @@
 // WebFinger as a client, through the one safe HTTP client (SSRF guard at connect time, timeout,
 // body cap) — Fedify's lookupWebFinger uses the global fetch, so it is not used. WebFinger is
 // https-only; plain http only for loopback hosts when private addresses are allowed (tests).
-import type { FederationContext } from '../core';
+import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { httpUrl, isObject, str, type Json } from './ap';

@@ -3,7 +3,7 @@
 // contract.ts (inputs) and its Outputs; the renderer imports only the types.
 import { z } from 'zod';
 import { VISIBILITIES, type Visibility } from '../../db/columns';
-import { pollInputSchema, type PollView } from './polls-contract';
+import { pollInputSchema, type PollView } from './post-poll-contract';
 import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 
 // ---- views ------------------------------------------------------------------------------------

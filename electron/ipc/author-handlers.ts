@@ -1,7 +1,10 @@
 // Handlers of the author's channels (author-contract.ts): one-line adapters over the author
 // service, the delivery queue and the connectivity watch.
 import type { z } from 'zod';
-import type { Core } from '../core';
+import type { Db } from '../../db/client';
+import type { ConnectivityWatch } from '../connectivity/watch';
+import type { AuthorService } from '../federation/actions';
+import type { SettingsStore } from '../settings';
 import { pendingDeliveries } from '../delivery/status';
 import type { authorInputs, AuthorOutputs, ConnectivityView } from './author-contract';
 
@@ -10,7 +13,15 @@ export type AuthorHandlers = {
   [C in AuthorChannel]: (input: z.output<(typeof authorInputs)[C]>) => Promise<AuthorOutputs[C]> | AuthorOutputs[C];
 };
 
-export function createAuthorHandlers(core: Core): AuthorHandlers {
+/** The part of the core the author's handlers use. */
+export interface AuthorHandlersCore {
+  db: Db;
+  services: { author: AuthorService };
+  connectivity: Pick<ConnectivityWatch, 'state'>;
+  settings: Pick<SettingsStore, 'update'>;
+}
+
+export function createAuthorHandlers(core: AuthorHandlersCore): AuthorHandlers {
   const author = core.services.author;
   const connectivity = (): ConnectivityView => ({ ...core.connectivity.state(), queued: pendingDeliveries(core.db) });
   return {

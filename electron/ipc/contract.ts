@@ -19,26 +19,9 @@ import type { RestoreOutcome } from '../data/restore';
 import type { MicroblogPubImport } from '../data/microblogpub-import';
 import type { TunnelStatus } from '../tunnel/runner';
 
-/** Names of the tables the status channel counts (the spec's 16 records). */
-export const COUNTED_TABLES = [
-  'actor',
-  'inbox',
-  'incoming_activity',
-  'indieauth_authorization_request',
-  'outbox',
-  'upload',
-  'follower',
-  'following',
-  'indieauth_access_token',
-  'outbox_object_attachment',
-  'outgoing_activity',
-  'poll_answer',
-  'tagged_outbox_object',
-  'webmention',
-  'notifications',
-  'oauth_client',
-] as const;
-export type CountedTable = (typeof COUNTED_TABLES)[number];
+// Declared in db/ (the move from microblog.pub counts them too, without importing the contract).
+export { COUNTED_TABLES, type CountedTable } from '../../db/counted-tables';
+import type { CountedTable } from '../../db/counted-tables';
 
 export interface AppStatus {
   /** The database's schema revision and the newest this build knows. */

@@ -3,27 +3,43 @@
 // transport) calls: it checks the input with the channel's zod schema and turns errors into
 // typed results, so no transport can skip validation.
 import { z } from 'zod';
-import type { Core } from '../core';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { inputs, type Channel, type IpcError, type IpcResult, type Output, type ParsedInput } from './contract';
-import { createSettingsService } from '../settings-service';
+import { createSettingsService, type SettingsServiceCore } from '../settings-service';
 import { listPendingFollowRequests } from '../federation/follow-requests';
-import { createAuthorHandlers } from './author-handlers';
-import { createPollHandlers } from './poll-handlers';
-import { createBackup, listBackups } from '../data/backup';
-import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport } from '../data/export';
-import { importFollowing } from '../data/import';
+import { createAuthorHandlers, type AuthorHandlersCore } from './author-handlers';
+import { createPollHandlers, type PollHandlersCore } from './poll-handlers';
+import { createBackup, listBackups, type BackupDeps } from '../data/backup';
+import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport, type ExportDeps } from '../data/export';
+import { importFollowing, type ImportDeps } from '../data/import';
 import { listReceivedWebmentions, listSentWebmentions } from '../webmention/views';
-import { restoreInPlace } from '../data/restore';
+import { restoreInPlace, type Reopen } from '../data/restore';
 import { importMicroblogPub } from '../data/microblogpub-import';
 import { splitCommandLine } from '../tunnel/command-line';
 import type { TunnelRunner } from '../tunnel/runner';
 import { storageProblem, storageSentence } from '../../db/storage-errors';
+import type { StatusService } from '../status';
+import type { NotificationService } from '../notifications/service';
+import type { IndieAuthService } from '../indieauth/service';
+import type { MediaService } from '../media/service';
+import type { DeliveryLoop } from '../delivery/loop';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
-/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
-export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+// Declared beside restoreInPlace, which takes it; re-exported for the hosts that provide one.
+export type { Reopen } from '../data/restore';
+
+/** The core as the handlers see it: what each service they call takes, and the services. */
+export type HandlersCore = BackupDeps &
+  ExportDeps &
+  ImportDeps &
+  SettingsServiceCore &
+  AuthorHandlersCore &
+  PollHandlersCore &
+  Parameters<typeof importMicroblogPub>[0] & {
+    services: { status: StatusService; notifications: NotificationService; indieauth: IndieAuthService; media: MediaService };
+    loops: { delivery: Pick<DeliveryLoop, 'inFlight'> };
+  };
 export interface HandlerOptions {
   /** How this process reopens its core; without it, restoring and moving in are refused. */
   host?: { reopen: Reopen };
@@ -31,7 +47,7 @@ export interface HandlerOptions {
   tunnel?: TunnelRunner;
 }
 
-export function createHandlers(core: Core, options: HandlerOptions = {}): Handlers {
+export function createHandlers(core: HandlersCore, options: HandlerOptions = {}): Handlers {
   const settings = createSettingsService(core);
   return {
     'app.status': () => core.services.status.get(),

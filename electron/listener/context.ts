@@ -2,19 +2,30 @@
 // response helpers every route answers with.
 import type { Context } from 'hono';
 import type { ContentfulStatusCode } from 'hono/utils/http-status';
-import type { Core } from '../core';
+import type { Db } from '../../db/client';
+import type { AuthorService } from '../federation/actions';
 import type { LocalActor } from '../federation/identity';
+import type { IndieAuthService } from '../indieauth/service';
+import type { MediaService } from '../media/service';
+import type { FederationContext } from '../ports';
+import type { SettingsStore } from '../settings';
 import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
 import { PAGE_HEADERS } from './pages';
 
-/** The part of the core the listener reads. */
-export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & {
+/** The part of the core the listener reads (the core itself is one; tests build smaller ones). */
+export interface ListenerCore {
+  db: Db;
+  fed: FederationContext;
+  clock: () => Date;
+  settings: SettingsStore;
+  /** The local actor, or null until the base URL and user name are set. */
+  identity(): LocalActor | null;
   inboxEvents?: InboxEvents;
   /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
-  services?: Partial<Pick<Core['services'], 'indieauth' | 'author' | 'media'>>;
+  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService };
   /** Media routes answer 404 without it. */
-  paths?: Pick<Core['paths'], 'uploads'>;
-};
+  paths?: { uploads: string };
+}
 
 export interface ListenerAppOptions {
   /** Called after an activity is queued (besides core.inboxEvents), e.g. to wake a loop. */

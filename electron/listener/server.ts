@@ -6,14 +6,12 @@ import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost } from './inbox-route';
 import type { ListenerAppOptions, ListenerCore } from './context';
+import type { ListenerAddress, ListenerStatus } from '../ports';
 
 export const DEFAULT_LISTENER_HOST = '127.0.0.1';
 
-export interface ListenerAddress {
-  host: string;
-  /** 0: the OS picks a free port. */
-  port: number;
-}
+// Declared in ports.ts, where services that switch the listener find them without importing it.
+export type { ListenerAddress, ListenerStatus } from '../ports';
 
 export interface RunningListener {
   host: string;
@@ -71,14 +69,6 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
         server.closeAllConnections();
       }),
   };
-}
-
-export interface ListenerStatus {
-  running: boolean;
-  /** Where it listens, when running. */
-  url: string | null;
-  /** Why the last start failed, if it did. */
-  error: string | null;
 }
 
 /** The listener as the core keeps it: at most one running, restartable on another address. */

@@ -9,7 +9,9 @@
 // PNG, GIF, WebP or AVIF — whatever the remote Content-Type claimed; never SVG or HTML. Recent
 // answers are kept in a small memory cache so scrolling back does not fetch again.
 import { readFile } from 'node:fs/promises';
-import type { Core } from '../core';
+import type { Db } from '../../db/client';
+import type { DataPaths } from '../paths';
+import type { FederationContext } from '../ports';
 import { BlockedAddressError, BodyTooLargeError, NetError, UnsupportedSchemeError } from '../net/errors';
 import { MAX_PROXY_BYTES } from './limits';
 import { verifyProxyPath } from './paths';
@@ -18,7 +20,7 @@ import { findUploadByHash, isContentHash, thumbnailPath, uploadPath } from './st
 
 export type UiMediaHandler = (request: Request) => Promise<Response | null>;
 
-type MediaCore = Pick<Core, 'db' | 'fed' | 'paths'> & { connectivity: Pick<Core['connectivity'], 'isOnline'> };
+type MediaCore = { db: Db; fed: Pick<FederationContext, 'client'>; paths: Pick<DataPaths, 'uploads'>; connectivity: { isOnline(): boolean } };
 
 const BASE_HEADERS = {
   'X-Content-Type-Options': 'nosniff',

@@ -14,7 +14,7 @@ import type { AttachmentInput } from '../media/attachments';
 import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 import { sniffImage } from '../media/sniff';
 import { acceptedType, contentHashOf, findUploadByHash } from '../media/store';
-import { MicropubError, type Properties } from './micropub';
+import { MicropubError, type Properties } from './errors';
 
 export const MEDIA_PROPERTIES = ['photo', 'video', 'audio'] as const;
 export type MediaProperty = (typeof MEDIA_PROPERTIES)[number];

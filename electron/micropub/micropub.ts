@@ -17,23 +17,12 @@ import { isPostType } from '../federation/outbox';
 import type { LocalActor } from '../federation/identity';
 import { hasScope, type Scope } from '../indieauth/scopes';
 import { mediaUrl } from '../media/attachments';
+import { MicropubError, type Properties } from './errors';
 import { FilePart, isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 import { authorInputs } from '../ipc/author-contract';
 
-export class MicropubError extends Error {
-  override name = 'MicropubError';
-  constructor(
-    readonly code: 'invalid_request' | 'insufficient_scope' | 'unauthorized' | 'forbidden',
-    message: string,
-    readonly status: 400 | 401 | 403 | 404 = 400,
-    readonly scope?: Scope,
-  ) {
-    super(message);
-  }
-}
-
-/** mf2 properties: each a list of strings or objects ({html}, {value, alt}). */
-export type Properties = Record<string, unknown[]>;
+// Declared in errors.ts, which the media step (media.ts) shares without importing this file.
+export { MicropubError, type Properties } from './errors';
 
 export type MicropubRequest =
   | { action: 'create'; type: string; properties: Properties }

@@ -13,7 +13,7 @@ import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '../../db/client';
 import { notifications, outbox, webmention, type IncomingActivity, type JsonValue, type NotificationType, type Webmention } from '../../db/schema';
-import type { FederationContext } from '../core';
+import type { FederationContext } from '../ports';
 import { isBlockedUrl } from '../federation/blocked-servers';
 import type { LocalActor } from '../federation/identity';
 import type { ProcessOutcome } from '../federation/process/context';

@@ -6,9 +6,9 @@ import { create } from 'zustand';
 import { toApiError } from '../api';
 import { useConnectivityStore } from '../store/connectivity';
 import type { PostView } from './model';
-import { channelOf, sendToggle } from './send';
+import { channelOf, sendToggle, type Flag } from './send';
 
-export type Flag = 'liked' | 'boosted' | 'bookmarked' | 'pinned';
+export type { Flag };
 
 interface Failure {
   flag: Flag;

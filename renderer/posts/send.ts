@@ -1,7 +1,9 @@
 // The channels behind a post's actions, in one place: each toggle is a pair of channels taking
 // the post's ActivityPub id.
 import { call } from '../api';
-import type { Flag } from './actions';
+
+/** A post's toggles (actions.ts keeps their optimistic state). */
+export type Flag = 'liked' | 'boosted' | 'bookmarked' | 'pinned';
 
 const CHANNELS = {
   liked: ['posts.like', 'posts.unlike'],

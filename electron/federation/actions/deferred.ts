@@ -10,7 +10,7 @@
 import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
 import { outbox, outgoingActivity, type Actor, type OutgoingActivity } from '../../../db/schema';
-import type { FederationContext } from '../../core';
+import type { FederationContext } from '../../ports';
 import { parseRecipient } from '../../delivery/addresses';
 import type { ResolveOutcome } from '../../delivery/loop';
 import { BadInputError, NotFoundError } from '../../errors';

@@ -1,7 +1,7 @@
 // What the author's actions need from the core, passed in so tests can hand real SQLite and
 // loopback HTTP with a fake clock or connectivity.
 import type { Db } from '../../../db/client';
-import type { FederationContext } from '../../core';
+import type { FederationContext } from '../../ports';
 import { BadInputError } from '../../errors';
 import type { LocalActor } from '../identity';
 

@@ -4,7 +4,7 @@
 // never retries them; any thrown error is a failure, retried with backoff.
 import type { Db } from '../../../db/client';
 import type { Actor, IncomingActivity } from '../../../db/schema';
-import type { FederationContext } from '../../core';
+import type { FederationContext } from '../../ports';
 import type { Settings } from '../../settings';
 import { TernError } from '../../errors';
 import type { LocalActor } from '../identity';

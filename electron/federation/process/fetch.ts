@@ -12,7 +12,7 @@ import {
   TooManyRedirectsError,
   UnsupportedSchemeError,
 } from '../../net/errors';
-import type { FederationContext } from '../../core';
+import type { FederationContext } from '../../ports';
 import { httpUrl, isObject, str, typeOf, type Json } from '../ap';
 import { originOf, sameId } from './context';
 
