@@ -5,8 +5,8 @@
 // objects are served from loopback servers (test/real/harness.ts); `expect` says what the author
 // must see, or why the activity must be refused.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idOf, type Json } from '../electron/federation/ap';
-import { fixtureNames, openCorpusRig, type CorpusRig, type Prepared, type Sent } from './real/harness';
+import { idsOf, type Json } from '../electron/federation/ap';
+import { fixtureNames, openCorpusRig, readFixture, type CorpusRig, type Prepared, type Sent } from './real/harness';
 import { inboxRow, normalizeWant, projectPost, subjectOf, wholeStream } from './real/views';
 
 let rig: CorpusRig;
@@ -54,7 +54,7 @@ async function checkView(p: Prepared, want: Json, where: 'stream' | 'thread' | '
 
 async function check(p: Prepared, sent: Sent): Promise<void> {
   const want = p.live.expect;
-  const actorId = idOf(p.live.activity.actor)!;
+  const actorId = idsOf(p.live.activity.actor)[0]!;
   if (want.rejected) {
     expect({ status: sent.status, error: sent.error }).toEqual(want.rejected);
     return;
@@ -101,10 +101,15 @@ describe('real payloads through the signed inbox', () => {
     expect(new Set(names.map((n) => n.split('-')[0])).size).toBeGreaterThanOrEqual(14);
   });
 
-  it.each(names)('%s', async (name) => {
+  const run = async (name: string) => {
     const p = await rig.prepare(name);
     await rig.arrange(p);
     for (const earlier of p.live.before ?? []) expectDone(p, await rig.send(p, earlier));
     await check(p, await rig.send(p, p.live.activity));
-  });
+  };
+  // A fixture that shows a bug of Tern's (its `knownBug` says which) must fail until it is
+  // fixed; then this flips, and the marker is to be removed.
+  const bugs = new Set(names.filter((n) => readFixture(n).knownBug));
+  it.each(names.filter((n) => !bugs.has(n)))('%s', run);
+  it.fails.each([...bugs])('%s (known bug)', run);
 });
