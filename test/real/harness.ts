@@ -37,6 +37,8 @@ export interface RealFixture {
     ourPosts?: string[];
     /** Our pending Follow an Accept answers: its id and whom it follows. */
     ourFollow?: { id: string; object: string };
+    /** One of our polls (public, open for a day) that a vote answers. */
+    ourPoll?: { id: string; oneOf?: string[]; anyOf?: string[] };
   };
   expect: Json;
   /** A bug of Tern's this capture shows (the test expects it to fail until fixed). */
@@ -206,6 +208,25 @@ export async function openCorpusRig(): Promise<CorpusRig> {
       saveOutboxObject(core.db, local, {
         publicId: apId.split('/').pop()!,
         apObject: { id: apId, type: 'Note', attributedTo: local.id, content: '<p>A post by the author</p>', to: ['https://www.w3.org/ns/activitystreams#Public'], cc: [local.followers] },
+        visibility: 'PUBLIC',
+        now,
+      });
+    }
+    if (given.ourPoll && !core.db.select().from(outbox).where(eq(outbox.apId, given.ourPoll.id)).get()) {
+      const { id, oneOf, anyOf } = given.ourPoll;
+      const options = (names: string[]) => names.map((name) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: 0 } }));
+      saveOutboxObject(core.db, local, {
+        publicId: id.split('/').pop()!,
+        apObject: {
+          id,
+          type: 'Question',
+          attributedTo: local.id,
+          content: '<p>A poll by the author</p>',
+          ...(oneOf ? { oneOf: options(oneOf) } : { anyOf: options(anyOf ?? []) }),
+          endTime: new Date(now.getTime() + 86_400_000).toISOString(),
+          to: ['https://www.w3.org/ns/activitystreams#Public'],
+          cc: [local.followers],
+        },
         visibility: 'PUBLIC',
         now,
       });

@@ -79,6 +79,9 @@ export function projectPost(view: PostView, want: Json): Json {
       case 'boostedBy':
         out.boostedBy = view.boostedBy?.actor.handle ?? null;
         break;
+      case 'pollVotes':
+        out.pollVotes = view.poll?.options.map((o) => o.votes) ?? null;
+        break;
       case 'poll':
         out.poll = view.poll ? { kind: view.poll.kind, options: view.poll.options.map((o) => o.name) } : null;
         break;
