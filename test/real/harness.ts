@@ -165,9 +165,13 @@ export async function openCorpusRig(): Promise<CorpusRig> {
     for (const doc of [...live.actors, ...(live.objects ?? []), ...(live.before ?? []), live.activity]) {
       for (const c of [doc['@context']].flat()) if (typeof c === 'string') serve(c, { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'] }, false);
     }
-    for (const activity of [...(live.before ?? []), live.activity]) {
-      serve(activity.id, activity, false);
-      if (isObject(activity.object)) serve(activity.object.id, activity.object, false);
+    // What the activities embed is served at its id too, as its server would (a Lemmy group's
+    // Announce{Create{Page}}: the Create and the Page).
+    for (let doc of [...(live.before ?? []), live.activity] as unknown[]) {
+      while (isObject(doc)) {
+        serve(doc.id, doc, false);
+        doc = doc.object;
+      }
     }
     return { name, fixture, live, rewrite };
   }
