@@ -43,6 +43,8 @@ export interface RealFixture {
   expect: Json;
   /** A bug of Tern's this capture shows (the test expects it to fail until fixed). */
   knownBug?: string;
+  /** How it shows: a part of the failure's message. */
+  knownBugShows?: string;
 }
 
 export const fixtureNames = (): string[] => readdirSync(REAL_DIR).filter((n) => n.endsWith('.json')).sort();
