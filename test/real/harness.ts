@@ -13,7 +13,7 @@ import { signRequest } from '@fedify/fedify';
 import { desc, eq } from 'drizzle-orm';
 import { following, incomingActivity, outbox, type IncomingActivity } from '../../db/schema';
 import { getOrFetchActor } from '../../electron/federation/actors';
-import { ACTOR_TYPES, idsOf, isObject, str, typeOf, type Json } from '../../electron/federation/ap';
+import { idsOf, isObject, str, type Json } from '../../electron/federation/ap';
 import { saveOutboxObject } from '../../electron/federation/outbox-store';
 import { openListeningCore, newRsaKeys, type ListeningCore } from '../../electron/listener/test-support';
 import { exportPublicKeyPem } from '../../electron/net/signatures';
@@ -269,4 +269,3 @@ function lastIncomingId(core: Core): number {
   return core.db.select({ id: incomingActivity.id }).from(incomingActivity).orderBy(desc(incomingActivity.id)).limit(1).get()?.id ?? 0;
 }
 
-export { ACTOR_TYPES, typeOf };

@@ -4,7 +4,7 @@
 import { eq } from 'drizzle-orm';
 import { inbox } from '../../db/schema';
 import type { PostView } from '../../electron/ipc/author-contract';
-import { idOf, isObject, str, typeOf, type Json } from '../../electron/federation/ap';
+import { idOf, isObject, typeOf, type Json } from '../../electron/federation/ap';
 import type { Core } from '../../electron/core';
 
 /** The id the author's view of an activity is filed under: the created/updated/boosted object
@@ -123,4 +123,3 @@ export function normalizeWant(want: Json): Json {
   return out;
 }
 
-export { str };
