@@ -4,9 +4,10 @@
 // author reads: the stream, a thread, a look-up, notifications, people. Each fixture's actors and
 // objects are served from loopback servers (test/real/harness.ts); `expect` says what the author
 // must see, or why the activity must be refused.
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { idsOf, type Json } from '../electron/federation/ap';
-import { fixtureNames, openCorpusRig, readFixture, type CorpusRig, type Prepared, type Sent } from './real/harness';
+import { REAL_DIR, fixtureNames, openCorpusRig, readFixture, type CorpusRig, type Prepared, type Sent } from './real/harness';
 import { inboxRow, normalizeWant, projectPost, subjectOf, wholeStream } from './real/views';
 
 let rig: CorpusRig;
@@ -97,9 +98,15 @@ async function check(p: Prepared, sent: Sent): Promise<void> {
 describe('real payloads through the signed inbox', () => {
   const names = fixtureNames();
 
-  it('has the corpus: at least 110 captures of at least 14 kinds of server', () => {
+  it('has the corpus: at least 110 captures of at least 14 kinds of server, each named in SOURCES.md with its origin', () => {
     expect(names.length).toBeGreaterThanOrEqual(110);
     expect(new Set(names.map((n) => n.split('-')[0])).size).toBeGreaterThanOrEqual(14);
+    const sources = readFileSync(new URL('SOURCES.md', REAL_DIR), 'utf8');
+    for (const name of names) {
+      const { source } = readFixture(name);
+      expect(source, name).toMatch(/^[\w.-]+\/[\w.-]+\/\S+/);
+      expect(sources, name).toContain(`| \`${name}\` | \`${source}\` |`);
+    }
   });
 
   const run = async (name: string) => {
