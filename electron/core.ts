@@ -106,7 +106,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
   try {
     // A restore, import or backup cut short (a crash, a power cut) is finished or cleaned away
     // first, so the database opened below is all old or all new data.
-    for (const line of await recoverDataFolder(paths.dir, paths.backups)) log(line);
+    for (const line of await recoverDataFolder(paths.dir, paths.backups, paths.uploads)) log(line);
     existed = existsSync(paths.database);
     sqlite = openSqlite(paths.database);
   } catch (error) {

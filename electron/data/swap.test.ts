@@ -72,6 +72,17 @@ describe('swapping data in, interrupted anywhere', () => {
     expect(readdirSync(join(dir, 'backups'))).toEqual([]);
   });
 
+  it('partly written uploads (temporary names) are removed; finished ones stay', async () => {
+    folders();
+    const uploads = join(dir, 'uploads');
+    mkdirSync(uploads);
+    writeFileSync(join(uploads, 'abc'), 'done');
+    writeFileSync(join(uploads, 'abc.1234.tmp'), 'half');
+    const said = await recoverDataFolder(dir, join(dir, 'backups'), uploads);
+    expect(said.join()).toMatch(/1 partly written upload/);
+    expect(readdirSync(uploads)).toEqual(['abc']);
+  });
+
   it('a journal that does not name an aside folder of Tern’s is not followed (nothing moves)', async () => {
     const staging = folders();
     writeFileSync(join(staging, '.swap.json'), JSON.stringify({ aside: '../../elsewhere', phase: 'aside' }));

@@ -78,7 +78,7 @@ export async function swapIntoDataFolder(dataDir: string, staging: string, aside
  * and work folders left by an interrupted restore, import or backup. Returns what it did, as
  * sentences for the log.
  */
-export async function recoverDataFolder(dataDir: string, backupsDir: string): Promise<string[]> {
+export async function recoverDataFolder(dataDir: string, backupsDir: string, uploadsDir?: string): Promise<string[]> {
   const done: string[] = [];
   if (!existsSync(dataDir)) return done;
   for (const name of await readdir(dataDir)) {
@@ -107,6 +107,16 @@ export async function recoverDataFolder(dataDir: string, backupsDir: string): Pr
       await rm(join(backupsDir, name), { recursive: true, force: true });
       done.push(`removed backups/${name}, left by an interrupted backup`);
     }
+  }
+  // Uploads are written under temporary names and renamed into place (media/store.ts).
+  if (uploadsDir !== undefined && existsSync(uploadsDir)) {
+    let removed = 0;
+    for (const name of await readdir(uploadsDir)) {
+      if (!name.endsWith('.tmp')) continue;
+      await rm(join(uploadsDir, name), { force: true });
+      removed++;
+    }
+    if (removed > 0) done.push(`removed ${removed} partly written upload(s) left by an interruption`);
   }
   return done;
 }

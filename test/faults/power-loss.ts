@@ -91,6 +91,8 @@ function leftovers(dir: string): string[] {
   for (const name of readdirSync(dir)) if (/^\.(restore|import|microblogpub)-|\.tmp$/.test(name)) found.push(name);
   const backups = join(dir, 'backups');
   if (existsSync(backups)) for (const name of readdirSync(backups)) if (name.startsWith('.backup-') || name.endsWith('.tmp')) found.push(`backups/${name}`);
+  const uploads = join(dir, 'uploads');
+  if (existsSync(uploads)) for (const name of readdirSync(uploads)) if (name.endsWith('.tmp')) found.push(`uploads/${name}`);
   return found;
 }
 
