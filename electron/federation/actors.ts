@@ -118,3 +118,9 @@ export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { 
     throw error;
   }
 }
+
+/** The type (Person, Group…) of a cached actor by id, for objects.ts authorOf. */
+export const cachedActorType =
+  (db: DbOrTx) =>
+  (apId: string): string | null =>
+    findActor(db, apId)?.apType ?? null;

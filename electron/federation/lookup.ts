@@ -10,9 +10,10 @@ import type { FederationContext } from '../core';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
-import { findActor, getOrFetchActor, saveActor } from './actors';
+import { cachedActorType, findActor, getOrFetchActor, saveActor } from './actors';
+import { authorOf, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
-import { ACTOR_TYPES, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
+import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
@@ -124,7 +125,9 @@ export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<In
   const apId = str(doc.id)!;
   const existing = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
   if (existing) return existing;
-  const authorId = idOf(doc.attributedTo) ?? idOf(doc.actor);
+  const type = typeOf(doc);
+  if (!isShowableType(type)) throw new NotFoundError(`${apId} is a ${type ?? 'thing without a type'}, not a post.`);
+  const authorId = authorOf(doc, cachedActorType(deps.db));
   if (!authorId) throw new NotFoundError(`${apId} has no author.`);
   // A server speaks only for its own accounts: an object credited to an actor elsewhere is a forgery.
   if (originOf(authorId) !== originOf(apId)) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
