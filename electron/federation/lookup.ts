@@ -10,7 +10,7 @@ import type { FederationContext } from '../core';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
-import { cachedActorType, findActor, getOrFetchActor, saveActor } from './actors';
+import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
 import { authorOf, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
@@ -130,8 +130,8 @@ export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<In
   const authorId = authorOf(doc, cachedActorType(deps.db));
   if (!authorId) throw new NotFoundError(`${apId} has no author.`);
   // A server speaks only for its own accounts: an object credited to an actor elsewhere is a forgery.
-  if (originOf(authorId) !== originOf(apId)) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
-  const author = await getOrFetchActor(deps, authorId);
+  const author = await getOrFetchAuthor(deps, doc, originOf(apId));
+  if (!author) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
   // Another look-up may have stored it while we fetched the author.
   const again = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
   if (again) return again;

@@ -46,8 +46,11 @@ function attachmentOf(a: Json, ownBase: string | null): AttachmentView {
   );
 }
 
-/** The attachments, then — for the types that carry their media elsewhere — the first video or
- * audio file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
+/** The media family of the file a type's `url` names (an Image's picture is in its `url`). */
+const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image: 'image' };
+
+/** The attachments, then — for the types that carry their media elsewhere — the first video, audio
+ * (or an Image's picture) file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
  * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview). */
 function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   const out = asArray(object.attachment)
@@ -55,7 +58,11 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
     .map((a) => attachmentOf(a, ownBase))
     .filter((a) => a.url !== '');
   if (!nameIsTitle(object)) return out;
-  const file = mediaLinksOf(object.url).find((l) => /^(video|audio)\//i.test(l.mediaType ?? ''));
+  const links = mediaLinksOf(object.url);
+  const family = FAMILIES[typeOf(object) ?? ''];
+  const file =
+    links.find((l) => family !== undefined && (l.mediaType ?? '').toLowerCase().startsWith(`${family}/`)) ??
+    links.find((l) => /^(video|audio)\//i.test(l.mediaType ?? ''));
   if (file && !out.some((a) => a.url === file.href)) {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }

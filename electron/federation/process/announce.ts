@@ -10,10 +10,10 @@ import { and, eq, gte } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { inbox, type Actor, type IncomingActivity, type InboxObject } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
-import { cachedActorType, getOrFetchActor } from '../actors';
+import { getOrFetchAuthor } from '../actors';
 import { idOf, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalUrl } from '../identity';
-import { ACTIVITY_TYPES, authorOf, isShowableType } from '../objects';
+import { ACTIVITY_TYPES, isShowableType } from '../objects';
 import { sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountAnnounces } from './counters';
@@ -36,12 +36,10 @@ async function fetchAnnounced(deps: ProcessDeps, objectId: string): Promise<Fetc
     const object = await fetchRemoteObject(deps.fed, objectId);
     const id = str(object.id);
     if (!id || !isShowableType(typeOf(object))) return null;
-    const authorId = authorOf(object, cachedActorType(deps.db));
+    if (isBlockedUrl(id, deps.settings.blockedServers)) return null;
     // The author must live where the object lives, or anyone could attribute posts to anyone.
-    if (!authorId || originOf(authorId) !== originOf(id)) return null;
-    if (isBlockedUrl(authorId, deps.settings.blockedServers)) return null;
-    const author = await getOrFetchActor({ db: deps.db, fed: deps.fed, clock: deps.clock }, authorId);
-    return { object: sanitizeObjectHtml(object), id, author };
+    const author = await getOrFetchAuthor({ db: deps.db, fed: deps.fed, clock: deps.clock }, object, originOf(id)!);
+    return author ? { object: sanitizeObjectHtml(object), id, author } : null;
   } catch (error) {
     // Gone, refused or not a post: the boost is kept (hidden). Network trouble: retry later.
     if (error instanceof NotFoundError) return null;

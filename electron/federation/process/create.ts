@@ -10,7 +10,7 @@
 import { eq } from 'drizzle-orm';
 import { NotFoundError } from '../../errors';
 import { inbox, type Actor } from '../../../db/schema';
-import { cachedActorType, getOrFetchActor } from '../actors';
+import { cachedActorType, getOrFetchAuthor } from '../actors';
 import { asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attributedIds, authorOf, isAttributedTo, isShowableType } from '../objects';
 import { isLocalActorId, isLocalUrl, type LocalActor } from '../identity';
@@ -71,9 +71,9 @@ async function createdObject(deps: ProcessDeps, r: Received): Promise<Json> {
  * group's event: its organiser) — that actor, who must live on the object's server. */
 async function authorRow(deps: ProcessDeps, r: Received, object: Json): Promise<Actor> {
   const authorId = authorOf(object, cachedActorType(deps.db));
-  if (!authorId || sameId(authorId, r.actor.apId) || originOf(authorId) !== originOf(r.actor.apId)) return r.actor;
+  if (!authorId || sameId(authorId, r.actor.apId)) return r.actor;
   try {
-    return await getOrFetchActor({ db: deps.db, fed: deps.fed, clock: deps.clock }, authorId);
+    return (await getOrFetchAuthor({ db: deps.db, fed: deps.fed, clock: deps.clock }, object, originOf(r.actor.apId)!)) ?? r.actor;
   } catch (error) {
     if (error instanceof NotFoundError) return r.actor;
     throw error;
@@ -144,6 +144,7 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
       apId: objectId,
       actor: author,
       now: r.now,
+      local,
       apType: type,
       hidden: !visible,
       isDeleted: deletedEarlier,
