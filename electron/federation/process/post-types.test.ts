@@ -22,7 +22,8 @@ let sm: SoftwareServer; // Smithereen
 let wp: SoftwareServer; // a blog (WordPress's ActivityPub plugin)
 let rig: Rig;
 beforeAll(async () => {
-  [pt, fw, mz, px, bw, sm, wp] = await Promise.all(Array.from({ length: 7 }, () => startSoftwareServer()));
+  const start = startSoftwareServer;
+  [pt, fw, mz, px, bw, sm, wp] = await Promise.all([start(), start(), start(), start(), start(), start(), start()]);
 });
 afterAll(() => Promise.all([pt, fw, mz, px, bw, sm, wp].map((s) => s.server.close())));
 afterEach(() => rig?.close());
