@@ -114,6 +114,20 @@ const plain = (html: string | null): string | null => {
   return text === '' ? null : text;
 };
 
+/** The content as HTML. PeerTube sends its description as Markdown text (mediaType
+ * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
+ * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
+function contentOf(object: Json): string {
+  const content = str(object.content) ?? '';
+  if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
+  return content
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => `<p>${p.replace(/\r?\n/g, '<br>')}</p>`)
+    .join('');
+}
+
 function common(object: Json, apId: string, ownBase: string | null = null) {
   const type = typeOf(object) ?? 'Object';
   const name = str(object.name);
@@ -128,7 +142,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     type,
     updated: str(object.updated),
     title: name && nameIsTitle(object) ? sanitizePlainText(name) : null,
-    contentHtml: sanitizeContentHtml(str(object.content) ?? ''),
+    contentHtml: sanitizeContentHtml(contentOf(object)),
     summary: warning,
     excerpt: warns ? null : plain(summary),
     sensitive: object.sensitive === true || warning !== null,

@@ -2,7 +2,7 @@
 // object by someone the author follows: the object is fetched when unknown (checking its id and
 // author), stored hidden under its own id, and the Announce itself is what shows in the stream —
 // unless the same object was already shown within the hour (the original, or another boost of
-// it). Any type of object is taken (a PeerTube channel boosts its Videos; an unknown type is a
+// it; a Group's boosts of replies — a community's comments — stay hidden). Any type of object is taken (a PeerTube channel boosts its Videos; an unknown type is a
 // link card). An Announce of an activity (a Lemmy community relays its members' Create, Update,
 // Like, Delete…) is handled by onActivityAnnounced: the inner activity as its own actor's,
 // relayed by the announcer; then the Announce as a boost of whatever the inner one is about.
@@ -78,7 +78,10 @@ export async function onAnnounced(deps: ProcessDeps, r: Received): Promise<Proce
       target = findInbox(tx, fetched.id) ?? persistInboxObject(tx, { object: fetched.object, apId: fetched.id, actor: fetched.author, now: r.now, hidden: true });
     }
     const shows = target !== undefined && isShowableType(target.apType) && !target.isDeleted;
-    const visible = followed && shows && !alreadyShown(tx, target!, r.now);
+    // A community relays its comments too (Lemmy): those boosts stay out of the stream, where
+    // they would bury its posts; the thread of each post shows them.
+    const relayedReply = r.actor.apType === 'Group' && target !== undefined && idOf((target.apObject as Json).inReplyTo) !== null;
+    const visible = followed && shows && !relayedReply && !alreadyShown(tx, target!, r.now);
     const row = persistActivity(tx, {
       object: activity,
       apId: r.id,

@@ -113,6 +113,18 @@ describe('a Lemmy community followed', () => {
     expect((await rig.receive(announce(community, update))).error).toBeNull();
     expect(rowsOf('Page')).toHaveLength(1);
     expect(rig.inboxRow(pageId)!.apObject.name).toBe('Which chain lube for winter? (solved)');
+
+    // A comment the community relays is stored (its thread shows it), not put in the stream.
+    const commentId = `${far.origin}/comment/${++n}`;
+    const comment = { id: commentId, type: 'Note', attributedTo: member, to: [PUBLIC], cc: [community], inReplyTo: pageId, content: '<p>Wax, not oil.</p>', mediaType: 'text/html', published: '2025-01-10T11:45:00Z' };
+    far.put(commentId, comment);
+    const relayed = announce(community, activity('Create', member, comment, community));
+    expect((await rig.receive(relayed)).error).toBeNull();
+    expect(rig.inboxRow(commentId)).toMatchObject({ apType: 'Note', isDeleted: false });
+    expect(rig.inboxRow(String(relayed.id))!.isHiddenFromStream).toBe(true);
+    expect(stream().map((p) => p.apId)).toEqual([pageId]);
+    const thread = await rig.core.services.author.thread(pageId);
+    expect(thread.replies.map((p) => p.apId)).toEqual([commentId]);
   });
 
   it('an Announce naming a Create by its id: the Page inside is stored under its own id, not the Create\'s', async () => {

@@ -45,7 +45,7 @@ function peertubeVideo(id: string, account: string, channel: string, attributedT
     commentsEnabled: true,
     published: '2025-01-10T10:00:00.000Z',
     mediaType: 'text/markdown',
-    content: 'How to true a wheel with a spoke key.',
+    content: 'How to true a wheel with a spoke key.\n\nYou need a stand & patience,\nand no hurry.',
     icon: [
       { type: 'Image', url: `${pt.origin}/lazy-static/thumbnails/w.jpg`, mediaType: 'image/jpeg', width: 280, height: 157 },
       { type: 'Image', url: `${pt.origin}/lazy-static/previews/w.jpg`, mediaType: 'image/jpeg', width: 850, height: 480 },
@@ -89,7 +89,8 @@ describe('PeerTube', () => {
       url: `${pt.origin}/w/wheel`,
       author: { apId: account },
     });
-    expect(video!.contentHtml).toContain('How to true a wheel');
+    // PeerTube's Markdown description: its paragraphs and line breaks kept.
+    expect(video!.contentHtml).toBe('<p>How to true a wheel with a spoke key.</p><p>You need a stand &amp; patience,<br />and no hurry.</p>');
     expect(video!.attachments).toEqual([
       expect.objectContaining({ url: `${pt.origin}/static/streaming-playlists/hls/w/w-720-fragmented.mp4`, kind: 'video', mediaType: 'video/mp4' }),
       // The larger of the two thumbnails, through the media proxy.
