@@ -58,6 +58,8 @@ describe('originalUrlOf', () => {
     expect(originalUrlOf({ url: { type: 'Link', href: 'https://blog.example/p/1' } }, 'x')).toBe('https://blog.example/p/1');
     expect(originalUrlOf({ url: 'https://blog.example/p/2' }, 'x')).toBe('https://blog.example/p/2');
     expect(originalUrlOf({ url: 'javascript:alert(1)' }, 'https://blog.example/id')).toBe('https://blog.example/id');
+    // Only media files: the id is the page.
+    expect(originalUrlOf({ url: [{ type: 'Link', mediaType: 'audio/ogg', href: 'https://a.example/x.ogg' }] }, 'https://a.example/id')).toBe('https://a.example/id');
   });
 });
 

@@ -103,11 +103,11 @@ export function linksOf(value: unknown): LinkLike[] {
 }
 
 /** The page of the original: a `text/html` link when `url` lists several (PeerTube, Funkwhale),
- * else the first link, else the id. */
+ * else a link that does not say what it is, else the id (never a media file). */
 export function originalUrlOf(object: Json, apId: string): string {
   const links = linksOf(object.url);
   const html = links.find((l) => l.mediaType !== null && /^text\/html\b/i.test(l.mediaType));
-  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? links[0]?.href ?? apId;
+  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? apId;
 }
 
 /** Whether the object's `summary` is a content warning (Note, Question, or marked sensitive). */
