@@ -5,8 +5,10 @@
 // activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
 // sent only when its actor's LD signature (or integrity proof) verifies: the inbox's verdict on
 // these bytes when it reached one in this run (embedded-verdicts.ts), else checked here
-// (net/signatures verifyEmbeddedSignature); otherwise only a Create is taken, its object
-// refetched from its origin. Idempotent: an activity whose id is already in `inbox` is a no-op. Unknown types are stored as inbox rows and count as processed.
+// (net/signatures verifyEmbeddedSignature); otherwise only what its origin can confirm is taken:
+// a Create's or an Update's object refetched from there, a Delete whose object is gone there.
+// An Announce of an activity (a Lemmy community's) has its inner activity processed here too, as
+// relayed by the announcer (announce.ts onActivityAnnounced). Idempotent: an activity whose id is already in `inbox` is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
@@ -74,8 +76,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
   // actor's own LD signature (or proof): the inbox's verdict on these bytes when it reached one
-  // in this run (embedded-verdicts.ts), else checked here. Without one, only Creates can be
-  // checked, by fetching the object from its origin.
+  // in this run (embedded-verdicts.ts), else checked here. Without one, only Creates, Updates
+  // and Deletes of objects can be checked, at the object's origin.
   const signed = relayed && (hasLdSignature(activity) || hasProofLike(activity));
   const verdict = signed && !carried ? takeVerdict(deps.db, row.id) : undefined;
   const vouched = signed ? (verdict ?? (await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)))) : null;
