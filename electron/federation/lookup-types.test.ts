@@ -63,6 +63,17 @@ describe('look-up of real post types', () => {
     expect(await lookup(id)).toMatchObject({ kind: 'post', post: { author: { apId: account } } });
   });
 
+  it('looked up again through its page, a stored Video is the same row, refreshed from its server', async () => {
+    rig = await openRig();
+    const account = pt.actor(`/accounts/a${++n}`, 'Person', `a${n}`);
+    const { id, doc } = video([{ type: 'Person', id: account }]);
+    const first = await lookup(id);
+    pt.put(`/w/v${n}`, { ...doc, name: 'Renamed', updated: '2025-01-11T10:00:00Z' });
+    const again = await lookup(`${pt.origin}/w/v${n}`);
+    expect(again).toMatchObject({ kind: 'post', post: { id: first.kind === 'post' ? first.post.id : -1, title: 'Renamed' } });
+    expect(rig.inboxRow(id)!.apObject.name).toBe('Renamed');
+  });
+
   it("a Mobilizon group's event: the organiser in `actor` is the author; a thread opens on it", async () => {
     rig = await openRig();
     const group = mz.actor(`/@club${++n}`, 'Group', `club${n}`);

@@ -11,7 +11,7 @@ import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
 import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
-import { authorOf, isShowableType } from './objects';
+import { authorOf, isAttributedTo, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
@@ -120,11 +120,13 @@ function originOf(url: string): string {
 
 export type Found = { kind: 'actor'; actor: Actor } | { kind: 'object'; row: InboxObject } | { kind: 'own'; row: OutboxObject };
 
-/** A remote object row, stored (hidden from the stream) with its author cached. */
+/** A remote object row, stored (hidden from the stream) with its author cached. One stored
+ * already (received through a boost, say) is the same row, refreshed from this copy — just
+ * fetched from its own server — when it still credits the same author. */
 export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<InboxObject> {
   const apId = str(doc.id)!;
   const existing = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
-  if (existing) return existing;
+  if (existing) return refreshed(deps, existing, doc);
   const type = typeOf(doc);
   if (!isShowableType(type)) throw new NotFoundError(`${apId} is a ${type ?? 'thing without a type'}, not a post.`);
   const authorId = authorOf(doc, cachedActorType(deps.db));
@@ -136,6 +138,12 @@ export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<In
   const again = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
   if (again) return again;
   return persistInboxObject(deps.db, { object: sanitizeObjectHtml(doc), apId, actor: author, now: deps.clock(), hidden: true });
+}
+
+function refreshed(deps: LookupDeps, row: InboxObject, doc: Json): InboxObject {
+  if (row.isDeleted || !isShowableType(typeOf(doc)) || !isAttributedTo(doc, row.apActorId)) return row;
+  const apObject = sanitizeObjectHtml(doc) as InboxObject['apObject'];
+  return deps.db.update(inbox).set({ apObject, updatedAt: deps.clock() }).where(eq(inbox.id, row.id)).returning().get() ?? row;
 }
 
 /** Finds an object or actor by URL, handle or id: ours, cached, or fetched and cached. */
