@@ -72,6 +72,29 @@ test('the stream shows boosts, content warnings and sanitized HTML, and loads no
   await page.screenshot({ path: screenshotPath('stream-posts-dark') });
 });
 
+test('other kinds of posts: a Video and an Article by title, the lead shown and not hidden, a link to the original; an unknown type as a link card', async ({ page, tern }) => {
+  const kinds = [
+    post(ana, '<p>How to true a wheel with a spoke key.</p>', { id: 11, type: 'Video', title: 'Truing a bicycle wheel', url: 'https://videos.example/w/wheel' }),
+    post(ben, '<p>The long version, with diagrams.</p>', { id: 12, type: 'Article', title: 'Winter cycling', excerpt: 'Salt, cold and light: a short guide.', url: 'https://blog.example/winter' }),
+    post(chloe, '<p>A winter book.</p>', { id: 13, type: 'Review', card: true, title: 'Review of a novel (4 stars)', excerpt: 'Cold, and warm.', url: 'https://books.example/review/4' }),
+  ];
+  await answer(page, 'timeline.stream', { items: kinds, nextCursor: null });
+  await page.goto(`${tern.url}#/stream`);
+  const posts = page.getByTestId('post');
+  await expect(posts).toHaveCount(3);
+
+  await expect(posts.nth(0).getByRole('heading', { name: 'Truing a bicycle wheel' })).toBeVisible();
+  await expect(posts.nth(0).getByRole('link', { name: 'Open on videos.example' })).toHaveAttribute('href', 'https://videos.example/w/wheel');
+  await expect(posts.nth(1).getByText('Salt, cold and light: a short guide.')).toBeVisible();
+  await expect(posts.nth(1).getByRole('button', { name: 'Show more' })).toHaveCount(0);
+  await expect(posts.nth(1).getByText('The long version')).toBeVisible();
+  const card = posts.nth(2).getByRole('link', { name: /Review of a novel/ });
+  await expect(card).toHaveAttribute('href', 'https://books.example/review/4');
+  await expect(card).toContainText('Cold, and warm.');
+  await expect(card).toContainText('Review on books.example');
+  await page.screenshot({ path: screenshotPath('stream-post-kinds') });
+});
+
 test('a like shows at once with a pending mark, and one Tern refuses is put back with the reason', async ({ page, tern }) => {
   let release!: () => void;
   const held = new Promise<void>((resolve) => (release = resolve));

@@ -416,6 +416,8 @@ export const strings = {
     delete: 'Delete',
     deleteQuestion: 'Delete this post everywhere?',
     openOriginal: 'Open the original page',
+    original: (host: string) => `Open on ${host}`,
+    cardHost: (host: string, type: string) => `${type} on ${host}`,
     pending: 'waiting to be sent',
     flagVerb: {
       liked: (on: boolean) => (on ? 'like' : 'unlike'),

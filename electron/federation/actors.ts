@@ -8,6 +8,7 @@ import type { FederationContext } from '../ports';
 import { NotFoundError, UnavailableError } from '../errors';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { ACTIVITY_ACCEPT } from '../net/signatures';
+import { authorOf } from './objects';
 import { sanitizeActorHtml } from './sanitize';
 import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
 
@@ -116,5 +117,36 @@ export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { 
     // A stale copy is better than nothing when the remote is down.
     if (cached && error instanceof UnavailableError) return cached;
     throw error;
+  }
+}
+
+/** The type (Person, Group…) of a cached actor by id, for objects.ts authorOf. */
+export const cachedActorType =
+  (db: DbOrTx) =>
+  (apId: string): string | null =>
+    findActor(db, apId)?.apType ?? null;
+
+/**
+ * The author of an object (objects.ts authorOf), fetched and cached — only on `origin` (a server
+ * speaks for its own accounts). One listed by id alone that turns out to be a Group (a PeerTube
+ * channel listed before its account) gives way to the next one listed. Null: no author there.
+ */
+export async function getOrFetchAuthor(deps: ActorDeps, object: Json, origin: string): Promise<Actor | null> {
+  const tried = new Set<string>();
+  let found: Actor | null = null;
+  for (let id = authorOf(object, cachedActorType(deps.db)); id && !tried.has(id); id = authorOf(object, cachedActorType(deps.db))) {
+    tried.add(id);
+    if (originOf(id) !== origin) return found;
+    found = await getOrFetchActor(deps, id);
+    if (found.apType !== 'Group') return found;
+  }
+  return found;
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
   }
 }

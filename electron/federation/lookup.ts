@@ -10,9 +10,10 @@ import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
-import { findActor, getOrFetchActor, saveActor } from './actors';
+import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
+import { authorOf, isAttributedTo, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
-import { ACTOR_TYPES, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
+import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
@@ -119,20 +120,30 @@ function originOf(url: string): string {
 
 export type Found = { kind: 'actor'; actor: Actor } | { kind: 'object'; row: InboxObject } | { kind: 'own'; row: OutboxObject };
 
-/** A remote object row, stored (hidden from the stream) with its author cached. */
+/** A remote object row, stored (hidden from the stream) with its author cached. One stored
+ * already (received through a boost, say) is the same row, refreshed from this copy — just
+ * fetched from its own server — when it still credits the same author. */
 export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<InboxObject> {
   const apId = str(doc.id)!;
   const existing = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
-  if (existing) return existing;
-  const authorId = idOf(doc.attributedTo) ?? idOf(doc.actor);
+  if (existing) return refreshed(deps, existing, doc);
+  const type = typeOf(doc);
+  if (!isShowableType(type)) throw new NotFoundError(`${apId} is a ${type ?? 'thing without a type'}, not a post.`);
+  const authorId = authorOf(doc, cachedActorType(deps.db));
   if (!authorId) throw new NotFoundError(`${apId} has no author.`);
   // A server speaks only for its own accounts: an object credited to an actor elsewhere is a forgery.
-  if (originOf(authorId) !== originOf(apId)) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
-  const author = await getOrFetchActor(deps, authorId);
+  const author = await getOrFetchAuthor(deps, doc, originOf(apId));
+  if (!author) throw new NotFoundError(`${apId} claims an author on another server (${authorId}).`);
   // Another look-up may have stored it while we fetched the author.
   const again = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
   if (again) return again;
   return persistInboxObject(deps.db, { object: sanitizeObjectHtml(doc), apId, actor: author, now: deps.clock(), hidden: true });
+}
+
+function refreshed(deps: LookupDeps, row: InboxObject, doc: Json): InboxObject {
+  if (row.isDeleted || !isShowableType(typeOf(doc)) || !isAttributedTo(doc, row.apActorId)) return row;
+  const apObject = sanitizeObjectHtml(doc) as InboxObject['apObject'];
+  return deps.db.update(inbox).set({ apObject, updatedAt: deps.clock() }).where(eq(inbox.id, row.id)).returning().get() ?? row;
 }
 
 /** Finds an object or actor by URL, handle or id: ours, cached, or fetched and cached. */

@@ -44,18 +44,24 @@ export interface PostView {
   /** The row id in that table. */
   id: number;
   apId: string;
+  /** The original's page: a `text/html` link when `url` lists several, else the id. */
   url: string;
+  /** The object's ActivityPub type as received (Note, Article, Video, Event, …). */
   type: string;
   author: ActorView;
   published: string;
   updated: string | null;
-  /** An Article's title. */
+  /** The `name` of every type but Note and Question (an Article's, a Video's, an Event's title). */
   title: string | null;
   /** Sanitized HTML. */
   contentHtml: string;
-  /** Content warning (plain text). */
+  /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
   summary: string | null;
+  /** The `summary` when it is not a warning (an Article's or a Page's lead), as plain text. */
+  excerpt: string | null;
   sensitive: boolean;
+  /** An object of a type Tern has no view for, shown as a link card (title, excerpt, link). */
+  card: boolean;
   visibility: Visibility;
   inReplyTo: string | null;
   attachments: AttachmentView[];

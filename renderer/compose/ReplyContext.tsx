@@ -46,6 +46,7 @@ export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCan
           <Avatar name={post.author.name} id={post.author.apId} size="small" src={post.author.iconSrc} />
           <div className="reply-context__text">
             <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+            {post.title && <strong className="reply-context__title">{post.title}</strong>}
             {post.summary ? <p className="reply-context__cw">{post.summary}</p> : <Html className="reply-context__content" html={post.contentHtml} />}
           </div>
         </div>

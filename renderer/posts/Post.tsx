@@ -20,6 +20,17 @@ import { Attachments } from '../media/Attachments';
 
 const t = strings.post;
 
+/** Types read on their own page (an Article, a Video, an Event): a link to it under the post. */
+const LINKED_TYPES = new Set(['Article', 'Page', 'Video', 'Audio', 'Image', 'Event']);
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}
+
 export interface PostProps {
   post: ShownPost;
   /** The post the thread is about: larger, not a link to itself. */
@@ -95,7 +106,20 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
               {t.replyingTo}
             </a>
           )}
-          {post.title && <h3 className="post__title">{post.title}</h3>}
+          {post.card ? (
+            // A type Tern has no view for: what it is called, its lead, and where to read it.
+            <a className="post__card" href={post.url} target="_blank" rel="noopener noreferrer nofollow">
+              <span className="post__card-title">{post.title ?? post.url}</span>
+              {post.excerpt && <span className="post__card-excerpt">{post.excerpt}</span>}
+              <span className="post__card-host">{t.cardHost(hostOf(post.url), post.type)}</span>
+            </a>
+          ) : (
+            <>
+              {post.title && <h3 className="post__title">{post.title}</h3>}
+              {/* A summary that is not a warning (an Article's lead) is shown, never hidden. */}
+              {post.excerpt && <p className="post__excerpt">{post.excerpt}</p>}
+            </>
+          )}
           {warning !== null && (
             <div className="post__warning">
               <span className="post__warning-text">{warning || t.sensitive}</span>
@@ -118,6 +142,11 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
+          {!own && !post.card && !post.deleted && LINKED_TYPES.has(post.type) && (
+            <a className="post__original" href={post.url} target="_blank" rel="noopener noreferrer nofollow">
+              {t.original(hostOf(post.url))}
+            </a>
+          )}
 
           {post.delivery && <DeliveryLine post={post} />}
 

@@ -72,7 +72,8 @@ async function findParent(deps: ActionDeps, local: LocalActor, apId: string): Pr
     const row = found.kind === 'actor' ? null : found.row;
     if (!row) return { apId, authorId: null, context: null };
     const object = row.apObject as Json;
-    const authorId = found.kind === 'own' ? local.id : idOf(object.attributedTo) ?? (found.kind === 'object' ? found.row.apActorId : null);
+    // A received object's row is its author's (objects.ts authorOf decided it when it was stored).
+    const authorId = found.kind === 'own' ? local.id : 'apActorId' in row ? row.apActorId : null;
     return { apId: row.apId, authorId, context: httpUrl(idOf(object.context) ?? idOf(object.conversation) ?? row.apContext) };
   } catch (error) {
     if (error instanceof BadInputError) throw error;

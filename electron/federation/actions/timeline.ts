@@ -2,16 +2,18 @@
 // in the stream, boosts marked with the booster, and the author's own posts and boosts, newest
 // first) and the profile (the author's posts, pinned first, each with its delivery state).
 // Pages are cut by a cursor on (published, origin, id), so new posts never shift a page.
-import { and, desc, eq, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../db/schema';
 import type { ActorView, PageOf, PostView, ProfilePost } from '../../ipc/author-contract';
 import { deliverySummaries, type QueueContext } from '../../delivery/status';
 import { POST_TYPES } from '../outbox';
+import { NON_POST_TYPES } from '../objects';
 import { actorsById, inboxPostView, outboxPostView } from './views';
 
-/** Object types shown in the stream (what servers publish as posts). */
-export const STREAM_TYPES = ['Note', 'Article', 'Question', 'Page', 'Video', 'Audio', 'Image', 'Event'];
+/** Row types never shown in the stream as posts: activities (but boosts) and non-posts (actors,
+ * collections, tombstones). Every other object shows: a post, or an unknown type as a link card. */
+const NOT_IN_STREAM = NON_POST_TYPES.filter((t) => t !== 'Announce');
 
 interface Cursor {
   t: Date;
@@ -57,7 +59,7 @@ export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string |
         eq(inbox.isHiddenFromStream, false),
         eq(inbox.isDeleted, false),
         eq(inbox.isTransient, false),
-        inArray(inbox.apType, [...STREAM_TYPES, 'Announce']),
+        notInArray(inbox.apType, NOT_IN_STREAM),
         after(inbox, 'i', cursor),
       ),
     )

@@ -5,9 +5,10 @@ import type { DbOrTx } from '../../../db/client';
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../db/schema';
 import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
-import { asArray, httpUrl, idOf, isObject, str, type Json } from '../ap';
+import { asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { isCardType, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
-import { sanitizeContentHtml, sanitizePlainText } from '../sanitize';
+import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
 import { withSources } from '../../media/views';
 
@@ -30,24 +31,63 @@ function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+function attachmentOf(a: Json, ownBase: string | null): AttachmentView {
+  return withSources(
+    {
+      url: httpUrl(a.url) ?? linksOf(a.url)[0]?.href ?? httpUrl(a.href) ?? '',
+      mediaType: str(a.mediaType),
+      name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
+      blurhash: str(a.blurhash),
+      width: num(a.width),
+      height: num(a.height),
+    },
+    str(a.type),
+    ownBase,
+  );
+}
+
+/** The media family of the file a type's `url` names (an Image's picture is in its `url`). */
+const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image: 'image' };
+
+/** The attachments, then — for the types that carry their media elsewhere — the first video, audio
+ * (or an Image's picture) file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
+ * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview). */
 function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
-  return asArray(object.attachment)
+  const out = asArray(object.attachment)
     .filter(isObject)
-    .map((a) =>
-      withSources(
-        {
-          url: httpUrl(a.url) ?? httpUrl(idOf(asArray(a.url)[0])) ?? httpUrl(a.href) ?? '',
-          mediaType: str(a.mediaType),
-          name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
-          blurhash: str(a.blurhash),
-          width: num(a.width),
-          height: num(a.height),
-        },
-        str(a.type),
-        ownBase,
-      ),
-    )
+    .map((a) => attachmentOf(a, ownBase))
     .filter((a) => a.url !== '');
+  if (!nameIsTitle(object)) return out;
+  const links = mediaLinksOf(object.url);
+  const family = FAMILIES[typeOf(object) ?? ''];
+  const file =
+    links.find((l) => family !== undefined && (l.mediaType ?? '').toLowerCase().startsWith(`${family}/`)) ??
+    links.find((l) => /^(video|audio)\//i.test(l.mediaType ?? ''));
+  if (file && !out.some((a) => a.url === file.href)) {
+    out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
+  }
+  const thumbnail = [...asArray(object.icon), ...asArray(object.image)]
+    .filter(isObject)
+    .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
+    .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
+    .find((a) => a.url !== '');
+  if (thumbnail) {
+    // Lemmy names its image both as an attachment Link (no media type: a file) and as `image`.
+    const same = out.findIndex((a) => a.url === thumbnail.url);
+    if (same === -1) out.push(thumbnail);
+    else if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+  }
+  return out;
+}
+
+/** Links of `url` with what media they are, including those a PeerTube HLS playlist Link
+ * nests in its own `tag`. */
+function mediaLinksOf(value: unknown): { href: string; mediaType: string | null; width: unknown; height: unknown }[] {
+  return asArray(value).flatMap((entry) => {
+    if (!isObject(entry)) return [];
+    const own = linksOf(entry).map((l) => ({ ...l, width: entry.width, height: entry.height }));
+    return [...own, ...(Array.isArray(entry.tag) ? mediaLinksOf(entry.tag) : [])];
+  });
 }
 
 function tagsOf(object: Json): PostView['tags'] {
@@ -55,7 +95,9 @@ function tagsOf(object: Json): PostView['tags'] {
   for (const tag of asArray(object.tag)) {
     if (!isObject(tag) || (tag.type !== 'Mention' && tag.type !== 'Hashtag')) continue;
     const href = httpUrl(idOf(tag.href));
-    const name = str(tag.name);
+    // A Mention without a name (Smithereen) is named from its href; the processor names it from
+    // the actor cache when it stores the post.
+    const name = str(tag.name) ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
     if (href && name) out.push({ type: tag.type, name: sanitizePlainText(name), href });
   }
   return out;
@@ -66,18 +108,45 @@ function totalOf(value: unknown): number | null {
   return isObject(value) ? num(value.totalItems) : null;
 }
 
+/** Plain text of an HTML field, whole (what a text node shows; no markup, entities decoded). */
+const plain = (html: string | null): string | null => {
+  const text = html ? htmlToExcerpt(html, 10_000) : '';
+  return text === '' ? null : text;
+};
+
+/** The content as HTML. PeerTube sends its description as Markdown text (mediaType
+ * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
+ * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
+function contentOf(object: Json): string {
+  const content = str(object.content) ?? '';
+  if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
+  return content
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => `<p>${p.replace(/\r?\n/g, '<br>')}</p>`)
+    .join('');
+}
+
 function common(object: Json, apId: string, ownBase: string | null = null) {
+  const type = typeOf(object) ?? 'Object';
   const name = str(object.name);
   const summary = str(object.summary);
+  // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
+  // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
+  const warns = summaryIsWarning(object);
+  const warning = warns ? plain(summary) : null;
   return {
     apId,
-    url: httpUrl(object.url) ?? httpUrl(idOf(asArray(object.url)[0])) ?? apId,
-    type: str(object.type) ?? 'Object',
+    url: originalUrlOf(object, apId),
+    type,
     updated: str(object.updated),
-    title: name && object.type !== 'Note' ? sanitizePlainText(name) : null,
-    contentHtml: sanitizeContentHtml(str(object.content) ?? ''),
-    summary: summary ? sanitizePlainText(summary) : null,
-    sensitive: object.sensitive === true || Boolean(summary),
+    title: name && nameIsTitle(object) ? sanitizePlainText(name) : null,
+    contentHtml: sanitizeContentHtml(contentOf(object)),
+    summary: warning,
+    excerpt: warns ? null : plain(summary),
+    sensitive: object.sensitive === true || warning !== null,
+    card: isCardType(type),
     inReplyTo: idOf(object.inReplyTo),
     attachments: attachmentsOf(object, ownBase),
     tags: tagsOf(object),

@@ -1,13 +1,18 @@
-// Create of a post (Note, Article, Question, Page): the object is sanitized and stored as its own
-// inbox row, linked both ways with the Create row. It shows in the stream when its author is
+// Create of a post (Note, Article, Question, Page, Video, Audio, Image, Event — or an object of a
+// type Tern does not know, kept and shown as a link card): the object is sanitized and stored as
+// its own inbox row under its own id, by its author (objects.ts authorOf), linked both ways with
+// the Create row. A Create of something that is no post (an actor, a collection) is dropped with
+// the reason. It shows in the stream when its author is
 // followed (replies to third parties included — the reference hides those, and its users called
 // them "missing posts"), when it mentions the author, or when it replies to one of our posts.
 // Mentions notify; the parent's replies_count is recomputed; votes on our polls go to poll.ts.
 // A public, LD-signed reply to one of our posts is forwarded to our followers (forward.ts).
 import { eq } from 'drizzle-orm';
-import { inbox } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
-import { asArray, idOf, idsOf, isObject, str, typeOf, type Json } from '../ap';
+import { inbox, type Actor } from '../../../db/schema';
+import { cachedActorType, getOrFetchAuthor } from '../actors';
+import { asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { attributedIds, authorOf, isAttributedTo, isShowableType } from '../objects';
 import { isLocalActorId, isLocalUrl, type LocalActor } from '../identity';
 import { sanitizeActivityHtml, sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
@@ -26,8 +31,6 @@ import {
   persistActivity,
   persistInboxObject,
 } from './store';
-
-export const POST_TYPES = new Set(['Note', 'Article', 'Question', 'Page']);
 
 /** Whether the object's tags mention the local actor, by actor id (either slash) or handle. */
 export function mentionsLocalActor(object: Json, local: LocalActor): boolean {
@@ -57,11 +60,24 @@ async function createdObject(deps: ProcessDeps, r: Received): Promise<Json> {
       throw error;
     }
   }
-  if (!idsOf(object.attributedTo).some((a) => sameId(a, r.actor.apId))) {
-    drop(`attributedTo (${idsOf(object.attributedTo).join(', ') || 'none'}) does not match the actor ${r.actor.apId}`);
+  if (!isAttributedTo(object, r.actor.apId)) {
+    drop(`attributedTo (${attributedIds(object).join(', ') || 'none'}) does not match the actor ${r.actor.apId}`);
   }
   if (originOf(objectId) !== originOf(r.actor.apId)) drop(`object ${objectId} is not on the actor's server`);
   return object;
+}
+
+/** The author's row: the activity's actor, or — when the object credits someone else first (a
+ * group's event: its organiser) — that actor, who must live on the object's server. */
+async function authorRow(deps: ProcessDeps, r: Received, object: Json): Promise<Actor> {
+  const authorId = authorOf(object, cachedActorType(deps.db));
+  if (!authorId || sameId(authorId, r.actor.apId)) return r.actor;
+  try {
+    return (await getOrFetchAuthor({ db: deps.db, fed: deps.fed, clock: deps.clock }, object, originOf(r.actor.apId)!)) ?? r.actor;
+  } catch (error) {
+    if (error instanceof NotFoundError) return r.actor;
+    throw error;
+  }
 }
 
 export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
@@ -69,6 +85,8 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
   const object = await createdObject(deps, r);
   const objectId = str(object.id)!;
   const type = typeOf(object) ?? 'Object';
+  if (!isShowableType(type)) drop(`Create of a ${type}: not a post`);
+  const author = await authorRow(deps, r, object);
   const clean = sanitizeObjectHtml(object);
   const parentId = idOf(object.inReplyTo);
   const local = deps.identity;
@@ -92,10 +110,10 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
     const parentOutbox = parentId ? findOutbox(tx, parentId) : undefined;
     const mentionsUs = mentionsLocalActor(clean, local);
     const repliesToUs = parentOutbox !== undefined || isLocalUrl(parentId, local);
-    const visible = isFollowed(tx, r.actor.id) || mentionsUs || repliesToUs;
+    const visible = isFollowed(tx, r.actor.id) || (author !== r.actor && isFollowed(tx, author.id)) || mentionsUs || repliesToUs;
 
     const known = findInbox(tx, objectId);
-    if (known && known.apActorId !== r.actor.apId) {
+    if (known && known.apActorId !== r.actor.apId && known.apActorId !== author.apId) {
       // Someone else's object: a Create cannot claim it, un-hide it or notify about it.
       linkInbox(tx, create.id, known.id);
       return processed(create.id);
@@ -113,11 +131,6 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
       return processed(create.id);
     }
 
-    if (!POST_TYPES.has(type)) {
-      // Another kind of object (Event, ChatMessage, …): kept on the Create row only.
-      return processed(create.id);
-    }
-
     if (isPollVote(clean, parentOutbox)) {
       const vote = onPollVoted(tx, { vote: clean, voteId: objectId, question: parentOutbox!, actor: r.actor, now: r.now, createRowId: create.id });
       linkInbox(tx, create.id, vote.id);
@@ -129,8 +142,9 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
     const row = persistInboxObject(tx, {
       object: clean,
       apId: objectId,
-      actor: r.actor,
+      actor: author,
       now: r.now,
+      local,
       apType: type,
       hidden: !visible,
       isDeleted: deletedEarlier,

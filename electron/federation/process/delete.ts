@@ -11,7 +11,10 @@ import { and, eq, inArray, ne, or } from 'drizzle-orm';
 import { follower, following, inbox, outbox, type InboxObject } from '../../../db/schema';
 import type { DbOrTx } from '../../../db/client';
 import { findActor } from '../actors';
-import { idOf, type Json } from '../ap';
+import { idOf, typeOf, type Json } from '../ap';
+import { NotFoundError } from '../../errors';
+import { isAttributedTo } from '../objects';
+import { fetchRemoteObject, ObjectGoneError } from './fetch';
 import { drop, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountAnnounces, recountLikes, recountReplies } from './counters';
 import { forwardRecipients, isForwardableParent, ldSignedByActor, queueForward } from './forward';
@@ -21,10 +24,12 @@ import { keyIdsOf } from './update';
 export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const objectId = idOf(r.activity.object);
   if (!objectId) drop('Delete without an object id');
+  // Gone at its origin, it is gone whoever says so (a Lemmy moderator's removal, relayed).
+  const gone = r.forwarded && (await confirmGone(deps, r, objectId));
   const forward = await forwardsDelete(deps, r, findInbox(deps.db, objectId));
   return deps.db.transaction((tx) => {
     const target = findInbox(tx, objectId);
-    if (target && target.apActorId !== r.actor.apId) drop(`Delete of ${objectId} by ${r.actor.apId}, who is not its author`);
+    if (target && !gone && target.apActorId !== r.actor.apId && !isAttributedTo(target.apObject as Json, r.actor.apId)) drop(`Delete of ${objectId} by ${r.actor.apId}, who is not its author`);
     const row = persistActivity(tx, {
       object: r.activity,
       apId: r.id,
@@ -41,6 +46,21 @@ export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<Pro
     }
     return processed(row.id);
   });
+}
+
+/** A Delete relayed by someone else without its actor's signature (a Lemmy community passing on
+ * a member's) is believed only when the object's own server says it is gone (404, 410, a
+ * Tombstone). Network trouble: retried later. */
+async function confirmGone(deps: ProcessDeps, r: Received, objectId: string): Promise<true> {
+  try {
+    const still = await fetchRemoteObject(deps.fed, objectId);
+    if (typeOf(still) === 'Tombstone') return true;
+  } catch (error) {
+    if (error instanceof ObjectGoneError) return true;
+    if (error instanceof NotFoundError) drop(`Delete of ${objectId} relayed by ${r.row.sentByApActorId}: could not check it (${error.message})`);
+    throw error;
+  }
+  drop(`Delete of ${objectId} relayed by ${r.row.sentByApActorId}: its server still serves it`);
 }
 
 /** The Delete of a public reply to one of our posts, LD-signed by its author: forwarded like the

@@ -16,6 +16,12 @@ import type { FederationContext } from '../../ports';
 import { httpUrl, isObject, str, typeOf, type Json } from '../ap';
 import { originOf, sameId } from './context';
 
+/** The object's server says it is gone (404, 410): what a Delete relayed by someone else is
+ * checked against. */
+export class ObjectGoneError extends NotFoundError {
+  override name = 'ObjectGoneError';
+}
+
 const PERMANENT = [BlockedAddressError, BodyTooLargeError, InvalidJsonError, TooManyRedirectsError, UnsupportedSchemeError];
 
 export async function fetchRemoteObject(fed: FederationContext, url: string): Promise<Json> {
@@ -33,7 +39,8 @@ export async function fetchRemoteObject(fed: FederationContext, url: string): Pr
     throw new UnavailableError(`Could not fetch ${url}: ${(error as Error).message}`);
   }
   // 401/403: the server wants signed fetches (authorized fetch); retrying unsigned will not help.
-  if (status === 404 || status === 410 || status === 401 || status === 403) {
+  if (status === 404 || status === 410) throw new ObjectGoneError(`${url} is gone (HTTP ${status}).`);
+  if (status === 401 || status === 403) {
     throw new NotFoundError(`${url} is not available (HTTP ${status}).`);
   }
   if (status >= 400) throw new UnavailableError(`${originOf(url) ?? url} answered HTTP ${status} for ${url}.`);

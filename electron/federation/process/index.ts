@@ -5,15 +5,18 @@
 // activity causes in one transaction. A relayed activity (HTTP signer ≠ actor) is believed as
 // sent only when its actor's LD signature (or integrity proof) verifies: the inbox's verdict on
 // these bytes when it reached one in this run (embedded-verdicts.ts), else checked here
-// (net/signatures verifyEmbeddedSignature); otherwise only a Create is taken, its object
-// refetched from its origin. Idempotent: an activity whose id is already in `inbox` is a no-op. Unknown types are stored as inbox rows and count as processed.
+// (net/signatures verifyEmbeddedSignature); otherwise only what its origin can confirm is taken:
+// a Create's or an Update's object refetched from there, a Delete whose object is gone there.
+// An Announce of an activity (a Lemmy community's) has its inner activity processed here too, as
+// relayed by the announcer (announce.ts onActivityAnnounced). Idempotent: an activity whose id is already in `inbox` is a no-op. Unknown types are stored as inbox rows and count as processed.
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
 import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
-import { onAnnounced } from './announce';
+import { onActivityAnnounced, onAnnounced } from './announce';
+import { announcedActivity } from '../objects';
 import { isBlockedUrl } from '../blocked-servers';
 import { hasProofLike } from '@fedify/fedify';
 import { hasLdSignature, verifyEmbeddedSignature } from '../../net/signatures';
@@ -41,16 +44,18 @@ export { ActivityDropped, type ProcessDeps, type ProcessOutcome } from './contex
 
 /** Processes one row. Resolves with what happened (processed, or dropped on purpose with a
  * reason); rejects when trying again later may help (network trouble), for the loop to retry. */
-export async function processIncomingActivity(deps: ProcessDeps, row: IncomingActivity): Promise<ProcessOutcome> {
+export async function processIncomingActivity(deps: ProcessDeps, row: IncomingActivity, carried = false): Promise<ProcessOutcome> {
   try {
-    return await processRow(deps, row);
+    return await processRow(deps, row, carried);
   } catch (error) {
     if (error instanceof ActivityDropped) return { status: 'dropped', reason: error.message };
     throw error;
   }
 }
 
-async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<ProcessOutcome> {
+/** `carried`: an activity another one carried (an Announce's), not a row of its own — the
+ * inbox's verdict on the row's bytes is not about it. */
+async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = false): Promise<ProcessOutcome> {
   const activity: Json | null = isObject(row.apObject) ? (row.apObject as Json) : null;
   if (!activity) drop('no activity JSON in the row');
   const now = deps.clock();
@@ -71,17 +76,22 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
   // actor's own LD signature (or proof): the inbox's verdict on these bytes when it reached one
-  // in this run (embedded-verdicts.ts), else checked here. Without one, only Creates can be
-  // checked, by fetching the object from its origin.
+  // in this run (embedded-verdicts.ts), else checked here. Without one, only Creates, Updates
+  // and Deletes of objects can be checked, at the object's origin.
   const signed = relayed && (hasLdSignature(activity) || hasProofLike(activity));
-  const vouched = signed ? (takeVerdict(deps.db, row.id) ?? (await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)))) : null;
+  const verdict = signed && !carried ? takeVerdict(deps.db, row.id) : undefined;
+  const vouched = signed ? (verdict ?? (await verifyEmbeddedSignature(activity, actorId, ldDeps(deps)))) : null;
   const ldVerified = vouched?.ok === true && vouched.method === 'ld-signature';
   const forwarded = relayed && vouched?.ok !== true;
+  // What can be checked at its origin without the actor's signature: a Create's or an Update's
+  // object is refetched, a Delete's must be gone there (a post relayed by a Lemmy community).
+  const aboutActor = ACTOR_TYPES.has(typeOf(activity.object) ?? '') || sameId(idOf(activity.object), actorId);
+  const checkable = type === 'Create' || ((type === 'Update' || type === 'Delete') && !aboutActor);
   // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
-  if (forwarded && type !== 'Create' && vouched?.ok === false && vouched.reason === 'key_unavailable') {
+  if (forwarded && !checkable && vouched?.ok === false && vouched.reason === 'key_unavailable') {
     throw new UnavailableError(`the key of ${actorId}'s signature on ${type} ${id} is unavailable for now`);
   }
-  if (forwarded && type !== 'Create') drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
+  if (forwarded && !checkable) drop(`${type} from ${actorId} forwarded by ${row.sentByApActorId}: not trusted (no valid LD signature by its actor)`);
 
   if (type === 'Delete' && sameId(idOf(activity.object), actorId)) {
     if (forwarded) drop('Delete of an actor forwarded by someone else');
@@ -114,8 +124,11 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity): Promise<Pro
       return onPostDeleted(deps, received);
     case 'Like':
       return onLiked(deps, received);
-    case 'Announce':
-      return onAnnounced(deps, received);
+    case 'Announce': {
+      const inner = announcedActivity(activity);
+      if (!inner) return onAnnounced(deps, received);
+      return onActivityAnnounced(deps, received, inner, (carriedRow) => processIncomingActivity(deps, carriedRow, true));
+    }
     case 'Block':
       return onBlocked(deps, received);
     case 'Move':

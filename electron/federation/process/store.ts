@@ -13,7 +13,9 @@ import {
   type OutboxObject,
   type Visibility,
 } from '../../../db/schema';
-import { hostOf, idOf, publishedOf, str, typeOf, visibilityOf, type Json } from '../ap';
+import { hostOf, idOf, isObject, publishedOf, str, typeOf, visibilityOf, type Json } from '../ap';
+import { mentionNameOf } from '../objects';
+import { isLocalActorId, type LocalActor } from '../identity';
 
 // The look-ups every activity makes, prepared once per connection (drizzle would build and
 // prepare their SQL on every call — the largest cost of processing in the bench's profile).
@@ -53,6 +55,8 @@ export interface InboxRowInput {
   relatesToOutboxObjectId?: number | null;
   isTransient?: boolean;
   isDeleted?: boolean;
+  /** Who we are, to name a nameless Mention of us. */
+  local?: LocalActor;
 }
 
 // The processor's writes, as prepared statements (drizzle's builders were a third of the
@@ -85,7 +89,7 @@ const insertNotification = preparedInsert(notifications, ['createdAt', 'notifica
 export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObject {
   // The one place remote rows are written: whatever the caller did, no remote HTML is stored
   // unsanitized (activities carry content too: Misskey reactions, Flag comments, …).
-  const object = sanitizeActivityHtml(input.object);
+  const object = withMentionNames(db, sanitizeActivityHtml(input.object), input.local);
   const { now } = input;
   return insertInbox(db, {
     createdAt: now,
@@ -109,6 +113,22 @@ export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObjec
     repliesCount: 0,
   });
 }
+
+/** The object with each Mention that came without a name (Smithereen sends `{type, href}`)
+ * named: the cached actor's handle, else @user@host from the href. Unchanged (the same object)
+ * when every Mention has a name. */
+function withMentionNames(db: DbOrTx, object: Json, local: LocalActor | undefined): Json {
+  if (!Array.isArray(object.tag) || !object.tag.some(namelessMention)) return object;
+  const tag = object.tag.map((t: unknown) => {
+    if (!namelessMention(t)) return t;
+    const href = idOf(t.href)!;
+    const handle = local && isLocalActorId(href, local) ? local.handle : prepared<[string], string | null>(db, 'SELECT handle FROM actor WHERE ap_id = ?').pluck().get(href);
+    return { ...t, name: handle ?? mentionNameOf(href) };
+  });
+  return { ...object, tag };
+}
+
+const namelessMention = (t: unknown): t is Json => isObject(t) && typeOf(t) === 'Mention' && !str(t.name) && idOf(t.href) !== null;
 
 /**
  * Inserts an activity row with the generic links of the reference's preamble: to one of our

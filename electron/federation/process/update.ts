@@ -6,15 +6,13 @@ import { eq } from 'drizzle-orm';
 import { inbox } from '../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { fetchActorDocument, handleOf, saveActor } from '../actors';
-import { ACTOR_TYPES, asArray, idOf, idsOf, isObject, str, typeOf, type Json } from '../ap';
+import { ACTOR_TYPES, asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { sanitizeActivityHtml, sanitizeActorHtml, sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountReplies } from './counters';
 import { fetchRemoteObject } from './fetch';
-import { POST_TYPES } from './create';
+import { isAttributedTo, isShowableType } from '../objects';
 import { findInbox, persistActivity } from './store';
-
-const UPDATABLE_TYPES = new Set([...POST_TYPES, 'Video', 'Audio', 'Image', 'Event']);
 
 /** Key ids an actor document publishes (publicKey and FEP-521a assertionMethod). */
 export function keyIdsOf(doc: Json): string[] {
@@ -69,9 +67,9 @@ async function onActorUpdated(deps: ProcessDeps, r: Received, objectId: string):
 
 async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): Promise<ProcessOutcome> {
   const known = findInbox(deps.db, objectId);
-  if (known && known.apActorId !== r.actor.apId) drop(`Update of ${objectId} by ${r.actor.apId}, who is not its author`);
+  if (known && known.apActorId !== r.actor.apId && !isAttributedTo(known.apObject as Json, r.actor.apId)) drop(`Update of ${objectId} by ${r.actor.apId}, who is not its author`);
   let fresh: Json | null = null;
-  if (known && UPDATABLE_TYPES.has(known.apType)) {
+  if (known && isShowableType(known.apType)) {
     const embedded = r.activity.object;
     if (isObject(embedded) && !r.forwarded) {
       fresh = embedded;
@@ -84,7 +82,7 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
       }
     }
     if (!sameId(str(fresh.id), objectId)) drop(`Update names ${objectId} but carries ${String(fresh.id)}`);
-    if (!idsOf(fresh.attributedTo).some((a) => sameId(a, r.actor.apId)) || originOf(objectId) !== originOf(r.actor.apId)) {
+    if (!isAttributedTo(fresh, r.actor.apId) || originOf(objectId) !== originOf(r.actor.apId)) {
       drop(`updated object ${objectId} is not attributed to ${r.actor.apId}`);
     }
   }
