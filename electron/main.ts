@@ -128,6 +128,7 @@ async function start(): Promise<void> {
   open.loops.inbox.start();
   open.loops.delivery.start();
   open.loops.polls.start();
+  open.loops.search.start();
   backups.start();
   watch.start();
   openWindow();

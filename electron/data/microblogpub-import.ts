@@ -18,6 +18,7 @@ import Database from 'better-sqlite3';
 import type { Core } from '../core';
 import { openSqlite, type Sqlite } from '../../db/client';
 import { currentRevision, upgrade } from '../../migrations/runner';
+import { NOT_SEARCH_TABLE } from '../../migrations/c41f7a2e9d15_full_text_search';
 import { BadInputError, ConflictError, UnavailableError } from '../errors';
 import type { Reopen } from '../ipc/handlers';
 import { COUNTED_TABLES } from '../ipc/contract';
@@ -249,9 +250,10 @@ async function copyDatabase(folder: string, dest: string): Promise<string> {
   }
 }
 
+/** The spec's tables: not Tern's search index, which the triggers refill as the rows come in. */
 function tableNames(sqlite: Sqlite, schema = 'main'): string[] {
   return sqlite
-    .prepare(`SELECT name FROM "${schema}".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'alembic_version' ORDER BY name`)
+    .prepare(`SELECT name FROM "${schema}".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'alembic_version' AND ${NOT_SEARCH_TABLE} ORDER BY name`)
     .pluck()
     .all() as string[];
 }

@@ -72,6 +72,7 @@ export function createHandlers(core: Core, options: HandlerOptions = {}): Handle
     'media.uploadChunk': (input) => core.services.media.chunk(input),
     'media.uploadFinish': async (input) => core.services.media.view(await core.services.media.finish(input)),
     'media.uploadCancel': (input) => core.services.media.cancel(input),
+    'search.query': (input) => core.services.search.query(input),
   };
 }
 
