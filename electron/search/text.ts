@@ -135,7 +135,7 @@ export interface WebmentionDocument {
 /** What the index holds of a received webmention: its entry's text, its author, its source URL. */
 export function webmentionDocument(row: { source: string; target: string; sourceMicroformats: string | null; isDeleted: number }): WebmentionDocument | null {
   if (row.isDeleted) return null;
-  let microformats: unknown = null;
+  let microformats: unknown;
   try {
     microformats = row.sourceMicroformats === null ? null : JSON.parse(row.sourceMicroformats);
   } catch {
