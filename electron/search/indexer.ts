@@ -77,7 +77,7 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
   let drained = 0;
 
   function indexPost(src: 0 | 1, id: number, row: PostRow | undefined): void {
-    const old = s.refOf.get(src, id) as number | undefined;
+    const old = s.refOf.safeIntegers(true).get(src, id) as bigint | undefined;
     if (old !== undefined) {
       s.dropPost.run(old);
       s.dropRef.run(src, id);
@@ -95,7 +95,9 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
     const doc = postDocument(fields);
     if (!doc) return;
     // A free slot in the post's second; two posts of one second almost never share id % 2^20.
-    let rowid = rowidOfSecond(doc.publishedSeconds) + (id % ROWID_SHIFT);
+    // Rowids are bound as BigInt: a JS number is bound as a REAL, and FTS5 then ignores a
+    // `rowid = ?` beside MATCH (every match comes back).
+    let rowid = BigInt(rowidOfSecond(doc.publishedSeconds) + (id % ROWID_SHIFT));
     while (s.taken.get(rowid) !== undefined) rowid++;
     s.addPost.run(rowid, doc.body, doc.facets, id * 2 + src);
     s.addRef.run(src, id, rowid);

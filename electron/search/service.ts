@@ -38,6 +38,8 @@ export const RELEVANCE_WINDOW = 5000;
 /** People and webmentions shown beside the posts when searching everything. */
 const SIDE_HITS = 5;
 const MAX_ROWID = 2 ** 62;
+// Rowids are bound as BigInt: a JS number is bound as a REAL, and FTS5 then ignores a rowid
+// constraint beside MATCH.
 const MARK = "char(2), char(3), '…'";
 
 export type SearchService = ReturnType<typeof createSearchService>;
@@ -88,12 +90,12 @@ export function createSearchService(deps: SearchServiceDeps) {
     let next: string | null = null;
     if (input.sort === 'date') {
       if (input.cursor?.startsWith('d')) high = Math.min(high, Number(input.cursor.slice(1)));
-      rows = s.byDate.all(m.match, low, high, limit + 1) as typeof rows;
+      rows = s.byDate.all(m.match, BigInt(low), BigInt(high), limit + 1) as typeof rows;
       if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
     } else {
       const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
-      const ranked = s.byRank.all(m.match, low, high, limit + 1, offset) as { rowid: number; ref: number }[];
-      rows = ranked.map((r) => ({ ...r, snippet: s.snippetOf.get(m.match, r.rowid) as string }));
+      const ranked = s.byRank.all(m.match, BigInt(low), BigInt(high), limit + 1, offset) as { rowid: number; ref: number }[];
+      rows = ranked.map((r) => ({ ...r, snippet: s.snippetOf.get(m.match, BigInt(r.rowid)) as string }));
       if (rows.length > limit) next = `r${offset + limit}`;
     }
     rows = rows.slice(0, limit);

@@ -113,6 +113,10 @@ describe('received posts (inbox processor)', () => {
     expect(contents(search('"photo puffin"'))).toEqual([]);
     expect(contents(search('puffin -photo -poll -reply'))).toEqual([expect.stringContaining('whisper')]);
     expect(contents(search('puff*'))).toHaveLength(4);
+    // Each hit's snippet is its own post's (by relevance and by date).
+    for (const sort of ['relevance', 'date'] as const) {
+      for (const hit of search('puffin', { sort }).posts) expect(hit.snippet.replace(/[\u0002\u0003]/g, '').startsWith(hit.post.contentHtml.replace(/<[^>]+>/g, '')), sort).toBe(true);
+    }
   });
 });
 
