@@ -115,7 +115,7 @@ describe('received posts (inbox processor)', () => {
     expect(contents(search('puff*'))).toHaveLength(4);
     // Each hit's snippet is its own post's (by relevance and by date).
     for (const sort of ['relevance', 'date'] as const) {
-      for (const hit of search('puffin', { sort }).posts) expect(hit.snippet.replace(/[\u0002\u0003]/g, '').startsWith(hit.post.contentHtml.replace(/<[^>]+>/g, '')), sort).toBe(true);
+      for (const hit of search('puffin', { sort }).posts) expect(hit.snippet.replaceAll('\u0002', '').replaceAll('\u0003', '').startsWith(hit.post.contentHtml.replace(/<[^>]+>/g, '')), sort).toBe(true);
     }
   });
 });
