@@ -1,7 +1,7 @@
 // search.query: the search box's text parsed (query.ts), turned into FTS5 MATCH expressions
 // (match.ts) and run over the index the indexer keeps (indexer.ts), newest first or by relevance
-// (bm25), with highlighted snippets; the hits become the views the rest of the app shows (PostView,
-// ActorView). Writes not yet indexed are indexed first, so a post just written is found.
+// (posts: rank.ts over the newest matches; people and webmentions, few: FTS5's bm25), with
+// highlighted snippets; the hits become the views the rest of the app shows (PostView, ActorView). Writes not yet indexed are indexed first, so a post just written is found.
 import { inArray } from 'drizzle-orm';
 import type { Db, Sqlite } from '../../db/client';
 import { inbox, outbox, webmention } from '../../db/schema';
@@ -92,7 +92,7 @@ export function createSearchService(deps: SearchServiceDeps) {
     let high = m.high ?? MAX_ROWID;
     let rows: { rowid: number; ref: number; snippet: string }[];
     let next: string | null = null;
-    // Filters alone rank nothing (bm25 would only pay to read every post's filter words): newest first.
+    // Filters alone have no words to rank by: newest first.
     if (input.sort === 'date' || !query.terms.some((t) => !t.negated)) {
       if (input.cursor?.startsWith('d')) high = Math.min(high, Number(input.cursor.slice(1)));
       rows = s.byDate.all(m.match, BigInt(low), BigInt(high), limit + 1) as typeof rows;
