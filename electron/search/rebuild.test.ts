@@ -4,7 +4,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, expect, it } from 'vitest';
+import { afterEach, expect, it, vi } from 'vitest';
 import { openCore, type Core } from '../core';
 import { downgrade } from '../../migrations/runner';
 import { createSearchIndexer } from './indexer';
@@ -114,4 +114,22 @@ it('the upgrade opens at once with an empty index; a rebuild in batches reports 
   expect(found[0]).toMatch(/^https:\/\/tern\.example\//);
   expect(found.slice(1)).toEqual(Array.from({ length: ROWS / 100 }, (_, i) => `https://r.example/n/${ROWS - i * 100}`));
   expect(core.services.search.query({ text: 'ana', sort: 'relevance', kind: 'people', limit: 5 }).people.map((p) => p.actor.handle)).toEqual(['@ana@r.example']);
+});
+
+it('the core’s search loop builds the index by itself, and indexes later writes', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tern-search-loop-'));
+  dirs.push(dataDir);
+  await databaseBeforeSearch(dataDir);
+  const core = await open(dataDir);
+  const progress = () => core.sqlite.prepare('SELECT sum(total - done) FROM search_rebuild').pluck().get() as number;
+  expect(progress()).toBeGreaterThan(0);
+  core.loops.search.start();
+  await vi.waitFor(() => expect(progress()).toBe(0), { timeout: 60_000, interval: 20 });
+  expect(core.sqlite.prepare('SELECT count(*) FROM search_post').pluck().get()).toBe(ROWS + 2);
+  // A write with no search after it: the loop indexes it on its own.
+  core.sqlite.prepare("UPDATE inbox SET ap_object = json_set(ap_object, '$.content', '<p>a pelican</p>') WHERE id = 7").run();
+  core.loops.search.wake();
+  await vi.waitFor(() => expect(core.sqlite.prepare('SELECT count(*) FROM search_pending').pluck().get()).toBe(0), { timeout: 60_000, interval: 20 });
+  expect(core.sqlite.prepare("SELECT count(*) FROM search_post WHERE search_post MATCH 'pelican'").pluck().get()).toBe(1);
+  core.loops.search.stop();
 });
