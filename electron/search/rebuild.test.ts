@@ -1,6 +1,7 @@
 // Upgrading a database that already holds posts: the revision only creates the (empty) index and
 // records what to walk, so the core opens at once; the rows are indexed afterwards in batches,
 // with progress that only grows, survives a restart, and is reported by search.query meanwhile.
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -132,4 +133,25 @@ it('the core’s search loop builds the index by itself, and indexes later write
   await vi.waitFor(() => expect(core.sqlite.prepare('SELECT count(*) FROM search_pending').pluck().get()).toBe(0), { timeout: 60_000, interval: 20 });
   expect(core.sqlite.prepare("SELECT count(*) FROM search_post WHERE search_post MATCH 'pelican'").pluck().get()).toBe(1);
   core.loops.search.stop();
+});
+
+const sqlite3 = spawnSync('sqlite3', ['--version'], { encoding: 'utf8' });
+it.skipIf(sqlite3.status !== 0)('Debian’s sqlite3 shell (3.40) reads the index, and a row it writes is queued by the triggers and found', async () => {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tern-search-shell-'));
+  dirs.push(dataDir);
+  const core = await open(dataDir);
+  core.settings.update({ baseUrl: 'https://tern.example', username: 'me' });
+  await core.services.author.createPost({ content: 'Avocets at the estuary', visibility: 'PUBLIC' });
+  expect(core.services.search.query({ text: 'avocets', sort: 'date', kind: 'posts', limit: 5 }).posts).toHaveLength(1);
+  const shell = (sql: string) => spawnSync('sqlite3', [core.paths.database, sql], { encoding: 'utf8' });
+  const read = shell(`SELECT count(*) FROM search_post WHERE search_post MATCH '{body} : "avocets"';`);
+  expect(read.stderr).toBe('');
+  expect(read.stdout.trim()).toBe('1');
+  // revisions and og_meta as JSON null: 3.40's json_valid(NULL) is 0, so its shell cannot write SQL NULL there.
+  const write = shell(
+    "INSERT INTO outbox (created_at, updated_at, is_hidden_from_homepage, public_id, ap_type, ap_id, ap_object, revisions, og_meta, ap_published_at, visibility, likes_count, announces_count, replies_count, is_pinned, is_deleted) " +
+      "VALUES ('2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', 0, 'shell1', 'Note', 'https://tern.example/o/shell1', json_object('type', 'Note', 'content', '<p>Stilts too</p>'), 'null', 'null', '2025-01-01T00:00:00Z', 'PUBLIC', 0, 0, 0, 0, 0);",
+  );
+  expect(write.stderr).toBe('');
+  expect(core.services.search.query({ text: 'stilts', sort: 'date', kind: 'posts', limit: 5 }).posts.map((h) => h.post.apId)).toEqual(['https://tern.example/o/shell1']);
 });
