@@ -63,7 +63,7 @@ const LOREM =
 const T_END = 1_735_689_600;
 const iso = (expr: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}, 'unixepoch')`;
 
-function buildFixture(dbPath: string, o: StartupOptions): void {
+export function buildFixture(dbPath: string, o: StartupOptions): void {
   const sqlite = new Database(dbPath);
   // Bulk load only: no rollback journal, no fsync; WAL again (as the app keeps it) at the end.
   sqlite.pragma('journal_mode = OFF');

@@ -34,11 +34,15 @@ async function ipc<T>(request: APIRequestContext, tern: Headless, channel: strin
   return body.value;
 }
 
-/** Every row of every table, in rowid order, read from the file (read-only) beside the running Tern. */
+/** Every row of every table, in rowid order, read from the file (read-only) beside the running
+ * Tern — but the search index's (search_*), which the running Tern's indexer may change at any moment. */
 function dumpDatabase(dataDir: string): Record<string, unknown[]> {
   const db = new Database(join(dataDir, 'tern.db'), { readonly: true, fileMustExist: true });
   try {
-    const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
+    const tables = db
+      .prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE 'search\\_%' ESCAPE '\\' ORDER BY name")
+      .pluck()
+      .all() as string[];
     return Object.fromEntries(tables.map((t) => [t, db.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
   } finally {
     db.close();

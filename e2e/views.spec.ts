@@ -136,5 +136,5 @@ test('? lists the keyboard shortcuts, and Escape closes the list', async ({ page
   await expect(page.getByRole('textbox', { name: 'Your post' })).toHaveValue('n?');
   await page.getByRole('textbox', { name: 'Your post' }).blur();
   await page.keyboard.press('/');
-  await expect(page.getByRole('searchbox', { name: 'Handle or URL' })).toBeFocused();
+  await expect(page.getByRole('searchbox', { name: 'Search posts, people and webmentions' })).toBeFocused();
 });

@@ -41,6 +41,8 @@ import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
 import { createPollService, type PollService } from './federation/polls/service';
 import { createMediaService, type MediaService } from './media/service';
 import { profileImageIds } from './media/profile-images';
+import { createSearchIndexer, createSearchLoop, type SearchLoop } from './search/indexer';
+import { createSearchService, type SearchService } from './search/service';
 
 export interface CoreOptions {
   dataDir: string;
@@ -79,13 +81,15 @@ export interface Core {
     indieauth: IndieAuthService;
     polls: PollService;
     media: MediaService;
+    search: SearchService;
   };
   /** Whether the network may be used (machine online, "Work offline" off); the Electron shell
    * installs its own source with connectivity.setSource(pushSource(net.isOnline())). */
   connectivity: ConnectivityWatch;
   /** Background loops; created stopped — headless and desktop start them. */
-  /** `polls`: tally Updates at most once per window, and closing polls that ended. */
-  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop };
+  /** `polls`: tally Updates at most once per window, and closing polls that ended. `search`:
+   * indexes written rows, and builds the index of the rows that predate it. */
+  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop; search: SearchLoop };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
   close(): void;
@@ -183,6 +187,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       options: { concurrency: 32 },
     });
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
+    const searchIndexer = createSearchIndexer(sqlite);
+    const searchLoop = createSearchLoop(searchIndexer, { log });
     // What the author's actions need (posting, voting): the same for every service that queues.
     const actionDeps = {
       db,
@@ -225,15 +231,17 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
         polls: createPollService(actionDeps),
         media: createMediaService({ db, uploadsDir: paths.uploads, clock, keep: () => profileImageIds(settings.get()) }),
+        search: createSearchService({ db, sqlite, indexer: searchIndexer, identity: () => core.identity(), displayName: () => settings.get().displayName }),
       },
       connectivity,
-      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop },
+      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop, search: searchLoop },
       close() {
         // Requests still in flight are aborted; their rows stay due (await loops.delivery.stop()
         // first to let them finish).
         void deliveryLoop.stop({ graceMs: 0 });
         connectivity.close();
         pollLoop.stop();
+        searchLoop.stop();
         void inboxLoop.stop();
         void core.listener.stop();
         fed.client.close();

@@ -149,6 +149,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       opened.loops.inbox.start();
       opened.loops.delivery.start();
       opened.loops.polls.start();
+      opened.loops.search.start();
       const backups = createBackupScheduler({ core: opened, log: options.log });
       backups.start();
       return async () => {
@@ -156,6 +157,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         await opened.listener.stop();
         await opened.loops.inbox.stop();
         await opened.loops.polls.stop();
+        opened.loops.search.stop();
         // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
         await opened.loops.delivery.stop();
       };

@@ -136,6 +136,7 @@ async function start(): Promise<void> {
   open.loops.inbox.start();
   open.loops.delivery.start();
   open.loops.polls.start();
+  open.loops.search.start();
   backups.start();
   watch.start();
   openWindow();

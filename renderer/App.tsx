@@ -25,9 +25,11 @@ import { Setup } from './views/Setup';
 import { Stream } from './views/Stream';
 import { Thread } from './views/Thread';
 import { Webmentions } from './webmentions/Webmentions';
+import { Search } from './search/Search';
 
 const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
   stream: Stream,
+  search: Search,
   notifications: Notifications,
   compose: Compose,
   profile: Profile,
@@ -43,6 +45,7 @@ const VIEWS: Record<RouteId, (props: { route: Route }) => React.JSX.Element> = {
 
 const TITLES: Record<RouteId, string> = {
   stream: strings.places.stream,
+  search: strings.search.title,
   notifications: strings.places.notifications,
   compose: strings.places.compose,
   profile: strings.places.profile,
@@ -127,8 +130,9 @@ function Frame({ handle }: { handle: string | null }) {
 }
 
 // A view starts afresh for each address, except People: its tabs are addresses too, and
-// switching tabs must not drop what the lookup box found.
-const viewKey = (route: Route, routeKey: string) => (route.id === 'people' ? route.id : routeKey);
+// switching tabs must not drop what the lookup box found; and Search, whose query is in the
+// address: a new search must not take the box away from the author typing in it.
+const viewKey = (route: Route, routeKey: string) => (route.id === 'people' || route.id === 'search' ? route.id : routeKey);
 
 // Going back to a list returns to where the author was reading in it (its items are kept in
 // the list store, so they are on screen at once); any other page opens at its top.

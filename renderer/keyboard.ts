@@ -1,5 +1,5 @@
 // Tern's keyboard shortcuts (UX.md): j/k move between posts, o opens, r replies, l likes, b
-// boosts, n composes, / looks someone up, ? lists them all. Keys are ignored while the author
+// boosts, n composes, / searches, ? lists them all. Keys are ignored while the author
 // types in a field or holds a modifier. Posts are found in the DOM (`[data-post]` in the main
 // column), and an action is the post's own button (`[data-action=…]`), so a shortcut does
 // exactly what a click does — optimistic update, pending mark and all.
@@ -43,6 +43,13 @@ function actOnPost(action: string): void {
   post?.querySelector<HTMLElement>(`[data-action="${action}"]:not(:disabled)`)?.click();
 }
 
+/** The search box: focused where it is on screen, else the Search place (which focuses it). */
+function focusSearch(): void {
+  const box = document.getElementById('search-box');
+  if (box) box.focus();
+  else navigate('search');
+}
+
 /** Listens for the shortcuts while the app frame is shown; `?` calls onHelp. */
 export function useShortcuts(onHelp: () => void): void {
   useEffect(() => {
@@ -55,7 +62,7 @@ export function useShortcuts(onHelp: () => void): void {
       if (key === 'j') movePost(1);
       else if (key === 'k') movePost(-1);
       else if (key === 'n') navigate('compose');
-      else if (key === '/') navigate('people', { focus: 'lookup' });
+      else if (key === '/') focusSearch();
       else if (key === '?') onHelp();
       else actOnPost(POST_ACTIONS[key] ?? '');
     }

@@ -7,6 +7,7 @@ import { strings } from './strings';
 
 export const PLACES = [
   { id: 'stream', label: strings.places.stream },
+  { id: 'search', label: strings.places.search },
   { id: 'notifications', label: strings.places.notifications },
   { id: 'compose', label: strings.places.compose },
   { id: 'profile', label: strings.places.profile },

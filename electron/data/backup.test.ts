@@ -32,8 +32,10 @@ afterEach(() => {
 function tables(sqlite: Database.Database): string[] {
   return sqlite.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' ORDER BY name").pluck().all() as string[];
 }
+/** Rows in rowid order; a WITHOUT ROWID table (the search index's) is read in its key's order. */
 function dump(sqlite: Database.Database): Record<string, unknown[]> {
-  return Object.fromEntries(tables(sqlite).map((t) => [t, sqlite.prepare(`SELECT * FROM "${t}" ORDER BY rowid`).all()]));
+  const withoutRowid = (t: string) => /WITHOUT ROWID\s*$/i.test(sqlite.prepare('SELECT sql FROM sqlite_master WHERE name = ?').pluck().get(t) as string);
+  return Object.fromEntries(tables(sqlite).map((t) => [t, sqlite.prepare(`SELECT * FROM "${t}"${withoutRowid(t) ? '' : ' ORDER BY rowid'}`).all()]));
 }
 function files(dir: string): Record<string, Buffer> {
   const out: Record<string, Buffer> = {};

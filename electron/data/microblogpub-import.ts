@@ -17,6 +17,7 @@ import { isAbsolute, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqlite, type Sqlite } from '../../db/client';
 import { currentRevision, upgrade } from '../../migrations/runner';
+import { NOT_SEARCH_TABLE } from '../../migrations/c41f7a2e9d15_full_text_search';
 import { BadInputError, ConflictError, UnavailableError } from '../errors';
 import type { Reopen } from './restore';
 import { COUNTED_TABLES } from '../../db/counted-tables';
@@ -257,9 +258,10 @@ async function copyDatabase(folder: string, dest: string): Promise<string> {
   }
 }
 
+/** The spec's tables: not Tern's search index, which the triggers refill as the rows come in. */
 function tableNames(sqlite: Sqlite, schema = 'main'): string[] {
   return sqlite
-    .prepare(`SELECT name FROM "${schema}".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'alembic_version' ORDER BY name`)
+    .prepare(`SELECT name FROM "${schema}".sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name != 'alembic_version' AND ${NOT_SEARCH_TABLE} ORDER BY name`)
     .pluck()
     .all() as string[];
 }

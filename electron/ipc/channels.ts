@@ -62,5 +62,7 @@ export const CHANNEL_NAMES = [
   'media.uploadChunk',
   'media.uploadFinish',
   'media.uploadCancel',
+  // Search (search-contract.ts).
+  'search.query',
 ] as const;
 export type ChannelName = (typeof CHANNEL_NAMES)[number];

@@ -13,6 +13,7 @@ import { webmentionInputs, type WebmentionOutputs } from './webmention-contract'
 import { appsInputs, type AppsOutputs } from './apps-contract';
 import { pollInputs, type PollOutputs } from './polls-contract';
 import { mediaInputs, type MediaOutputs } from './media-contract';
+import { searchInputs, type SearchOutputs } from './search-contract';
 import type { BackupFile } from '../data/backup';
 import type { ImportResult } from '../data/import';
 import type { RestoreOutcome } from '../data/restore';
@@ -70,9 +71,10 @@ export const inputs = {
   ...appsInputs,
   ...pollInputs,
   ...mediaInputs,
+  ...searchInputs,
 } as const satisfies Record<ChannelName, z.ZodType>;
 
-export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, PollOutputs, MediaOutputs {
+export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, PollOutputs, MediaOutputs, SearchOutputs {
   'app.status': AppStatus;
   'settings.get': SettingsView;
   'settings.update': SettingsUpdateResult;

@@ -89,6 +89,7 @@ export function createHandlers(core: HandlersCore, options: HandlerOptions = {})
     'media.uploadChunk': (input) => core.services.media.chunk(input),
     'media.uploadFinish': async (input) => core.services.media.view(await core.services.media.finish(input)),
     'media.uploadCancel': (input) => core.services.media.cancel(input),
+    'search.query': (input) => core.services.search.query(input),
   };
 }
 

@@ -6,10 +6,11 @@ import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
 import { usePendingApps } from '../apps/pending';
-import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, PollIcon, StreamIcon, TernMark, WebmentionIcon } from './icons';
+import { BellIcon, GearIcon, KeyIcon, OutboxIcon, OverviewIcon, PenIcon, PeopleIcon, PersonIcon, PollIcon, SearchIcon, StreamIcon, TernMark, WebmentionIcon } from './icons';
 
 const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   stream: StreamIcon,
+  search: SearchIcon,
   notifications: BellIcon,
   compose: PenIcon,
   profile: PersonIcon,
@@ -22,7 +23,7 @@ const ICONS: Record<PlaceId, () => React.JSX.Element> = {
   overview: OverviewIcon,
 };
 
-const SHORTCUTS: Partial<Record<PlaceId, string>> = { compose: 'n' };
+const SHORTCUTS: Partial<Record<PlaceId, string>> = { compose: 'n', search: '/' };
 
 export function Sidebar({ current, handle }: { current: PlaceId; handle: string | null }) {
   const unread = useUnreadStore((state) => state.count);

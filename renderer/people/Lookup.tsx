@@ -11,10 +11,11 @@ import { strings } from '../strings';
 
 const t = strings.people;
 
-export function Lookup({ autoFocus, onChanged }: { autoFocus: boolean; onChanged: () => void }) {
+/** `initialQuery` (a search result's actor, say) is looked up at once. */
+export function Lookup({ autoFocus, onChanged, initialQuery }: { autoFocus: boolean; onChanged: () => void; initialQuery?: string | null }) {
   const id = useId();
   const input = useRef<HTMLInputElement>(null);
-  const [query, setQuery] = useState('');
+  const [query, setQuery] = useState(initialQuery ?? '');
   const [result, setResult] = useState<LookupView | null>(null);
   const [searching, setSearching] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -23,20 +24,31 @@ export function Lookup({ autoFocus, onChanged }: { autoFocus: boolean; onChanged
     if (autoFocus) input.current?.focus();
   }, [autoFocus]);
 
-  async function submit(event: FormEvent) {
-    event.preventDefault();
-    if (query.trim().length < 3) return;
+  async function run(text: string) {
+    if (text.trim().length < 3) return;
     setSearching(true);
     setError(null);
     setResult(null);
     try {
-      setResult(await call('lookup.resolve', { query: query.trim() }));
+      setResult(await call('lookup.resolve', { query: text.trim() }));
     } catch (err) {
       setError(toApiError(err, 'lookup.resolve'));
     } finally {
       setSearching(false);
     }
   }
+
+  function submit(event: FormEvent) {
+    event.preventDefault();
+    void run(query);
+  }
+
+  useEffect(() => {
+    if (!initialQuery) return;
+    setQuery(initialQuery);
+    void run(initialQuery);
+    // Once per query given (run reads nothing else that changes).
+  }, [initialQuery]);
 
   return (
     <section className="section" aria-labelledby={`${id}-title`}>

@@ -54,7 +54,7 @@ export function People({ route }: { route: Route }) {
           <p className="view__lede">{t.lede}</p>
         </div>
       </header>
-      <Lookup autoFocus={route.params.get('focus') === 'lookup'} onChanged={() => void load()} />
+      <Lookup autoFocus={route.params.get('focus') === 'lookup'} initialQuery={route.params.get('q')} onChanged={() => void load()} />
 
       <nav className="tabs" aria-label={t.listsLabel}>
         {TABS.map((id) => (
