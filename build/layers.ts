@@ -21,7 +21,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
     name: 'renderer: screens',
     parts: [
       'renderer/views/', 'renderer/apps/', 'renderer/compose/', 'renderer/content/', 'renderer/deliveries/', 'renderer/lists/', 'renderer/media/',
-      'renderer/notifications/', 'renderer/people/', 'renderer/polls/', 'renderer/posts/', 'renderer/settings/', 'renderer/webmentions/',
+      'renderer/notifications/', 'renderer/people/', 'renderer/polls/', 'renderer/posts/', 'renderer/search/', 'renderer/settings/', 'renderer/webmentions/',
     ],
   },
   { name: 'renderer: shared components', parts: ['renderer/components/'] },
@@ -39,7 +39,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
     name: 'services',
     parts: [
       'electron/federation/', 'electron/indieauth/', 'electron/micropub/', 'electron/webmention/', 'electron/media/', 'electron/data/',
-      'electron/notifications/', 'electron/tunnel/', 'electron/settings-service.ts', 'electron/settings.ts', 'electron/status.ts',
+      'electron/notifications/', 'electron/search/', 'electron/tunnel/', 'electron/settings-service.ts', 'electron/settings.ts', 'electron/status.ts',
       'electron/ipc/*contract.ts', 'electron/ipc/channels.ts', 'electron/delivery/status.ts',
     ],
   },

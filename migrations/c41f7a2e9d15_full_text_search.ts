@@ -21,7 +21,7 @@
 // deletion is newer), plain triggers.
 //
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts).
-import type { Revision } from './runner';
+import type { Revision } from './revision';
 
 /** Kinds of search_pending and search_rebuild rows: the table a row id belongs to. */
 export const SEARCH_KINDS = { inbox: 0, outbox: 1, actor: 2, webmention: 3 } as const;

@@ -23,6 +23,7 @@ import type { NotificationService } from '../notifications/service';
 import type { IndieAuthService } from '../indieauth/service';
 import type { MediaService } from '../media/service';
 import type { DeliveryLoop } from '../delivery/loop';
+import type { SearchService } from '../search/service';
 
 export type Handlers = { [C in Channel]: (input: ParsedInput<C>) => Promise<Output<C>> | Output<C> };
 
@@ -37,7 +38,7 @@ export type HandlersCore = BackupDeps &
   AuthorHandlersCore &
   PollHandlersCore &
   Parameters<typeof importMicroblogPub>[0] & {
-    services: { status: StatusService; notifications: NotificationService; indieauth: IndieAuthService; media: MediaService };
+    services: { status: StatusService; notifications: NotificationService; indieauth: IndieAuthService; media: MediaService; search: SearchService };
     loops: { delivery: Pick<DeliveryLoop, 'inFlight'> };
   };
 export interface HandlerOptions {

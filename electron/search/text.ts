@@ -3,7 +3,7 @@
 // servers: read totally (any field may be missing or odd).
 import { Parser } from 'htmlparser2';
 import { asArray, isObject, str, type Json } from '../federation/ap';
-import { STREAM_TYPES } from '../federation/actions/timeline';
+import { isShowableType } from '../federation/objects';
 import { summarize } from '../webmention/microformats';
 
 // Tags whose text is not text a person reads (sanitizing removed them already; stored rows from
@@ -74,7 +74,7 @@ export const FACET = { media: 'hmedia', poll: 'hpoll', reply: 'ireply', mine: 'i
 /** What the index holds of a post, or null when the row is not a post to find (a Like, a
  * Follow, an Announce, a deleted post). */
 export function postDocument(row: PostRowFields): PostDocument | null {
-  if (row.isDeleted || !STREAM_TYPES.includes(row.apType)) return null;
+  if (row.isDeleted || !isShowableType(row.apType)) return null;
   let object: unknown;
   try {
     object = JSON.parse(row.apObject);
