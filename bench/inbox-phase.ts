@@ -7,6 +7,8 @@ import { sql } from 'drizzle-orm';
 import { checkpoint, type Checkpoint, type MemorySampler } from './memory';
 import type { Remote } from './remote-client';
 import { savePost, type BenchTern } from './tern';
+import { watchMainThread, type MainThreadFeel } from './main-thread';
+import { startLeanBaseline } from './lean-baseline';
 
 export interface InboxOptions {
   activities: number;
@@ -62,6 +64,12 @@ export interface InboxResult {
     notifications: number;
   };
   combinedPerSec: number;
+  /** Whether the inbox loop ran while accepting (the app's way; end to end = until the last row is done). */
+  overlap: boolean;
+  /** The lean baseline (lean-baseline.ts) on the same activities, just before Tern (BENCH_LEAN=0: skipped). */
+  lean: { perSec: number; p99Ms: number; rows: number; failures: number } | null;
+  /** The main thread during the burst (accepting, and processing until the last row was done). */
+  feel: MainThreadFeel;
   memory: Checkpoint[];
 }
 
@@ -88,6 +96,23 @@ export async function runInbox(
   const { core } = tern;
   const likeTargets = Array.from({ length: 10 }, (_, i) => savePost(core.db, tern.local, core.clock(), `post ${i}`).apId);
   await remote.ask({ type: 'setupActors', actors: options.actors }, 'actorsReady');
+  // The inbox worker (under tsx here: its sources compile on start) is up before anything is timed.
+  await core.loops.inbox.drain();
+  let lean: InboxResult['lean'] = null;
+  if (process.env.BENCH_LEAN !== '0') {
+    sampler.phase('inbox: lean baseline');
+    const baseline = await startLeanBaseline();
+    try {
+      const common = { count: options.activities, likeTargets, createBytes: options.createBytes };
+      await remote.ask({ type: 'presign', inbox: baseline.inboxUrl, spec: 'draft-cavage-http-signatures-12', ...common }, 'presigned');
+      const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from: 0, to: options.activities }, 'blastDone');
+      const sorted = [...done.latenciesMs].sort((a, b) => a - b);
+      lean = { perSec: baseline.rows() / (done.wallMs / 1000), p99Ms: quantile(sorted, 0.99), rows: baseline.rows(), failures: baseline.failures() };
+    } finally {
+      await baseline.close();
+    }
+    await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply');
+  }
   sampler.phase('inbox: presign (remote process)');
   const presigned = await remote.ask(
     { type: 'presign', inbox: `${tern.local.inbox}`, count: options.activities, likeTargets, createBytes: options.createBytes },
@@ -95,9 +120,11 @@ export async function runInbox(
   );
 
   // ---- accept
-  // BENCH_INBOX_OVERLAP=1: the inbox loop runs while accepting, as in the app (it shares the main
-  // thread with the listener); "combined" is then activities / wall time until all are processed.
-  const overlap = process.env.BENCH_INBOX_OVERLAP === '1';
+  // The inbox loop runs while accepting, as in the app (on its worker thread unless
+  // BENCH_INBOX_WORKER=0); "combined" is then activities / wall time until all are processed.
+  // BENCH_INBOX_OVERLAP=0: accept first, then process (each timed alone).
+  const overlap = process.env.BENCH_INBOX_OVERLAP !== '0';
+  const watch = watchMainThread(core);
   if (overlap) core.loops.inbox.start();
   sampler.phase('inbox: accept');
   const memory: Checkpoint[] = [checkpoint(0)];
@@ -162,6 +189,7 @@ export async function runInbox(
       }
     }, 50);
   });
+  const feel = watch.stop();
   await core.loops.inbox.stop();
   const processMs = performance.now() - processStart;
   const processCpu = cpuMicros(cpuStart);
@@ -230,6 +258,9 @@ export async function runInbox(
     },
     // Per activity: its share of accepting plus its share of processing.
     combinedPerSec: overlap ? accepted / ((wallMs + processMs) / 1000) : 1 / (1 / acceptPerSec + 1 / processPerSec),
+    overlap,
+    lean,
+    feel,
     memory,
   };
 }

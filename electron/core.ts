@@ -22,7 +22,7 @@ import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { processQueuedRow } from './federation/queued-row';
 import { createInboxWorkerHost } from './federation/inbox-worker-host';
-import { forwardVerdicts } from './federation/embedded-verdicts';
+import { routeIncomingWrites } from './federation/incoming-writer';
 import { notifyDeliveriesQueued } from './delivery/queue';
 import type { RowResult } from './federation/inbox-loop';
 import { resolveWebmentionEndpoint, webmentionPayload } from './webmention/send';
@@ -152,8 +152,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       });
     if (host) {
       settings.onChange((next) => host.settings(next));
-      // The inbox's LD verdicts go to the worker's connection, where the processor looks.
-      forwardVerdicts(db, (id, verdict) => host.verdict(id, verdict));
+      // The worker owns incoming_activity's writes while it runs (see incoming-writer.ts).
+      routeIncomingWrites(db, (rows) => host.insert(rows));
     }
     // Loopback peers (tests) are reachable whatever the interfaces say.
     const connectivity = createConnectivityWatch({

@@ -68,7 +68,8 @@ async function start(): Promise<void> {
   const dataDir = process.env.TERN_DATA_DIR ?? defaultDataDir();
   let open: Core;
   try {
-    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l) });
+    // The inbox processor on its own thread: a burst of activities never freezes the window.
+    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l), inboxWorker: true });
   } catch (error) {
     fail(error);
     return;

@@ -11,18 +11,8 @@ export type Verified = Extract<EmbeddedSignatureResult, { ok: true }>;
 /** Rows accepted but not yet processed whose verdicts are kept (oldest forgotten first). */
 const KEPT = 1_000;
 const verdicts = new WeakMap<object, Map<number, Verified>>();
-// When the processor runs on the inbox worker, its connection is another: the core hands the
-// verdicts reached on its connection to the worker instead (by message), which remembers them.
-const forwards = new WeakMap<object, (incomingId: number, verdict: Verified) => void>();
-
-/** Verdicts remembered on `db`'s connection go to `sink` from now on (the inbox worker's host). */
-export function forwardVerdicts(db: DbOrTx, sink: (incomingId: number, verdict: Verified) => void): void {
-  forwards.set(sqliteOf(db), sink);
-}
 
 export function rememberVerdict(db: DbOrTx, incomingId: number, verdict: Verified): void {
-  const forward = forwards.get(sqliteOf(db));
-  if (forward !== undefined) return forward(incomingId, verdict);
   let kept = verdicts.get(sqliteOf(db));
   if (kept === undefined) verdicts.set(sqliteOf(db), (kept = new Map()));
   kept.set(incomingId, verdict);

@@ -10,7 +10,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import type { Settings } from '../settings';
-import type { Verified } from './embedded-verdicts';
+import type { IncomingRow } from './incoming-writer';
 import type { DrainSummary, InboxLoop, RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 
@@ -32,8 +32,8 @@ export interface InboxWorkerHostOptions {
 export interface InboxWorkerHost extends InboxLoop {
   /** The settings changed: the worker reads them for its next row. */
   settings(settings: Settings): void;
-  /** The inbox's verdict on a relayed activity's LD signature, for the worker to use. */
-  verdict(id: number, verdict: Verified): void;
+  /** Inserts rows the listener accepted on the worker's connection; null when no worker runs. */
+  insert(rows: IncomingRow[]): Promise<number[]> | null;
   /** Ends the worker at once, as a crash would; a started loop starts it again (tests). */
   kill(): Promise<void>;
   /** Whether a worker thread is alive now. */
@@ -58,6 +58,7 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
   let restartTimer: NodeJS.Timeout | null = null;
   let nextRequest = 1;
   const drains = new Map<number, { resolve(summary: DrainSummary): void; reject(error: Error): void }>();
+  const inserts = new Map<number, { resolve(ids: number[]): void; reject(error: Error): void }>();
   let exited: Promise<void> = Promise.resolve();
 
   const send = (message: ToWorker) => worker?.postMessage(message);
@@ -78,6 +79,13 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
         holdWhileDraining();
         if (message.summary) waiting?.resolve(message.summary);
         else waiting?.reject(new Error(`inbox worker: ${message.error ?? 'drain failed'}`));
+        return;
+      }
+      case 'inserted': {
+        const waiting = inserts.get(message.request);
+        inserts.delete(message.request);
+        if (message.ids) waiting?.resolve(message.ids);
+        else waiting?.reject(new Error(`inbox worker: ${message.error ?? 'insert failed'}`));
         return;
       }
       case 'stopped':
@@ -104,6 +112,9 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
         worker = null;
         for (const waiting of drains.values()) waiting.reject(new Error(`inbox worker stopped (exit code ${code})`));
         drains.clear();
+        // Committed or not, unknown: the request fails and the peer sends it again (a duplicate is dropped by ap_id).
+        for (const waiting of inserts.values()) waiting.reject(new Error(`inbox worker stopped (exit code ${code})`));
+        inserts.clear();
         if (running) {
           // Its rows are still due: a new worker takes them again (after a pause, should it die at once).
           log(`inbox worker exited (code ${code}); starting it again`);
@@ -161,9 +172,14 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     settings(settings) {
       send({ type: 'settings', settings });
     },
-    verdict(id, verdict) {
-      // No worker yet: it will verify itself, as after a restart.
-      send({ type: 'verdict', id, verdict });
+    insert(rows) {
+      const target = worker;
+      if (!target) return null;
+      const request = nextRequest++;
+      return new Promise<number[]>((resolve, reject) => {
+        inserts.set(request, { resolve, reject });
+        target.postMessage({ type: 'insert', request, rows } satisfies ToWorker);
+      });
     },
     async kill() {
       const killed = worker;

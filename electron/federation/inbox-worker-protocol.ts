@@ -2,7 +2,7 @@
 // code in one process, so these are types, not checked input: nothing remote reaches them.
 import type { Settings } from '../settings';
 import type { DrainSummary, RowResult } from './inbox-loop';
-import type { Verified } from './embedded-verdicts';
+import type { IncomingRow } from './incoming-writer';
 
 /** Plain data the worker builds everything else from. */
 export interface InboxWorkerData {
@@ -11,6 +11,8 @@ export interface InboxWorkerData {
   allowPrivateAddresses: boolean;
   settings: Settings;
   idlePollMs?: number;
+  /** The worker thread's nice value on Linux (default 5: below the main thread). */
+  nice?: number;
 }
 
 export type ToWorker =
@@ -19,7 +21,8 @@ export type ToWorker =
   | { type: 'drain'; request: number }
   | { type: 'stop' }
   | { type: 'settings'; settings: Settings }
-  | { type: 'verdict'; id: number; verdict: Verified };
+  /** Rows the listener accepted, to insert in one transaction (with their LD verdicts). */
+  | { type: 'insert'; request: number; rows: IncomingRow[] };
 
 export type FromWorker =
   | { type: 'ready' }
@@ -29,4 +32,5 @@ export type FromWorker =
   /** The processor queued deliveries (Accepts, forwarded replies, Move's follows). */
   | { type: 'deliveriesQueued' }
   | { type: 'drained'; request: number; summary?: DrainSummary; error?: string }
+  | { type: 'inserted'; request: number; ids?: number[]; error?: string }
   | { type: 'stopped' };

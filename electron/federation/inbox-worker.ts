@@ -5,21 +5,39 @@
 // transactions), its own outbound client, loaders and key cache, and the settings as plain data
 // (updated by message). What the processor used to signal on the main thread (deliveries
 // queued, rows done) is posted back for the core to re-emit there. Started by inbox-worker-host.
+import { readlinkSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import { openSqlite, wrapDrizzle } from '../../db/client';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { openFederationContext, type FederationContext } from '../net/federation-context';
 import type { Settings } from '../settings';
-import { rememberVerdict } from './embedded-verdicts';
 import { localActor, type LocalActor } from './identity';
 import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 import { processQueuedRow } from './queued-row';
+import { insertIncomingRows } from './incoming-writer';
 
 if (!parentPort) throw new Error('inbox-worker runs as a worker thread only');
 const port = parentPort;
 const data = workerData as InboxWorkerData;
 const post = (message: FromWorker) => port.postMessage(message);
+/** Lower priority than the main thread's 0 (higher is lower; 19 is the lowest). */
+const WORKER_NICE = 5;
+
+// Below the main thread: processing is background work, and when the cores are busy (other
+// programs, a burst) the thread the listener, IPC and the window answer on comes first. Linux
+// only, where a thread's id takes a nice value of its own (Linux groups a session's threads, so
+// without this the worker takes its CPU from the main thread); elsewhere the worker runs at the
+// app's priority.
+if (process.platform === 'linux') {
+  try {
+    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, data.nice ?? WORKER_NICE);
+  } catch {
+    // No /proc, or not allowed: the app's priority.
+  }
+}
 
 // Listening before the (async) set-up: messages sent meanwhile wait for it, in order.
 let handle: ((message: ToWorker) => void) | null = null;
@@ -90,8 +108,16 @@ function run(fed: FederationContext): void {
       case 'settings':
         settings = message.settings;
         return loop.wake();
-      case 'verdict':
-        return rememberVerdict(db, message.id, message.verdict);
+      case 'insert': {
+        let ids: number[];
+        try {
+          ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
+        } catch (error) {
+          return post({ type: 'inserted', request: message.request, error: String((error as Error)?.message ?? error) });
+        }
+        post({ type: 'inserted', request: message.request, ids });
+        return loop.wake();
+      }
       case 'drain':
         return void loop.drain().then(
           (summary) => post({ type: 'drained', request: message.request, summary }),
