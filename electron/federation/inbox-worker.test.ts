@@ -9,6 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../core';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { startServer, type LoopbackServer } from '../net/test-server';
+import { createSettingsService } from '../settings-service';
+import { startPeer } from '../../test/peer/peer';
 import type { RowResult } from './inbox-loop';
 
 const LOCAL = 'https://tern.example';
@@ -65,7 +67,34 @@ function queueFollow(core: Core, actorId: string, n: number): void {
 
 const count = (core: Core, query: string) => core.sqlite.prepare<[], { n: number }>(query).get()!.n;
 
-describe('the inbox worker', () => {
+describe('the inbox worker', { timeout: 60_000 }, () => {
+  it('end to end through the listener: a Fedify peer follows, the worker processes it, the main thread delivers the Accept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
+    const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
+    const peer = await startPeer({ name: 'bob' });
+    cleanups.push(async () => {
+      await peer.close();
+      await core.listener.stop();
+      await core.loops.inbox.stop();
+      await core.loops.delivery.stop({ graceMs: 0 });
+      core.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const url = core.listener.status().url ?? '';
+    await createSettingsService(core).update({ baseUrl: url, username: 'alice' });
+    const done: RowResult[] = [];
+    core.onInboxRowsDone((results) => done.push(...results));
+    core.loops.inbox.start();
+    core.loops.delivery.start();
+    const followId = await peer.follow(url);
+    const accept = await peer.waitFor((a) => a.type === 'Accept', 30_000);
+    expect(JSON.stringify(accept.raw)).toContain(followId);
+    const row = core.sqlite.prepare<[string], { id: number; is_processed: number; error: string | null }>('SELECT id, is_processed, error FROM incoming_activity WHERE ap_id = ?').get(followId)!;
+    expect(row).toMatchObject({ is_processed: 1, error: null });
+    expect(done).toContainEqual({ id: row.id, outcome: 'processed' });
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
+  }, 60_000);
+
   it('processes queued rows on its own thread and tells the main thread what it did', async () => {
     const core = await openWorkerCore();
     const actors = await startActors();
