@@ -25,6 +25,7 @@ import { startRemote } from './remote-client';
 import { n0, n1, n2, note, pass, per, rows, section, type Verdict } from './report';
 import { runStartup, stats, type StartupResult } from './startup-phase';
 import { runPolls, type PollsResult } from './polls-phase';
+import { runIdle } from './idle-phase';
 import { openBenchTern } from './tern';
 import { measureMedia, printMedia } from './media-phase';
 
@@ -35,7 +36,7 @@ const env = (name: string, fallback: number) => {
 
 // "Memory flat": the issue gives no number. Half a megabyte per 1,000 rows is well under the
 // JSON of the rows themselves (≈ 1.1 MB per 1,000 here), so keeping rows in memory would fail.
-const TARGET = { inboxPerSec: 2000, endToEndPerSec: 1500, loopDelayP99Ms: 20, ipcP99Ms: 50, p99Ms: 50, ratio: 3, fanoutPerSec: 1000, heapMbPer1k: 0.5, readyMs: 300 };
+const TARGET = { idleCpuPercent: 0.5, idleWakesPerSec: 5, inboxPerSec: 2000, endToEndPerSec: 1500, loopDelayP99Ms: 20, ipcP99Ms: 50, p99Ms: 50, ratio: 3, fanoutPerSec: 1000, heapMbPer1k: 0.5, readyMs: 300 };
 
 const summary: Array<{ target: string; value: string; verdict: Verdict }> = [];
 const judge = (target: string, value: string, verdict: Verdict) => summary.push({ target, value, verdict });
@@ -288,6 +289,28 @@ function printPolls(r: PollsResult): void {
   judge('polls: votes processed/s', `${n0(r.perSec)}/s; tallies ${r.talliesRight ? 'right' : 'WRONG'}; no vote retried or errored`, pass(r.talliesRight && r.summary.retried === 0 && r.summary.errored === 0));
 }
 
+async function idlePhase(): Promise<void> {
+  const seconds = env('BENCH_IDLE_SECONDS', 60);
+  section(`Idle: the core with its loops running and nothing to do, for ${seconds} s`);
+  try {
+    const r = await runIdle(seconds);
+    const wakes = r.wakesPerSec ? Object.entries(r.wakesPerSec).filter(([, n]) => n >= 0.05).sort((a, b) => b[1] - a[1]) : [];
+    rows([
+      { label: 'CPU, whole process (all threads)', value: `${n2(r.cpuPercentOfCore)} % of a core`, target: `≤ ${TARGET.idleCpuPercent} %`, verdict: pass(r.cpuPercentOfCore <= TARGET.idleCpuPercent) },
+      { label: '  of which the main thread', value: `${n2(r.mainThreadCpuPercent)} %` },
+      r.totalWakesPerSec === null
+        ? { label: 'wake-ups', value: 'not measured (no /proc)' }
+        : { label: 'wake-ups (voluntary context switches), all threads', value: `${n1(r.totalWakesPerSec)}/s`, target: `≤ ${TARGET.idleWakesPerSec}/s`, verdict: pass(r.totalWakesPerSec <= TARGET.idleWakesPerSec) },
+      ...wakes.map(([name, n]) => ({ label: `  ${name}`, value: `${n2(n)}/s, CPU ${n2(r.cpuByThread?.[name] ?? 0)} %` })),
+    ]);
+    judge(`idle CPU ≤ ${TARGET.idleCpuPercent} % of a core`, `${n2(r.cpuPercentOfCore)} % over ${seconds} s`, pass(r.cpuPercentOfCore <= TARGET.idleCpuPercent));
+    if (r.totalWakesPerSec !== null) judge(`idle wake-ups ≤ ${TARGET.idleWakesPerSec}/s`, `${n1(r.totalWakesPerSec)}/s`, pass(r.totalWakesPerSec <= TARGET.idleWakesPerSec));
+  } catch (error) {
+    note(`not available: ${(error as Error).stack ?? String(error)}`);
+    judge('idle targets', `not available: ${(error as Error).message}`, 'n/a');
+  }
+}
+
 async function pollsPhase(): Promise<void> {
   const tern = await openBenchTern();
   try {
@@ -362,6 +385,11 @@ async function main(): Promise<void> {
 
   if (process.env.BENCH_ONLY === 'polls' || process.env.BENCH_ONLY === 'media') {
     await (process.env.BENCH_ONLY === 'polls' ? pollsPhase() : mediaPhase());
+    printTargets(started);
+    return;
+  }
+  if (process.env.BENCH_ONLY === 'idle') {
+    await idlePhase();
     printTargets(started);
     return;
   }
@@ -444,6 +472,7 @@ async function main(): Promise<void> {
   }
   await pollsPhase();
   await mediaPhase();
+  await idlePhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
   printTargets(started);

@@ -104,7 +104,20 @@ async function start(): Promise<void> {
     open: (route) => openWindow(route),
     afterCheck: () => tray?.refresh(),
   });
-  const unsubscribes = [open.connectivity.onChange(() => tray?.refresh()), open.settings.onChange(() => tray?.refresh())];
+  // Rows the inbox processor (on its worker thread) finished: look for new notifications soon,
+  // once for a whole burst of them.
+  let lookSoon: NodeJS.Timeout | null = null;
+  const unsubscribes = [
+    open.connectivity.onChange(() => tray?.refresh()),
+    open.settings.onChange(() => tray?.refresh()),
+    open.onInboxRowsDone(() => {
+      lookSoon ??= setTimeout(() => {
+        lookSoon = null;
+        watch.check();
+      }, 500);
+    }),
+    () => lookSoon && clearTimeout(lookSoon),
+  ];
 
   // The automatic daily backup (checked at start and hourly; the newest seven are kept).
   const backups = createBackupScheduler({ core: open, log: (line) => console.log(line) });

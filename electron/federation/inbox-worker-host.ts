@@ -100,7 +100,7 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
   function spawn(): Worker {
     if (worker) return worker;
     const entry = inboxWorkerEntry();
-    const started = new Worker(entry.file, { workerData: options.data(), execArgv: entry.execArgv });
+    const started = new Worker(entry.file, { workerData: options.data(), execArgv: entry.execArgv, name: 'tern-inbox' });
     worker = started;
     started.unref();
     started.on('message', onMessage);

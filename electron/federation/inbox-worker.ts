@@ -24,6 +24,9 @@ const data = workerData as InboxWorkerData;
 const post = (message: FromWorker) => port.postMessage(message);
 /** Lower priority than the main thread's 0 (higher is lower; 19 is the lowest). */
 const WORKER_NICE = 5;
+/** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
+ * idleWait): the poll is only a backstop, so a laptop on battery is not woken for it. */
+const WORKER_IDLE_POLL_MS = 30_000;
 
 // Below the main thread: processing is background work, and when the cores are busy (other
 // programs, a burst) the thread the listener, IPC and the window answer on comes first. Linux
@@ -96,7 +99,7 @@ function run(fed: FederationContext): void {
       done.push(result);
       flushSoon();
     },
-    ...(data.idlePollMs === undefined ? {} : { idlePollMs: data.idlePollMs }),
+    idlePollMs: data.idlePollMs ?? WORKER_IDLE_POLL_MS,
   });
 
   handle = (message) => {
