@@ -67,7 +67,7 @@ export interface InboxResult {
   /** Whether the inbox loop ran while accepting (the app's way; end to end = until the last row is done). */
   overlap: boolean;
   /** The lean baseline (lean-baseline.ts) on the same activities, just before Tern (BENCH_LEAN=0: skipped). */
-  lean: { perSec: number; p99Ms: number; rows: number; failures: number } | null;
+  lean: { perSec: number; p99Ms: number; rows: number; failures: number; feel: MainThreadFeel } | null;
   /** The main thread during the burst (accepting, and processing until the last row was done). */
   feel: MainThreadFeel;
   memory: Checkpoint[];
@@ -105,9 +105,13 @@ export async function runInbox(
     try {
       const common = { count: options.activities, likeTargets, createBytes: options.createBytes };
       await remote.ask({ type: 'presign', inbox: baseline.inboxUrl, spec: 'draft-cavage-http-signatures-12', ...common }, 'presigned');
+      // The same watch on this thread while the lean server takes the burst: what the machine's
+      // load alone does to a thread's loop delay and to the IPC call (Tern's core is idle then).
+      const leanWatch = watchMainThread(core);
       const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from: 0, to: options.activities }, 'blastDone');
+      const feel = leanWatch.stop();
       const sorted = [...done.latenciesMs].sort((a, b) => a - b);
-      lean = { perSec: baseline.rows() / (done.wallMs / 1000), p99Ms: quantile(sorted, 0.99), rows: baseline.rows(), failures: baseline.failures() };
+      lean = { perSec: baseline.rows() / (done.wallMs / 1000), p99Ms: quantile(sorted, 0.99), rows: baseline.rows(), failures: baseline.failures(), feel };
     } finally {
       await baseline.close();
     }
@@ -127,7 +131,7 @@ export async function runInbox(
   const watch = watchMainThread(core);
   if (overlap) core.loops.inbox.start();
   sampler.phase('inbox: accept');
-  const memory: Checkpoint[] = [checkpoint(0)];
+  const memory: Checkpoint[] = [watch.aside(() => checkpoint(0))];
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const failures: string[] = [];
@@ -150,7 +154,7 @@ export async function runInbox(
     failures.push(...done.failures);
     const sliceLatencies = [...done.latenciesMs].sort((a, b) => a - b);
     slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000), p99Ms: quantile(sliceLatencies, 0.99) });
-    memory.push(checkpoint(to)); // between slices, outside the timing
+    memory.push(watch.aside(() => checkpoint(to))); // between slices, outside the timing
   }
   await hooks.stop();
   latencies.sort((a, b) => a - b);
@@ -175,14 +179,16 @@ export async function runInbox(
   const cpuStart = process.cpuUsage();
   const processStart = performance.now();
   if (!overlap) core.loops.inbox.start();
+  // Overlapping, many rows are done already: memory marks count from here.
+  const doneAtStart = countDone();
   await new Promise<void>((resolve) => {
     const poll = setInterval(() => {
       const n = countDone();
       const t = performance.now() - processStart;
       progress.push({ t, n });
-      const nextMark = (processMemory.length + 1) * (options.slice / 2);
+      const nextMark = doneAtStart + (processMemory.length + 1) * (options.slice / 2);
       // A forced GC between batches (a few ms, three or four times): heap after GC is what is kept.
-      if (n >= nextMark) processMemory.push(checkpoint(n));
+      if (n >= nextMark) processMemory.push(watch.aside(() => checkpoint(n)));
       if (n >= accepted || t >= options.processBudgetMs) {
         clearInterval(poll);
         resolve();

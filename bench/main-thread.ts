@@ -15,25 +15,42 @@ const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length 
 // The renderer asks far less often; this is a steady stream of calls to time, not a load.
 const IPC_EVERY_MS = 100;
 
-export function watchMainThread(core: Core): { stop(): MainThreadFeel } {
+export interface MainThreadWatch {
+  /** Runs `work` unwatched (the bench's own forced GCs between slices are not the app's stalls). */
+  aside<T>(work: () => T): T;
+  stop(): MainThreadFeel;
+}
+
+export function watchMainThread(core: Core): MainThreadWatch {
   const histogram = monitorEventLoopDelay({ resolution: 1 });
   histogram.enable();
   const stream = createHandlers(core)['timeline.stream'];
   const latencies: number[] = [];
   let stopped = false;
+  // Samples whose wait overlapped work set aside are dropped.
+  let asideUntil = 0;
   let timer: NodeJS.Timeout | null = null;
   const call = (due: number) => {
     if (stopped) return;
     timer = setTimeout(() => {
       void Promise.resolve(stream({ limit: 30 })).then(() => {
         const end = performance.now();
-        latencies.push(end - due);
+        if (due > asideUntil) latencies.push(end - due);
         call(end + IPC_EVERY_MS);
       });
     }, IPC_EVERY_MS);
   };
   call(performance.now() + IPC_EVERY_MS);
   return {
+    aside(work) {
+      histogram.disable();
+      try {
+        return work();
+      } finally {
+        asideUntil = performance.now();
+        histogram.enable();
+      }
+    },
     stop() {
       stopped = true;
       if (timer) clearTimeout(timer);

@@ -106,6 +106,12 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     },
     { label: 'main thread during the burst: loop delay p50 / p99 / max', value: `${n1(f.loopDelayMs.p50)} / ${n1(f.loopDelayMs.p99)} / ${n1(f.loopDelayMs.max)} ms`, target: `p99 ≤ ${TARGET.loopDelayP99Ms} ms`, verdict: pass(f.loopDelayMs.p99 <= TARGET.loopDelayP99Ms) },
     { label: `  IPC timeline.stream page, every 100 ms (${f.ipc.calls} calls)`, value: `p50 ${n1(f.ipc.p50)} / p99 ${n1(f.ipc.p99)} / max ${n1(f.ipc.max)} ms`, target: `p99 ≤ ${TARGET.ipcP99Ms} ms`, verdict: pass(f.ipc.p99 <= TARGET.ipcP99Ms) },
+    ...(lean
+      ? [
+          { label: '  the same during the lean baseline\'s burst: loop delay', value: `p50 ${n1(lean.feel.loopDelayMs.p50)} / p99 ${n1(lean.feel.loopDelayMs.p99)} / max ${n1(lean.feel.loopDelayMs.max)} ms` },
+          { label: '    IPC page (Tern idle, the machine as loaded)', value: `p50 ${n1(lean.feel.ipc.p50)} / p99 ${n1(lean.feel.ipc.p99)} / max ${n1(lean.feel.ipc.max)} ms` },
+        ]
+      : []),
     { label: 'accept only', value: `${n0(a.perSec)}/s`, target: `≥ ${n0(TARGET.inboxPerSec)}/s`, verdict: pass(a.perSec >= TARGET.inboxPerSec) },
     { label: 'per-activity time ÷ raw verify+insert', value: `${n1(ratio)}× end to end; ${n1(acceptRatio)}× accept only`, target: `≤ ${TARGET.ratio}×`, verdict: pass(ratio <= TARGET.ratio) },
   ]);
@@ -122,6 +128,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
   judge(`inbox accepted+processed ≥ ${n0(e2eTarget)}/s (2 cores)`, `${n0(r.combinedPerSec)}/s${ofLean(r.combinedPerSec)} (accept ${n0(a.perSec)}/s${ofLean(a.perSec)})`, pass(r.combinedPerSec >= e2eTarget));
   judge(`burst: main-thread loop delay p99 ≤ ${TARGET.loopDelayP99Ms} ms`, `${n1(f.loopDelayMs.p99)} ms (max ${n1(f.loopDelayMs.max)} ms)`, pass(f.loopDelayMs.p99 <= TARGET.loopDelayP99Ms));
   judge(`burst: IPC stream page p99 ≤ ${TARGET.ipcP99Ms} ms`, `${n1(f.ipc.p99)} ms over ${f.ipc.calls} calls`, pass(f.ipc.p99 <= TARGET.ipcP99Ms));
+  if (lean) judge('  (the lean baseline\'s burst, same thread)', `loop delay p99 ${n1(lean.feel.loopDelayMs.p99)} ms; IPC p99 ${n1(lean.feel.ipc.p99)} ms`, 'info');
   judge(`inbox p99 accept ≤ ${TARGET.p99Ms} ms`, `${n1(a.latencyMs.p99)} ms`, pass(a.latencyMs.p99 <= TARGET.p99Ms));
   judge(`inbox within ${TARGET.ratio}× raw verify+insert`, `${n1(ratio)}× (accept only ${n1(acceptRatio)}×)`, pass(ratio <= TARGET.ratio));
   judge('inbox key fetched once per actor', `${r.keys.fetchesCounted} fetches / ${o.actors} actors`, pass(keysOk));

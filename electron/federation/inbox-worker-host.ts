@@ -60,6 +60,7 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
   const drains = new Map<number, { resolve(summary: DrainSummary): void; reject(error: Error): void }>();
   const inserts = new Map<number, { resolve(ids: number[]): void; reject(error: Error): void }>();
   let exited: Promise<void> = Promise.resolve();
+  let wakeQueued = false;
 
   const send = (message: ToWorker) => worker?.postMessage(message);
   // Only waiting drains keep the process alive; a started loop relies on the app's own handles.
@@ -158,7 +159,13 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
       clearTimeout(timer);
     },
     wake() {
-      send({ type: 'wake' });
+      // One message for all the rows queued in this turn (a burst queues hundreds a second).
+      if (!worker || wakeQueued) return;
+      wakeQueued = true;
+      setImmediate(() => {
+        wakeQueued = false;
+        send({ type: 'wake' });
+      });
     },
     drain() {
       const target = spawn();
