@@ -7,11 +7,13 @@
 // BENCH_ACTORS (8), BENCH_CONCURRENCY (32), BENCH_SERVERS (100), BENCH_FOLLOWERS_PER_SERVER (10),
 // BENCH_PROCESS_BUDGET_MS (20000: the inbox loop is stopped then, done or not).
 // BENCH_STARTUP_ROWS (inbox rows of the start-up fixture, 1000000), BENCH_STARTUP_RUNS (5);
-// BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (BENCH_INBOX_OVERLAP=1: with the
-// inbox loop running while accepting, as in the app);
+// BENCH_ONLY=inbox runs the raw costs and the inbox phase alone (the inbox loop runs while
+// accepting, as in the app; BENCH_INBOX_OVERLAP=0: accept first, then process);
 // BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
 // (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone;
-// BENCH_ONLY=fanout the raw costs and the fan-out phase alone.
+// BENCH_ONLY=fanout the raw costs and the fan-out phase alone; BENCH_ONLY=idle the idle phase alone
+// (BENCH_IDLE_SECONDS, 60). BENCH_INBOX_WORKER=0: the inbox processor on the main thread; BENCH_LEAN=0:
+// no lean baseline.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
