@@ -17,6 +17,8 @@ import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-proto
 /** How long stop() lets the row in progress finish (it may be waiting on a peer) before ending it. */
 const STOP_WAIT_MS = 15_000;
 const RESTART_DELAY_MS = 1_000;
+/** A worker that keeps dying before it is ready (a broken data folder) is retried ever more slowly. */
+const RESTART_DELAY_MAX_MS = 60_000;
 
 export interface InboxWorkerHostOptions {
   /** What the worker is built from, read at each start (the current settings). */
@@ -61,6 +63,8 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
   const inserts = new Map<number, { resolve(ids: number[]): void; reject(error: Error): void }>();
   let exited: Promise<void> = Promise.resolve();
   let wakeQueued = false;
+  // Deaths since the last worker that came up: each doubles the wait before the next start.
+  let failedStarts = 0;
 
   const send = (message: ToWorker) => worker?.postMessage(message);
   // Only waiting drains keep the process alive; a started loop relies on the app's own handles.
@@ -68,6 +72,9 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
 
   function onMessage(message: FromWorker): void {
     switch (message.type) {
+      case 'ready':
+        failedStarts = 0;
+        return;
       case 'log':
         return log(message.line);
       case 'rowsDone':
@@ -118,11 +125,12 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
         inserts.clear();
         if (running) {
           // Its rows are still due: a new worker takes them again (after a pause, should it die at once).
-          log(`inbox worker exited (code ${code}); starting it again`);
+          const delay = Math.min(RESTART_DELAY_MAX_MS, (options.restartDelayMs ?? RESTART_DELAY_MS) * 2 ** failedStarts++);
+          log(`inbox worker exited (code ${code}); starting it again in ${delay} ms`);
           restartTimer = setTimeout(() => {
             restartTimer = null;
             if (running && !worker) spawn().postMessage({ type: 'start' } satisfies ToWorker);
-          }, options.restartDelayMs ?? RESTART_DELAY_MS);
+          }, delay);
           restartTimer.unref();
         }
       }),
