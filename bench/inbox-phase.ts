@@ -7,6 +7,8 @@ import { sql } from 'drizzle-orm';
 import { checkpoint, type Checkpoint, type MemorySampler } from './memory';
 import type { Remote } from './remote-client';
 import { savePost, type BenchTern } from './tern';
+import { watchMainThread, type MainThreadFeel } from './main-thread';
+import { startLeanBaseline } from './lean-baseline';
 
 export interface InboxOptions {
   activities: number;
@@ -62,6 +64,12 @@ export interface InboxResult {
     notifications: number;
   };
   combinedPerSec: number;
+  /** Whether the inbox loop ran while accepting (the app's way; end to end = until the last row is done). */
+  overlap: boolean;
+  /** The lean baseline (lean-baseline.ts) on the same activities, just before Tern (BENCH_LEAN=0: skipped). */
+  lean: { perSec: number; p99Ms: number; rows: number; failures: number; feel: MainThreadFeel } | null;
+  /** The main thread during the burst (accepting, and processing until the last row was done). */
+  feel: MainThreadFeel;
   memory: Checkpoint[];
 }
 
@@ -88,6 +96,27 @@ export async function runInbox(
   const { core } = tern;
   const likeTargets = Array.from({ length: 10 }, (_, i) => savePost(core.db, tern.local, core.clock(), `post ${i}`).apId);
   await remote.ask({ type: 'setupActors', actors: options.actors }, 'actorsReady');
+  // The inbox worker (under tsx here: its sources compile on start) is up before anything is timed.
+  await core.loops.inbox.drain();
+  let lean: InboxResult['lean'] = null;
+  if (process.env.BENCH_LEAN !== '0') {
+    sampler.phase('inbox: lean baseline');
+    const baseline = await startLeanBaseline();
+    try {
+      const common = { count: options.activities, likeTargets, createBytes: options.createBytes };
+      await remote.ask({ type: 'presign', inbox: baseline.inboxUrl, spec: 'draft-cavage-http-signatures-12', ...common }, 'presigned');
+      // The same watch on this thread while the lean server takes the burst: what the machine's
+      // load alone does to a thread's loop delay and to the IPC call (Tern's core is idle then).
+      const leanWatch = watchMainThread(core);
+      const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from: 0, to: options.activities }, 'blastDone');
+      const feel = leanWatch.stop();
+      const sorted = [...done.latenciesMs].sort((a, b) => a - b);
+      lean = { perSec: baseline.rows() / (done.wallMs / 1000), p99Ms: quantile(sorted, 0.99), rows: baseline.rows(), failures: baseline.failures(), feel };
+    } finally {
+      await baseline.close();
+    }
+    await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply');
+  }
   sampler.phase('inbox: presign (remote process)');
   const presigned = await remote.ask(
     { type: 'presign', inbox: `${tern.local.inbox}`, count: options.activities, likeTargets, createBytes: options.createBytes },
@@ -95,12 +124,14 @@ export async function runInbox(
   );
 
   // ---- accept
-  // BENCH_INBOX_OVERLAP=1: the inbox loop runs while accepting, as in the app (it shares the main
-  // thread with the listener); "combined" is then activities / wall time until all are processed.
-  const overlap = process.env.BENCH_INBOX_OVERLAP === '1';
+  // The inbox loop runs while accepting, as in the app (on its worker thread unless
+  // BENCH_INBOX_WORKER=0); "combined" is then activities / wall time until all are processed.
+  // BENCH_INBOX_OVERLAP=0: accept first, then process (each timed alone).
+  const overlap = process.env.BENCH_INBOX_OVERLAP !== '0';
+  const watch = watchMainThread(core);
   if (overlap) core.loops.inbox.start();
   sampler.phase('inbox: accept');
-  const memory: Checkpoint[] = [checkpoint(0)];
+  const memory: Checkpoint[] = [watch.aside(() => checkpoint(0))];
   const latencies: number[] = [];
   const statuses: Record<string, number> = {};
   const failures: string[] = [];
@@ -123,7 +154,7 @@ export async function runInbox(
     failures.push(...done.failures);
     const sliceLatencies = [...done.latenciesMs].sort((a, b) => a - b);
     slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000), p99Ms: quantile(sliceLatencies, 0.99) });
-    memory.push(checkpoint(to)); // between slices, outside the timing
+    memory.push(watch.aside(() => checkpoint(to))); // between slices, outside the timing
   }
   await hooks.stop();
   latencies.sort((a, b) => a - b);
@@ -148,20 +179,23 @@ export async function runInbox(
   const cpuStart = process.cpuUsage();
   const processStart = performance.now();
   if (!overlap) core.loops.inbox.start();
+  // Overlapping, many rows are done already: memory marks count from here.
+  const doneAtStart = countDone();
   await new Promise<void>((resolve) => {
     const poll = setInterval(() => {
       const n = countDone();
       const t = performance.now() - processStart;
       progress.push({ t, n });
-      const nextMark = (processMemory.length + 1) * (options.slice / 2);
+      const nextMark = doneAtStart + (processMemory.length + 1) * (options.slice / 2);
       // A forced GC between batches (a few ms, three or four times): heap after GC is what is kept.
-      if (n >= nextMark) processMemory.push(checkpoint(n));
+      if (n >= nextMark) processMemory.push(watch.aside(() => checkpoint(n)));
       if (n >= accepted || t >= options.processBudgetMs) {
         clearInterval(poll);
         resolve();
       }
     }, 50);
   });
+  const feel = watch.stop();
   await core.loops.inbox.stop();
   const processMs = performance.now() - processStart;
   const processCpu = cpuMicros(cpuStart);
@@ -230,6 +264,9 @@ export async function runInbox(
     },
     // Per activity: its share of accepting plus its share of processing.
     combinedPerSec: overlap ? accepted / ((wallMs + processMs) / 1000) : 1 / (1 / acceptPerSec + 1 / processPerSec),
+    overlap,
+    lean,
+    feel,
     memory,
   };
 }

@@ -15,6 +15,8 @@ export interface Presign {
   likeTargets: string[];
   /** Bytes of a Create's JSON. */
   createBytes: number;
+  /** Sign every request with this spec (default: rfc9421 and draft-cavage alternating in pairs). */
+  spec?: 'draft-cavage-http-signatures-12';
 }
 export interface Blast {
   type: 'blast';

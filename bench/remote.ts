@@ -162,7 +162,7 @@ async function presign(command: Extract<Command, { type: 'presign' }>): Promise<
     const doc = activity(i, actor, command.likeTargets, command.createBytes);
     const body = JSON.stringify(doc);
     // Alternate specs in pairs, so both types are signed with both specs.
-    const spec: HttpMessageSignaturesSpec = Math.floor(i / 2) % 2 === 0 ? 'rfc9421' : 'draft-cavage-http-signatures-12';
+    const spec: HttpMessageSignaturesSpec = command.spec ?? (Math.floor(i / 2) % 2 === 0 ? 'rfc9421' : 'draft-cavage-http-signatures-12');
     const unsigned = new Request(command.inbox, {
       method: 'POST',
       headers: { 'content-type': 'application/activity+json', 'user-agent': 'tern-bench-peer/1' },

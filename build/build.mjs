@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -37,9 +37,21 @@ const common = {
   absWorkingDir: root,
 };
 await Promise.all([
-  build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist/electron/main.cjs', format: 'cjs' }),
+  build({
+    ...common,
+    entryPoints: ['electron/main.ts'],
+    outfile: 'dist/electron/main.cjs',
+    format: 'cjs',
+    // Modules that find files beside themselves read __filename first in CommonJS and
+    // import.meta.url only under ESM (db/checkpointer.ts, federation/inbox-worker-host.ts).
+    logOverride: { 'empty-import-meta': 'silent' },
+  }),
   // A sandboxed preload may require only `electron`: everything else is bundled in.
   build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs' }),
+  // The inbox processor's worker thread, started by both the Electron main and headless from
+  // beside their own bundle (inbox-worker-host.ts). CommonJS: Electron loads a worker script
+  // from its asar archive through require.
+  build({ ...common, entryPoints: ['electron/federation/inbox-worker.ts'], outfile: 'dist/electron/inbox-worker.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['electron/headless.ts'],

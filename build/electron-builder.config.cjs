@@ -3,7 +3,7 @@
 // downloads Electron and rebuilds better-sqlite3 for Electron's ABI).
 //
 // What goes in is an explicit allowlist: the bundles esbuild and Vite made (dist/electron,
-// dist/renderer — the migrations are compiled into dist/electron/main.cjs) and package.json.
+// dist/renderer — the inbox worker's script beside main.cjs; the migrations are compiled into dist/electron/main.cjs) and package.json.
 // Everything else the app needs is bundled, except the native modules (better-sqlite3, sharp
 // and what they load), which stay in node_modules and are unpacked from the asar, since a
 // .node file cannot be loaded from inside one. electron-builder always adds the production
@@ -58,6 +58,7 @@ const config = {
     'package.json',
     'dist/electron/main.cjs',
     'dist/electron/preload.cjs',
+    'dist/electron/inbox-worker.cjs',
     'dist/renderer/**/*',
     '!**/*.map',
     '!**/*.{ts,tsx,md,markdown}',

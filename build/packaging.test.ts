@@ -80,7 +80,15 @@ describe('electron-builder config', () => {
   });
 
   it('the files allowlist takes the bundles, the renderer and package.json', () => {
-    for (const path of ['package.json', 'dist/electron/main.cjs', 'dist/electron/preload.cjs', 'dist/renderer/index.html', 'dist/renderer/assets/index-abc.js']) {
+    // inbox-worker.cjs: the inbox processor's worker thread, started from beside main.cjs.
+    for (const path of [
+      'package.json',
+      'dist/electron/main.cjs',
+      'dist/electron/preload.cjs',
+      'dist/electron/inbox-worker.cjs',
+      'dist/renderer/index.html',
+      'dist/renderer/assets/index-abc.js',
+    ]) {
       expect(included(path), path).toBe(true);
     }
     expect(pkg.main).toBe('dist/electron/main.cjs');
@@ -96,6 +104,7 @@ describe('electron-builder config', () => {
       'migrations/runner.ts',
       'renderer/App.tsx',
       'dist/electron/main.cjs.map',
+      'dist/electron/inbox-worker.cjs.map',
       'dist/electron/headless.mjs',
       'README.md',
       'node_modules/foo/test/a.js',

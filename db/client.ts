@@ -33,8 +33,21 @@ export function openSqlite(path: string, options: OpenOptions = {}): Sqlite {
   return sqlite;
 }
 
-export function wrapDrizzle(sqlite: Sqlite): Db {
-  return drizzle({ client: sqlite, schema });
+export interface WrapOptions {
+  /** Transactions start with BEGIN IMMEDIATE unless told otherwise. For a file that another
+   * connection writes too (the inbox worker's): a deferred transaction that reads and then
+   * writes fails at once (SQLITE_BUSY_SNAPSHOT, no busy wait) when the other connection
+   * committed in between; an immediate one waits its turn (busy_timeout) before reading. */
+  immediate?: boolean;
+}
+
+export function wrapDrizzle(sqlite: Sqlite, options: WrapOptions = {}): Db {
+  const db = drizzle({ client: sqlite, schema });
+  if (options.immediate) {
+    const begin = db.transaction.bind(db);
+    db.transaction = ((run, config) => begin(run, { behavior: 'immediate', ...config })) as Db['transaction'];
+  }
+  return db;
 }
 
 /**

@@ -10,17 +10,7 @@ import { recoverDataFolder } from './data/swap';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { localActor, type LocalActor } from './federation/identity';
-import { createHttpClient } from './net/http-client';
-import {
-  createContextLoader,
-  createDocumentLoader,
-  createKeyCache,
-  generateKeyPairFiles,
-  loadKeyPair,
-} from './net/signatures';
-import { KEY_FILES } from './net/key-files';
-import type { FederationContext } from './ports';
-import { TERN_VERSION } from './version';
+import { openFederationContext, type FederationContext } from './net/federation-context';
 import { createInboxEvents, type InboxEvents } from './federation/inbox-events';
 import { createListenerControl, type ListenerAddress, type ListenerControl } from './listener/server';
 import { createCheckpointer, type Checkpointer } from '../db/checkpointer';
@@ -32,8 +22,11 @@ import { createDeliveryLoop, type DeliveryLoop } from './delivery/loop';
 import { createDeliveryPayloads } from './federation/outbox';
 import { resolveQueuedAddress } from './federation/actions/deferred';
 import { createAuthorService, type AuthorService } from './federation/actions';
-import { processIncomingActivity } from './federation/process/index';
-import { isQueuedWebmention, processIncomingWebmention } from './webmention/verify';
+import { processQueuedRow } from './federation/queued-row';
+import { createInboxWorkerHost } from './federation/inbox-worker-host';
+import { routeIncomingWrites } from './federation/incoming-writer';
+import { notifyDeliveriesQueued } from './delivery/queue';
+import type { RowResult } from './federation/inbox-loop';
 import { resolveWebmentionEndpoint, webmentionPayload } from './webmention/send';
 import { parseRecipient } from './delivery/addresses';
 import { createIndieAuthService, type IndieAuthService } from './indieauth/service';
@@ -55,6 +48,12 @@ export interface CoreOptions {
   allowPrivateAddresses?: boolean;
   /** Start the listener here (headless --listen); otherwise it starts when settings.listener.enabled. */
   listen?: ListenerAddress;
+  /** Run the inbox processor on a worker thread with its own connection (the apps do: a burst
+   * of activities must not hold the thread the listener, IPC and the shell answer on). Off by
+   * default: tests drive the in-thread loop, with their own clock. */
+  inboxWorker?: boolean;
+  /** The worker's idle poll (tests); see INBOX_IDLE_POLL_MS. */
+  inboxIdlePollMs?: number;
 }
 
 // Services take FederationContext from ports.ts (a leaf), never from here; re-exported for callers
@@ -72,6 +71,8 @@ export interface Core {
   identity(): LocalActor | null;
   /** "An activity was queued in incoming_activity": the inbox processor subscribes to wake up. */
   inboxEvents: InboxEvents;
+  /** Rows the inbox processor finished (outcomes committed), told on this thread wherever it runs. */
+  onInboxRowsDone(listener: (results: RowResult[]) => void): () => void;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
   listener: ListenerControl;
   services: {
@@ -131,23 +132,49 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const applied = pending.length > 0 ? upgrade(sqlite) : [];
     if (applied.length > 0) log(`database upgraded: ${[from ?? 'base', ...applied].join(' -> ')} (head)`);
 
-    const db = wrapDrizzle(sqlite);
+    const worker = options.inboxWorker ?? false;
+    // Two connections write the file when the processor runs on the worker: see WrapOptions.
+    const db = wrapDrizzle(sqlite, { immediate: worker });
     const checkpointer = createCheckpointer(sqlite, { log });
     const settings = createSettingsStore(paths.settings);
     const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
     const startedAt = clock();
-    const inboxLoop = createInboxLoop({
-      db,
-      clock,
-      log,
-      // Webmentions are queued in incoming_activity too (webmention_source): same loop, same retries.
-      process: (deps, row) => (isQueuedWebmention(row) ? processIncomingWebmention(deps, row) : processIncomingActivity(deps, row)),
-      // Read per row, so a settings change (identity, approval by hand) applies to the next one.
-      deps: () => {
-        const identity = core.identity();
-        return identity ? { db, fed, clock, identity, settings: settings.get() } : null;
-      },
-    });
+    const rowsDone = new Set<(results: RowResult[]) => void>();
+    const tellRowsDone = (results: RowResult[]) => rowsDone.forEach((listener) => listener(results));
+    const host = worker
+      ? createInboxWorkerHost({
+          data: () => ({
+            database: paths.database,
+            keysDir: paths.keys,
+            allowPrivateAddresses: fed.allowPrivateAddresses,
+            settings: settings.get(),
+            ...(options.inboxIdlePollMs === undefined ? {} : { idlePollMs: options.inboxIdlePollMs }),
+          }),
+          log,
+          onRowsDone: tellRowsDone,
+          // Accepts, forwarded replies, a Move's follows: the delivery loop hears it as if queued here.
+          onDeliveriesQueued: notifyDeliveriesQueued,
+        })
+      : null;
+    const inboxLoop =
+      host ??
+    createInboxLoop({
+        db,
+        clock,
+        log,
+        process: processQueuedRow,
+        // Read per row, so a settings change (identity, approval by hand) applies to the next one.
+        deps: () => {
+          const identity = core.identity();
+          return identity ? { db, fed, clock, identity, settings: settings.get() } : null;
+        },
+        onRowDone: (result) => tellRowsDone([result]),
+      });
+    if (host) {
+      settings.onChange((next) => host.settings(next));
+      // The worker owns incoming_activity's writes while it runs (see incoming-writer.ts).
+      routeIncomingWrites(db, (rows) => host.insert(rows));
+    }
     // Loopback peers (tests) are reachable whatever the interfaces say.
     const connectivity = createConnectivityWatch({
       source: probeSource(options.allowPrivateAddresses ? { probe: () => true } : {}),
@@ -218,6 +245,10 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         return lastIdentity.local;
       },
       inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
+      onInboxRowsDone(listener) {
+        rowsDone.add(listener);
+        return () => rowsDone.delete(listener);
+      },
       listener: withCheckpoints(createListenerControl(() => core, { log }), checkpointer),
       migration: { from, applied, backup },
       services: {
@@ -267,20 +298,6 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     lock.release();
     throw error;
   }
-}
-
-async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean): Promise<FederationContext> {
-  const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
-  const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses });
-  const contextLoader = createContextLoader(client);
-  return {
-    client,
-    documentLoader: createDocumentLoader(client),
-    contextLoader,
-    keyCache: createKeyCache({ contextLoader }),
-    keys,
-    allowPrivateAddresses,
-  };
 }
 
 /** While the listener runs (the inbox commits fast), WAL checkpoints run on a worker thread

@@ -138,6 +138,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         dataDir: options.dataDir,
         mode: 'headless',
         log: options.log,
+        // The inbox processor on its own thread: a burst never holds the UI's API or the listener.
+        inboxWorker: true,
         ...(listen ? { listen } : {}),
         ...(options.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
       });

@@ -68,7 +68,8 @@ async function start(): Promise<void> {
   const dataDir = process.env.TERN_DATA_DIR ?? defaultDataDir();
   let open: Core;
   try {
-    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l) });
+    // The inbox processor on its own thread: a burst of activities never freezes the window.
+    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l), inboxWorker: true });
   } catch (error) {
     fail(error);
     return;
@@ -107,10 +108,20 @@ async function start(): Promise<void> {
   // try (delivery/loop.ts; the loop also notices a wake by itself from its clocks).
   const onResume = () => open.loops.delivery.resumed();
   powerMonitor.on('resume', onResume);
+  // Rows the inbox processor (on its worker thread) finished: look for new notifications soon,
+  // once for a whole burst of them.
+  let lookSoon: NodeJS.Timeout | null = null;
   const unsubscribes = [
     open.connectivity.onChange(() => tray?.refresh()),
     open.settings.onChange(() => tray?.refresh()),
     () => powerMonitor.off('resume', onResume),
+    open.onInboxRowsDone(() => {
+      lookSoon ??= setTimeout(() => {
+        lookSoon = null;
+        watch.check();
+      }, 500);
+    }),
+    () => lookSoon && clearTimeout(lookSoon),
   ];
 
   // The automatic daily backup (checked at start and hourly; the newest seven are kept).

@@ -1,20 +1,10 @@
 // The shared port types: what services, the listener and the IPC handlers take as dependencies
 // from the core, declared here (a leaf: it imports only net/ types) so that none of them has to
 // import the composition root (core.ts), which builds these and wires everything together.
-import type { DocumentLoader } from '@fedify/fedify';
-import type { HttpClient } from './net/http-client';
-import type { TernKeyCache } from './net/key-cache';
-import type { TernKeyPairs } from './net/key-files';
 
-/** What federation needs from the core: the one outbound client, loaders, keys, caches. */
-export interface FederationContext {
-  client: HttpClient;
-  documentLoader: DocumentLoader;
-  contextLoader: DocumentLoader;
-  keyCache: TernKeyCache;
-  keys: TernKeyPairs;
-  allowPrivateAddresses: boolean;
-}
+/** What federation needs from the core: the one outbound client, loaders, keys, caches (built
+ * by net/federation-context.ts, which the inbox worker uses too). */
+export type { FederationContext } from './net/federation-context';
 
 export interface ListenerAddress {
   host: string;

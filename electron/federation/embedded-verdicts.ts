@@ -6,7 +6,7 @@
 import { sqliteOf, type DbOrTx } from '../../db/client';
 import type { EmbeddedSignatureResult } from '../net/signatures';
 
-type Verified = Extract<EmbeddedSignatureResult, { ok: true }>;
+export type Verified = Extract<EmbeddedSignatureResult, { ok: true }>;
 
 /** Rows accepted but not yet processed whose verdicts are kept (oldest forgotten first). */
 const KEPT = 1_000;

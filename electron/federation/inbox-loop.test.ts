@@ -155,6 +155,27 @@ describe('inbox loop', () => {
     expect(countRows(rig.core, 'follower')).toBe(1);
   });
 
+  it('idle, it looks again when the next retry is due, not at the next idle poll', async () => {
+    rig = await openRig();
+    let resolveDone: (r: RowResult) => void = () => {};
+    const processedOne = new Promise<RowResult>((resolve) => (resolveDone = resolve));
+    const clock = () => new Date();
+    // A long idle poll and no wake-up: only the retry's own time can make this test finish in time.
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock,
+      idlePollMs: 60_000,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: () => Promise.resolve({ status: 'processed', inboxObjectId: null }),
+      onRowDone: resolveDone,
+    });
+    const id = rig.queue({ id: 'https://x.example/soon', type: 'Wave', actor: aliceId() });
+    rig.core.db.update(incomingActivity).set({ nextTry: new Date(Date.now() + 300) }).where(eq(incomingActivity.id, id)).run();
+    loop.start();
+    expect(await processedOne).toEqual({ id, outcome: 'processed' });
+    await loop.stop();
+  });
+
   it('counts every try of a batch before any work, and writes the outcomes before telling anyone', async () => {
     rig = await openRig();
     const ids = [1, 2, 3].map((n) => rig.queue({ id: `https://x.example/${n}`, type: 'Wave', actor: aliceId() }));

@@ -74,6 +74,8 @@ const DUE_SQL =
   'SELECT * FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0 AND (next_try IS NULL OR next_try <= ?)' +
   ' ORDER BY next_try ASC, id ASC LIMIT ?';
 const decodeIncoming = rowDecoder(incomingActivity);
+// When the next row waiting for a retry is due (the same partial index: one probe).
+const NEXT_DUE_SQL = 'SELECT min(next_try) AS at FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0';
 
 export function dueIncomingActivities(db: Db, now: Date, limit: number): IncomingActivity[] {
   const raw = prepared<[string, number], Record<string, unknown>>(db, DUE_SQL).all(now.toISOString(), limit);
@@ -177,6 +179,14 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     return next;
   };
 
+  /** Idle: sleep until the next retry is due, or the idle poll, whichever comes first. */
+  function idleWait(): number {
+    const at = prepared<[], { at: string | null }>(db, NEXT_DUE_SQL).get()?.at;
+    const due = at ? new Date(at).getTime() - clock().getTime() : Number.NaN;
+    // Already due yet not taken (no identity yet): the idle pace, never a busy loop.
+    return Number.isFinite(due) && due > 0 ? Math.min(idlePollMs, due + 10) : idlePollMs;
+  }
+
   function schedule(delayMs: number): void {
     if (!running) return;
     if (timer) clearTimeout(timer);
@@ -189,7 +199,7 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     if (!running) return;
     wokenDuringBatch = false;
     serialised(batch).then(
-      (results) => schedule(results.length > 0 || wokenDuringBatch ? 0 : idlePollMs),
+      (results) => schedule(results.length > 0 || wokenDuringBatch ? 0 : idleWait()),
       (error: unknown) => {
         // A broken database or the like: say so, and keep the loop alive at the idle pace.
         log(`inbox: batch failed: ${error instanceof Error ? error.message : String(error)}`);

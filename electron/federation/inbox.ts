@@ -43,7 +43,6 @@ import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
 import { writeIncoming } from './incoming-writer';
-import { rememberVerdict } from './embedded-verdicts';
 
 export interface InboxDeps {
   db: Db;
@@ -207,9 +206,9 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   // The accept path's one write, committed together with the other requests of this turn. The
   // bytes as received (already known to be this JSON): an LD signature covers them, and a
   // forwarded copy must be what its author signed.
-  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: text });
-  // The processor would check these very bytes again: hand it the verdict instead.
-  if (embedded?.ok === true) rememberVerdict(deps.db, id, embedded);
+  // The processor would check these very bytes again: the verdict goes with the row instead.
+  const verdict = embedded?.ok === true ? { verdict: embedded } : {};
+  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: text, ...verdict });
   const row = { id, apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);

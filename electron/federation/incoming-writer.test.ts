@@ -1,7 +1,8 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../db/client';
 import { upgrade } from '../../migrations/runner';
-import { writeIncoming, type IncomingRow } from './incoming-writer';
+import { routeIncomingWrites, writeIncoming, type IncomingRow } from './incoming-writer';
+import { takeVerdict, type Verified } from './embedded-verdicts';
 
 let sqlite: Sqlite;
 let db: Db;
@@ -59,5 +60,36 @@ describe('writeIncoming (the accept path\'s grouped write)', () => {
     const results = await Promise.allSettled([...writes, refused]);
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(sqlite.prepare('SELECT count(*) FROM incoming_activity').pluck().get()).toBe(0);
+  });
+});
+
+describe('the LD verdict travels with its row', () => {
+  const verdict: Verified = { ok: true, keyId: 'https://peer.example/users/a#main-key', ownerActorId: 'https://peer.example/users/a', method: 'ld-signature' };
+
+  it('written here: the processor on this connection takes it, once', async () => {
+    const id = await writeIncoming(db, { ...row(1), verdict });
+    expect(takeVerdict(db, id)).toEqual(verdict);
+    expect(takeVerdict(db, id)).toBeUndefined();
+  });
+
+  it('routed to the inbox worker: the batch (verdicts included) goes to the sink, nothing is written here', async () => {
+    const sent: IncomingRow[][] = [];
+    routeIncomingWrites(db, (rows) => {
+      sent.push(rows);
+      return Promise.resolve(rows.map((_, i) => 100 + i));
+    });
+    const ids = await Promise.all([writeIncoming(db, { ...row(1), verdict }), writeIncoming(db, row(2))]);
+    expect(ids).toEqual([100, 101]);
+    expect(sent).toHaveLength(1);
+    expect(sent[0]![0]!.verdict).toEqual(verdict);
+    expect(sqlite.prepare('SELECT count(*) FROM incoming_activity').pluck().get()).toBe(0);
+    expect(takeVerdict(db, 100)).toBeUndefined();
+  });
+
+  it('no worker running (the sink says null): written here after all', async () => {
+    routeIncomingWrites(db, () => null);
+    const id = await writeIncoming(db, { ...row(3), verdict });
+    expect(sqlite.prepare('SELECT count(*) FROM incoming_activity').pluck().get()).toBe(1);
+    expect(takeVerdict(db, id)).toEqual(verdict);
   });
 });

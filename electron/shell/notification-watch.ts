@@ -1,12 +1,14 @@
 // Turns notifications that arrive while Tern runs into OS notifications: looks every few seconds
-// (and when told something changed), remembers the newest id it has seen — so notifications
+// (and when told something changed: the inbox processor's rows done, see main.ts), remembers the newest id it has seen — so notifications
 // that were there at start are never announced — and hands what is new to the grouping policy.
 // Plain Node: the OS side is a NotifierPort.
 import type { NotificationItem } from '../notifications/service';
 import { planOsNotifications, type OsNotificationPrefs } from './policy/os-notifications';
 import type { NotifierPort } from './ports';
 
-export const NOTIFICATION_POLL_MS = 3_000;
+// A backstop: what the inbox processor stores is looked at when it says so (main.ts), so the
+// poll can be slow and an idle laptop is not woken for it every few seconds.
+export const NOTIFICATION_POLL_MS = 10_000;
 /** How many of the newest notifications one look reads. */
 const LOOK = 50;
 

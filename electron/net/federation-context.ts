@@ -1,0 +1,36 @@
+// The federation context (one outbound client, document and context loaders, key cache, our
+// keys) built from plain data, so the core on the main thread and the inbox worker each build
+// their own from the same data folder: nothing of it can cross a thread.
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import type { DocumentLoader } from '@fedify/fedify';
+import { createHttpClient, type HttpClient } from './http-client';
+import { createContextLoader, createDocumentLoader, createKeyCache, generateKeyPairFiles, loadKeyPair, type TernKeyCache, type TernKeyPairs } from './signatures';
+import { KEY_FILES } from './key-files';
+import { TERN_VERSION } from '../version';
+
+/** What federation needs: the one outbound client, loaders, keys, caches. */
+export interface FederationContext {
+  client: HttpClient;
+  documentLoader: DocumentLoader;
+  contextLoader: DocumentLoader;
+  keyCache: TernKeyCache;
+  keys: TernKeyPairs;
+  allowPrivateAddresses: boolean;
+}
+
+/** Loads our keys from `keysDir` (creating them when missing, unless `create` is false: the
+ * inbox worker only reads what the core made). */
+export async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean, create = true): Promise<FederationContext> {
+  const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) || !create ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
+  const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses });
+  const contextLoader = createContextLoader(client);
+  return {
+    client,
+    documentLoader: createDocumentLoader(client),
+    contextLoader,
+    keyCache: createKeyCache({ contextLoader }),
+    keys,
+    allowPrivateAddresses,
+  };
+}
