@@ -2,7 +2,7 @@
 // times each (TORTURE_KILLS to change), during a delivery to 1,000 followers, a backup, a restore and an
 // upgrade of 200,000 rows (test/faults/power-loss.ts). Prints what held. The CI suite runs the same with a few
 // kills (test/faults/power-loss.test.ts).
-import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, type KillResult } from '../test/faults/power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild, type KillResult } from '../test/faults/power-loss';
 
 const kills = Number(process.env.TORTURE_KILLS ?? 100);
 const line = (r: KillResult, extra = '') =>
@@ -17,6 +17,7 @@ const inbox = await tortureInbox(kills);
 line(inbox, ` | sent ${inbox.sent}, acknowledged ${inbox.acknowledged}, acknowledged but lost ${inbox.acknowledgedLost}, not processed exactly once ${inbox.notProcessedOnce}`);
 for (const r of await tortureBackupRestore(kills)) line(r);
 line(await tortureMigration(kills, 200_000));
+line(await tortureSearchRebuild(kills, 100_000));
 console.log(`torture done in ${Math.round((performance.now() - started) / 1000)} s`);
 const bad = inbox.acknowledgedLost + inbox.notProcessedOnce + inbox.integrityFailures + delivery.integrityFailures + delivery.rowsLost + delivery.leftovers.length + (delivery.allDelivered ? 0 : 1);
 process.exit(bad > 0 ? 1 : 0);

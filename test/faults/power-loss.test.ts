@@ -1,7 +1,7 @@
 // Power loss in CI: a few SIGKILLs at random moments of a delivery to 200 followers, a backup
 // and a restore (power-loss.ts); `npm run torture` runs the same with 100 kills each.
 import { describe, expect, it } from 'vitest';
-import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration } from './power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild } from './power-loss';
 
 describe('SIGKILL at random moments', () => {
   it('delivery to 200 followers: the database stays whole, no row is lost, and every follower gets the post in the end', async () => {
@@ -23,6 +23,14 @@ describe('SIGKILL at random moments', () => {
     expect(r.notProcessedOnce).toBe(0);
     expect(r.notes).toEqual([]);
   }, 120_000);
+
+  it('the search index rebuild of 20,000 posts cut short: every post indexed once in the end, FTS5 integrity-check passes', async () => {
+    const r = await tortureSearchRebuild(3, 20_000);
+    console.log(`search index: ${r.kills} kills (${r.midTask} mid-task)`);
+    expect(r.integrityFailures).toBe(0);
+    expect(r.rowsLost).toBe(0);
+    expect(r.notes).toEqual([]);
+  }, 180_000);
 
   it('an upgrade of 50,000 rows cut short leaves the database at a revision of the chain, whole, with every row', async () => {
     const r = await tortureMigration(3, 50_000);

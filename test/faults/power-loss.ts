@@ -360,3 +360,63 @@ export async function tortureInbox(kills: number, random: () => number = Math.ra
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The search index's rebuild over `rows` received posts (as after the upgrade that adds search)
+ * killed `kills` times; afterwards every post is indexed exactly once and FTS5's own check holds. */
+export async function tortureSearchRebuild(kills: number, rows: number, random: () => number = Math.random): Promise<KillResult> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-torture-index-'));
+  try {
+    const core = await openCore({ dataDir: dir, mode: 'headless' });
+    core.sqlite.prepare(`INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 'https://a.example/u', '{}', 'Person')`).run();
+    core.sqlite
+      .prepare(
+        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+         INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+         SELECT '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/' || i,
+           strftime('%Y-%m-%dT%H:%M:%S+00:00', '2024-01-01', '+' || i || ' minutes'),
+           json_object('type', 'Note', 'id', 'https://a.example/n/' || i, 'content', '<p>kestrel number ' || i || ' over the heath</p>'), 'PUBLIC', 0, 0, 0, 0 FROM n`,
+      )
+      .run(rows);
+    core.close();
+    const database = join(dir, 'tern.db');
+    // Back to before the search revision and up again: empty index, every row to rebuild.
+    const db0 = openSqlite(database);
+    const searchAt = REVISIONS.findIndex((r) => r.id === 'c41f7a2e9d15');
+    downgrade(db0, REVISIONS[searchAt - 1]!.id);
+    db0.close();
+    await runChild([dir, 'open'], null);
+    const indexMs = await timeTask(dir, (copy) => [copy, 'index']);
+    const result: KillResult = { scenario: 'search index', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [] };
+    for (let k = 0; k < kills; k++) {
+      const run = await runChild([dir, 'index'], Math.floor(random() * indexMs));
+      result.kills++;
+      if (!run.finished) result.midTask++;
+      if (integrity(database) !== 'ok') result.integrityFailures++;
+      if (run.finished) break;
+    }
+    const last = await runChild([dir, 'index'], null);
+    if (!last.finished) result.notes.push(`the rebuild after the last kill did not finish: ${last.output.slice(-300)}`);
+    const db = new Database(database);
+    try {
+      const indexed = db.prepare('SELECT count(*) FROM search_post_ref WHERE src = 0 OR src = 1').pluck().get() as number;
+      const distinct = db.prepare('SELECT count(DISTINCT fts_rowid) FROM search_post_ref').pluck().get() as number;
+      const fts = db.prepare('SELECT count(*) FROM search_post').pluck().get() as number;
+      if (indexed < rows) result.rowsLost += rows - indexed;
+      if (fts !== distinct) result.notes.push(`the index holds ${fts} documents for ${distinct} posts`);
+      try {
+        db.prepare("INSERT INTO search_post(search_post) VALUES ('integrity-check')").run();
+      } catch (error) {
+        result.integrityFailures++;
+        result.notes.push(`FTS5 integrity-check: ${(error as Error).message}`);
+      }
+      const found = db.prepare("SELECT count(*) FROM search_post WHERE search_post MATCH 'kestrel'").pluck().get() as number;
+      if (found !== rows) result.notes.push(`a search for a word every post holds finds ${found} of ${rows}`);
+    } finally {
+      db.close();
+    }
+    result.leftovers = leftovers(dir);
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

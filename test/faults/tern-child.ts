@@ -1,9 +1,10 @@
 // A Tern process to kill: the real core on a data folder, doing one task, for the power-loss
-// tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open
+// tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open|index|inbox <port>
 // Prints "ready" once the core is open, or for `open` before it opens (the kill may land any time
 // after), and "done" when the task has finished.
 import { openCore } from '../../electron/core';
 import { createBackup, restoreBackup } from '../../electron/data/backup';
+import { createSearchIndexer } from '../../electron/search/indexer';
 
 const [dataDir, task, arg] = process.argv.slice(2);
 if (!dataDir || !task) throw new Error('usage: tern-child.ts <dataDir> <task> [arg]');
@@ -46,6 +47,11 @@ if (task === 'deliver') {
   console.log(pending.n === 0 ? 'done' : `pending ${pending.n}`);
 } else if (task === 'backup') {
   await createBackup(core);
+  console.log('done');
+} else if (task === 'index') {
+  // The search index's rebuild, step after step as the core's loop runs it.
+  const indexer = createSearchIndexer(core.sqlite);
+  while (indexer.step(25)) await new Promise((r) => setImmediate(r));
   console.log('done');
 } else if (task === 'open') {
   console.log('done');
