@@ -44,6 +44,7 @@ import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
 import { writeIncoming } from './incoming-writer';
 import { rememberVerdict } from './embedded-verdicts';
+import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 
 export interface InboxDeps {
   db: Db;
@@ -143,9 +144,13 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   let text: string;
   try {
     text = utf8.decode(body);
-    parsed = JSON.parse(text);
   } catch {
-    return { status: 400, reason: 'body is not JSON' };
+    return { status: 400, reason: 'body is not UTF-8' };
+  }
+  try {
+    parsed = parseBoundedJson(text);
+  } catch (error) {
+    return { status: 400, reason: `body is ${error instanceof JsonTooDeepError ? error.message : 'not JSON'}` };
   }
   const checked = inboundActivitySchema.safeParse(parsed);
   if (!checked.success) {

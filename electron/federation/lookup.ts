@@ -16,6 +16,7 @@ import { ACTOR_TYPES, httpUrl, idOf, isObject, str, typeOf, type Json } from './
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
+import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
 
 export interface LookupDeps {
   db: DbOrTx;
@@ -97,9 +98,9 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
   }
   let json: unknown;
   try {
-    json = JSON.parse(res.text);
-  } catch {
-    throw new NotFoundError(`${url} did not answer with JSON.`);
+    json = parseBoundedJson(res.text);
+  } catch (error) {
+    throw new NotFoundError(`${url} did not answer with usable JSON (${jsonRefusal(error)}).`);
   }
   if (!isObject(json) || typeOf(json) === null || !str(json.id)) throw new NotFoundError(`${url} is not an ActivityPub object.`);
   const id = str(json.id)!;

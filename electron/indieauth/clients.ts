@@ -11,6 +11,7 @@ import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '..
 import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
+import { parseBoundedJson } from '../net/bounded-json';
 
 /** What the consent screen shows about a client. */
 export interface ClientInfo {
@@ -224,7 +225,7 @@ export async function fetchClientInfo(client: HttpClient, clientId: string): Pro
     const linked = linkHeaderRedirects(response.headers.get('link'), base);
     const type = response.headers.get('content-type') ?? '';
     if (/json/i.test(type)) {
-      const parsed = metadataDocument.safeParse(JSON.parse(text));
+      const parsed = metadataDocument.safeParse(parseBoundedJson(text));
       if (!parsed.success) return { ...fallback, redirectUris: linked };
       const doc = parsed.data;
       // A document naming another client_id is someone else's: only its host is trusted.

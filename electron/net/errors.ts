@@ -62,6 +62,6 @@ export class RequestTimeoutError extends NetError {
 /** fetchJson was given a body that is not JSON. */
 export class InvalidJsonError extends NetError {
   constructor(url: string, cause: unknown) {
-    super(`Response body of ${url} is not valid JSON`, url, { cause });
+    super(`Response body of ${url} is not valid JSON${cause instanceof Error && cause.name === 'JsonTooDeepError' ? ` (${cause.message})` : ''}`, url, { cause });
   }
 }

@@ -21,6 +21,7 @@ import {
   TooManyRedirectsError,
   UnsupportedSchemeError,
 } from './errors';
+import { parseBoundedJson } from './bounded-json';
 
 export interface HttpClientOptions {
   userAgent: string;
@@ -226,7 +227,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const fetchJson: HttpClient['fetchJson'] = async (input, init) => {
     const { response, text } = await fetchText(input, init);
     try {
-      return { response, json: JSON.parse(text) as unknown };
+      return { response, json: parseBoundedJson(text) };
     } catch (cause) {
       if (!response.ok) return { response, json: undefined };
       throw new InvalidJsonError(response.url, cause);
