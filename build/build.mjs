@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/source-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -40,13 +40,17 @@ await Promise.all([
   build({ ...common, entryPoints: ['electron/main.ts'], outfile: 'dist/electron/main.cjs', format: 'cjs' }),
   // A sandboxed preload may require only `electron`: everything else is bundled in.
   build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs' }),
+  // Webmention source pages are parsed in a worker thread (electron/webmention/source-parse.ts).
+  build({ ...common, entryPoints: ['electron/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['electron/headless.ts'],
     outfile: 'dist/electron/headless.mjs',
     format: 'esm',
-    // Bundled CommonJS dependencies may call require(); give ESM output one.
-    banner: { js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);" },
+    // Bundled CommonJS dependencies may call require(); give ESM output one, and __dirname (webmention/source-parse.ts finds its worker beside the bundle).
+    banner: {
+      js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url); const __dirname = import.meta.dirname;",
+    },
   }),
 ]);
 

@@ -5,6 +5,7 @@
 // javascript: URLs — is removed. Plain-text fields (`name`) keep no markup at all.
 import sanitizeHtml from 'sanitize-html';
 import { isObject, type Json } from './ap';
+import { htmlOverLimits } from '../net/html-bounds';
 
 const LINK_REL = 'nofollow noopener noreferrer';
 
@@ -29,14 +30,38 @@ const CONTENT_OPTIONS: sanitizeHtml.IOptions = {
 
 const PLAIN_OPTIONS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
 
+/**
+ * What sanitize-html is given at most. Parsing is on the main thread and costs about a
+ * millisecond per KiB of markup (more when deep), so remote HTML over these bounds is not parsed
+ * at all: it is kept as its text (tags cut out by one linear pass), which is what a reader
+ * needs of a post nobody writes by hand — no post of Mastodon (500 characters) or of a blog
+ * comes near them.
+ */
+export const HTML_LIMITS = { chars: 64 * 1024, elements: 2_000, depth: 100 } as const;
+
+/** The text of HTML too large to parse: tags removed, what remains escaped, as one paragraph. */
+function unparsedText(html: string): string {
+  const text = html
+    .replace(/<[^>]*>?/g, ' ')
+    .slice(0, HTML_LIMITS.chars)
+    .replace(/&(?![a-zA-Z]+;|#\d+;|#x[0-9a-fA-F]+;)/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text === '' ? '' : `<p>${text}</p>`;
+}
+
 /** HTML from a remote server (content, summary), reduced to Mastodon's allowlist. */
 export function sanitizeContentHtml(html: string): string {
+  if (htmlOverLimits(html, HTML_LIMITS) !== null) return unparsedText(html);
   return sanitizeHtml(html, CONTENT_OPTIONS);
 }
 
 /** A plain-text field (`name`): markup is removed; text without `<` is left exactly as sent. */
 export function sanitizePlainText(text: string): string {
-  return text.includes('<') ? sanitizeHtml(text, PLAIN_OPTIONS) : text;
+  if (!text.includes('<')) return text;
+  return sanitizeHtml(htmlOverLimits(text, HTML_LIMITS) === null ? text : unparsedText(text), PLAIN_OPTIONS);
 }
 
 function mapStrings(value: unknown, clean: (s: string) => string): unknown {
@@ -100,7 +125,8 @@ const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>
  * entities decoded, whitespace collapsed, cut to `max` characters with an ellipsis. The result
  * is text for a text node, never for innerHTML. */
 export function htmlToExcerpt(html: string, max = 140): string {
-  const spaced = html.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
+  const bounded = htmlOverLimits(html, HTML_LIMITS) === null ? html : unparsedText(html);
+  const spaced = bounded.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
   const text = sanitizeHtml(spaced, PLAIN_OPTIONS)
     .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
     .replace(/\s+/g, ' ')

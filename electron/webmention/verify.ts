@@ -18,8 +18,8 @@ import { isBlockedUrl } from '../federation/blocked-servers';
 import type { LocalActor } from '../federation/identity';
 import type { ProcessOutcome } from '../federation/process/context';
 import { BlockedAddressError, BodyTooLargeError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
-import { htmlLinksTo, samePage } from './links';
-import { parseSource } from './microformats';
+import { samePage } from './links';
+import { readSourcePage } from './source-parse';
 import { targetPost } from './receive';
 
 /** Source pages are read up to this size. */
@@ -74,11 +74,13 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
   const isHtml = type === '' || type.includes('html');
   const finalUrl = response.url || source;
-  const links = isHtml ? htmlLinksTo(body, finalUrl, target) : body.includes(target);
-  if (!links) {
+  // Read off the main thread, within bounds; a page that cannot be read is refused for good.
+  const reading = isHtml ? await readSourcePage(body, finalUrl, target) : { ok: true as const, links: body.includes(target), microformats: { items: [] } };
+  if (!reading.ok) return dropped(`source page refused: ${reading.reason}`);
+  if (!reading.links) {
     return forget(deps.db, source, now, target) ? done : dropped('source does not link to target');
   }
-  const microformats = isHtml ? parseSource(body, finalUrl) : { items: [] };
+  const microformats = reading.microformats;
   return record(deps.db, { source, target: post.apId, outboxObjectId: post.id, microformats, now });
 }
 
