@@ -81,6 +81,7 @@ const REASONS: Record<VerifyFailureReason, string> = {
   bad_signature: 'signature does not verify',
   expired: 'signature expired',
   digest_mismatch: 'digest mismatch',
+  query_not_covered: 'the signature does not cover the query string',
   key_unavailable: 'key unavailable',
 };
 
