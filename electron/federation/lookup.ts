@@ -8,7 +8,7 @@ import type { DbOrTx } from '../../db/client';
 import { actor as actorTable, inbox, outbox, type Actor, type InboxObject, type OutboxObject } from '../../db/schema';
 import type { FederationContext } from '../core';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
-import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
+import { NetError, BlockedAddressError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
 import { findActor, getOrFetchActor, saveActor } from './actors';
 import { webfingerActorId } from './webfinger-client';
@@ -84,7 +84,9 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
     res = await get(false);
     if (res.status === 401 || res.status === 403) res = await get(true);
   } catch (error) {
-    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError) throw new NotFoundError((error as Error).message);
+    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
+      throw new NotFoundError((error as Error).message);
+    }
     if (error instanceof NetError) throw new UnavailableError(`Could not fetch ${url}: ${error.message}`);
     throw error;
   }

@@ -17,7 +17,7 @@ import type { FederationContext } from '../core';
 import { isBlockedUrl } from '../federation/blocked-servers';
 import type { LocalActor } from '../federation/identity';
 import type { ProcessOutcome } from '../federation/process/context';
-import { BlockedAddressError, BodyTooLargeError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
+import { BlockedAddressError, BodyTooLargeError, HostNotFoundError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
 import { samePage } from './links';
 import { readSourcePage } from './source-parse';
 import { targetPost } from './receive';
@@ -59,6 +59,7 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
     // These will not get better by waiting: refuse now, store nothing.
     if (error instanceof BlockedAddressError) return dropped(`source refused: ${error.message}`);
     if (error instanceof UnsupportedSchemeError) return dropped(`source refused: ${error.message}`);
+    if (error instanceof HostNotFoundError) return dropped(`source refused: ${error.message}`);
     if (error instanceof BodyTooLargeError) return dropped(`source larger than ${SOURCE_MAX_BYTES} bytes`);
     if (error instanceof TooManyRedirectsError) return dropped(`source redirects too often: ${error.message}`);
     throw error;
