@@ -172,6 +172,16 @@ describe('markup in every plain field of what is accepted, and non-http(s) URLs'
   }
   it.each(cases)('%s', (name, send) => runCase(h, { name, send, status: 202, changes: ACCEPTED, after: drain }));
 
+  // Big and deep remote HTML and long lists, within the 1 MiB body: processed without a stall.
+  const heavy: [string, () => Record<string, unknown>][] = [
+    ['content 50,000 elements deep', () => ({ content: `${'<div>'.repeat(50_000)}<script>alert(1)</script>deep${'</div>'.repeat(50_000)}` })],
+    ['content of 900 KB of paragraphs', () => ({ content: '<p>hello <b>world</b> <img src=x onerror=alert(1)></p>'.repeat(16_000) })],
+    ['a summary 20,000 elements deep', () => ({ summary: `${'<span>'.repeat(20_000)}cw${'</span>'.repeat(20_000)}` })],
+    ['10,000 hashtags with markup in their names', () => ({ tag: Array.from({ length: 10_000 }, (_, i) => ({ type: 'Hashtag', name: `#t${i}<img src=x onerror=alert(1)>`, href: 'https://x.example/t' })) })],
+    ['5,000 attachments with markup in their names', () => ({ attachment: Array.from({ length: 5_000 }, () => ({ type: 'Document', mediaType: 'image/png', url: 'https://x.example/a.png', name: '<script>alert(1)</script>x' })) })],
+  ];
+  it.each(heavy)('%s', (name, make) => runCase(h, { name, send: () => byMallory(JSON.stringify(dm(mallory.actorId, make()))), status: 202, changes: ACCEPTED, after: drain }));
+
   // The actor itself: fetched by the processor, stored in `actor`.
   const actorFields: [string, (s: string) => Record<string, unknown>][] = [
     ['preferredUsername', (s) => ({ preferredUsername: s })],
