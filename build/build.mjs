@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'electron/source-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -52,13 +52,17 @@ await Promise.all([
   // beside their own bundle (inbox-worker-host.ts). CommonJS: Electron loads a worker script
   // from its asar archive through require.
   build({ ...common, entryPoints: ['electron/federation/inbox-worker.ts'], outfile: 'dist/electron/inbox-worker.cjs', format: 'cjs' }),
+  // Webmention source pages are parsed in a worker thread (electron/webmention/source-parse.ts).
+  build({ ...common, entryPoints: ['electron/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['electron/headless.ts'],
     outfile: 'dist/electron/headless.mjs',
     format: 'esm',
-    // Bundled CommonJS dependencies may call require(); give ESM output one.
-    banner: { js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url);" },
+    // Bundled CommonJS dependencies may call require(); give ESM output one, and __dirname (webmention/source-parse.ts finds its worker beside the bundle).
+    banner: {
+      js: "import { createRequire as __ternCreateRequire } from 'node:module'; const require = __ternCreateRequire(import.meta.url); const __dirname = import.meta.dirname;",
+    },
   }),
 ]);
 

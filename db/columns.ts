@@ -68,6 +68,10 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 
 export const boolCheckSql = (column: string) => `${column} IN (0, 1)`;
 export const jsonCheckSql = (column: string) => `json_valid(${column})`;
+// An optional JSON column says `IS NULL OR` itself: SQLite before 3.45 (Debian 12's sqlite3 shell
+// and python3 module) answers json_valid(NULL) with 0, not NULL, so a bare CHECK there would
+// refuse NULL to other tools (revision b3e1c5a7d902).
+export const optionalJsonCheckSql = (column: string) => `${column} IS NULL OR json_valid(${column})`;
 // `column IS NULL OR`: without it NULL fails the CHECK (`datetime(NULL) IS NOT NULL` is false,
 // not NULL), which would make the spec's optional datetimes (next_try, last_try) required.
 export const datetimeCheckSql = (column: string) =>
@@ -77,8 +81,11 @@ export const enumCheckSql = (column: string, values: readonly string[]) =>
 
 /** `column IN (0, 1)`; NULL passes (nullability is a separate rule). */
 export const boolCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(boolCheckSql(column)));
-/** Valid JSON text. */
+/** Valid JSON text (a required column). */
 export const jsonCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(jsonCheckSql(column)));
+/** Valid JSON text or NULL (an optional column). */
+export const optionalJsonCheck = (table: string, column: string) =>
+  check(`ck_${table}_${column}`, sql.raw(optionalJsonCheckSql(column)));
 /** ISO-8601 text that SQLite can read, ending in an explicit offset. */
 export const datetimeCheck = (table: string, column: string) =>
   check(`ck_${table}_${column}`, sql.raw(datetimeCheckSql(column)));

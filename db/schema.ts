@@ -15,6 +15,7 @@ import {
   enumCheck,
   json,
   jsonCheck,
+  optionalJsonCheck,
   str,
   type JsonValue,
 } from './columns';
@@ -31,12 +32,13 @@ export * from './columns';
 /** The CHECK constraints of one table, from the kinds of its columns. */
 function checks(
   table: string,
-  kinds: { datetimes?: string[]; bools?: string[]; jsons?: string[]; enums?: Record<string, readonly string[]> },
+  kinds: { datetimes?: string[]; bools?: string[]; jsons?: string[]; optionalJsons?: string[]; enums?: Record<string, readonly string[]> },
 ) {
   return [
     ...(kinds.datetimes ?? []).map((c) => datetimeCheck(table, c)),
     ...(kinds.bools ?? []).map((c) => boolCheck(table, c)),
     ...(kinds.jsons ?? []).map((c) => jsonCheck(table, c)),
+    ...(kinds.optionalJsons ?? []).map((c) => optionalJsonCheck(table, c)),
     ...Object.entries(kinds.enums ?? {}).map(([c, values]) => enumCheck(table, c, values)),
   ];
 }
@@ -113,7 +115,8 @@ export const inbox = sqliteTable(
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],
-      jsons: ['ap_object', 'voted_for_answers', 'og_meta'],
+      jsons: ['ap_object'],
+      optionalJsons: ['voted_for_answers', 'og_meta'],
       enums: { visibility: VISIBILITIES },
     }),
   ],
@@ -145,7 +148,7 @@ export const incomingActivity = sqliteTable(
     ...checks('incoming_activity', {
       datetimes: ['created_at', 'next_try', 'last_try'],
       bools: ['is_processed', 'is_errored'],
-      jsons: ['ap_object'],
+      optionalJsons: ['ap_object'],
     }),
   ],
 );
@@ -214,7 +217,8 @@ export const outbox = sqliteTable(
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],
-      jsons: ['ap_object', 'revisions', 'og_meta'],
+      jsons: ['ap_object'],
+      optionalJsons: ['revisions', 'og_meta'],
       enums: { visibility: VISIBILITIES },
     }),
   ],
@@ -429,7 +433,7 @@ export const webmention = sqliteTable(
     // At most one webmention row per source (the spec's rule, kept as the service has it).
     uniqueIndex('ix_webmention_source').on(t.source),
     index('ix_webmention_target').on(t.target),
-    ...checks('webmention', { datetimes: ['created_at'], bools: ['is_deleted'], jsons: ['source_microformats'] }),
+    ...checks('webmention', { datetimes: ['created_at'], bools: ['is_deleted'], optionalJsons: ['source_microformats'] }),
   ],
 );
 export type Webmention = typeof webmention.$inferSelect;
@@ -477,7 +481,7 @@ export const oauthClient = sqliteTable(
   (t) => [
     uniqueIndex('ix_oauth_client_client_id').on(t.clientId),
     index('ix_oauth_client_id').on(t.id),
-    ...checks('oauth_client', { datetimes: ['created_at'], jsons: ['redirect_uris'] }),
+    ...checks('oauth_client', { datetimes: ['created_at'], optionalJsons: ['redirect_uris'] }),
   ],
 );
 export type OauthClient = typeof oauthClient.$inferSelect;

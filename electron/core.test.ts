@@ -20,7 +20,7 @@ describe('openCore', () => {
     const core = await openCore({ dataDir: dir, mode: 'headless' });
     expect(currentRevision(core.sqlite)).toBe('c41f7a2e9d15');
     expect(core.migration).toMatchObject({ from: null, backup: null });
-    expect(core.migration.applied).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'c41f7a2e9d15']);
+    expect(core.migration.applied).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15']);
     expect(core.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(core.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     core.close();
@@ -37,7 +37,7 @@ describe('openCore', () => {
 
     const core = await openCore({ dataDir: dir, mode: 'headless', clock: () => new Date('2026-01-02T03:04:05Z') });
     expect(core.migration.from).toBe('9b404c47970a');
-    expect(core.migration.applied).toEqual(['4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'c41f7a2e9d15']);
+    expect(core.migration.applied).toEqual(['4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15']);
     expect(core.migration.backup).not.toBeNull();
     expect(existsSync(core.migration.backup!)).toBe(true);
     expect(core.services.status.get().counts.actor).toBe(1);

@@ -82,7 +82,7 @@ DROP TABLE search_pending;
 
 export const fullTextSearch: Revision = {
   id: 'c41f7a2e9d15',
-  parent: '9519a2c5ec87',
+  parent: 'b3e1c5a7d902',
   description: 'full-text search',
   upgrade: (sqlite) => {
     sqlite.exec(UPGRADE);

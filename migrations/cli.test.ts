@@ -69,7 +69,8 @@ describe('npm run db', () => {
     expect(db('history')).toEqual(
       ok(
         [
-          '9519a2c5ec87 -> c41f7a2e9d15 (head), full-text search',
+          'b3e1c5a7d902 -> c41f7a2e9d15 (head), full-text search',
+          '9519a2c5ec87 -> b3e1c5a7d902, optional JSON columns take NULL',
           'e7c3a9d51b20 -> 9519a2c5ec87, index: likes and boosts of a post counted from the index alone',
           '0d4f0c70f784 -> e7c3a9d51b20, indexes: attachment upload_id, notification webmention_id, sent webmentions, poll votes by actor',
           '4ab54becec04 -> 0d4f0c70f784, indexes: in_reply_to, inbox relates_to_outbox_object_id, due incoming_activity',
@@ -83,7 +84,7 @@ describe('npm run db', () => {
 
   it('upgrade head creates a new database, applies the whole chain and says so; again, it has nothing to do', () => {
     const path = newPath();
-    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> c41f7a2e9d15 (head)'));
+    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 (head)'));
     expect(revisionOf(path)).toBe('c41f7a2e9d15');
     expect(db('upgrade', 'head', '--db', path)).toEqual(ok('already at c41f7a2e9d15 (head); nothing to upgrade'));
   });
@@ -104,7 +105,7 @@ describe('npm run db', () => {
 
   it('downgrade <rev> reverts down to it, downgrade base reverts the rest', () => {
     const path = databaseAt('head');
-    expect(db('downgrade', '9b404c47970a', '--db', path)).toEqual(ok('downgraded: reverted c41f7a2e9d15, 9519a2c5ec87, e7c3a9d51b20, 0d4f0c70f784, 4ab54becec04; now at 9b404c47970a'));
+    expect(db('downgrade', '9b404c47970a', '--db', path)).toEqual(ok('downgraded: reverted c41f7a2e9d15, b3e1c5a7d902, 9519a2c5ec87, e7c3a9d51b20, 0d4f0c70f784, 4ab54becec04; now at 9b404c47970a'));
     expect(db('downgrade', 'base', '--db', path)).toEqual(ok('downgraded: reverted 9b404c47970a, f5717d82b3ff; now at base'));
     expect(revisionOf(path)).toBeNull();
   });
@@ -172,7 +173,7 @@ describe('npm run db', () => {
 describe.concurrent('npm run db, spawned', () => {
   it('upgrade head --db PATH creates and migrates the file, exit 0', async () => {
     const path = newPath();
-    expect(await spawned('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> c41f7a2e9d15 (head)'));
+    expect(await spawned('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 (head)'));
     expect(revisionOf(path)).toBe('c41f7a2e9d15');
   });
 

@@ -11,13 +11,14 @@ import { processingIndexes } from './0d4f0c70f784_processing_indexes';
 import { featureIndexes } from './e7c3a9d51b20_feature_indexes';
 import { interactionCountsIndex } from './9519a2c5ec87_interaction_counts_index';
 import { fullTextSearch } from './c41f7a2e9d15_full_text_search';
+import { optionalJsonNull } from './b3e1c5a7d902_optional_json_null';
 
 // Declared in revision.ts, which each revision file imports (not this file, which imports them).
 export type { Revision } from './revision';
 
 /** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
  * at 4ab54becec04; the revisions after it are Tern's own. */
-export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex, fullTextSearch];
+export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex, optionalJsonNull, fullTextSearch];
 
 /** The newest revision: the schema of db/schema.ts. */
 export const HEAD: string = headOf(REVISIONS);

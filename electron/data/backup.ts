@@ -7,7 +7,8 @@ import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { swapIntoDataFolder } from './swap';
 import { join } from 'node:path';
-import { gunzipSync, gzipSync } from 'node:zlib';
+import { gunzip, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Sqlite } from '../../db/client';
@@ -17,6 +18,7 @@ import { TERN_VERSION } from '../version';
 import { REVISIONS, currentRevision } from '../../migrations/runner';
 import { readTar, writeTar, type TarEntry } from './tar';
 import { writePrivateFile } from './private-file';
+import { parseBoundedJson } from '../net/bounded-json';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
@@ -149,9 +151,21 @@ export function isRestorableName(name: string): boolean {
   return name === DB_ENTRY || name === 'settings.json' || /^(keys|uploads)(\/[^/]+)*$/.test(name);
 }
 
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
 function sha256(data: Buffer): string {
   return createHash('sha256').update(data).digest('hex');
 }
+
+/** sha256, computed off the main thread (WebCrypto runs it in the thread pool): an archive
+ * being checked may hold entries of hundreds of MB. */
+async function sha256OffThread(data: Buffer): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>)).toString('hex');
+}
+
+// Decompressing runs in the thread pool too: a gzip bomb (gigabytes of zeros in a few MB) is cut
+// at the limit without holding the event loop for the seconds that takes.
+const gunzipOffThread = promisify(gunzip);
 
 /** Reads and checks an archive: every entry listed and matching its checksum, a known revision. */
 export async function readBackup(archivePath: string): Promise<{ manifest: BackupManifest; entries: TarEntry[] }> {
@@ -163,7 +177,7 @@ export async function readBackup(archivePath: string): Promise<{ manifest: Backu
   }
   let tar: Buffer;
   try {
-    tar = gunzipSync(compressed, { maxOutputLength: MAX_ARCHIVE_BYTES });
+    tar = await gunzipOffThread(compressed, { maxOutputLength: MAX_ARCHIVE_BYTES });
   } catch {
     throw new BadInputError(`${archivePath} is not a Tern backup (it is not a gzip archive, or it is damaged).`);
   }
@@ -172,7 +186,7 @@ export async function readBackup(archivePath: string): Promise<{ manifest: Backu
   if (!manifestEntry) throw new BadInputError(`${archivePath} is not a Tern backup (it has no manifest).`);
   let manifest: BackupManifest;
   try {
-    manifest = manifestSchema.parse(JSON.parse(manifestEntry.data.toString('utf8')));
+    manifest = manifestSchema.parse(parseBoundedJson(manifestEntry.data.toString('utf8')));
   } catch {
     throw new BadInputError(`The manifest of ${archivePath} is not one this version of Tern understands.`);
   }
@@ -186,11 +200,16 @@ export async function readBackup(archivePath: string): Promise<{ manifest: Backu
   if (listed.size !== content.length) throw new BadInputError('The backup is damaged: its manifest and its contents do not match.');
   for (const entry of content) {
     const expected = listed.get(entry.name);
-    if (!expected || expected.type !== entry.type || expected.sha256 !== sha256(entry.data)) {
+    if (!expected || expected.type !== entry.type || expected.sha256 !== (await sha256OffThread(entry.data))) {
       throw new BadInputError(`The backup is damaged: ${entry.name} does not match its checksum, so nothing was restored.`);
     }
   }
-  if (!content.some((e) => e.name === DB_ENTRY && e.type === 'file')) throw new BadInputError('The backup holds no database.');
+  const database = content.find((e) => e.name === DB_ENTRY && e.type === 'file');
+  if (!database) throw new BadInputError('The backup holds no database.');
+  // Checked before anything is moved: a file that is not SQLite would only fail on reopening.
+  if (!database.data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
+    throw new BadInputError(`The backup's ${DB_ENTRY} is not an SQLite database, so nothing was restored.`);
+  }
   if (!REVISIONS.some((r) => r.id === manifest.schemaRevision)) {
     throw new BadInputError(
       `The backup's database is at schema revision ${manifest.schemaRevision}, which this version of Tern does not know ` +

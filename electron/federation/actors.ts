@@ -82,9 +82,14 @@ export async function handleOf(fed: FederationContext, doc: Json): Promise<strin
   }
 }
 
+/** A handle as stored: `@user@host` with no markup, quotes, spaces or slashes in it (it comes
+ * from a remote preferredUsername or WebFinger subject); anything else is no handle. */
+const HANDLE_RE = /^@[^\s<>"'`@/\\]+@[^\s<>"'`@/\\]+$/;
+
 /** Stores (or refreshes) an actor document in the cache, its HTML sanitized, and returns the row. */
-export function saveActor(db: DbOrTx, remoteDoc: Json, handle: string | null, now: Date): Actor {
+export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | null, now: Date): Actor {
   const doc = sanitizeActorHtml(remoteDoc);
+  const handle = givenHandle !== null && HANDLE_RE.test(givenHandle) ? givenHandle : null;
   const apId = str(doc.id)!;
   const existing = findActor(db, apId);
   if (existing) {

@@ -8,7 +8,7 @@ import type { DbOrTx } from '../../db/client';
 import { actor as actorTable, inbox, outbox, type Actor, type InboxObject, type OutboxObject } from '../../db/schema';
 import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
-import { NetError, BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
+import { NetError, BlockedAddressError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
 import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
 import { authorOf, isAttributedTo, isShowableType } from './objects';
@@ -17,6 +17,7 @@ import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
+import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
 
 export interface LookupDeps {
   db: DbOrTx;
@@ -84,7 +85,9 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
     res = await get(false);
     if (res.status === 401 || res.status === 403) res = await get(true);
   } catch (error) {
-    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError) throw new NotFoundError((error as Error).message);
+    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
+      throw new NotFoundError((error as Error).message);
+    }
     if (error instanceof NetError) throw new UnavailableError(`Could not fetch ${url}: ${error.message}`);
     throw error;
   }
@@ -98,9 +101,9 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
   }
   let json: unknown;
   try {
-    json = JSON.parse(res.text);
-  } catch {
-    throw new NotFoundError(`${url} did not answer with JSON.`);
+    json = parseBoundedJson(res.text);
+  } catch (error) {
+    throw new NotFoundError(`${url} did not answer with usable JSON (${jsonRefusal(error)}).`);
   }
   if (!isObject(json) || typeOf(json) === null || !str(json.id)) throw new NotFoundError(`${url} is not an ActivityPub object.`);
   const id = str(json.id)!;

@@ -27,7 +27,7 @@ describe('sanitizeContentHtml', () => {
 });
 
 describe('sanitizing objects', () => {
-  it('cleans content, summary and their maps as HTML, name as plain text; leaves other fields', () => {
+  it('cleans content, summary and their maps as HTML, name as plain text; drops a non-http(s) url; leaves other fields', () => {
     const out = sanitizeObjectHtml({
       id: 'https://x.example/1',
       content: '<p>a<script>b</script></p>',
@@ -41,8 +41,7 @@ describe('sanitizing objects', () => {
       content: '<p>a</p>',
       contentMap: { en: '<p>a</p>' },
       summary: '<i>cw</i>',
-      name: 'R&amp;D poll',
-      url: 'javascript:kept-as-data',
+      name: 'R&D poll',
     });
     expect(sanitizePlainText('R&D')).toBe('R&D');
   });
@@ -59,6 +58,34 @@ describe('sanitizing objects', () => {
     });
     expect(out.summary).toBe('<p>bio</p>');
     expect(out.attachment).toEqual([{ type: 'PropertyValue', name: 'Site', value: '<a href="https://a.example" rel="nofollow noopener noreferrer">a</a>' }]);
+  });
+});
+
+describe('plain-text and URL fields of what is stored', () => {
+  it('one rule for plain text: tags gone (script text too), entities and lone < kept as sent', () => {
+    expect(sanitizePlainText('<script>alert(1)</script>Bob<img src=x onerror=alert(1)>')).toBe('Bob');
+    expect(sanitizePlainText('a < b & &lt;b&gt;')).toBe('a < b & &lt;b&gt;');
+    expect(sanitizePlainText('<scr<script>x</script>ipt>alert(1)</script>')).not.toMatch(/<[a-z]/i);
+  });
+
+  it('attachments, tags, poll options, icon and image: names plain, URLs http(s) only', () => {
+    const out = sanitizeObjectHtml({
+      preferredUsername: 'bob<script>x</script>',
+      url: ['https://b.example/@bob', 'javascript:alert(1)', { type: 'Link', href: 'data:text/html,x' }],
+      icon: { type: 'Image', url: 'javascript:alert(1)' },
+      image: { type: 'Image', url: 'https://b.example/h.png' },
+      attachment: [{ type: 'Document', name: '<img src=x onerror=alert(1)>cat', url: 'file:///etc/passwd' }, { type: 'Image', url: 'https://b.example/a.png', name: 'ok' }],
+      tag: [{ type: 'Hashtag', name: '#<b>tag</b>', href: 'javascript:x' }, { type: 'Emoji', name: ':e:', icon: { url: 'data:image/png;base64,AA' } }],
+      oneOf: [{ type: 'Note', name: '<script>x</script>yes' }],
+    });
+    expect(out).toEqual({
+      preferredUsername: 'bob',
+      url: ['https://b.example/@bob'],
+      image: { type: 'Image', url: 'https://b.example/h.png' },
+      attachment: [{ type: 'Document', name: 'cat' }, { type: 'Image', url: 'https://b.example/a.png', name: 'ok' }],
+      tag: [{ type: 'Hashtag', name: '#tag' }, { type: 'Emoji', name: ':e:' }],
+      oneOf: [{ type: 'Note', name: 'yes' }],
+    });
   });
 });
 

@@ -4,7 +4,9 @@
 // microformat and mention classes; everything else — script, style, img, iframe, on* handlers,
 // javascript: URLs — is removed. Plain-text fields (`name`) keep no markup at all.
 import sanitizeHtml from 'sanitize-html';
+import { Parser } from 'htmlparser2';
 import { isObject, type Json } from './ap';
+import { htmlOverLimits } from '../net/html-bounds';
 
 const LINK_REL = 'nofollow noopener noreferrer';
 
@@ -29,14 +31,132 @@ const CONTENT_OPTIONS: sanitizeHtml.IOptions = {
 
 const PLAIN_OPTIONS: sanitizeHtml.IOptions = { allowedTags: [], allowedAttributes: {}, disallowedTagsMode: 'discard' };
 
+/**
+ * What sanitize-html is given at most. Parsing is on the main thread and costs about a
+ * millisecond per KiB of markup (more when deep), so remote HTML over these bounds is not parsed
+ * at all: it is kept as its text (tags cut out by one linear pass), which is what a reader
+ * needs of a post nobody writes by hand — no post of Mastodon (500 characters) or of a blog
+ * comes near them.
+ */
+export const HTML_LIMITS = { chars: 64 * 1024, elements: 2_000, depth: 100 } as const;
+
+/** The text of HTML too large to parse: tags removed, what remains escaped, as one paragraph. */
+function unparsedText(html: string): string {
+  const text = html
+    .replace(/<[^>]*>?/g, ' ')
+    .slice(0, HTML_LIMITS.chars)
+    .replace(/&(?![a-zA-Z]+;|#\d+;|#x[0-9a-fA-F]+;)/g, '&amp;')
+    .replace(/</g, '&lt;')
+    .replace(/>/g, '&gt;')
+    .replace(/\s+/g, ' ')
+    .trim();
+  return text === '' ? '' : `<p>${text}</p>`;
+}
+
 /** HTML from a remote server (content, summary), reduced to Mastodon's allowlist. */
 export function sanitizeContentHtml(html: string): string {
+  if (htmlOverLimits(html, HTML_LIMITS) !== null) return unparsedText(html);
   return sanitizeHtml(html, CONTENT_OPTIONS);
 }
 
-/** A plain-text field (`name`): markup is removed; text without `<` is left exactly as sent. */
+// Elements whose text is no text for a reader: dropped with their tags.
+const HIDDEN_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title', 'iframe', 'noembed', 'noframes', 'xmp']);
+const LOOKS_LIKE_A_TAG = /<(?=[a-zA-Z!/?])/g;
+
+/** The text of some markup as written: tags, comments and hidden elements' text removed,
+ * entities left as they are (decoding `&lt;b&gt;` would make markup of a plain text). */
+function textOf(markup: string): string {
+  let out = '';
+  let hidden = 0;
+  const parser = new Parser(
+    {
+      onopentagname(name) {
+        if (HIDDEN_TEXT.has(name)) hidden++;
+      },
+      onclosetag(name) {
+        if (HIDDEN_TEXT.has(name) && hidden > 0) hidden--;
+      },
+      ontext(text) {
+        if (hidden === 0) out += text;
+      },
+    },
+    { decodeEntities: false, lowerCaseTags: true },
+  );
+  parser.end(markup);
+  return out;
+}
+
+/**
+ * The one rule for plain-text fields from outside (names of attachments, tags, poll options and
+ * apps, a user name, a webmention author's name…): stored and shown as text, so no markup may
+ * remain in them. Tags are removed (with the text of script/style), nothing else is changed —
+ * `R&D`, `a < b` and `&lt;b&gt;` stay exactly as sent. What still looks like a tag after that
+ * (markup built from the pieces of removed tags) is broken up.
+ */
 export function sanitizePlainText(text: string): string {
-  return text.includes('<') ? sanitizeHtml(text, PLAIN_OPTIONS) : text;
+  if (!text.includes('<')) return text;
+  let out = htmlOverLimits(text, HTML_LIMITS) === null ? text : text.replace(/<[^>]*>?/g, '');
+  for (let pass = 0; pass < 3 && /<[a-zA-Z!/?]/.test(out); pass++) out = textOf(out);
+  return out.replace(LOOKS_LIKE_A_TAG, '< ');
+}
+
+/** An absolute http(s) URL, or null: every URL field from outside is one of these or dropped
+ * (javascript:, data:, file: and the rest are never kept, linked or fetched). */
+export function httpUrlOrNull(value: unknown): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+/** A URL field as AS2 allows it (a URL, a Link {href}, an Image {url}, or an array of these),
+ * with every non-http(s) URL dropped; undefined when nothing is left. */
+function cleanUrlField(value: unknown): unknown {
+  if (typeof value === 'string') return httpUrlOrNull(value) ?? undefined;
+  if (Array.isArray(value)) {
+    const kept = value.map(cleanUrlField).filter((v) => v !== undefined);
+    return kept.length > 0 ? kept : undefined;
+  }
+  if (isObject(value)) {
+    const out: Json = { ...value };
+    for (const key of ['href', 'url']) {
+      if (!(key in out)) continue;
+      const clean = cleanUrlField(out[key]);
+      if (clean === undefined) delete out[key];
+      else out[key] = clean;
+    }
+    if (typeof out.name === 'string') out.name = sanitizePlainText(out.name);
+    return out.href === undefined && out.url === undefined ? undefined : out;
+  }
+  return undefined;
+}
+
+/** Each entry of a list field (attachment, tag, oneOf…) cleaned by `clean`; one entry or many. */
+function mapEntries(value: unknown, clean: (entry: Json) => Json): unknown {
+  if (Array.isArray(value)) return value.map((v) => (isObject(v) ? clean(v) : v));
+  return isObject(value) ? clean(value) : value;
+}
+
+/** A nested object (attachment, tag, poll option, icon): its name plain, its URLs http(s) only. */
+function cleanEntry(entry: Json): Json {
+  const out: Json = { ...entry };
+  for (const key of ['name', 'preferredUsername']) if (typeof out[key] === 'string') out[key] = sanitizePlainText(out[key]);
+  for (const key of ['url', 'href']) {
+    if (!(key in out)) continue;
+    const clean = cleanUrlField(out[key]);
+    if (clean === undefined) delete out[key];
+    else out[key] = clean;
+  }
+  for (const key of ['icon', 'image']) {
+    if (!(key in out)) continue;
+    const clean = cleanUrlField(out[key]);
+    if (clean === undefined) delete out[key];
+    else out[key] = clean;
+  }
+  return out;
 }
 
 function mapStrings(value: unknown, clean: (s: string) => string): unknown {
@@ -65,6 +185,18 @@ export function sanitizeObjectHtml<T extends Json>(object: T): T {
   }
   // Misskey's MFM source is rendered by nobody but Misskey; keep it, but never as markup.
   if (typeof out._misskey_content === 'string') out._misskey_content = sanitizePlainText(out._misskey_content);
+  // Plain names and http(s)-only URLs, here and in what the object carries: attachments, tags
+  // (their icons too), poll options, its own icon and image.
+  for (const key of ['url', 'icon', 'image']) {
+    if (!(key in out)) continue;
+    const clean = cleanUrlField(out[key]);
+    if (clean === undefined) delete out[key];
+    else out[key] = clean;
+  }
+  if (typeof out.preferredUsername === 'string') out.preferredUsername = sanitizePlainText(out.preferredUsername);
+  for (const key of ['attachment', 'tag', 'oneOf', 'anyOf']) {
+    if (key in out) out[key] = mapEntries(out[key], cleanEntry);
+  }
   cleanObjects.add(out);
   return out as T;
 }
@@ -88,7 +220,7 @@ export function sanitizeActorHtml<T extends Json>(doc: T): T {
   const out: Json = { ...sanitizeObjectHtml(doc) };
   if (Array.isArray(out.attachment)) {
     out.attachment = out.attachment.map((a: unknown) =>
-      isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value), ...(typeof a.name === 'string' ? { name: sanitizePlainText(a.name) } : {}) } : a,
+      isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value) } : a,
     );
   }
   return out as T;
@@ -100,7 +232,8 @@ const ENTITIES: Record<string, string> = { '&amp;': '&', '&lt;': '<', '&gt;': '>
  * entities decoded, whitespace collapsed, cut to `max` characters with an ellipsis. The result
  * is text for a text node, never for innerHTML. */
 export function htmlToExcerpt(html: string, max = 140): string {
-  const spaced = html.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
+  const bounded = htmlOverLimits(html, HTML_LIMITS) === null ? html : unparsedText(html);
+  const spaced = bounded.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
   const text = sanitizeHtml(spaced, PLAIN_OPTIONS)
     .replace(/&(amp|lt|gt|quot|#39|#x27|nbsp);/g, (entity) => ENTITIES[entity] ?? entity)
     .replace(/\s+/g, ' ')

@@ -3,7 +3,7 @@
 // https-only; plain http only for loopback hosts when private addresses are allowed (tests).
 import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
-import { BlockedAddressError, UnsupportedSchemeError } from '../net/errors';
+import { BlockedAddressError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
 import { httpUrl, isObject, str, type Json } from './ap';
 
 function isLoopbackHost(host: string): boolean {
@@ -18,7 +18,7 @@ async function webfinger(fed: FederationContext, host: string, resource: string,
   try {
     res = await fed.client.fetchJson(url, { headers: { accept: 'application/jrd+json, application/json' } });
   } catch (error) {
-    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError) {
+    if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
       throw new NotFoundError(`${what} cannot be looked up: ${(error as Error).message}`);
     }
     throw new UnavailableError(`Could not reach ${host} to find ${what}: ${(error as Error).message}`);

@@ -11,6 +11,8 @@ import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '..
 import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
+import { parseBoundedJson } from '../net/bounded-json';
+import { sanitizePlainText } from '../federation/sanitize';
 
 /** What the consent screen shows about a client. */
 export interface ClientInfo {
@@ -120,7 +122,8 @@ export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Da
   if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
   const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
-  const name = request.client_name ?? new URL(request.redirect_uris[0]!).host;
+  // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
+  const name = sanitizePlainText(request.client_name ?? '').trim() || new URL(request.redirect_uris[0]!).host;
   const scope = request.scope === undefined ? undefined : joinScopes(knownScopes(request.scope));
   db.insert(oauthClient)
     .values({
@@ -224,14 +227,14 @@ export async function fetchClientInfo(client: HttpClient, clientId: string): Pro
     const linked = linkHeaderRedirects(response.headers.get('link'), base);
     const type = response.headers.get('content-type') ?? '';
     if (/json/i.test(type)) {
-      const parsed = metadataDocument.safeParse(JSON.parse(text));
+      const parsed = metadataDocument.safeParse(parseBoundedJson(text));
       if (!parsed.success) return { ...fallback, redirectUris: linked };
       const doc = parsed.data;
       // A document naming another client_id is someone else's: only its host is trusted.
       if (doc.client_id !== undefined && doc.client_id !== clientId) return { ...fallback, redirectUris: linked };
       return {
         clientId,
-        name: doc.client_name?.trim() || fallback.name,
+        name: sanitizePlainText(doc.client_name ?? '').trim() || fallback.name,
         url: httpUrlOrNull(doc.client_uri, base),
         logoUrl: httpUrlOrNull(doc.logo_uri, base),
         registered: false,

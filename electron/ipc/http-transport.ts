@@ -11,6 +11,7 @@ import { Hono } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { dispatch, type Handlers } from './handlers';
+import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 
 export const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
@@ -81,9 +82,9 @@ export function createUiApp(options: UiAppOptions): Hono {
     }
     let input: unknown;
     try {
-      input = await c.req.json();
-    } catch {
-      return c.json(badInput('The request body is not valid JSON.'), 400);
+      input = parseBoundedJson(await c.req.text());
+    } catch (error) {
+      return c.json(badInput(error instanceof JsonTooDeepError ? `The request body is ${error.message}.` : 'The request body is not valid JSON.'), 400);
     }
     const result = await dispatch(options.handlers, c.req.param('channel'), input, options.onInternalError);
     const status = result.ok ? 200 : result.error.code === 'unknown_channel' ? 404 : result.error.code === 'bad_input' ? 400 : 200;

@@ -2,6 +2,7 @@
 // decoded by Content-Type — form-encoded, JSON, or multipart (Micropub only). OAuth clients
 // differ (interop-notes: form or JSON), so both are accepted where the specs allow.
 import { readCappedBody } from './http-parts';
+import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
 
 export type DecodedBody =
   | { kind: 'form'; params: URLSearchParams }
@@ -25,9 +26,21 @@ export async function decodeBody(request: Request, cap: number, accept: { multip
   if (read.bytes.byteLength === 0) return { kind: 'empty' };
   const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = () => new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
+  if (type === 'application/json') {
+    let json: string;
+    try {
+      json = text();
+    } catch {
+      throw new BodyError('the application/json body is not UTF-8', 400);
+    }
+    try {
+      return { kind: 'json', value: parseBoundedJson(json) };
+    } catch (error) {
+      throw new BodyError(`the application/json body is ${jsonRefusal(error)}`, 400);
+    }
+  }
   try {
     if (type === 'application/x-www-form-urlencoded') return { kind: 'form', params: new URLSearchParams(text()) };
-    if (type === 'application/json') return { kind: 'json', value: JSON.parse(text()) as unknown };
     if (type === 'multipart/form-data' && accept.multipart) {
       const copy = new Request('http://body.invalid/', { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: read.bytes as Uint8Array<ArrayBuffer> });
       return { kind: 'multipart', form: await copy.formData() };

@@ -2,6 +2,7 @@
 // front exposes it), and the control the core keeps so Settings can start, restart and stop it.
 // Timeouts are short, as for any server facing the internet.
 import { createServer, type Server } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost } from './inbox-route';
@@ -41,6 +42,11 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
     server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
       isInboxPost(req) ? inbox(req, res) : viaHono(req, res),
     );
+    // Requests node:http refuses before Tern sees them (malformed lines, CR/LF in headers,
+    // oversized headers, conflicting lengths) get the status with a reason, like every refusal.
+    server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
+    // A CONNECT has no route here: refused with a reason rather than a silently closed socket.
+    server.on('connect', (_req, socket) => answerClientError(Object.assign(new Error('CONNECT'), { code: 'HPE_CONNECT' }), socket));
     server.listen(address.port, address.host);
     server.once('listening', () => {
       const info = server.address();
@@ -113,4 +119,26 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
     stop: () => serial(stopNow),
     status: () => ({ running: running !== null, url: running?.url ?? null, error: lastError }),
   };
+}
+
+/** The answer to a request node:http's parser refused: 431, 413 or 405 when that is the reason,
+ * else 400; a problem+JSON body naming it; the connection closed. */
+function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
+  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+    socket.destroy();
+    return;
+  }
+  const code = error.code ?? '';
+  const [status, text, reason] =
+    code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large', 'the request headers are too large']
+      : code === 'HPE_CONNECT'
+        ? [405, 'Method Not Allowed', 'CONNECT is not offered']
+        : code === 'ERR_HTTP_REQUEST_TIMEOUT'
+          ? [408, 'Request Timeout', 'the request took too long to arrive']
+          : [400, 'Bad Request', `the request could not be read (${code || 'malformed'})`];
+  const body = JSON.stringify({ error: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
 }

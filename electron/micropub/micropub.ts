@@ -20,6 +20,7 @@ import { mediaUrl } from '../media/attachments';
 import { MicropubError, type Properties } from './errors';
 import { FilePart, isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 import { authorInputs } from '../ipc/author-contract';
+import { sanitizePlainText } from '../federation/sanitize';
 
 // Declared in errors.ts, which the media step (media.ts) shares without importing this file.
 export { MicropubError, type Properties } from './errors';
@@ -105,6 +106,11 @@ function text(value: unknown): string | null {
     if (typeof v.value === 'string') return v.value;
   }
   return null;
+}
+
+/** A post's name from an app is plain text (published as AS2 `name`): no markup kept. */
+function plainTitle(name: string | null): string | null {
+  return name === null ? null : sanitizePlainText(name).trim() || null;
 }
 
 function first(props: Properties, name: string): string | null {
@@ -195,7 +201,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     // Compose's own limits (text and title lengths), checked before any file is stored.
     const input = checked('posts.create', {
       content: composeText(first(props, 'content') ?? '', props, media),
-      title: first(props, 'name'),
+      title: plainTitle(first(props, 'name')),
       visibility,
       inReplyTo: firstUrl(props, 'in-reply-to'),
     });
@@ -243,7 +249,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   let content = fields.source;
   let title: string | null | undefined;
   if (request.replace.content) content = first(request.replace, 'content') ?? '';
-  if (request.replace.name) title = first(request.replace, 'name');
+  if (request.replace.name) title = plainTitle(first(request.replace, 'name'));
   if (deleted.includes('name')) title = null;
   if (deleted.includes('content')) content = '';
   checked('posts.edit', { apId: row.apId, content, ...(title !== undefined ? { title } : {}) });

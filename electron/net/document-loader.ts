@@ -4,6 +4,7 @@
 // answered from memory and never fetched.
 import { FetchError, preloadedContexts, type DocumentLoader, type RemoteDocument } from '@fedify/vocab-runtime';
 import type { HttpClient } from './http-client';
+import { jsonRefusal, parseBoundedJson } from './bounded-json';
 
 export const ACTIVITY_ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
@@ -86,9 +87,9 @@ function loaderOver(client: HttpClient, sameOriginOnly: boolean): DocumentLoader
     }
     let document: unknown;
     try {
-      document = JSON.parse(text);
-    } catch {
-      throw new FetchError(documentUrl, `Invalid JSON at ${documentUrl}`);
+      document = parseBoundedJson(text);
+    } catch (error) {
+      throw new FetchError(documentUrl, `Invalid JSON at ${documentUrl}: ${jsonRefusal(error)}`);
     }
     // A context Link only applies to plain JSON (JSON-LD 1.1 §9.2).
     const context = type === 'application/json' ? links.find((l) => l.rel === JSON_LD_CONTEXT_REL) : undefined;

@@ -23,6 +23,27 @@ export class BlockedAddressError extends NetError {
   }
 }
 
+/** The URL's host is a name Tern never resolves: localhost (with or without its trailing dot),
+ * names under local-only domains (.localhost, .local, .internal…), a single label, empty labels.
+ * A BlockedAddressError, so every caller already treats it as final. */
+export class RefusedHostError extends BlockedAddressError {
+  constructor(url: string, host: string) {
+    super(url, host);
+    this.message = `Refusing to connect to ${host} (not a public host name) for ${url}`;
+  }
+}
+
+/** The host name does not exist (DNS answered NXDOMAIN or no address): nothing to retry soon. */
+export class HostNotFoundError extends NetError {
+  readonly host: string;
+
+  constructor(url: string, host: string, cause?: unknown) {
+    // The resolver's error stays the cause: its code (ENOTFOUND) is what delivery reads.
+    super(`No such host ${host} (for ${url})`, url, { cause });
+    this.host = host;
+  }
+}
+
 /** Only http: and https: are ever fetched, including as redirect targets. */
 export class UnsupportedSchemeError extends NetError {
   constructor(url: string) {
@@ -62,6 +83,6 @@ export class RequestTimeoutError extends NetError {
 /** fetchJson was given a body that is not JSON. */
 export class InvalidJsonError extends NetError {
   constructor(url: string, cause: unknown) {
-    super(`Response body of ${url} is not valid JSON`, url, { cause });
+    super(`Response body of ${url} is not valid JSON${cause instanceof Error && cause.name === 'JsonTooDeepError' ? ` (${cause.message})` : ''}`, url, { cause });
   }
 }

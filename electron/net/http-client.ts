@@ -15,12 +15,15 @@ import { bodyStream } from './body-stream';
 import {
   BlockedAddressError,
   BodyTooLargeError,
+  HostNotFoundError,
+  RefusedHostError,
   InvalidJsonError,
   NetError,
   RequestTimeoutError,
   TooManyRedirectsError,
   UnsupportedSchemeError,
 } from './errors';
+import { parseBoundedJson } from './bounded-json';
 
 export interface HttpClientOptions {
   userAgent: string;
@@ -92,7 +95,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   /** Resolves like dns.lookup, but refuses the whole answer if any address is blocked. */
   const guardedLookup = (url: string): LookupFunction => (hostname, lookupOptions, callback) => {
     dns.lookup(hostname, { family: lookupOptions.family, hints: lookupOptions.hints, all: true }, (error, addresses) => {
-      if (error) return callback(error, '', 0);
+      if (error) {
+        // A name that does not exist is typed (callers refuse it for good); other failures
+        // (EAI_AGAIN: no DNS right now, offline) stay errors to retry.
+        if (error.code === 'ENOTFOUND' || error.code === 'ENODATA') return callback(new HostNotFoundError(url, hostname, error), '', 0);
+        return callback(error, '', 0);
+      }
       const refused = addresses.find((a) => !mayConnect(a.address));
       if (refused !== undefined) return callback(new BlockedAddressError(url, refused.address), '', 0);
       const [first] = addresses;
@@ -102,11 +110,14 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     });
   };
 
-  /** Scheme and literal-IP checks; names are checked when their socket resolves them. */
+  /** Scheme, literal-IP and host-name checks; the addresses a name resolves to are checked when
+   * its socket resolves it. */
   const assertFetchable = (url: URL): void => {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new UnsupportedSchemeError(url.href);
     const host = url.hostname.replace(/^\[|\]$/g, '');
-    if (isIP(host) !== 0 && !mayConnect(host)) throw new BlockedAddressError(url.href, host);
+    if (isIP(host) !== 0) {
+      if (!mayConnect(host)) throw new BlockedAddressError(url.href, host);
+    } else if (!allowPrivate && isLocalOnlyName(hostName(url))) throw new RefusedHostError(url.href, url.hostname);
   };
 
   const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: Buffer | null, signal: AbortSignal) =>
@@ -120,7 +131,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       const transport = protocol === 'https:' ? https : http;
       const req = transport.request({
         protocol,
-        hostname: url.hostname.replace(/^\[|\]$/g, ''),
+        hostname: hostName(url),
         port: url.port === '' ? undefined : Number(url.port),
         path: url.pathname + url.search,
         method,
@@ -208,6 +219,11 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       }
     } catch (error) {
       done();
+      // A socket's own error (ECONNREFUSED, ECONNRESET…) becomes a NetError, its cause kept, so
+      // callers that branch on the client's errors never take one for a bug of Tern's.
+      if (error instanceof Error && !(error instanceof NetError) && typeof (error as { code?: unknown }).code === 'string') {
+        throw new NetError(`Could not reach ${url.host}: ${error.message}`, url.href, { cause: error });
+      }
       throw error;
     }
   };
@@ -226,7 +242,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const fetchJson: HttpClient['fetchJson'] = async (input, init) => {
     const { response, text } = await fetchText(input, init);
     try {
-      return { response, json: JSON.parse(text) as unknown };
+      return { response, json: parseBoundedJson(text) };
     } catch (cause) {
       if (!response.ok) return { response, json: undefined };
       throw new InvalidJsonError(response.url, cause);
@@ -244,6 +260,25 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       agents['https:'].destroy();
     },
   };
+}
+
+/** The host to resolve and connect to: brackets off an IPv6 literal, and a name's one trailing
+ * dot (`localhost.` is `localhost`; DNS names are absolute either way). */
+function hostName(url: URL): string {
+  const host = url.hostname.replace(/^\[|\]$/g, '');
+  return host.endsWith('.') && isIP(host) === 0 ? host.slice(0, -1) : host;
+}
+
+// Names that only ever mean a machine on this side of the network (RFC 6761/6762, common
+// private suffixes): never a fediverse server or a blog.
+const LOCAL_ONLY_SUFFIXES = ['localhost', 'local', 'internal', 'invalid', 'lan', 'intranet', 'home', 'corp', 'arpa'];
+
+/** A host name Tern never resolves: a single label (intranet), an empty label (a..b, a trailing
+ * second dot), or a name under a local-only suffix. */
+export function isLocalOnlyName(name: string): boolean {
+  const labels = name.toLowerCase().split('.');
+  if (labels.length < 2 || labels.some((label) => label === '')) return true;
+  return LOCAL_ONLY_SUFFIXES.includes(labels.at(-1)!);
 }
 
 /** The headers to send, by lower-case name, without hop-by-hop ones. A Headers object (a signed

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { parseCavageSignature, parseSignatureInput } from './signature-precheck';
+import { parseCavageSignature, parseSignatureInput, precheckSignedRequest } from './signature-precheck';
 
 describe('signature header parsing', () => {
   it('draft-cavage: parameters split on commas outside quotes, quotes removed, names lower-cased', () => {
@@ -27,5 +27,35 @@ describe('signature header parsing', () => {
       },
       { label: 'sig2', components: ['@authority'], params: { created: '1700000001' } },
     ]);
+  });
+});
+
+describe('the query string must be covered', () => {
+  const now = Date.parse('2024-05-01T12:00:00Z');
+  const created = Math.floor(now / 1000);
+  const cavage = (url: string) =>
+    new Request(url, {
+      headers: {
+        date: new Date(now).toUTCString(),
+        signature: 'keyId="https://a.example/k",algorithm="rsa-sha256",headers="(request-target) host date",signature="AA=="',
+      },
+    });
+  const rfc9421 = (url: string, components: string) =>
+    new Request(url, {
+      headers: { 'signature-input': `sig1=(${components});created=${created};keyid="https://a.example/k"`, signature: 'sig1=:AA==:' },
+    });
+  const check = (request: Request) => precheckSignedRequest(request, now, 3_600_000);
+
+  it('draft-cavage: Fedify signs the path alone, so a request with a query is refused', async () => {
+    expect(await check(cavage('https://me.example/o/1?x=1'))).toEqual({ ok: false, reason: 'query_not_covered' });
+    expect(await check(cavage('https://me.example/o/1'))).toEqual({ ok: true, spec: 'draft-cavage-http-signatures-12' });
+  });
+
+  it('RFC 9421: @path without @query is refused when there is a query; @query, @target-uri or @request-target cover it', async () => {
+    expect(await check(rfc9421('https://me.example/o/1?x=1', '"@method" "@path" "@authority"'))).toEqual({ ok: false, reason: 'query_not_covered' });
+    for (const covering of ['"@path" "@query" "@authority"', '"@target-uri"', '"@request-target" "host"']) {
+      expect(await check(rfc9421('https://me.example/o/1?x=1', covering))).toEqual({ ok: true, spec: 'rfc9421' });
+    }
+    expect(await check(rfc9421('https://me.example/o/1', '"@method" "@path" "@authority"'))).toEqual({ ok: true, spec: 'rfc9421' });
   });
 });

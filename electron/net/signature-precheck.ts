@@ -4,11 +4,12 @@
 // Fedify checks most of this too, but answers only "invalid"; these give the listener and the
 // logs a reason, and add what Fedify leaves open: an RFC 9421 signature on a request with a
 // body must cover content-digest, or the body could be swapped under a valid signature; and
-// every signature must cover the host it was sent to, or it could be replayed to another server.
+// every signature must cover the host it was sent to, or it could be replayed to another server,
+// and the query string when there is one.
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { HttpMessageSignaturesSpec } from '@fedify/fedify';
 
-export type PrecheckFailure = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch';
+export type PrecheckFailure = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'query_not_covered';
 export type PrecheckResult = { ok: true; spec: HttpMessageSignaturesSpec } | { ok: false; reason: PrecheckFailure };
 
 interface SignatureInputMember {
@@ -114,6 +115,20 @@ function coversHost(spec: HttpMessageSignaturesSpec, members: SignatureInputMemb
   return (cavage?.get('headers') ?? '').toLowerCase().split(/\s+/).includes('host');
 }
 
+/**
+ * A query string the signature does not cover could be added to a signed request at will
+ * (`POST /inbox?x=1` under a signature over `post /inbox`). Fedify builds draft-cavage's
+ * (request-target) from the path alone, so a cavage signature never covers a query: a signed
+ * request with one is refused. An RFC 9421 signature must cover @query, @target-uri or
+ * @request-target, each of which includes it.
+ */
+function coversQuery(request: Request, spec: HttpMessageSignaturesSpec, members: SignatureInputMember[]): boolean {
+  const q = request.url.indexOf('?');
+  if (q < 0 || q === request.url.length - 1) return true;
+  if (spec !== 'rfc9421') return false;
+  return members.every((m) => ['@query', '@target-uri', '@request-target'].some((c) => m.components.includes(c)));
+}
+
 /** `body`, when given, must be the request's body bytes (read once by the caller). */
 export async function precheckSignedRequest(request: Request, nowMs: number, windowMs: number, body?: Uint8Array): Promise<PrecheckResult> {
   const signature = request.headers.get('signature');
@@ -133,6 +148,7 @@ export async function precheckSignedRequest(request: Request, nowMs: number, win
   if (signatureInput === null && date === null) return { ok: false, reason: 'bad_signature' };
   if (signatureInput !== null && members.length === 0) return { ok: false, reason: 'bad_signature' };
   if (!coversHost(spec, members, paramSets[0])) return { ok: false, reason: 'bad_signature' };
+  if (!coversQuery(request, spec, members)) return { ok: false, reason: 'query_not_covered' };
   for (const params of paramSets) {
     const created = params.get('created');
     const expires = params.get('expires');

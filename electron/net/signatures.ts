@@ -171,7 +171,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
 // ---------------------------------------------------------------------------------------------
 // Incoming
 
-export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'key_unavailable';
+export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'query_not_covered' | 'key_unavailable';
 
 export type VerifyInboundResult =
   | { ok: true; keyId: string; ownerActorId: string; spec: SignatureSpec }

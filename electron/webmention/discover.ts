@@ -4,7 +4,7 @@
 // body; relative URLs are resolved against the page's URL AFTER redirects, an empty href is
 // the page itself, and the endpoint's query string is kept as it is.
 import type { HttpClient } from '../net/http-client';
-import { httpUrlOf, webmentionLinkInHtml, webmentionLinksInHeader } from './links';
+import { httpUrlOf, webmentionLinkInRemoteHtml, webmentionLinksInHeader } from './links';
 
 /** The target has no endpoint (or only an unusable one): sending can never succeed. */
 export class NoWebmentionEndpointError extends Error {
@@ -34,7 +34,7 @@ export async function discoverEndpoint(client: Pick<HttpClient, 'fetchText'>, ta
   const base = response.url || target;
   const header = webmentionLinksInHeader(response.headers.get('link'))[0];
   const type = (response.headers.get('content-type') ?? 'text/html').toLowerCase();
-  const href = header ?? (type.includes('html') ? webmentionLinkInHtml(text) : null);
+  const href = header ?? (type.includes('html') ? await webmentionLinkInRemoteHtml(text) : null);
   if (href === null) throw new NoWebmentionEndpointError(`${target} advertises no Webmention endpoint`);
   const endpoint = httpUrlOf(href, base);
   if (endpoint === null) throw new NoWebmentionEndpointError(`${target} advertises an unusable Webmention endpoint (${href})`);

@@ -29,9 +29,8 @@ export function webmentionLinksInHeader(header: string | null): string[] {
   return found;
 }
 
-/** The first `<link>` or `<a>` with rel=webmention and an href, in document order (spec:
- * "the first HTTP Link header takes precedence, followed by the first <link> or <a> element"). */
-export function webmentionLinkInHtml(html: string): string | null {
+/** A parser that records the first `<link>`/`<a>` with rel=webmention and an href. */
+function endpointParser(): { parser: Parser; found: () => string | null } {
   let found: string | null = null;
   const parser = new Parser(
     {
@@ -43,8 +42,29 @@ export function webmentionLinkInHtml(html: string): string | null {
     },
     { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
   );
+  return { parser, found: () => found };
+}
+
+/** The first `<link>` or `<a>` with rel=webmention and an href, in document order (spec:
+ * "the first HTTP Link header takes precedence, followed by the first <link> or <a> element"). */
+export function webmentionLinkInHtml(html: string): string | null {
+  const { parser, found } = endpointParser();
   parser.end(html);
-  return found;
+  return found();
+}
+
+const CHUNK = 32 * 1024;
+
+/** As webmentionLinkInHtml, for a remote page: read in chunks, letting the event loop run
+ * between them (a 1 MiB page is a few hundred ms of parsing), and stopping at the first. */
+export async function webmentionLinkInRemoteHtml(html: string): Promise<string | null> {
+  const { parser, found } = endpointParser();
+  for (let at = 0; at < html.length && found() === null; at += CHUNK) {
+    parser.write(html.slice(at, at + CHUNK));
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  parser.end();
+  return found();
 }
 
 /** An absolute http(s) URL without its fragment, or null. */

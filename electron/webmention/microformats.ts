@@ -5,7 +5,7 @@
 // `html` value (e-* properties) goes through the content sanitizer, strings are capped.
 import { mf2 } from 'microformats-parser';
 import type { JsonValue } from '../../db/schema';
-import { htmlToExcerpt, sanitizeContentHtml } from '../federation/sanitize';
+import { htmlToExcerpt, httpUrlOrNull, sanitizeContentHtml, sanitizePlainText } from '../federation/sanitize';
 import { httpUrlOf, samePage } from './links';
 
 export const WEBMENTION_KINDS = ['reply', 'like', 'repost', 'bookmark', 'mention'] as const;
@@ -47,17 +47,27 @@ export function parseSource(html: string, baseUrl: string): { items: JsonValue[]
   return { items: parsed.items.slice(0, MAX_ITEMS).map((item) => clean(item, 0)) };
 }
 
+// Properties whose values are URLs (u-*): only http(s) ones are kept.
+const URL_PROPERTIES = new Set(['url', 'photo', 'logo', 'uid', 'in-reply-to', 'like-of', 'repost-of', 'bookmark-of', 'syndication', 'featured', 'video', 'audio']);
+
 /** Sanitizes parsed microformats: `html` values through the content sanitizer, other strings
- * capped, depth limited. */
-function clean(value: unknown, depth: number): JsonValue {
-  if (typeof value === 'string') return value.length > MAX_STRING ? value.slice(0, MAX_STRING) : value;
+ * as plain text and capped, URL properties http(s) only, depth limited. */
+function clean(value: unknown, depth: number, key = ''): JsonValue {
+  if (typeof value === 'string') {
+    const capped = value.length > MAX_STRING ? value.slice(0, MAX_STRING) : value;
+    return URL_PROPERTIES.has(key) ? httpUrlOrNull(capped) : sanitizePlainText(capped);
+  }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
   if (depth > MAX_DEPTH) return null;
-  if (Array.isArray(value)) return value.slice(0, 50).map((v) => clean(v, depth + 1));
+  if (Array.isArray(value)) {
+    const items = value.slice(0, 50).map((v) => clean(v, depth + 1, key));
+    return URL_PROPERTIES.has(key) ? items.filter((v) => v !== null) : items;
+  }
   if (!isItem(value)) return null;
   const out: Record<string, JsonValue> = {};
-  for (const [key, v] of Object.entries(value)) {
-    out[key] = key === 'html' && typeof v === 'string' ? sanitizeContentHtml(v.slice(0, MAX_STRING * 10)) : clean(v, depth + 1);
+  for (const [k, v] of Object.entries(value)) {
+    // An item's own `value` is a URL when it stands for a u-* property (an h-card as author url).
+    out[k] = k === 'html' && typeof v === 'string' ? sanitizeContentHtml(v.slice(0, MAX_STRING * 10)) : clean(v, depth + 1, k === 'value' ? '' : k);
   }
   return out;
 }

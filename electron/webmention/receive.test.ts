@@ -187,6 +187,26 @@ describe('receiving and verifying', () => {
     expect(queued()[0]?.error).toMatch(/source larger than/);
   });
 
+  // Pages no parser should meet on the main thread: refused for good (processed, tries 1), with why.
+  it.each([
+    ['50,000 nested elements', () => `${'<div>'.repeat(50_000)}<a href="${post.apId}">x</a>${'</div>'.repeat(50_000)}`, /source page refused: HTML nested deeper than 400 levels/],
+    ['40,000 elements side by side', () => `<a href="${post.apId}">x</a>${'<i></i>'.repeat(40_000)}`, /source page refused: more than 30000 HTML elements/],
+    ['2,000 nested elements', () => `${'<span>'.repeat(2_000)}<a href="${post.apId}">x</a>${'</span>'.repeat(2_000)}`, /source page refused: HTML nested deeper than 400 levels/],
+  ])('a source of %s: refused for good with the reason, nothing stored', async (_name, page, reason) => {
+    pages.set('/deep', { body: page() });
+    await mention('/deep');
+    expect(rows()).toHaveLength(0);
+    expect(queued()[0]).toMatchObject({ isProcessed: true, isErrored: false, tries: 1 });
+    expect(queued()[0]?.error).toMatch(reason);
+  });
+
+  it('a long page full of microformats (slow to parse) is read off the main thread and recorded', async () => {
+    pages.set('/long', { body: entry(`<a class="u-in-reply-to" href="${post.apId}">re</a>${'<p class="p-name">hello <b>world</b></p>'.repeat(2_000)}`) });
+    await mention('/long');
+    expect(rows()).toHaveLength(1);
+    expect(queued()[0]).toMatchObject({ isProcessed: true, error: null });
+  });
+
   it('an unreachable source: kept for a later try with the error, nothing stored', async () => {
     const dead = await startServer(() => undefined);
     const origin = dead.origin;

@@ -17,9 +17,9 @@ import type { FederationContext } from '../ports';
 import { isBlockedUrl } from '../federation/blocked-servers';
 import type { LocalActor } from '../federation/identity';
 import type { ProcessOutcome } from '../federation/process/context';
-import { BlockedAddressError, BodyTooLargeError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
-import { htmlLinksTo, samePage } from './links';
-import { parseSource } from './microformats';
+import { BlockedAddressError, BodyTooLargeError, HostNotFoundError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
+import { samePage } from './links';
+import { readSourcePage } from './source-parse';
 import { targetPost } from './receive';
 
 /** Source pages are read up to this size. */
@@ -59,6 +59,7 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
     // These will not get better by waiting: refuse now, store nothing.
     if (error instanceof BlockedAddressError) return dropped(`source refused: ${error.message}`);
     if (error instanceof UnsupportedSchemeError) return dropped(`source refused: ${error.message}`);
+    if (error instanceof HostNotFoundError) return dropped(`source refused: ${error.message}`);
     if (error instanceof BodyTooLargeError) return dropped(`source larger than ${SOURCE_MAX_BYTES} bytes`);
     if (error instanceof TooManyRedirectsError) return dropped(`source redirects too often: ${error.message}`);
     throw error;
@@ -74,11 +75,13 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
   const isHtml = type === '' || type.includes('html');
   const finalUrl = response.url || source;
-  const links = isHtml ? htmlLinksTo(body, finalUrl, target) : body.includes(target);
-  if (!links) {
+  // Read off the main thread, within bounds; a page that cannot be read is refused for good.
+  const reading = isHtml ? await readSourcePage(body, finalUrl, target) : { ok: true as const, links: body.includes(target), microformats: { items: [] } };
+  if (!reading.ok) return dropped(`source page refused: ${reading.reason}`);
+  if (!reading.links) {
     return forget(deps.db, source, now, target) ? done : dropped('source does not link to target');
   }
-  const microformats = isHtml ? parseSource(body, finalUrl) : { items: [] };
+  const microformats = reading.microformats;
   return record(deps.db, { source, target: post.apId, outboxObjectId: post.id, microformats, now });
 }
 

@@ -1,0 +1,44 @@
+// measureHtml counts elements and estimates nesting without a parser; sanitizeContentHtml keeps
+// HTML over its bounds as plain text instead of handing it to sanitize-html on the main thread.
+import { describe, expect, it } from 'vitest';
+import { htmlOverLimits, measureHtml } from './html-bounds';
+import { HTML_LIMITS, htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../federation/sanitize';
+
+describe('measureHtml', () => {
+  it('counts start tags and nesting; void elements and optional end tags do not nest', () => {
+    expect(measureHtml('<div><span>a</span><br><img src=x></div>')).toEqual({ elements: 4, depth: 2 });
+    expect(measureHtml('<p>one<p>two<p>three<li>x<li>y')).toEqual({ elements: 5, depth: 0 });
+    expect(measureHtml('<div/><div/>')).toEqual({ elements: 2, depth: 0 });
+    expect(measureHtml('a < b and c > d')).toEqual({ elements: 0, depth: 0 });
+  });
+
+  it('stops early once over the limits', () => {
+    expect(measureHtml('<div>'.repeat(100_000), { elements: 1e9, depth: 10 }).depth).toBe(11);
+    expect(htmlOverLimits('<i></i>'.repeat(50), { chars: 1e6, elements: 10, depth: 10 })).toBe('more than 10 HTML elements');
+    expect(htmlOverLimits('x'.repeat(11), { chars: 10, elements: 10, depth: 10 })).toBe('more than 10 characters of HTML');
+  });
+});
+
+describe('remote HTML over the bounds is kept as text, never parsed', () => {
+  const deep = `${'<div>'.repeat(50_000)}<script>alert(1)</script><img src=x onerror=alert(1)>hi &amp; <b>bye</b>${'</div>'.repeat(50_000)}`;
+
+  it('content 50,000 levels deep becomes one escaped paragraph with no tag left', () => {
+    const out = sanitizeContentHtml(deep);
+    expect(out).toBe('<p>alert(1) hi &amp; bye</p>');
+  });
+
+  it('a huge flat content is cut to the bound', () => {
+    const out = sanitizeContentHtml('<b>x</b> '.repeat(HTML_LIMITS.elements + 1));
+    expect(out.startsWith('<p>x x')).toBe(true);
+    expect(out).not.toMatch(/<b>/);
+  });
+
+  it('plain text and excerpts of such HTML carry no markup either', () => {
+    expect(sanitizePlainText(deep)).not.toMatch(/<|onerror/);
+    expect(htmlToExcerpt(deep, 40)).toBe('alert(1) hi & bye');
+  });
+
+  it('ordinary content is sanitized as before', () => {
+    expect(sanitizeContentHtml('<p>Hi <script>x</script><a href="javascript:x" onclick="y">l</a></p>')).toBe('<p>Hi <a rel="nofollow noopener noreferrer">l</a></p>');
+  });
+});

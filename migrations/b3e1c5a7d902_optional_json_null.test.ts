@@ -1,0 +1,159 @@
+// Revision b3e1c5a7d902: on a database Tern made, each of the seven optional JSON columns takes
+// NULL from the tools outside Tern — the system `sqlite3` shell and python3's sqlite3 module
+// (SQLite 3.40 on Debian 12, where json_valid(NULL) is 0) — and from better-sqlite3; invalid
+// JSON is still refused by all three. Before this revision the old tools refused the NULL.
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite } from '../db/client';
+import { downgrade, upgrade } from './runner';
+
+const T = "'2024-05-01T12:00:00Z'";
+const OPTIONAL = [
+  ['inbox', 'voted_for_answers'],
+  ['inbox', 'og_meta'],
+  ['incoming_activity', 'ap_object'],
+  ['outbox', 'revisions'],
+  ['outbox', 'og_meta'],
+  ['webmention', 'source_microformats'],
+  ['oauth_client', 'redirect_uris'],
+] as const;
+
+let n = 100;
+/** One full row of `table` whose `column` holds `value` (SQL) and whose other optional JSON is valid. */
+function rowSql(table: string, column: string, value: string): string {
+  const k = n++;
+  const json = (c: string) => (c === column ? value : "'{}'");
+  switch (table) {
+    case 'inbox':
+      return `INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, replies_count, voted_for_answers, og_meta) VALUES (${T}, ${T}, 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/${k}', ${T}, '{}', 'PUBLIC', 0, 0, 0, ${json('voted_for_answers')}, ${json('og_meta')});`;
+    case 'incoming_activity':
+      return `INSERT INTO incoming_activity (created_at, ap_object, tries, is_processed, is_errored) VALUES (${T}, ${json('ap_object')}, 0, 0, 0);`;
+    case 'outbox':
+      return `INSERT INTO outbox (created_at, updated_at, is_hidden_from_homepage, public_id, ap_type, ap_id, ap_object, ap_published_at, visibility, likes_count, announces_count, replies_count, is_pinned, is_deleted, revisions, og_meta) VALUES (${T}, ${T}, 0, 'p${k}', 'Note', 'https://me.example/o/${k}', '{}', ${T}, 'PUBLIC', 0, 0, 0, 0, 0, ${json('revisions')}, ${json('og_meta')});`;
+    case 'webmention':
+      return `INSERT INTO webmention (created_at, is_deleted, source, source_microformats, target, outbox_object_id) VALUES (${T}, 0, 'https://blog.example/${k}', ${json('source_microformats')}, 'https://me.example/o/1', 1);`;
+    default:
+      return `INSERT INTO oauth_client (created_at, client_name, redirect_uris, client_id, client_secret) VALUES (${T}, 'App', ${json('redirect_uris')}, 'https://app.example/${k}', 'secret${k}');`;
+  }
+}
+
+const dir = mkdtempSync(join(tmpdir(), 'tern-jsonnull-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let path = '';
+let files = 0;
+
+/** A database file Tern made, at `target`, with the actor and post the rows refer to. */
+function ternDatabase(target = 'head'): string {
+  path = join(dir, `tern-${files++}.db`);
+  const sqlite = openSqlite(path);
+  upgrade(sqlite, target);
+  sqlite.exec(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type) VALUES (1, ${T}, ${T}, 'https://a.example/u', '{}', 'Person');`);
+  sqlite.exec(rowSql('outbox', 'og_meta', "'{}'").replace('INSERT INTO outbox (', 'INSERT INTO outbox (id, ').replace('VALUES (', 'VALUES (1, '));
+  sqlite.close();
+  return path;
+}
+
+/** Runs one statement through a tool; null when it succeeded, else the tool's error. */
+type Tool = (db: string, statement: string) => string | null;
+const shell: Tool = (db, statement) => {
+  const r = spawnSync('sqlite3', ['-bail', db, statement], { encoding: 'utf8' });
+  return r.status === 0 ? null : r.stderr.trim() || `exit ${r.status}`;
+};
+const python: Tool = (db, statement) => {
+  const code = 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(sys.argv[2])\nc.commit()';
+  const r = spawnSync('python3', ['-c', code, db, statement], { encoding: 'utf8' });
+  return r.status === 0 ? null : r.stderr.trim().split('\n').at(-1) ?? `exit ${r.status}`;
+};
+const betterSqlite: Tool = (db, statement) => {
+  const sqlite = openSqlite(db);
+  try {
+    sqlite.exec(statement);
+    return null;
+  } catch (error) {
+    return (error as Error).message;
+  } finally {
+    sqlite.close();
+  }
+};
+const TOOLS: [string, Tool][] = [
+  ['the sqlite3 shell', shell],
+  ["python3's sqlite3 module", python],
+  ['better-sqlite3', betterSqlite],
+];
+
+const versionOf = (tool: 'shell' | 'python') =>
+  tool === 'shell'
+    ? spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).stdout.split(' ')[0]
+    : spawnSync('python3', ['-c', 'import sqlite3;print(sqlite3.sqlite_version)'], { encoding: 'utf8' }).stdout.trim();
+
+describe('optional JSON columns take NULL (b3e1c5a7d902)', () => {
+  beforeEach(() => {
+    ternDatabase();
+  });
+
+  it('the tools outside Tern are the old SQLite this revision is for', () => {
+    // If the machine's SQLite ever passes 3.45, the shell/python cases below stop proving the fix.
+    for (const tool of ['shell', 'python'] as const) expect(versionOf(tool)).toMatch(/^3\.(\d|[1-3]\d|4[0-4])\./);
+  });
+
+  for (const [name, tool] of TOOLS) {
+    for (const [table, column] of OPTIONAL) {
+      it(`${name}: ${table}.${column} takes NULL and refuses invalid JSON`, () => {
+        const count = () => {
+          const sqlite = openSqlite(path, { readonly: true });
+          try {
+            return sqlite.prepare(`SELECT count(*) FROM ${table} WHERE ${column} IS NULL`).pluck().get();
+          } finally {
+            sqlite.close();
+          }
+        };
+        expect(tool(path, rowSql(table, column, 'NULL'))).toBeNull();
+        expect(count()).toBe(1);
+        expect(tool(path, rowSql(table, column, "'{not json'"))).toMatch(`CHECK constraint failed: ck_${table}_${column}`);
+      });
+    }
+  }
+});
+
+describe('before b3e1c5a7d902, and its downgrade', () => {
+  it('at 9519a2c5ec87 the sqlite3 shell refused NULL in every optional JSON column (the bug)', () => {
+    const db = ternDatabase('9519a2c5ec87');
+    for (const [table, column] of OPTIONAL) {
+      expect(shell(db, rowSql(table, column, 'NULL'))).toMatch(`CHECK constraint failed: ck_${table}_${column}`);
+    }
+  });
+
+  it('upgrading keeps every row, id, index and foreign key; downgrading restores the old CHECK text', () => {
+    const db = ternDatabase('9519a2c5ec87');
+    const sqlite = openSqlite(db);
+    for (const [table, column] of OPTIONAL) sqlite.exec(rowSql(table, column, '\'["kept"]\''));
+    sqlite.exec("INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, replies_count, relates_to_outbox_object_id) VALUES ('2024-05-01T12:00:00Z', '2024-05-01T12:00:00Z', 1, 'a.example', 0, 'https://a.example/u', 'Like', 'https://a.example/like', '2024-05-01T12:00:00Z', '{}', 'PUBLIC', 0, 0, 0, 1)");
+    sqlite.exec('UPDATE outbox SET relates_to_inbox_object_id = (SELECT max(id) FROM inbox) WHERE id = 1');
+    const schema = () => sqlite.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string; sql: string }[];
+    const rows = () => OPTIONAL.map(([table]) => sqlite.prepare(`SELECT * FROM ${table} ORDER BY id`).all());
+    const before = { schema: schema(), rows: rows() };
+
+    expect(upgrade(sqlite, 'b3e1c5a7d902')).toEqual(['b3e1c5a7d902']);
+    expect(rows()).toEqual(before.rows);
+    const after = schema();
+    expect(after.map((o) => o.name)).toEqual(before.schema.map((o) => o.name));
+    const changed = after.filter((o) => !before.schema.some((b) => b.sql === o.sql)).map((o) => o.name);
+    expect(changed).toEqual(['inbox', 'incoming_activity', 'oauth_client', 'outbox', 'webmention']);
+    for (const [table, column] of OPTIONAL) {
+      expect(after.find((o) => o.name === table)!.sql).toContain(`CONSTRAINT ck_${table}_${column} CHECK (${column} IS NULL OR json_valid(${column}))`);
+    }
+    expect(sqlite.pragma('foreign_key_check')).toEqual([]);
+    expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
+    expect(sqlite.pragma('legacy_alter_table', { simple: true })).toBe(0);
+    // Other tables' references still name the rebuilt tables.
+    expect(after.find((o) => o.name === 'notifications')!.sql).toContain('REFERENCES inbox (id)');
+
+    expect(downgrade(sqlite, '9519a2c5ec87')).toEqual(['b3e1c5a7d902']);
+    expect(schema()).toEqual(before.schema);
+    expect(rows()).toEqual(before.rows);
+    sqlite.close();
+  });
+});
