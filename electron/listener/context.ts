@@ -11,7 +11,7 @@ import { PAGE_HEADERS } from './pages';
 export type ListenerCore = Pick<Core, 'db' | 'fed' | 'clock' | 'settings' | 'identity'> & {
   inboxEvents?: InboxEvents;
   /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
-  services?: Partial<Pick<Core['services'], 'indieauth' | 'author' | 'media'>>;
+  services?: Partial<Pick<Core['services'], 'indieauth' | 'author' | 'media' | 'notifications' | 'polls'>>;
   /** Media routes answer 404 without it. */
   paths?: Pick<Core['paths'], 'uploads'>;
 };
