@@ -106,7 +106,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     handler((c) => {
       const api = apiOf(core, c);
       requireToken(core, c, 'read', 'profile');
-      return json(c, api.map.account(viewOf(api, (c.req.param('id') ?? ''))));
+      return json(c, api.map.account(viewOf(api, c.req.param('id') ?? '')));
     }),
   );
 
@@ -115,7 +115,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     handler((c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const who = actorById(api, (c.req.param('id') ?? ''));
+      const who = actorById(api, c.req.param('id') ?? '');
       const q = parse(statusesQuery, queryParams(c));
       const read = (range: KeyRange) =>
         who.id === 0 ? api.author.reads.ownPosts(range, { pinned: q.pinned ?? false, withBoosts: !q.exclude_reblogs }) : api.author.reads.actorPosts(who.id, range, { withBoosts: !q.exclude_reblogs });
@@ -132,7 +132,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       handler((c) => {
         requireToken(core, c, 'read', 'follow');
         const api = apiOf(core, c);
-        const who = actorById(api, (c.req.param('id') ?? ''));
+        const who = actorById(api, c.req.param('id') ?? '');
         const q = parse(pageQuery, queryParams(c));
         if (who.id !== 0) return json(c, []);
         const people = api.author.people()[which];
@@ -149,7 +149,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       requireToken(core, c, 'write', 'follow');
       const api = apiOf(core, c);
       await bodyParams(c);
-      const who = actorById(api, (c.req.param('id') ?? ''));
+      const who = actorById(api, c.req.param('id') ?? '');
       if (who.id === 0) throw new ApiError(422, 'Validation failed: you cannot follow yourself');
       await api.author.follow(who.apId);
       return json(c, apiOf(core, c).map.relationship(who));
@@ -158,10 +158,11 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
 
   app.post(
     '/api/v1/accounts/:id/unfollow',
-    handler((c) => {
+    handler(async (c) => {
       requireToken(core, c, 'write', 'follow');
+      await bodyParams(c);
       const api = apiOf(core, c);
-      const who = actorById(api, (c.req.param('id') ?? ''));
+      const who = actorById(api, c.req.param('id') ?? '');
       if (who.id === 0) throw new ApiError(422, 'Validation failed: you cannot unfollow yourself');
       api.author.unfollow(who.apId);
       return json(c, apiOf(core, c).map.relationship(who));
@@ -181,10 +182,11 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
   for (const decision of ['authorize', 'reject'] as const) {
     app.post(
       `/api/v1/follow_requests/:id/${decision}`,
-      handler((c) => {
+      handler(async (c) => {
         requireToken(core, c, 'write', 'follow');
+        await bodyParams(c);
         const api = apiOf(core, c);
-        const id = (c.req.param('id') ?? '');
+        const id = c.req.param('id') ?? '';
         const request = api.author.people().requests.find((r) => String(r.actor.id) === id);
         if (!request) throw notFound();
         if (decision === 'authorize') api.author.acceptRequest(request.inboxObjectId);

@@ -5,7 +5,7 @@
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { KeyedPost } from '../federation/actions/reads';
-import type { PostView } from '../ipc/author-contract';
+import { authorInputs, type PostView } from '../ipc/author-contract';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { MAX_ATTACHMENTS } from '../media/limits';
 import { POLL_LIMITS } from '../federation/polls/question';
@@ -65,7 +65,8 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
       if (text.trim() === '' && mediaIds.length === 0) throw new ApiError(422, "Validation failed: Text can't be blank");
       if (input.poll && mediaIds.length > 0) throw new ApiError(422, 'Validation failed: a poll cannot have files');
       const parent = input.in_reply_to_id ? postById(api, input.in_reply_to_id) : null;
-      const created = await api.author.createPost({
+      // The same schema as the desktop's posts.create: one set of rules for a post.
+      const post = parse(authorInputs['posts.create'], {
         content: text,
         visibility: fromVisibility(input.visibility ?? 'public'),
         summary: input.spoiler_text?.trim() ? input.spoiler_text.trim() : null,
@@ -76,6 +77,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
           ? { options: input.poll.options, multiple: input.poll.multiple ?? false, durationSeconds: input.poll.expires_in, hideTotals: input.poll.hide_totals ?? false }
           : null,
       });
+      const created = await api.author.createPost(post);
       for (const id of mediaIds) descriptions.delete(Number(id));
       const status = entity(api, created);
       if (idempotency) seen.set(idempotency, { at: now, id: status.id });
@@ -88,7 +90,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     handler((c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const post = postById(api, (c.req.param('id') ?? ''));
+      const post = postById(api, c.req.param('id') ?? '');
       return json(c, api.map.status(post.view, post.key));
     }),
   );
@@ -98,19 +100,20 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     handler(async (c) => {
       requireToken(core, c, 'write');
       const api = apiOf(core, c);
-      const post = own(postById(api, (c.req.param('id') ?? '')));
+      const post = own(postById(api, c.req.param('id') ?? ''));
       const input = parse(statusInput, await bodyParams(c, POST_BODY_BYTES));
       const current = post.view.attachments.map((a) => api.map.attachment(a, 0, '').id);
       if (input.media_ids && (input.media_ids.length !== current.length || input.media_ids.some((id, i) => id !== current[i]))) {
         throw new ApiError(422, 'Validation failed: Tern cannot change a post’s files; delete it and post it again');
       }
       if (input.poll) throw new ApiError(422, 'Validation failed: Tern cannot change a poll');
-      const edited = await api.author.editPost({
+      const edit = parse(authorInputs['posts.edit'], {
         apId: post.view.apId,
         content: input.status ?? post.view.markdown ?? '',
         summary: input.spoiler_text === undefined ? post.view.summary : input.spoiler_text.trim() || null,
         ...(input.sensitive === undefined ? {} : { sensitive: input.sensitive }),
       });
+      const edited = await api.author.editPost(edit);
       return json(c, entity(api, edited));
     }),
   );
@@ -119,8 +122,9 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     '/api/v1/statuses/:id',
     handler(async (c) => {
       requireToken(core, c, 'write');
+      await bodyParams(c);
       const api = apiOf(core, c);
-      const post = own(postById(api, (c.req.param('id') ?? '')));
+      const post = own(postById(api, c.req.param('id') ?? ''));
       const status = { ...api.map.status(post.view, post.key), text: post.view.markdown ?? '' };
       await api.author.deletePost(post.view.apId);
       return json(c, status);
@@ -132,8 +136,8 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     handler((c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const post = own(postById(api, (c.req.param('id') ?? '')));
-      return json(c, { id: (c.req.param('id') ?? ''), text: post.view.markdown ?? '', spoiler_text: post.view.summary ?? '' });
+      const post = own(postById(api, c.req.param('id') ?? ''));
+      return json(c, { id: c.req.param('id') ?? '', text: post.view.markdown ?? '', spoiler_text: post.view.summary ?? '' });
     }),
   );
 
@@ -142,7 +146,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     handler((c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const post = postById(api, (c.req.param('id') ?? ''));
+      const post = postById(api, c.req.param('id') ?? '');
       const versions = post.view.mine.own && !post.view.boostedBy ? api.author.reads.history(post.view.id) : [post.view];
       return json(
         c,
@@ -159,7 +163,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
     handler(async (c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const post = postById(api, (c.req.param('id') ?? ''));
+      const post = postById(api, c.req.param('id') ?? '');
       const thread = await api.author.thread(post.view.apId);
       return json(c, { ancestors: thread.ancestors.map((v) => entity(api, v)), descendants: thread.replies.map((v) => entity(api, v)) });
     }),
@@ -170,7 +174,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
       `/api/v1/statuses/:id/${who}`,
       handler((c) => {
         requireToken(core, c, 'read');
-        postById(apiOf(core, c), (c.req.param('id') ?? ''));
+        postById(apiOf(core, c), c.req.param('id') ?? '');
         return json(c, []);
       }),
     );
@@ -181,8 +185,9 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
       `/api/v1/statuses/:id/${path}`,
       handler(async (c) => {
         requireToken(core, c, 'write');
+        await bodyParams(c);
         const api = apiOf(core, c);
-        const post = postById(api, (c.req.param('id') ?? ''));
+        const post = postById(api, c.req.param('id') ?? '');
         const view = await run(api, post);
         if (view === null) {
           // reblog answers the wrapper status: the author's boost around the boosted post.
