@@ -365,6 +365,30 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       };
     },
 
+    /** client_credentials (the Mastodon API's app token): a registered client, authenticated,
+     * gets a token that acts for the app only — no scope, so it reads nothing of the author's
+     * and writes nothing; it verifies the app and reads what is public. Lives until revoked. */
+    appToken(input: { clientId: string; clientSecret: string | null }) {
+      local();
+      const client = findRegisteredClient(deps.db, input.clientId);
+      if (!client) throw new OAuthError('invalid_client', 'unknown client', 401);
+      authenticateClient(client, input.clientSecret);
+      const secret = randomSecret();
+      const createdAt = deps.clock();
+      deps.db.transaction((tx) => {
+        // A used request row ties the token to its client (the token row has no client column).
+        const request = tx
+          .insert(indieauthAuthorizationRequest)
+          .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: '', clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
+          .returning({ id: indieauthAuthorizationRequest.id })
+          .get();
+        tx.insert(indieauthAccessToken)
+          .values({ createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false })
+          .run();
+      });
+      return { access_token: secret, token_type: 'Bearer' as const, scope: '', created_at: Math.floor(createdAt.getTime() / 1000) };
+    },
+
     /** A bearer token that is known, not revoked and not expired; else invalid_token. */
     verifyToken(secret: string): TokenGrant {
       const grant = findToken(secret);

@@ -206,6 +206,18 @@ describe('signing in: refusals', () => {
     expect(snapshot()).toEqual(before);
   });
 
+  it('client_credentials: an app token verifies the app and reads what is public, nothing of the author’s', async () => {
+    const res = await fetch(`${t.url}/oauth/token`, form({ grant_type: 'client_credentials', client_id: full.clientId, client_secret: full.clientSecret, scope: 'read' }));
+    expect(res.status).toBe(200);
+    const app = (await res.json()) as { access_token: string; token_type: string };
+    expect(app.token_type).toBe('Bearer');
+    expect((await call(t, app.access_token, 'GET', '/api/v1/apps/verify_credentials')).json).toMatchObject({ name: 'Raw Client', scopes: [] });
+    expect((await call(t, app.access_token, 'GET', '/api/v2/instance')).status).toBe(200);
+    await refusedEach(app.access_token, (r) => !isPublic(r) && r.path !== '/api/v1/apps/verify_credentials', 403);
+    const wrong = await fetch(`${t.url}/oauth/token`, form({ grant_type: 'client_credentials', client_id: full.clientId, client_secret: 'nope' }));
+    expect(wrong.status).toBe(401);
+  });
+
   it('revoke: another client cannot revoke a token that is not its own', async () => {
     const other = await signIn(t, ['read'], 'Other');
     const res = await fetch(`${t.url}/oauth/revoke`, form({ client_id: other.clientId, client_secret: other.clientSecret, token: full.token }));

@@ -48,6 +48,22 @@ const tokenRequest = z.object({
 
 const revokeRequest = z.object({ client_id: z.string().min(1).max(200), client_secret: z.string().min(1).max(200), token: z.string().min(1).max(200) });
 
+const clientCredentials = z.object({
+  grant_type: z.literal('client_credentials'),
+  client_id: z.string().min(1).max(200).optional(),
+  client_secret: z.string().min(1).max(200).optional(),
+  scope: z.string().max(1000).optional(),
+  redirect_uri: z.string().max(2048).optional(),
+});
+
+/** zod, with the first problem as OAuth's invalid_request. */
+function parseOr<T extends z.ZodType>(schema: T, value: unknown): z.output<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  throw new OAuthError('invalid_request', `${issue?.path.join('.') || 'request'}: ${issue?.message ?? 'bad request'}`);
+}
+
 function splitUris(value: string | string[]): string[] {
   return (Array.isArray(value) ? value : value.split(/\s+/)).map((u) => u.trim()).filter(Boolean);
 }
@@ -166,12 +182,18 @@ export function mountOAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
   app.post('/oauth/token', async (c) => {
     try {
       const params = oauthParams(await decodeBody(c.req.raw, OAUTH_BODY_BYTES, { multipart: true }).then((b) => (b.kind === 'multipart' ? { kind: 'form' as const, params: new URLSearchParams([...b.form].filter((e): e is [string, string] => typeof e[1] === 'string')) } : b)));
-      if (params.grant_type !== undefined && params.grant_type !== 'authorization_code') {
-        throw new OAuthError('unsupported_grant_type', 'only authorization_code is supported');
+      if (params.grant_type === 'client_credentials') {
+        const r = parseOr(clientCredentials, params);
+        const basic = basicCredentials(c.req.header('authorization'));
+        const clientId = basic?.clientId ?? r.client_id;
+        if (!clientId) throw new OAuthError('invalid_request', 'client_id is required');
+        const result = indieauth().appToken({ clientId, clientSecret: basic?.clientSecret ?? r.client_secret ?? null });
+        return json(c, result, 200, NO_STORE);
       }
-      const parsed = tokenRequest.safeParse(params);
-      if (!parsed.success) throw new OAuthError('invalid_request', `${parsed.error.issues[0]?.path.join('.') ?? 'request'}: ${parsed.error.issues[0]?.message ?? 'bad request'}`);
-      const r = parsed.data;
+      if (params.grant_type !== undefined && params.grant_type !== 'authorization_code') {
+        throw new OAuthError('unsupported_grant_type', 'authorization_code and client_credentials are supported');
+      }
+      const r = parseOr(tokenRequest, params);
       const basic = basicCredentials(c.req.header('authorization'));
       if (basic && r.client_id && basic.clientId !== r.client_id) throw new OAuthError('invalid_request', 'client_id differs from the authenticated client');
       const clientId = basic?.clientId ?? r.client_id;
