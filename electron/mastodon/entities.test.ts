@@ -130,6 +130,10 @@ describe('pages and headers', () => {
   it('notifications page by id; one can be read, dismissed, and then all cleared', async () => {
     const all = (await get('/api/v1/notifications')).json as { id: string }[];
     expect(((await get(`/api/v1/notifications?max_id=${all[0]!.id}`)).json as { id: string }[]).map((n) => n.id)).toEqual(all.slice(1).map((n) => n.id));
+    const grouped = (await get('/api/v2/notifications')).json as { accounts: unknown[]; statuses: unknown[]; notification_groups: { most_recent_notification_id: string; sample_account_ids: string[] }[] };
+    expect(grouped.notification_groups.map((g) => g.most_recent_notification_id)).toEqual(all.map((n) => n.id));
+    z.array(S.Account).parse(grouped.accounts);
+    z.array(S.Status).parse(grouped.statuses);
     expect((await get(`/api/v1/notifications/${all[0]!.id}`)).status).toBe(200);
     expect((await call(t, token, 'POST', `/api/v1/notifications/${all[0]!.id}/dismiss`)).status).toBe(200);
     expect((await get(`/api/v1/notifications/${all[0]!.id}`)).status).toBe(404);
