@@ -101,6 +101,18 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     return range.closestToAfter ? all.reverse() : all;
   };
 
+  /** `more`: rows remain past the page (a boost of something gone takes a row, shows nothing). */
+  function streamPage(range: KeyRange): { posts: KeyedPost[]; more: boolean } {
+    const wide = { ...range, limit: range.limit + 1 };
+    const received = ranged(db, inbox, 'inbox', and(liveInbox, eq(inbox.isHiddenFromStream, false), inArray(inbox.apType, [...STREAM_TYPES, 'Announce'])), wide);
+    const own = ranged(db, outbox, 'outbox', and(liveOutbox, inArray(outbox.apType, [...POST_TYPES, 'Announce'])), wide);
+    const rows = [...received.map((row) => ({ origin: 'inbox' as const, row })), ...own.map((row) => ({ origin: 'outbox' as const, row }))].sort(
+      (x, y) => compareKeys(keyOf(x.origin, x.row), keyOf(y.origin, y.row)) * (range.closestToAfter ? 1 : -1),
+    );
+    const page = rows.slice(0, range.limit);
+    return { posts: views(range.closestToAfter ? page.reverse() : page), more: rows.length > range.limit };
+  }
+
   return {
     /** A stored row as a post (an Announce: the boosted post with boostedBy); null if gone. */
     post(origin: Origin, id: number): KeyedPost | null {
@@ -177,13 +189,12 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
       return merge(received, own, range);
     },
 
-    /** The home stream's rows (homeStream's filter) in a key range. */
+    /** The home stream: received posts the inbox processor put in the stream, boosts read as
+     * what they boost, and the author's own posts and boosts (one page, and whether more follow). */
+    streamPage,
+
     stream(range: KeyRange): KeyedPost[] {
-      const received = views(
-        ranged(db, inbox, 'inbox', and(liveInbox, eq(inbox.isHiddenFromStream, false), inArray(inbox.apType, [...STREAM_TYPES, 'Announce'])), range).map((row) => ({ origin: 'inbox' as const, row })),
-      );
-      const own = views(ranged(db, outbox, 'outbox', and(liveOutbox, inArray(outbox.apType, [...POST_TYPES, 'Announce'])), range).map((row) => ({ origin: 'outbox' as const, row })));
-      return merge(received, own, range);
+      return streamPage(range).posts;
     },
   };
 }
