@@ -141,6 +141,15 @@ describe('pages and headers', () => {
     expect((await get('/api/v1/notifications')).json).toEqual([]);
   });
 
+  it('a status sent twice with the same Idempotency-Key is posted once', async () => {
+    const count = () => (t.rig.core.sqlite.prepare('SELECT count(*) AS n FROM outbox').get() as { n: number }).n;
+    const send = () => fetch(`${t.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'idempotency-key': 'retry-1' }, body: JSON.stringify({ status: 'Once only' }) });
+    const before = count();
+    const [first, second] = [(await (await send()).json()) as { id: string }, (await (await send()).json()) as { id: string }];
+    expect(second.id).toBe(first.id);
+    expect(count()).toBe(before + 1);
+  });
+
   it('CORS: /api and /oauth/token answer browsers; the preflight too', async () => {
     const preflight = await fetch(`${t.url}/api/v1/timelines/home`, { method: 'OPTIONS', headers: { origin: 'https://elk.zone', 'access-control-request-method': 'GET' } });
     expect(preflight.status).toBe(204);
