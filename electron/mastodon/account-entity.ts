@@ -97,7 +97,6 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       emojis: [],
       fields,
       roles: [],
-      ...(view.movedTo ? { moved: null } : {}),
     };
   }
 

@@ -6,15 +6,17 @@ import { TERN_VERSION } from '../version';
 import { MAX_ALT_LENGTH, MAX_ATTACHMENTS, MAX_AV_BYTES, MAX_IMAGE_BYTES, MEDIA_TYPES } from '../media/limits';
 import { POLL_LIMITS } from '../federation/polls/question';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
+import type { LocalActor } from '../federation/identity';
 import { apiOf } from './api';
 import { handler, json, requireToken } from './http';
 
 /** Mastodon's own default; Tern's posts are Markdown and have no real limit below 100,000. */
 export const MAX_CHARACTERS = 5000;
 
-function configuration() {
+function configuration(local: LocalActor) {
   return {
-    urls: { streaming: null },
+    // No streaming yet: clients that try it fail to connect and refresh by pulling.
+    urls: { streaming: local.baseUrl.replace(/^http/, 'ws') },
     accounts: { max_featured_tags: 0, max_pinned_statuses: 20 },
     statuses: { max_characters: MAX_CHARACTERS, max_media_attachments: MAX_ATTACHMENTS, characters_reserved_per_url: 23 },
     media_attachments: {
@@ -51,7 +53,7 @@ export function mountInstanceRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
         thumbnail: { url: `${local.baseUrl}/avatar.svg`, blurhash: null, versions: {} },
         icon: [],
         languages: ['en'],
-        configuration: configuration(),
+        configuration: configuration(local),
         registrations: { enabled: false, approval_required: false, message: null, url: null },
         api_versions: { mastodon: 2 },
         contact: { email: '', account: api.map.ownAccount() },
@@ -73,14 +75,14 @@ export function mountInstanceRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
         description: `${settings.displayName || local.username}'s own home on the fediverse (Tern).`,
         email: '',
         version,
-        urls: { streaming_api: '' },
+        urls: { streaming_api: local.baseUrl.replace(/^http/, 'ws') },
         stats: { user_count: 1, status_count: api.author.reads.ownPostCount(), domain_count: 0 },
-        thumbnail: null,
+        thumbnail: `${local.baseUrl}/avatar.svg`,
         languages: ['en'],
         registrations: false,
         approval_required: false,
         invites_enabled: false,
-        configuration: configuration(),
+        configuration: configuration(local),
         contact_account: api.map.ownAccount(),
         rules: [],
       });
