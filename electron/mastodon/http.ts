@@ -174,9 +174,17 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<
 /** Rails-style booleans ("true", "1", "on"…) and real ones. */
 export const bool = z.preprocess((v) => (typeof v === 'string' ? ['true', '1', 'on', 't', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
-export const idString = z.string().regex(/^\d{1,30}$/, 'is not an id');
-/** A single value or a list (`ids[]=1` or `ids=1`). */
-export const list = <T extends z.ZodType>(item: T, max: number) => z.preprocess((v) => (v === undefined ? undefined : Array.isArray(v) ? v : [v]), z.array(item).max(max));
+/** An id, as a string (some clients send numbers in JSON). */
+export const idString = z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v), z.string().regex(/^\d{1,30}$/, 'is not an id'));
+/** A single value or a list: `ids[]=1`, `ids=1`, JSON arrays, or Rails' indexed `ids[0]=1`. */
+export const list = <T extends z.ZodType>(item: T, max: number) =>
+  z.preprocess((v) => {
+    if (v === undefined || Array.isArray(v)) return v;
+    if (typeof v === 'object' && v !== null && Object.keys(v).every((k) => /^\d{1,3}$/.test(k))) {
+      return Object.entries(v).sort(([a], [b]) => Number(a) - Number(b)).map(([, x]) => x as unknown);
+    }
+    return [v];
+  }, z.array(item).max(max));
 
 // ---- pages -----------------------------------------------------------------------------------------
 

@@ -94,3 +94,20 @@ describe('lists of statuses', () => {
     expect((await get('/api/v1/bookmarks')).json).toEqual([]);
   });
 });
+
+describe('parameters as clients send them', () => {
+  it('form-encoded with Rails nesting (poll[options][]= and indexed poll[options][0]=), and ids as JSON numbers', async () => {
+    const form = (body: string) =>
+      fetch(`${t.url}/api/v1/statuses`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/x-www-form-urlencoded' }, body }).then(async (r) => ({ status: r.status, json: (await r.json()) as unknown }));
+    const brackets = await form('status=Sea+or+hills%3F&poll[options][]=Sea&poll[options][]=Hills&poll[expires_in]=600&poll[multiple]=true&visibility=unlisted');
+    expect(S.Status.parse(brackets.json)).toMatchObject({ visibility: 'unlisted', poll: { multiple: true, options: [{ title: 'Sea' }, { title: 'Hills' }] } });
+    const indexed = await form('status=Which&poll[options][1]=Second&poll[options][0]=First&poll[expires_in]=600');
+    expect(S.Status.parse(indexed.json).poll?.options.map((o) => o.title)).toEqual(['First', 'Second']);
+    const parent = S.Status.parse(brackets.json);
+    const reply = await call(t, token, 'POST', '/api/v1/statuses', { status: 'A reply', in_reply_to_id: parent.id, media_ids: [] });
+    expect(S.Status.parse(reply.json).in_reply_to_id).toBe(parent.id);
+    const numeric = await call(t, token, 'POST', '/api/v1/statuses', { status: 'x', media_ids: [123456] });
+    expect(numeric.status).toBe(422);
+    expect((numeric.json as { error: string }).error).not.toMatch(/is not an id/);
+  });
+});
