@@ -11,6 +11,10 @@ import { ApiError, bodyParams, bool, handler, idString, int, json, linkHeader, l
 import { OWN_ACCOUNT_ID } from './ids';
 import type { KeyRange } from '../federation/actions/reads';
 import { actorView } from '../federation/actions/views';
+import { MAX_IMAGE_BYTES } from '../media/limits';
+import { declaredType } from '../micropub/media';
+import { settingsUpdateSchema } from '../settings';
+import { createSettingsService } from '../settings-service';
 
 /** The account an id names: the author ("0") or a stored actor. */
 export function actorById(api: Api, id: string): ActorView {
@@ -25,6 +29,19 @@ export function actorById(api: Api, id: string): ActorView {
 }
 
 const viewOf = actorById;
+
+const PROFILE_BODY_BYTES = 2 * MAX_IMAGE_BYTES + 64 * 1024;
+const credentialsInput = z.object({
+  display_name: z.string().max(100).optional(),
+  note: z.string().max(5000).optional(),
+  locked: bool.optional(),
+  avatar: z.instanceof(File).optional(),
+  header: z.instanceof(File).optional(),
+  bot: bool.optional(),
+  discoverable: bool.optional(),
+  source: z.unknown().optional(),
+  fields_attributes: z.unknown().optional(),
+});
 
 const statusesQuery = pageQuery.extend({
   pinned: bool.optional(),
@@ -49,14 +66,30 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     }),
   );
 
+  // The same settings service as Settings → Profile: saving sends followers the actor Update.
   app.patch(
     '/api/v1/accounts/update_credentials',
     handler(async (c) => {
       requireToken(core, c, 'write');
-      await bodyParams(c);
-      // Tern's profile (name, summary, picture, header image) is edited in Settings → Profile,
-      // which sends the actor Update; from a phone it is not changed.
-      throw new ApiError(422, 'Validation failed: edit your profile in Tern (Settings → Profile)');
+      const input = parse(credentialsInput, await bodyParams(c, PROFILE_BODY_BYTES, true));
+      const upload = async (file: File | undefined) => {
+        if (!file) return undefined;
+        const media = core.services?.media;
+        if (!media) throw new ApiError(503, 'Uploads are not available on this Tern');
+        const bytes = new Uint8Array(await file.arrayBuffer());
+        return (await media.store({ bytes, contentType: declaredType(file, bytes) })).id;
+      };
+      const change = parse(settingsUpdateSchema, {
+        ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),
+        ...(input.note !== undefined ? { summary: input.note } : {}),
+        ...(input.locked !== undefined ? { manuallyApprovesFollowers: input.locked } : {}),
+        ...(input.avatar ? { avatar: await upload(input.avatar) } : {}),
+        ...(input.header ? { header: await upload(input.header) } : {}),
+      });
+      await createSettingsService(core).update(change);
+      const api = apiOf(core, c);
+      const settings = core.settings.get();
+      return json(c, { ...api.map.ownAccount(), source: { privacy: 'public', sensitive: false, language: null, note: settings.summary, fields: [], follow_requests_count: api.author.people().requests.length } });
     }),
   );
 

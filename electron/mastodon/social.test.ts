@@ -62,6 +62,18 @@ describe('people', () => {
   });
 });
 
+describe('the profile', () => {
+  it('update_credentials changes the name, note and approval through the settings service; followers receive the Update', async () => {
+    const mark = t.peer.received.length;
+    const me = S.Account.parse((await call(t, token, 'PATCH', '/api/v1/accounts/update_credentials', { display_name: 'Alice at Sea', note: 'Now on a *boat*.', locked: false })).json);
+    expect(me).toMatchObject({ display_name: 'Alice at Sea', locked: false });
+    expect(me.note).toContain('<em>boat</em>');
+    expect(t.rig.core.settings.get()).toMatchObject({ displayName: 'Alice at Sea', summary: 'Now on a *boat*.' });
+    const update = await t.peer.waitFor((x) => x.type === 'Update' && x.seq >= mark);
+    expect(JSON.stringify(update.json)).toContain('Alice at Sea');
+  });
+});
+
 describe('lists of statuses', () => {
   it('pins, the author’s statuses, public and tag timelines, bookmarks and favourites, conversations', async () => {
     const a = S.Status.parse((await post('/api/v1/statuses', { status: 'First #gulls' })).json);
