@@ -347,7 +347,8 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (row.codeChallenge !== null || !registered) checkVerifier(input.codeVerifier, row);
       if (row.scope === '') throw new OAuthError('invalid_grant', 'this code grants no scope: redeem it at the authorization endpoint for the profile');
       const secret = randomSecret();
-      const expiresIn = options.untilRevoked ? UNTIL_REVOKED : TOKEN_LIFETIME_S;
+      // Only registered apps (Mastodon's) get tokens without an end; a URL client keeps IndieAuth's 30 days.
+      const expiresIn = options.untilRevoked && registered ? UNTIL_REVOKED : TOKEN_LIFETIME_S;
       const createdAt = deps.clock();
       deps.db.transaction((tx) => {
         if (!useCode(tx, row.id)) throw new OAuthError('invalid_grant', 'this authorization code was already used');
