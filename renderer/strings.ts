@@ -644,7 +644,7 @@ export const strings = {
 
   apps: {
     title: 'Apps',
-    lede: 'Apps that sign in as you (IndieAuth) and post for you (Micropub). Nothing gets access until you approve it here.',
+    lede: 'Apps that sign in as you (IndieAuth, Mastodon apps) and post for you (Micropub, the Mastodon API). Nothing gets access until you approve it here.',
     pendingTitle: 'Waiting for your approval',
     pendingEmpty: 'No app is asking to sign in. When one does, it waits here — the page it opened says “Open Tern to approve”.',
     asks: (name: string) => `${name} wants to sign in as you`,
@@ -661,6 +661,10 @@ export const strings = {
       update: 'Edit your posts',
       delete: 'Delete your posts',
       media: 'Upload images, video and audio for its posts',
+      read: 'Read your timeline, notifications, posts and people',
+      write: 'Post, edit, delete, like, boost and vote as you',
+      follow: 'Follow and unfollow people, answer follow requests',
+      push: 'Send you push notifications',
     } as Record<string, string>,
     expires: 'Expires',
     approve: 'Approve',
@@ -671,6 +675,7 @@ export const strings = {
     accessEmpty: 'No app can post for you.',
     granted: 'Allowed',
     validUntil: 'expires',
+    untilRevoked: 'until you revoke it',
     revoke: 'Revoke',
     confirmRevoke: 'Revoke access',
     loadFailed: 'The apps could not be loaded.',

@@ -112,7 +112,8 @@ function registeredCount(db: DbOrTx): number {
   return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
 }
 
-export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date): RegisteredClient {
+/** Makes room for one more registration (forgetting old unused ones) or refuses. */
+function checkRoom(db: DbOrTx, now: Date): void {
   if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) {
     const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
     db.delete(oauthClient)
@@ -120,6 +121,10 @@ export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Da
       .run();
   }
   if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+}
+
+export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date): RegisteredClient {
+  checkRoom(db, now);
   const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
   // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
@@ -151,6 +156,55 @@ export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Da
     grant_types: ['authorization_code'],
     response_types: ['code'],
   };
+}
+
+// ---- Mastodon apps (POST /api/v1/apps) ---------------------------------------------------------
+
+/** Out-of-band: the code is shown on a page for the author to paste into the app. */
+export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'ws:', 'wss:', 'ftp:']);
+
+/** A Mastodon app may be sent back to what RFC 7591 clients may, to the out-of-band URN, or to
+ * a native app's private-use scheme (RFC 8252 §7.1: `com.tapbots.Ivory.19300:/request_token`). */
+export function isMastodonRedirectUri(value: string): boolean {
+  if (value === OOB_REDIRECT || isAcceptableRedirectUri(value)) return true;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:' || UNSAFE_SCHEMES.has(url.protocol)) return false;
+  return /^[a-z][a-z0-9+.-]*:/i.test(value) && url.hash === '' && url.username === '' && url.password === '';
+}
+
+export interface MastodonAppRequest {
+  name: string;
+  redirectUris: string[];
+  /** Known scopes only (knownScopes). */
+  scopes: string[];
+  website: string | null;
+}
+
+/** Registers a Mastodon app as an oauth_client row; the secret is in the answer only. */
+export function registerMastodonApp(db: DbOrTx, request: MastodonAppRequest, now: Date): { row: OauthClient; clientSecret: string } {
+  checkRoom(db, now);
+  const secret = randomSecret();
+  const row = db
+    .insert(oauthClient)
+    .values({
+      createdAt: now,
+      clientName: request.name,
+      redirectUris: request.redirectUris,
+      clientUri: request.website,
+      logoUri: null,
+      scope: joinScopes(request.scopes),
+      clientId: `tern-app-${randomSecret().slice(0, 22)}`,
+      clientSecret: hashSecret(secret),
+    })
+    .returning()
+    .get();
+  return { row, clientSecret: secret };
 }
 
 export function findRegisteredClient(db: DbOrTx, clientId: string): OauthClient | null {
@@ -275,6 +329,8 @@ export function registeredClientInfo(row: OauthClient): ClientInfo {
 /** Whether `redirectUri` may receive this client's code: exactly one the client registered or
  * published, or (for URL clients) on the client_id's own scheme, host and port. */
 export function redirectUriAllowed(info: ClientInfo, redirectUri: string): boolean {
+  // A registered client's URIs were checked when it registered (RFC 7591 or a Mastodon app).
+  if (info.registered) return info.redirectUris.includes(redirectUri);
   if (!isAcceptableRedirectUri(redirectUri) && !(info.registered === false && sameOrigin(info.clientId, redirectUri))) return false;
   if (info.redirectUris.includes(redirectUri)) return true;
   return !info.registered && sameOrigin(info.clientId, redirectUri);

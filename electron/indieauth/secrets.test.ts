@@ -33,7 +33,8 @@ describe('secrets', () => {
 
 describe('scopes', () => {
   it('keeps the known scopes once each, in Tern’s order, and drops the rest', () => {
-    expect(knownScopes('delete create create read "quoted" profile')).toEqual(['profile', 'create', 'delete']);
+    expect(knownScopes('delete create create bogus "quoted" profile')).toEqual(['profile', 'create', 'delete']);
+    expect(knownScopes('read:statuses write:media follow read admin:read')).toEqual(['read', 'write', 'follow']);
     expect(knownScopes(null)).toEqual([]);
   });
 });

@@ -10,7 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { Db } from '../../db/client';
-import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken } from '../../db/schema';
+import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken, type OauthClient } from '../../db/schema';
 import type { LocalActor } from '../federation/identity';
 import type { HttpClient } from '../net/http-client';
 import { BadInputError, NotFoundError } from '../errors';
@@ -18,12 +18,14 @@ import {
   authenticateClient,
   fetchClientInfo,
   registerClient,
+  registerMastodonApp,
   findRegisteredClient,
   isIndieAuthClientId,
   OAuthError,
   redirectUriAllowed,
   registeredClientInfo,
   type ClientInfo,
+  type MastodonAppRequest,
   type RegistrationRequest,
 } from './clients';
 import { hasScope, joinScopes, knownScopes, type Scope } from './scopes';
@@ -34,6 +36,9 @@ export const CODE_LIFETIME_MS = 10 * 60 * 1000;
 /** Access tokens live 30 days (expires_in, seconds); there are no refresh tokens (the spec's
  * token record has no column for one), so a client asks the author again afterwards. */
 export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
+/** expires_in of a token that lives until revoked: Mastodon apps assume tokens never expire
+ * (they have no way to sign in again by themselves). */
+export const UNTIL_REVOKED = 0;
 /** At most this many requests wait for the author at once; the oldest make way. Anyone can
  * open /auth, and each pending request is shown in the app. */
 export const MAX_PENDING = 20;
@@ -47,8 +52,10 @@ const MAX_CACHED_CLIENTS = 100;
 export interface AuthorizationParams {
   clientId: string;
   redirectUri: string;
+  /** '' when the client sent none (Mastodon apps may omit it). */
   state: string;
-  codeChallenge: string;
+  /** null: no PKCE, allowed only for a registered client, which authenticates with its secret. */
+  codeChallenge: string | null;
   scope: string | null;
   me: string | null;
 }
@@ -87,14 +94,16 @@ export interface AppAccess {
   registered: boolean;
   scopes: string[];
   createdAt: string;
-  expiresAt: string;
+  /** null: until revoked. */
+  expiresAt: string | null;
 }
 
 export interface TokenGrant {
   token: IndieauthAccessToken;
   clientId: string | null;
   scope: string;
-  expiresAt: Date;
+  /** null: until revoked. */
+  expiresAt: Date | null;
 }
 
 export interface IndieAuthDeps {
@@ -199,7 +208,8 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     const request = token.indieauthAuthorizationRequestId
       ? deps.db.select().from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.id, token.indieauthAuthorizationRequestId)).get()
       : undefined;
-    return { token, clientId: request?.clientId ?? null, scope: token.scope, expiresAt: new Date(token.createdAt.getTime() + token.expiresIn * 1000) };
+    const expiresAt = token.expiresIn === UNTIL_REVOKED ? null : new Date(token.createdAt.getTime() + token.expiresIn * 1000);
+    return { token, clientId: request?.clientId ?? null, scope: token.scope, expiresAt };
   }
 
   function findToken(secret: string): TokenGrant | null {
@@ -208,7 +218,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     return grantOf(token);
   }
 
-  const isActive = (grant: TokenGrant) => !grant.token.isRevoked && grant.expiresAt.getTime() > now();
+  const isActive = (grant: TokenGrant) => !grant.token.isRevoked && (grant.expiresAt === null || grant.expiresAt.getTime() > now());
 
   return {
     /** The authorization endpoint's GET, first step: the client and its redirect URI. Problems
@@ -229,6 +239,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (params.me !== null && params.me.replace(/\/+$/, '') !== actor.id) {
         throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
       }
+      if (params.codeChallenge === null && !client.registered) throw new OAuthError('invalid_request', 'code_challenge is required');
       sweep();
       while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
       const created = now();
@@ -255,14 +266,29 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (entry.outcome === null) return { kind: 'waiting', pending: entry.view };
       pending.delete(handle);
       const iss = issuerOf(local());
-      const { redirectUri, state } = entry.params;
+      const { redirectUri } = entry.params;
+      const state: Record<string, string> = entry.params.state === '' ? {} : { state: entry.params.state };
       return entry.outcome.kind === 'approved'
-        ? { kind: 'redirect', location: withQuery(redirectUri, { code: entry.outcome.code, state, iss }) }
-        : { kind: 'redirect', location: withQuery(redirectUri, { error: 'access_denied', error_description: 'The author did not allow it.', state, iss }) };
+        ? { kind: 'redirect', location: withQuery(redirectUri, { code: entry.outcome.code, ...state, iss }) }
+        : { kind: 'redirect', location: withQuery(redirectUri, { error: 'access_denied', error_description: 'The author did not allow it.', ...state, iss }) };
     },
 
     /** RFC 7591 registration; the secret is in the answer only. */
     register: (request: RegistrationRequest) => registerClient(deps.db, request, deps.clock()),
+
+    /** POST /api/v1/apps: a Mastodon app, registered as an oauth_client row. */
+    registerMastodonApp: (request: MastodonAppRequest) => registerMastodonApp(deps.db, request, deps.clock()),
+
+    /** A registered client, checked with its secret (the Mastodon API's /oauth/revoke). */
+    authenticate(clientId: string, clientSecret: string | null): OauthClient {
+      const client = findRegisteredClient(deps.db, clientId);
+      if (!client) throw new OAuthError('invalid_client', 'unknown client', 401);
+      authenticateClient(client, clientSecret);
+      return client;
+    },
+
+    /** The registered client a token was issued to, if any. */
+    clientOf: (grant: TokenGrant): OauthClient | null => (grant.clientId === null ? null : findRegisteredClient(deps.db, grant.clientId)),
 
     /** Requests waiting for the author, newest first. */
     pending(): PendingAuthorization[] {
@@ -291,7 +317,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
           redirectUri: entry.params.redirectUri,
           clientId: entry.params.clientId,
           codeChallenge: entry.params.codeChallenge,
-          codeChallengeMethod: 'S256',
+          codeChallengeMethod: entry.params.codeChallenge === null ? null : 'S256',
           isUsed: false,
         })
         .run();
@@ -309,23 +335,59 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     },
 
     /** The token endpoint: a code for an access token. A registered client authenticates with
-     * its secret; an IndieAuth (URL) client is public and proves itself with PKCE alone. */
-    exchangeCode(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null; clientSecret: string | null }) {
+     * its secret; an IndieAuth (URL) client is public and proves itself with PKCE alone. A code
+     * asked for without PKCE (a registered Mastodon app may) needs no verifier. `untilRevoked`:
+     * the Mastodon API's tokens, which never expire. */
+    exchangeCode(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null; clientSecret: string | null }, options: { untilRevoked?: boolean } = {}) {
       local();
       const registered = findRegisteredClient(deps.db, input.clientId);
       if (registered) authenticateClient(registered, input.clientSecret);
       else if (input.clientSecret !== null) throw new OAuthError('invalid_client', 'unknown client', 401);
       const row = findCode(input.code, input.clientId, input.redirectUri);
-      checkVerifier(input.codeVerifier, row);
+      if (row.codeChallenge !== null || !registered) checkVerifier(input.codeVerifier, row);
       if (row.scope === '') throw new OAuthError('invalid_grant', 'this code grants no scope: redeem it at the authorization endpoint for the profile');
       const secret = randomSecret();
+      // Only registered apps (Mastodon's) get tokens without an end; a URL client keeps IndieAuth's 30 days.
+      const expiresIn = options.untilRevoked && registered ? UNTIL_REVOKED : TOKEN_LIFETIME_S;
+      const createdAt = deps.clock();
       deps.db.transaction((tx) => {
         if (!useCode(tx, row.id)) throw new OAuthError('invalid_grant', 'this authorization code was already used');
         tx.insert(indieauthAccessToken)
-          .values({ createdAt: deps.clock(), indieauthAuthorizationRequestId: row.id, accessToken: hashSecret(secret), expiresIn: TOKEN_LIFETIME_S, scope: row.scope, isRevoked: false })
+          .values({ createdAt, indieauthAuthorizationRequestId: row.id, accessToken: hashSecret(secret), expiresIn, scope: row.scope, isRevoked: false })
           .run();
       });
-      return { access_token: secret, token_type: 'Bearer' as const, scope: row.scope, expires_in: TOKEN_LIFETIME_S, ...profile(row.scope) };
+      return {
+        access_token: secret,
+        token_type: 'Bearer' as const,
+        scope: row.scope,
+        ...(expiresIn === UNTIL_REVOKED ? {} : { expires_in: expiresIn }),
+        created_at: Math.floor(createdAt.getTime() / 1000),
+        ...profile(row.scope),
+      };
+    },
+
+    /** client_credentials (the Mastodon API's app token): a registered client, authenticated,
+     * gets a token that acts for the app only — no scope, so it reads nothing of the author's
+     * and writes nothing; it verifies the app and reads what is public. Lives until revoked. */
+    appToken(input: { clientId: string; clientSecret: string | null }) {
+      local();
+      const client = findRegisteredClient(deps.db, input.clientId);
+      if (!client) throw new OAuthError('invalid_client', 'unknown client', 401);
+      authenticateClient(client, input.clientSecret);
+      const secret = randomSecret();
+      const createdAt = deps.clock();
+      deps.db.transaction((tx) => {
+        // A used request row ties the token to its client (the token row has no client column).
+        const request = tx
+          .insert(indieauthAuthorizationRequest)
+          .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: '', clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
+          .returning({ id: indieauthAuthorizationRequest.id })
+          .get();
+        tx.insert(indieauthAccessToken)
+          .values({ createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false })
+          .run();
+      });
+      return { access_token: secret, token_type: 'Bearer' as const, scope: '', created_at: Math.floor(createdAt.getTime() / 1000) };
     },
 
     /** A bearer token that is known, not revoked and not expired; else invalid_token. */
@@ -364,7 +426,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
         scope: grant.scope,
         token_type: 'Bearer',
         iat: Math.floor(grant.token.createdAt.getTime() / 1000),
-        exp: Math.floor(grant.expiresAt.getTime() / 1000),
+        ...(grant.expiresAt === null ? {} : { exp: Math.floor(grant.expiresAt.getTime() / 1000) }),
       };
     },
 
@@ -385,7 +447,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
           registered: client !== undefined,
           scopes: grant.scope.split(' ').filter(Boolean),
           createdAt: grant.token.createdAt.toISOString(),
-          expiresAt: grant.expiresAt.toISOString(),
+          expiresAt: grant.expiresAt?.toISOString() ?? null,
         };
       });
     },

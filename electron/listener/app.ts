@@ -12,6 +12,7 @@ import { mountObjectRoutes } from './object-routes';
 import { mountWebmentionRoute } from './webmention-route';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
 import { mountMediaRoutes } from '../media/listener-routes';
+import { mountMastodonApi } from '../mastodon';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
@@ -47,6 +48,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountInboxRoute(app, core, options);
   mountWebmentionRoute(app, core, options);
   mountAvatarRoute(app, core);
+  mountMastodonApi(app, core);
 
   app.notFound((c) => html(c, notFoundPage(), 404));
   app.onError((error, c) => {

@@ -11,6 +11,8 @@ import type { FederationContext } from '../ports';
 import type { SettingsStore } from '../settings';
 import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
 import { PAGE_HEADERS } from './pages';
+import type { NotificationService } from '../notifications/service';
+import type { PollService } from '../federation/polls/service';
 
 /** The part of the core the listener reads (the core itself is one; tests build smaller ones). */
 export interface ListenerCore {
@@ -22,7 +24,7 @@ export interface ListenerCore {
   identity(): LocalActor | null;
   inboxEvents?: InboxEvents;
   /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
-  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService };
+  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService; notifications?: NotificationService; polls?: PollService };
   /** Media routes answer 404 without it. */
   paths?: { uploads: string };
 }

@@ -6,7 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { OAuthError, registrationSchema } from '../indieauth/clients';
-import { SCOPES } from '../indieauth/scopes';
+import { INDIEAUTH_SCOPES } from '../indieauth/scopes';
 import { issuerOf, type IndieAuthService } from '../indieauth/service';
 import { S256_CHALLENGE } from '../indieauth/secrets';
 import type { LocalActor } from '../federation/identity';
@@ -61,7 +61,7 @@ export function serverMetadata(local: LocalActor) {
     revocation_endpoint: e.revocation_endpoint,
     introspection_endpoint: e.introspection_endpoint,
     registration_endpoint: e.registration_endpoint,
-    scopes_supported: [...SCOPES],
+    scopes_supported: [...INDIEAUTH_SCOPES],
     response_types_supported: ['code'],
     grant_types_supported: ['authorization_code'],
     code_challenge_methods_supported: ['S256'],

@@ -267,7 +267,7 @@ describe('objects and who may read them', () => {
 });
 
 describe('what the listener does not serve', () => {
-  it.each(['/ipc/app.status', '/admin', '/api/v1/instance', '/o/', '/outbox/extra'])('%s is 404', async (path) => {
+  it.each(['/ipc/app.status', '/admin', '/api/v1/admin/accounts', '/o/', '/outbox/extra'])('%s is 404', async (path) => {
     expect((await get(path)).status).toBe(404);
   });
 

@@ -2,7 +2,7 @@
 // UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
 // excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
 // deleted, without its text (see federation/process/delete.ts).
-import { and, count, desc, eq, inArray } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../db/schema';
@@ -63,6 +63,14 @@ export interface NotificationService {
   /** Marks these as read; returns how many changed. Unknown ids are ignored. */
   markRead(ids: readonly number[]): number;
   markAllRead(): number;
+  /** By id, newest first (the Mastodon client API): older than `before`, newer than `after`
+   * (the page just above it when `closestToAfter`), of these types only. */
+  range(input: { before?: number | null; after?: number | null; closestToAfter?: boolean; limit: number; types?: readonly NotificationType[] }): NotificationItem[];
+  get(id: number): NotificationItem | null;
+  /** Removes one (a phone app's "dismiss"); false if there was none. */
+  dismiss(id: number): boolean;
+  /** Removes them all; returns how many. */
+  clear(): number;
 }
 
 const EXCERPT_CHARS = 140;
@@ -111,36 +119,59 @@ export function createNotificationService(db: Db): NotificationService {
   const notifiedActor = alias(actor, 'notified_actor');
   const unreadCount = () => db.select({ n: count() }).from(notifications).where(eq(notifications.isNew, true)).get()?.n ?? 0;
 
+  const joined = () =>
+    db
+      .select({ n: notifications, actor: notifiedActor, outbox, inbox })
+      .from(notifications)
+      .leftJoin(notifiedActor, eq(notifiedActor.id, notifications.actorId))
+      .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
+      .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId));
+  type Row = ReturnType<ReturnType<typeof joined>['all']>[number];
+  const itemOf = (row: Row): NotificationItem => ({
+    id: row.n.id,
+    type: row.n.notificationType,
+    createdAt: row.n.createdAt.toISOString(),
+    isNew: row.n.isNew,
+    actor: row.actor ? summarizeActor(row.actor) : null,
+    outboxObject: summarize('outbox', row.outbox),
+    inboxObject: summarize('inbox', row.inbox),
+    webmentionId: row.n.webmentionId,
+    detail: detailOf(db, row.n.notificationType, row.inbox),
+  });
+
   return {
+    range(input) {
+      const where: (SQL | undefined)[] = [
+        input.before != null ? lt(notifications.id, input.before) : undefined,
+        input.after != null ? gt(notifications.id, input.after) : undefined,
+        input.types ? inArray(notifications.notificationType, [...input.types]) : undefined,
+      ];
+      const rows = joined()
+        .where(and(...where))
+        .orderBy(input.closestToAfter ? asc(notifications.id) : desc(notifications.id))
+        .limit(Math.max(1, Math.min(200, input.limit)))
+        .all()
+        .map(itemOf);
+      return input.closestToAfter ? rows.reverse() : rows;
+    },
+    get(id) {
+      const row = joined().where(eq(notifications.id, id)).get();
+      return row ? itemOf(row) : null;
+    },
+    dismiss: (id) => db.delete(notifications).where(eq(notifications.id, id)).run().changes > 0,
+    clear: () => db.delete(notifications).run().changes,
+
     list(page = {}) {
       const limit = Math.max(1, Math.min(200, page.limit ?? 50));
       const offset = Math.max(0, page.offset ?? 0);
-      const rows = db
-        .select({ n: notifications, actor: notifiedActor, outbox, inbox })
-        .from(notifications)
-        .leftJoin(notifiedActor, eq(notifiedActor.id, notifications.actorId))
-        .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
-        .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+      const rows = joined()
         .orderBy(desc(notifications.isNew), desc(notifications.createdAt), desc(notifications.id))
         .limit(limit + 1)
         .offset(offset)
         .all();
-      const items = rows.slice(0, limit).map(
-        (row): NotificationItem => ({
-          id: row.n.id,
-          type: row.n.notificationType,
-          createdAt: row.n.createdAt.toISOString(),
-          isNew: row.n.isNew,
-          actor: row.actor ? summarizeActor(row.actor) : null,
-          outboxObject: summarize('outbox', row.outbox),
-          inboxObject: summarize('inbox', row.inbox),
-          webmentionId: row.n.webmentionId,
-          detail: detailOf(db, row.n.notificationType, row.inbox),
-        }),
-      );
+      const items = rows.slice(0, limit).map(itemOf);
       return { items, nextOffset: rows.length > limit ? offset + limit : null, unreadCount: unreadCount() };
     },
-
     unreadCount,
 
     markRead(ids) {

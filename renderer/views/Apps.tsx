@@ -189,7 +189,8 @@ function AppRow({ app, onChanged }: { app: AppAccess; onChanged: () => void }) {
           ))}
         </span>
         <span className="person__meta">
-          {t.granted} <RelativeTime iso={app.createdAt} /> · {t.validUntil} <RelativeTime iso={app.expiresAt} />
+          {t.granted} <RelativeTime iso={app.createdAt} /> ·{' '}
+          {app.expiresAt === null ? t.untilRevoked : <>{t.validUntil} <RelativeTime iso={app.expiresAt} /></>}
         </span>
         {error && <span className="field__error">{error.message}</span>}
       </div>

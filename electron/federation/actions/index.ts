@@ -24,6 +24,7 @@ import { listPeople } from './people';
 import { deletePost, setPinned } from './posts';
 import { acceptRequest, follow, followStateOf, rejectRequest, removeFollower, unfollow } from './social';
 import { getThread } from './thread';
+import { createReads } from './reads';
 import { homeStream, profilePost, profilePosts } from './timeline';
 import { actorsById, actorView, inboxPostView, outboxPostView, ownActorView } from './views';
 import type { InboxObject } from '../../../db/schema';
@@ -43,6 +44,8 @@ export function createAuthorService(deps: AuthorServiceDeps) {
   const page = (input: { cursor?: string | null; limit?: number }) => ({ cursor: input.cursor ?? null, limit: input.limit ?? 30 });
 
   return {
+    /** Reads by row and key (the Mastodon client API). */
+    reads: createReads(deps.db, me),
     async createPost(input: PostInput): Promise<ProfilePost> {
       return profilePost(deps.db, me(), await createPost(deps, input), deps.queue());
     },

@@ -2,18 +2,15 @@
 // in the stream, boosts marked with the booster, and the author's own posts and boosts, newest
 // first) and the profile (the author's posts, pinned first, each with its delivery state).
 // Pages are cut by a cursor on (published, origin, id), so new posts never shift a page.
-import { and, desc, eq, inArray, isNull, lt, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../db/schema';
+import { inbox, outbox, type OutboxObject } from '../../../db/schema';
 import type { ActorView, PageOf, PostView, ProfilePost } from '../../ipc/author-contract';
 import { deliverySummaries, type QueueContext } from '../../delivery/status';
 import { POST_TYPES } from '../outbox';
-import { NON_POST_TYPES } from '../objects';
-import { actorsById, inboxPostView, outboxPostView } from './views';
+import { outboxPostView } from './views';
+import { createReads } from './reads';
 
-/** Row types never shown in the stream as posts: activities (but boosts) and non-posts (actors,
- * collections, tombstones). Every other object shows: a post, or an unknown type as a link card. */
-const NOT_IN_STREAM = NON_POST_TYPES.filter((t) => t !== 'Announce');
 
 interface Cursor {
   t: Date;
@@ -41,104 +38,16 @@ function after(table: typeof inbox | typeof outbox, origin: 'i' | 'o', cursor: C
   return or(lt(table.apPublishedAt, cursor.t), sameTime ? and(eq(table.apPublishedAt, cursor.t), sameTime) : undefined);
 }
 
-function merge<T extends { published: Date; o: 'i' | 'o'; id: number }>(a: T[], b: T[], limit: number): { items: T[]; more: boolean } {
-  const all = [...a, ...b].sort(
-    (x, y) => y.published.getTime() - x.published.getTime() || (x.o === y.o ? y.id - x.id : x.o === 'o' ? -1 : 1),
-  );
-  return { items: all.slice(0, limit), more: all.length > limit };
-}
-
-/** The home stream, newest first. */
+/** The home stream, newest first (reads.ts holds its filter and the boosts' reading). */
 export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string | null; limit: number }): PageOf<PostView> {
   const cursor = decodeCursor(input.cursor);
-  // The page's ids first, then their rows: the sort (no index serves it) then moves two narrow
-  // columns per stream row instead of whole rows with their JSON — 4× faster at 7,500 rows.
-  const receivedIds = db
-    .select({ id: inbox.id })
-    .from(inbox)
-    .where(
-      and(
-        eq(inbox.isHiddenFromStream, false),
-        eq(inbox.isDeleted, false),
-        eq(inbox.isTransient, false),
-        notInArray(inbox.apType, NOT_IN_STREAM),
-        after(inbox, 'i', cursor),
-      ),
-    )
-    .orderBy(desc(inbox.apPublishedAt), desc(inbox.id))
-    .limit(input.limit + 1)
-    .all()
-    .map((row) => row.id);
-  const byId = new Map(
-    receivedIds.length === 0 ? [] : db.select().from(inbox).where(inArray(inbox.id, receivedIds)).all().map((row) => [row.id, row] as const),
-  );
-  // Two reads, not one snapshot: a row gone in between (another connection writes) is left out.
-  const received = receivedIds.flatMap((id) => byId.get(id) ?? []);
-  const own = db
-    .select()
-    .from(outbox)
-    .where(
-      and(
-        eq(outbox.isDeleted, false),
-        eq(outbox.isTransient, false),
-        isNull(outbox.undoneByOutboxObjectId),
-        inArray(outbox.apType, [...POST_TYPES, 'Announce']),
-        after(outbox, 'o', cursor),
-      ),
-    )
-    .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
-    .limit(input.limit + 1)
-    .all();
-  type Item = { published: Date; o: 'i' | 'o'; id: number; row: InboxObject | OutboxObject };
-  const { items, more } = merge<Item>(
-    received.map((row) => ({ published: row.apPublishedAt, o: 'i' as const, id: row.id, row })),
-    own.map((row) => ({ published: row.apPublishedAt, o: 'o' as const, id: row.id, row })),
-    input.limit,
-  );
-
-  // What boosts point at: stored remote objects, or our own posts.
-  const boostedInbox = items
-    .map((i) => i.row.relatesToInboxObjectId)
-    .filter((id): id is number => id !== null && id !== undefined);
-  const boostedOwn = items.map((i) => i.row.relatesToOutboxObjectId).filter((id): id is number => id !== null && id !== undefined);
-  const inboxTargets = new Map(
-    boostedInbox.length ? db.select().from(inbox).where(inArray(inbox.id, boostedInbox)).all().map((r) => [r.id, r]) : [],
-  );
-  const ownTargets = new Map(
-    boostedOwn.length ? db.select().from(outbox).where(inArray(outbox.id, boostedOwn)).all().map((r) => [r.id, r]) : [],
-  );
-  const actors = actorsById(db, [
-    ...received.map((r) => r.actorId),
-    ...[...inboxTargets.values()].map((r) => r.actorId),
-  ]);
-
-  const views: PostView[] = [];
-  for (const item of items) {
-    if (item.o === 'o') {
-      const row = item.row as OutboxObject;
-      if (row.apType !== 'Announce') {
-        views.push(outboxPostView(row, me));
-        continue;
-      }
-      const target = row.relatesToInboxObjectId !== null ? inboxTargets.get(row.relatesToInboxObjectId) : undefined;
-      if (!target || target.isDeleted) continue;
-      views.push({ ...inboxPostView(target, actors.get(target.actorId)), boostedBy: { actor: me, apId: row.apId, at: row.apPublishedAt.toISOString() } });
-      continue;
-    }
-    const row = item.row as InboxObject;
-    if (row.apType !== 'Announce') {
-      views.push(inboxPostView(row, actors.get(row.actorId)));
-      continue;
-    }
-    const booster = actors.get(row.actorId);
-    const boostedBy = { actor: booster ? inboxPostView(row, booster).author : me, apId: row.apId, at: row.apPublishedAt.toISOString() };
-    const remote = row.relatesToInboxObjectId !== null ? inboxTargets.get(row.relatesToInboxObjectId) : undefined;
-    const ours = row.relatesToOutboxObjectId !== null ? ownTargets.get(row.relatesToOutboxObjectId) : undefined;
-    if (remote && !remote.isDeleted) views.push({ ...inboxPostView(remote, actors.get(remote.actorId)), boostedBy });
-    else if (ours && !ours.isDeleted) views.push({ ...outboxPostView(ours, me), boostedBy });
-  }
-  const last = items.at(-1);
-  return { items: views, nextCursor: more && last ? encodeCursor({ t: last.published, o: last.o, id: last.id }) : null };
+  const before = cursor ? { published: cursor.t, origin: cursor.o === 'o' ? ('outbox' as const) : ('inbox' as const), id: cursor.id } : null;
+  const { posts, more } = createReads(db, () => me).streamPage({ before, limit: input.limit });
+  const last = posts.at(-1)?.key;
+  return {
+    items: posts.map((p) => p.view),
+    nextCursor: more && last ? encodeCursor({ t: last.published, o: last.origin === 'outbox' ? 'o' : 'i', id: last.id }) : null,
+  };
 }
 
 /** The author's posts: pinned ones first (on the first page), then the rest newest first, each

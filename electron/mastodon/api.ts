@@ -1,0 +1,60 @@
+// What each API route works with: the core's services (the same the desktop UI calls), the
+// entity mapper for this request, and page helpers over the stream's (published, origin, id)
+// keys. Nothing here reads or writes the database itself.
+import type { AuthorService } from '../federation/actions';
+import type { KeyedPost, KeyRange } from '../federation/actions/reads';
+import type { ListenerCore } from '../listener/context';
+import { createMapper, type Mapper } from './entities';
+import { ApiError, linkHeader, notFound, type C, type PageQuery } from './http';
+import { boundKey, parseStatusId, sameKey, statusId } from './ids';
+
+export interface Api {
+  core: ListenerCore;
+  author: AuthorService;
+  map: Mapper;
+}
+
+export function apiOf(core: ListenerCore, c: C): Api {
+  const author = core.services?.author;
+  if (!author) throw new ApiError(503, 'The Mastodon API is not available on this Tern');
+  const local = c.var.local;
+  return { core, author, map: createMapper({ local, settings: () => core.settings.get(), reads: author.reads, people: () => author.people() }) };
+}
+
+export function rangeOf(q: PageQuery): KeyRange {
+  return {
+    before: boundKey(q.max_id),
+    after: boundKey(q.min_id ?? q.since_id),
+    closestToAfter: q.min_id !== undefined,
+    limit: q.limit,
+  };
+}
+
+/** A page of posts, filtered (public, tag): reads batches until the page is full or the rows
+ * run out, at most a few batches, so a filter cannot make a page look like the last. */
+export function collect(read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): KeyedPost[] {
+  const range = rangeOf(q);
+  const out: KeyedPost[] = [];
+  let cursor = range;
+  for (let batch = 0; batch < 5 && out.length < q.limit; batch++) {
+    const rows = read({ ...cursor, limit: q.limit });
+    out.push(...rows.filter(keep));
+    if (rows.length < q.limit) break;
+    cursor = range.closestToAfter ? { ...cursor, after: rows[0]!.key } : { ...cursor, before: rows.at(-1)!.key };
+  }
+  return out.slice(0, q.limit);
+}
+
+/** Statuses of a page, with their Link header. */
+export function statusPage(api: Api, c: C, posts: KeyedPost[]) {
+  return { body: posts.map((p) => api.map.status(p.view, p.key)), headers: linkHeader(c, c.var.local, posts.map((p) => statusId(p.key))) };
+}
+
+/** The post a status id names; 404 when unknown, gone, or the id's time is not its row's. */
+export function postById(api: Api, id: string): KeyedPost {
+  const key = parseStatusId(id);
+  if (!key) throw notFound();
+  const post = api.author.reads.post(key.origin, key.id);
+  if (!post || !sameKey(post.key, key)) throw notFound();
+  return post;
+}

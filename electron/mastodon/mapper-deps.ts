@@ -1,0 +1,13 @@
+// What the entity mappers (entities.ts, account-entity.ts) read, declared apart so that both can
+// take it without importing each other.
+import type { Reads } from '../federation/actions/reads';
+import type { LocalActor } from '../federation/identity';
+import type { PeopleView } from '../ipc/author-contract';
+import type { Settings } from '../settings';
+
+export interface MapperDeps {
+  local: LocalActor;
+  settings: () => Settings;
+  reads: Reads;
+  people: () => PeopleView;
+}

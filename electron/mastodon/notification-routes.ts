@@ -1,0 +1,137 @@
+// Notifications, Mastodon's way: newest first by id with max_id/since_id/min_id pages, the
+// spec's types that Mastodon has (follow, favourite, reblog, mention) — the others are not
+// listed —, one by id, dismiss and clear (which remove them in the desktop app too).
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { ListenerCore, ListenerEnv } from '../listener/context';
+import { apiOf } from './api';
+import { NOTIFICATION_TYPES, notificationTypesFor } from './entities';
+import { ApiError, bodyParams, handler, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+
+const mastodonType = z.string().max(40);
+const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
+const KNOWN = Object.values(NOTIFICATION_TYPES) as string[];
+
+export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
+  const service = () => {
+    const notifications = core.services?.notifications;
+    if (!notifications) throw new ApiError(503, 'Notifications are not available on this Tern');
+    return notifications;
+  };
+  const idOf = (value: string | undefined) => {
+    if (!value || !/^\d{1,15}$/.test(value)) throw notFound();
+    return Number(value);
+  };
+
+  /** One page of Mastodon notifications (rows whose post is gone map to nothing: read on). */
+  const pageOf = (c: Parameters<Parameters<typeof handler>[0]>[0]) => {
+    const api = apiOf(core, c);
+    const q = parse(listQuery, queryParams(c));
+    const wanted = KNOWN.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+    const types = notificationTypesFor(wanted);
+    const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
+    const out: NonNullable<ReturnType<typeof api.map.notification>>[] = [];
+    let before = num(q.max_id);
+    let after = num(q.min_id ?? q.since_id);
+    for (let batch = 0; batch < 5 && out.length < q.limit && types.length > 0; batch++) {
+      const items = service().range({ before, after, closestToAfter: q.min_id !== undefined, limit: q.limit, types });
+      const mapped = items.map((n) => api.map.notification(n)).filter((n) => n !== null);
+      out.push(...(q.account_id ? mapped.filter((n) => n.account.id === q.account_id) : mapped));
+      if (items.length < q.limit) break;
+      if (q.min_id !== undefined) after = items[0]!.id;
+      else before = items.at(-1)!.id;
+    }
+    const page = out.slice(0, q.limit);
+    return { page, headers: linkHeader(c, c.var.local, page.map((n) => n.id)) };
+  };
+
+  app.get(
+    '/api/v1/notifications',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const { page, headers } = pageOf(c);
+      return json(c, page, 200, headers);
+    }),
+  );
+
+  // Grouped notifications (Mastodon 4.3): Tern does not group, so each is a group of one.
+  app.get(
+    '/api/v2/notifications',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const { page, headers } = pageOf(c);
+      const accounts = new Map(page.map((n) => [n.account.id, n.account]));
+      const statuses = new Map(page.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
+      return json(
+        c,
+        {
+          accounts: [...accounts.values()],
+          statuses: [...statuses.values()],
+          notification_groups: page.map((n) => ({
+            group_key: n.group_key,
+            notifications_count: 1,
+            type: n.type,
+            most_recent_notification_id: n.id,
+            page_min_id: n.id,
+            page_max_id: n.id,
+            latest_page_notification_at: n.created_at,
+            sample_account_ids: [n.account.id],
+            ...(n.status ? { status_id: n.status.id } : {}),
+          })),
+        },
+        200,
+        headers,
+      );
+    }),
+  );
+
+  app.get(
+    '/api/v2/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      return json(c, { count: service().unreadCount() });
+    }),
+  );
+
+  app.get(
+    '/api/v1/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      return json(c, { count: service().unreadCount() });
+    }),
+  );
+
+  app.post(
+    '/api/v1/notifications/clear',
+    handler(async (c) => {
+      requireToken(core, c, 'write');
+      await bodyParams(c);
+      service().clear();
+      return json(c, {});
+    }),
+  );
+
+  app.get(
+    '/api/v1/notifications/:id',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const item = service().get(idOf(c.req.param('id')));
+      const mapped = item ? apiOf(core, c).map.notification(item) : null;
+      if (!mapped) throw notFound();
+      return json(c, mapped);
+    }),
+  );
+
+  for (const path of ['/api/v1/notifications/:id/dismiss', '/api/v1/notifications/dismiss']) {
+    app.post(
+      path,
+      handler(async (c) => {
+        requireToken(core, c, 'write');
+        const params = await bodyParams(c);
+        const id = idOf(c.req.param('id') ?? (typeof params.id === 'string' ? params.id : undefined));
+        if (!service().dismiss(id)) throw notFound();
+        return json(c, {});
+      }),
+    );
+  }
+}

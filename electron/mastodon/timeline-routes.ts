@@ -1,0 +1,114 @@
+// Lists of statuses: the home timeline (the desktop's stream), the public one (everything public
+// Tern holds: the author's own and what it received; local = the author's own), a hashtag's,
+// bookmarks, favourites, and direct posts as conversations; search (v2) and read markers.
+import type { Hono } from 'hono';
+import { z } from 'zod';
+import type { KeyedPost } from '../federation/actions/reads';
+import type { ListenerCore, ListenerEnv } from '../listener/context';
+import { searchAccounts } from './account-routes';
+import { apiOf, collect, statusPage } from './api';
+import { bodyParams, bool, handler, int, json, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
+import { statusId } from './ids';
+
+const publicQuery = pageQuery.extend({ local: bool.optional(), remote: bool.optional(), only_media: bool.optional() });
+const hasTag = (p: KeyedPost, tag: string) => p.view.tags.some((t) => t.type === 'Hashtag' && t.name.replace(/^#/, '').toLowerCase() === tag);
+
+export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
+  const page = (path: string, read: (api: ReturnType<typeof apiOf>, q: z.output<typeof publicQuery>, c: Parameters<Parameters<typeof handler>[0]>[0]) => KeyedPost[]) =>
+    app.get(
+      path,
+      handler((c) => {
+        requireToken(core, c, 'read');
+        const api = apiOf(core, c);
+        const q = parse(publicQuery, queryParams(c));
+        const result = statusPage(api, c, read(api, q, c));
+        return json(c, result.body, 200, result.headers);
+      }),
+    );
+
+  page('/api/v1/timelines/home', (api, q) => collect((r) => api.author.reads.stream(r), q));
+  page('/api/v1/timelines/public', (api, q) =>
+    collect(
+      (r) => (q.local ? api.author.reads.ownPosts(r) : api.author.reads.stream(r)),
+      q,
+      (p) => p.view.visibility === 'PUBLIC' && (!q.remote || !p.view.mine.own) && (!q.only_media || p.view.attachments.length > 0),
+    ),
+  );
+  page('/api/v1/timelines/tag/:tag', (api, q, c) => {
+    const tag = decodeURIComponent(c.req.param('tag') ?? '').replace(/^#/, '').toLowerCase().slice(0, 100);
+    return collect((r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
+  });
+  page('/api/v1/bookmarks', (api, q) => collect((r) => api.author.reads.marked('bookmarked', r), q));
+  page('/api/v1/favourites', (api, q) => collect((r) => api.author.reads.marked('liked', r), q));
+
+  app.get(
+    '/api/v1/conversations',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const api = apiOf(core, c);
+      const q = parse(pageQuery, queryParams(c));
+      const posts = collect((r) => api.author.reads.direct(r), q);
+      const body = posts.map((p) => {
+        const status = api.map.status(p.view, p.key);
+        const others = p.view.mine.own ? [] : [status.account];
+        return { id: status.id, unread: false, accounts: others, last_status: status };
+      });
+      return json(c, body, 200, linkHeader(c, c.var.local, posts.map((p) => statusId(p.key))));
+    }),
+  );
+
+  app.get(
+    '/api/v2/search',
+    handler(async (c) => {
+      requireToken(core, c, 'read');
+      const api = apiOf(core, c);
+      const q = parse(
+        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: int(1, 40).default(20), offset: int(0, 10_000).optional() }),
+        queryParams(c),
+      );
+      const out: { accounts: unknown[]; statuses: unknown[]; hashtags: unknown[] } = { accounts: [], statuses: [], hashtags: [] };
+      if (q.offset) return json(c, out);
+      if (q.type === undefined || q.type === 'accounts') out.accounts = await searchAccounts(api, q.q, q.resolve ?? false, q.limit);
+      if ((q.type === undefined || q.type === 'statuses') && q.resolve && /^https?:\/\//.test(q.q)) {
+        try {
+          const found = await api.author.lookup(q.q);
+          if (found.kind === 'post') {
+            const key = api.author.reads.find(found.post.apId);
+            if (key) out.statuses.push(api.map.status(found.post, key));
+          }
+        } catch {
+          // not found, unreachable or offline: no result
+        }
+      }
+      if (q.type === undefined || q.type === 'hashtags') {
+        const tag = q.q.replace(/^#/, '');
+        if (/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) out.hashtags.push({ name: tag, url: `${c.var.local.baseUrl}/tags/${encodeURIComponent(tag)}`, history: [], following: false });
+      }
+      return json(c, out);
+    }),
+  );
+
+  // Read positions, kept while Tern runs (a phone app sets them as the author scrolls).
+  const markers = new Map<string, { last_read_id: string; version: number; updated_at: string }>();
+  app.get(
+    '/api/v1/markers',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const q = parse(z.object({ timeline: z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.enum(['home', 'notifications'])).max(2)) }), queryParams(c));
+      return json(c, Object.fromEntries(q.timeline.filter((t) => markers.has(t)).map((t) => [t, markers.get(t)!])));
+    }),
+  );
+  app.post(
+    '/api/v1/markers',
+    handler(async (c) => {
+      requireToken(core, c, 'write');
+      const marker = z.object({ last_read_id: z.string().regex(/^\d{1,30}$/) }).optional();
+      const input = parse(z.object({ home: marker, notifications: marker }), await bodyParams(c));
+      for (const timeline of ['home', 'notifications'] as const) {
+        const value = input[timeline];
+        if (value) markers.set(timeline, { last_read_id: value.last_read_id, version: (markers.get(timeline)?.version ?? 0) + 1, updated_at: new Date().toISOString() });
+      }
+      return json(c, Object.fromEntries([...markers]));
+    }),
+  );
+}
