@@ -300,8 +300,18 @@ export async function tortureInbox(kills: number, random: () => number = Math.ra
     const result: InboxTorture = { scenario: 'inbox', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [], sent: 0, acknowledged: 0, acknowledgedLost: 0, notProcessedOnce: 0 };
     for (let k = 0; k <= kills; k++) {
       const child = spawn(process.execPath, ['--import', 'tsx', CHILD, dir, 'inbox', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+      let stderr = '';
+      child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
       const exited = new Promise((r) => child.on('exit', r));
-      await new Promise<void>((resolve) => createInterface({ input: child.stdout }).on('line', (l) => l === 'ready' && resolve()));
+      const ready = await new Promise<boolean>((resolve) => {
+        createInterface({ input: child.stdout }).on('line', (l) => l === 'ready' && resolve(true));
+        void exited.then(() => resolve(false));
+      });
+      if (!ready) {
+        // It could not start (its port taken meanwhile, say): said, and the round is not counted.
+        result.notes.push(`round ${k}: Tern did not start: ${stderr.slice(-300)}`);
+        continue;
+      }
       let stop = false;
       const sender = async () => {
         while (!stop) {
