@@ -51,7 +51,9 @@ const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image
 
 /** The attachments, then — for the types that carry their media elsewhere — the first video, audio
  * (or an Image's picture) file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
- * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview). */
+ * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview, WordPress's
+ * featured image). No thumbnail is added when one of them is already an attachment: WordPress names
+ * its featured image as `image` (the attachment's own URL) and as `icon` (a 150px crop of it). */
 function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   const out = asArray(object.attachment)
     .filter(isObject)
@@ -66,16 +68,19 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   if (file && !out.some((a) => a.url === file.href)) {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
-  const thumbnail = [...asArray(object.icon), ...asArray(object.image)]
+  // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
+  const thumbnails = [...asArray(object.image), ...asArray(object.icon)]
     .filter(isObject)
     .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
     .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
-    .find((a) => a.url !== '');
-  if (thumbnail) {
+    .filter((a) => a.url !== '');
+  const same = out.findIndex((a) => thumbnails.some((t) => t.url === a.url));
+  if (same !== -1) {
     // Lemmy names its image both as an attachment Link (no media type: a file) and as `image`.
-    const same = out.findIndex((a) => a.url === thumbnail.url);
-    if (same === -1) out.push(thumbnail);
-    else if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+    const thumbnail = thumbnails.find((t) => t.url === out[same]!.url)!;
+    if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+  } else if (thumbnails[0]) {
+    out.push(thumbnails[0]);
   }
   return out;
 }
