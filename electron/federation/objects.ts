@@ -5,7 +5,7 @@
 // account and its channel), where its page is (`url` as a string, a Link or a list of Links), and
 // whether its `summary` is a content warning or an excerpt. Everything else an object may be is
 // kept and shown as a link card. Pure functions over remote JSON; nothing here touches the network.
-import { ACTOR_TYPES, asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
+import { ACTOR_TYPES, actorIdOf, asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
 
 /** Object types Tern shows as posts. */
 export const POST_OBJECT_TYPES: readonly string[] = ['Note', 'Article', 'Question', 'Page', 'Video', 'Audio', 'Image', 'Event'];
@@ -74,14 +74,14 @@ export function authorOf(object: Json, kindOf?: (id: string) => string | null): 
   const attributed = attributionsOf(object, kindOf);
   const person = attributed.find((a) => a.type !== 'Group');
   if (person) return person.id;
-  const organiser = idOf(object.actor);
+  const organiser = actorIdOf(object);
   return organiser ?? attributed[0]?.id ?? null;
 }
 
 /** Whether an actor is one of those the object is credited to (`attributedTo`, any shape). */
 export function isAttributedTo(object: Json, actorId: string): boolean {
   const same = (a: string) => a.replace(/\/+$/, '') === actorId.replace(/\/+$/, '');
-  return attributionsOf(object).some((a) => same(a.id)) || same(idOf(object.actor) ?? '');
+  return attributionsOf(object).some((a) => same(a.id)) || same(actorIdOf(object) ?? '');
 }
 
 /** Every id the object is credited to, for messages. */

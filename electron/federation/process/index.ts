@@ -12,7 +12,7 @@
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
-import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
+import { ACTOR_TYPES, actorIdOf, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
 import { onActivityAnnounced, onAnnounced } from './announce';
@@ -64,7 +64,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   const parsed = inboundActivitySchema.safeParse(activity);
   if (!parsed.success) drop(`malformed activity: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   const type = typeOf(activity)!;
-  const actorId = idOf(activity.actor)!;
+  const actorId = actorIdOf(activity)!;
   const relayed = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
 
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
