@@ -33,7 +33,8 @@ import {
 import { onPostCreated } from './create';
 import { onActorDeleted, onPostDeleted } from './delete';
 import { onBlocked, onFollowAnswered, onFollowed } from './follow';
-import { onFlagged, syntheticFlagId } from './flag';
+import { onFlagged } from './flag';
+import { syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
 import { findInbox, persistActivity } from './store';
@@ -70,8 +71,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
 
-  // Mastodon's Flag has no id (a report forwarded once); it gets a synthetic one (flag.ts).
-  const id = str(activity.id) ?? (type === 'Flag' ? syntheticFlagId(activity, actorId) : null);
+  // Mastodon's Flag and GoToSocial's Delete have no id; they get a synthetic one (synthetic-id.ts).
+  const id = str(activity.id) ?? syntheticActivityId(activity, type, actorId);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the

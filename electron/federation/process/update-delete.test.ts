@@ -92,6 +92,27 @@ describe('Delete', () => {
     expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(false);
   });
 
+  it("GoToSocial's Delete without an id deletes its author's post (a synthetic id, a redelivery a duplicate); someone else's still does not", async () => {
+    rig = await openRig();
+    const n = note(zoeId(), '7');
+    await rig.receive(create(n));
+    const byOther = await rig.receive({ type: 'Delete', actor: aliceId(), object: n.id, to: [PUBLIC] });
+    expect(byOther.error).toMatch(/not its author/);
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(false);
+    const del = { '@context': 'https://www.w3.org/ns/activitystreams', type: 'Delete', actor: zoeId(), object: n.id, to: [PUBLIC] };
+    const row = await rig.receive(del);
+    expect(row.error).toBeNull();
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(true);
+    expect((await rig.receive(del)).error).toMatch(/duplicate/);
+  });
+
+  it('a Like without an id is still transient and ignored', async () => {
+    rig = await openRig();
+    const n = note(zoeId(), '8');
+    await rig.receive(create(n));
+    expect((await rig.receive({ type: 'Like', actor: aliceId(), object: n.id })).error).toMatch(/Like without an id/);
+  });
+
   it('a deleted mention keeps its notification; the object is marked deleted', async () => {
     rig = await openRig();
     const mention = remotes.fixture('mastodon-create-note-mention-hashtag.json');
