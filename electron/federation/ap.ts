@@ -111,3 +111,12 @@ export function hostOf(url: string): string {
     return '';
   }
 }
+
+/** The origin (scheme, host, port) of a URL, or null. */
+export function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

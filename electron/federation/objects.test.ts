@@ -6,6 +6,7 @@ import {
   authorOf,
   isAttributedTo,
   isCardType,
+  isCreatedBy,
   isShowableType,
   mentionNameOf,
   nameIsTitle,
@@ -45,6 +46,15 @@ describe('authorOf', () => {
     const object = { attributedTo: [{ type: 'Person', id: `${PT}/accounts/maker` }, { type: 'Group', id: `${PT}/video-channels/workshop` }] };
     expect(isAttributedTo(object, `${PT}/video-channels/workshop/`)).toBe(true);
     expect(isAttributedTo(object, `${PT}/accounts/other`)).toBe(false);
+  });
+
+  it('isCreatedBy: the credited actor; for an object crediting nobody (Zap), an actor on its id\'s server', () => {
+    expect(isCreatedBy({ id: `${PT}/item/1` }, `${PT}/channel/maker`)).toBe(true);
+    expect(isCreatedBy({ id: 'https://elsewhere.example/item/1' }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: `${PT}/item/1`, attributedTo: `${PT}/channel/other` }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: `${PT}/item/1`, actor: `${PT}/channel/other` }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: 'https://elsewhere.example/item/1', attributedTo: `${PT}/channel/maker` }, `${PT}/channel/maker`)).toBe(true);
+    expect(isCreatedBy({}, `${PT}/channel/maker`)).toBe(false);
   });
 });
 

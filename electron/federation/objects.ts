@@ -5,7 +5,7 @@
 // account and its channel), where its page is (`url` as a string, a Link or a list of Links), and
 // whether its `summary` is a content warning or an excerpt. Everything else an object may be is
 // kept and shown as a link card. Pure functions over remote JSON; nothing here touches the network.
-import { ACTOR_TYPES, actorIdOf, asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
+import { ACTOR_TYPES, actorIdOf, asArray, httpUrl, idOf, isObject, originOf, str, typeOf, type Json } from './ap';
 
 /** Object types Tern shows as posts. */
 export const POST_OBJECT_TYPES: readonly string[] = ['Note', 'Article', 'Question', 'Page', 'Video', 'Audio', 'Image', 'Event'];
@@ -82,6 +82,16 @@ export function authorOf(object: Json, kindOf?: (id: string) => string | null): 
 export function isAttributedTo(object: Json, actorId: string): boolean {
   const same = (a: string) => a.replace(/\/+$/, '') === actorId.replace(/\/+$/, '');
   return attributionsOf(object).some((a) => same(a.id)) || same(actorIdOf(object) ?? '');
+}
+
+/** Whether an activity's actor may be taken as the object's author: it is credited with it
+ * (`attributedTo` or `actor`), or — the object crediting nobody, as Zap and Hubzilla send their
+ * posts — the object's id is on the actor's own server (a server speaks for its own objects). */
+export function isCreatedBy(object: Json, actorId: string): boolean {
+  if (isAttributedTo(object, actorId)) return true;
+  if (attributionsOf(object).length > 0 || actorIdOf(object) !== null) return false;
+  const objectId = idOf(object);
+  return objectId !== null && originOf(objectId) !== null && originOf(objectId) === originOf(actorId);
 }
 
 /** Every id the object is credited to, for messages. */
