@@ -8,6 +8,7 @@ import {
   isCardType,
   isCreatedBy,
   isShowableType,
+  languageField,
   mentionNameOf,
   nameIsTitle,
   originalUrlOf,
@@ -55,6 +56,16 @@ describe('authorOf', () => {
     expect(isCreatedBy({ id: `${PT}/item/1`, actor: `${PT}/channel/other` }, `${PT}/channel/maker`)).toBe(false);
     expect(isCreatedBy({ id: 'https://elsewhere.example/item/1', attributedTo: `${PT}/channel/maker` }, `${PT}/channel/maker`)).toBe(true);
     expect(isCreatedBy({}, `${PT}/channel/maker`)).toBe(false);
+  });
+});
+
+describe('languageField', () => {
+  it('the plain field, else the first string of its map, else null', () => {
+    expect(languageField({ content: '<p>a</p>', contentMap: { en: '<p>b</p>' } }, 'content')).toBe('<p>a</p>');
+    expect(languageField({ contentMap: { fr: '<p>c</p>', en: '<p>d</p>' } }, 'content')).toBe('<p>c</p>');
+    expect(languageField({ nameMap: { en: 7, de: 'Titel' } }, 'name')).toBe('Titel');
+    expect(languageField({ summaryMap: 'nope' }, 'summary')).toBeNull();
+    expect(languageField({}, 'content')).toBeNull();
   });
 });
 

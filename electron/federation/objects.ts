@@ -128,6 +128,17 @@ export function summaryIsWarning(object: Json): boolean {
 /** Whether the object's `name` is its title. */
 export const nameIsTitle = (object: Json): boolean => !UNTITLED_TYPES.has(typeOf(object) ?? 'Note');
 
+/** A natural-language field (`content`, `summary`, `name`): the plain property, else the first
+ * entry of its language map (`contentMap`…: some servers send only the map, and which language
+ * the reader prefers is not known here). Stored sanitized like the plain field (sanitize.ts). */
+export function languageField(object: Json, key: 'content' | 'summary' | 'name'): string | null {
+  const plain = str(object[key]);
+  if (plain !== null) return plain;
+  const map = object[`${key}Map`];
+  if (!isObject(map)) return null;
+  return Object.values(map).find((v): v is string => typeof v === 'string') ?? null;
+}
+
 /** A name for a Mention that came without one (Smithereen): @user@host from its href, the
  * user being the path's last segment (`/users/alice`, `/@alice`). */
 export function mentionNameOf(href: string): string {

@@ -6,7 +6,7 @@ import { actor, type Actor, type InboxObject, type OutboxObject } from '../../..
 import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
 import { asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { isCardType, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import { isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
 import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
@@ -123,7 +123,7 @@ const plain = (html: string | null): string | null => {
  * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
  * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
 function contentOf(object: Json): string {
-  const content = str(object.content) ?? '';
+  const content = languageField(object, 'content') ?? '';
   if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
   return content
     .split(/\r?\n\s*\r?\n/)
@@ -135,8 +135,8 @@ function contentOf(object: Json): string {
 
 function common(object: Json, apId: string, ownBase: string | null = null) {
   const type = typeOf(object) ?? 'Object';
-  const name = str(object.name);
-  const summary = str(object.summary);
+  const name = languageField(object, 'name');
+  const summary = languageField(object, 'summary');
   // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
   // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
   const warns = summaryIsWarning(object);

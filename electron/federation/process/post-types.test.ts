@@ -217,6 +217,26 @@ describe('Funkwhale, Mobilizon, an Image', () => {
   });
 });
 
+describe('language maps', () => {
+  it('a Note with contentMap and no content: its first language shown, sanitized; a summaryMap warns', async () => {
+    rig = await openRig();
+    const writer = px.actor('/users/polyglot', 'Person', 'polyglot');
+    await rig.follow(writer);
+    const id = `${px.origin}/notes/1`;
+    await rig.receive(
+      create(writer, {
+        id, type: 'Note', attributedTo: writer, to: [PUBLIC],
+        contentMap: { de: '<p>Guten Morgen<script>alert(1)</script></p>', en: '<p>Good morning</p>' },
+        summaryMap: { de: 'Kaffee' },
+      }),
+    );
+    const stored = JSON.stringify(rig.inboxRow(id)!.apObject);
+    expect(stored).not.toContain('<script');
+    const [note] = stream();
+    expect(note).toMatchObject({ apId: id, contentHtml: '<p>Guten Morgen</p>', summary: 'Kaffee', sensitive: true });
+  });
+});
+
 describe('types Tern does not know', () => {
   it("BookWyrm's Review is stored and shown as a link card; so is one boosted by someone followed", async () => {
     rig = await openRig();
