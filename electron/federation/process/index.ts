@@ -87,7 +87,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   // What can be checked at its origin without the actor's signature: a Create's or an Update's
   // object is refetched, a Delete's must be gone there (a post relayed by a Lemmy community).
   const aboutActor = ACTOR_TYPES.has(typeOf(activity.object) ?? '') || sameId(idOf(activity.object), actorId);
-  const checkable = type === 'Create' || ((type === 'Update' || type === 'Delete') && !aboutActor);
+  // An Undo of a Delete (a restore) is checked the same way: the post must be served again.
+  const checkable = type === 'Create' || ((type === 'Update' || type === 'Delete') && !aboutActor) || (type === 'Undo' && undoesDelete(deps, activity));
   // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
   if (forwarded && !checkable && vouched?.ok === false && vouched.reason === 'key_unavailable') {
     throw new UnavailableError(`the key of ${actorId}'s signature on ${type} ${id} is unavailable for now`);
@@ -164,4 +165,11 @@ async function onActorPayload(deps: ProcessDeps, doc: Json, row: IncomingActivit
   if (!known) drop('actor document of an actor we do not know: ignored');
   deps.db.transaction((tx) => saveActor(tx, sanitizeActorHtml({ ...doc, id: known.apId }), known.handle, now));
   return processed(null);
+}
+
+/** Whether an Undo undoes a Delete: its object embedded as one, or the id of a stored Delete. */
+function undoesDelete(deps: ProcessDeps, undo: Json): boolean {
+  if (typeOf(undo.object) === 'Delete') return true;
+  const id = idOf(undo.object);
+  return id !== null && findInbox(deps.db, id)?.apType === 'Delete';
 }
