@@ -78,14 +78,24 @@ export function visibilityOf(object: Json, followersUrl: string | null): Visibil
   return 'DIRECT';
 }
 
-/** The minimum an inbound activity must have before it is queued. */
+const actorRefSchema = z.union([z.string().url(), z.object({ id: z.string().url() }).passthrough()]);
+
+/** The minimum an inbound activity must have before it is queued. The actor is one: an IRI, an
+ * object with an id, or an array of exactly one of these (Prismo sends `[{type, id}]`). */
 export const inboundActivitySchema = z
   .object({
     id: z.string().url().optional(),
     type: z.union([z.string().min(1), z.array(z.string()).min(1)]),
-    actor: z.union([z.string().url(), z.object({ id: z.string().url() }).passthrough()]),
+    actor: z.union([actorRefSchema, z.array(actorRefSchema).length(1)]),
   })
   .passthrough();
+
+/** The id of an activity's one actor — an IRI, an object, or an array of one (as the schema
+ * above allows); null when there is none or more than one. Every reader of `actor` uses this. */
+export function actorIdOf(activity: Json): string | null {
+  const actor = Array.isArray(activity.actor) && activity.actor.length === 1 ? activity.actor[0] : activity.actor;
+  return Array.isArray(actor) ? null : idOf(actor);
+}
 
 /** ISO-8601 `published`, else now. */
 export function publishedOf(object: Json, now: Date): Date {
@@ -99,5 +109,14 @@ export function hostOf(url: string): string {
     return new URL(url).host;
   } catch {
     return '';
+  }
+}
+
+/** The origin (scheme, host, port) of a URL, or null. */
+export function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
   }
 }

@@ -41,7 +41,7 @@ import {
 } from '../net/signatures';
 import { parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
 import { findActor } from './actors';
-import { idOf, inboundActivitySchema, typeOf, type Json } from './ap';
+import { actorIdOf, idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
 import { writeIncoming } from './incoming-writer';
@@ -172,7 +172,7 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 400, reason: `not an activity: ${issue?.path.join('.') || 'body'}: ${issue?.message ?? 'invalid'}` };
   }
   const activity = checked.data as Json;
-  const actorId = idOf(activity.actor)!;
+  const actorId = actorIdOf(activity)!;
 
   const { blockedServers } = deps.settings();
   const keyId = claimedKeyId(request.headers);

@@ -6,7 +6,9 @@ import {
   authorOf,
   isAttributedTo,
   isCardType,
+  isCreatedBy,
   isShowableType,
+  languageField,
   mentionNameOf,
   nameIsTitle,
   originalUrlOf,
@@ -45,6 +47,25 @@ describe('authorOf', () => {
     const object = { attributedTo: [{ type: 'Person', id: `${PT}/accounts/maker` }, { type: 'Group', id: `${PT}/video-channels/workshop` }] };
     expect(isAttributedTo(object, `${PT}/video-channels/workshop/`)).toBe(true);
     expect(isAttributedTo(object, `${PT}/accounts/other`)).toBe(false);
+  });
+
+  it('isCreatedBy: the credited actor; for an object crediting nobody (Zap), an actor on its id\'s server', () => {
+    expect(isCreatedBy({ id: `${PT}/item/1` }, `${PT}/channel/maker`)).toBe(true);
+    expect(isCreatedBy({ id: 'https://elsewhere.example/item/1' }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: `${PT}/item/1`, attributedTo: `${PT}/channel/other` }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: `${PT}/item/1`, actor: `${PT}/channel/other` }, `${PT}/channel/maker`)).toBe(false);
+    expect(isCreatedBy({ id: 'https://elsewhere.example/item/1', attributedTo: `${PT}/channel/maker` }, `${PT}/channel/maker`)).toBe(true);
+    expect(isCreatedBy({}, `${PT}/channel/maker`)).toBe(false);
+  });
+});
+
+describe('languageField', () => {
+  it('the plain field, else the first string of its map, else null', () => {
+    expect(languageField({ content: '<p>a</p>', contentMap: { en: '<p>b</p>' } }, 'content')).toBe('<p>a</p>');
+    expect(languageField({ contentMap: { fr: '<p>c</p>', en: '<p>d</p>' } }, 'content')).toBe('<p>c</p>');
+    expect(languageField({ nameMap: { en: 7, de: 'Titel' } }, 'name')).toBe('Titel');
+    expect(languageField({ summaryMap: 'nope' }, 'summary')).toBeNull();
+    expect(languageField({}, 'content')).toBeNull();
   });
 });
 

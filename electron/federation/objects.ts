@@ -5,7 +5,7 @@
 // account and its channel), where its page is (`url` as a string, a Link or a list of Links), and
 // whether its `summary` is a content warning or an excerpt. Everything else an object may be is
 // kept and shown as a link card. Pure functions over remote JSON; nothing here touches the network.
-import { ACTOR_TYPES, asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from './ap';
+import { ACTOR_TYPES, actorIdOf, asArray, httpUrl, idOf, isObject, originOf, str, typeOf, type Json } from './ap';
 
 /** Object types Tern shows as posts. */
 export const POST_OBJECT_TYPES: readonly string[] = ['Note', 'Article', 'Question', 'Page', 'Video', 'Audio', 'Image', 'Event'];
@@ -74,14 +74,24 @@ export function authorOf(object: Json, kindOf?: (id: string) => string | null): 
   const attributed = attributionsOf(object, kindOf);
   const person = attributed.find((a) => a.type !== 'Group');
   if (person) return person.id;
-  const organiser = idOf(object.actor);
+  const organiser = actorIdOf(object);
   return organiser ?? attributed[0]?.id ?? null;
 }
 
 /** Whether an actor is one of those the object is credited to (`attributedTo`, any shape). */
 export function isAttributedTo(object: Json, actorId: string): boolean {
   const same = (a: string) => a.replace(/\/+$/, '') === actorId.replace(/\/+$/, '');
-  return attributionsOf(object).some((a) => same(a.id)) || same(idOf(object.actor) ?? '');
+  return attributionsOf(object).some((a) => same(a.id)) || same(actorIdOf(object) ?? '');
+}
+
+/** Whether an activity's actor may be taken as the object's author: it is credited with it
+ * (`attributedTo` or `actor`), or — the object crediting nobody, as Zap and Hubzilla send their
+ * posts — the object's id is on the actor's own server (a server speaks for its own objects). */
+export function isCreatedBy(object: Json, actorId: string): boolean {
+  if (isAttributedTo(object, actorId)) return true;
+  if (attributionsOf(object).length > 0 || actorIdOf(object) !== null) return false;
+  const objectId = idOf(object);
+  return objectId !== null && originOf(objectId) !== null && originOf(objectId) === originOf(actorId);
 }
 
 /** Every id the object is credited to, for messages. */
@@ -117,6 +127,17 @@ export function summaryIsWarning(object: Json): boolean {
 
 /** Whether the object's `name` is its title. */
 export const nameIsTitle = (object: Json): boolean => !UNTITLED_TYPES.has(typeOf(object) ?? 'Note');
+
+/** A natural-language field (`content`, `summary`, `name`): the plain property, else the first
+ * entry of its language map (`contentMap`…: some servers send only the map, and which language
+ * the reader prefers is not known here). Stored sanitized like the plain field (sanitize.ts). */
+export function languageField(object: Json, key: 'content' | 'summary' | 'name'): string | null {
+  const plain = str(object[key]);
+  if (plain !== null) return plain;
+  const map = object[`${key}Map`];
+  if (!isObject(map)) return null;
+  return Object.values(map).find((v): v is string => typeof v === 'string') ?? null;
+}
 
 /** A name for a Mention that came without one (Smithereen): @user@host from its href, the
  * user being the path's last segment (`/users/alice`, `/@alice`). */

@@ -72,6 +72,13 @@ describe('POST /inbox accepts', () => {
     expect(res.status).toBe(202);
   });
 
+  it('an actor given as an object or an array of one (Prismo: [{type, id}]): queued, its id the signer checked', async () => {
+    for (const actor of [{ type: 'Person', id: peer.actorId }, [{ type: 'Person', id: peer.actorId }], [peer.actorId]]) {
+      const res = await peer.postSigned(inboxUrl, follow(peer.actorId, { actor }));
+      expect(res.status, JSON.stringify(actor)).toBe(202);
+    }
+  });
+
   it('a Create forwarded by someone else whose object lives on its actor’s server: queued with the forwarder as signer', async () => {
     const createId = `${other.actorId}/statuses/9/activity`;
     const forwarded = { ...follow(other.actorId), id: createId, type: 'Create', object: { id: `${other.actorId}/statuses/9`, type: 'Note', attributedTo: other.actorId } };
@@ -180,6 +187,8 @@ describe('POST /inbox refuses, storing nothing,', () => {
   it.each([
     ['actor', { type: 'Follow', object: 'x' }],
     ['type', { actor: 'ACTOR', object: 'x' }],
+    ['actor', { type: 'Follow', actor: ['ACTOR', 'ACTOR'], object: 'x' }],
+    ['actor', { type: 'Follow', actor: [], object: 'x' }],
   ])('JSON without %s (400)', async (missing, shape) => {
     const body = JSON.parse(JSON.stringify(shape).replace('ACTOR', peer.actorId)) as Record<string, unknown>;
     const result = await refused(t.core, peer.postSigned(inboxUrl, body));

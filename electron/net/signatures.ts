@@ -22,6 +22,7 @@ import { TooManyRedirectsError } from './errors';
 import type { HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
 import { preloadedContextLoader } from './document-loader';
+import { keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
@@ -212,12 +213,13 @@ export async function verifyInbound(request: Request, deps: VerifyInboundDeps, b
 }
 
 /** deps.documentLoader, counting every fetch that is not a preloaded context as a key fetch
- * (the bench and tests read keyCache.stats.fetches). */
+ * (the bench and tests read keyCache.stats.fetches); an actor that uses the key vocabulary
+ * without declaring it gets it declared (key-document.ts). */
 function countingLoader(deps: VerifyInboundDeps): DocumentLoader {
-  return (url, options) => {
+  return keyVocabularyLoader((url, options) => {
     if (!(url in preloadedContexts)) deps.keyCache.stats.fetches++;
     return deps.documentLoader(url, options);
-  };
+  });
 }
 
 async function verifyWithFedify(

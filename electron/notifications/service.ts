@@ -9,6 +9,7 @@ import { actor, inbox, notifications, outbox, type InboxObject, type Notificatio
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
 import { hostOf, idsOf, str, type Json } from '../federation/ap';
 import { htmlToExcerpt } from '../federation/sanitize';
+import { languageField } from '../federation/objects';
 
 /** An inbox or outbox object a notification points at. */
 export interface ObjectSummary {
@@ -79,7 +80,7 @@ const COMMENT_CHARS = 500;
 /** The text to preview: an Article's title, else a content warning rather than what it hides,
  * else the content (a Misskey reaction's emoji, too). */
 function excerptOf(object: Json): string | null {
-  const html = str(object.name) || str(object.summary) || str(object.content);
+  const html = languageField(object, 'name') || languageField(object, 'summary') || languageField(object, 'content');
   if (!html) return null;
   const text = htmlToExcerpt(html, EXCERPT_CHARS);
   return text === '' ? null : text;

@@ -6,7 +6,7 @@ import { actor, type Actor, type InboxObject, type OutboxObject } from '../../..
 import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
 import { asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { isCardType, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import { isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
 import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
@@ -51,7 +51,9 @@ const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image
 
 /** The attachments, then — for the types that carry their media elsewhere — the first video, audio
  * (or an Image's picture) file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
- * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview). */
+ * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview, WordPress's
+ * featured image). No thumbnail is added when one of them is already an attachment: WordPress names
+ * its featured image as `image` (the attachment's own URL) and as `icon` (a 150px crop of it). */
 function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   const out = asArray(object.attachment)
     .filter(isObject)
@@ -66,16 +68,19 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   if (file && !out.some((a) => a.url === file.href)) {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
-  const thumbnail = [...asArray(object.icon), ...asArray(object.image)]
+  // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
+  const thumbnails = [...asArray(object.image), ...asArray(object.icon)]
     .filter(isObject)
     .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
     .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
-    .find((a) => a.url !== '');
-  if (thumbnail) {
+    .filter((a) => a.url !== '');
+  const same = out.findIndex((a) => thumbnails.some((t) => t.url === a.url));
+  if (same !== -1) {
     // Lemmy names its image both as an attachment Link (no media type: a file) and as `image`.
-    const same = out.findIndex((a) => a.url === thumbnail.url);
-    if (same === -1) out.push(thumbnail);
-    else if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+    const thumbnail = thumbnails.find((t) => t.url === out[same]!.url)!;
+    if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+  } else if (thumbnails[0]) {
+    out.push(thumbnails[0]);
   }
   return out;
 }
@@ -118,7 +123,7 @@ const plain = (html: string | null): string | null => {
  * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
  * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
 function contentOf(object: Json): string {
-  const content = str(object.content) ?? '';
+  const content = languageField(object, 'content') ?? '';
   if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
   return content
     .split(/\r?\n\s*\r?\n/)
@@ -130,8 +135,8 @@ function contentOf(object: Json): string {
 
 function common(object: Json, apId: string, ownBase: string | null = null) {
   const type = typeOf(object) ?? 'Object';
-  const name = str(object.name);
-  const summary = str(object.summary);
+  const name = languageField(object, 'name');
+  const summary = languageField(object, 'summary');
   // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
   // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
   const warns = summaryIsWarning(object);

@@ -55,10 +55,4 @@ export function sameId(a: string | null | undefined, b: string | null | undefine
   return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 }
 
-export function originOf(url: string): string | null {
-  try {
-    return new URL(url).origin;
-  } catch {
-    return null;
-  }
-}
+export { originOf } from '../ap';

@@ -180,6 +180,18 @@ describe('Create', () => {
     expect(await rig.core.loops.inbox.drain()).toEqual({ processed: 0, dropped: 0, retried: 0, errored: 0 });
   });
 
+  it('Zap/Hubzilla: an object crediting nobody is stored as its actor\'s when its id is on the actor\'s server; elsewhere it is dropped', async () => {
+    rig = await openRig();
+    const alice = String(remotes.fixture('actors/mastodon-alice.json').id);
+    await rig.follow(alice);
+    const create = createNote(alice, 'zap', { attributedTo: undefined });
+    expect((await rig.receive(create)).error).toBeNull();
+    expect(rig.inboxRow(`${alice}/statuses/zap`)).toMatchObject({ apActorId: alice, isHiddenFromStream: false });
+    const elsewhere = createNote(alice, 'zap2', { attributedTo: undefined, id: 'https://victim.example/item/1' });
+    expect((await rig.receive(elsewhere)).error).toMatch(/attributedTo \(none\) does not match/);
+    expect(rig.inboxRow('https://victim.example/item/1')).toBeUndefined();
+  });
+
   it('a Note whose id is on another server than its actor is dropped', async () => {
     rig = await openRig();
     const alice = String(remotes.fixture('actors/mastodon-alice.json').id);

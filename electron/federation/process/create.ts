@@ -12,7 +12,7 @@ import { NotFoundError } from '../../errors';
 import { inbox, type Actor } from '../../../db/schema';
 import { cachedActorType, getOrFetchAuthor } from '../actors';
 import { asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { attributedIds, authorOf, isAttributedTo, isShowableType } from '../objects';
+import { attributedIds, authorOf, isCreatedBy, isShowableType } from '../objects';
 import { isLocalActorId, isLocalUrl, type LocalActor } from '../identity';
 import { sanitizeActivityHtml, sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
@@ -44,7 +44,8 @@ export function mentionsLocalActor(object: Json, local: LocalActor): boolean {
 }
 
 /** The object of a Create, checked: the embedded copy, or (forwarded, or only an IRI) a fresh
- * copy from its own server. Its author must be the activity's actor, on the actor's server. */
+ * copy from its own server. Its author must be the activity's actor, on the actor's server (an
+ * object that credits nobody is the actor's: objects.ts isCreatedBy). */
 async function createdObject(deps: ProcessDeps, r: Received): Promise<Json> {
   const embedded = r.activity.object;
   const objectId = idOf(embedded);
@@ -60,7 +61,7 @@ async function createdObject(deps: ProcessDeps, r: Received): Promise<Json> {
       throw error;
     }
   }
-  if (!isAttributedTo(object, r.actor.apId)) {
+  if (!isCreatedBy(object, r.actor.apId)) {
     drop(`attributedTo (${attributedIds(object).join(', ') || 'none'}) does not match the actor ${r.actor.apId}`);
   }
   if (originOf(objectId) !== originOf(r.actor.apId)) drop(`object ${objectId} is not on the actor's server`);

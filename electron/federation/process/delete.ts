@@ -88,6 +88,30 @@ function markDeleted(tx: DbOrTx, rows: InboxObject[], now: Date): void {
   }
 }
 
+/** Undo of a Delete (how Lemmy restores a post): the post the Delete named, when Tern still has
+ * it deleted and it may be restored — undone by its author (sent by them), or else served again
+ * by its own server (a moderator's restore, or an Undo a community relayed). Null: nothing to
+ * restore. Network trouble: retried later. */
+export async function restorablePost(deps: ProcessDeps, r: Received, deleteRow: InboxObject): Promise<InboxObject | null> {
+  const post = deleteRow.activityObjectApId ? findInbox(deps.db, deleteRow.activityObjectApId) : undefined;
+  if (!post || !post.isDeleted || post.apType === 'Delete') return null;
+  if (!r.forwarded && (post.apActorId === r.actor.apId || isAttributedTo(post.apObject as Json, r.actor.apId))) return post;
+  try {
+    const served = await fetchRemoteObject(deps.fed, post.apId);
+    return typeOf(served) !== 'Tombstone' && idOf(served) === post.apId ? post : null;
+  } catch (error) {
+    if (error instanceof ObjectGoneError || error instanceof NotFoundError) return null;
+    throw error;
+  }
+}
+
+/** A deleted post shown again, and the counters it takes part in recomputed. */
+export function markRestored(tx: DbOrTx, post: InboxObject, now: Date): void {
+  tx.update(inbox).set({ isDeleted: false, updatedAt: now }).where(eq(inbox.id, post.id)).run();
+  const parent = idOf((post.apObject as Json).inReplyTo);
+  if (parent !== null) recountReplies(tx, parent);
+}
+
 /** Delete whose object is its own actor. Needs no fetch: the actor is gone (410) by now, and
  * an actor we never stored leaves nothing to clean up. */
 export async function onActorDeleted(deps: ProcessDeps, row: { id: string; activity: Json; actorId: string; now: Date }): Promise<ProcessOutcome> {

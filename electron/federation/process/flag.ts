@@ -1,22 +1,14 @@
 // Flag: a server forwards a report about the author (their actor and/or some of their posts),
 // with the reporter's comment in `content`. Mastodon sends it from its instance actor, without
-// an `id` and with `object` a list — so it gets a synthetic id (as the fork does), derived from
-// its content so a redelivery is recognised as a duplicate. Stored, and a typeless notification
+// an `id` and with `object` a list — so it gets a synthetic id (as the fork does, synthetic-id.ts),
+// derived from its content so a redelivery is recognised as a duplicate. Stored, and a typeless notification
 // (the spec has no REPORTED type) points at the Flag row with the reporting actor. A Flag that
 // names nothing of ours is not ours to read.
-import { createHash } from 'node:crypto';
 import { notifications } from '../../../db/schema';
-import { idsOf, type Json } from '../ap';
+import { idsOf } from '../ap';
 import { isLocalActorId } from '../identity';
 import { drop, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { findInbox, findOutbox, persistActivity } from './store';
-
-/** `<actor>#tern-flag-<hash of the payload>`: stable for the same payload, unique otherwise. */
-export function syntheticFlagId(activity: Json, actorId: string): string {
-  const url = new URL(actorId);
-  url.hash = `tern-flag-${createHash('sha256').update(JSON.stringify(activity)).digest('hex').slice(0, 32)}`;
-  return url.href;
-}
 
 export async function onFlagged(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const named = idsOf(r.activity.object);

@@ -12,7 +12,7 @@
 import type { IncomingActivity } from '../../../db/schema';
 import { NotFoundError, UnavailableError } from '../../errors';
 import { findActor, getOrFetchActor, saveActor } from '../actors';
-import { ACTOR_TYPES, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
+import { ACTOR_TYPES, actorIdOf, idOf, inboundActivitySchema, isObject, str, typeOf, type Json } from '../ap';
 import { isLocalActorId } from '../identity';
 import { sanitizeActorHtml } from '../sanitize';
 import { onActivityAnnounced, onAnnounced } from './announce';
@@ -33,7 +33,8 @@ import {
 import { onPostCreated } from './create';
 import { onActorDeleted, onPostDeleted } from './delete';
 import { onBlocked, onFollowAnswered, onFollowed } from './follow';
-import { onFlagged, syntheticFlagId } from './flag';
+import { onFlagged } from './flag';
+import { syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
 import { findInbox, persistActivity } from './store';
@@ -64,14 +65,14 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   const parsed = inboundActivitySchema.safeParse(activity);
   if (!parsed.success) drop(`malformed activity: ${parsed.error.issues.map((i) => `${i.path.join('.')} ${i.message}`).join('; ')}`);
   const type = typeOf(activity)!;
-  const actorId = idOf(activity.actor)!;
+  const actorId = actorIdOf(activity)!;
   const relayed = row.sentByApActorId !== null && !sameId(row.sentByApActorId, actorId);
 
   if (isBlockedUrl(actorId, deps.settings.blockedServers)) drop(`blocked server ${new URL(actorId).hostname}`);
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
 
-  // Mastodon's Flag has no id (a report forwarded once); it gets a synthetic one (flag.ts).
-  const id = str(activity.id) ?? (type === 'Flag' ? syntheticFlagId(activity, actorId) : null);
+  // Mastodon's Flag and GoToSocial's Delete have no id; they get a synthetic one (synthetic-id.ts).
+  const id = str(activity.id) ?? syntheticActivityId(activity, type, actorId);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
@@ -86,7 +87,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   // What can be checked at its origin without the actor's signature: a Create's or an Update's
   // object is refetched, a Delete's must be gone there (a post relayed by a Lemmy community).
   const aboutActor = ACTOR_TYPES.has(typeOf(activity.object) ?? '') || sameId(idOf(activity.object), actorId);
-  const checkable = type === 'Create' || ((type === 'Update' || type === 'Delete') && !aboutActor);
+  // An Undo of a Delete (a restore) is checked the same way: the post must be served again.
+  const checkable = type === 'Create' || ((type === 'Update' || type === 'Delete') && !aboutActor) || (type === 'Undo' && undoesDelete(deps, activity));
   // The inbox verified it moments ago: a key missing now is network trouble, worth a retry.
   if (forwarded && !checkable && vouched?.ok === false && vouched.reason === 'key_unavailable') {
     throw new UnavailableError(`the key of ${actorId}'s signature on ${type} ${id} is unavailable for now`);
@@ -163,4 +165,11 @@ async function onActorPayload(deps: ProcessDeps, doc: Json, row: IncomingActivit
   if (!known) drop('actor document of an actor we do not know: ignored');
   deps.db.transaction((tx) => saveActor(tx, sanitizeActorHtml({ ...doc, id: known.apId }), known.handle, now));
   return processed(null);
+}
+
+/** Whether an Undo undoes a Delete: its object embedded as one, or the id of a stored Delete. */
+function undoesDelete(deps: ProcessDeps, undo: Json): boolean {
+  if (typeOf(undo.object) === 'Delete') return true;
+  const id = idOf(undo.object);
+  return id !== null && findInbox(deps.db, id)?.apType === 'Delete';
 }

@@ -199,6 +199,42 @@ describe('Funkwhale, Mobilizon, an Image', () => {
     expect(image).toMatchObject({ type: 'Image', title: 'Harbour at dusk', url: `${px.origin}/p/lens/311/view`, card: false });
     expect(image!.attachments).toEqual([expect.objectContaining({ url: `${px.origin}/storage/m/311.jpg`, kind: 'image', width: 1200 })]);
   });
+
+  it("a WordPress Article: its featured image (`image`, also an attachment; `icon`, a crop of it) is not added again; alone, the `image` is shown, not the icon", async () => {
+    rig = await openRig();
+    const blogger = px.actor('/author/wren', 'Person', 'wren');
+    await rig.follow(blogger);
+    const upload = (q: string) => `${px.origin}/wp-content/uploads/splash.png?${q}`;
+    const featured = { image: { type: 'Image', url: upload('fit=980'), mediaType: 'image/png' }, icon: { type: 'Image', url: upload('resize=150'), mediaType: 'image/png' } };
+    const article = (n: number, attachment: Json[]): Json => ({
+      id: `${px.origin}/?p=${n}`, type: 'Article', name: `Post ${n}`, attributedTo: blogger, content: '<p>Text.</p>', url: `${px.origin}/post-${n}/`, to: [PUBLIC], attachment, ...featured,
+    });
+    await rig.receive(create(blogger, article(1, [{ type: 'Image', url: upload('fit=980'), mediaType: 'image/png', name: 'Splash' }, { type: 'Image', url: `${px.origin}/b.jpg`, mediaType: 'image/jpeg' }])));
+    await rig.receive(create(blogger, article(2, [])));
+    const byId = new Map(stream().map((v) => [v.apId, v.attachments.map((a) => [a.url, a.name])]));
+    expect(byId.get(`${px.origin}/?p=1`)).toEqual([[upload('fit=980'), 'Splash'], [`${px.origin}/b.jpg`, null]]);
+    expect(byId.get(`${px.origin}/?p=2`)).toEqual([[upload('fit=980'), null]]);
+  });
+});
+
+describe('language maps', () => {
+  it('a Note with contentMap and no content: its first language shown, sanitized; a summaryMap warns', async () => {
+    rig = await openRig();
+    const writer = px.actor('/users/polyglot', 'Person', 'polyglot');
+    await rig.follow(writer);
+    const id = `${px.origin}/notes/1`;
+    await rig.receive(
+      create(writer, {
+        id, type: 'Note', attributedTo: writer, to: [PUBLIC],
+        contentMap: { de: '<p>Guten Morgen<script>alert(1)</script></p>', en: '<p>Good morning</p>' },
+        summaryMap: { de: 'Kaffee' },
+      }),
+    );
+    const stored = JSON.stringify(rig.inboxRow(id)!.apObject);
+    expect(stored).not.toContain('<script');
+    const [note] = stream();
+    expect(note).toMatchObject({ apId: id, contentHtml: '<p>Guten Morgen</p>', summary: 'Kaffee', sensitive: true });
+  });
 });
 
 describe('types Tern does not know', () => {

@@ -12,7 +12,7 @@ import { openCore, type Core } from '../../core';
 import { following, inbox, incomingActivity, notifications, outbox, type Actor, type IncomingActivity, type NotificationType, type OutboxObject } from '../../../db/schema';
 import { startServer, type LoopbackServer } from '../../net/test-server';
 import { getOrFetchActor } from '../actors';
-import { idOf, PUBLIC, type Json } from '../ap';
+import { actorIdOf, PUBLIC, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { saveOutboxObject } from '../outbox-store';
 
@@ -118,7 +118,7 @@ export async function openRig(options: { manuallyApprovesFollowers?: boolean; bl
       .insert(incomingActivity)
       .values({
         createdAt: now,
-        sentByApActorId: opts.sentBy === undefined ? idOf(activity.actor) : opts.sentBy,
+        sentByApActorId: opts.sentBy === undefined ? actorIdOf(activity) : opts.sentBy,
         apId: typeof activity.id === 'string' ? activity.id : null,
         apObject: activity as IncomingActivity['apObject'],
         tries: 0,

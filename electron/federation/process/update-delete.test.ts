@@ -92,6 +92,61 @@ describe('Delete', () => {
     expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(false);
   });
 
+  it("GoToSocial's Delete without an id deletes its author's post (a synthetic id, a redelivery a duplicate); someone else's still does not", async () => {
+    rig = await openRig();
+    const n = note(zoeId(), '7');
+    await rig.receive(create(n));
+    const byOther = await rig.receive({ type: 'Delete', actor: aliceId(), object: n.id, to: [PUBLIC] });
+    expect(byOther.error).toMatch(/not its author/);
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(false);
+    const del = { '@context': 'https://www.w3.org/ns/activitystreams', type: 'Delete', actor: zoeId(), object: n.id, to: [PUBLIC] };
+    const row = await rig.receive(del);
+    expect(row.error).toBeNull();
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(true);
+    expect((await rig.receive(del)).error).toMatch(/duplicate/);
+  });
+
+  it('a Like without an id is still transient and ignored', async () => {
+    rig = await openRig();
+    const n = note(zoeId(), '8');
+    await rig.receive(create(n));
+    expect((await rig.receive({ type: 'Like', actor: aliceId(), object: n.id })).error).toMatch(/Like without an id/);
+  });
+
+  it("Undo of a Delete (Lemmy's restore): by the post's author it comes back; by someone else it stays deleted", async () => {
+    rig = await openRig();
+    await rig.follow(aliceId());
+    const n = note(aliceId(), '9');
+    await rig.receive(create(n));
+    const del = { id: `${aliceId()}/deletes/9`, type: 'Delete', actor: aliceId(), object: n.id };
+    await rig.receive(del);
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(true);
+    const byOther = await rig.receive({ id: `${zoeId()}/undos/9`, type: 'Undo', actor: zoeId(), object: del });
+    expect(byOther.error).toMatch(/who did not send it/);
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(true);
+    const undo = await rig.receive({ id: `${aliceId()}/undos/9`, type: 'Undo', actor: aliceId(), object: del });
+    expect(undo.error).toBeNull();
+    expect(rig.inboxRow(String(n.id))!.isDeleted).toBe(false);
+    expect(rig.inboxRow(String(del.id))!.isDeleted).toBe(true);
+  });
+
+  it('an Undo of a Delete relayed by someone else restores only what its server serves again', async () => {
+    rig = await openRig();
+    const mastodon = remotes.servers['mastodon.example'];
+    const [kept, gone] = [note(aliceId(), '10'), note(aliceId(), '11')];
+    for (const n of [kept, gone]) {
+      await rig.receive(create(n));
+      await rig.receive({ id: `${String(n.id)}#delete`, type: 'Delete', actor: aliceId(), object: n.id });
+    }
+    mastodon.put(String(kept.id), kept);
+    mastodon.put(String(gone.id), 404);
+    const relayed = (n: Json) => rig.receive({ id: `${String(n.id)}#undo`, type: 'Undo', actor: aliceId(), object: `${String(n.id)}#delete` }, { sentBy: zoeId() });
+    expect((await relayed(kept)).error).toBeNull();
+    expect(rig.inboxRow(String(kept.id))!.isDeleted).toBe(false);
+    expect((await relayed(gone)).error).toMatch(/not trusted/);
+    expect(rig.inboxRow(String(gone.id))!.isDeleted).toBe(true);
+  });
+
   it('a deleted mention keeps its notification; the object is marked deleted', async () => {
     rig = await openRig();
     const mention = remotes.fixture('mastodon-create-note-mention-hashtag.json');

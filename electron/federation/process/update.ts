@@ -11,7 +11,7 @@ import { sanitizeActivityHtml, sanitizeActorHtml, sanitizeObjectHtml } from '../
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountReplies } from './counters';
 import { fetchRemoteObject } from './fetch';
-import { isAttributedTo, isShowableType } from '../objects';
+import { isAttributedTo, isCreatedBy, isShowableType } from '../objects';
 import { findInbox, persistActivity } from './store';
 
 /** Key ids an actor document publishes (publicKey and FEP-521a assertionMethod). */
@@ -82,7 +82,7 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
       }
     }
     if (!sameId(str(fresh.id), objectId)) drop(`Update names ${objectId} but carries ${String(fresh.id)}`);
-    if (!isAttributedTo(fresh, r.actor.apId) || originOf(objectId) !== originOf(r.actor.apId)) {
+    if (!isCreatedBy(fresh, r.actor.apId) || originOf(objectId) !== originOf(r.actor.apId)) {
       drop(`updated object ${objectId} is not attributed to ${r.actor.apId}`);
     }
   }
