@@ -39,7 +39,7 @@ const stamp = (revision: string) => {
 };
 
 describe('the chain', () => {
-  it('is the spec\'s: f5717d82b3ff (initial) -> 9b404c47970a -> 4ab54becec04, then Tern\'s 0d4f0c70f784, e7c3a9d51b20 and 9519a2c5ec87, the head', () => {
+  it('is the spec\'s: f5717d82b3ff (initial) -> 9b404c47970a -> 4ab54becec04, then Tern\'s 0d4f0c70f784, e7c3a9d51b20, 9519a2c5ec87 and d58a0b6c3e27, the head', () => {
     expect(REVISIONS.map((r) => [r.parent, r.id])).toEqual([
       [null, 'f5717d82b3ff'],
       ['f5717d82b3ff', '9b404c47970a'],
@@ -47,8 +47,9 @@ describe('the chain', () => {
       ['4ab54becec04', '0d4f0c70f784'],
       ['0d4f0c70f784', 'e7c3a9d51b20'],
       ['e7c3a9d51b20', '9519a2c5ec87'],
+      ['9519a2c5ec87', 'd58a0b6c3e27'],
     ]);
-    expect(HEAD).toBe('9519a2c5ec87');
+    expect(HEAD).toBe('d58a0b6c3e27');
   });
 
   it('a chain whose parents do not follow one another is refused', () => {
@@ -77,8 +78,8 @@ describe('currentRevision', () => {
 
 describe('upgrade', () => {
   it('applies every revision of an empty database in chain order and stamps it at head', () => {
-    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87']);
-    expect(upgrade(sqlite)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87']);
+    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'd58a0b6c3e27']);
+    expect(upgrade(sqlite)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'd58a0b6c3e27']);
     expect(currentRevision(sqlite)).toBe(HEAD);
     expect(pendingRevisions(sqlite)).toEqual([]);
   });
@@ -94,8 +95,8 @@ describe('upgrade', () => {
   it('stops at the target revision, and continues from there later', () => {
     expect(upgrade(sqlite, 'f5717d82b3ff')).toEqual(['f5717d82b3ff']);
     expect(objectNames(sqlite)).not.toContain('oauth_client');
-    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87']);
-    expect(upgrade(sqlite, 'head')).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87']);
+    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'd58a0b6c3e27']);
+    expect(upgrade(sqlite, 'head')).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'd58a0b6c3e27']);
   });
 
   it('does nothing at head', () => {
@@ -121,14 +122,14 @@ describe('upgrade', () => {
 describe('downgrade', () => {
   it('to base reverts every revision newest first and leaves no table or index but the emptied alembic_version', () => {
     upgrade(sqlite);
-    expect(downgrade(sqlite, 'base')).toEqual(['9519a2c5ec87', 'e7c3a9d51b20', '0d4f0c70f784', '4ab54becec04', '9b404c47970a', 'f5717d82b3ff']);
+    expect(downgrade(sqlite, 'base')).toEqual(['d58a0b6c3e27', '9519a2c5ec87', 'e7c3a9d51b20', '0d4f0c70f784', '4ab54becec04', '9b404c47970a', 'f5717d82b3ff']);
     // alembic_version stays, empty, as Alembic leaves it (with its primary key's own index).
     expect(objectNames(sqlite)).toEqual(['alembic_version', 'sqlite_autoindex_alembic_version_1']);
     expect(sqlite.prepare('SELECT count(*) FROM alembic_version').pluck().get()).toBe(0);
   });
 
   it('to 4ab54becec04 removes the eight indexes of 0d4f0c70f784 and e7c3a9d51b20 (9519a2c5ec87 swapped one of them back), and nothing else', () => {
-    upgrade(sqlite);
+    upgrade(sqlite, '9519a2c5ec87');
     const before = snapshot(sqlite).schema as { name: string }[];
     expect(downgrade(sqlite, '4ab54becec04')).toEqual(['9519a2c5ec87', 'e7c3a9d51b20', '0d4f0c70f784']);
     const after = snapshot(sqlite).schema as { name: string }[];
@@ -146,8 +147,30 @@ describe('downgrade', () => {
     expect(currentRevision(sqlite)).toBe('4ab54becec04');
   });
 
-  it('to e7c3a9d51b20 puts back the one-column index that 9519a2c5ec87 replaced, and nothing else', () => {
+  it('to 9519a2c5ec87 drops the ten indexes of d58a0b6c3e27 (pages at scale), and nothing else', () => {
     upgrade(sqlite);
+    const before = snapshot(sqlite).schema as { name: string }[];
+    expect(downgrade(sqlite, '9519a2c5ec87')).toEqual(['d58a0b6c3e27']);
+    const after = snapshot(sqlite).schema as { name: string }[];
+    expect(after.every((a) => before.some((b) => JSON.stringify(a) === JSON.stringify(b)))).toBe(true);
+    expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual([
+      'ix_follower_created_at',
+      'ix_following_created_at',
+      'ix_inbox_stream',
+      'ix_notifications_is_new_created_at',
+      'ix_outbox_pinned',
+      'ix_outbox_published',
+      'ix_outbox_relates_to_inbox_object_id',
+      'ix_outbox_relates_to_outbox_object_id',
+      'ix_outgoing_activity_outbox_object_id',
+      'ix_outgoing_activity_unsent',
+    ]);
+    expect(upgrade(sqlite)).toEqual(['d58a0b6c3e27']);
+    expect(snapshot(sqlite).schema).toEqual(before);
+  });
+
+  it('to e7c3a9d51b20 puts back the one-column index that 9519a2c5ec87 replaced, and nothing else', () => {
+    upgrade(sqlite, '9519a2c5ec87');
     const before = snapshot(sqlite).schema as { name: string }[];
     expect(downgrade(sqlite, 'e7c3a9d51b20')).toEqual(['9519a2c5ec87']);
     const after = snapshot(sqlite).schema as { name: string }[];
@@ -155,7 +178,7 @@ describe('downgrade', () => {
       list.filter((o) => !other.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name);
     expect(names(before, after)).toEqual(['ix_inbox_relates_to_outbox_object_counts']);
     expect(names(after, before)).toEqual(['ix_inbox_relates_to_outbox_object_id']);
-    expect(upgrade(sqlite)).toEqual(['9519a2c5ec87']);
+    expect(upgrade(sqlite, '9519a2c5ec87')).toEqual(['9519a2c5ec87']);
   });
 
   it('at the head, a post\'s likes are counted from the index alone (no table read)', () => {
@@ -216,7 +239,7 @@ describe('downgrade', () => {
         VALUES (1, '${t}', '${t}', 1, 'a.example', 0, 'https://a.example', 'Like', 'https://a.example/l/1', '${t}', '{}', 'PUBLIC', 1, 0, 0, 0);
       UPDATE outbox SET relates_to_inbox_object_id = 1 WHERE id = 1;
     `);
-    expect(downgrade(sqlite, 'base')).toHaveLength(6);
+    expect(downgrade(sqlite, 'base')).toHaveLength(REVISIONS.length);
     expect(objectNames(sqlite)).toEqual(['alembic_version', 'sqlite_autoindex_alembic_version_1']);
   });
 

@@ -9,6 +9,7 @@ import { oauthClient } from './4ab54becec04_oauth_client';
 import { processingIndexes } from './0d4f0c70f784_processing_indexes';
 import { featureIndexes } from './e7c3a9d51b20_feature_indexes';
 import { interactionCountsIndex } from './9519a2c5ec87_interaction_counts_index';
+import { scaleIndexes } from './d58a0b6c3e27_scale_indexes';
 
 export interface Revision {
   id: string;
@@ -20,7 +21,7 @@ export interface Revision {
 
 /** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
  * at 4ab54becec04; the revisions after it are Tern's own. */
-export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex];
+export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex, scaleIndexes];
 
 /** The newest revision: the schema of db/schema.ts. */
 export const HEAD: string = headOf(REVISIONS);
