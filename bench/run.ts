@@ -12,6 +12,9 @@
 // BENCH_ONLY=startup the start-up phase alone; BENCH_ONLY=polls the polls phase alone
 // (BENCH_POLL_VOTERS, 200: each sends 5 votes, 3 valid); BENCH_ONLY=media the media phase alone;
 // BENCH_ONLY=fanout the raw costs and the fan-out phase alone.
+// BENCH_ONLY=scale the pages phase alone (bench/scale-phase.ts): BENCH_SCALE_CALLS (200 per page),
+// BENCH_SCALE_SCROLL (50000 stream rows scrolled), BENCH_SCALE_INBOX (1000000 inbox rows); its data
+// folder is cached in the OS temp folder between runs.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -27,6 +30,7 @@ import { runStartup, stats, type StartupResult } from './startup-phase';
 import { runPolls, type PollsResult } from './polls-phase';
 import { openBenchTern } from './tern';
 import { measureMedia, printMedia } from './media-phase';
+import { scalePhase } from './scale-report';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -351,6 +355,11 @@ async function main(): Promise<void> {
     printTargets(started);
     return;
   }
+  if (process.env.BENCH_ONLY === 'scale') {
+    await scalePhase(judge);
+    printTargets(started);
+    return;
+  }
   if (process.env.BENCH_ONLY === 'startup') {
     await startupPhase();
     printTargets(started);
@@ -432,6 +441,7 @@ async function main(): Promise<void> {
   await mediaPhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
+  await scalePhase(judge);
   printTargets(started);
 }
 
