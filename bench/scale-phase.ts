@@ -58,6 +58,7 @@ async function measure(handlers: Handlers, name: string, targetMs: number, calls
 const items = (value: unknown) => `${(value as { items: unknown[] }).items.length} items`;
 /** `n` values spread over `list`, cycling when it is shorter. */
 const spread = <T>(list: T[], n: number): T[] => Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n) % list.length]!);
+const noticeCursor = (r: { id: number; t: string; isNew: number }) => Buffer.from(`${r.isNew}|${new Date(r.t).toISOString()}|${r.id}`).toString('base64url');
 const streamCursor = (published: string, origin: 'i' | 'o', id: number) => Buffer.from(`${new Date(published).toISOString()}|${origin}|${id}`).toString('base64url');
 
 export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 50_000): Promise<ScaleResult> {
@@ -85,6 +86,9 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
     const posts = peek
       .prepare("SELECT id, ap_id, ap_published_at AS t FROM outbox WHERE ap_type = 'Note' AND id % ? = 0 LIMIT ?")
       .all(Math.max(1, Math.floor(options.outboxRows / calls)), calls) as { id: number; ap_id: string; t: string }[];
+    const notices = peek
+      .prepare('SELECT id, created_at AS t, is_new AS isNew FROM notifications WHERE id % ? = 0 LIMIT ?')
+      .all(Math.max(1, Math.floor(options.notifications / calls)), calls) as { id: number; t: string; isNew: number }[];
     peek.close();
 
     const cases: PageCase[] = [];
@@ -99,7 +103,7 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
     );
     cases.push(await measure(handlers, 'notifications: first page (50)', 10, repeat(['notifications.list', { limit: 50 }]), items));
     cases.push(
-      await measure(handlers, 'notifications: a later page (50), by offset', 10, spread(notificationCursors(options), n).map((offset) => ['notifications.list', { limit: 50, offset: Number(offset) }]), items),
+      await measure(handlers, 'notifications: a later page (50), by cursor', 10, spread(notices, n).map((r) => ['notifications.list', { limit: 50, cursor: noticeCursor(r) }]), items),
     );
     cases.push(await measure(handlers, 'unread count', 1, repeat(['notifications.unreadCount', {}]), (v) => `count ${(v as { count: number }).count}`));
     cases.push(await measure(handlers, 'profile: first page (20, with delivery states)', 10, repeat(['timeline.profile', { limit: 20 }]), items));
@@ -139,9 +143,4 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
   } finally {
     core.close();
   }
-}
-
-/** Later pages of the notifications list. */
-function notificationCursors(o: ScaleOptions): string[] {
-  return Array.from({ length: 20 }, (_, i) => String(50 * (1 + Math.floor((i * Math.min(o.notifications, 20_000)) / 1000))));
 }

@@ -116,8 +116,12 @@ export interface PersonView {
 }
 
 export interface PeopleView {
+  /** The first page of each (newest first); people.page gives the next ones. */
   followers: PersonView[];
   following: PersonView[];
+  counts: { followers: number; following: number };
+  /** Pass to people.page for the next page of that list; null when it is all here. */
+  nextCursor: { followers: string | null; following: string | null };
   /** Our Follows not answered yet. */
   pendingFollows: PersonView[];
   /** Follow requests waiting for the author (manual approval). */
@@ -220,7 +224,8 @@ export const authorInputs = {
   'thread.get': byApId,
   'timeline.stream': z.object(page).strict(),
   'timeline.profile': z.object(page).strict(),
-  'people.list': z.object({}).strict(),
+  'people.list': z.object({ limit: z.number().int().min(1).max(200).default(50) }).strict(),
+  'people.page': z.object({ list: z.enum(['followers', 'following']), ...page, limit: z.number().int().min(1).max(200).default(50) }).strict(),
   'deliveries.list': z
     .object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all'), postApId: z.string().url().optional() })
     .strict(),
@@ -251,6 +256,7 @@ export interface AuthorOutputs {
   'timeline.stream': PageOf<PostView>;
   'timeline.profile': PageOf<ProfilePost>;
   'people.list': PeopleView;
+  'people.page': PageOf<PersonView>;
   'deliveries.list': DeliveriesView;
   'deliveries.retryNow': { retried: number };
   'connectivity.get': ConnectivityView;

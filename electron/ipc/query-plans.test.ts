@@ -116,6 +116,8 @@ const PAGES: Array<[string, Record<string, unknown>]> = [
   ['deliveries.list', { limit: 30, state: 'sent', cursor: '2000' }],
   ['deliveries.list', { limit: 30, postApId: post(100) }],
   ['people.list', {}],
+  ['people.page', { list: 'followers', cursor: Buffer.from('2024-12-31T00:00:00.000Z|20').toString('base64url'), limit: 10 }],
+  ['people.page', { list: 'following', cursor: Buffer.from('2024-12-31T00:00:00.000Z|10').toString('base64url'), limit: 10 }],
   ['follow-requests.list', {}],
   ['connectivity.get', {}],
 ];
@@ -141,6 +143,13 @@ describe('the pages’ query plans', () => {
     const deliveries = (await dispatch(handlers, 'deliveries.list', { limit: 30, postApId: post(100) })) as { ok: true; value: { items: unknown[]; counts: Record<string, number> } };
     expect(deliveries.value.items).toHaveLength(SMALL.outgoing / SMALL.outboxRows);
     expect(Object.values(deliveries.value.counts).reduce((a, b) => a + b, 0)).toBe(SMALL.outgoing);
+    // People a page at a time: the pages follow one another without a gap or a repeat.
+    const people = (await dispatch(handlers, 'people.list', { limit: 15 })) as { ok: true; value: { followers: { actor: { id: number } }[]; counts: { followers: number }; nextCursor: { followers: string } } };
+    expect(people.value.counts.followers).toBe(SMALL.followers);
+    const more = (await dispatch(handlers, 'people.page', { list: 'followers', cursor: people.value.nextCursor.followers, limit: 100 })) as { ok: true; value: { items: { actor: { id: number } }[]; nextCursor: null } };
+    const ids = [...people.value.followers, ...more.value.items].map((p) => p.actor.id);
+    expect(new Set(ids).size).toBe(SMALL.followers);
+    expect(more.value.nextCursor).toBeNull();
   });
 
   it('a plan that sorts a whole table is caught (the check can fail)', () => {
