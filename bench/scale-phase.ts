@@ -17,6 +17,8 @@ export interface PageCase {
   p50: number;
   p99: number;
   max: number;
+  /** CPU time of this process per call (µs, mean): what the page costs, whatever the machine's load. */
+  cpuUs: number;
   /** What one call returned (items), for the reader to see it was a real page. */
   shape: string;
 }
@@ -45,20 +47,24 @@ async function measure(handlers: Handlers, name: string, targetMs: number, calls
   for (const c of calls.slice(0, 5)) await call(handlers, c);
   const times: number[] = [];
   let shape = '';
+  const cpu = process.cpuUsage();
   for (const c of calls) {
     const t = performance.now();
     const value = await call(handlers, c);
     times.push(performance.now() - t);
     if (!shape) shape = describe(value);
   }
+  const used = process.cpuUsage(cpu);
   times.sort((a, b) => a - b);
-  return { name, targetMs, calls: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, shape };
+  const cpuUs = (used.user + used.system) / times.length;
+  return { name, targetMs, calls: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, cpuUs, shape };
 }
 
 const items = (value: unknown) => `${(value as { items: unknown[] }).items.length} items`;
 /** `n` values spread over `list`, cycling when it is shorter. */
 const spread = <T>(list: T[], n: number): T[] => Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n) % list.length]!);
 const noticeCursor = (r: { id: number; t: string; isNew: number }) => Buffer.from(`${r.isNew}|${new Date(r.t).toISOString()}|${r.id}`).toString('base64url');
+const peopleCursor = (r: { id: number; t: string }) => Buffer.from(`${new Date(r.t).toISOString()}|${r.id}`).toString('base64url');
 const streamCursor = (published: string, origin: 'i' | 'o', id: number) => Buffer.from(`${new Date(published).toISOString()}|${origin}|${id}`).toString('base64url');
 
 export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 50_000): Promise<ScaleResult> {
@@ -89,6 +95,9 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
     const notices = peek
       .prepare('SELECT id, created_at AS t, is_new AS isNew FROM notifications WHERE id % ? = 0 LIMIT ?')
       .all(Math.max(1, Math.floor(options.notifications / calls)), calls) as { id: number; t: string; isNew: number }[];
+    const people = peek
+      .prepare("SELECT 'following' AS list, id, created_at AS t FROM following WHERE id % 10 = 0 UNION ALL SELECT 'followers', id, created_at FROM follower WHERE id % 50 = 0")
+      .all() as { list: 'followers' | 'following'; id: number; t: string }[];
     peek.close();
 
     const cases: PageCase[] = [];
@@ -116,10 +125,13 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
       await measure(handlers, 'deliveries: next page by cursor (30)', 10, Array.from({ length: n }, (_, i) => ['deliveries.list', { limit: 30, state: states[i % 4], cursor: String(1 + Math.floor(((i + 1) * counts.outgoing_activity!) / (n + 1))) }]), items),
     );
     cases.push(await measure(handlers, "deliveries: one post's rows and state", 10, spread(posts, n).map((p) => ['deliveries.list', { limit: 30, postApId: p.ap_id }]), items));
-    cases.push(await measure(handlers, 'people: the lists (followers, following, …)', 10, repeat(['people.list', {}]), (v) => {
-      const p = v as { followers: unknown[]; following: unknown[] };
-      return `${p.followers.length} followers, ${p.following.length} following`;
+    cases.push(await measure(handlers, 'people: the lists (first pages, counts, requests)', 10, repeat(['people.list', {}]), (v) => {
+      const p = v as { followers: unknown[]; following: unknown[]; counts: { followers: number; following: number } };
+      return `${p.followers.length} of ${p.counts.followers} followers, ${p.following.length} of ${p.counts.following} following`;
     }));
+    cases.push(
+      await measure(handlers, 'people: next page of followers/following by cursor', 10, spread(people, n).map((r) => ['people.page', { list: r.list, cursor: peopleCursor(r) }]), items),
+    );
 
     // Scrolling: page after page by cursor, the heap read after GC every 5,000 rows.
     const memory: Checkpoint[] = [checkpoint(0)];
