@@ -96,7 +96,7 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
       .prepare('SELECT id, created_at AS t, is_new AS isNew FROM notifications WHERE id % ? = 0 LIMIT ?')
       .all(Math.max(1, Math.floor(options.notifications / calls)), calls) as { id: number; t: string; isNew: number }[];
     const people = peek
-      .prepare("SELECT 'following' AS list, id, created_at AS t FROM following WHERE id % 10 = 0 UNION ALL SELECT 'followers', id, created_at FROM follower WHERE id % 50 = 0")
+      .prepare("SELECT 'following' AS list, id, created_at AS t FROM following WHERE id % 10 = 0 UNION ALL SELECT 'followers', id, created_at FROM follower WHERE id % 50 = 0 ORDER BY 3 DESC")
       .all() as { list: 'followers' | 'following'; id: number; t: string }[];
     peek.close();
 
