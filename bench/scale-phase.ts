@@ -60,6 +60,10 @@ async function measure(handlers: Handlers, name: string, targetMs: number, calls
   return { name, targetMs, calls: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, cpuUs, shape };
 }
 
+const threadShape = (v: unknown) => {
+  const t = v as { replies: unknown[]; totalReplies: number };
+  return `${t.replies.length} of ${t.totalReplies} replies`;
+};
 const items = (value: unknown) => `${(value as { items: unknown[] }).items.length} items`;
 /** `n` values spread over `list`, cycling when it is shorter. */
 const spread = <T>(list: T[], n: number): T[] => Array.from({ length: n }, (_, i) => list[Math.floor((i * list.length) / n) % list.length]!);
@@ -108,7 +112,10 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
       await measure(handlers, 'stream: next page by cursor (20), anywhere in 1M', 10, spread(deepInbox, n).map((r) => ['timeline.stream', { limit: 20, cursor: streamCursor(r.t, 'i', r.id) }]), items),
     );
     cases.push(
-      await measure(handlers, `thread: a post with ${options.repliesPerThread} replies`, 10, spread(fixture.threadRoots, n).map((apId) => ['thread.get', { apId }]), (v) => `${(v as { replies: unknown[] }).replies.length} replies`),
+      await measure(handlers, `thread: a post with ${options.repliesPerThread} replies, first replies`, 10, spread(fixture.threadRoots, n).map((apId) => ['thread.get', { apId }]), threadShape),
+    );
+    cases.push(
+      await measure(handlers, 'thread: later replies by cursor', 10, spread(fixture.threadRoots, n).map((apId, i) => ['thread.get', { apId, cursor: String(50 * (1 + (i % 9))) }]), threadShape),
     );
     cases.push(await measure(handlers, 'notifications: first page (50)', 10, repeat(['notifications.list', { limit: 50 }]), items));
     cases.push(

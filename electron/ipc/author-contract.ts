@@ -103,8 +103,13 @@ export interface ThreadView {
   /** Oldest first, up to 10 levels. */
   ancestors: PostView[];
   post: PostView;
-  /** Depth-first, oldest first among siblings; depth 1 = direct replies. */
+  /** Depth-first, oldest first among siblings; depth 1 = direct replies. A page of them: the
+   * first `limit`, or those after `cursor`. */
   replies: (PostView & { depth: number })[];
+  /** All the stored replies, shown or not. */
+  totalReplies: number;
+  /** Pass back as `cursor` (same apId) for the next replies; null when they are all given. */
+  nextCursor: string | null;
   /** The first parent that could not be had (offline, gone), if the walk stopped early. */
   missingParent: string | null;
 }
@@ -221,7 +226,7 @@ export const authorInputs = {
   'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'social.removeFollower': z.object({ actorApId: apId }).strict(),
   'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
-  'thread.get': byApId,
+  'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
   'timeline.stream': z.object(page).strict(),
   'timeline.profile': z.object(page).strict(),
   'people.list': z.object({ limit: z.number().int().min(1).max(200).default(50) }).strict(),

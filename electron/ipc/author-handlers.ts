@@ -31,7 +31,7 @@ export function createAuthorHandlers(core: Core): AuthorHandlers {
     'social.rejectRequest': ({ inboxObjectId }) => author.rejectRequest(inboxObjectId),
     'social.removeFollower': ({ actorApId }) => author.removeFollower(actorApId),
     'lookup.resolve': ({ query }) => author.lookup(query),
-    'thread.get': ({ apId }) => author.thread(apId),
+    'thread.get': ({ apId, cursor, limit }) => author.thread(apId, { cursor: cursor ?? null, limit }),
     'timeline.stream': (page) => author.stream(page),
     'timeline.profile': (page) => author.profile(page),
     'people.list': ({ limit }) => author.people(limit),

@@ -135,8 +135,20 @@ describe('the pages’ query plans', () => {
     expect(stream.value.items).toHaveLength(20);
     const next = (await dispatch(handlers, 'timeline.stream', { limit: 20, cursor: stream.value.nextCursor })) as { ok: true; value: { items: { id: number }[] } };
     expect(next.value.items).toHaveLength(20);
-    const thread = (await dispatch(handlers, 'thread.get', { apId: post(threadRootIds(SMALL)[0]!) })) as { ok: true; value: { replies: unknown[] } };
-    expect(thread.value.replies).toHaveLength(SMALL.repliesPerThread);
+    // A thread's replies a page at a time, in one depth-first order, none twice.
+    const root = post(threadRootIds(SMALL)[0]!);
+    type ThreadPage = { ok: true; value: { replies: { apId: string }[]; totalReplies: number; nextCursor: string | null } };
+    const whole = (await dispatch(handlers, 'thread.get', { apId: root, limit: 500 })) as ThreadPage;
+    expect(whole.value.replies).toHaveLength(SMALL.repliesPerThread);
+    const paged: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = (await dispatch(handlers, 'thread.get', { apId: root, limit: 40, ...(cursor ? { cursor } : {}) })) as ThreadPage;
+      expect(page.value.totalReplies).toBe(SMALL.repliesPerThread);
+      paged.push(...page.value.replies.map((r) => r.apId));
+      cursor = page.value.nextCursor;
+    } while (cursor);
+    expect(paged).toEqual(whole.value.replies.map((r) => r.apId));
     const notices = (await dispatch(handlers, 'notifications.list', { limit: 50 })) as { ok: true; value: { items: unknown[]; nextCursor: string } };
     const later = (await dispatch(handlers, 'notifications.list', { limit: 50, cursor: notices.value.nextCursor })) as { ok: true; value: { items: { id: number }[] } };
     expect(later.value.items).toHaveLength(50);

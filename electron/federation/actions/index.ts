@@ -84,7 +84,7 @@ export function createAuthorService(deps: AuthorServiceDeps) {
         followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
       };
     },
-    thread: (apId: string): Promise<ThreadView> => getThread(deps, me(), apId),
+    thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
     profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue()),
     people: (limit?: number): PeopleView => listPeople(deps.db, limit),

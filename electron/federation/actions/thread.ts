@@ -56,7 +56,15 @@ function childrenOf(db: DbOrTx, parents: string[]): Row[] {
   return [...received.map((row) => ({ kind: 'inbox' as const, row })), ...own.filter((r) => isPostType(r.apType)).map((row) => ({ kind: 'own' as const, row }))];
 }
 
-export async function getThread(deps: ActionDeps, me: ActorView, apId: string): Promise<ThreadView> {
+/** The thread around `apId`; of its replies, `limit` from `cursor` (a place in the depth-first
+ * order: the tree is read whole, a few ms for hundreds of replies, but only the page is turned
+ * into views, which is where the time goes — each reply's HTML is sanitized). */
+export async function getThread(
+  deps: ActionDeps,
+  me: ActorView,
+  apId: string,
+  page: { cursor: string | null; limit: number } = { cursor: null, limit: 50 },
+): Promise<ThreadView> {
   const focus = await findOrFetch(deps, apId);
   if (!focus) throw new NotFoundError(deps.isOnline() ? 'That post could not be found.' : 'Tern has not stored that post and is offline.');
 
@@ -99,13 +107,17 @@ export async function getThread(deps: ActionDeps, me: ActorView, apId: string): 
   };
   walk(focus.row.apId, 1);
 
-  const all = [focus, ...ancestors, ...flat.map((f) => f.row)];
+  const from = Math.min(flat.length, Number(page.cursor ?? 0) || 0);
+  const shown = flat.slice(from, from + page.limit);
+  const all = [focus, ...ancestors, ...shown.map((f) => f.row)];
   const actors = actorsById(deps.db, all.flatMap((r) => (r.kind === 'inbox' ? [r.row.actorId] : [])));
   const view = (r: Row): PostView => (r.kind === 'own' ? outboxPostView(r.row, me) : inboxPostView(r.row, actors.get(r.row.actorId)));
   return {
     ancestors: ancestors.map(view),
     post: view(focus),
-    replies: flat.map((f) => ({ ...view(f.row), depth: f.depth })),
+    replies: shown.map((f) => ({ ...view(f.row), depth: f.depth })),
+    totalReplies: flat.length,
+    nextCursor: from + shown.length < flat.length ? String(from + shown.length) : null,
     missingParent,
   };
 }
