@@ -16,6 +16,9 @@
 // BENCH_ONLY=fanout the raw costs and the fan-out phase alone; BENCH_ONLY=idle the idle phase alone
 // (BENCH_IDLE_SECONDS, 60). BENCH_INBOX_WORKER=0: the inbox processor on the main thread; BENCH_LEAN=0:
 // no lean baseline.
+// BENCH_ONLY=scale the pages phase alone (bench/scale-phase.ts): BENCH_SCALE_CALLS (200 per page),
+// BENCH_SCALE_SCROLL (50000 stream rows scrolled), BENCH_SCALE_INBOX (1000000 inbox rows); its data
+// folder is cached in the OS temp folder between runs.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
 import { cpus, loadavg } from 'node:os';
@@ -33,6 +36,7 @@ import { runIdle } from './idle-phase';
 import { openBenchTern } from './tern';
 import { measureMedia, printMedia } from './media-phase';
 import { runSearchBench, type SearchBenchResult } from './search-phase';
+import { scalePhase } from './scale-report';
 
 const env = (name: string, fallback: number) => {
   const value = Number(process.env[name]);
@@ -463,6 +467,11 @@ async function main(): Promise<void> {
     printTargets(started);
     return;
   }
+  if (process.env.BENCH_ONLY === 'scale') {
+    await scalePhase(judge);
+    printTargets(started);
+    return;
+  }
   if (process.env.BENCH_ONLY === 'startup') {
     await startupPhase();
     printTargets(started);
@@ -546,6 +555,7 @@ async function main(): Promise<void> {
   await idlePhase();
   // Last, on its own fixture: nothing else of the bench is running while it is timed.
   await startupPhase();
+  await scalePhase(judge);
   printTargets(started);
 }
 

@@ -52,7 +52,7 @@ export interface StartupResult {
   bundleMs: number;
 }
 
-const LOREM =
+export const LOREM =
   'Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor incididunt ut labore et dolore magna aliqua. ' +
   'Ut enim ad minim veniam, quis nostrud exercitation ullamco laboris nisi ut aliquip ex ea commodo consequat. Duis aute irure ' +
   'dolor in reprehenderit in voluptate velit esse cillum dolore eu fugiat nulla pariatur. Excepteur sint occaecat cupidatat non ' +
@@ -60,10 +60,16 @@ const LOREM =
   'voluptatem accusantium doloremque laudantium, totam rem aperiam, eaque ipsa quae ab illo inventore veritatis et quasi architecto. ';
 
 // Times: one row every 2 s up to 2025-01-01, written as the app writes them (toISOString: ms, Z).
-const T_END = 1_735_689_600;
-const iso = (expr: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}, 'unixepoch')`;
+export const T_END = 1_735_689_600;
+/** Parameters as SQLite integers: better-sqlite3 binds a JS number as a REAL, and then `/`, `%`
+ * and `||` give 0.5 and 'u1.0' where the rows need 0 and 'u1'. */
+export const ints = (params: Record<string, number | string>) =>
+  Object.fromEntries(Object.entries(params).map(([k, v]) => [k, typeof v === 'number' ? BigInt(v) : v]));
+export const iso = (expr: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${expr}, 'unixepoch')`;
 
-export function buildFixture(dbPath: string, o: StartupOptions): void {
+/** Fills the database at `dbPath` (schema at head, empty): actors, inbox, outbox, followers,
+ * notifications (bench/scale-fixture.ts adds the rest of the scale phase's rows). */
+export function buildFixture(dbPath: string, o: Omit<StartupOptions, 'runs'>): void {
   const sqlite = new Database(dbPath);
   // Bulk load only: no rollback journal, no fsync; WAL again (as the app keeps it) at the end.
   sqlite.pragma('journal_mode = OFF');
@@ -94,7 +100,7 @@ export function buildFixture(dbPath: string, o: StartupOptions): void {
            'Person', '@u' || i || '@' || ${server('i')}
          FROM n`,
       )
-      .run({ actors: o.actors, t0: T_END });
+      .run(ints({ actors: o.actors, t0: T_END }));
     // Row i: actor 1 + i % actors. The first `followers` rows are their Follows; then mostly
     // Notes (every 10th a reply), every 20th an Announce, every 50th a Like of one of our posts.
     const a = `(1 + (i - 1) % @actors)`;
@@ -136,7 +142,7 @@ export function buildFixture(dbPath: string, o: StartupOptions): void {
            i % 500 = 0, 0, 0, 0
          FROM r`,
       )
-      .run({ rows: o.inboxRows, actors: o.actors, followers: o.followers, outbox: o.outboxRows, t0: T_END, lorem: LOREM });
+      .run(ints({ rows: o.inboxRows, actors: o.actors, followers: o.followers, outbox: o.outboxRows, t0: T_END, lorem: LOREM }));
     sqlite
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @outbox)
@@ -151,14 +157,14 @@ export function buildFixture(dbPath: string, o: StartupOptions): void {
            substr(@lorem, 1 + i % 97, 300), ${iso('@t0 - (@outbox - i) * 200')}, 'PUBLIC', i % 7, i % 3, 0, i = 1, 0
          FROM n`,
       )
-      .run({ outbox: o.outboxRows, t0: T_END, lorem: LOREM });
+      .run(ints({ outbox: o.outboxRows, t0: T_END, lorem: LOREM }));
     sqlite
       .prepare(
         `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @followers)
          INSERT INTO follower (id, created_at, updated_at, actor_id, inbox_object_id, ap_actor_id)
          SELECT i, a.created_at, a.updated_at, i, i, a.ap_id FROM n JOIN actor a ON a.id = i`,
       )
-      .run({ followers: o.followers });
+      .run(ints({ followers: o.followers }));
     // New-follower notifications for the Follows, then Likes/Announces of our posts, mentions.
     sqlite
       .prepare(
@@ -167,9 +173,10 @@ export function buildFixture(dbPath: string, o: StartupOptions): void {
          SELECT i, x.created_at, CASE WHEN x.ap_type = 'Follow' THEN 'NEW_FOLLOWER' WHEN x.ap_type = 'Like' THEN 'LIKE'
              WHEN x.ap_type = 'Announce' THEN 'ANNOUNCE' ELSE 'MENTION' END,
            i > @notifications - 200, x.actor_id, x.relates_to_outbox_object_id, x.id
-         FROM n JOIN inbox x ON x.id = CASE WHEN i <= @followers THEN i ELSE @followers + (i - @followers) * 20 END`,
+         FROM n JOIN inbox x ON x.id = CASE WHEN i <= @followers THEN i ELSE @followers + (i - @followers) * @step END`,
       )
-      .run({ notifications: o.notifications, followers: o.followers });
+      // Every 20th row after the Follows, or closer when there are fewer inbox rows per notification.
+      .run(ints({ notifications: o.notifications, followers: o.followers, step: Math.max(1, Math.min(20, Math.floor((o.inboxRows - o.followers) / Math.max(1, o.notifications - o.followers)))) }));
     for (const index of inboxIndexes) sqlite.exec(index.sql);
   });
   load();

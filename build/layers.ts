@@ -40,7 +40,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
     parts: [
       'electron/federation/', 'electron/indieauth/', 'electron/micropub/', 'electron/webmention/', 'electron/media/', 'electron/data/',
       'electron/notifications/', 'electron/search/', 'electron/tunnel/', 'electron/settings-service.ts', 'electron/settings.ts', 'electron/status.ts',
-      'electron/ipc/*contract.ts', 'electron/ipc/channels.ts', 'electron/delivery/status.ts',
+      'electron/ipc/*contract.ts', 'electron/ipc/channels.ts', 'electron/delivery/status.ts', 'electron/delivery/counts.ts',
     ],
   },
   { name: 'delivery', parts: ['electron/delivery/', 'electron/connectivity/'] },

@@ -1,7 +1,7 @@
 // preparedInsert must write and return exactly what drizzle's insert().values().returning().get()
 // does: the processor's hot paths use it in place of drizzle.
 import { describe, expect, it } from 'vitest';
-import { eq } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { openSqlite, preparedInsert, wrapDrizzle } from './client';
 import { actor, inbox, notifications } from './schema';
 import { upgrade } from '../migrations/runner';
@@ -72,5 +72,30 @@ describe('preparedInsert', () => {
     const defaulted = missingDate(db, { isNew: false } as never);
     expect(defaulted.createdAt).toBeInstanceOf(Date);
     expect(() => insert(db, { createdAt: now, notificationType: 'NOPE' as never, isNew: true, actorId })).toThrow(/CHECK/);
+  });
+});
+
+describe('wrapDrizzle', () => {
+  it('prepares a query once and reuses it, in the mode each call needs; a busy statement is not reused', () => {
+    const { sqlite, db, actorId } = openDb();
+    const prepared: string[] = [];
+    const prepare = sqlite.prepare.bind(sqlite);
+    sqlite.prepare = ((source: string) => {
+      prepared.push(source);
+      return prepare(source);
+    }) as typeof sqlite.prepare;
+    const byId = () => db.select({ apId: actor.apId }).from(actor).where(eq(actor.id, actorId)).get();
+    for (let i = 0; i < 5; i++) expect(byId()).toEqual({ apId: 'https://a.example/u' });
+    expect(prepared).toHaveLength(1);
+    // The same SQL as objects after drizzle read it as arrays (raw mode is reset on reuse).
+    const text = prepared[0]!;
+    const asObject = db.all<{ ap_id: string }>(sql.raw(text.replace('?', String(actorId))));
+    expect(asObject).toEqual([{ ap_id: 'https://a.example/u' }]);
+    // A statement still stepping (iterate() on the same text, through the session's client) is not handed out again.
+    const client = (db as unknown as { session: { client: typeof sqlite } }).session.client;
+    const rows = client.prepare('SELECT id FROM actor').iterate();
+    expect(rows.next().value).toEqual({ id: actorId });
+    expect(client.prepare('SELECT id FROM actor').all()).toEqual([{ id: actorId }]);
+    rows.return?.();
   });
 });

@@ -43,11 +43,43 @@ export interface WrapOptions {
 
 export function wrapDrizzle(sqlite: Sqlite, options: WrapOptions = {}): Db {
   const db = drizzle({ client: sqlite, schema });
+  // drizzle prepares a query's SQL again on every call, and a better-sqlite3 statement's native
+  // memory is not given back while its connection is open (measured: RSS +6 KB a prepare, after
+  // GC; scrolling the stream grew RSS by 2.4 MB per 1,000 rows). Its session asks its client for
+  // prepare and transaction only: that client reuses one statement per SQL text instead.
+  (db as unknown as { session: { client: unknown } }).session.client = statementCachingClient(sqlite);
   if (options.immediate) {
     const begin = db.transaction.bind(db);
     db.transaction = ((run, config) => begin(run, { behavior: 'immediate', ...config })) as Db['transaction'];
   }
   return db;
+}
+
+/** Statements kept per connection (LRU), for the SQL drizzle builds: a few hundred texts. */
+const STATEMENT_CACHE_SIZE = 500;
+
+function statementCachingClient(sqlite: Sqlite): Pick<Sqlite, 'prepare' | 'transaction'> {
+  const cache = new Map<string, Database.Statement>();
+  return {
+    prepare: ((source: string) => {
+      const cached = cache.get(source);
+      // A statement still stepping (an iterate() not finished) cannot run again: a fresh one.
+      if (cached !== undefined && !cached.busy) {
+        cache.delete(source);
+        cache.set(source, cached);
+        // drizzle switches a statement to arrays (raw) for some calls and not back.
+        if (cached.reader) cached.raw(false);
+        return cached;
+      }
+      const statement = sqlite.prepare(source);
+      if (cached === undefined) {
+        cache.set(source, statement);
+        if (cache.size > STATEMENT_CACHE_SIZE) cache.delete(cache.keys().next().value!);
+      }
+      return statement;
+    }) as Sqlite['prepare'],
+    transaction: ((fn: (...args: unknown[]) => unknown) => sqlite.transaction(fn)) as Sqlite['transaction'],
+  };
 }
 
 /**

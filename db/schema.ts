@@ -112,6 +112,8 @@ export const inbox = sqliteTable(
     index('ix_inbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
     // Tern's revision 9519a2c5ec87: likes/announces of a post counted from the index alone.
     index('ix_inbox_relates_to_outbox_object_counts').on(t.relatesToOutboxObjectId, t.apType, t.isDeleted, t.actorId),
+    // Tern's revision d58a0b6c3e27: the home stream, newest first (the rows it shows).
+    index('ix_inbox_stream').on(t.apPublishedAt, t.id).where(sql`is_hidden_from_stream = 0 AND is_deleted = 0 AND is_transient = 0`),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],
@@ -214,6 +216,12 @@ export const outbox = sqliteTable(
     index('ix_outbox_id').on(t.id),
     index('ix_outbox_public_id').on(t.publicId),
     index('ix_outbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
+    // Tern's revision d58a0b6c3e27: the stream and profile newest first; pinned posts; edits of a
+    // post; our answers to a received Follow.
+    index('ix_outbox_published').on(t.apPublishedAt, t.id).where(sql`is_deleted = 0 AND is_transient = 0`),
+    index('ix_outbox_pinned').on(t.apPublishedAt, t.id).where(sql`is_pinned = 1`),
+    index('ix_outbox_relates_to_outbox_object_id').on(t.relatesToOutboxObjectId),
+    index('ix_outbox_relates_to_inbox_object_id').on(t.relatesToInboxObjectId),
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],
@@ -261,7 +269,12 @@ export const follower = sqliteTable(
       .references(() => inbox.id),
     apActorId: str('ap_actor_id').notNull().unique(),
   },
-  (t) => [index('ix_follower_id').on(t.id), ...checks('follower', { datetimes: ['created_at', 'updated_at'] })],
+  (t) => [
+    index('ix_follower_id').on(t.id),
+    // Tern's revision d58a0b6c3e27: the People list, newest first.
+    index('ix_follower_created_at').on(t.createdAt, t.id),
+    ...checks('follower', { datetimes: ['created_at', 'updated_at'] }),
+  ],
 );
 export type Follower = typeof follower.$inferSelect;
 export type NewFollower = typeof follower.$inferInsert;
@@ -281,7 +294,12 @@ export const following = sqliteTable(
       .references(() => outbox.id),
     apActorId: str('ap_actor_id').notNull().unique(),
   },
-  (t) => [index('ix_following_id').on(t.id), ...checks('following', { datetimes: ['created_at', 'updated_at'] })],
+  (t) => [
+    index('ix_following_id').on(t.id),
+    // Tern's revision d58a0b6c3e27: the People list, newest first.
+    index('ix_following_created_at').on(t.createdAt, t.id),
+    ...checks('following', { datetimes: ['created_at', 'updated_at'] }),
+  ],
 );
 export type Following = typeof following.$inferSelect;
 export type NewFollowing = typeof following.$inferInsert;
@@ -355,6 +373,9 @@ export const outgoingActivity = sqliteTable(
     index('ix_outgoing_activity_id').on(t.id),
     // Tern's (revision e7c3a9d51b20): the webmentions Tern sent.
     index('ix_outgoing_activity_webmention_target').on(t.webmentionTarget).where(sql`webmention_target IS NOT NULL`),
+    // Tern's revision d58a0b6c3e27: a post's deliveries; those not sent (the Deliveries filters and counts).
+    index('ix_outgoing_activity_outbox_object_id').on(t.outboxObjectId, t.id),
+    index('ix_outgoing_activity_unsent').on(t.isErrored, t.id).where(sql`is_sent = 0`),
     ...checks('outgoing_activity', {
       datetimes: ['created_at', 'next_try', 'last_try'],
       bools: ['is_sent', 'is_errored'],
@@ -455,6 +476,8 @@ export const notifications = sqliteTable(
     index('ix_notifications_id').on(t.id),
     // Tern's (revision e7c3a9d51b20): the notifications of a webmention.
     index('ix_notifications_webmention_id').on(t.webmentionId).where(sql`webmention_id IS NOT NULL`),
+    // Tern's revision d58a0b6c3e27: unread first, then newest (the list), and the unread count.
+    index('ix_notifications_is_new_created_at').on(t.isNew, t.createdAt, t.id),
     ...checks('notifications', {
       datetimes: ['created_at'],
       bools: ['is_new'],

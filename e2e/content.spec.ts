@@ -162,7 +162,7 @@ test('notifications are grouped by kind and post, unread first, and follow reque
     { ...notification(6, 'MENTION', ana, false, 60 * 26, null), inboxObject: { id: 40, box: 'inbox' as const, apId: 'https://mastodon.example/statuses/40', apType: 'Note', excerpt: '@ana see you at the hide on Saturday?', isDeleted: false } },
   ];
   let unread = 4;
-  await answer(page, 'notifications.list', () => ({ items: items.map((i) => ({ ...i, isNew: unread > 0 && i.isNew })), nextOffset: null, unreadCount: unread }));
+  await answer(page, 'notifications.list', () => ({ items: items.map((i) => ({ ...i, isNew: unread > 0 && i.isNew })), nextOffset: null, nextCursor: null, unreadCount: unread }));
   await answer(page, 'notifications.unreadCount', () => ({ count: unread }));
   await answer(page, 'notifications.markAllRead', () => {
     unread = 0;

@@ -6,6 +6,7 @@ import { outbox, outgoingActivity, type OutgoingActivity } from '../../db/schema
 import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState } from '../ipc/author-contract';
 import { ConflictError, NotFoundError } from '../errors';
 import { hostOfRecipient, isAddress } from './addresses';
+import { deliveryCounts } from './counts';
 
 export interface QueueContext {
   /** Rows being sent right now (the loop's in-flight set). */
@@ -40,7 +41,8 @@ export function deliverySummaries(db: DbOrTx, postIds: number[], ctx: QueueConte
   const updates = db
     .select({ id: outbox.id, post: outbox.relatesToOutboxObjectId })
     .from(outbox)
-    .where(and(eq(outbox.apType, 'Update'), inArray(outbox.relatesToOutboxObjectId, postIds)))
+    // `+ap_type`: read by the post (ix_outbox_relates_to_outbox_object_id), not every Update ever made.
+    .where(and(sql`+${outbox.apType} = 'Update'`, inArray(outbox.relatesToOutboxObjectId, postIds)))
     .all();
   const postOf = new Map<number, number>(postIds.map((id) => [id, id]));
   for (const u of updates) if (u.post !== null) postOf.set(u.id, u.post);
@@ -92,27 +94,41 @@ export function listDeliveries(
   ctx: QueueContext,
 ): DeliveriesView {
   const before = input.cursor ? Number(input.cursor) : null;
+  // Literal terms, so the waiting and failed filters read the partial index of unsent rows.
   const filter = {
     all: undefined,
-    pending: and(eq(outgoingActivity.isSent, false), eq(outgoingActivity.isErrored, false)),
-    failed: eq(outgoingActivity.isErrored, true),
+    pending: sql`${outgoingActivity.isSent} = 0 AND ${outgoingActivity.isErrored} = 0`,
+    failed: sql`${outgoingActivity.isSent} = 0 AND ${outgoingActivity.isErrored} = 1`,
     sent: eq(outgoingActivity.isSent, true),
   }[input.state];
-  const rows = db
-    .select({ row: outgoingActivity, apType: outbox.apType, apId: outbox.apId, apObject: outbox.apObject })
-    .from(outgoingActivity)
-    .leftJoin(outbox, eq(outbox.id, outgoingActivity.outboxObjectId))
-    .where(
-      and(
-        filter,
-        before !== null && Number.isFinite(before) ? lt(outgoingActivity.id, before) : undefined,
-        // One post's rows: its own (Create) and those of the activities about it (Update, Delete).
-        input.postApId !== undefined ? or(eq(outbox.apId, input.postApId), eq(outbox.activityObjectApId, input.postApId)) : undefined,
-      ),
-    )
-    .orderBy(desc(outgoingActivity.id))
-    .limit(input.limit + 1)
-    .all();
+  // One post's rows: its own (Create) and those of the activities about it (Update, Delete),
+  // found first by their ids, so the rows are read by post and not the whole history joined.
+  const postIds =
+    input.postApId === undefined
+      ? null
+      : db
+          .select({ id: outbox.id })
+          .from(outbox)
+          .where(or(eq(outbox.apId, input.postApId), eq(outbox.activityObjectApId, input.postApId)))
+          .all()
+          .map((r) => r.id);
+  const rows =
+    postIds?.length === 0
+      ? []
+      : db
+          .select({ row: outgoingActivity, apType: outbox.apType, apId: outbox.apId, apObject: outbox.apObject })
+          .from(outgoingActivity)
+          .leftJoin(outbox, eq(outbox.id, outgoingActivity.outboxObjectId))
+          .where(
+            and(
+              filter,
+              before !== null && Number.isFinite(before) ? lt(outgoingActivity.id, before) : undefined,
+              postIds ? inArray(outgoingActivity.outboxObjectId, postIds) : undefined,
+            ),
+          )
+          .orderBy(desc(outgoingActivity.id))
+          .limit(input.limit + 1)
+          .all();
   const items: DeliveryRowView[] = rows.slice(0, input.limit).map(({ row, apType, apId, apObject }) => {
     const type = row.webmentionTarget !== null ? 'Webmention' : (apType ?? (row.inboxObjectId !== null ? 'Forward' : 'Unknown'));
     return {
@@ -134,13 +150,7 @@ export function listDeliveries(
       error: row.error,
     };
   });
-  const c = db.get<{ sent: number; failed: number; queued: number; retrying: number; resolving: number }>(sql`
-    SELECT coalesce(sum(is_sent), 0) AS sent,
-           coalesce(sum(is_errored), 0) AS failed,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries = 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' AND recipient NOT LIKE 'webmention:%' THEN 1 ELSE 0 END), 0) AS queued,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND tries > 0 AND recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' AND recipient NOT LIKE 'webmention:%' THEN 1 ELSE 0 END), 0) AS retrying,
-           coalesce(sum(CASE WHEN is_sent = 0 AND is_errored = 0 AND (recipient LIKE 'acct:%' OR recipient LIKE 'actor:%' OR recipient LIKE 'webmention:%') THEN 1 ELSE 0 END), 0) AS resolving
-    FROM outgoing_activity`)!;
+  const c = deliveryCounts(db);
   // Rows in flight are counted as sending, not as what they were before.
   const flying = ctx.inFlight.size > 0
     ? db.select().from(outgoingActivity).where(inArray(outgoingActivity.id, [...ctx.inFlight])).all()

@@ -109,8 +109,13 @@ export interface ThreadView {
   /** Oldest first, up to 10 levels. */
   ancestors: PostView[];
   post: PostView;
-  /** Depth-first, oldest first among siblings; depth 1 = direct replies. */
+  /** Depth-first, oldest first among siblings; depth 1 = direct replies. A page of them: the
+   * first `limit`, or those after `cursor`. */
   replies: (PostView & { depth: number })[];
+  /** All the stored replies, shown or not. */
+  totalReplies: number;
+  /** Pass back as `cursor` (same apId) for the next replies; null when they are all given. */
+  nextCursor: string | null;
   /** The first parent that could not be had (offline, gone), if the walk stopped early. */
   missingParent: string | null;
 }
@@ -122,8 +127,12 @@ export interface PersonView {
 }
 
 export interface PeopleView {
+  /** The first page of each (newest first); people.page gives the next ones. */
   followers: PersonView[];
   following: PersonView[];
+  counts: { followers: number; following: number };
+  /** Pass to people.page for the next page of that list; null when it is all here. */
+  nextCursor: { followers: string | null; following: string | null };
   /** Our Follows not answered yet. */
   pendingFollows: PersonView[];
   /** Follow requests waiting for the author (manual approval). */
@@ -223,10 +232,11 @@ export const authorInputs = {
   'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'social.removeFollower': z.object({ actorApId: apId }).strict(),
   'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
-  'thread.get': byApId,
+  'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
   'timeline.stream': z.object(page).strict(),
   'timeline.profile': z.object(page).strict(),
-  'people.list': z.object({}).strict(),
+  'people.list': z.object({ limit: z.number().int().min(1).max(200).default(50) }).strict(),
+  'people.page': z.object({ list: z.enum(['followers', 'following']), ...page, limit: z.number().int().min(1).max(200).default(50) }).strict(),
   'deliveries.list': z
     .object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all'), postApId: z.string().url().optional() })
     .strict(),
@@ -257,6 +267,7 @@ export interface AuthorOutputs {
   'timeline.stream': PageOf<PostView>;
   'timeline.profile': PageOf<ProfilePost>;
   'people.list': PeopleView;
+  'people.page': PageOf<PersonView>;
   'deliveries.list': DeliveriesView;
   'deliveries.retryNow': { retried: number };
   'connectivity.get': ConnectivityView;

@@ -42,6 +42,7 @@ export const CHANNEL_NAMES = [
   'timeline.stream',
   'timeline.profile',
   'people.list',
+  'people.page',
   'deliveries.list',
   'deliveries.retryNow',
   'connectivity.get',

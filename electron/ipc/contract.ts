@@ -44,7 +44,12 @@ export const inputs = {
   'settings.get': z.object({}).strict(),
   'settings.update': settingsUpdateSchema,
   'notifications.list': z
-    .object({ limit: z.number().int().min(1).max(200).default(50), offset: z.number().int().min(0).default(0) })
+    .object({
+      limit: z.number().int().min(1).max(200).default(50),
+      offset: z.number().int().min(0).default(0),
+      /** The previous page's nextCursor (then offset is not used). */
+      cursor: z.string().max(300).nullish(),
+    })
     .strict(),
   'notifications.unreadCount': z.object({}).strict(),
   'notifications.markRead': z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) }).strict(),

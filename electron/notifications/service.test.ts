@@ -70,6 +70,12 @@ describe('notifications service', () => {
     const second = svc.list({ limit: 2, offset: first.nextOffset! });
     expect(second.items.map((n) => n.type)).toEqual(['LIKE']);
     expect(second.nextOffset).toBeNull();
+    // By cursor: the same next page, unread first kept across the cut; a cursor it never gave reads as the first page.
+    const byCursor = svc.list({ limit: 2, cursor: first.nextCursor });
+    expect(byCursor.items.map((n) => [n.type, n.isNew])).toEqual([['LIKE', false]]);
+    expect(byCursor.nextCursor).toBeNull();
+    expect(svc.list({ limit: 1, cursor: svc.list({ limit: 1 }).nextCursor }).items.map((n) => n.type)).toEqual(['MENTION']);
+    expect(svc.list({ limit: 2, cursor: 'not-a-cursor' }).items.map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION']);
     expect(svc.markAllRead()).toBe(2);
     expect(svc.unreadCount()).toBe(0);
   });

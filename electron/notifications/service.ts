@@ -2,7 +2,7 @@
 // UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
 // excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
 // deleted, without its text (see federation/process/delete.ts).
-import { and, asc, count, desc, eq, gt, inArray, lt, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../db/client';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../db/schema';
@@ -55,11 +55,13 @@ export interface NotificationPage {
   items: NotificationItem[];
   /** Offset of the next page, or null after the last. */
   nextOffset: number | null;
+  /** Pass back as `cursor` for the next page (cheaper than the offset: no row is skipped); null after the last. */
+  nextCursor: string | null;
   unreadCount: number;
 }
 
 export interface NotificationService {
-  list(page?: { limit?: number; offset?: number }): NotificationPage;
+  list(page?: { limit?: number; offset?: number; cursor?: string | null }): NotificationPage;
   unreadCount(): number;
   /** Marks these as read; returns how many changed. Unknown ids are ignored. */
   markRead(ids: readonly number[]): number;
@@ -116,6 +118,25 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
   return null;
 }
 
+interface Cursor {
+  isNew: boolean;
+  /** As stored (ISO-8601), so the comparison is the index's. */
+  createdAt: string;
+  id: number;
+}
+
+function encodeCursor(n: { isNew: boolean; createdAt: Date; id: number }): string {
+  return Buffer.from(`${n.isNew ? 1 : 0}|${n.createdAt.toISOString()}|${n.id}`).toString('base64url');
+}
+
+/** A cursor this service gave; anything else reads as the first page. */
+function decodeCursor(text: string | null | undefined): Cursor | null {
+  if (!text) return null;
+  const [isNew, createdAt, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  if ((isNew !== '0' && isNew !== '1') || Number.isNaN(new Date(createdAt ?? '').getTime()) || !Number.isSafeInteger(Number(id))) return null;
+  return { isNew: isNew === '1', createdAt: createdAt!, id: Number(id) };
+}
+
 export function createNotificationService(db: Db): NotificationService {
   const notifiedActor = alias(actor, 'notified_actor');
   const unreadCount = () => db.select({ n: count() }).from(notifications).where(eq(notifications.isNew, true)).get()?.n ?? 0;
@@ -164,14 +185,24 @@ export function createNotificationService(db: Db): NotificationService {
 
     list(page = {}) {
       const limit = Math.max(1, Math.min(200, page.limit ?? 50));
-      const offset = Math.max(0, page.offset ?? 0);
+      const cursor = decodeCursor(page.cursor);
+      const offset = cursor ? 0 : Math.max(0, page.offset ?? 0);
       const rows = joined()
+        // The list's order is the index ix_notifications_is_new_created_at backwards; the cursor
+        // is a range on it, so a later page reads its own rows only.
+        .where(cursor ? sql`(${notifications.isNew}, ${notifications.createdAt}, ${notifications.id}) < (${cursor.isNew ? 1 : 0}, ${cursor.createdAt}, ${cursor.id})` : undefined)
         .orderBy(desc(notifications.isNew), desc(notifications.createdAt), desc(notifications.id))
         .limit(limit + 1)
         .offset(offset)
         .all();
       const items = rows.slice(0, limit).map(itemOf);
-      return { items, nextOffset: rows.length > limit ? offset + limit : null, unreadCount: unreadCount() };
+      const last = rows.length > limit ? rows[limit - 1]!.n : null;
+      return {
+        items,
+        nextOffset: last ? offset + limit : null,
+        nextCursor: last ? encodeCursor(last) : null,
+        unreadCount: unreadCount(),
+      };
     },
     unreadCount,
 

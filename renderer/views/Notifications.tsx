@@ -24,13 +24,13 @@ const PAGE = 50;
 export function Notifications() {
   const handle = useSettingsStore((state) => state.settings?.handle ?? '');
   const setUnread = useUnreadStore((state) => state.set);
-  const list = usePagedList<NotificationItem, number>(
+  const list = usePagedList<NotificationItem, string>(
     'notifications',
     'notifications.list',
-    async (offset) => {
-      const page = await call('notifications.list', { limit: PAGE, offset: offset ?? 0 });
-      if (offset === null) setUnread(page.unreadCount);
-      return { items: page.items, next: page.nextOffset };
+    async (cursor) => {
+      const page = await call('notifications.list', { limit: PAGE, cursor });
+      if (cursor === null) setUnread(page.unreadCount);
+      return { items: page.items, next: page.nextCursor };
     },
     (item) => String(item.id),
   );

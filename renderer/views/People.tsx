@@ -39,9 +39,26 @@ export function People({ route }: { route: Route }) {
     void load();
   }, [load]);
 
+  // Followers and followed people come a page at a time; the next page is appended here.
+  const [loadingMore, setLoadingMore] = useState(false);
+  const loadMore = useCallback(async (list: 'followers' | 'following') => {
+    const cursor = people?.nextCursor[list];
+    if (!cursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await call('people.page', { list, cursor });
+      setPeople((current) => current && { ...current, [list]: [...current[list], ...page.items], nextCursor: { ...current.nextCursor, [list]: page.nextCursor } });
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'people.page'));
+    } finally {
+      setLoadingMore(false);
+    }
+  }, [people]);
+
   const counts: Record<Tab, number | null> = {
-    followers: people?.followers.length ?? null,
-    following: people?.following.length ?? null,
+    followers: people?.counts.followers ?? null,
+    following: people?.counts.following ?? null,
     pending: people?.pendingFollows.length ?? null,
     requests: people?.requests.length ?? null,
   };
@@ -69,7 +86,16 @@ export function People({ route }: { route: Route }) {
       {tab === 'requests' ? (
         <FollowRequests showEmpty onAnswered={() => void load()} />
       ) : people ? (
-        <PersonList tab={tab} people={people} handle={handle} onChanged={() => void load()} />
+        <>
+          <PersonList tab={tab} people={people} handle={handle} onChanged={() => void load()} />
+          {tab !== 'pending' && people.nextCursor[tab] && (
+            <div className="load-more">
+              <button type="button" className="button" onClick={() => void loadMore(tab)} disabled={loadingMore}>
+                {loadingMore ? strings.loadingMore : strings.loadMore}
+              </button>
+            </div>
+          )}
+        </>
       ) : (
         !error && <ListSkeleton rows={3} kind="row" />
       )}

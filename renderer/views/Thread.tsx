@@ -41,6 +41,22 @@ export function Thread({ route }: { route: Route }) {
     void load();
   }, [load]);
 
+  // Replies come a page at a time (a busy thread has hundreds); the next ones are appended.
+  const [loadingMore, setLoadingMore] = useState(false);
+  const loadMore = useCallback(async () => {
+    if (!thread?.nextCursor) return;
+    setLoadingMore(true);
+    try {
+      const next = await call('thread.get', { apId, cursor: thread.nextCursor });
+      setThread((current) => current && { ...current, replies: [...current.replies, ...next.replies], nextCursor: next.nextCursor, totalReplies: next.totalReplies });
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'thread.get'));
+    } finally {
+      setLoadingMore(false);
+    }
+  }, [apId, thread]);
+
   // The post the thread is about gets the focus, so j/k and the shortcuts start from it.
   useEffect(() => {
     if (thread) document.querySelector<HTMLElement>('#main .post--focused')?.focus({ preventScroll: false });
@@ -77,12 +93,19 @@ export function Thread({ route }: { route: Route }) {
           )}
           <Post post={thread.post} focused />
           {thread.replies.length > 0 ? (
-            <section className="thread__replies" aria-label={t.replies(thread.replies.length)}>
+            <section className="thread__replies" aria-label={t.replies(thread.totalReplies)}>
               {thread.replies.map((post) => (
                 <div key={post.apId} className={`thread__reply thread__reply--depth-${Math.min(post.depth, MAX_INDENT)}`}>
                   <Post post={post} />
                 </div>
               ))}
+              {thread.nextCursor && (
+                <div className="load-more">
+                  <button type="button" className="button" onClick={() => void loadMore()} disabled={loadingMore}>
+                    {loadingMore ? strings.loadingMore : strings.loadMore}
+                  </button>
+                </div>
+              )}
             </section>
           ) : (
             <p className="thread__none">{t.noReplies}</p>

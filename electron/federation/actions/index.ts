@@ -4,6 +4,7 @@ import type {
   LookupView,
   PageOf,
   PeopleView,
+  PersonView,
   PostView,
   ProfilePost,
   ThreadView,
@@ -20,7 +21,7 @@ import { sanitizeContentHtml } from '../sanitize';
 import { createPost, editPost, type EditInput, type PostInput } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
 import { boost, like, setBookmarked, unboost, unlike } from './interactions';
-import { listPeople } from './people';
+import { listPeople, peoplePage, type PeopleList } from './people';
 import { deletePost, setPinned } from './posts';
 import { acceptRequest, follow, followStateOf, rejectRequest, removeFollower, unfollow } from './social';
 import { getThread } from './thread';
@@ -86,10 +87,11 @@ export function createAuthorService(deps: AuthorServiceDeps) {
         followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
       };
     },
-    thread: (apId: string): Promise<ThreadView> => getThread(deps, me(), apId),
+    thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
     profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue()),
-    people: (): PeopleView => listPeople(deps.db),
+    people: (limit?: number): PeopleView => listPeople(deps.db, limit),
+    peoplePage: (list: PeopleList, input: { cursor?: string | null; limit?: number }): PageOf<PersonView> => peoplePage(deps.db, list, page(input)),
     deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string }): DeliveriesView =>
       listDeliveries(deps.db, { ...page(input), state: input.state ?? 'all', ...(input.postApId ? { postApId: input.postApId } : {}) }, deps.queue()),
     retryNow(id?: number): { retried: number } {

@@ -2,7 +2,7 @@
 // row (an Announce row read as the boosted post, marked with its booster), where an ap_id is
 // stored, one actor's posts, the bookmarked and liked posts — each a page cut on the same
 // (published, origin, id) key the home stream sorts by, in either direction.
-import { and, asc, count, desc, eq, gt, inArray, isNotNull, isNull, lt, notInArray, or, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { actor, inbox, outbox, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../db/schema';
 import type { ActorView, PostView } from '../../ipc/author-contract';
@@ -47,13 +47,24 @@ export function compareKeys(a: RowKey, b: RowKey): number {
   return a.published.getTime() - b.published.getTime() || originRank(a.origin) - originRank(b.origin) || a.id - b.id;
 }
 
+/** Rows on one side of a key. Stated as a range on published (≤ or ≥) first, so a page starts
+ * where the (ap_published_at, id) index is cut instead of reading every newer (older) row. */
 function keyCondition(table: typeof inbox | typeof outbox, origin: Origin, key: RowKey | null | undefined, dir: 'before' | 'after'): SQL | undefined {
   if (!key) return undefined;
   const cmp = dir === 'before' ? lt : gt;
   const sameInstant =
     origin === key.origin ? cmp(table.id, key.id) : (dir === 'before') === originRank(origin) < originRank(key.origin) ? eq(table.id, table.id) : undefined;
-  return or(cmp(table.apPublishedAt, key.published), sameInstant ? and(eq(table.apPublishedAt, key.published), sameInstant) : undefined);
+  const bound = (dir === 'before' ? lte : gte)(table.apPublishedAt, key.published);
+  return sameInstant ? and(bound, or(cmp(table.apPublishedAt, key.published), sameInstant)) : cmp(table.apPublishedAt, key.published);
 }
+
+// The terms of the partial indexes ix_inbox_stream and ix_outbox_published (revision
+// d58a0b6c3e27), written as they are there: SQLite uses a partial index only for a query that
+// states its WHERE (a bound parameter would not do). The type lists are checked row by row (`+`
+// keeps SQLite from reading by ix_*_ap_type and sorting every post ever received instead).
+const IN_STREAM = sql`${inbox.isHiddenFromStream} = 0 AND ${inbox.isDeleted} = 0 AND ${inbox.isTransient} = 0`;
+const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
+const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
 
 /** One table's rows in a key range, newest first (or nearest `after` first). */
 function ranged<T extends typeof inbox | typeof outbox>(db: DbOrTx, table: T, origin: Origin, where: SQL | undefined, range: KeyRange) {
@@ -110,8 +121,8 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
   /** `more`: rows remain past the page (a boost of something gone takes a row, shows nothing). */
   function streamPage(range: KeyRange): { posts: KeyedPost[]; more: boolean } {
     const wide = { ...range, limit: range.limit + 1 };
-    const received = ranged(db, inbox, 'inbox', and(liveInbox, eq(inbox.isHiddenFromStream, false), notInArray(inbox.apType, NOT_IN_STREAM)), wide);
-    const own = ranged(db, outbox, 'outbox', and(liveOutbox, inArray(outbox.apType, [...POST_TYPES, 'Announce'])), wide);
+    const received = ranged(db, inbox, 'inbox', and(IN_STREAM, notInArray(typeOf(inbox), NOT_IN_STREAM)), wide);
+    const own = ranged(db, outbox, 'outbox', and(OWN_SHOWN, isNull(outbox.undoneByOutboxObjectId), inArray(typeOf(outbox), [...POST_TYPES, 'Announce'])), wide);
     const rows = [...received.map((row) => ({ origin: 'inbox' as const, row })), ...own.map((row) => ({ origin: 'outbox' as const, row }))].sort(
       (x, y) => compareKeys(keyOf(x.origin, x.row), keyOf(y.origin, y.row)) * (range.closestToAfter ? 1 : -1),
     );

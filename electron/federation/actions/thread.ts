@@ -40,23 +40,55 @@ async function findOrFetch(deps: ActionDeps, apId: string): Promise<Row | null> 
 const inReplyToOf = (table: typeof inbox | typeof outbox) =>
   sql<string>`coalesce(json_extract(${table.apObject}, '$.inReplyTo.id'), json_extract(${table.apObject}, '$.inReplyTo'))`;
 
+/** A reply as the tree needs it; the whole row is read only for the replies shown. */
+interface Reply {
+  kind: Row['kind'];
+  id: number;
+  apId: string;
+  parent: string;
+  published: Date;
+}
+
 /** Stored replies to any of these ids. */
-function childrenOf(db: DbOrTx, parents: string[]): Row[] {
+function childrenOf(db: DbOrTx, parents: string[]): Reply[] {
   if (parents.length === 0) return [];
   const received = db
-    .select()
+    .select({ id: inbox.id, apId: inbox.apId, parent: inReplyToOf(inbox), published: inbox.apPublishedAt })
     .from(inbox)
     .where(and(inArray(inReplyToOf(inbox), parents), eq(inbox.isDeleted, false), eq(inbox.isTransient, false)))
     .all();
   const own = db
-    .select()
+    .select({ id: outbox.id, apId: outbox.apId, parent: inReplyToOf(outbox), published: outbox.apPublishedAt, type: outbox.apType })
     .from(outbox)
     .where(and(inArray(inReplyToOf(outbox), parents), eq(outbox.isDeleted, false), eq(outbox.isTransient, false)))
     .all();
-  return [...received.map((row) => ({ kind: 'inbox' as const, row })), ...own.filter((r) => isPostType(r.apType)).map((row) => ({ kind: 'own' as const, row }))];
+  return [
+    ...received.map((r) => ({ kind: 'inbox' as const, ...r })),
+    ...own.filter((r) => isPostType(r.type)).map(({ type: _type, ...r }) => ({ kind: 'own' as const, ...r })),
+  ];
 }
 
-export async function getThread(deps: ActionDeps, me: ActorView, apId: string): Promise<ThreadView> {
+/** The row of each of these replies, in their order (undefined: gone since). */
+function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
+  const ids = (kind: Row['kind']) => replies.filter((r) => r.kind === kind).map((r) => r.id);
+  const received = new Map(ids('inbox').length ? db.select().from(inbox).where(inArray(inbox.id, ids('inbox'))).all().map((r) => [r.id, r]) : []);
+  const own = new Map(ids('own').length ? db.select().from(outbox).where(inArray(outbox.id, ids('own'))).all().map((r) => [r.id, r]) : []);
+  return replies.map((r): Row | undefined => {
+    const inboxRow = r.kind === 'inbox' ? received.get(r.id) : undefined;
+    const ownRow = r.kind === 'own' ? own.get(r.id) : undefined;
+    return inboxRow ? { kind: 'inbox', row: inboxRow } : ownRow ? { kind: 'own', row: ownRow } : undefined;
+  });
+}
+
+/** The thread around `apId`; of its replies, `limit` from `cursor` (a place in the depth-first
+ * order: the tree is read whole, a few ms for hundreds of replies, but only the page is turned
+ * into views, which is where the time goes — each reply's HTML is sanitized). */
+export async function getThread(
+  deps: ActionDeps,
+  me: ActorView,
+  apId: string,
+  page: { cursor: string | null; limit: number } = { cursor: null, limit: 50 },
+): Promise<ThreadView> {
   const focus = await findOrFetch(deps, apId);
   if (!focus) throw new NotFoundError(deps.isOnline() ? 'That post could not be found.' : 'Tern has not stored that post and is offline.');
 
@@ -76,36 +108,44 @@ export async function getThread(deps: ActionDeps, me: ActorView, apId: string): 
   }
 
   // Replies, level by level, then ordered as a tree (siblings oldest first).
-  const byParent = new Map<string, Row[]>();
+  const byParent = new Map<string, Reply[]>();
   let level = [focus.row.apId];
   for (let depth = 1; depth <= MAX_DEPTH && level.length > 0; depth++) {
     const next: string[] = [];
     for (const child of childrenOf(deps.db, level)) {
-      if (seen.has(child.row.apId)) continue;
-      seen.add(child.row.apId);
-      const parent = idOf((child.row.apObject as Json).inReplyTo)!;
-      byParent.set(parent, [...(byParent.get(parent) ?? []), child]);
-      next.push(child.row.apId);
+      if (seen.has(child.apId)) continue;
+      seen.add(child.apId);
+      byParent.set(child.parent, [...(byParent.get(child.parent) ?? []), child]);
+      next.push(child.apId);
     }
     level = next;
   }
-  const flat: { row: Row; depth: number }[] = [];
+  const flat: { reply: Reply; depth: number }[] = [];
   const walk = (parent: string, depth: number) => {
-    const children = (byParent.get(parent) ?? []).sort((a, b) => a.row.apPublishedAt.getTime() - b.row.apPublishedAt.getTime());
+    const children = (byParent.get(parent) ?? []).sort((a, b) => a.published.getTime() - b.published.getTime());
     for (const child of children) {
-      flat.push({ row: child, depth });
-      walk(child.row.apId, depth + 1);
+      flat.push({ reply: child, depth });
+      walk(child.apId, depth + 1);
     }
   };
   walk(focus.row.apId, 1);
 
-  const all = [focus, ...ancestors, ...flat.map((f) => f.row)];
+  const from = Math.min(flat.length, Number(page.cursor ?? 0) || 0);
+  const slice = flat.slice(from, from + page.limit);
+  const rows = rowsOf(deps.db, slice.map((f) => f.reply));
+  const shown = slice.flatMap((f, i) => {
+    const row = rows[i];
+    return row ? [{ row, depth: f.depth }] : [];
+  });
+  const all = [focus, ...ancestors, ...shown.map((f) => f.row)];
   const actors = actorsById(deps.db, all.flatMap((r) => (r.kind === 'inbox' ? [r.row.actorId] : [])));
   const view = (r: Row): PostView => (r.kind === 'own' ? outboxPostView(r.row, me) : inboxPostView(r.row, actors.get(r.row.actorId)));
   return {
     ancestors: ancestors.map(view),
     post: view(focus),
-    replies: flat.map((f) => ({ ...view(f.row), depth: f.depth })),
+    replies: shown.map((f) => ({ ...view(f.row), depth: f.depth })),
+    totalReplies: flat.length,
+    nextCursor: from + shown.length < flat.length ? String(from + shown.length) : null,
     missingParent,
   };
 }

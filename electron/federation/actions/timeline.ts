@@ -2,7 +2,7 @@
 // in the stream, boosts marked with the booster, and the author's own posts and boosts, newest
 // first) and the profile (the author's posts, pinned first, each with its delivery state).
 // Pages are cut by a cursor on (published, origin, id), so new posts never shift a page.
-import { and, desc, eq, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { inbox, outbox, type OutboxObject } from '../../../db/schema';
 import type { ActorView, PageOf, PostView, ProfilePost } from '../../ipc/author-contract';
@@ -30,13 +30,21 @@ function decodeCursor(text: string | null | undefined): Cursor | null {
   return { t: date, o, id: Number(id) };
 }
 
-/** Rows after the cursor in (published desc, origin desc, id desc) order; 'o' sorts before 'i'. */
+/** Rows after the cursor in (published desc, origin desc, id desc) order; 'o' sorts before 'i'.
+ * Stated as a range on published (≤ or <) first, so the page starts where the index is cut
+ * instead of reading every newer row. */
 function after(table: typeof inbox | typeof outbox, origin: 'i' | 'o', cursor: Cursor | null): SQL | undefined {
   if (!cursor) return undefined;
-  const sameTime =
-    origin === cursor.o ? lt(table.id, cursor.id) : origin === 'i' && cursor.o === 'o' ? sql`1 = 1` : undefined;
-  return or(lt(table.apPublishedAt, cursor.t), sameTime ? and(eq(table.apPublishedAt, cursor.t), sameTime) : undefined);
+  if (origin === cursor.o) return and(lte(table.apPublishedAt, cursor.t), or(lt(table.apPublishedAt, cursor.t), lt(table.id, cursor.id)));
+  return origin === 'i' ? lte(table.apPublishedAt, cursor.t) : lt(table.apPublishedAt, cursor.t);
 }
+
+// The terms of the partial index ix_outbox_published (revision
+// d58a0b6c3e27), written as they are there: SQLite uses a partial index only for a query that
+// states its WHERE (a bound parameter would not do). The type lists are checked row by row (`+`
+// keeps SQLite from reading by ix_*_ap_type and sorting every post ever received instead).
+const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
+const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
 
 /** The home stream, newest first (reads.ts holds its filter and the boosts' reading). */
 export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string | null; limit: number }): PageOf<PostView> {
@@ -59,8 +67,9 @@ export function profilePosts(
   queue: QueueContext,
 ): PageOf<ProfilePost> {
   const cursor = decodeCursor(input.cursor);
-  const base = and(eq(outbox.isDeleted, false), eq(outbox.isTransient, false), inArray(outbox.apType, [...POST_TYPES]));
-  const pinned = cursor ? [] : db.select().from(outbox).where(and(base, eq(outbox.isPinned, true))).orderBy(desc(outbox.apPublishedAt), desc(outbox.id)).all();
+  const base = and(OWN_SHOWN, inArray(typeOf(outbox), [...POST_TYPES]));
+  // `is_pinned = 1` literal: the partial index ix_outbox_pinned holds the few pinned posts.
+  const pinned = cursor ? [] : db.select().from(outbox).where(and(base, sql`${outbox.isPinned} = 1`)).orderBy(desc(outbox.apPublishedAt), desc(outbox.id)).all();
   const rest = db
     .select()
     .from(outbox)
