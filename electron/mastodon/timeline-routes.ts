@@ -26,9 +26,10 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       }),
     );
 
-  page('/api/v1/timelines/home', (api, q) => collect((r) => api.author.reads.stream(r), q));
+  page('/api/v1/timelines/home', (api, q) => collect(api, (r) => api.author.reads.stream(r), q));
   page('/api/v1/timelines/public', (api, q) =>
     collect(
+      api,
       (r) => (q.local ? api.author.reads.ownPosts(r) : api.author.reads.stream(r)),
       q,
       (p) => p.view.visibility === 'PUBLIC' && (!q.remote || !p.view.mine.own) && (!q.only_media || p.view.attachments.length > 0),
@@ -36,10 +37,10 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
   );
   page('/api/v1/timelines/tag/:tag', (api, q, c) => {
     const tag = decodeURIComponent(c.req.param('tag') ?? '').replace(/^#/, '').toLowerCase().slice(0, 100);
-    return collect((r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
+    return collect(api, (r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
   });
-  page('/api/v1/bookmarks', (api, q) => collect((r) => api.author.reads.marked('bookmarked', r), q));
-  page('/api/v1/favourites', (api, q) => collect((r) => api.author.reads.marked('liked', r), q));
+  page('/api/v1/bookmarks', (api, q) => collect(api, (r) => api.author.reads.marked('bookmarked', r), q));
+  page('/api/v1/favourites', (api, q) => collect(api, (r) => api.author.reads.marked('liked', r), q));
 
   app.get(
     '/api/v1/conversations',
@@ -47,7 +48,7 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
       const q = parse(pageQuery, queryParams(c));
-      const posts = collect((r) => api.author.reads.direct(r), q);
+      const posts = collect(api, (r) => api.author.reads.direct(r), q);
       const body = posts.map((p) => {
         const status = api.map.status(p.view, p.key);
         const others = p.view.mine.own ? [] : [status.account];
