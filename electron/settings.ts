@@ -58,6 +58,13 @@ export const settingsSchema = z.object({
   actorPublishedAt: z.iso.datetime({ offset: true }).nullable().default(null),
   /** When the profile last changed: the actor's `updated`, so peers refresh their copy. */
   profileUpdatedAt: z.iso.datetime({ offset: true }).nullable().default(null),
+  /** Read positions a Mastodon client set (/api/v1/markers), so they survive a restart. */
+  mastodonMarkers: z
+    .partialRecord(
+      z.enum(['home', 'notifications']),
+      z.object({ lastReadId: z.string().regex(/^\d{1,30}$/), version: z.number().int().min(1), updatedAt: z.iso.datetime({ offset: true }) }),
+    )
+    .default({}),
 });
 export type Settings = z.output<typeof settingsSchema>;
 

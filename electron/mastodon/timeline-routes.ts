@@ -89,14 +89,17 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
     }),
   );
 
-  // Read positions, kept while Tern runs (a phone app sets them as the author scrolls).
-  const markers = new Map<string, { last_read_id: string; version: number; updated_at: string }>();
+  // Read positions (a phone app sets them as the author scrolls), kept in the settings file so
+  // they survive a restart.
+  const markers = () => core.settings.get().mastodonMarkers;
+  const entity = (m: NonNullable<ReturnType<typeof markers>['home']>) => ({ last_read_id: m.lastReadId, version: m.version, updated_at: m.updatedAt });
   app.get(
     '/api/v1/markers',
     handler((c) => {
       requireToken(core, c, 'read');
       const q = parse(z.object({ timeline: z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.enum(['home', 'notifications'])).max(2)) }), queryParams(c));
-      return json(c, Object.fromEntries(q.timeline.filter((t) => markers.has(t)).map((t) => [t, markers.get(t)!])));
+      const saved = markers();
+      return json(c, Object.fromEntries(q.timeline.flatMap((t) => (saved[t] ? [[t, entity(saved[t])]] : []))));
     }),
   );
   app.post(
@@ -105,11 +108,13 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'write');
       const marker = z.object({ last_read_id: z.string().regex(/^\d{1,30}$/) }).optional();
       const input = parse(z.object({ home: marker, notifications: marker }), await bodyParams(c));
+      const next = { ...markers() };
       for (const timeline of ['home', 'notifications'] as const) {
         const value = input[timeline];
-        if (value) markers.set(timeline, { last_read_id: value.last_read_id, version: (markers.get(timeline)?.version ?? 0) + 1, updated_at: new Date().toISOString() });
+        if (value) next[timeline] = { lastReadId: value.last_read_id, version: (next[timeline]?.version ?? 0) + 1, updatedAt: core.clock().toISOString() };
       }
-      return json(c, Object.fromEntries([...markers]));
+      const saved = core.settings.update({ mastodonMarkers: next }).mastodonMarkers;
+      return json(c, Object.fromEntries(Object.entries(saved).map(([t, m]) => [t, entity(m)])));
     }),
   );
 }
