@@ -5,11 +5,14 @@ import { existsSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { z } from 'zod';
 import { NOTIFICATION_TYPES } from '../db/columns';
 import { BadInputError } from './errors';
+import { MAX_ALT_LENGTH } from './media/limits';
 import { profileImageSchema } from './media/profile-images';
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
 /** How many old accounts the author may list under "Also known as". */
 export const MAX_ALIASES = 10;
+/** Alt texts kept for uploads awaiting their post (a phone app posts within minutes). */
+export const MAX_PENDING_ALT = 50;
 
 /** A public base URL: http(s), no query, no fragment; kept without a trailing slash. */
 export const baseUrlSchema = z
@@ -58,6 +61,19 @@ export const settingsSchema = z.object({
   actorPublishedAt: z.iso.datetime({ offset: true }).nullable().default(null),
   /** When the profile last changed: the actor's `updated`, so peers refresh their copy. */
   profileUpdatedAt: z.iso.datetime({ offset: true }).nullable().default(null),
+  /** Read positions a Mastodon client set (/api/v1/markers), so they survive a restart. */
+  mastodonMarkers: z
+    .partialRecord(
+      z.enum(['home', 'notifications']),
+      z.object({ lastReadId: z.string().regex(/^\d{1,30}$/), version: z.number().int().min(1), updatedAt: z.iso.datetime({ offset: true }) }),
+    )
+    .default({}),
+  /** Alt texts a Mastodon client gave uploads not yet in a post (the post takes them), so a
+   * restart between upload and post loses none; the oldest make way past the bound. */
+  mastodonPendingAlt: z
+    .array(z.object({ uploadId: z.number().int().positive(), text: z.string().max(MAX_ALT_LENGTH) }))
+    .max(MAX_PENDING_ALT)
+    .default([]),
 });
 export type Settings = z.output<typeof settingsSchema>;
 

@@ -153,7 +153,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       const read = (range: KeyRange) =>
         who.id === 0 ? api.author.reads.ownPosts(range, { pinned: q.pinned ?? false, withBoosts: !q.exclude_reblogs }) : api.author.reads.actorPosts(who.id, range, { withBoosts: !q.exclude_reblogs });
       if (q.pinned && who.id !== 0) return json(c, []);
-      const posts = collect(read, q, (p) => (!q.exclude_replies || !p.view.inReplyTo) && (!q.only_media || p.view.attachments.length > 0) && (!q.tagged || p.view.tags.some((t) => t.type === 'Hashtag' && t.name.replace(/^#/, '').toLowerCase() === q.tagged!.toLowerCase())));
+      const posts = collect(api, read, q, (p) => (!q.exclude_replies || !p.view.inReplyTo) && (!q.only_media || p.view.attachments.length > 0) && (!q.tagged || p.view.tags.some((t) => t.type === 'Hashtag' && t.name.replace(/^#/, '').toLowerCase() === q.tagged!.toLowerCase())));
       const page = statusPage(api, c, posts);
       return json(c, page.body, 200, page.headers);
     }),

@@ -6,7 +6,8 @@ import type { KeyedPost, KeyRange } from '../federation/actions/reads';
 import type { ListenerCore } from '../listener/context';
 import { createMapper, type Mapper } from './entities';
 import { ApiError, linkHeader, notFound, type C, type PageQuery } from './http';
-import { boundKey, parseStatusId, sameKey, statusId } from './ids';
+import { boundKey, parseStatusId, statusId, type FindKey } from './ids';
+import { rowKeyFinder } from './row-keys';
 
 export interface Api {
   core: ListenerCore;
@@ -21,10 +22,13 @@ export function apiOf(core: ListenerCore, c: C): Api {
   return { core, author, map: createMapper({ local, settings: () => core.settings.get(), reads: author.reads, people: () => author.people() }) };
 }
 
-export function rangeOf(q: PageQuery): KeyRange {
+/** A row's key for id decoding (deleted rows too: a page bound may be a deleted post). */
+export const findKey = (api: Api): FindKey => rowKeyFinder(api.core.db);
+
+export function rangeOf(api: Api, q: PageQuery): KeyRange {
   return {
-    before: boundKey(q.max_id),
-    after: boundKey(q.min_id ?? q.since_id),
+    before: boundKey(q.max_id, findKey(api)),
+    after: boundKey(q.min_id ?? q.since_id, findKey(api)),
     closestToAfter: q.min_id !== undefined,
     limit: q.limit,
   };
@@ -32,8 +36,8 @@ export function rangeOf(q: PageQuery): KeyRange {
 
 /** A page of posts, filtered (public, tag): reads batches until the page is full or the rows
  * run out, at most a few batches, so a filter cannot make a page look like the last. */
-export function collect(read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): KeyedPost[] {
-  const range = rangeOf(q);
+export function collect(api: Api, read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): KeyedPost[] {
+  const range = rangeOf(api, q);
   const out: KeyedPost[] = [];
   let cursor = range;
   for (let batch = 0; batch < 5 && out.length < q.limit; batch++) {
@@ -52,9 +56,8 @@ export function statusPage(api: Api, c: C, posts: KeyedPost[]) {
 
 /** The post a status id names; 404 when unknown, gone, or the id's time is not its row's. */
 export function postById(api: Api, id: string): KeyedPost {
-  const key = parseStatusId(id);
-  if (!key) throw notFound();
-  const post = api.author.reads.post(key.origin, key.id);
-  if (!post || !sameKey(post.key, key)) throw notFound();
+  const key = parseStatusId(id, findKey(api));
+  const post = key && api.author.reads.post(key.origin, key.id);
+  if (!post) throw notFound();
   return post;
 }

@@ -8,8 +8,9 @@ import type { PollView } from '../ipc/polls-contract';
 import type { Visibility } from '../../db/schema';
 import { cleanFilename, mediaUrl, thumbnailUrl } from '../media/attachments';
 import type { NotificationItem } from '../notifications/service';
-import type { NotificationType, Upload } from '../../db/schema';
+import type { Upload } from '../../db/schema';
 import { statusId } from './ids';
+import { endedPollOf, mastodonTypeOf } from './notification-types';
 import { createAccounts } from './account-entity';
 import type { MapperDeps } from './mapper-deps';
 
@@ -22,16 +23,6 @@ const VISIBILITY: Record<Visibility, 'public' | 'unlisted' | 'private' | 'direct
 export const visibilityOf = (v: Visibility) => VISIBILITY[v];
 export const fromVisibility = (v: 'public' | 'unlisted' | 'private' | 'direct'): Visibility =>
   (Object.entries(VISIBILITY).find(([, m]) => m === v)![0] as Visibility);
-
-/** The spec's notification types that Mastodon has a type for (the others are not listed). */
-export const NOTIFICATION_TYPES: Partial<Record<NotificationType, string>> = {
-  NEW_FOLLOWER: 'follow',
-  LIKE: 'favourite',
-  ANNOUNCE: 'reblog',
-  MENTION: 'mention',
-};
-export const notificationTypesFor = (mastodon: readonly string[]): NotificationType[] =>
-  (Object.entries(NOTIFICATION_TYPES) as [NotificationType, string][]).filter(([, m]) => mastodon.includes(m)).map(([t]) => t);
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -163,9 +154,11 @@ export function createMapper(deps: MapperDeps) {
   }
 
   function notification(item: NotificationItem) {
-    const type = item.type ? NOTIFICATION_TYPES[item.type] : undefined;
-    if (!type || !item.actor) return null;
-    const object = type === 'mention' ? item.inboxObject : type === 'follow' ? null : item.outboxObject;
+    const type = mastodonTypeOf(item);
+    const poll = endedPollOf(item);
+    // An ended poll of ours has no actor: Mastodon names the poll's author, the account itself.
+    if (!type || (!item.actor && !poll)) return null;
+    const object = poll ?? (type === 'mention' ? item.inboxObject : type === 'follow' ? null : item.outboxObject);
     const post = object && !object.isDeleted ? deps.reads.post(object.box, object.id) : null;
     if (type !== 'follow' && !post) return null;
     return {
@@ -173,7 +166,7 @@ export function createMapper(deps: MapperDeps) {
       type,
       created_at: item.createdAt,
       group_key: `ungrouped-${item.id}`,
-      account: account(item.actor),
+      account: item.actor ? account(item.actor) : ownAccount(),
       ...(post ? { status: status(post.view, post.key) } : {}),
     };
   }

@@ -138,7 +138,10 @@ describe('validation', () => {
 
   it('ids: unknown, malformed, or a real row id with the wrong time are 404', async () => {
     await refused(404, 'GET', '/api/v1/statuses/abc');
-    await refused(404, 'GET', `/api/v1/statuses/${'0'.repeat(13)}2${ids.status!.slice(14)}`);
+    await refused(404, 'GET', `/api/v1/statuses/${(BigInt(ids.status!) - (1n << 31n)).toString()}`);
+    await refused(404, 'GET', `/api/v1/statuses/${(1n << 63n).toString()}`);
+    await refused(404, 'GET', `/api/v1/statuses/1${'0'.repeat(25)}`);
+    expect((await call(t, full.token, 'GET', `/api/v1/statuses/${BigInt(ids.status!).toString()}`)).status).toBe(200);
     await refused(404, 'GET', '/api/v1/accounts/987654');
     await refused(404, 'POST', `/api/v1/polls/${ids.status}/votes`, { choices: [0] });
     await refused(422, 'POST', `/api/v1/polls/${ids.poll}/votes`, { choices: [5] });

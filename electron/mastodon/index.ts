@@ -26,7 +26,7 @@ export function mountMastodonApi(app: Hono<ListenerEnv>, core: ListenerCore): vo
   // Browser clients' preflight, for any /api path.
   app.options('/api/*', (c) => c.body(null, 204, { ...CORS, 'Access-Control-Max-Age': '600' }));
 
-  const descriptions = createDescriptions();
+  const descriptions = createDescriptions(core.settings);
   mountOAuthRoutes(app, core);
   mountInstanceRoutes(app, core);
   mountAccountRoutes(app, core);

@@ -1,36 +1,36 @@
 // Files and polls. POST /api/v1/media and /api/v2/media run a file through the same pipeline
 // as Compose (type sniffed, EXIF stripped, thumbnail, blurhash, stored once by hash) and answer
 // at once (processing is synchronous, so never 202); the alt text a client gives here (or with
-// PUT) is kept in memory until the post that uses the file, where Tern stores alt text.
+// PUT) is kept in the settings file until the post that uses the file, where Tern stores alt text.
 // Polls are read through their status and voted in with the PollService the desktop uses.
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { MAX_ALT_LENGTH, MAX_AV_BYTES } from '../media/limits';
+import { MAX_PENDING_ALT, type SettingsStore } from '../settings';
 import { declaredType } from '../micropub/media';
 import { apiOf, postById } from './api';
 import { ApiError, bodyParams, handler, int, json, list, notFound, parse, requireToken } from './http';
 
 const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
-/** Alt texts waiting for their post; the oldest make way. */
-const MAX_DESCRIPTIONS = 1000;
-
+/** Alt texts waiting for their post, in the settings file (they survive a restart). */
 export interface MediaDescriptions {
   get(uploadId: number): string | undefined;
   set(uploadId: number, text: string): void;
   delete(uploadId: number): void;
 }
 
-export function createDescriptions(): MediaDescriptions {
-  const map = new Map<number, string>();
+export function createDescriptions(settings: SettingsStore): MediaDescriptions {
+  const pending = () => settings.get().mastodonPendingAlt;
   return {
-    get: (id) => map.get(id),
+    get: (id) => pending().find((p) => p.uploadId === id)?.text,
     set(id, text) {
-      map.delete(id);
-      map.set(id, text);
-      while (map.size > MAX_DESCRIPTIONS) map.delete(map.keys().next().value!);
+      const others = pending().filter((p) => p.uploadId !== id);
+      settings.update({ mastodonPendingAlt: [...others, { uploadId: id, text }].slice(-MAX_PENDING_ALT) });
     },
-    delete: (id) => void map.delete(id),
+    delete(id) {
+      if (pending().some((p) => p.uploadId === id)) settings.update({ mastodonPendingAlt: pending().filter((p) => p.uploadId !== id) });
+    },
   };
 }
 

@@ -1,16 +1,16 @@
 // Notifications, Mastodon's way: newest first by id with max_id/since_id/min_id pages, the
-// spec's types that Mastodon has (follow, favourite, reblog, mention) — the others are not
-// listed —, one by id, dismiss and clear (which remove them in the desktop app too).
+// notifications Mastodon has a type for (notification-types.ts: follow, favourite, reblog,
+// mention, poll; the others are not listed), one by id, dismiss and clear (which remove them in
+// the desktop app too).
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
-import { NOTIFICATION_TYPES, notificationTypesFor } from './entities';
+import { MASTODON_NOTIFICATION_TYPES, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, handler, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 
 const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
-const KNOWN = Object.values(NOTIFICATION_TYPES) as string[];
 
 export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   const service = () => {
@@ -27,15 +27,15 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   const pageOf = (c: Parameters<Parameters<typeof handler>[0]>[0]) => {
     const api = apiOf(core, c);
     const q = parse(listQuery, queryParams(c));
-    const wanted = KNOWN.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
-    const types = notificationTypesFor(wanted);
+    const wanted = MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+    const types = specTypesFor(wanted);
     const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
     const out: NonNullable<ReturnType<typeof api.map.notification>>[] = [];
     let before = num(q.max_id);
     let after = num(q.min_id ?? q.since_id);
-    for (let batch = 0; batch < 5 && out.length < q.limit && types.length > 0; batch++) {
+    for (let batch = 0; batch < 5 && out.length < q.limit && wanted.length > 0; batch++) {
       const items = service().range({ before, after, closestToAfter: q.min_id !== undefined, limit: q.limit, types });
-      const mapped = items.map((n) => api.map.notification(n)).filter((n) => n !== null);
+      const mapped = items.map((n) => api.map.notification(n)).filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type));
       out.push(...(q.account_id ? mapped.filter((n) => n.account.id === q.account_id) : mapped));
       if (items.length < q.limit) break;
       if (q.min_id !== undefined) after = items[0]!.id;

@@ -26,9 +26,10 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       }),
     );
 
-  page('/api/v1/timelines/home', (api, q) => collect((r) => api.author.reads.stream(r), q));
+  page('/api/v1/timelines/home', (api, q) => collect(api, (r) => api.author.reads.stream(r), q));
   page('/api/v1/timelines/public', (api, q) =>
     collect(
+      api,
       (r) => (q.local ? api.author.reads.ownPosts(r) : api.author.reads.stream(r)),
       q,
       (p) => p.view.visibility === 'PUBLIC' && (!q.remote || !p.view.mine.own) && (!q.only_media || p.view.attachments.length > 0),
@@ -36,10 +37,10 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
   );
   page('/api/v1/timelines/tag/:tag', (api, q, c) => {
     const tag = decodeURIComponent(c.req.param('tag') ?? '').replace(/^#/, '').toLowerCase().slice(0, 100);
-    return collect((r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
+    return collect(api, (r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
   });
-  page('/api/v1/bookmarks', (api, q) => collect((r) => api.author.reads.marked('bookmarked', r), q));
-  page('/api/v1/favourites', (api, q) => collect((r) => api.author.reads.marked('liked', r), q));
+  page('/api/v1/bookmarks', (api, q) => collect(api, (r) => api.author.reads.marked('bookmarked', r), q));
+  page('/api/v1/favourites', (api, q) => collect(api, (r) => api.author.reads.marked('liked', r), q));
 
   app.get(
     '/api/v1/conversations',
@@ -47,7 +48,7 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
       const q = parse(pageQuery, queryParams(c));
-      const posts = collect((r) => api.author.reads.direct(r), q);
+      const posts = collect(api, (r) => api.author.reads.direct(r), q);
       const body = posts.map((p) => {
         const status = api.map.status(p.view, p.key);
         const others = p.view.mine.own ? [] : [status.account];
@@ -88,14 +89,17 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
     }),
   );
 
-  // Read positions, kept while Tern runs (a phone app sets them as the author scrolls).
-  const markers = new Map<string, { last_read_id: string; version: number; updated_at: string }>();
+  // Read positions (a phone app sets them as the author scrolls), kept in the settings file so
+  // they survive a restart.
+  const markers = () => core.settings.get().mastodonMarkers;
+  const entity = (m: NonNullable<ReturnType<typeof markers>['home']>) => ({ last_read_id: m.lastReadId, version: m.version, updated_at: m.updatedAt });
   app.get(
     '/api/v1/markers',
     handler((c) => {
       requireToken(core, c, 'read');
       const q = parse(z.object({ timeline: z.preprocess((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v]), z.array(z.enum(['home', 'notifications'])).max(2)) }), queryParams(c));
-      return json(c, Object.fromEntries(q.timeline.filter((t) => markers.has(t)).map((t) => [t, markers.get(t)!])));
+      const saved = markers();
+      return json(c, Object.fromEntries(q.timeline.flatMap((t) => (saved[t] ? [[t, entity(saved[t])]] : []))));
     }),
   );
   app.post(
@@ -104,11 +108,13 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'write');
       const marker = z.object({ last_read_id: z.string().regex(/^\d{1,30}$/) }).optional();
       const input = parse(z.object({ home: marker, notifications: marker }), await bodyParams(c));
+      const next = { ...markers() };
       for (const timeline of ['home', 'notifications'] as const) {
         const value = input[timeline];
-        if (value) markers.set(timeline, { last_read_id: value.last_read_id, version: (markers.get(timeline)?.version ?? 0) + 1, updated_at: new Date().toISOString() });
+        if (value) next[timeline] = { lastReadId: value.last_read_id, version: (next[timeline]?.version ?? 0) + 1, updatedAt: core.clock().toISOString() };
       }
-      return json(c, Object.fromEntries([...markers]));
+      const saved = core.settings.update({ mastodonMarkers: next }).mastodonMarkers;
+      return json(c, Object.fromEntries(Object.entries(saved).map(([t, m]) => [t, entity(m)])));
     }),
   );
 }
