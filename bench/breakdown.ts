@@ -9,12 +9,12 @@ import { join } from 'node:path';
 import { signRequest, type HttpMessageSignaturesSpec } from '@fedify/fedify';
 import { CryptographicKey } from '@fedify/vocab';
 import { incomingActivity } from '../db/schema';
-import { openCore } from '../electron/core';
-import { inboundActivitySchema } from '../electron/federation/ap';
-import { receiveInboxPost } from '../electron/federation/inbox';
-import { createListenerApp } from '../electron/listener/app';
-import { precheckSignedRequest } from '../electron/net/signature-precheck';
-import { verifyInbound } from '../electron/net/signatures';
+import { openCore } from '../electron/core/core';
+import { inboundActivitySchema } from '../electron/core/federation/ap';
+import { receiveInboxPost } from '../electron/core/federation/inbox';
+import { createListenerApp } from '../electron/core/listener/app';
+import { precheckSignedRequest } from '../electron/core/net/signature-precheck';
+import { verifyInbound } from '../electron/core/net/signatures';
 import { createPayload } from './raw-costs';
 
 /** Mean per run: wall time, and CPU time of the whole process (thread pool included). */

@@ -8,12 +8,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { sql } from 'drizzle-orm';
-import { manualSource } from '../electron/connectivity/watch';
-import { openCore } from '../electron/core';
-import { createDeliveryLoop } from '../electron/delivery/loop';
-import { enqueueDeliveries } from '../electron/delivery/queue';
-import { saveOutboxObject } from '../electron/federation/outbox-store';
-import { deliveryPayload } from '../electron/federation/outbox';
+import { manualSource } from '../electron/core/connectivity/watch';
+import { openCore } from '../electron/core/core';
+import { createDeliveryLoop } from '../electron/core/delivery/loop';
+import { enqueueDeliveries } from '../electron/core/delivery/queue';
+import { saveOutboxObject } from '../electron/core/federation/outbox-store';
+import { deliveryPayload } from '../electron/core/federation/outbox';
 
 const [rows = 1000, serverCount = 100, concurrency = 8, perHost = 2, sentBefore = 0] = process.argv[2] === '--servers' ? [] : process.argv.slice(2).map(Number);
 

@@ -9,10 +9,10 @@
 import { eq, sql } from 'drizzle-orm';
 import { follower, outgoingActivity } from '../db/schema';
 import type { DbOrTx } from '../db/client';
-import { saveActor } from '../electron/federation/actors';
-import { persistInboxObject } from '../electron/federation/process/store';
-import { deliveryPayload } from '../electron/federation/outbox';
-import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/net/signatures';
+import { saveActor } from '../electron/core/federation/actors';
+import { persistInboxObject } from '../electron/core/federation/process/store';
+import { deliveryPayload } from '../electron/core/federation/outbox';
+import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { noHooks, type PartHooks } from './inbox-phase';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';

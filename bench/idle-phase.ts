@@ -6,7 +6,7 @@
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore } from '../electron/core';
+import { openCore } from '../electron/core/core';
 
 export interface IdleResult {
   seconds: number;

@@ -3,8 +3,8 @@
 // every 100 ms, measured from when its timer was due to when its answer was ready, so waiting
 // behind other work on the thread counts, as it would for the renderer.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import type { Core } from '../electron/core';
-import { createHandlers } from '../electron/ipc/handlers';
+import type { Core } from '../electron/core/core';
+import { createHandlers } from '../electron/core/ipc/handlers';
 
 export interface MainThreadFeel {
   loopDelayMs: { p50: number; p99: number; max: number };

@@ -10,9 +10,9 @@ import sharp from 'sharp';
 import { openSqlite, wrapDrizzle } from '../db/client';
 import { upload } from '../db/schema';
 import { upgrade } from '../migrations/runner';
-import { THUMBNAIL_SIZE } from '../electron/media/limits';
-import { saveUpload, thumbnailPath, uploadPath } from '../electron/media/store';
-import { photo } from '../electron/media/test-images';
+import { THUMBNAIL_SIZE } from '../electron/core/media/limits';
+import { saveUpload, thumbnailPath, uploadPath } from '../electron/core/media/store';
+import { photo } from '../electron/core/media/test-images';
 import { n1, n2, note, rows, section } from './report';
 
 const RUNS = 3;

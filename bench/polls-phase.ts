@@ -6,10 +6,10 @@
 // sent, and one sweep turns all those votes into one Update per poll.
 import { eq } from 'drizzle-orm';
 import { incomingActivity, outbox, type IncomingActivity } from '../db/schema';
-import { saveActor } from '../electron/federation/actors';
-import { sweepPolls } from '../electron/federation/polls/broadcast';
-import { pollOf } from '../electron/federation/polls/question';
-import type { Json } from '../electron/federation/ap';
+import { saveActor } from '../electron/core/federation/actors';
+import { sweepPolls } from '../electron/core/federation/polls/broadcast';
+import { pollOf } from '../electron/core/federation/polls/question';
+import type { Json } from '../electron/core/federation/ap';
 import type { BenchTern } from './tern';
 
 export interface PollsOptions {

@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openCore } from '../electron/core';
+import { openCore } from '../electron/core/core';
 import { buildFixture, ints, iso, LOREM, T_END } from './startup-phase';
 
 /** Bump when the rows written change: cached folders of another version are not reused. */
@@ -62,7 +62,7 @@ export async function scaleFixture(o: ScaleOptions, rebuild = false): Promise<Sc
 }
 
 /** Makes `dataDir` a Tern data folder (schema at head, keys, identity at BASE_URL) holding
- * these rows. Also used, small, by electron/ipc/query-plans.test.ts. */
+ * these rows. Also used, small, by electron/core/ipc/query-plans.test.ts. */
 export async function writeScaleData(dataDir: string, o: ScaleOptions): Promise<void> {
   mkdirSync(dataDir, { recursive: true });
   const core = await openCore({ dataDir, mode: 'headless' });

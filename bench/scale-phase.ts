@@ -5,8 +5,8 @@
 // which checks the input as every transport does), many times with varied cursors and ids;
 // p50/p99 of each. Then the whole stream is scrolled by cursor while the heap is read after GC.
 import Database from 'better-sqlite3';
-import { openCore, type Core } from '../electron/core';
-import { createHandlers, dispatch, type Handlers } from '../electron/ipc/handlers';
+import { openCore, type Core } from '../electron/core/core';
+import { createHandlers, dispatch, type Handlers } from '../electron/core/ipc/handlers';
 import { checkpoint, type Checkpoint } from './memory';
 import { scaleFixture, type ScaleOptions } from './scale-fixture';
 

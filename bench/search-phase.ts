@@ -10,10 +10,10 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { openCore, type Core } from '../electron/core';
+import { openCore, type Core } from '../electron/core/core';
 import { openSqlite } from '../db/client';
 import { downgrade, upgrade } from '../migrations/runner';
-import { createSearchIndexer } from '../electron/search/indexer';
+import { createSearchIndexer } from '../electron/core/search/indexer';
 import { buildFixture } from './startup-phase';
 
 export interface SearchBenchOptions {

@@ -4,14 +4,14 @@
 //   parts: the same steps openCore takes, one by one, to show where the time goes.
 // The bundle's banner stores performance.now() before any bundled module runs (__ternT0), so
 // Node's own bootstrap and the bundle's module load can be told apart.
-import { openCore } from '../electron/core';
+import { openCore } from '../electron/core/core';
 import { openSqlite, wrapDrizzle } from '../db/client';
 import { HEAD, currentRevision, pendingRevisions } from '../migrations/runner';
-import { dataPaths } from '../electron/paths';
-import { createSettingsStore } from '../electron/settings';
-import { loadKeyPair } from '../electron/net/key-files';
-import { createHttpClient } from '../electron/net/http-client';
-import { createStatusService } from '../electron/status';
+import { dataPaths } from '../electron/core/paths';
+import { createSettingsStore } from '../electron/core/settings';
+import { loadKeyPair } from '../electron/core/net/key-files';
+import { createHttpClient } from '../electron/core/net/http-client';
+import { createStatusService } from '../electron/core/status';
 
 const loaded = performance.now();
 const bannerAt = (globalThis as { __ternT0?: number }).__ternT0 ?? 0;

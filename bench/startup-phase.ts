@@ -14,7 +14,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { build } from 'esbuild';
-import { openCore } from '../electron/core';
+import { openCore } from '../electron/core/core';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 

@@ -5,9 +5,9 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { openCore, type Core } from '../electron/core';
-import type { LocalActor } from '../electron/federation/identity';
-import { saveOutboxObject } from '../electron/federation/outbox-store';
+import { openCore, type Core } from '../electron/core/core';
+import type { LocalActor } from '../electron/core/federation/identity';
+import { saveOutboxObject } from '../electron/core/federation/outbox-store';
 import type { DbOrTx } from '../db/client';
 import type { OutboxObject } from '../db/schema';
 

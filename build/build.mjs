@@ -51,9 +51,9 @@ await Promise.all([
   // The inbox processor's worker thread, started by both the Electron main and headless from
   // beside their own bundle (inbox-worker-host.ts). CommonJS: Electron loads a worker script
   // from its asar archive through require.
-  build({ ...common, entryPoints: ['electron/federation/inbox-worker.ts'], outfile: 'dist/electron/inbox-worker.cjs', format: 'cjs' }),
-  // Webmention source pages are parsed in a worker thread (electron/webmention/source-parse.ts).
-  build({ ...common, entryPoints: ['electron/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
+  build({ ...common, entryPoints: ['electron/core/federation/inbox-worker.ts'], outfile: 'dist/electron/inbox-worker.cjs', format: 'cjs' }),
+  // Webmention source pages are parsed in a worker thread (electron/core/webmention/source-parse.ts).
+  build({ ...common, entryPoints: ['electron/core/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['electron/headless.ts'],

@@ -28,14 +28,14 @@ describe('Tern’s import graph', () => {
   });
 
   it('lets only the entry points (and core-host.ts, which reopens it) import the composition root', () => {
-    const importers = [...graph.edges].filter(([, targets]) => targets.has('electron/core.ts')).map(([file]) => file);
+    const importers = [...graph.edges].filter(([, targets]) => targets.has('electron/core/core.ts')).map(([file]) => file);
     expect(importers.length).toBeGreaterThan(0);
     for (const file of importers) expect(['shell and entry points', 'core wiring'], file).toContain(LAYERS[layerOf(file)]?.name);
   });
 
   it('reads the real tree (the figures are not of an empty graph)', () => {
     expect(result.files).toBeGreaterThan(200);
-    expect(graph.edges.get('electron/core.ts')?.has('electron/ports.ts')).toBe(true);
+    expect(graph.edges.get('electron/core/core.ts')?.has('electron/core/ports.ts')).toBe(true);
   });
 });
 
@@ -86,21 +86,21 @@ describe('the check', () => {
 
   it('reports an upward arrow (a service importing the composition root) and a circle through it', () => {
     const root = tree({
-      'electron/core.ts': "import { follow } from './federation/follow';\nexport interface Core { x: 1 }\n",
-      'electron/federation/follow.ts': "import type { Core } from '../core';\nexport const follow = (core: Core) => core;\n",
+      'electron/core/core.ts': "import { follow } from './federation/follow';\nexport interface Core { x: 1 }\n",
+      'electron/core/federation/follow.ts': "import type { Core } from '../core';\nexport const follow = (core: Core) => core;\n",
     });
     const result = report(readGraph(root));
-    expect(result.upward).toEqual([{ from: 'electron/federation/', to: 'electron/core.ts', example: 'electron/federation/follow.ts -> electron/core.ts' }]);
-    expect(result.cycles).toEqual([['electron/core.ts', 'electron/federation/follow.ts']]);
+    expect(result.upward).toEqual([{ from: 'electron/core/federation/', to: 'electron/core/core.ts', example: 'electron/core/federation/follow.ts -> electron/core/core.ts' }]);
+    expect(result.cycles).toEqual([['electron/core/core.ts', 'electron/core/federation/follow.ts']]);
   });
 
   it('puts a file in the most specific part that names it', () => {
-    expect(partOf('electron/ipc/author-contract.ts')).toBe('electron/ipc/*contract.ts');
-    expect(partOf('electron/ipc/handlers.ts')).toBe('electron/ipc/');
-    expect(partOf('electron/media/listener-routes.ts')).toBe('electron/media/*-routes.ts');
-    expect(partOf('electron/media/store.ts')).toBe('electron/media/');
+    expect(partOf('electron/core/ipc/author-contract.ts')).toBe('electron/core/ipc/*contract.ts');
+    expect(partOf('electron/core/ipc/handlers.ts')).toBe('electron/core/ipc/');
+    expect(partOf('electron/core/media/listener-routes.ts')).toBe('electron/core/media/*-routes.ts');
+    expect(partOf('electron/core/media/store.ts')).toBe('electron/core/media/');
     expect(layerOf('electron/elsewhere/new.ts')).toBe(-1);
-    expect(isTestFile('electron/net/test-server.ts')).toBe(true);
-    expect(isTestFile('electron/net/http-client.ts')).toBe(false);
+    expect(isTestFile('electron/core/net/test-server.ts')).toBe(true);
+    expect(isTestFile('electron/core/net/http-client.ts')).toBe(false);
   });
 });

@@ -30,23 +30,23 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   { name: 'renderer: API, places, keys', parts: ['renderer/api.ts', 'renderer/places.ts', 'renderer/keyboard.ts'] },
   { name: 'renderer: strings', parts: ['renderer/strings.ts'] },
   // Builds everything and hands it out; only the entry points (and tests) import it.
-  { name: 'core wiring', parts: ['electron/core.ts', 'electron/core-host.ts'] },
+  { name: 'core wiring', parts: ['electron/core/core.ts', 'electron/core/core-host.ts'] },
   // Adapters: IPC handlers and HTTP routes, thin layers over the services.
-  { name: 'ipc and listener', parts: ['electron/ipc/', 'electron/listener/', 'electron/mastodon/', 'electron/media/*-routes.ts'] },
+  { name: 'ipc and listener', parts: ['electron/core/ipc/', 'electron/core/listener/', 'electron/core/mastodon/', 'electron/core/media/*-routes.ts'] },
   // The IPC contracts are the services' inputs and outputs (shared with the renderer), and the
   // deliveries' status is the Deliveries screen's view of the queue: both sit with the services.
   {
     name: 'services',
     parts: [
-      'electron/federation/', 'electron/indieauth/', 'electron/micropub/', 'electron/webmention/', 'electron/media/', 'electron/data/',
-      'electron/notifications/', 'electron/search/', 'electron/tunnel/', 'electron/settings-service.ts', 'electron/settings.ts', 'electron/status.ts',
-      'electron/ipc/*contract.ts', 'electron/ipc/channels.ts', 'electron/delivery/status.ts', 'electron/delivery/counts.ts',
+      'electron/core/federation/', 'electron/core/indieauth/', 'electron/core/micropub/', 'electron/core/webmention/', 'electron/core/media/', 'electron/core/data/',
+      'electron/core/notifications/', 'electron/core/search/', 'electron/core/tunnel/', 'electron/core/settings-service.ts', 'electron/core/settings.ts', 'electron/core/status.ts',
+      'electron/core/ipc/*contract.ts', 'electron/core/ipc/channels.ts', 'electron/core/delivery/status.ts', 'electron/core/delivery/counts.ts',
     ],
   },
-  { name: 'delivery', parts: ['electron/delivery/', 'electron/connectivity/'] },
+  { name: 'delivery', parts: ['electron/core/delivery/', 'electron/core/connectivity/'] },
   // The types services take from the core (FederationContext, the listener's switch).
-  { name: 'ports', parts: ['electron/ports.ts'] },
-  { name: 'net and db', parts: ['electron/net/', 'db/', 'migrations/', 'electron/paths.ts', 'electron/folder-lock.ts', 'electron/errors.ts', 'electron/version.ts'] },
+  { name: 'ports', parts: ['electron/core/ports.ts'] },
+  { name: 'net and db', parts: ['electron/core/net/', 'db/', 'migrations/', 'electron/core/paths.ts', 'electron/core/folder-lock.ts', 'electron/core/errors.ts', 'electron/core/version.ts'] },
 ];
 
 /** Where product code lives; everything under these roots but tests is checked. */

@@ -1,5 +1,5 @@
 // The spec's 16 records: the tables the status channel counts (ipc/contract.ts) and the move
-// from microblog.pub reports (electron/data/microblogpub-import.ts).
+// from microblog.pub reports (electron/core/data/microblogpub-import.ts).
 /** Names of the tables the status channel counts (the spec's 16 records). */
 export const COUNTED_TABLES = [
   'actor',

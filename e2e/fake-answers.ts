@@ -2,8 +2,8 @@
 // get from a lone headless Tern (remote posts, boosts, likes from others). Routes one IPC channel
 // to a fixed value; every other channel still reaches the real Tern.
 import type { Page, Route } from '@playwright/test';
-import type { ActorView, PostView } from '../electron/ipc/author-contract';
-import type { Channel, Output } from '../electron/ipc/contract';
+import type { ActorView, PostView } from '../electron/core/ipc/author-contract';
+import type { Channel, Output } from '../electron/core/ipc/contract';
 
 export async function answer<C extends Channel>(page: Page, channel: C, value: Output<C> | ((input: unknown) => Output<C>)) {
   await page.route(`**/ipc/${channel}`, (route: Route) => {

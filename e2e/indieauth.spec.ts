@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mf2 } from 'microformats-parser';
 import * as oauth from 'oauth4webapi';
-import { photo } from '../electron/media/test-images';
+import { photo } from '../electron/core/media/test-images';
 import { expect, test as peerTest } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 

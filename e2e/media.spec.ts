@@ -5,7 +5,7 @@
 // server but Tern.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { photo } from '../electron/media/test-images';
+import { photo } from '../electron/core/media/test-images';
 import { createWithImage } from '../test/peer/media';
 import { ana, answer, ben, post } from './fake-answers';
 import { test as base } from './fixtures';

@@ -7,8 +7,8 @@ import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { importFromMicroblogPub, parseHeadlessArgs, parseListenAddress, restoreFromArchive, startHeadless, UsageError, type Headless } from './headless';
 import { writeMicroblogPubFolder } from '../test/microblogpub/fixture';
-import { openCore } from './core';
-import { createBackup } from './data/backup';
+import { openCore } from './core/core';
+import { createBackup } from './core/data/backup';
 
 describe('parseHeadlessArgs (federation options)', () => {
   it('reads --listen, --base-url, --username and --allow-private-addresses', () => {

@@ -5,11 +5,11 @@
 // *-watch, shutdown) that are tested in Node; this file only connects them to Electron.
 import { app, BrowserWindow, dialog, powerMonitor, session } from 'electron';
 import { join } from 'node:path';
-import { openCore, type Core } from './core';
-import { createHandlers } from './ipc/handlers';
-import { createTunnelRunner } from './tunnel/runner';
-import { createBackupScheduler } from './data/backup-scheduler';
-import { defaultDataDir } from './paths';
+import { openCore, type Core } from './core/core';
+import { createHandlers } from './core/ipc/handlers';
+import { createTunnelRunner } from './core/tunnel/runner';
+import { createBackupScheduler } from './core/data/backup-scheduler';
+import { defaultDataDir } from './core/paths';
 import { electronNet } from './shell/connectivity';
 import { feedConnectivity } from './shell/connectivity-feed';
 import { registerIpc } from './shell/ipc';
@@ -18,7 +18,7 @@ import { electronNotifier } from './shell/notifications';
 import { CLOSE_HINT, decideClose } from './shell/policy/close-to-tray';
 import type { NotifierPort } from './shell/ports';
 import { handleAppProtocol, registerAppScheme } from './shell/protocol';
-import { createUiMediaHandler } from './media/ui-routes';
+import { createUiMediaHandler } from './core/media/ui-routes';
 import { hardenSession } from './shell/security';
 import { createShellStateStore, type ShellStateStore } from './shell/shell-state';
 import { createShutdown } from './shell/shutdown';

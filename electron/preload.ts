@@ -3,7 +3,7 @@
 // It also passes the page's online/offline events to main as a hint to look at the network
 // again (main never trusts the value, only re-reads net.isOnline()).
 import { contextBridge, ipcRenderer } from 'electron';
-import { CHANNEL_NAMES } from './ipc/channels';
+import { CHANNEL_NAMES } from './core/ipc/channels';
 import { SHELL_EVENTS } from './shell/events';
 
 const bridge = Object.fromEntries(

@@ -242,7 +242,7 @@ const TABLES: [name: string, column: string, sql: (json: JsonCheck) => string][]
 /**
  * Rebuilds the tables whose CHECK has the form `from` into the form `to`. A table without it is
  * left as it is: a microblog.pub database being moved in (migrations are run on its copy, see
- * electron/data/microblogpub-import.ts) has its own tables, with no CHECK at all, naive
+ * electron/core/data/microblogpub-import.ts) has its own tables, with no CHECK at all, naive
  * datetimes and columns of its own, which a rebuild into Tern's shape would refuse or lose.
  */
 function rebuild(sqlite: Sqlite, from: JsonCheck, to: JsonCheck): void {

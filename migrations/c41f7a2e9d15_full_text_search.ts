@@ -3,7 +3,7 @@
 // Tern's, named search_*, and dropped by the downgrade.
 //
 // Content is HTML inside JSON, and SQL alone cannot turn it into text, so the index is fed by
-// the core (electron/search/indexer.ts), not by the triggers themselves. The triggers only note
+// the core (electron/core/search/indexer.ts), not by the triggers themselves. The triggers only note
 // which row changed, in search_pending — one small insert per write, on every write path (the
 // services, the inbox processor, the microblog.pub import, the sqlite3 shell) — and the indexer
 // reads the row, extracts its text and updates the FTS table, in batches, off the write's path.

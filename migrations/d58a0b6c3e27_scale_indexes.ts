@@ -1,7 +1,7 @@
 // Revision d58a0b6c3e27: Tern's own, after 9519a2c5ec87. Indexes for the pages the author opens,
 // so that each reads a page's worth of rows however many years of rows the file holds
 // (bench/scale-phase.ts measures them on 1,000,000 inbox and 2,000,000 outgoing_activity rows;
-// electron/ipc/query-plans.test.ts checks each page's statements use them):
+// electron/core/ipc/query-plans.test.ts checks each page's statements use them):
 // - the home stream and the profile, newest first by (ap_published_at, id) and cut by a cursor
 //   on the same pair: of the inbox, only the rows the stream shows (partial); of the outbox,
 //   those not deleted nor transient, and the pinned posts apart. Without them every page

@@ -1,6 +1,6 @@
 // The client's choice of transport and how each kind of failure becomes an ApiError.
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import type { AppStatus, IpcResult, TernBridge } from '../electron/ipc/contract';
+import type { AppStatus, IpcResult, TernBridge } from '../electron/core/ipc/contract';
 import { ApiError, call } from './api';
 import { strings } from './strings';
 

@@ -12,7 +12,7 @@ import type {
   Output,
   TernBridge,
   httpPathOf,
-} from '../electron/ipc/contract';
+} from '../electron/core/ipc/contract';
 import { strings } from './strings';
 
 declare global {

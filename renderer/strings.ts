@@ -2,8 +2,8 @@
 // the Intl helpers that format numbers, times and plurals for the user's locale. Components
 // never hold user-visible text of their own.
 // It imports nothing from the renderer (every screen imports it), only the IPC contract's types.
-import type { DeliveryRowState, PostView } from '../electron/ipc/author-contract';
-import type { CountedTable, Output } from '../electron/ipc/contract';
+import type { DeliveryRowState, PostView } from '../electron/core/ipc/author-contract';
+import type { CountedTable, Output } from '../electron/core/ipc/contract';
 
 type Visibility = PostView['visibility'];
 type NotificationKind = NonNullable<Output<'notifications.list'>['items'][number]['type']>;

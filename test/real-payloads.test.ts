@@ -6,7 +6,7 @@
 // must see, or why the activity must be refused.
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { idsOf, type Json } from '../electron/federation/ap';
+import { idsOf, type Json } from '../electron/core/federation/ap';
 import { REAL_DIR, fixtureNames, openCorpusRig, readFixture, type CorpusRig, type Prepared, type Sent } from './real/harness';
 import { inboxRow, normalizeWant, projectPost, subjectOf, wholeStream } from './real/views';
 

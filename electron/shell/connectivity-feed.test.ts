@@ -2,8 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { createConnectivityWatch, manualSource } from '../connectivity/watch';
-import { createSettingsStore } from '../settings';
+import { createConnectivityWatch, manualSource } from '../core/connectivity/watch';
+import { createSettingsStore } from '../core/settings';
 import { feedConnectivity } from './connectivity-feed';
 import { fakeNet } from './fakes';
 

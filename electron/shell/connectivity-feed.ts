@@ -3,7 +3,7 @@
 // event), and a look at once on every hint — resume, unlock, the page's online/offline events —
 // so the delivery loop resumes without waiting. Plain Node: shell/connectivity.ts gives the
 // Electron NetPort.
-import { pushSource, type ConnectivityWatch } from '../connectivity/watch';
+import { pushSource, type ConnectivityWatch } from '../core/connectivity/watch';
 import type { NetPort } from './ports';
 
 export const ONLINE_POLL_MS = 5_000;

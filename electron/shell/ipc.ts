@@ -3,8 +3,8 @@
 // isTrustedSender) before dispatching (which validates the input with the channel's zod schema).
 // The one shell event the page sends (a network hint) is checked the same way.
 import { ipcMain, type IpcMainEvent, type IpcMainInvokeEvent, type WebContents } from 'electron';
-import { CHANNELS, type IpcResult } from '../ipc/contract';
-import { dispatch, type Handlers } from '../ipc/handlers';
+import { CHANNELS, type IpcResult } from '../core/ipc/contract';
+import { dispatch, type Handlers } from '../core/ipc/handlers';
 import { SHELL_EVENTS } from './events';
 import { isTrustedSender } from './policy/web-security';
 

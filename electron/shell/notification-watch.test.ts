@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationItem } from '../notifications/service';
+import type { NotificationItem } from '../core/notifications/service';
 import { fakeNotifier } from './fakes';
 import { createNotificationWatch } from './notification-watch';
 import type { OsNotificationPrefs } from './policy/os-notifications';

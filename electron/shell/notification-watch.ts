@@ -2,7 +2,7 @@
 // (and when told something changed: the inbox processor's rows done, see main.ts), remembers the newest id it has seen — so notifications
 // that were there at start are never announced — and hands what is new to the grouping policy.
 // Plain Node: the OS side is a NotifierPort.
-import type { NotificationItem } from '../notifications/service';
+import type { NotificationItem } from '../core/notifications/service';
 import { planOsNotifications, type OsNotificationPrefs } from './policy/os-notifications';
 import type { NotifierPort } from './ports';
 

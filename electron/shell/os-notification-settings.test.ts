@@ -2,7 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createSettingsStore, settingsUpdateSchema } from '../settings';
+import { createSettingsStore, settingsUpdateSchema } from '../core/settings';
 import { isTypeEnabled } from './policy/os-notifications';
 
 const dirs: string[] = [];

@@ -4,7 +4,7 @@
 import { net, protocol } from 'electron';
 import { join, normalize, sep } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { UI_CSP } from '../ipc/http-transport';
+import { UI_CSP } from '../core/ipc/http-transport';
 import { APP_SCHEME, isAppUrl, resolveAppFile } from './policy/app-url';
 
 export { APP_HOST, APP_ORIGIN, APP_SCHEME } from './policy/app-url';

@@ -105,7 +105,7 @@ describe('registerIpc: every handler checks its sender', () => {
   }
 
   it('registers one handler per contract channel, and removes them all', async () => {
-    const { CHANNELS } = await import('../ipc/contract');
+    const { CHANNELS } = await import('../core/ipc/contract');
     const { unregister } = setup();
     expect([...electron.handlers.keys()].sort()).toEqual([...CHANNELS].sort());
     unregister();

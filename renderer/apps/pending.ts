@@ -3,7 +3,7 @@
 // and shows the count on Apps; the Apps view shows the requests themselves.
 import { useEffect } from 'react';
 import { create } from 'zustand';
-import type { PendingAuthorization } from '../../electron/ipc/apps-contract';
+import type { PendingAuthorization } from '../../electron/core/ipc/apps-contract';
 import { call } from '../api';
 
 export const PENDING_POLL_MS = 3_000;

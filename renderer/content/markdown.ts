@@ -8,7 +8,7 @@ import { sanitizeHtml } from './sanitize';
 const escapeHtml = (text: string) =>
   text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 
-// The core's rules (electron/federation/actions/markdown.ts): `@user@host[:port]`, and hashtags
+// The core's rules (electron/core/federation/actions/markdown.ts): `@user@host[:port]`, and hashtags
 // of letters, digits and '_' with at least one non-digit, each after a non-word character.
 const MENTION_RE = /^@[A-Za-z0-9_][A-Za-z0-9_.-]*@(?:[A-Za-z0-9-]+\.)*[A-Za-z0-9-]+(?::\d{1,5})?/;
 const HASHTAG_RE = /^#[\p{L}\p{M}\p{N}_]*[\p{L}\p{M}_][\p{L}\p{M}\p{N}_]*/u;

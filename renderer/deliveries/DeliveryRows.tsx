@@ -1,7 +1,7 @@
 // Rows of the delivery queue: to which server, in what state, after how many tries, when the
 // next one is due, what the server last answered and — when something went wrong — why, as a
 // sentence, with "Retry now". Used by Deliveries and under a post's delivery state.
-import type { DeliveryRowView } from '../../electron/ipc/author-contract';
+import type { DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { RelativeTime } from '../components/RelativeTime';
 import { strings } from '../strings';
 

@@ -1,6 +1,6 @@
 // The queue rows of one post, for the list under its delivery state: its Create and the rows of
 // the activities about it (an edit's Update, a Delete), newest first, all pages.
-import type { DeliveriesView, DeliveryRowView } from '../../electron/ipc/author-contract';
+import type { DeliveriesView, DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
 
 const PAGE = 100;

@@ -4,7 +4,7 @@
 // quietly and new items are put in front without moving what is already on screen.
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { toApiError, type ApiError } from '../api';
-import type { Channel } from '../../electron/ipc/contract';
+import type { Channel } from '../../electron/core/ipc/contract';
 
 export interface Page<T, C> {
   items: T[];

@@ -5,7 +5,7 @@
 // outside Tern.
 import { useEffect, useRef, useState } from 'react';
 import { decode } from 'blurhash';
-import type { AttachmentView } from '../../electron/ipc/author-contract';
+import type { AttachmentView } from '../../electron/core/ipc/author-contract';
 import { strings } from '../strings';
 import '../styles/media.css';
 

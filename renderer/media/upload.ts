@@ -1,6 +1,6 @@
 // Sending a file to Tern in chunks over the IPC contract (media.uploadBegin/Chunk/Finish):
 // the same calls under Electron and in headless mode, and a progress figure after each chunk.
-import type { UploadView } from '../../electron/ipc/media-contract';
+import type { UploadView } from '../../electron/core/ipc/media-contract';
 import { call } from '../api';
 
 /** Base64 of some bytes, without building one giant argument list. */

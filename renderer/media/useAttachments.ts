@@ -2,7 +2,7 @@
 // a preview made on this machine (a blob: URL — nothing leaves the app to show it), and carries
 // its alt text. Images need a description unless the author says they need none.
 import { useCallback, useEffect, useRef, useState } from 'react';
-import type { UploadView } from '../../electron/ipc/media-contract';
+import type { UploadView } from '../../electron/core/ipc/media-contract';
 import { toApiError } from '../api';
 import { strings } from '../strings';
 import { uploadFile } from './upload';

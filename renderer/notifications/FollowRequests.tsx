@@ -2,7 +2,7 @@
 // Reject right there. An answered request leaves the list at once; if Tern refuses, it comes
 // back with the reason.
 import { useEffect, useState } from 'react';
-import type { Output } from '../../electron/ipc/contract';
+import type { Output } from '../../electron/core/ipc/contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { ErrorState } from '../components/ErrorState';

@@ -2,7 +2,7 @@
 // and 4 others liked your post"; follows of the same kind gather too; a mention stays alone,
 // since each says something of its own. Unread ones never mix with read ones, and the order of
 // Tern's answer (unread first, then newest) is kept.
-import type { Output } from '../../electron/ipc/contract';
+import type { Output } from '../../electron/core/ipc/contract';
 
 export type NotificationItem = Output<'notifications.list'>['items'][number];
 export type NotificationKind = NonNullable<NotificationItem['type']>;

@@ -1,7 +1,7 @@
 // Looking someone (or a post) up by handle or URL: @ana@example.social, a profile page, a post's
 // link. An account found can be followed or unfollowed right there; a post is shown as a post.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import type { LookupView } from '../../electron/ipc/author-contract';
+import type { LookupView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { SearchIcon } from '../components/icons';

@@ -5,7 +5,7 @@
 import { useEffect, useId, useState, type FormEvent } from 'react';
 import { call, toApiError, type ApiError } from '../api';
 import { useNow } from '../components/RelativeTime';
-import type { PollView } from '../../electron/ipc/polls-contract';
+import type { PollView } from '../../electron/core/ipc/polls-contract';
 import { formatDateTime, formatRelative, strings } from '../strings';
 
 const t = strings.polls;

@@ -1,7 +1,7 @@
 // The poll being built in Compose, kept beside the draft (its own key, so the draft's shape
 // stays as it is) and turned into the poll part of posts.create.
 import { useEffect, useState } from 'react';
-import type { Input } from '../../electron/ipc/contract';
+import type { Input } from '../../electron/core/ipc/contract';
 
 export interface PollDraft {
   on: boolean;

@@ -4,7 +4,7 @@
 import { useId, useState } from 'react';
 import { toApiError, type ApiError } from '../api';
 import { CheckIcon, ClockIcon, AttentionIcon, SendIcon } from '../components/icons';
-import type { DeliveryRowView } from '../../electron/ipc/author-contract';
+import type { DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { DeliveryRows } from '../deliveries/DeliveryRows';
 import { strings } from '../strings';
 import { fetchPostDeliveries } from '../deliveries/forPost';

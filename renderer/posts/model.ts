@@ -1,7 +1,7 @@
 // The post types the UI shows, from the IPC contract: a PostView wherever a post appears, a
 // ProfilePost (with its delivery state) for the author's own. Posts are named by their
 // ActivityPub id everywhere: in addresses (#/thread?ap=…), in actions and as list keys.
-import type { DeliveryState, PostView, ProfilePost } from '../../electron/ipc/author-contract';
+import type { DeliveryState, PostView, ProfilePost } from '../../electron/core/ipc/author-contract';
 
 export type { DeliveryState, PostView, ProfilePost };
 export type Visibility = PostView['visibility'];

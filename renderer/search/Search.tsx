@@ -4,7 +4,7 @@
 // Matches are highlighted in snippets that are text with <mark> (snippet.ts), never HTML.
 // A post opens its thread; a person opens in People's lookup; a webmention, the post it is on.
 import { useEffect, useId, useRef, useState, type FormEvent } from 'react';
-import type { PersonHit, PostHit, SearchKind, SearchResults, WebmentionHit } from '../../electron/ipc/search-contract';
+import type { PersonHit, PostHit, SearchKind, SearchResults, WebmentionHit } from '../../electron/core/ipc/search-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { ErrorState } from '../components/ErrorState';

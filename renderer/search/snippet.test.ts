@@ -5,7 +5,7 @@ import { renderToStaticMarkup } from 'react-dom/server';
 import { MARK, renderSnippet, snippetParts } from './snippet';
 
 describe('snippets', () => {
-  it('use the markers the core writes (search-contract.ts SNIPPET_MARK; electron/search tests pin the same characters)', () => {
+  it('use the markers the core writes (search-contract.ts SNIPPET_MARK; electron/core/search tests pin the same characters)', () => {
     expect(MARK).toEqual({ start: '\u0002', end: '\u0003' });
   });
 

@@ -7,7 +7,7 @@ import { useState, type FormEvent } from 'react';
 import { ApiError, call, toApiError } from '../api';
 import { TextField } from '../components/Field';
 import { AttentionIcon } from '../components/icons';
-import type { Output } from '../../electron/ipc/contract';
+import type { Output } from '../../electron/core/ipc/contract';
 import { strings } from '../strings';
 import { leaveNotice, reloadApp, takeNotice } from './notice';
 import { dataStrings } from './strings';

@@ -4,7 +4,7 @@
 import { useId, useState } from 'react';
 import { ApiError, call, toApiError } from '../api';
 import { TextField } from '../components/Field';
-import type { BackupFile } from '../../electron/data/backup';
+import type { BackupFile } from '../../electron/core/data/backup';
 import { formatDateTime, strings } from '../strings';
 import { leaveNotice, reloadApp, takeNotice } from './notice';
 import { dataStrings } from './strings';

@@ -5,7 +5,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import { ApiError, call, toApiError } from '../api';
 import { Switch, TextField } from '../components/Field';
-import type { Output } from '../../electron/ipc/contract';
+import type { Output } from '../../electron/core/ipc/contract';
 import { useSettingsStore, type SettingsView } from '../store/settings';
 import { strings } from '../strings';
 import { dataStrings } from './strings';

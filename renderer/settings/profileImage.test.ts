@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { PROFILE_IMAGE_MAX_MB, profileImageProblem } from './profileImage';
 
-// The core's cap (electron/media/limits.ts; electron/media/profile-images.test.ts checks they agree).
+// The core's cap (electron/core/media/limits.ts; electron/core/media/profile-images.test.ts checks they agree).
 const MAX_IMAGE_BYTES = PROFILE_IMAGE_MAX_MB * 1024 * 1024;
 
 describe('profileImageProblem', () => {

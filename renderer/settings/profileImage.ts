@@ -2,9 +2,9 @@
 // refused with a sentence at once (Tern checks again: the bytes must really be that image).
 import { dataStrings } from './strings';
 
-/** The image types Tern decodes (electron/media/limits.ts IMAGE_TYPES). */
+/** The image types Tern decodes (electron/core/media/limits.ts IMAGE_TYPES). */
 export const PROFILE_IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
-/** Tern's image cap (electron/media/limits.ts MAX_IMAGE_BYTES). */
+/** Tern's image cap (electron/core/media/limits.ts MAX_IMAGE_BYTES). */
 export const PROFILE_IMAGE_MAX_MB = 16;
 
 /** Why this file cannot be a picture or header image, or null when it may be uploaded. */

@@ -3,7 +3,7 @@
 // every few seconds while the window is open, and at once after the author flips Work offline.
 // The same poll refreshes the settings, whose listener status the status line shows.
 import { create } from 'zustand';
-import type { ConnectivityView } from '../../electron/ipc/author-contract';
+import type { ConnectivityView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
 import { useSettingsStore } from './settings';
 

@@ -2,7 +2,7 @@
 // line and every view that shows the author's handle. `save` sends a change and keeps what Tern
 // answers, so the screen always shows what was really saved.
 import { create } from 'zustand';
-import type { Input, Output } from '../../electron/ipc/contract';
+import type { Input, Output } from '../../electron/core/ipc/contract';
 import { call, toApiError, type ApiError } from '../api';
 
 export type SettingsView = Output<'settings.get'>;

@@ -2,7 +2,7 @@
 // `load` fetches once; `refresh` fetches again and keeps the last good status on screen while
 // it does, so the view never blanks. Only the newest request may write its answer.
 import { create } from 'zustand';
-import type { AppStatus } from '../../electron/ipc/contract';
+import type { AppStatus } from '../../electron/core/ipc/contract';
 import { ApiError, call } from '../api';
 import { strings } from '../strings';
 

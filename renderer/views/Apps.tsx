@@ -2,7 +2,7 @@
 // token (Micropub). The listener's page only waits; approving happens here, by the author,
 // with the scopes they tick. Revoking takes a token back at once.
 import { useCallback, useEffect, useState } from 'react';
-import type { AppAccess, PendingAuthorization } from '../../electron/ipc/apps-contract';
+import type { AppAccess, PendingAuthorization } from '../../electron/core/ipc/apps-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { usePendingApps, usePendingStore } from '../apps/pending';
 import '../apps/apps.css';

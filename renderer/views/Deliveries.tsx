@@ -3,7 +3,7 @@
 // then each delivery with its server, state, tries, next try, last answer and — when it went
 // wrong — why, in a sentence, with "Retry now".
 import { useState } from 'react';
-import type { DeliveriesView, DeliveryRowView } from '../../electron/ipc/author-contract';
+import type { DeliveriesView, DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Switch } from '../components/Field';
 import { RefreshButton } from '../components/RefreshButton';

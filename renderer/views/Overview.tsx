@@ -1,6 +1,6 @@
 // Overview: the state of this Tern from `app.status` — whether the database schema is current,
 // how many rows each of the spec's records holds, where the data lives, and since when Tern runs.
-import type { AppStatus, CountedTable } from '../../electron/ipc/contract';
+import type { AppStatus, CountedTable } from '../../electron/core/ipc/contract';
 import { Delayed } from '../components/Delayed';
 import { ErrorState } from '../components/ErrorState';
 import { RefreshButton } from '../components/RefreshButton';

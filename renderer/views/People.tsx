@@ -2,7 +2,7 @@
 // answer, and requests waiting for the author's — plus a lookup box (handle or URL) to find
 // someone and follow them. Followers can be removed, follows undone, right in the list.
 import { useCallback, useEffect, useState } from 'react';
-import type { PeopleView, PersonView } from '../../electron/ipc/author-contract';
+import type { PeopleView, PersonView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { ErrorState } from '../components/ErrorState';

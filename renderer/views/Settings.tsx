@@ -9,7 +9,7 @@ import { useConnectivityStore } from '../store/connectivity';
 import { useSettingsStore, type SettingsChange, type SettingsView } from '../store/settings';
 import { useStatusStore } from '../store/status';
 import { formatDateTime, strings } from '../strings';
-import type { Output } from '../../electron/ipc/contract';
+import type { Output } from '../../electron/core/ipc/contract';
 import { RestoreBackup } from '../settings/RestoreBackup';
 import { MoveFromMicroblogPub } from '../settings/MoveFromMicroblogPub';
 import { TunnelSection } from '../settings/TunnelSection';

@@ -1,7 +1,7 @@
 // Thread: a post with what it answers (oldest first) and its replies, in the same column with a
 // back action, so reading a conversation never loses the place in the list it came from.
 import { useCallback, useEffect, useState } from 'react';
-import type { ThreadView } from '../../electron/ipc/author-contract';
+import type { ThreadView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { ErrorState } from '../components/ErrorState';
 import { BackIcon } from '../components/icons';

@@ -2,7 +2,7 @@
 // kind, author, excerpt and state) and the webmentions Tern sends for its public posts (with
 // their delivery state). Authors are shown by name and initials: remote pictures are never
 // loaded directly (they would tell every site when the author reads).
-import type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../../electron/ipc/webmention-contract';
+import type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../../electron/core/ipc/webmention-contract';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
 import { RefreshButton } from '../components/RefreshButton';

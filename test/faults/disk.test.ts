@@ -8,8 +8,8 @@ import { mkdtempSync, openSync, rmSync, unlinkSync, writeSync, closeSync } from 
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openCore, type Core } from '../../electron/core';
-import { createHandlers, dispatch, type Handlers } from '../../electron/ipc/handlers';
+import { openCore, type Core } from '../../electron/core/core';
+import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
 
 function tryMount(dir: string): string | null {
   try {

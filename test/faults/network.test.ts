@@ -11,11 +11,11 @@ import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { outgoingActivity } from '../../db/schema';
-import { manualSource } from '../../electron/connectivity/watch';
-import { openCore, type Core } from '../../electron/core';
-import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from '../../electron/delivery/loop';
-import { enqueueDeliveries } from '../../electron/delivery/queue';
-import { saveOutboxObject } from '../../electron/federation/outbox-store';
+import { manualSource } from '../../electron/core/connectivity/watch';
+import { openCore, type Core } from '../../electron/core/core';
+import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions } from '../../electron/core/delivery/loop';
+import { enqueueDeliveries } from '../../electron/core/delivery/queue';
+import { saveOutboxObject } from '../../electron/core/federation/outbox-store';
 import { startFaultPeer, type Fault, type FaultPeer } from './fault-peer';
 
 let dir: string;

@@ -13,10 +13,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 import Database from 'better-sqlite3';
-import { openCore, type Core } from '../../electron/core';
-import { createBackup } from '../../electron/data/backup';
-import { createHandlers, dispatch } from '../../electron/ipc/handlers';
-import { addFollower, send, startMallory } from '../../electron/listener/test-support';
+import { openCore, type Core } from '../../electron/core/core';
+import { createBackup } from '../../electron/core/data/backup';
+import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
+import { addFollower, send, startMallory } from '../../electron/core/listener/test-support';
 import { openSqlite } from '../../db/client';
 import { currentRevision, downgrade, REVISIONS } from '../../migrations/runner';
 

@@ -2,9 +2,9 @@
 // tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open|index|inbox <port>
 // Prints "ready" once the core is open, or for `open` before it opens (the kill may land any time
 // after), and "done" when the task has finished.
-import { openCore } from '../../electron/core';
-import { createBackup, restoreBackup } from '../../electron/data/backup';
-import { createSearchIndexer } from '../../electron/search/indexer';
+import { openCore } from '../../electron/core/core';
+import { createBackup, restoreBackup } from '../../electron/core/data/backup';
+import { createSearchIndexer } from '../../electron/core/search/indexer';
 
 const [dataDir, task, arg] = process.argv.slice(2);
 if (!dataDir || !task) throw new Error('usage: tern-child.ts <dataDir> <task> [arg]');

@@ -3,7 +3,7 @@
 // actor's key, keys at SSRF-ish addresses), raw HTTP (header injection, oversized headers, slow
 // and cut bodies) and markup in every plain field of what is accepted and processed.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openListeningCore, startMallory, type ListeningCore, type Mallory } from '../../electron/listener/test-support';
+import { openListeningCore, startMallory, type ListeningCore, type Mallory } from '../../electron/core/listener/test-support';
 import { SCRIPTS, nestedJson, reportStalls, runCase, type HostileCase } from './rig';
 import { rawHttp, signedPost, startHostilePeer, type HostilePeer } from './peers';
 

@@ -5,8 +5,8 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incomingActivity } from '../../db/schema';
-import { addPost, openListeningCore, type ListeningCore } from '../../electron/listener/test-support';
-import { issueToken, REDIRECT } from '../../electron/indieauth/test-flow';
+import { addPost, openListeningCore, type ListeningCore } from '../../electron/core/listener/test-support';
+import { issueToken, REDIRECT } from '../../electron/core/indieauth/test-flow';
 import { SCRIPTS, nestedJson, reportStalls, runCase, type HostileCase } from './rig';
 import { startHostilePeer, type HostilePeer } from './peers';
 

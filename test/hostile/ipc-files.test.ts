@@ -8,11 +8,11 @@ import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { openCore, type Core } from '../../electron/core';
-import { createHandlers } from '../../electron/ipc/handlers';
-import { createUiApp } from '../../electron/ipc/http-transport';
-import { writeTar, type TarEntry } from '../../electron/data/tar';
-import type { Reopen } from '../../electron/ipc/handlers';
+import { openCore, type Core } from '../../electron/core/core';
+import { createHandlers } from '../../electron/core/ipc/handlers';
+import { createUiApp } from '../../electron/core/ipc/http-transport';
+import { writeTar, type TarEntry } from '../../electron/core/data/tar';
+import type { Reopen } from '../../electron/core/ipc/handlers';
 import { SCRIPTS, nestedJson, reportStalls, runCase } from './rig';
 
 const TOKEN = 'hostile-token-0123456789abcdef';

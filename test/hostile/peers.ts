@@ -4,9 +4,9 @@
 // refuses to send (CRLF in headers, oversized headers, bodies that stop or trickle).
 import { connect } from 'node:net';
 import { signRequest, type HttpMessageSignaturesSpec } from '@fedify/fedify';
-import { exportPublicKeyPem } from '../../electron/net/signatures';
-import { startServer, type LoopbackServer } from '../../electron/net/test-server';
-import { newRsaKeys } from '../../electron/listener/test-support';
+import { exportPublicKeyPem } from '../../electron/core/net/signatures';
+import { startServer, type LoopbackServer } from '../../electron/core/net/test-server';
+import { newRsaKeys } from '../../electron/core/listener/test-support';
 
 export interface HostilePeer {
   server: LoopbackServer;

@@ -3,7 +3,7 @@
 // queries, path traversal (encoded and raw), markup in parameters, SSRF-ish resources, unknown
 // methods, Host and X-Forwarded headers, oversized URLs and headers. Reading stores nothing.
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { addPost, openListeningCore, type ListeningCore } from '../../electron/listener/test-support';
+import { addPost, openListeningCore, type ListeningCore } from '../../electron/core/listener/test-support';
 import { SCRIPTS, reportStalls, runCase } from './rig';
 import { rawHttp } from './peers';
 

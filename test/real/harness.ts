@@ -12,12 +12,12 @@ import type { AddressInfo } from 'node:net';
 import { signRequest } from '@fedify/fedify';
 import { desc, eq } from 'drizzle-orm';
 import { following, incomingActivity, outbox, type IncomingActivity } from '../../db/schema';
-import { getOrFetchActor } from '../../electron/federation/actors';
-import { idsOf, isObject, str, type Json } from '../../electron/federation/ap';
-import { saveOutboxObject } from '../../electron/federation/outbox-store';
-import { openListeningCore, newRsaKeys, type ListeningCore } from '../../electron/listener/test-support';
-import { exportPublicKeyPem } from '../../electron/net/signatures';
-import type { Core } from '../../electron/core';
+import { getOrFetchActor } from '../../electron/core/federation/actors';
+import { idsOf, isObject, str, type Json } from '../../electron/core/federation/ap';
+import { saveOutboxObject } from '../../electron/core/federation/outbox-store';
+import { openListeningCore, newRsaKeys, type ListeningCore } from '../../electron/core/listener/test-support';
+import { exportPublicKeyPem } from '../../electron/core/net/signatures';
+import type { Core } from '../../electron/core/core';
 
 export const REAL_DIR = new URL('../fixtures/real/', import.meta.url);
 

@@ -3,9 +3,9 @@
 // the ones the IPC handlers return: the home stream, a thread, a look-up, notifications, people.
 import { eq } from 'drizzle-orm';
 import { inbox } from '../../db/schema';
-import type { PostView } from '../../electron/ipc/author-contract';
-import { idOf, isObject, typeOf, type Json } from '../../electron/federation/ap';
-import type { Core } from '../../electron/core';
+import type { PostView } from '../../electron/core/ipc/author-contract';
+import { idOf, isObject, typeOf, type Json } from '../../electron/core/federation/ap';
+import type { Core } from '../../electron/core/core';
 
 /** The id the author's view of an activity is filed under: the created/updated/boosted object
  * (a Lemmy group's Announce{Create{Page}} is the Page), else the activity's object. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { NotificationItem } from '../../notifications/service';
+import type { NotificationItem } from '../../core/notifications/service';
 import { GROUP_ABOVE, planOsNotifications, routeOf } from './os-notifications';
 
 let next = 1;

@@ -4,7 +4,7 @@
 // once"). Each says where a click leads: the post it is about, else the Notifications place.
 // Pure: shell/notification-watch.ts feeds it, a NotifierPort shows the result.
 import type { NotificationType } from '../../../db/columns';
-import type { NotificationItem } from '../../notifications/service';
+import type { NotificationItem } from '../../core/notifications/service';
 
 export type OsNotificationPrefs = Partial<Record<NotificationType, boolean>>;
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { UI_CSP } from '../../ipc/http-transport';
+import { UI_CSP } from '../../core/ipc/http-transport';
 import { allowNavigation, allowPermission, cspProblems, isTrustedSender, secureWebPreferences, windowOpenDecision } from './web-security';
 
 describe('the window’s webPreferences', () => {

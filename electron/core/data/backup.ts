@@ -1,0 +1,277 @@
+// Backups of the whole data folder in one archive: a consistent copy of the running database
+// (SQLite's online backup, so writes may go on meanwhile), the keys, settings.json, uploads/,
+// and a manifest with a sha256 per entry. Restoring checks all of it before touching anything,
+// and moves what it replaces aside instead of deleting it.
+import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { swapIntoDataFolder } from './swap';
+import { join } from 'node:path';
+import { gunzip, gzipSync } from 'node:zlib';
+import { promisify } from 'node:util';
+import Database from 'better-sqlite3';
+import { z } from 'zod';
+import type { Sqlite } from '../../../db/client';
+import { BadInputError, ConflictError } from '../errors';
+import { dataPaths, type DataPaths } from '../paths';
+import { TERN_VERSION } from '../version';
+import { REVISIONS, currentRevision } from '../../../migrations/runner';
+import { readTar, writeTar, type TarEntry } from './tar';
+import { writePrivateFile } from './private-file';
+import { parseBoundedJson } from '../net/bounded-json';
+
+export const BACKUP_FORMAT = 1;
+/** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
+export const BACKUP_NAME_RE = /^tern-backup-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z\.tar\.gz$/;
+const DB_ENTRY = 'tern.db';
+const MANIFEST_ENTRY = 'manifest.json';
+/** Caps what a restore inflates, so a crafted archive cannot fill memory. */
+const MAX_ENTRY_BYTES = 2 * 1024 ** 3;
+const MAX_ARCHIVE_BYTES = 4 * 1024 ** 3 - 1;
+
+const manifestSchema = z.object({
+  format: z.literal(BACKUP_FORMAT),
+  ternVersion: z.string(),
+  schemaRevision: z.string(),
+  createdAt: z.string(),
+  entries: z.array(z.object({ name: z.string(), type: z.enum(['file', 'directory']), bytes: z.number().int().min(0), sha256: z.string() })),
+});
+export type BackupManifest = z.infer<typeof manifestSchema>;
+
+export interface BackupResult {
+  path: string;
+  bytes: number;
+  /** Rows in all tables of the copied database. */
+  rows: number;
+}
+
+export interface BackupFile {
+  name: string;
+  path: string;
+  bytes: number;
+  createdAt: string;
+}
+
+export function backupFileName(at: Date): string {
+  return `tern-backup-${at.toISOString().replace(/[:.]/g, '-')}.tar.gz`;
+}
+
+/** When a backup was made, read from its name; null for files that are not Tern backups. */
+export function backupCreatedAt(name: string): Date | null {
+  const m = BACKUP_NAME_RE.exec(name);
+  return m ? new Date(`${m[1]}T${m[2]}:${m[3]}:${m[4]}.${m[5]}Z`) : null;
+}
+
+/** Tern's backup archives in `dir`, newest first. */
+export async function listBackups(dir: string): Promise<BackupFile[]> {
+  const names = await readdir(dir).catch(() => [] as string[]);
+  const found: BackupFile[] = [];
+  for (const name of names) {
+    const createdAt = backupCreatedAt(name);
+    if (createdAt === null) continue;
+    const info = await stat(join(dir, name)).catch(() => null);
+    if (info?.isFile()) found.push({ name, path: join(dir, name), bytes: info.size, createdAt: createdAt.toISOString() });
+  }
+  return found.sort((a, b) => (a.name < b.name ? 1 : a.name > b.name ? -1 : 0));
+}
+
+/** What a backup reads from the running core. */
+export interface BackupDeps {
+  paths: DataPaths;
+  sqlite: Sqlite;
+  clock: () => Date;
+}
+
+/** Writes one archive of the running core's data into `dest` (a folder; the backups folder by default). */
+export async function createBackup(core: BackupDeps, options: { dest?: string } = {}): Promise<BackupResult> {
+  const destDir = options.dest ?? core.paths.backups;
+  await mkdir(destDir, { recursive: true, mode: 0o700 });
+  const createdAt = core.clock();
+  const work = await mkdtemp(join(destDir, '.backup-'));
+  try {
+    const dbCopy = join(work, DB_ENTRY);
+    await core.sqlite.backup(dbCopy);
+    const copy = new Database(dbCopy);
+    let rows = 0;
+    let revision: string | null;
+    try {
+      revision = currentRevision(copy);
+      const tables = copy.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
+      for (const table of tables) rows += copy.prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
+      // Fold the copy's WAL into the one file, so the archive holds a single self-contained database.
+      copy.pragma('journal_mode = DELETE');
+    } finally {
+      copy.close();
+    }
+    if (revision === null) throw new BadInputError('The database has no schema revision yet; there is nothing to back up.');
+
+    const entries: TarEntry[] = [{ name: DB_ENTRY, type: 'file', mode: 0o600, mtime: createdAt, data: await readFile(dbCopy) }];
+    entries.push(...(await folderEntries(core.paths.keys, 'keys', createdAt)));
+    if (existsSync(core.paths.settings)) {
+      entries.push({ name: 'settings.json', type: 'file', mode: 0o600, mtime: createdAt, data: await readFile(core.paths.settings) });
+    }
+    entries.push(...(await folderEntries(core.paths.uploads, 'uploads', createdAt)));
+    const manifest: BackupManifest = {
+      format: BACKUP_FORMAT,
+      ternVersion: TERN_VERSION,
+      schemaRevision: revision,
+      createdAt: createdAt.toISOString(),
+      entries: entries.map((e) => ({ name: e.name, type: e.type, bytes: e.data.length, sha256: sha256(e.data) })),
+    };
+    const manifestEntry: TarEntry = { name: MANIFEST_ENTRY, type: 'file', mode: 0o600, mtime: createdAt, data: Buffer.from(JSON.stringify(manifest, null, 2)) };
+    const archive = gzipSync(writeTar([manifestEntry, ...entries]));
+
+    const path = join(destDir, backupFileName(createdAt));
+    await writePrivateFile(path, archive);
+    return { path, bytes: archive.length, rows };
+  } finally {
+    await rm(work, { recursive: true, force: true });
+  }
+}
+
+/** A folder's files and sub-folders as entries under `prefix`; none when it does not exist. */
+async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<TarEntry[]> {
+  if (!existsSync(dir)) return [];
+  const entries: TarEntry[] = [{ name: prefix, type: 'directory', mode: 0o700, mtime, data: Buffer.alloc(0) }];
+  for (const item of await readdir(dir, { withFileTypes: true })) {
+    const full = join(dir, item.name);
+    const name = `${prefix}/${item.name}`;
+    if (item.isDirectory()) entries.push(...(await folderEntries(full, name, mtime)));
+    else if (item.isFile()) entries.push({ name, type: 'file', mode: (await stat(full)).mode & 0o777, mtime, data: await readFile(full) });
+    // Links and other special files are not Tern's and are left out.
+  }
+  return entries;
+}
+
+
+/** What a backup may put in the data folder: the database, settings, keys and uploads (what
+ * createBackup writes). Anything else — a -wal beside the database, backups/, before-restore-…/ —
+ * is refused: it would be swapped into the data folder unchecked, or make the swap fail halfway. */
+export function isRestorableName(name: string): boolean {
+  return name === DB_ENTRY || name === 'settings.json' || /^(keys|uploads)(\/[^/]+)*$/.test(name);
+}
+
+const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
+
+function sha256(data: Buffer): string {
+  return createHash('sha256').update(data).digest('hex');
+}
+
+/** sha256, computed off the main thread (WebCrypto runs it in the thread pool): an archive
+ * being checked may hold entries of hundreds of MB. */
+async function sha256OffThread(data: Buffer): Promise<string> {
+  return Buffer.from(await crypto.subtle.digest('SHA-256', data as Uint8Array<ArrayBuffer>)).toString('hex');
+}
+
+// Decompressing runs in the thread pool too: a gzip bomb (gigabytes of zeros in a few MB) is cut
+// at the limit without holding the event loop for the seconds that takes.
+const gunzipOffThread = promisify(gunzip);
+
+/** Reads and checks an archive: every entry listed and matching its checksum, a known revision. */
+export async function readBackup(archivePath: string): Promise<{ manifest: BackupManifest; entries: TarEntry[] }> {
+  let compressed: Buffer;
+  try {
+    compressed = await readFile(archivePath);
+  } catch {
+    throw new BadInputError(`The backup ${archivePath} could not be read.`);
+  }
+  let tar: Buffer;
+  try {
+    tar = await gunzipOffThread(compressed, { maxOutputLength: MAX_ARCHIVE_BYTES });
+  } catch {
+    throw new BadInputError(`${archivePath} is not a Tern backup (it is not a gzip archive, or it is damaged).`);
+  }
+  const entries = readTar(tar, { maxEntryBytes: MAX_ENTRY_BYTES });
+  const manifestEntry = entries.find((e) => e.name === MANIFEST_ENTRY && e.type === 'file');
+  if (!manifestEntry) throw new BadInputError(`${archivePath} is not a Tern backup (it has no manifest).`);
+  let manifest: BackupManifest;
+  try {
+    manifest = manifestSchema.parse(parseBoundedJson(manifestEntry.data.toString('utf8')));
+  } catch {
+    throw new BadInputError(`The manifest of ${archivePath} is not one this version of Tern understands.`);
+  }
+  const content = entries.filter((e) => e !== manifestEntry);
+  for (const entry of content) {
+    if (!isRestorableName(entry.name)) {
+      throw new BadInputError(`The backup holds ${JSON.stringify(entry.name)}, which is not part of a Tern data folder; nothing was restored.`);
+    }
+  }
+  const listed = new Map(manifest.entries.map((e) => [e.name, e]));
+  if (listed.size !== content.length) throw new BadInputError('The backup is damaged: its manifest and its contents do not match.');
+  for (const entry of content) {
+    const expected = listed.get(entry.name);
+    if (!expected || expected.type !== entry.type || expected.sha256 !== (await sha256OffThread(entry.data))) {
+      throw new BadInputError(`The backup is damaged: ${entry.name} does not match its checksum, so nothing was restored.`);
+    }
+  }
+  const database = content.find((e) => e.name === DB_ENTRY && e.type === 'file');
+  if (!database) throw new BadInputError('The backup holds no database.');
+  // Checked before anything is moved: a file that is not SQLite would only fail on reopening.
+  if (!database.data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
+    throw new BadInputError(`The backup's ${DB_ENTRY} is not an SQLite database, so nothing was restored.`);
+  }
+  if (!REVISIONS.some((r) => r.id === manifest.schemaRevision)) {
+    throw new BadInputError(
+      `The backup's database is at schema revision ${manifest.schemaRevision}, which this version of Tern does not know ` +
+        `(it was made by a newer Tern, ${manifest.ternVersion}); update Tern, then restore it.`,
+    );
+  }
+  return { manifest, entries: content };
+}
+
+export interface RestoreResult {
+  /** Where the data folder's previous files were moved (null when there were none). */
+  movedAside: string | null;
+  schemaRevision: string;
+}
+
+/**
+ * Restores an archive into `dataDir`, whose core must be closed. The archive is checked and
+ * extracted beside the data before anything moves; the previous files go to
+ * before-restore-<time>/. The next openCore upgrades an older database as usual.
+ */
+export async function restoreBackup(archivePath: string, dataDir: string, clock: () => Date = () => new Date()): Promise<RestoreResult> {
+  const { manifest, entries } = await readBackup(archivePath);
+  const paths = dataPaths(dataDir);
+  if (isDatabaseOpen(paths.database)) {
+    throw new ConflictError('Tern is still using this data folder; quit Tern (or stop it) before restoring a backup.');
+  }
+  await mkdir(dataDir, { recursive: true, mode: 0o700 });
+  const stamp = clock().toISOString().replace(/[:.]/g, '-');
+  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  try {
+    for (const entry of entries) {
+      const target = join(staging, ...entry.name.split('/'));
+      if (entry.type === 'directory') {
+        await mkdir(target, { recursive: true, mode: 0o700 });
+      } else {
+        await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
+        await writeFile(target, entry.data, { mode: 0o600, flag: 'wx' });
+        // Keys stay readable by the user alone, whatever the archive says.
+        await chmod(target, entry.name.startsWith('keys/') ? 0o600 : entry.mode & 0o666);
+      }
+    }
+    const movedAside = await swapIntoDataFolder(dataDir, staging, `before-restore-${stamp}`);
+    return { movedAside, schemaRevision: manifest.schemaRevision };
+  } finally {
+    await rm(staging, { recursive: true, force: true });
+  }
+}
+
+
+/** Whether some connection (in this process or another) holds the database open: in WAL mode
+ * every open connection keeps a shared lock, so an exclusive one cannot be had. */
+export function isDatabaseOpen(database: string): boolean {
+  if (!existsSync(database)) return false;
+  const probe = new Database(database, { timeout: 0 });
+  try {
+    probe.pragma('locking_mode = EXCLUSIVE');
+    probe.exec('BEGIN EXCLUSIVE');
+    probe.exec('COMMIT');
+    return false;
+  } catch {
+    return true;
+  } finally {
+    probe.close();
+  }
+}

@@ -1,0 +1,188 @@
+// The delivery queue as people see it: each post's delivery state ("sent to 3 of 4 servers",
+// "queued", "failed: …"), the per-row list of the Deliveries view, and "retry now".
+import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { outbox, outgoingActivity, type OutgoingActivity } from '../../../db/schema';
+import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState } from '../ipc/author-contract';
+import { ConflictError, NotFoundError } from '../errors';
+import { hostOfRecipient, isAddress } from './addresses';
+import { deliveryCounts } from './counts';
+
+export interface QueueContext {
+  /** Rows being sent right now (the loop's in-flight set). */
+  inFlight: ReadonlySet<number>;
+  online: boolean;
+}
+
+type Row = Pick<OutgoingActivity, 'id' | 'outboxObjectId' | 'recipient' | 'isSent' | 'isErrored' | 'tries' | 'nextTry' | 'error'>;
+
+function summarize(activity: string, rows: Row[], ctx: QueueContext): DeliveryState {
+  const sent = rows.filter((r) => r.isSent).length;
+  const failed = rows.filter((r) => r.isErrored).length;
+  const pendingRows = rows.filter((r) => !r.isSent && !r.isErrored);
+  const inFlight = pendingRows.some((r) => ctx.inFlight.has(r.id));
+  const attempted = pendingRows.some((r) => r.tries > 0);
+  const nextTry = pendingRows
+    .map((r) => r.nextTry)
+    .filter((d): d is Date => d !== null)
+    .sort((a, b) => a.getTime() - b.getTime())[0];
+  const error = [...pendingRows, ...rows.filter((r) => r.isErrored)].find((r) => r.error)?.error ?? null;
+  let state: DeliveryState['state'];
+  if (rows.length === 0) state = 'local';
+  else if (pendingRows.length > 0) state = inFlight || (ctx.online && attempted) ? 'sending' : 'queued';
+  else state = failed > 0 ? 'failed' : 'sent';
+  return { state, activity, total: rows.length, sent, failed, pending: pendingRows.length, error, nextTry: nextTry?.toISOString() ?? null };
+}
+
+/** The delivery state of each post: of its latest activity (the Create, or the last Update). */
+export function deliverySummaries(db: DbOrTx, postIds: number[], ctx: QueueContext): Map<number, DeliveryState> {
+  const out = new Map<number, DeliveryState>();
+  if (postIds.length === 0) return out;
+  const updates = db
+    .select({ id: outbox.id, post: outbox.relatesToOutboxObjectId })
+    .from(outbox)
+    // `+ap_type`: read by the post (ix_outbox_relates_to_outbox_object_id), not every Update ever made.
+    .where(and(sql`+${outbox.apType} = 'Update'`, inArray(outbox.relatesToOutboxObjectId, postIds)))
+    .all();
+  const postOf = new Map<number, number>(postIds.map((id) => [id, id]));
+  for (const u of updates) if (u.post !== null) postOf.set(u.id, u.post);
+  const rows = db
+    .select({
+      id: outgoingActivity.id,
+      outboxObjectId: outgoingActivity.outboxObjectId,
+      recipient: outgoingActivity.recipient,
+      isSent: outgoingActivity.isSent,
+      isErrored: outgoingActivity.isErrored,
+      tries: outgoingActivity.tries,
+      nextTry: outgoingActivity.nextTry,
+      error: outgoingActivity.error,
+    })
+    .from(outgoingActivity)
+    // A post's delivery state is about servers; its webmentions are shown in the Webmentions view.
+    .where(and(inArray(outgoingActivity.outboxObjectId, [...postOf.keys()]), isNull(outgoingActivity.webmentionTarget)))
+    .all();
+  const byActivity = new Map<number, Row[]>();
+  for (const r of rows) byActivity.set(r.outboxObjectId!, [...(byActivity.get(r.outboxObjectId!) ?? []), r]);
+  for (const postId of postIds) {
+    const activities = [...postOf.entries()].filter(([, p]) => p === postId).map(([a]) => a).sort((a, b) => b - a);
+    // The newest activity that has deliveries (an edit nobody needed to receive has none).
+    const latest = activities.find((a) => byActivity.has(a)) ?? activities[0]!;
+    out.set(postId, summarize(latest === postId ? 'Create' : 'Update', byActivity.get(latest) ?? [], ctx));
+  }
+  return out;
+}
+
+function rowState(row: OutgoingActivity, ctx: QueueContext): DeliveryRowState {
+  if (row.isSent) return 'sent';
+  if (row.isErrored) return 'failed';
+  if (ctx.inFlight.has(row.id)) return 'sending';
+  if (isAddress(row.recipient)) return 'resolving';
+  return row.tries > 0 ? 'retrying' : 'queued';
+}
+
+function label(type: string, object: Record<string, unknown> | null): string {
+  const text = typeof object?.content === 'string' ? object.content.replace(/<[^>]*>/g, ' ').replace(/\s+/g, ' ').trim() : '';
+  const target = typeof object?.object === 'string' ? object.object : '';
+  if (type === 'Note' || type === 'Article' || type === 'Question') return `Post: ${text.slice(0, 80) || '(no text)'}`;
+  if (target) return `${type} of ${target}`;
+  return type;
+}
+
+export function listDeliveries(
+  db: DbOrTx,
+  input: { cursor?: string | null; limit: number; state: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string },
+  ctx: QueueContext,
+): DeliveriesView {
+  const before = input.cursor ? Number(input.cursor) : null;
+  // Literal terms, so the waiting and failed filters read the partial index of unsent rows.
+  const filter = {
+    all: undefined,
+    pending: sql`${outgoingActivity.isSent} = 0 AND ${outgoingActivity.isErrored} = 0`,
+    failed: sql`${outgoingActivity.isSent} = 0 AND ${outgoingActivity.isErrored} = 1`,
+    sent: eq(outgoingActivity.isSent, true),
+  }[input.state];
+  // One post's rows: its own (Create) and those of the activities about it (Update, Delete),
+  // found first by their ids, so the rows are read by post and not the whole history joined.
+  const postIds =
+    input.postApId === undefined
+      ? null
+      : db
+          .select({ id: outbox.id })
+          .from(outbox)
+          .where(or(eq(outbox.apId, input.postApId), eq(outbox.activityObjectApId, input.postApId)))
+          .all()
+          .map((r) => r.id);
+  const rows =
+    postIds?.length === 0
+      ? []
+      : db
+          .select({ row: outgoingActivity, apType: outbox.apType, apId: outbox.apId, apObject: outbox.apObject })
+          .from(outgoingActivity)
+          .leftJoin(outbox, eq(outbox.id, outgoingActivity.outboxObjectId))
+          .where(
+            and(
+              filter,
+              before !== null && Number.isFinite(before) ? lt(outgoingActivity.id, before) : undefined,
+              postIds ? inArray(outgoingActivity.outboxObjectId, postIds) : undefined,
+            ),
+          )
+          .orderBy(desc(outgoingActivity.id))
+          .limit(input.limit + 1)
+          .all();
+  const items: DeliveryRowView[] = rows.slice(0, input.limit).map(({ row, apType, apId, apObject }) => {
+    const type = row.webmentionTarget !== null ? 'Webmention' : (apType ?? (row.inboxObjectId !== null ? 'Forward' : 'Unknown'));
+    return {
+      id: row.id,
+      createdAt: row.createdAt.toISOString(),
+      state: rowState(row, ctx),
+      recipient: row.recipient,
+      host: hostOfRecipient(row.recipient),
+      activity: {
+        type,
+        apId: apId ?? null,
+        label: row.webmentionTarget !== null ? `Webmention to ${row.webmentionTarget}` : label(type, (apObject as Record<string, unknown> | null) ?? null),
+      },
+      tries: row.tries,
+      nextTry: row.nextTry?.toISOString() ?? null,
+      lastTry: row.lastTry?.toISOString() ?? null,
+      lastStatus: row.lastStatusCode,
+      lastResponse: row.lastResponse,
+      error: row.error,
+    };
+  });
+  const c = deliveryCounts(db);
+  // Rows in flight are counted as sending, not as what they were before.
+  const flying = ctx.inFlight.size > 0
+    ? db.select().from(outgoingActivity).where(inArray(outgoingActivity.id, [...ctx.inFlight])).all()
+    : [];
+  const counts: Record<DeliveryRowState, number> = { ...c, sending: 0 };
+  for (const r of flying) {
+    if (r.isSent || r.isErrored) continue;
+    const was: DeliveryRowState = isAddress(r.recipient) ? 'resolving' : r.tries > 0 ? 'retrying' : 'queued';
+    counts[was]--;
+    counts.sending++;
+  }
+  const last = items.at(-1);
+  return { items, counts, nextCursor: rows.length > input.limit && last ? String(last.id) : null };
+}
+
+/** Retries one row now, or every failed or waiting row: a fresh set of tries, due at once. */
+export function retryNow(db: DbOrTx, now: Date, id?: number): number {
+  const reset = { isErrored: false, tries: 0, nextTry: now, error: null };
+  if (id !== undefined) {
+    const row = db.select().from(outgoingActivity).where(eq(outgoingActivity.id, id)).get();
+    if (!row) throw new NotFoundError('There is no such delivery.');
+    if (row.isSent) throw new ConflictError('That delivery was already sent.');
+    return db.update(outgoingActivity).set(reset).where(and(eq(outgoingActivity.id, id), eq(outgoingActivity.isSent, false))).run().changes;
+  }
+  return db
+    .update(outgoingActivity)
+    .set(reset)
+    .where(and(eq(outgoingActivity.isSent, false), or(eq(outgoingActivity.isErrored, true), sql`${outgoingActivity.tries} > 0`)))
+    .run().changes;
+}
+
+/** Deliveries not sent yet (for the status line). */
+export function pendingDeliveries(db: DbOrTx): number {
+  return db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0`)?.n ?? 0;
+}

@@ -1,0 +1,183 @@
+// The delivery loop's reads and writes of `outgoing_activity`, as statements prepared once (the
+// loop looks for due rows after every answer; re-preparing SQL each time cost more than signing).
+//  * heads(): the one due-row query — the oldest pending row of each recipient, soonest first;
+//  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
+//    row that is still pending, and each writing the whole outcome at once. The UPDATEs are
+//    queued and written together by flush(), one transaction for all the answers of one turn
+//    of the event loop (a commit per delivery cost as much as the rest of the bookkeeping);
+//    the loop flushes before it reads the queue again and before stop() or drain() return.
+import type { Sqlite } from '../../../db/client';
+import { parseStoredDate, type OutgoingActivity } from '../../../db/schema';
+
+export interface Head {
+  id: number;
+  recipient: string;
+  nextTry: string | null;
+  outboxObjectId: number | null;
+}
+
+export interface Attempt {
+  at: Date;
+  status: number | null;
+  body: string | null;
+}
+
+interface RawRow {
+  id: number;
+  created_at: string;
+  recipient: string;
+  outbox_object_id: number | null;
+  inbox_object_id: number | null;
+  webmention_target: string | null;
+  tries: number;
+  next_try: string | null;
+  last_try: string | null;
+  last_status_code: number | null;
+  last_response: string | null;
+  is_sent: number;
+  is_errored: number;
+  error: string | null;
+}
+
+const date = (v: string | null) => (v === null ? null : parseStoredDate(v));
+
+function toRow(r: RawRow): OutgoingActivity {
+  return {
+    id: r.id,
+    createdAt: parseStoredDate(r.created_at),
+    recipient: r.recipient,
+    outboxObjectId: r.outbox_object_id,
+    inboxObjectId: r.inbox_object_id,
+    webmentionTarget: r.webmention_target,
+    tries: r.tries,
+    nextTry: date(r.next_try),
+    lastTry: date(r.last_try),
+    lastStatusCode: r.last_status_code,
+    lastResponse: r.last_response,
+    isSent: r.is_sent === 1,
+    isErrored: r.is_errored === 1,
+    error: r.error,
+  };
+}
+
+export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
+
+export function createDeliveryStore(sqlite: Sqlite) {
+  const PENDING = 'is_sent = 0 AND is_errored = 0';
+  const q = {
+    // Window over the pending tail only (id >= floor): cost follows the queue, not the table.
+    heads: sqlite.prepare<[number, number], Head>(`
+      WITH pending AS (
+        SELECT id, recipient, next_try, outbox_object_id,
+               row_number() OVER (PARTITION BY recipient ORDER BY id) AS pos
+        FROM outgoing_activity
+        WHERE id >= ? AND ${PENDING}
+      )
+      SELECT id, recipient, next_try AS nextTry, outbox_object_id AS outboxObjectId
+      FROM pending WHERE pos = 1
+      ORDER BY coalesce(julianday(next_try), 0), id
+      LIMIT ?`),
+    held: sqlite.prepare<[number, number], { id: number }>(`
+      SELECT DISTINCT outbox_object_id AS id FROM outgoing_activity
+      WHERE id >= ? AND ${PENDING} AND recipient LIKE 'acct:%' AND tries < ? AND outbox_object_id IS NOT NULL`),
+    // ORDER BY id LIMIT 1 walks the primary key and stops at the first pending row.
+    floor: sqlite.prepare<[number], { id: number }>(`SELECT id FROM outgoing_activity WHERE id >= ? AND ${PENDING} ORDER BY id LIMIT 1`),
+    row: sqlite.prepare<[number], RawRow>(`SELECT * FROM outgoing_activity WHERE id = ? AND ${PENDING}`),
+    sent: sqlite.prepare(`
+      UPDATE outgoing_activity
+      SET is_sent = 1, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = NULL
+      WHERE id = @id AND ${PENDING}`),
+    retry: sqlite.prepare(`
+      UPDATE outgoing_activity
+      SET tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = @nextTry, error = @error
+      WHERE id = @id AND ${PENDING}`),
+    erroredTried: sqlite.prepare(`
+      UPDATE outgoing_activity
+      SET is_errored = 1, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = @error
+      WHERE id = @id AND ${PENDING}`),
+    erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
+    postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
+    overdue: sqlite.prepare<[string], { id: number }>(`SELECT id FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) <= julianday(?)`),
+    setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
+    erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
+  };
+  const params = (id: number, a: Attempt) => ({ id, at: a.at.toISOString(), status: a.status, body: a.body });
+  // Outcomes not written yet, in the order they were decided.
+  let queued: (() => void)[] = [];
+  const writeAll = sqlite.transaction((writes: (() => void)[]) => writes.forEach((w) => w()));
+
+  return {
+    heads: (floor: number, limit: number): Head[] => q.heads.all(floor, limit),
+    /** Posts whose rows wait for an `acct:` mention to resolve (fewer than `holdTries` tries). */
+    heldPosts: (floor: number, holdTries: number): Set<number> => new Set(q.held.all(floor, holdTries).map((r) => r.id)),
+    /** The smallest pending id at or above `from`, or +∞ when nothing is pending. */
+    floor: (from: number): number => q.floor.get(from)?.id ?? Number.MAX_SAFE_INTEGER,
+    pendingRow: (id: number): OutgoingActivity | undefined => {
+      const raw = q.row.get(id);
+      return raw ? toRow(raw) : undefined;
+    },
+
+    markSent(id: number, a: Attempt): void {
+      const values = params(id, a);
+      queued.push(() => q.sent.run(values));
+    },
+    retryLater(id: number, a: Attempt, nextTry: Date, error: string): void {
+      const values = { ...params(id, a), nextTry: nextTry.toISOString(), error };
+      queued.push(() => q.retry.run(values));
+    },
+    /** Gives up: counting the attempt when one was made (`a`), else leaving the try count alone. */
+    giveUp(id: number, a: Attempt | null, error: string): void {
+      const values = a ? { ...params(id, a), error } : { id, error };
+      queued.push(() => (a ? q.erroredTried : q.erroredUntried).run(values));
+    },
+    /** Due again at `nextTry` without counting a try (the failure was the machine's own). */
+    postpone(id: number, nextTry: Date, error: string): void {
+      const values = { id, nextTry: nextTry.toISOString(), error };
+      queued.push(() => q.postpone.run(values));
+    },
+    /** After a sleep: every pending row already due gets a time in the next `spreadMs`, at
+     * random, so they go out over a minute instead of all at once. Written at once; returns how
+     * many rows moved. */
+    spreadOverdue(now: number, spreadMs: number, random: () => number): number {
+      const ids = q.overdue.all(new Date(now).toISOString()).map((r) => r.id);
+      sqlite.transaction(() => {
+        for (const id of ids) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
+      })();
+      return ids.length;
+    },
+    /** Gives up every pending row to a recipient (an address that does not resolve). */
+    giveUpRecipient(recipient: string, error: string): void {
+      queued.push(() => q.erroredRecipient.run({ recipient, error }));
+    },
+    /** Outcomes decided but not written yet. */
+    get unwritten(): number {
+      return queued.length;
+    },
+    /**
+     * Writes the queued outcomes, in one transaction. If that fails (the disk, a lock), each is
+     * tried on its own so one bad write cannot take the others with it; the errors are thrown
+     * after (those rows stay due and are tried again, as a crash before the write would leave
+     * them). Returns how many were written.
+     */
+    flush(): number {
+      if (queued.length === 0) return 0;
+      const writes = queued;
+      queued = [];
+      try {
+        writeAll(writes);
+        return writes.length;
+      } catch {
+        const errors: unknown[] = [];
+        for (const w of writes) {
+          try {
+            w();
+          } catch (error) {
+            errors.push(error);
+          }
+        }
+        if (errors.length > 0) throw new AggregateError(errors, `${errors.length} of ${writes.length} delivery outcomes could not be written`);
+        return writes.length;
+      }
+    },
+  };
+}

@@ -1,0 +1,225 @@
+// Posting, editing and reading without peers: a real core (SQLite, loopback stubs where a
+// remote server is needed), offline by default so nothing can reach the network by accident.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { actor, inbox, outbox, outgoingActivity } from '../../../../db/schema';
+import { manualSource, type ManualSource } from '../../connectivity/watch';
+import { openCore, type Core } from '../../core';
+import { startServer, type LoopbackServer } from '../../net/test-server';
+import { PUBLIC } from '../ap';
+import { lookup } from '../lookup';
+import { saveOutboxObject } from '../outbox-store';
+import { persistInboxObject } from '../process/store';
+import { computeRecipients } from '../recipients';
+import type { AuthorService } from '.';
+
+let dir: string;
+let core: Core;
+let author: AuthorService;
+let net: ManualSource;
+const servers: LoopbackServer[] = [];
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-compose-'));
+  core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true });
+  core.settings.update({ baseUrl: 'http://127.0.0.1:9', username: 'alice', displayName: 'Alice' });
+  net = manualSource(false);
+  core.connectivity.setSource(net);
+  author = core.services.author;
+});
+
+afterEach(async () => {
+  await core.loops.delivery.stop({ graceMs: 0 });
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+  core.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const local = () => core.identity()!;
+const stored = (id: number) => core.db.select().from(outbox).where(eq(outbox.id, id)).get()!;
+const rows = (id: number) => core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, id)).all();
+
+function cacheActor(doc: Record<string, unknown>, handle: string | null = null) {
+  const now = new Date();
+  return core.db.insert(actor).values({ apId: String(doc.id), apActor: doc as never, apType: 'Person', handle, createdAt: now, updatedAt: now }).returning().get();
+}
+
+describe('posting', () => {
+  it('an Article: a title makes the type and the name; a content warning marks it sensitive', async () => {
+    const post = await author.createPost({ content: 'Long *read*', title: 'On terns', summary: 'birds', visibility: 'UNLISTED' });
+    const object = stored(post.id).apObject;
+    expect(object).toMatchObject({ type: 'Article', name: 'On terns', summary: 'birds', sensitive: true, to: [local().followers], cc: [PUBLIC] });
+    expect(object.context).toMatch(/^http:\/\/127\.0\.0\.1:9\/contexts\/[0-9a-f]{32}$/);
+    expect(stored(post.id).apContext).toBe(object.context);
+    expect(post).toMatchObject({ title: 'On terns', delivery: { state: 'local', total: 0 } });
+  });
+
+  it('reaches an actor whose `endpoints` is a string IRI at its own inbox (activitypub-express)', () => {
+    const doc = JSON.parse(readFileSync(new URL('../../../../test/fixtures/actors/activitypub-express-actor.json', import.meta.url), 'utf8'));
+    cacheActor(doc);
+    expect(computeRecipients(core.db, local(), { to: [PUBLIC], cc: [doc.id] })).toEqual(['https://apex.example/inbox/dana']);
+  });
+
+  it('offline, an uncached actor named by URL is tagged and queued by address, without waiting', async () => {
+    const started = Date.now();
+    const post = await author.createPost({ content: 'hello', visibility: 'DIRECT', mentions: ['https://far.example/users/zed'] });
+    expect(Date.now() - started).toBeLessThan(1_000);
+    expect(stored(post.id).apObject).toMatchObject({ to: ['https://far.example/users/zed'], cc: [], tag: [{ type: 'Mention', href: 'https://far.example/users/zed' }] });
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['actor:https://far.example/users/zed']);
+    expect(post.delivery.state).toBe('queued');
+  });
+
+  it('offline, a handle that is not cached stays text and is queued as acct:', async () => {
+    const post = await author.createPost({ content: 'hi @zed@far.example', visibility: 'PUBLIC' });
+    expect(post.contentHtml).toBe('<p>hi @zed@far.example</p>');
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['acct:zed@far.example']);
+  });
+
+  it('a cached handle is linked at once, offline', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox', endpoints: { sharedInbox: 'https://far.example/inbox' } }, '@zed@far.example');
+    const post = await author.createPost({ content: 'hi @zed@far.example', visibility: 'PUBLIC' });
+    expect(post.contentHtml).toContain('href="https://far.example/users/zed"');
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://far.example/inbox']);
+  });
+
+  it('a reply to an unknown post, offline, keeps inReplyTo, stores a conversation key, and is hidden from the homepage', async () => {
+    const post = await author.createPost({ content: 're', visibility: 'PUBLIC', inReplyTo: 'https://far.example/notes/1' });
+    const row = stored(post.id);
+    expect(row.apObject.inReplyTo).toBe('https://far.example/notes/1');
+    expect(row.apContext).toBe('microblogpub:root:https://far.example/notes/1');
+    expect(row.isHiddenFromHomepage).toBe(true);
+  });
+});
+
+describe('editing', () => {
+  it('keeps a poll’s fields and type, appends revisions as new lists, refreshes tags, and queues an Update', async () => {
+    const question = saveOutboxObject(core.db, local(), {
+      apObject: { type: 'Question', attributedTo: local().id, content: '<p>Tea?</p>', oneOf: [{ type: 'Note', name: 'Yes' }], endTime: '2031-01-01T00:00:00Z', to: [PUBLIC], cc: [local().followers], published: '2030-01-01T00:00:00.000Z' },
+      visibility: 'PUBLIC',
+      now: new Date('2030-01-01T00:00:00Z'),
+      source: 'Tea?',
+    });
+    const first = await author.editPost({ apId: question.apId, content: 'Tea or #coffee?' });
+    const afterFirst = stored(question.id);
+    await author.editPost({ apId: question.apId, content: 'Tea, or coffee?' });
+    const row = stored(question.id);
+    expect(row.apObject).toMatchObject({ type: 'Question', oneOf: [{ type: 'Note', name: 'Yes' }], endTime: '2031-01-01T00:00:00Z', content: '<p>Tea, or coffee?</p>' });
+    expect(row.apObject.updated).toEqual(expect.any(String));
+    const revisions = row.revisions as { ap_object: { content: string }; source: string; updated: string }[];
+    expect(revisions.map((r) => [r.source, r.ap_object.content, r.updated])).toEqual([
+      ['Tea?', '<p>Tea?</p>', '2030-01-01T00:00:00.000Z'],
+      ['Tea or #coffee?', afterFirst.apObject.content, afterFirst.apObject.updated],
+    ]);
+    expect(afterFirst.revisions).toHaveLength(1); // the earlier list was not mutated in place
+    expect(first.delivery.activity).toBe('Update');
+    const updates = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, question.id)).all();
+    expect(updates.map((u) => u.apType)).toEqual(['Update', 'Update']);
+  });
+});
+
+describe('reading', () => {
+  it('pages the home stream newest first across received and own posts, without repeats', async () => {
+    const remote = cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/i' });
+    const base = Date.parse('2030-01-01T00:00:00Z');
+    for (let i = 0; i < 4; i++) {
+      persistInboxObject(core.db, {
+        object: { id: `https://far.example/n/${i}`, type: 'Note', content: `<p>r${i}</p>`, published: new Date(base + i * 2_000).toISOString(), to: [PUBLIC] },
+        apId: `https://far.example/n/${i}`,
+        actor: remote,
+        now: new Date(),
+        hidden: false,
+      });
+      saveOutboxObject(core.db, local(), { apObject: { type: 'Note', content: `<p>o${i}</p>`, to: [PUBLIC] }, visibility: 'PUBLIC', now: new Date(base + i * 2_000 + 1_000) });
+    }
+    // Same second as o3: ours sorts first.
+    saveOutboxObject(core.db, local(), { apObject: { type: 'Note', content: '<p>o3b</p>', to: [PUBLIC] }, visibility: 'PUBLIC', now: new Date(base + 3 * 2_000 + 1_000) });
+    const seen: string[] = [];
+    let cursor: string | null = null;
+    do {
+      const page = author.stream({ cursor, limit: 3 });
+      seen.push(...page.items.map((p) => p.contentHtml.replace(/<\/?p>/g, '')));
+      cursor = page.nextCursor;
+    } while (cursor);
+    expect(seen).toEqual(['o3b', 'o3', 'r3', 'o2', 'r2', 'o1', 'r1', 'o0', 'r0']);
+  });
+
+  it('shows pinned posts first on the profile', async () => {
+    const a = await author.createPost({ content: 'old', visibility: 'PUBLIC' });
+    await author.createPost({ content: 'new', visibility: 'PUBLIC' });
+    author.setPinned(a.apId, true);
+    expect(author.profile({}).items.map((p) => [p.markdown, p.mine.pinned])).toEqual([['old', true], ['new', false]]);
+  });
+});
+
+describe('pinning federates', () => {
+  it('Add / Remove of the post to the featured collection goes to followers; only real changes of what it shows', async () => {
+    const s = await startServer((_req, res) => res.writeHead(202).end());
+    servers.push(s);
+    cacheActor({ id: `${s.origin}/users/f`, type: 'Person', inbox: `${s.origin}/users/f/inbox` });
+    const follower = core.db.select().from(actor).get()!;
+    const follow = persistInboxObject(core.db, { object: { id: `${s.origin}/f/1`, type: 'Follow' }, apId: `${s.origin}/f/1`, actor: follower, now: new Date() });
+    core.sqlite.prepare('INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), new Date().toISOString(), follower.id, follow.id, follower.apId);
+    const post = await author.createPost({ content: 'pin me', visibility: 'PUBLIC' });
+    const secret = await author.createPost({ content: 'just you', visibility: 'FOLLOWERS_ONLY' });
+    author.setPinned(post.apId, true);
+    author.setPinned(post.apId, true); // already pinned: nothing new to say
+    author.setPinned(secret.apId, true); // not in the featured collection: nothing to say
+    author.setPinned(post.apId, false);
+    const changes = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all();
+    expect(changes.map((c) => c.apObject)).toEqual([
+      expect.objectContaining({ type: 'Add', actor: local().id, object: post.apId, target: local().featured, to: [PUBLIC], cc: [local().followers] }),
+      expect.objectContaining({ type: 'Remove', actor: local().id, object: post.apId, target: local().featured }),
+    ]);
+    expect(core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, secret.id)).all()).toHaveLength(0);
+    expect(changes.map((c) => rows(c.id).map((r) => r.recipient))).toEqual([[`${s.origin}/users/f/inbox`], [`${s.origin}/users/f/inbox`]]);
+    core.loops.delivery.start();
+    net.set(true);
+    await core.loops.delivery.drain();
+    const sent = s.seen.filter((r) => r.path === '/users/f/inbox').map((r) => (JSON.parse(r.body) as { type: string }).type);
+    expect(sent).toEqual(['Create', 'Create', 'Add', 'Remove']);
+  });
+});
+
+describe('deleting before delivery', () => {
+  it('the queued Create is cancelled (never sent) and the Delete goes out', async () => {
+    const s = await startServer((_req, res) => res.writeHead(202).end());
+    servers.push(s);
+    cacheActor({ id: `${s.origin}/users/f`, type: 'Person', inbox: `${s.origin}/users/f/inbox` });
+    const follower = core.db.select().from(actor).get()!;
+    const follow = persistInboxObject(core.db, { object: { id: `${s.origin}/f/1`, type: 'Follow' }, apId: `${s.origin}/f/1`, actor: follower, now: new Date() });
+    core.sqlite.prepare('INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), new Date().toISOString(), follower.id, follow.id, follower.apId);
+    const post = await author.createPost({ content: 'regret', visibility: 'PUBLIC' });
+    author.deletePost(post.apId);
+    core.loops.delivery.start();
+    net.set(true);
+    await core.loops.delivery.drain();
+    const all = core.db.select().from(outgoingActivity).all();
+    expect(all.map((r) => [r.outboxObjectId === post.id ? 'Create' : 'Delete', r.isSent, r.isErrored, r.tries])).toEqual([
+      ['Create', false, true, 0],
+      ['Delete', true, false, 1],
+    ]);
+    expect(all[0]!.error).toMatch(/deleted before it reached/);
+    expect(s.seen.map((r) => JSON.parse(r.body).type)).toEqual(['Delete']);
+  });
+});
+
+describe('look-up', () => {
+  it('falls back to a GET signed as the author when the plain GET is refused', async () => {
+    const s = await startServer((req, res) => {
+      if (!req.headers.signature && !req.headers['signature-input']) return res.writeHead(401).end();
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(
+        JSON.stringify({ id: `${s.origin}/notes/1`, type: 'Note', attributedTo: `${s.origin}/users/z`, content: '<p>secret-ish</p>', to: [PUBLIC] }),
+      );
+    });
+    servers.push(s);
+    cacheActor({ id: `${s.origin}/users/z`, type: 'Person', inbox: `${s.origin}/users/z/inbox` });
+    net.set(true);
+    const found = await lookup({ db: core.db, fed: core.fed, clock: core.clock, local: local() }, `${s.origin}/notes/1`);
+    expect(found.kind).toBe('object');
+    expect(s.seen.map((r) => r.headers['signature-input'] ?? null)).toEqual([null, expect.stringContaining(`keyid="${local().keyId}"`)]);
+    expect(core.db.select().from(inbox).where(eq(inbox.apId, `${s.origin}/notes/1`)).get()?.isHiddenFromStream).toBe(true);
+  });
+});

@@ -1,0 +1,103 @@
+// The author's actions and reads as one service, returning the views of the IPC contract.
+// The IPC handlers are one-line adapters over these methods.
+import type {
+  LookupView,
+  PageOf,
+  PeopleView,
+  PersonView,
+  PostView,
+  ProfilePost,
+  ThreadView,
+  FollowStateName,
+  ActorView,
+  DeliveriesView,
+} from '../../ipc/author-contract';
+import { listDeliveries, retryNow, type QueueContext } from '../../delivery/status';
+import { follower } from '../../../../db/schema';
+import { eq } from 'drizzle-orm';
+import { str, type Json } from '../ap';
+import { lookup } from '../lookup';
+import { sanitizeContentHtml } from '../sanitize';
+import { createPost, editPost, type EditInput, type PostInput } from './compose';
+import { requireLocal, type ActionDeps } from './deps';
+import { boost, like, setBookmarked, unboost, unlike } from './interactions';
+import { listPeople, peoplePage, type PeopleList } from './people';
+import { deletePost, setPinned } from './posts';
+import { acceptRequest, follow, followStateOf, rejectRequest, removeFollower, unfollow } from './social';
+import { getThread } from './thread';
+import { createReads } from './reads';
+import { homeStream, profilePost, profilePosts } from './timeline';
+import { actorsById, actorView, inboxPostView, outboxPostView, ownActorView } from './views';
+import type { InboxObject } from '../../../../db/schema';
+
+export interface AuthorServiceDeps extends ActionDeps {
+  /** The author's display name (settings). */
+  displayName: () => string;
+  /** What the delivery loop is doing now, for delivery states. */
+  queue: () => QueueContext;
+}
+
+export type AuthorService = ReturnType<typeof createAuthorService>;
+
+export function createAuthorService(deps: AuthorServiceDeps) {
+  const me = (): ActorView => ownActorView(requireLocal(deps), deps.displayName());
+  const inboxView = (row: InboxObject): PostView => inboxPostView(row, actorsById(deps.db, [row.actorId]).get(row.actorId));
+  const page = (input: { cursor?: string | null; limit?: number }) => ({ cursor: input.cursor ?? null, limit: input.limit ?? 30 });
+
+  return {
+    /** Reads by row and key (the Mastodon client API). */
+    reads: createReads(deps.db, me),
+    async createPost(input: PostInput): Promise<ProfilePost> {
+      return profilePost(deps.db, me(), await createPost(deps, input), deps.queue());
+    },
+    async editPost(input: EditInput): Promise<ProfilePost> {
+      return profilePost(deps.db, me(), await editPost(deps, input), deps.queue());
+    },
+    deletePost: (apId: string) => deletePost(deps, apId),
+    setPinned: (apId: string, pinned: boolean): ProfilePost => profilePost(deps.db, me(), setPinned(deps, apId, pinned), deps.queue()),
+    like: async (apId: string) => inboxView(await like(deps, apId)),
+    unlike: (apId: string) => inboxView(unlike(deps, apId)),
+    boost: async (apId: string) => inboxView(await boost(deps, apId)),
+    unboost: (apId: string) => inboxView(unboost(deps, apId)),
+    bookmark: async (apId: string, on: boolean) => inboxView(await setBookmarked(deps, apId, on)),
+
+    async follow(target: string): Promise<{ actor: ActorView; state: FollowStateName }> {
+      const result = await follow(deps, target);
+      return { actor: actorView(result.actor), state: result.state };
+    },
+    unfollow(actorApId: string): { actor: ActorView; state: FollowStateName } {
+      const result = unfollow(deps, actorApId);
+      return { actor: actorView(result.actor), state: followStateOf(deps.db, result.actor) };
+    },
+    acceptRequest: (inboxObjectId: number) => acceptRequest(deps, inboxObjectId),
+    rejectRequest: (inboxObjectId: number) => rejectRequest(deps, inboxObjectId),
+    removeFollower: (actorApId: string) => removeFollower(deps, actorApId),
+
+    async lookup(query: string): Promise<LookupView> {
+      const local = requireLocal(deps);
+      const found = await lookup({ db: deps.db, fed: deps.fed, clock: deps.clock, local }, query);
+      if (found.kind === 'own') return { kind: 'post', post: outboxPostView(found.row, me()) };
+      if (found.kind === 'object') return { kind: 'post', post: inboxView(found.row) };
+      const summary = str((found.actor.apActor as Json).summary);
+      return {
+        kind: 'actor',
+        actor: actorView(found.actor),
+        followState: followStateOf(deps.db, found.actor),
+        summaryHtml: summary ? sanitizeContentHtml(summary) : null,
+        followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
+      };
+    },
+    thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
+    stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
+    profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue()),
+    people: (limit?: number): PeopleView => listPeople(deps.db, limit),
+    peoplePage: (list: PeopleList, input: { cursor?: string | null; limit?: number }): PageOf<PersonView> => peoplePage(deps.db, list, page(input)),
+    deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string }): DeliveriesView =>
+      listDeliveries(deps.db, { ...page(input), state: input.state ?? 'all', ...(input.postApId ? { postApId: input.postApId } : {}) }, deps.queue()),
+    retryNow(id?: number): { retried: number } {
+      const retried = retryNow(deps.db, deps.clock(), id);
+      deps.wake();
+      return { retried };
+    },
+  };
+}

@@ -1,0 +1,218 @@
+// Reads by row rather than by screen, for the Mastodon client API (mastodon/): one post by its
+// row (an Announce row read as the boosted post, marked with its booster), where an ap_id is
+// stored, one actor's posts, the bookmarked and liked posts — each a page cut on the same
+// (published, origin, id) key the home stream sorts by, in either direction.
+import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../../../db/client';
+import { actor, inbox, outbox, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
+import type { ActorView, PostView } from '../../ipc/author-contract';
+import { POST_TYPES } from '../outbox';
+import { NON_POST_TYPES } from '../objects';
+
+/** Row types never shown as posts: activities and non-posts (actors, collections, tombstones).
+ * Every other object shows: a post, or an unknown type as a link card (objects.ts). */
+const NOT_POSTS = [...NON_POST_TYPES];
+/** The same, but boosts (Announce) show in streams. */
+const NOT_IN_STREAM = NON_POST_TYPES.filter((t) => t !== 'Announce');
+import { actorsById, inboxPostView, outboxPostView } from './views';
+
+export type Origin = 'inbox' | 'outbox';
+
+/** Where a row sorts: (published, origin — outbox after inbox at the same instant —, id). */
+export interface RowKey {
+  published: Date;
+  origin: Origin;
+  id: number;
+}
+
+/** A post as the stream shows it, with the key of the row that put it there. */
+export interface KeyedPost {
+  key: RowKey;
+  view: PostView;
+}
+
+export interface KeyRange {
+  /** Older than this key. */
+  before?: RowKey | null;
+  /** Newer than this key. */
+  after?: RowKey | null;
+  /** Nearest `after` first (a page just above it), instead of newest first. */
+  closestToAfter?: boolean;
+  limit: number;
+}
+
+const originRank = (o: Origin) => (o === 'outbox' ? 1 : 0);
+
+export function compareKeys(a: RowKey, b: RowKey): number {
+  return a.published.getTime() - b.published.getTime() || originRank(a.origin) - originRank(b.origin) || a.id - b.id;
+}
+
+/** Rows on one side of a key. Stated as a range on published (≤ or ≥) first, so a page starts
+ * where the (ap_published_at, id) index is cut instead of reading every newer (older) row. */
+function keyCondition(table: typeof inbox | typeof outbox, origin: Origin, key: RowKey | null | undefined, dir: 'before' | 'after'): SQL | undefined {
+  if (!key) return undefined;
+  const cmp = dir === 'before' ? lt : gt;
+  const sameInstant =
+    origin === key.origin ? cmp(table.id, key.id) : (dir === 'before') === originRank(origin) < originRank(key.origin) ? eq(table.id, table.id) : undefined;
+  const bound = (dir === 'before' ? lte : gte)(table.apPublishedAt, key.published);
+  return sameInstant ? and(bound, or(cmp(table.apPublishedAt, key.published), sameInstant)) : cmp(table.apPublishedAt, key.published);
+}
+
+// The terms of the partial indexes ix_inbox_stream and ix_outbox_published (revision
+// d58a0b6c3e27), written as they are there: SQLite uses a partial index only for a query that
+// states its WHERE (a bound parameter would not do). The type lists are checked row by row (`+`
+// keeps SQLite from reading by ix_*_ap_type and sorting every post ever received instead).
+const IN_STREAM = sql`${inbox.isHiddenFromStream} = 0 AND ${inbox.isDeleted} = 0 AND ${inbox.isTransient} = 0`;
+const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
+const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
+
+/** One table's rows in a key range, newest first (or nearest `after` first). */
+function ranged<T extends typeof inbox | typeof outbox>(db: DbOrTx, table: T, origin: Origin, where: SQL | undefined, range: KeyRange) {
+  const order = range.closestToAfter ? [asc(table.apPublishedAt), asc(table.id)] : [desc(table.apPublishedAt), desc(table.id)];
+  return db
+    .select()
+    .from(table as typeof inbox)
+    .where(and(where, keyCondition(table, origin, range.before, 'before'), keyCondition(table, origin, range.after, 'after')))
+    .orderBy(...order)
+    .limit(range.limit)
+    .all() as unknown as (T extends typeof inbox ? InboxObject : OutboxObject)[];
+}
+
+export function keyOf(origin: Origin, row: { id: number; apPublishedAt: Date }): RowKey {
+  return { published: row.apPublishedAt, origin, id: row.id };
+}
+
+export function createReads(db: DbOrTx, me: () => ActorView) {
+  /** Views of rows, Announces read as what they boost (dropped when that is gone). */
+  function views(rows: { origin: Origin; row: InboxObject | OutboxObject }[]): KeyedPost[] {
+    const inboxTargets = rows.map((r) => r.row.relatesToInboxObjectId).filter((id): id is number => id !== null);
+    const ownTargets = rows.map((r) => r.row.relatesToOutboxObjectId).filter((id): id is number => id !== null);
+    const targetsIn = new Map(inboxTargets.length ? db.select().from(inbox).where(inArray(inbox.id, inboxTargets)).all().map((r) => [r.id, r]) : []);
+    const targetsOut = new Map(ownTargets.length ? db.select().from(outbox).where(inArray(outbox.id, ownTargets)).all().map((r) => [r.id, r]) : []);
+    const actors = actorsById(db, [
+      ...rows.filter((r) => r.origin === 'inbox').map((r) => (r.row as InboxObject).actorId),
+      ...[...targetsIn.values()].map((r) => r.actorId),
+    ]);
+    const out: KeyedPost[] = [];
+    for (const { origin, row } of rows) {
+      const key = keyOf(origin, row);
+      const plain = (o: Origin, r: InboxObject | OutboxObject) => (o === 'outbox' ? outboxPostView(r as OutboxObject, me()) : inboxPostView(r as InboxObject, actors.get((r as InboxObject).actorId)));
+      if (row.apType !== 'Announce') {
+        out.push({ key, view: plain(origin, row) });
+        continue;
+      }
+      const booster = origin === 'outbox' ? me() : plain('inbox', row).author;
+      const boostedBy = { actor: booster, apId: row.apId, at: row.apPublishedAt.toISOString() };
+      const remote = row.relatesToInboxObjectId !== null ? targetsIn.get(row.relatesToInboxObjectId) : undefined;
+      const ours = row.relatesToOutboxObjectId !== null ? targetsOut.get(row.relatesToOutboxObjectId) : undefined;
+      if (remote && !remote.isDeleted) out.push({ key, view: { ...plain('inbox', remote), boostedBy } });
+      else if (ours && !ours.isDeleted) out.push({ key, view: { ...plain('outbox', ours), boostedBy } });
+    }
+    return out;
+  }
+
+  const liveInbox = and(eq(inbox.isDeleted, false), eq(inbox.isTransient, false));
+  const liveOutbox = and(eq(outbox.isDeleted, false), eq(outbox.isTransient, false), isNull(outbox.undoneByOutboxObjectId));
+  const merge = (a: KeyedPost[], b: KeyedPost[], range: KeyRange) => {
+    const all = [...a, ...b].sort((x, y) => compareKeys(x.key, y.key) * (range.closestToAfter ? 1 : -1)).slice(0, range.limit);
+    return range.closestToAfter ? all.reverse() : all;
+  };
+
+  /** `more`: rows remain past the page (a boost of something gone takes a row, shows nothing). */
+  function streamPage(range: KeyRange): { posts: KeyedPost[]; more: boolean } {
+    const wide = { ...range, limit: range.limit + 1 };
+    const received = ranged(db, inbox, 'inbox', and(IN_STREAM, notInArray(typeOf(inbox), NOT_IN_STREAM)), wide);
+    const own = ranged(db, outbox, 'outbox', and(OWN_SHOWN, isNull(outbox.undoneByOutboxObjectId), inArray(typeOf(outbox), [...POST_TYPES, 'Announce'])), wide);
+    const rows = [...received.map((row) => ({ origin: 'inbox' as const, row })), ...own.map((row) => ({ origin: 'outbox' as const, row }))].sort(
+      (x, y) => compareKeys(keyOf(x.origin, x.row), keyOf(y.origin, y.row)) * (range.closestToAfter ? 1 : -1),
+    );
+    const page = rows.slice(0, range.limit);
+    return { posts: views(range.closestToAfter ? page.reverse() : page), more: rows.length > range.limit };
+  }
+
+  return {
+    /** A stored row as a post (an Announce: the boosted post with boostedBy); null if gone. */
+    post(origin: Origin, id: number): KeyedPost | null {
+      const row = origin === 'inbox' ? db.select().from(inbox).where(eq(inbox.id, id)).get() : db.select().from(outbox).where(eq(outbox.id, id)).get();
+      if (!row || row.isDeleted) return null;
+      return views([{ origin, row }])[0] ?? null;
+    },
+
+    /** One of the author's posts as it was before each edit, oldest first, then as it is. */
+    history(id: number): PostView[] {
+      const row = db.select().from(outbox).where(eq(outbox.id, id)).get();
+      if (!row || row.isDeleted) return [];
+      const earlier = (row.revisions ?? []).filter((r) => typeof r === 'object' && r !== null && !Array.isArray(r) && 'ap_object' in r) as { ap_object: OutboxObject['apObject']; source?: string | null; updated?: string | null }[];
+      return [
+        ...earlier.map((r) => ({ ...outboxPostView({ ...row, apObject: r.ap_object, source: r.source ?? null }, me()), updated: r.updated ?? null })),
+        outboxPostView(row, me()),
+      ];
+    },
+
+    /** The author's standing boost of an object, if any. */
+    ownBoostOf(apId: string): KeyedPost | null {
+      const row = db
+        .select()
+        .from(outbox)
+        .where(and(liveOutbox, eq(outbox.apType, 'Announce'), eq(outbox.activityObjectApId, apId)))
+        .orderBy(desc(outbox.id))
+        .get();
+      return row ? (views([{ origin: 'outbox', row }])[0] ?? null) : null;
+    },
+
+    /** Uploads by id or by content hash (files of the author's posts). */
+    upload: (id: number): Upload | null => db.select().from(upload).where(eq(upload.id, id)).get() ?? null,
+    uploadByHash: (hash: string): Upload | null => db.select().from(upload).where(eq(upload.contentHash, hash)).get() ?? null,
+
+    /** Where an object is stored (ours first), with its key. */
+    find(apId: string): RowKey | null {
+      const own = db.select({ id: outbox.id, apPublishedAt: outbox.apPublishedAt }).from(outbox).where(eq(outbox.apId, apId)).get();
+      if (own) return keyOf('outbox', own);
+      const received = db.select({ id: inbox.id, apPublishedAt: inbox.apPublishedAt }).from(inbox).where(eq(inbox.apId, apId)).get();
+      return received ? keyOf('inbox', received) : null;
+    },
+
+    /** An actor's row by id, or by ap_id. */
+    actor: (id: number): Actor | null => db.select().from(actor).where(eq(actor.id, id)).get() ?? null,
+    actorByApId: (apId: string): Actor | null => db.select().from(actor).where(eq(actor.apId, apId)).get() ?? null,
+
+    /** How many posts the author has (not boosts). */
+    ownPostCount: (): number => db.select({ n: count() }).from(outbox).where(and(liveOutbox, inArray(outbox.apType, [...POST_TYPES]))).get()?.n ?? 0,
+
+    /** The author's posts and boosts (pinned ones only, if asked). */
+    ownPosts(range: KeyRange, filter: { pinned?: boolean; withBoosts?: boolean } = {}): KeyedPost[] {
+      const types = filter.withBoosts === false ? [...POST_TYPES] : [...POST_TYPES, 'Announce'];
+      const where = and(liveOutbox, inArray(outbox.apType, types), filter.pinned ? eq(outbox.isPinned, true) : undefined);
+      return views(ranged(db, outbox, 'outbox', where, range).map((row) => ({ origin: 'outbox' as const, row })));
+    },
+
+    /** What one remote actor's posts and boosts Tern has stored. */
+    actorPosts(actorId: number, range: KeyRange, filter: { withBoosts?: boolean } = {}): KeyedPost[] {
+      const where = and(liveInbox, eq(inbox.actorId, actorId), notInArray(inbox.apType, filter.withBoosts === false ? NOT_POSTS : NOT_IN_STREAM));
+      return views(ranged(db, inbox, 'inbox', where, range).map((row) => ({ origin: 'inbox' as const, row })));
+    },
+
+    /** Received posts the author bookmarked, or liked. */
+    marked(which: 'bookmarked' | 'liked', range: KeyRange): KeyedPost[] {
+      const where = and(liveInbox, which === 'bookmarked' ? eq(inbox.isBookmarked, true) : isNotNull(inbox.likedViaOutboxObjectApId));
+      return views(ranged(db, inbox, 'inbox', where, range).map((row) => ({ origin: 'inbox' as const, row })));
+    },
+
+    /** Direct posts, received and the author's own. */
+    direct(range: KeyRange): KeyedPost[] {
+      const received = views(ranged(db, inbox, 'inbox', and(liveInbox, eq(inbox.visibility, 'DIRECT'), notInArray(inbox.apType, NOT_POSTS)), range).map((row) => ({ origin: 'inbox' as const, row })));
+      const own = views(ranged(db, outbox, 'outbox', and(liveOutbox, eq(outbox.visibility, 'DIRECT'), inArray(outbox.apType, [...POST_TYPES])), range).map((row) => ({ origin: 'outbox' as const, row })));
+      return merge(received, own, range);
+    },
+
+    /** The home stream: received posts the inbox processor put in the stream, boosts read as
+     * what they boost, and the author's own posts and boosts (one page, and whether more follow). */
+    streamPage,
+
+    stream(range: KeyRange): KeyedPost[] {
+      return streamPage(range).posts;
+    },
+  };
+}
+
+export type Reads = ReturnType<typeof createReads>;

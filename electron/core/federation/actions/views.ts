@@ -1,0 +1,223 @@
+// Rows → what the UI shows of a post (PostView). Remote JSON is read totally (any field may be
+// missing or odd) and its HTML sanitized again here, before it leaves the core.
+import { inArray } from 'drizzle-orm';
+import type { DbOrTx } from '../../../../db/client';
+import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
+import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
+import { summarizeActor } from '../actor-summary';
+import { asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import type { LocalActor } from '../identity';
+import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
+import { pollViewOf } from '../polls/view';
+import { withSources } from '../../media/views';
+
+export function ownActorView(local: LocalActor, displayName: string): ActorView {
+  return { id: 0, apId: local.id, name: displayName || local.username, handle: local.handle, iconUrl: null, url: local.id };
+}
+
+export function actorView(row: Actor): ActorView {
+  return summarizeActor(row);
+}
+
+/** Actors by row id, in one query. */
+export function actorsById(db: DbOrTx, ids: number[]): Map<number, Actor> {
+  const unique = [...new Set(ids)];
+  if (unique.length === 0) return new Map();
+  return new Map(db.select().from(actor).where(inArray(actor.id, unique)).all().map((a) => [a.id, a]));
+}
+
+function num(value: unknown): number | null {
+  return typeof value === 'number' && Number.isFinite(value) ? value : null;
+}
+
+function attachmentOf(a: Json, ownBase: string | null): AttachmentView {
+  return withSources(
+    {
+      url: httpUrl(a.url) ?? linksOf(a.url)[0]?.href ?? httpUrl(a.href) ?? '',
+      mediaType: str(a.mediaType),
+      name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
+      blurhash: str(a.blurhash),
+      width: num(a.width),
+      height: num(a.height),
+    },
+    str(a.type),
+    ownBase,
+  );
+}
+
+/** The media family of the file a type's `url` names (an Image's picture is in its `url`). */
+const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image: 'image' };
+
+/** The attachments, then — for the types that carry their media elsewhere — the first video, audio
+ * (or an Image's picture) file among `url`'s Links (PeerTube lists one per resolution, Funkwhale the stream) and
+ * the largest thumbnail (`icon`: PeerTube; `image`: Funkwhale's cover, Lemmy's preview, WordPress's
+ * featured image). No thumbnail is added when one of them is already an attachment: WordPress names
+ * its featured image as `image` (the attachment's own URL) and as `icon` (a 150px crop of it). */
+function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
+  const out = asArray(object.attachment)
+    .filter(isObject)
+    .map((a) => attachmentOf(a, ownBase))
+    .filter((a) => a.url !== '');
+  if (!nameIsTitle(object)) return out;
+  const links = mediaLinksOf(object.url);
+  const family = FAMILIES[typeOf(object) ?? ''];
+  const file =
+    links.find((l) => family !== undefined && (l.mediaType ?? '').toLowerCase().startsWith(`${family}/`)) ??
+    links.find((l) => /^(video|audio)\//i.test(l.mediaType ?? ''));
+  if (file && !out.some((a) => a.url === file.href)) {
+    out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
+  }
+  // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
+  const thumbnails = [...asArray(object.image), ...asArray(object.icon)]
+    .filter(isObject)
+    .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
+    .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
+    .filter((a) => a.url !== '');
+  const same = out.findIndex((a) => thumbnails.some((t) => t.url === a.url));
+  if (same !== -1) {
+    // Lemmy names its image both as an attachment Link (no media type: a file) and as `image`.
+    const thumbnail = thumbnails.find((t) => t.url === out[same]!.url)!;
+    if (out[same]!.kind === 'file') out[same] = { ...thumbnail, name: out[same]!.name ?? thumbnail.name };
+  } else if (thumbnails[0]) {
+    out.push(thumbnails[0]);
+  }
+  return out;
+}
+
+/** Links of `url` with what media they are, including those a PeerTube HLS playlist Link
+ * nests in its own `tag`. */
+function mediaLinksOf(value: unknown): { href: string; mediaType: string | null; width: unknown; height: unknown }[] {
+  return asArray(value).flatMap((entry) => {
+    if (!isObject(entry)) return [];
+    const own = linksOf(entry).map((l) => ({ ...l, width: entry.width, height: entry.height }));
+    return [...own, ...(Array.isArray(entry.tag) ? mediaLinksOf(entry.tag) : [])];
+  });
+}
+
+function tagsOf(object: Json): PostView['tags'] {
+  const out: PostView['tags'] = [];
+  for (const tag of asArray(object.tag)) {
+    if (!isObject(tag) || (tag.type !== 'Mention' && tag.type !== 'Hashtag')) continue;
+    const href = httpUrl(idOf(tag.href));
+    // A Mention without a name (Smithereen) is named from its href; the processor names it from
+    // the actor cache when it stores the post.
+    const name = str(tag.name) ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
+    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(name), href });
+  }
+  return out;
+}
+
+/** A collection's totalItems (Mastodon's likes/shares), when the object carries one. */
+function totalOf(value: unknown): number | null {
+  return isObject(value) ? num(value.totalItems) : null;
+}
+
+// Sanitizing is most of what a post's view costs (≈ 40–100 µs a post: a thread of 500 replies
+// spends 20–50 ms in it), and the same posts are shown again and again (a thread reopened, the
+// stream scrolled back). The result of the last few thousand texts is kept: sanitizing is a pure
+// function of the text, and the bound keeps memory flat.
+const SANITIZED_KEPT = 3000;
+const SANITIZED_MAX_CHARS = 20_000;
+const sanitized = new Map<string, string>();
+
+function contentHtmlOf(html: string): string {
+  if (html.length > SANITIZED_MAX_CHARS) return sanitizeContentHtml(html);
+  const kept = sanitized.get(html);
+  if (kept !== undefined) {
+    sanitized.delete(html);
+    sanitized.set(html, kept);
+    return kept;
+  }
+  const clean = sanitizeContentHtml(html);
+  sanitized.set(html, clean);
+  if (sanitized.size > SANITIZED_KEPT) sanitized.delete(sanitized.keys().next().value!);
+  return clean;
+}
+
+/** Plain text of an HTML field, whole (what a text node shows; no markup, entities decoded). */
+const plain = (html: string | null): string | null => {
+  const text = html ? htmlToExcerpt(html, 10_000) : '';
+  return text === '' ? null : text;
+};
+
+/** The content as HTML. PeerTube sends its description as Markdown text (mediaType
+ * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
+ * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
+function contentOf(object: Json): string {
+  const content = languageField(object, 'content') ?? '';
+  if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
+  return content
+    .split(/\r?\n\s*\r?\n/)
+    .map((p) => p.trim())
+    .filter((p) => p !== '')
+    .map((p) => `<p>${p.replace(/\r?\n/g, '<br>')}</p>`)
+    .join('');
+}
+
+function common(object: Json, apId: string, ownBase: string | null = null) {
+  const type = typeOf(object) ?? 'Object';
+  const name = languageField(object, 'name');
+  const summary = languageField(object, 'summary');
+  // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
+  // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
+  const warns = summaryIsWarning(object);
+  const warning = warns ? plain(summary) : null;
+  return {
+    apId,
+    url: originalUrlOf(object, apId),
+    type,
+    updated: str(object.updated),
+    title: name && nameIsTitle(object) ? sanitizePlainText(name) : null,
+    contentHtml: contentHtmlOf(contentOf(object)),
+    summary: warning,
+    excerpt: warns ? null : plain(summary),
+    sensitive: object.sensitive === true || warning !== null,
+    card: isCardType(type),
+    inReplyTo: idOf(object.inReplyTo),
+    attachments: attachmentsOf(object, ownBase),
+    tags: tagsOf(object),
+  };
+}
+
+export function inboxPostView(row: InboxObject, author: Actor | undefined): PostView {
+  const object = row.apObject as Json;
+  return {
+    origin: 'inbox',
+    id: row.id,
+    ...common(object, row.apId),
+    author: author ? actorView(author) : { id: row.actorId, apId: row.apActorId, name: row.apActorId, handle: null, iconUrl: null, url: row.apActorId },
+    published: row.apPublishedAt.toISOString(),
+    visibility: row.visibility,
+    counts: { replies: row.repliesCount, likes: totalOf(object.likes), boosts: totalOf(object.shares) },
+    mine: {
+      own: false,
+      liked: row.likedViaOutboxObjectApId !== null,
+      boosted: row.announcedViaOutboxObjectApId !== null,
+      bookmarked: row.isBookmarked,
+      pinned: false,
+    },
+    boostedBy: null,
+    markdown: null,
+    deleted: row.isDeleted,
+    poll: pollViewOf(object, row.votedForAnswers ?? null),
+  };
+}
+
+export function outboxPostView(row: OutboxObject, me: ActorView): PostView {
+  const object = row.apObject as Json;
+  return {
+    origin: 'outbox',
+    id: row.id,
+    ...common(object, row.apId, me.apId),
+    author: me,
+    published: row.apPublishedAt.toISOString(),
+    visibility: row.visibility,
+    counts: { replies: row.repliesCount, likes: row.likesCount, boosts: row.announcesCount },
+    mine: { own: true, liked: false, boosted: false, bookmarked: false, pinned: row.isPinned },
+    boostedBy: null,
+    markdown: row.source,
+    deleted: row.isDeleted,
+    poll: pollViewOf(object, null),
+  };
+}

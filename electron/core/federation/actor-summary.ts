@@ -1,0 +1,51 @@
+// What the UI shows of a remote actor next to a notification or a follow request: name, handle,
+// avatar URL, profile URL — read from the cached actor document (untrusted JSON, read totally).
+import type { Actor } from '../../../db/schema';
+import { asArray, httpUrl, idOf, isObject, str, type Json } from './ap';
+import { proxyPath } from '../media/paths';
+
+export interface ActorSummary {
+  /** actor.id (row) */
+  id: number;
+  apId: string;
+  /** Display name; the preferredUsername when the actor has none. Plain text. */
+  name: string;
+  /** @user@host, when known. */
+  handle: string | null;
+  iconUrl: string | null;
+  /** The avatar as the page loads it: through Tern's media proxy. */
+  iconSrc?: string | null;
+  /** The profile page for people (the actor's `url`), else its id. */
+  url: string;
+  /** Where the account moved (its own document's `movedTo`), when it did. */
+  movedTo?: string;
+}
+
+/** The first http(s) URL of an image-ish value: a string, a Link/Image object, or a list. */
+export function imageUrlOf(value: unknown): string | null {
+  for (const item of asArray(value)) {
+    if (typeof item === 'string') return httpUrl(item);
+    if (isObject(item)) {
+      const url = httpUrl(item.url) ?? httpUrl(idOf(item.url)) ?? httpUrl(item.href);
+      if (url) return url;
+      if (Array.isArray(item.url)) return imageUrlOf(item.url);
+    }
+  }
+  return null;
+}
+
+export function summarizeActor(row: Actor): ActorSummary {
+  const doc = row.apActor as Json;
+  const name = str(doc.name)?.trim() || str(doc.preferredUsername) || row.handle || row.apId;
+  const movedTo = httpUrl(idOf(doc.movedTo));
+  return {
+    id: row.id,
+    apId: row.apId,
+    name,
+    handle: row.handle,
+    iconUrl: imageUrlOf(doc.icon),
+    iconSrc: proxyPath(imageUrlOf(doc.icon)),
+    url: httpUrl(doc.url) ?? httpUrl(idOf(asArray(doc.url)[0])) ?? row.apId,
+    ...(movedTo ? { movedTo } : {}),
+  };
+}

@@ -1,0 +1,157 @@
+// Remote actors: fetched through the safe client, cached in the `actor` table, refreshed when
+// older than a day or on demand (an Update, a failed signature). The handle is verified by
+// WebFinger (so custom WebFinger domains are respected) and stored as @user@host.
+import { eq } from 'drizzle-orm';
+import { prepared, rowDecoder, type DbOrTx } from '../../../db/client';
+import { actor, type Actor } from '../../../db/schema';
+import type { FederationContext } from '../ports';
+import { NotFoundError, UnavailableError } from '../errors';
+import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
+import { ACTIVITY_ACCEPT } from '../net/signatures';
+import { authorOf } from './objects';
+import { sanitizeActorHtml } from './sanitize';
+import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
+
+export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
+
+export interface ActorDeps {
+  db: DbOrTx;
+  fed: FederationContext;
+  clock: () => Date;
+}
+
+const decodeActor = rowDecoder(actor);
+
+/** The cached actor (prepared once per connection: every inbound activity looks its actor up). */
+export function findActor(db: DbOrTx, apId: string): Actor | undefined {
+  const raw = prepared<[string], Record<string, unknown>>(db, 'SELECT * FROM actor WHERE ap_id = ?').get(apId);
+  return raw === undefined ? undefined : decodeActor(raw);
+}
+
+/** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape. */
+export async function fetchActorDocument(fed: FederationContext, apId: string): Promise<Json> {
+  let json: unknown;
+  let status: number;
+  let finalUrl: string;
+  try {
+    const res = await fed.client.fetchJson(apId, { headers: { accept: ACTIVITY_ACCEPT } });
+    status = res.response.status;
+    json = res.json;
+    finalUrl = res.response.url || apId;
+  } catch (error) {
+    throw new UnavailableError(`Could not fetch ${apId}: ${(error as Error).message}`);
+  }
+  if (status === 404 || status === 410) throw new NotFoundError(`${apId} does not exist (HTTP ${status}).`);
+  if (status >= 400) throw new UnavailableError(`${new URL(apId).host} answered HTTP ${status} for ${apId}.`);
+  if (!isObject(json) || !ACTOR_TYPES.has(typeOf(json) ?? '') || str(json.id) === null) {
+    throw new NotFoundError(`${apId} is not an ActivityPub actor.`);
+  }
+  // The document must be the one asked for, served by its own server (no impersonation through
+  // an open redirect elsewhere, or a lie).
+  if (new URL(finalUrl).origin !== new URL(apId).origin) {
+    throw new NotFoundError(`${apId} was redirected to another server (${new URL(finalUrl).host}).`);
+  }
+  if (str(json.id)!.replace(/\/+$/, '') !== apId.replace(/\/+$/, '')) {
+    throw new NotFoundError(`${apId} answered with a different actor (${String(json.id)}).`);
+  }
+  return json;
+}
+
+const sameActor = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+/** The actor's handle, @user@domain. A WebFinger answer is believed only when the handle's own
+ * domain points back to this actor (Mastodon's rule) — otherwise any server could claim any
+ * handle and receive the mentions and direct messages meant for it. Without a confirmed
+ * answer: @preferredUsername@<host of the actor id>, which no other server can claim. */
+export async function handleOf(fed: FederationContext, doc: Json): Promise<string | null> {
+  const username = str(doc.preferredUsername);
+  const id = str(doc.id);
+  if (!username || !id) return null;
+  const host = new URL(id).host;
+  const fallback = `@${username}@${host}`;
+  try {
+    const subject = await webfingerSubjectOf(fed, id);
+    if (!subject) return fallback;
+    const handle = `@${subject.user}@${subject.domain}`;
+    if (subject.domain === host.toLowerCase()) return handle;
+    // A custom WebFinger domain: ask that domain, and keep the handle only if it names this actor.
+    return sameActor(await webfingerActorId(fed, subject.user, subject.domain), id) ? handle : fallback;
+  } catch {
+    // WebFinger is optional for a handle.
+    return fallback;
+  }
+}
+
+/** A handle as stored: `@user@host` with no markup, quotes, spaces or slashes in it (it comes
+ * from a remote preferredUsername or WebFinger subject); anything else is no handle. */
+const HANDLE_RE = /^@[^\s<>"'`@/\\]+@[^\s<>"'`@/\\]+$/;
+
+/** Stores (or refreshes) an actor document in the cache, its HTML sanitized, and returns the row. */
+export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | null, now: Date): Actor {
+  const doc = sanitizeActorHtml(remoteDoc);
+  const handle = givenHandle !== null && HANDLE_RE.test(givenHandle) ? givenHandle : null;
+  const apId = str(doc.id)!;
+  const existing = findActor(db, apId);
+  if (existing) {
+    return db
+      .update(actor)
+      .set({ apActor: doc as Actor['apActor'], apType: typeOf(doc)!, handle: handle ?? existing.handle, updatedAt: now })
+      .where(eq(actor.id, existing.id))
+      .returning()
+      .get();
+  }
+  return db
+    .insert(actor)
+    .values({ apId, apActor: doc as Actor['apActor'], apType: typeOf(doc)!, handle, createdAt: now, updatedAt: now })
+    .returning()
+    .get();
+}
+
+/** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). */
+export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { refresh?: boolean } = {}): Promise<Actor> {
+  const url = httpUrl(apId);
+  if (!url) throw new NotFoundError(`“${apId}” is not an actor URL.`);
+  const cached = findActor(deps.db, apId);
+  const stale = cached && deps.clock().getTime() - cached.updatedAt.getTime() > ACTOR_REFRESH_MS;
+  if (cached && !stale && !options.refresh) return cached;
+  try {
+    const doc = await fetchActorDocument(deps.fed, apId);
+    const handle = cached?.handle && !options.refresh ? cached.handle : await handleOf(deps.fed, doc);
+    return saveActor(deps.db, doc, handle, deps.clock());
+  } catch (error) {
+    // A stale copy is better than nothing when the remote is down.
+    if (cached && error instanceof UnavailableError) return cached;
+    throw error;
+  }
+}
+
+/** The type (Person, Group…) of a cached actor by id, for objects.ts authorOf. */
+export const cachedActorType =
+  (db: DbOrTx) =>
+  (apId: string): string | null =>
+    findActor(db, apId)?.apType ?? null;
+
+/**
+ * The author of an object (objects.ts authorOf), fetched and cached — only on `origin` (a server
+ * speaks for its own accounts). One listed by id alone that turns out to be a Group (a PeerTube
+ * channel listed before its account) gives way to the next one listed. Null: no author there.
+ */
+export async function getOrFetchAuthor(deps: ActorDeps, object: Json, origin: string): Promise<Actor | null> {
+  const tried = new Set<string>();
+  let found: Actor | null = null;
+  for (let id = authorOf(object, cachedActorType(deps.db)); id && !tried.has(id); id = authorOf(object, cachedActorType(deps.db))) {
+    tried.add(id);
+    if (originOf(id) !== origin) return found;
+    found = await getOrFetchActor(deps, id);
+    if (found.apType !== 'Group') return found;
+  }
+  return found;
+}
+
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
+}

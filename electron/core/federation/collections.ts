@@ -1,0 +1,197 @@
+// The local actor's public collections and objects as ActivityPub (rows → ActivityPub): the
+// outbox (posts wrapped in Create, and Announces), followers, following and featured (pinned),
+// each an OrderedCollection whose pages hold 20 items, newest first. Pages fetch one row more
+// than they show to know whether a next page exists; only the collection itself counts.
+import { and, count, desc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { follower, following, outbox, type OutboxObject } from '../../../db/schema';
+import type { LocalActor } from './identity';
+import { AP_CONTEXT } from './outbox';
+import { publishedForm } from './polls/question';
+import { POST_TYPES } from './webfinger';
+
+export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
+export const PAGE_SIZE = 20;
+/** Visible to anyone, signed or not. */
+export const OPEN_VISIBILITIES = ['PUBLIC', 'UNLISTED'] as const;
+
+type Json = Record<string, unknown>;
+
+export interface Page<T> {
+  items: T[];
+  hasNext: boolean;
+}
+
+const isPostType = (type: string) => (POST_TYPES as readonly string[]).includes(type);
+
+/** The object with its own @context removed, for embedding in an activity. */
+function embedded(apObject: Json): Json {
+  // A poll's hidden totals are withheld from what is served (polls/question.ts).
+  const copy = publishedForm({ ...apObject });
+  delete copy['@context'];
+  return copy;
+}
+
+/** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
+const contextOf = (object: Json) => (object.type === 'Question' ? AP_CONTEXT : AS_CONTEXT);
+
+/** A local object as served bare: with a @context even if stored without one. */
+export function bareObject(row: OutboxObject): Json {
+  const object = row.apObject as Json;
+  return { '@context': object['@context'] ?? contextOf(object), ...embedded(object) };
+}
+
+/**
+ * The activity that carries a local post: Create, or Update once the post was edited
+ * (`updated` set), with the id the service behind the spec uses (`<object>/activity`).
+ */
+// `<object>/activity` is always the Create (carrying the current version of the object): each
+// edit is delivered as its own Update activity with its own id (see federation/outbox.ts), so
+// one id never names two different activities.
+export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Create' | 'Update' = 'Create'): Json {
+  const object = row.apObject as Json;
+  const updated = typeof object.updated === 'string' ? object.updated : null;
+  const type = kind;
+  return {
+    '@context': object['@context'] ?? contextOf(object),
+    id: local.activityUrl(row.publicId),
+    type,
+    actor: local.id,
+    published: typeof object.published === 'string' ? object.published : row.apPublishedAt.toISOString(),
+    ...(type === 'Update' && updated ? { updated } : {}),
+    ...(object.to !== undefined ? { to: object.to } : {}),
+    ...(object.cc !== undefined ? { cc: object.cc } : {}),
+    object: embedded(object),
+  };
+}
+
+export function isPost(row: OutboxObject): boolean {
+  return isPostType(row.apType);
+}
+
+export function tombstone(row: OutboxObject): Json {
+  return { '@context': AS_CONTEXT, id: row.apId, type: 'Tombstone', formerType: row.apType, deleted: row.updatedAt.toISOString() };
+}
+
+// ---- outbox ---------------------------------------------------------------------------------
+
+function outboxFilter(): SQL {
+  return and(
+    inArray(outbox.visibility, [...OPEN_VISIBILITIES]),
+    eq(outbox.isDeleted, false),
+    eq(outbox.isTransient, false),
+    isNull(outbox.undoneByOutboxObjectId),
+    or(inArray(outbox.apType, [...POST_TYPES]), eq(outbox.apType, 'Announce')),
+  )!;
+}
+
+export function countOutbox(db: DbOrTx): number {
+  return db.select({ n: count() }).from(outbox).where(outboxFilter()).get()?.n ?? 0;
+}
+
+/** Page `page` (1-based) of the outbox: posts in their Create, Announces as they are. */
+export function outboxPage(db: DbOrTx, local: LocalActor, page: number): Page<Json> {
+  const rows = db
+    .select()
+    .from(outbox)
+    .where(outboxFilter())
+    .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
+    .limit(PAGE_SIZE + 1)
+    .offset((page - 1) * PAGE_SIZE)
+    .all();
+  const items = rows.slice(0, PAGE_SIZE).map((row) => (isPost(row) ? wrapperActivity(row, local, 'Create') : embedded(row.apObject as Json)));
+  return { items, hasNext: rows.length > PAGE_SIZE };
+}
+
+// ---- followers / following ------------------------------------------------------------------
+
+export function countFollowers(db: DbOrTx): number {
+  return db.select({ n: count() }).from(follower).get()?.n ?? 0;
+}
+
+export function countFollowing(db: DbOrTx): number {
+  return db.select({ n: count() }).from(following).get()?.n ?? 0;
+}
+
+export function followersPage(db: DbOrTx, page: number): Page<string> {
+  const rows = db
+    .select({ id: follower.apActorId })
+    .from(follower)
+    .orderBy(desc(follower.createdAt), desc(follower.id))
+    .limit(PAGE_SIZE + 1)
+    .offset((page - 1) * PAGE_SIZE)
+    .all();
+  return { items: rows.slice(0, PAGE_SIZE).map((r) => r.id), hasNext: rows.length > PAGE_SIZE };
+}
+
+export function followingPage(db: DbOrTx, page: number): Page<string> {
+  const rows = db
+    .select({ id: following.apActorId })
+    .from(following)
+    .orderBy(desc(following.createdAt), desc(following.id))
+    .limit(PAGE_SIZE + 1)
+    .offset((page - 1) * PAGE_SIZE)
+    .all();
+  return { items: rows.slice(0, PAGE_SIZE).map((r) => r.id), hasNext: rows.length > PAGE_SIZE };
+}
+
+// ---- featured -------------------------------------------------------------------------------
+
+export const MAX_FEATURED = 50;
+
+/** Pinned posts visible to anyone, as bare objects. */
+export function featuredItems(db: DbOrTx): Json[] {
+  return db
+    .select()
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.isPinned, true),
+        inArray(outbox.visibility, [...OPEN_VISIBILITIES]),
+        eq(outbox.isDeleted, false),
+        eq(outbox.isTransient, false),
+        inArray(outbox.apType, [...POST_TYPES]),
+      ),
+    )
+    .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
+    .limit(MAX_FEATURED)
+    .all()
+    .map((row) => embedded(row.apObject as Json));
+}
+
+// ---- collection documents -------------------------------------------------------------------
+
+export function orderedCollection(id: string, totalItems: number): Json {
+  return { '@context': AS_CONTEXT, id, type: 'OrderedCollection', totalItems, first: `${id}?page=1` };
+}
+
+export function orderedCollectionPage(collectionId: string, page: number, result: Page<unknown>): Json {
+  return {
+    '@context': AS_CONTEXT,
+    id: `${collectionId}?page=${page}`,
+    type: 'OrderedCollectionPage',
+    partOf: collectionId,
+    orderedItems: result.items,
+    ...(result.hasNext ? { next: `${collectionId}?page=${page + 1}` } : {}),
+    ...(page > 1 ? { prev: `${collectionId}?page=${page - 1}` } : {}),
+  };
+}
+
+/** The latest public posts that belong on the profile page (replies are kept off it). */
+export function recentPublicPosts(db: DbOrTx, limit = PAGE_SIZE): OutboxObject[] {
+  return db
+    .select()
+    .from(outbox)
+    .where(
+      and(
+        eq(outbox.visibility, 'PUBLIC'),
+        eq(outbox.isDeleted, false),
+        eq(outbox.isTransient, false),
+        eq(outbox.isHiddenFromHomepage, false),
+        inArray(outbox.apType, [...POST_TYPES]),
+      ),
+    )
+    .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
+    .limit(limit)
+    .all();
+}

@@ -1,0 +1,235 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { incomingActivity, type IncomingActivity } from '../../../db/schema';
+import { createInboxLoop, INBOX_MAX_TRIES, inboxBackoffMs, type RowResult } from './inbox-loop';
+import { countRows, openRig, startRemotes, type Remotes, type Rig } from './process/test-rig';
+
+let remotes: Remotes;
+let rig: Rig;
+beforeAll(async () => {
+  remotes = await startRemotes();
+});
+afterAll(() => remotes.close());
+afterEach(() => rig?.close());
+
+const aliceId = () => String(remotes.fixture('actors/mastodon-alice.json').id);
+// Nothing listens on port 9 (discard): connections are refused at once.
+const UNREACHABLE = 'http://127.0.0.1:9/users/nobody';
+
+describe('inbox backoff', () => {
+  it('grows exponentially with ±20 % jitter, capped at 4 h, and spans about a day before giving up', () => {
+    expect(inboxBackoffMs(1, () => 0.5)).toBe(60_000);
+    expect(inboxBackoffMs(2, () => 0.5)).toBe(120_000);
+    expect(inboxBackoffMs(20, () => 0.5)).toBe(4 * 3600_000);
+    expect(inboxBackoffMs(1, () => 0)).toBe(48_000);
+    expect(inboxBackoffMs(1, () => 1)).toBe(72_000);
+    let total = 0;
+    for (let n = 1; n < INBOX_MAX_TRIES; n++) total += inboxBackoffMs(n, () => 0.5);
+    expect(total / 3600_000).toBeGreaterThan(20);
+    expect(total / 3600_000).toBeLessThan(30);
+  });
+});
+
+describe('inbox loop', () => {
+  it('an activity whose actor cannot be reached is retried with growing waits, then errored after ~a day', async () => {
+    rig = await openRig();
+    const id = rig.queue({ id: `${UNREACHABLE}#like/1`, type: 'Like', actor: UNREACHABLE, object: 'https://tern.example/o/x' });
+    const waits: number[] = [];
+    let row: IncomingActivity = rig.incoming(id);
+    const started = rig.now().getTime();
+    for (let attempt = 1; attempt <= INBOX_MAX_TRIES; attempt++) {
+      const summary = await rig.core.loops.inbox.drain();
+      row = rig.incoming(id);
+      expect(row.tries).toBe(attempt);
+      expect(row.lastTry!.getTime()).toBe(rig.now().getTime());
+      expect(row.error).toMatch(/UnavailableError: Could not fetch/);
+      if (attempt < INBOX_MAX_TRIES) {
+        expect(summary).toEqual({ processed: 0, dropped: 0, retried: 1, errored: 0 });
+        expect(row).toMatchObject({ isProcessed: false, isErrored: false });
+        // Not due before its next_try…
+        waits.push(row.nextTry!.getTime() - rig.now().getTime());
+        rig.setNow(new Date(row.nextTry!.getTime() - 1));
+        expect((await rig.core.loops.inbox.drain()).retried).toBe(0);
+        // …due at it.
+        rig.setNow(row.nextTry!);
+      } else {
+        expect(summary).toEqual({ processed: 0, dropped: 0, retried: 0, errored: 1 });
+      }
+    }
+    expect(row).toMatchObject({ isErrored: true, isProcessed: false, nextTry: null, tries: INBOX_MAX_TRIES });
+    expect(waits.slice(0, 6).every((w, i) => i === 0 || w > waits[i - 1]!)).toBe(true);
+    const hours = (rig.now().getTime() - started) / 3600_000;
+    expect(hours).toBeGreaterThan(18);
+    expect(hours).toBeLessThan(32);
+    // Errored rows are never picked up again.
+    rig.advance(7 * 24 * 3600_000);
+    expect(await rig.core.loops.inbox.drain()).toEqual({ processed: 0, dropped: 0, retried: 0, errored: 0 });
+    expect(countRows(rig.core, 'inbox')).toBe(0);
+  });
+
+  it('deliberate drops (duplicate, blocked server, not for us) are processed with the reason and never retried', async () => {
+    rig = await openRig({ blockedServers: ['blocked.example'] });
+    const follow = { id: `${aliceId()}#follows/1`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' };
+    const ids = [
+      rig.queue(follow),
+      rig.queue(follow),
+      rig.queue({ id: 'https://blocked.example/a/1', type: 'Create', actor: 'https://blocked.example/users/x', object: 'https://blocked.example/n/1' }),
+      rig.queue({ type: 'Like', actor: aliceId(), object: 'https://tern.example/o/x' }),
+    ];
+    expect(await rig.core.loops.inbox.drain()).toEqual({ processed: 1, dropped: 3, retried: 0, errored: 0 });
+    const rows = ids.map((id) => rig.incoming(id));
+    expect(rows.map((r) => [r.isProcessed, r.isErrored, r.tries, r.nextTry])).toEqual(Array(4).fill([true, false, 1, null]));
+    expect(rows.map((r) => r.error)).toEqual([
+      null,
+      'duplicate: already processed',
+      'blocked server blocked.example',
+      'Like without an id: transient, ignored',
+    ]);
+    rig.advance(48 * 3600_000);
+    expect((await rig.core.loops.inbox.drain()).dropped).toBe(0);
+  });
+
+  it('a malformed row is dropped, not retried', async () => {
+    rig = await openRig();
+    const id = rig.queue({ id: 'https://x.example/1', type: 'Like' } as never);
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(id)).toMatchObject({ isProcessed: true, isErrored: false });
+    expect(rig.incoming(id).error).toMatch(/^malformed activity: actor/);
+  });
+
+  it('takes due rows oldest first', async () => {
+    rig = await openRig();
+    const order: number[] = [];
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: (_deps, row) => {
+        order.push(row.id);
+        return Promise.resolve({ status: 'processed', inboxObjectId: null });
+      },
+    });
+    const late = rig.queue({ id: 'https://x.example/late', type: 'Wave', actor: aliceId() });
+    const early = rig.queue({ id: 'https://x.example/early', type: 'Wave', actor: aliceId() });
+    rig.core.db.update(incomingActivity).set({ nextTry: new Date(rig.now().getTime() - 5000) }).where(eq(incomingActivity.id, early)).run();
+    const future = rig.queue({ id: 'https://x.example/future', type: 'Wave', actor: aliceId() });
+    rig.core.db.update(incomingActivity).set({ nextTry: new Date(rig.now().getTime() + 5000) }).where(eq(incomingActivity.id, future)).run();
+    await loop.drain();
+    expect(order).toEqual([early, late]);
+  });
+
+  it('does nothing until the author has an identity', async () => {
+    rig = await openRig();
+    const loop = createInboxLoop({ db: rig.core.db, clock: rig.core.clock, deps: () => null });
+    const id = rig.queue({ id: `${aliceId()}#follows/1`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' });
+    expect(await loop.drain()).toEqual({ processed: 0, dropped: 0, retried: 0, errored: 0 });
+    expect(rig.incoming(id).tries).toBe(0);
+  });
+
+  it('started, it processes a row as soon as the listener signals it (inboxEvents → wake)', async () => {
+    rig = await openRig();
+    const done: RowResult[] = [];
+    let resolveDone: (r: RowResult) => void = () => {};
+    const processedOne = new Promise<RowResult>((resolve) => (resolveDone = resolve));
+    // A long idle poll: only the wake-up can make this test finish in time.
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      idlePollMs: 60_000,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      onRowDone: (r) => {
+        done.push(r);
+        resolveDone(r);
+      },
+    });
+    const unsubscribe = rig.core.inboxEvents.onQueued(() => loop.wake());
+    loop.start();
+    expect(loop.running).toBe(true);
+    await loop.drain(); // the first (empty) batch has run; the loop now idles for a minute
+    const id = rig.queue({ id: `${aliceId()}#follows/1`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' });
+    rig.core.inboxEvents.queued({ id, apId: `${aliceId()}#follows/1`, type: 'Follow', sentBy: aliceId() });
+    expect(await processedOne).toEqual({ id, outcome: 'processed' });
+    await loop.stop();
+    unsubscribe();
+    expect(loop.running).toBe(false);
+    expect(countRows(rig.core, 'follower')).toBe(1);
+  });
+
+  it('idle, it looks again when the next retry is due, not at the next idle poll', async () => {
+    rig = await openRig();
+    let resolveDone: (r: RowResult) => void = () => {};
+    const processedOne = new Promise<RowResult>((resolve) => (resolveDone = resolve));
+    const clock = () => new Date();
+    // A long idle poll and no wake-up: only the retry's own time can make this test finish in time.
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock,
+      idlePollMs: 60_000,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: () => Promise.resolve({ status: 'processed', inboxObjectId: null }),
+      onRowDone: resolveDone,
+    });
+    const id = rig.queue({ id: 'https://x.example/soon', type: 'Wave', actor: aliceId() });
+    rig.core.db.update(incomingActivity).set({ nextTry: new Date(Date.now() + 300) }).where(eq(incomingActivity.id, id)).run();
+    loop.start();
+    expect(await processedOne).toEqual({ id, outcome: 'processed' });
+    await loop.stop();
+  });
+
+  it('counts every try of a batch before any work, and writes the outcomes before telling anyone', async () => {
+    rig = await openRig();
+    const ids = [1, 2, 3].map((n) => rig.queue({ id: `https://x.example/${n}`, type: 'Wave', actor: aliceId() }));
+    const seenTries: number[][] = [];
+    const seenAtDone: Array<{ isProcessed: boolean; error: string | null }> = [];
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: (_deps, row) => {
+        seenTries.push(ids.map((id) => rig.incoming(id).tries));
+        if (row.id === ids[1]) return Promise.reject(new Error('peer down'));
+        return Promise.resolve(row.id === ids[2] ? { status: 'dropped', reason: 'not for us' } : { status: 'processed', inboxObjectId: null });
+      },
+      onRowDone: (result) => {
+        const row = rig.incoming(result.id);
+        seenAtDone.push({ isProcessed: row.isProcessed, error: row.error });
+      },
+    });
+    expect(await loop.drain()).toEqual({ processed: 1, dropped: 1, retried: 1, errored: 0 });
+    // The first row already saw all three tries counted (one commit for the batch).
+    expect(seenTries).toEqual([[1, 1, 1], [1, 1, 1], [1, 1, 1]]);
+    expect(seenAtDone).toEqual([
+      { isProcessed: true, error: null },
+      { isProcessed: false, error: 'Error: peer down' },
+      { isProcessed: true, error: 'not for us' },
+    ]);
+    expect(rig.incoming(ids[1]!).nextTry!.getTime()).toBeGreaterThan(rig.now().getTime());
+  });
+
+  it('a row whose outcome was never written (Tern stopped mid-batch) is taken again and ends as a duplicate', async () => {
+    rig = await openRig();
+    const follow = { id: `${aliceId()}#follows/9`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' };
+    const id = rig.queue(follow);
+    expect((await rig.core.loops.inbox.drain()).processed).toBe(1);
+    // As if the handler's commit landed but the batch's outcome commit did not.
+    rig.core.db.update(incomingActivity).set({ isProcessed: false, error: null }).where(eq(incomingActivity.id, id)).run();
+    expect(await rig.core.loops.inbox.drain()).toEqual({ processed: 0, dropped: 1, retried: 0, errored: 0 });
+    expect(rig.incoming(id)).toMatchObject({ isProcessed: true, tries: 2, error: 'duplicate: already processed' });
+    expect(countRows(rig.core, 'follower')).toBe(1);
+    expect(countRows(rig.core, 'notifications')).toBe(1);
+  });
+
+  it('keeps error text short', async () => {
+    rig = await openRig();
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: () => Promise.reject(new Error('x'.repeat(5000))),
+    });
+    const id = rig.queue({ id: 'https://x.example/1', type: 'Wave', actor: aliceId() });
+    await loop.drain();
+    expect(rig.incoming(id).error!.length).toBeLessThanOrEqual(1000);
+    expect(rig.incoming(id).nextTry!.getTime()).toBeGreaterThan(rig.now().getTime());
+  });
+});

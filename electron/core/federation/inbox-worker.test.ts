@@ -1,0 +1,151 @@
+// The inbox processor on its worker thread (core option inboxWorker, as the apps run it): the
+// real worker script (under tsx here), its own SQLite connection and outbound client. A worker
+// ended mid-batch (as a crash would) leaves nothing lost and nothing done twice; what the worker
+// signals (rows done, deliveries queued) is heard on the main thread.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { openCore, type Core } from '../core';
+import { onDeliveriesQueued } from '../delivery/queue';
+import { startServer, type LoopbackServer } from '../net/test-server';
+import { createSettingsService } from '../settings-service';
+import { startPeer } from '../../../test/peer/peer';
+import type { RowResult } from './inbox-loop';
+
+const LOCAL = 'https://tern.example';
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function openWorkerCore(): Promise<Core> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
+  const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true });
+  core.settings.update({ baseUrl: LOCAL, username: 'alice' });
+  cleanups.push(async () => {
+    await core.loops.inbox.stop();
+    core.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  return core;
+}
+
+/** Actors at /users/<name> on a loopback server; `hold` names one whose fetch waits for release(). */
+async function startActors(hold?: string): Promise<{ server: LoopbackServer; id(name: string): string; held: Promise<void>; release(): void }> {
+  let reached = () => {};
+  const held = new Promise<void>((resolve) => (reached = resolve));
+  let release = () => {};
+  const released = new Promise<void>((resolve) => (release = resolve));
+  const server = await startServer((req, res) => {
+    const name = /^\/users\/([a-z0-9-]+)$/.exec(req.url ?? '')?.[1];
+    if (!name) return void res.writeHead(404).end();
+    const id = `http://${req.headers.host ?? ''}/users/${name}`;
+    const answer = () =>
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(
+        JSON.stringify({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Person', preferredUsername: name, inbox: `${id}/inbox` }),
+      );
+    if (name === hold) {
+      reached();
+      void released.then(answer);
+    } else answer();
+  });
+  cleanups.push(() => {
+    release();
+    return server.close();
+  });
+  return { server, id: (name) => `${server.origin}/users/${name}`, held, release };
+}
+
+/** Queues a Follow of the local actor as the listener stores one. */
+function queueFollow(core: Core, actorId: string, n: number): void {
+  const activity = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${actorId}/follows/${n}`, type: 'Follow', actor: actorId, object: LOCAL };
+  core.sqlite
+    .prepare('INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored) VALUES (?, ?, ?, ?, 0, ?, 0, 0)')
+    .run('2026-01-01T00:00:00.000Z', actorId, activity.id, JSON.stringify(activity), '2026-01-01T00:00:00.000Z');
+}
+
+const count = (core: Core, query: string) => core.sqlite.prepare<[], { n: number }>(query).get()!.n;
+
+describe('the inbox worker', { timeout: 60_000 }, () => {
+  it('end to end through the listener: a Fedify peer follows, the worker processes it, the main thread delivers the Accept', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
+    const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
+    const peer = await startPeer({ name: 'bob' });
+    cleanups.push(async () => {
+      await peer.close();
+      await core.listener.stop();
+      await core.loops.inbox.stop();
+      await core.loops.delivery.stop({ graceMs: 0 });
+      core.close();
+      rmSync(dir, { recursive: true, force: true });
+    });
+    const url = core.listener.status().url ?? '';
+    await createSettingsService(core).update({ baseUrl: url, username: 'alice' });
+    const done: RowResult[] = [];
+    core.onInboxRowsDone((results) => done.push(...results));
+    core.loops.inbox.start();
+    core.loops.delivery.start();
+    const followId = await peer.follow(url);
+    const accept = await peer.waitFor((a) => a.type === 'Accept', 30_000);
+    expect(JSON.stringify(accept.raw)).toContain(followId);
+    const row = core.sqlite.prepare<[string], { id: number; is_processed: number; error: string | null }>('SELECT id, is_processed, error FROM incoming_activity WHERE ap_id = ?').get(followId)!;
+    expect(row).toMatchObject({ is_processed: 1, error: null });
+    expect(done).toContainEqual({ id: row.id, outcome: 'processed' });
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
+  }, 60_000);
+
+  it('processes queued rows on its own thread and tells the main thread what it did', async () => {
+    const core = await openWorkerCore();
+    const actors = await startActors();
+    const done: RowResult[] = [];
+    core.onInboxRowsDone((results) => done.push(...results));
+    let deliveriesSignalled = 0;
+    // Only a message from the worker can reach this listener: its own enqueue runs in its own module instance.
+    cleanups.push(onDeliveriesQueued(() => deliveriesSignalled++));
+    for (let i = 0; i < 3; i++) queueFollow(core, actors.id(`user${i}`), i);
+    const summary = await core.loops.inbox.drain();
+    expect(summary).toEqual({ processed: 3, dropped: 0, retried: 0, errored: 0 });
+    expect(done.map((r) => r.outcome)).toEqual(['processed', 'processed', 'processed']);
+    expect(deliveriesSignalled).toBeGreaterThan(0);
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(3);
+    expect(count(core, "SELECT count(*) AS n FROM notifications WHERE notification_type = 'NEW_FOLLOWER'")).toBe(3);
+    expect(count(core, 'SELECT count(*) AS n FROM outgoing_activity')).toBe(3);
+  });
+
+  it('reads the settings sent after they change (approval by hand)', async () => {
+    const core = await openWorkerCore();
+    const actors = await startActors();
+    await core.loops.inbox.drain(); // the worker is up with the old settings
+    core.settings.update({ manuallyApprovesFollowers: true });
+    queueFollow(core, actors.id('asker'), 1);
+    expect(await core.loops.inbox.drain()).toMatchObject({ processed: 1 });
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(0);
+    expect(count(core, 'SELECT count(*) AS n FROM outgoing_activity')).toBe(0);
+  });
+
+  it('ended mid-batch: after it starts again every row is processed exactly once', async () => {
+    const core = await openWorkerCore();
+    // The fifth row's actor answers only when told: the worker is then inside a batch of ten,
+    // four rows done (their own transactions committed) and their outcomes not yet written.
+    const actors = await startActors('user4');
+    for (let i = 0; i < 12; i++) queueFollow(core, actors.id(`user${i}`), i);
+    core.loops.inbox.start();
+    await actors.held;
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(4);
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1')).toBe(0);
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE tries = 1')).toBe(10);
+
+    await (core.loops.inbox as unknown as { kill(): Promise<void> }).kill();
+    actors.release();
+    // The started loop starts a new worker; drain() waits for it to have done everything due.
+    await core.loops.inbox.drain();
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1 AND is_errored = 0')).toBe(12);
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(12);
+    expect(count(core, "SELECT count(*) AS n FROM inbox WHERE ap_type = 'Follow'")).toBe(12);
+    expect(count(core, "SELECT count(*) AS n FROM notifications WHERE notification_type = 'NEW_FOLLOWER'")).toBe(12);
+    // One Accept each: the rows taken again were recognised as done.
+    expect(count(core, 'SELECT count(*) AS n FROM outgoing_activity')).toBe(12);
+    expect(count(core, "SELECT count(*) AS n FROM incoming_activity WHERE error LIKE 'duplicate%'")).toBe(4);
+  });
+});

@@ -1,0 +1,48 @@
+// Counters are recomputed from the rows they count, never nudged by ±1: the service behind the
+// spec mixes recounts, "recount − 1" and ±1 updates and its counters drift (reference §13.9).
+// Each function sets the stored counter to the truth and returns it.
+import { prepared, type DbOrTx } from '../../../../db/client';
+import { IN_REPLY_TO_SQL } from '../../../../db/schema';
+
+/** Distinct actors whose Like of our object is not undone or deleted. */
+export function recountLikes(db: DbOrTx, outboxObjectId: number): number {
+  return recountInteractions(db, outboxObjectId, 'Like');
+}
+
+/** Distinct actors whose Announce of our object is not undone or deleted. */
+export function recountAnnounces(db: DbOrTx, outboxObjectId: number): number {
+  return recountInteractions(db, outboxObjectId, 'Announce');
+}
+
+function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 'Announce'): number {
+  // Prepared once per connection (a hot path of the inbox processor). Raw SQL: a counter is not
+  // an edit, and drizzle's update would bump updated_at.
+  const n = prepared<[string, number], number>(
+    db,
+    'SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = ? AND relates_to_outbox_object_id = ? AND is_deleted = 0',
+  )
+    .pluck()
+    .get(type, outboxObjectId) ?? 0;
+  const column = type === 'Like' ? 'likes_count' : 'announces_count';
+  prepared(db, `UPDATE outbox SET ${column} = ? WHERE id = ?`).run(n, outboxObjectId);
+  return n;
+}
+
+// Replies to an object: inbox and outbox objects whose `inReplyTo` (an IRI, or an object with an
+// id) is its ap_id, not deleted and not transient (poll votes are not replies). IN_REPLY_TO_SQL is
+// the expression ix_inbox_in_reply_to / ix_outbox_in_reply_to index, so both counts are look-ups.
+const COUNT_REPLIES_SQL =
+  `SELECT (SELECT count(*) FROM inbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)` +
+  ` + (SELECT count(*) FROM outbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)`;
+
+/**
+ * Sets replies_count of the object with this ap_id (in inbox or outbox, wherever it is) to the
+ * number of non-deleted, non-transient inbox and outbox objects replying to it. Poll votes are
+ * transient and are not replies. Returns null when the object is not stored.
+ */
+export function recountReplies(db: DbOrTx, apId: string): number | null {
+  const n = prepared<[string, string], number>(db, COUNT_REPLIES_SQL).pluck().get(apId, apId) ?? 0;
+  const inInbox = prepared(db, 'UPDATE inbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
+  const inOutbox = prepared(db, 'UPDATE outbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
+  return inInbox.changes + inOutbox.changes > 0 ? n : null;
+}

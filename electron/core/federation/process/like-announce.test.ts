@@ -1,0 +1,167 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { startPeer, type Peer } from '../../../../test/peer/peer';
+import { PUBLIC, type Json } from '../ap';
+import { BOOST_DEDUP_MS } from './announce';
+import { countRows, openRig, startRemotes, type Remotes, type Rig } from './test-rig';
+
+let remotes: Remotes;
+let peer: Peer;
+let rig: Rig;
+beforeAll(async () => {
+  [remotes, peer] = await Promise.all([startRemotes(), startPeer({ name: 'poster' })]);
+});
+afterAll(() => Promise.all([remotes.close(), peer.close()]));
+afterEach(() => rig?.close());
+
+const aliceId = () => String(remotes.fixture('actors/mastodon-alice.json').id);
+const zoeId = () => String(remotes.fixture('actors/gotosocial-zoe.json').id);
+const OUR_POST = 'https://tern.example/o/5b8a1c2d3e4f';
+const like = (actor: string, id: string, object = OUR_POST): Json => ({ id, type: 'Like', actor, object });
+const undo = (actor: string, id: string, object: Json): Json => ({ id, type: 'Undo', actor, object });
+
+describe('Like', () => {
+  it('Mastodon, GoToSocial and Misskey likes of our post: likes_count from the rows, one LIKE each', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    for (const name of ['mastodon-like.json', 'gotosocial-like.json', 'misskey-like.json']) {
+      const row = await rig.receive(remotes.fixture(name));
+      expect(row).toMatchObject({ isProcessed: true, error: null });
+    }
+    expect(rig.outboxRow(post.id).likesCount).toBe(3);
+    const likes = rig.notificationsOf('LIKE');
+    expect(likes).toHaveLength(3);
+    const mastodonLike = rig.inboxRow(String(remotes.fixture('mastodon-like.json').id))!;
+    expect(likes[0]).toMatchObject({ outboxObjectId: post.id, inboxObjectId: mastodonLike.id, actorId: mastodonLike.actorId });
+    expect(mastodonLike).toMatchObject({ relatesToOutboxObjectId: post.id, visibility: 'DIRECT', isHiddenFromStream: true });
+  });
+
+  it('like, undo, like again → 1; the same Like twice changes nothing', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    const first = like(aliceId(), `${aliceId()}#likes/1`);
+    await rig.receive(first);
+    await rig.receive(first);
+    expect(rig.outboxRow(post.id).likesCount).toBe(1);
+    expect(rig.notificationsOf('LIKE')).toHaveLength(1);
+
+    await rig.receive(undo(aliceId(), `${aliceId()}#likes/1/undo`, first));
+    expect(rig.outboxRow(post.id).likesCount).toBe(0);
+    const undone = rig.notificationsOf('UNDO_LIKE');
+    expect(undone).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: rig.inboxRow(String(first.id))!.id })]);
+
+    await rig.receive(like(aliceId(), `${aliceId()}#likes/2`));
+    expect(rig.outboxRow(post.id).likesCount).toBe(1);
+    // Two Likes by one actor still count once.
+    await rig.receive(like(aliceId(), `${aliceId()}#likes/3`));
+    expect(rig.outboxRow(post.id).likesCount).toBe(1);
+  });
+
+  it("a Like of someone else's object is stored with no count and no notification", async () => {
+    rig = await openRig();
+    const row = await rig.receive(like(aliceId(), `${aliceId()}#likes/9`, `${zoeId()}/statuses/1`));
+    expect(row).toMatchObject({ isProcessed: true, isErrored: false, error: null });
+    expect(rig.inboxRow(`${aliceId()}#likes/9`)).toMatchObject({ apType: 'Like', relatesToOutboxObjectId: null });
+    expect(countRows(rig.core, 'notifications')).toBe(0);
+  });
+});
+
+describe('Announce', () => {
+  it('Mastodon boost of our post: announces_count and ANNOUNCE; Undo → 0 and UNDO_ANNOUNCE', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    const boost = remotes.fixture('mastodon-announce.json');
+    expect((await rig.receive(boost)).error).toBeNull();
+    expect(rig.outboxRow(post.id).announcesCount).toBe(1);
+    const row = rig.inboxRow(String(boost.id))!;
+    expect(rig.notificationsOf('ANNOUNCE')).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: row.id })]);
+
+    await rig.receive(undo(String(boost.actor), `${String(boost.id)}/undo`, boost));
+    expect(rig.outboxRow(post.id).announcesCount).toBe(0);
+    expect(rig.notificationsOf('UNDO_ANNOUNCE')).toEqual([expect.objectContaining({ inboxObjectId: row.id })]);
+  });
+
+  it('a boost of a remote post by someone followed: the post is fetched from its (Fedify) server and stored hidden, the boost shows', async () => {
+    rig = await openRig();
+    // Only followers would get it; nobody follows the peer, so the note is just served.
+    const { noteId } = await peer.createNote({ content: '<p>from the peer <img src=x onerror=alert(1)></p>', to: 'followers' });
+    await rig.follow(aliceId());
+    const boost = { id: `${aliceId()}/statuses/b1/activity`, type: 'Announce', actor: aliceId(), to: [PUBLIC], object: noteId };
+    const row = await rig.receive(boost);
+    expect(row.error).toBeNull();
+    const original = rig.inboxRow(noteId)!;
+    expect(original).toMatchObject({ apType: 'Note', isHiddenFromStream: true, apActorId: peer.actorId });
+    expect(original.apObject.content).toBe('<p>from the peer </p>');
+    expect(rig.inboxRow(String(boost.id))).toMatchObject({ isHiddenFromStream: false, relatesToInboxObjectId: original.id });
+  });
+
+  it('another boost of the same post within the hour stays hidden; after an hour it shows', async () => {
+    rig = await openRig();
+    const { noteId } = await peer.createNote({ content: '<p>popular</p>', to: 'followers' });
+    await rig.follow(aliceId());
+    await rig.follow(zoeId());
+    await rig.receive({ id: `${aliceId()}/b/1`, type: 'Announce', actor: aliceId(), to: [PUBLIC], object: noteId });
+    rig.advance(10 * 60_000);
+    await rig.receive({ id: `${zoeId()}/b/2`, type: 'Announce', actor: zoeId(), to: [PUBLIC], object: noteId });
+    expect(rig.inboxRow(`${zoeId()}/b/2`)!.isHiddenFromStream).toBe(true);
+    rig.advance(BOOST_DEDUP_MS);
+    await rig.receive({ id: `${zoeId()}/b/3`, type: 'Announce', actor: zoeId(), to: [PUBLIC], object: noteId });
+    expect(rig.inboxRow(`${zoeId()}/b/3`)!.isHiddenFromStream).toBe(false);
+  });
+
+  it('a boost by someone not followed is stored hidden and fetches nothing', async () => {
+    rig = await openRig();
+    const { noteId } = await peer.createNote({ content: '<p>unseen</p>', to: 'followers' });
+    const row = await rig.receive({ id: `${aliceId()}/b/9`, type: 'Announce', actor: aliceId(), to: [PUBLIC], object: noteId });
+    expect(row.error).toBeNull();
+    expect(rig.inboxRow(`${aliceId()}/b/9`)!.isHiddenFromStream).toBe(true);
+    expect(rig.inboxRow(noteId)).toBeUndefined();
+  });
+
+  it('a boosted post that answers with another id is not stored; the boost is kept hidden', async () => {
+    rig = await openRig();
+    await rig.follow(aliceId());
+    const url = `${zoeId()}/statuses/liar`;
+    remotes.servers['gts.example'].put(url, { id: `${zoeId()}/statuses/other`, type: 'Note', attributedTo: zoeId(), content: 'x' });
+    const row = await rig.receive({ id: `${aliceId()}/b/2`, type: 'Announce', actor: aliceId(), to: [PUBLIC], object: url });
+    expect(row).toMatchObject({ isProcessed: true, error: null });
+    expect(rig.inboxRow(url)).toBeUndefined();
+    expect(rig.inboxRow(`${zoeId()}/statuses/other`)).toBeUndefined();
+    expect(rig.inboxRow(`${aliceId()}/b/2`)!.isHiddenFromStream).toBe(true);
+  });
+
+  it('a boost whose post cannot be fetched right now (HTTP 503) is retried later', async () => {
+    rig = await openRig();
+    await rig.follow(aliceId());
+    const url = `${zoeId()}/statuses/flaky`;
+    remotes.servers['gts.example'].put(url, 503);
+    const row = await rig.receive({ id: `${aliceId()}/b/3`, type: 'Announce', actor: aliceId(), to: [PUBLIC], object: url });
+    expect(row).toMatchObject({ isProcessed: false, isErrored: false, tries: 1 });
+    expect(row.error).toMatch(/503/);
+    expect(rig.inboxRow(`${aliceId()}/b/3`)).toBeUndefined();
+
+    remotes.servers['gts.example'].put(url, { id: url, type: 'Note', attributedTo: zoeId(), content: '<p>back</p>', to: [PUBLIC] });
+    rig.setNow(row.nextTry!);
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(row.id)).toMatchObject({ isProcessed: true, tries: 2, error: null });
+    expect(rig.inboxRow(url)!.apObject.content).toBe('<p>back</p>');
+  });
+});
+
+describe('other activities', () => {
+  it('Pleroma EmojiReact (an unknown type) is stored, linked to our post, processed without error', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    const react = remotes.fixture('pleroma-emojireact.json');
+    const row = await rig.receive(react);
+    expect(row).toMatchObject({ isProcessed: true, isErrored: false, error: null });
+    expect(rig.inboxRow(String(react.id))).toMatchObject({ apType: 'EmojiReact', relatesToOutboxObjectId: post.id });
+    expect(rig.outboxRow(post.id).likesCount).toBe(0);
+  });
+
+  it('a made-up type is stored as an inbox row and processed', async () => {
+    rig = await openRig();
+    const row = await rig.receive({ id: `${aliceId()}/x/1`, type: 'Wave', actor: aliceId(), object: 'https://tern.example' });
+    expect(row).toMatchObject({ isProcessed: true, isErrored: false, error: null });
+    expect(rig.inboxRow(`${aliceId()}/x/1`)!.apType).toBe('Wave');
+  });
+});

@@ -1,0 +1,346 @@
+// The apps that ask for access: clients registered through OAuth 2.0 dynamic client
+// registration (RFC 7591, rows of oauth_client), and IndieAuth clients, whose client_id is a URL
+// that publishes who they are (an h-app / h-x-app, or a JSON client metadata document) and
+// where they may be sent back to. Fetching that URL goes through the one outbound client, so
+// the SSRF guard holds; a client that publishes nothing is still shown by its host name.
+import { and, count, eq, lt, notExists } from 'drizzle-orm';
+import { mf2 } from 'microformats-parser';
+import { z } from 'zod';
+import type { DbOrTx } from '../../../db/client';
+import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
+import type { HttpClient } from '../net/http-client';
+import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
+import { joinScopes, knownScopes } from './scopes';
+import { parseBoundedJson } from '../net/bounded-json';
+import { sanitizePlainText } from '../federation/sanitize';
+
+/** What the consent screen shows about a client. */
+export interface ClientInfo {
+  clientId: string;
+  name: string;
+  /** The app's home page, when it says. */
+  url: string | null;
+  logoUrl: string | null;
+  /** Registered here (RFC 7591), rather than identified by its URL. */
+  registered: boolean;
+  /** Redirect URIs the client published or registered (same-origin ones need not be listed). */
+  redirectUris: string[];
+}
+
+export class OAuthError extends Error {
+  override name = 'OAuthError';
+  constructor(
+    readonly code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'access_denied' | 'invalid_token' | 'insufficient_scope',
+    message: string,
+    readonly status: 400 | 401 | 403 | 404 = 400,
+  ) {
+    super(message);
+  }
+}
+
+const isLoopbackHost = (host: string) => host === 'localhost' || host === '127.0.0.1' || host === '[::1]';
+
+/** A URL a client may be sent back to: https, or http on a loopback address (RFC 8252 §7.3,
+ * native apps); never with a fragment or credentials. */
+export function isAcceptableRedirectUri(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.hash !== '' || url.username !== '' || url.password !== '') return false;
+  return url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname));
+}
+
+/** IndieAuth §4.2: a client identifier is an http(s) URL with a path, no fragment, no credentials. */
+export function isIndieAuthClientId(value: string): boolean {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
+  if (url.hash !== '' || url.username !== '' || url.password !== '') return false;
+  return !url.pathname.split('/').some((segment) => segment === '.' || segment === '..');
+}
+
+// ---- registration (RFC 7591) -----------------------------------------------------------------
+
+const httpsOrLoopback = z.string().max(2048).refine(isAcceptableRedirectUri, 'must be an https URL (or http on localhost) without a fragment');
+const webUrl = z.string().max(2048).url().refine((u) => /^https?:/i.test(u), 'must be an http(s) URL');
+
+/** The client metadata Tern reads (RFC 7591 §2); other fields are ignored, as §2 asks. */
+export const registrationSchema = z.object({
+  redirect_uris: z.array(httpsOrLoopback).min(1).max(10),
+  client_name: z.string().trim().min(1).max(200).optional(),
+  client_uri: webUrl.optional(),
+  logo_uri: webUrl.optional(),
+  scope: z.string().max(500).optional(),
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post']).optional(),
+  grant_types: z.array(z.literal('authorization_code')).min(1).optional(),
+  response_types: z.array(z.literal('code')).min(1).optional(),
+});
+export type RegistrationRequest = z.infer<typeof registrationSchema>;
+
+/** Beyond this many registered clients, registration is refused: the endpoint is open to the
+ * internet and each row is kept. */
+export const MAX_REGISTERED_CLIENTS = 500;
+
+export interface RegisteredClient {
+  client_id: string;
+  /** Returned once; only its hash is stored. */
+  client_secret: string;
+  client_id_issued_at: number;
+  client_secret_expires_at: 0;
+  client_name: string;
+  redirect_uris: string[];
+  client_uri?: string;
+  logo_uri?: string;
+  scope?: string;
+  token_endpoint_auth_method: string;
+  grant_types: ['authorization_code'];
+  response_types: ['code'];
+}
+
+/** A registration never used for a sign-in the author approved is forgotten after a day, when
+ * room is needed: anonymous registrations cannot fill the table for good. */
+export const UNUSED_CLIENT_MS = 24 * 60 * 60 * 1000;
+
+function registeredCount(db: DbOrTx): number {
+  return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
+}
+
+/** Makes room for one more registration (forgetting old unused ones) or refuses. */
+function checkRoom(db: DbOrTx, now: Date): void {
+  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) {
+    const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
+    db.delete(oauthClient)
+      .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), notExists(used)))
+      .run();
+  }
+  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+}
+
+export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date): RegisteredClient {
+  checkRoom(db, now);
+  const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
+  const secret = randomSecret();
+  // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
+  const name = sanitizePlainText(request.client_name ?? '').trim() || new URL(request.redirect_uris[0]!).host;
+  const scope = request.scope === undefined ? undefined : joinScopes(knownScopes(request.scope));
+  db.insert(oauthClient)
+    .values({
+      createdAt: now,
+      clientName: name,
+      redirectUris: request.redirect_uris,
+      clientUri: request.client_uri ?? null,
+      logoUri: request.logo_uri ?? null,
+      scope: scope ?? null,
+      clientId,
+      clientSecret: hashSecret(secret),
+    })
+    .run();
+  return {
+    client_id: clientId,
+    client_secret: secret,
+    client_id_issued_at: Math.floor(now.getTime() / 1000),
+    client_secret_expires_at: 0,
+    client_name: name,
+    redirect_uris: request.redirect_uris,
+    ...(request.client_uri ? { client_uri: request.client_uri } : {}),
+    ...(request.logo_uri ? { logo_uri: request.logo_uri } : {}),
+    ...(scope !== undefined ? { scope } : {}),
+    token_endpoint_auth_method: request.token_endpoint_auth_method ?? 'client_secret_basic',
+    grant_types: ['authorization_code'],
+    response_types: ['code'],
+  };
+}
+
+// ---- Mastodon apps (POST /api/v1/apps) ---------------------------------------------------------
+
+/** Out-of-band: the code is shown on a page for the author to paste into the app. */
+export const OOB_REDIRECT = 'urn:ietf:wg:oauth:2.0:oob';
+const UNSAFE_SCHEMES = new Set(['javascript:', 'data:', 'file:', 'vbscript:', 'blob:', 'about:', 'filesystem:', 'ws:', 'wss:', 'ftp:']);
+
+/** A Mastodon app may be sent back to what RFC 7591 clients may, to the out-of-band URN, or to
+ * a native app's private-use scheme (RFC 8252 §7.1: `com.tapbots.Ivory.19300:/request_token`). */
+export function isMastodonRedirectUri(value: string): boolean {
+  if (value === OOB_REDIRECT || isAcceptableRedirectUri(value)) return true;
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    return false;
+  }
+  if (url.protocol === 'http:' || url.protocol === 'https:' || UNSAFE_SCHEMES.has(url.protocol)) return false;
+  return /^[a-z][a-z0-9+.-]*:/i.test(value) && url.hash === '' && url.username === '' && url.password === '';
+}
+
+export interface MastodonAppRequest {
+  name: string;
+  redirectUris: string[];
+  /** Known scopes only (knownScopes). */
+  scopes: string[];
+  website: string | null;
+}
+
+/** Registers a Mastodon app as an oauth_client row; the secret is in the answer only. */
+export function registerMastodonApp(db: DbOrTx, request: MastodonAppRequest, now: Date): { row: OauthClient; clientSecret: string } {
+  checkRoom(db, now);
+  const secret = randomSecret();
+  const row = db
+    .insert(oauthClient)
+    .values({
+      createdAt: now,
+      clientName: request.name,
+      redirectUris: request.redirectUris,
+      clientUri: request.website,
+      logoUri: null,
+      scope: joinScopes(request.scopes),
+      clientId: `tern-app-${randomSecret().slice(0, 22)}`,
+      clientSecret: hashSecret(secret),
+    })
+    .returning()
+    .get();
+  return { row, clientSecret: secret };
+}
+
+export function findRegisteredClient(db: DbOrTx, clientId: string): OauthClient | null {
+  return db.select().from(oauthClient).where(eq(oauthClient.clientId, clientId)).get() ?? null;
+}
+
+/** Client authentication at the token and introspection endpoints (client_secret_basic or
+ * client_secret_post), the secret compared with the stored hash in constant time. */
+export function authenticateClient(client: OauthClient, secret: string | null): void {
+  if (secret === null) throw new OAuthError('invalid_client', 'this client must authenticate with its client_secret', 401);
+  if (!constantTimeEqual(hashSecret(secret), client.clientSecret)) throw new OAuthError('invalid_client', 'wrong client_secret', 401);
+}
+
+// ---- IndieAuth clients: published metadata ---------------------------------------------------
+
+const metadataDocument = z.object({
+  client_id: z.string().max(2048).optional(),
+  client_name: z.string().max(200).optional(),
+  client_uri: z.string().max(2048).optional(),
+  logo_uri: z.string().max(2048).optional(),
+  redirect_uris: z.array(z.string().max(2048)).max(20).optional(),
+});
+
+const CLIENT_FETCH_MS = 5_000;
+const CLIENT_BODY_BYTES = 512 * 1024;
+
+function hostOf(clientId: string): string {
+  return new URL(clientId).host;
+}
+
+function httpUrlOrNull(value: unknown, base: string): string | null {
+  if (typeof value !== 'string') return null;
+  try {
+    const url = new URL(value, base);
+    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** `rel="redirect_uri"` targets of an HTTP Link header. */
+function linkHeaderRedirects(header: string | null, base: string): string[] {
+  if (!header) return [];
+  const found: string[] = [];
+  for (const part of header.split(',')) {
+    const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
+    if (!match) continue;
+    const rel = /rel\s*=\s*"?([^";]+)"?/i.exec(match[2] ?? '');
+    if (rel && rel[1]!.split(/\s+/).includes('redirect_uri')) {
+      const url = httpUrlOrNull(match[1], base);
+      if (url) found.push(url);
+    }
+  }
+  return found;
+}
+
+function firstString(values: unknown): unknown {
+  return Array.isArray(values) ? values[0] : undefined;
+}
+
+/** Fetches a URL client_id and reads its name, logo and redirect URIs: JSON client metadata
+ * (the current IndieAuth draft) or an h-app / h-x-app (the older one). Never throws: a client
+ * that cannot be read is shown by its host. */
+export async function fetchClientInfo(client: HttpClient, clientId: string): Promise<ClientInfo> {
+  const fallback: ClientInfo = { clientId, name: hostOf(clientId), url: null, logoUrl: null, registered: false, redirectUris: [] };
+  try {
+    const { response, text } = await client.fetchText(clientId, {
+      headers: { Accept: 'application/json, text/html;q=0.9' },
+      signal: AbortSignal.timeout(CLIENT_FETCH_MS),
+      maxBodyBytes: CLIENT_BODY_BYTES,
+    });
+    if (!response.ok) return fallback;
+    const base = response.url || clientId;
+    const linked = linkHeaderRedirects(response.headers.get('link'), base);
+    const type = response.headers.get('content-type') ?? '';
+    if (/json/i.test(type)) {
+      const parsed = metadataDocument.safeParse(parseBoundedJson(text));
+      if (!parsed.success) return { ...fallback, redirectUris: linked };
+      const doc = parsed.data;
+      // A document naming another client_id is someone else's: only its host is trusted.
+      if (doc.client_id !== undefined && doc.client_id !== clientId) return { ...fallback, redirectUris: linked };
+      return {
+        clientId,
+        name: sanitizePlainText(doc.client_name ?? '').trim() || fallback.name,
+        url: httpUrlOrNull(doc.client_uri, base),
+        logoUrl: httpUrlOrNull(doc.logo_uri, base),
+        registered: false,
+        redirectUris: [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)],
+      };
+    }
+    const parsed = mf2(text, { baseUrl: base });
+    const rels = (parsed.rels.redirect_uri ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null);
+    const app = parsed.items.find((item) => item.type?.some((t) => t === 'h-app' || t === 'h-x-app'));
+    const props = (app?.properties ?? {}) as Record<string, unknown>;
+    const name = firstString(props.name);
+    const logo = firstString(props.logo);
+    const logoValue = typeof logo === 'object' && logo !== null && 'value' in logo ? (logo as { value: unknown }).value : logo;
+    return {
+      clientId,
+      name: typeof name === 'string' && name.trim() ? name.trim().slice(0, 200) : fallback.name,
+      url: httpUrlOrNull(firstString(props.url), base),
+      logoUrl: httpUrlOrNull(logoValue, base),
+      registered: false,
+      redirectUris: [...linked, ...rels],
+    };
+  } catch {
+    return fallback;
+  }
+}
+
+export function registeredClientInfo(row: OauthClient): ClientInfo {
+  return {
+    clientId: row.clientId,
+    name: row.clientName,
+    url: row.clientUri,
+    logoUrl: row.logoUri,
+    registered: true,
+    redirectUris: row.redirectUris ?? [],
+  };
+}
+
+/** Whether `redirectUri` may receive this client's code: exactly one the client registered or
+ * published, or (for URL clients) on the client_id's own scheme, host and port. */
+export function redirectUriAllowed(info: ClientInfo, redirectUri: string): boolean {
+  // A registered client's URIs were checked when it registered (RFC 7591 or a Mastodon app).
+  if (info.registered) return info.redirectUris.includes(redirectUri);
+  if (!isAcceptableRedirectUri(redirectUri) && !(info.registered === false && sameOrigin(info.clientId, redirectUri))) return false;
+  if (info.redirectUris.includes(redirectUri)) return true;
+  return !info.registered && sameOrigin(info.clientId, redirectUri);
+}
+
+function sameOrigin(a: string, b: string): boolean {
+  try {
+    const [x, y] = [new URL(a), new URL(b)];
+    return x.origin === y.origin && y.hash === '' && y.username === '' && y.password === '';
+  } catch {
+    return false;
+  }
+}

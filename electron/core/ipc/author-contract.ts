@@ -1,0 +1,277 @@
+// The author's part of the IPC contract: posting and interacting, the home stream, the profile
+// with each post's delivery state, people, the delivery queue and connectivity. Spread into
+// contract.ts (inputs) and its Outputs; the renderer imports only the types.
+import { z } from 'zod';
+import { VISIBILITIES, type Visibility } from '../../../db/columns';
+import { pollInputSchema, type PollView } from './post-poll-contract';
+import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
+
+// ---- views ------------------------------------------------------------------------------------
+
+export interface ActorView {
+  /** actor.id; 0 for the author. */
+  id: number;
+  apId: string;
+  name: string;
+  handle: string | null;
+  iconUrl: string | null;
+  /** The avatar through Tern's media proxy (never the remote URL itself). */
+  iconSrc?: string | null;
+  url: string;
+  /** Where the account moved (its document's `movedTo`), when it did. */
+  movedTo?: string;
+}
+
+export interface AttachmentView {
+  url: string;
+  mediaType: string | null;
+  /** Alt text. */
+  name: string | null;
+  blurhash: string | null;
+  width: number | null;
+  height: number | null;
+  /** What the page may load (Tern's own path: a local upload or the media proxy); null: not
+   * shown inline (a remote video: opened outside Tern). */
+  src?: string | null;
+  /** A smaller image for lists (local thumbnail), else src. */
+  thumbSrc?: string | null;
+  kind?: 'image' | 'video' | 'audio' | 'file';
+}
+
+export interface PostView {
+  /** Where the row lives: a received object (inbox) or one of the author's posts (outbox). */
+  origin: 'inbox' | 'outbox';
+  /** The row id in that table. */
+  id: number;
+  apId: string;
+  /** The original's page: a `text/html` link when `url` lists several, else the id. */
+  url: string;
+  /** The object's ActivityPub type as received (Note, Article, Video, Event, …). */
+  type: string;
+  author: ActorView;
+  published: string;
+  updated: string | null;
+  /** The `name` of every type but Note and Question (an Article's, a Video's, an Event's title). */
+  title: string | null;
+  /** Sanitized HTML. */
+  contentHtml: string;
+  /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
+  summary: string | null;
+  /** The `summary` when it is not a warning (an Article's or a Page's lead), as plain text. */
+  excerpt: string | null;
+  sensitive: boolean;
+  /** An object of a type Tern has no view for, shown as a link card (title, excerpt, link). */
+  card: boolean;
+  visibility: Visibility;
+  inReplyTo: string | null;
+  attachments: AttachmentView[];
+  tags: { type: 'Mention' | 'Hashtag'; name: string; href: string }[];
+  counts: { replies: number; likes: number | null; boosts: number | null };
+  mine: { own: boolean; liked: boolean; boosted: boolean; bookmarked: boolean; pinned: boolean };
+  /** Set when the item is in the stream because someone boosted it. */
+  boostedBy: { actor: ActorView; apId: string; at: string } | null;
+  /** The author's Markdown, for editing their own posts. */
+  markdown: string | null;
+  deleted: boolean;
+  /** A Question's poll (polls-contract.ts); null for other posts. */
+  poll: PollView | null;
+}
+
+export type DeliveryStateName = 'local' | 'queued' | 'sending' | 'sent' | 'failed';
+
+/** How far one post (its latest Create or Update) got: "sent to 3 of 4 servers". */
+export interface DeliveryState {
+  state: DeliveryStateName;
+  /** The activity these numbers are about: Create, or Update after an edit. */
+  activity: string;
+  /** Servers (inboxes) it is for. */
+  total: number;
+  sent: number;
+  failed: number;
+  pending: number;
+  /** Why the latest failure happened, as a sentence. */
+  error: string | null;
+  /** When the next try is due (ISO), while some are pending. */
+  nextTry: string | null;
+}
+
+export interface ProfilePost extends PostView {
+  delivery: DeliveryState;
+}
+
+export interface PageOf<T> {
+  items: T[];
+  /** Pass back as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+}
+
+export interface ThreadView {
+  /** Oldest first, up to 10 levels. */
+  ancestors: PostView[];
+  post: PostView;
+  /** Depth-first, oldest first among siblings; depth 1 = direct replies. A page of them: the
+   * first `limit`, or those after `cursor`. */
+  replies: (PostView & { depth: number })[];
+  /** All the stored replies, shown or not. */
+  totalReplies: number;
+  /** Pass back as `cursor` (same apId) for the next replies; null when they are all given. */
+  nextCursor: string | null;
+  /** The first parent that could not be had (offline, gone), if the walk stopped early. */
+  missingParent: string | null;
+}
+
+export interface PersonView {
+  actor: ActorView;
+  /** ISO: since when (followed, requested). */
+  since: string;
+}
+
+export interface PeopleView {
+  /** The first page of each (newest first); people.page gives the next ones. */
+  followers: PersonView[];
+  following: PersonView[];
+  counts: { followers: number; following: number };
+  /** Pass to people.page for the next page of that list; null when it is all here. */
+  nextCursor: { followers: string | null; following: string | null };
+  /** Our Follows not answered yet. */
+  pendingFollows: PersonView[];
+  /** Follow requests waiting for the author (manual approval). */
+  requests: { inboxObjectId: number; followApId: string; requestedAt: string; actor: ActorView }[];
+}
+
+export type FollowStateName = 'following' | 'requested' | 'none';
+
+export type LookupView =
+  | { kind: 'actor'; actor: ActorView; followState: FollowStateName; summaryHtml: string | null; followsYou: boolean }
+  | { kind: 'post'; post: PostView };
+
+export type DeliveryRowState = 'queued' | 'resolving' | 'sending' | 'retrying' | 'sent' | 'failed';
+
+export interface DeliveryRowView {
+  id: number;
+  createdAt: string;
+  state: DeliveryRowState;
+  recipient: string;
+  host: string;
+  /** What is being delivered. */
+  activity: { type: string; apId: string | null; label: string };
+  tries: number;
+  nextTry: string | null;
+  lastTry: string | null;
+  lastStatus: number | null;
+  lastResponse: string | null;
+  error: string | null;
+}
+
+export interface DeliveriesView extends PageOf<DeliveryRowView> {
+  counts: Record<DeliveryRowState, number>;
+}
+
+export interface ConnectivityView {
+  online: boolean;
+  network: 'online' | 'offline';
+  workOffline: boolean;
+  source: string;
+  since: string;
+  /** Deliveries not sent yet (waiting or being sent). */
+  queued: number;
+}
+
+// ---- inputs -----------------------------------------------------------------------------------
+
+const apId = z.string().trim().url().max(2048);
+const byApId = z.object({ apId }).strict();
+const attachmentsInput = z
+  .array(
+    z
+      .object({
+        uploadId: z.number().int().positive(),
+        alt: z.string().max(MAX_ALT_LENGTH).nullish(),
+        filename: z.string().max(255).nullish(),
+      })
+      .strict(),
+  )
+  .max(MAX_ATTACHMENTS);
+const page = { cursor: z.string().max(300).nullish(), limit: z.number().int().min(1).max(100).default(30) };
+
+export const authorInputs = {
+  'posts.create': z
+    .object({
+      content: z.string().max(100_000),
+      title: z.string().max(500).nullish(),
+      visibility: z.enum(VISIBILITIES).default('PUBLIC'),
+      summary: z.string().max(2_000).nullish(),
+      sensitive: z.boolean().optional(),
+      attachments: attachmentsInput.optional(),
+      inReplyTo: apId.nullish(),
+      mentions: z.array(z.string().trim().min(1).max(2048)).max(100).optional(),
+      poll: pollInputSchema.nullish(),
+    })
+    .strict(),
+  'posts.edit': z
+    .object({
+      apId,
+      content: z.string().max(100_000),
+      title: z.string().max(500).nullish(),
+      summary: z.string().max(2_000).nullish(),
+      sensitive: z.boolean().optional(),
+    })
+    .strict(),
+  'posts.delete': byApId,
+  'posts.pin': byApId,
+  'posts.unpin': byApId,
+  'posts.like': byApId,
+  'posts.unlike': byApId,
+  'posts.boost': byApId,
+  'posts.unboost': byApId,
+  'posts.bookmark': byApId,
+  'posts.unbookmark': byApId,
+  'social.follow': z.object({ target: z.string().trim().min(3).max(2048) }).strict(),
+  'social.unfollow': z.object({ actorApId: apId }).strict(),
+  'social.acceptRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  'social.removeFollower': z.object({ actorApId: apId }).strict(),
+  'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
+  'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
+  'timeline.stream': z.object(page).strict(),
+  'timeline.profile': z.object(page).strict(),
+  'people.list': z.object({ limit: z.number().int().min(1).max(200).default(50) }).strict(),
+  'people.page': z.object({ list: z.enum(['followers', 'following']), ...page, limit: z.number().int().min(1).max(200).default(50) }).strict(),
+  'deliveries.list': z
+    .object({ ...page, state: z.enum(['all', 'pending', 'failed', 'sent']).default('all'), postApId: z.string().url().optional() })
+    .strict(),
+  'deliveries.retryNow': z.object({ id: z.number().int().positive().optional() }).strict(),
+  'connectivity.get': z.object({}).strict(),
+  'connectivity.setWorkOffline': z.object({ workOffline: z.boolean() }).strict(),
+} as const;
+
+export interface AuthorOutputs {
+  'posts.create': ProfilePost;
+  'posts.edit': ProfilePost;
+  'posts.delete': { apId: string; queued: number };
+  'posts.pin': ProfilePost;
+  'posts.unpin': ProfilePost;
+  'posts.like': PostView;
+  'posts.unlike': PostView;
+  'posts.boost': PostView;
+  'posts.unboost': PostView;
+  'posts.bookmark': PostView;
+  'posts.unbookmark': PostView;
+  'social.follow': { actor: ActorView; state: FollowStateName };
+  'social.unfollow': { actor: ActorView; state: FollowStateName };
+  'social.acceptRequest': { outboxObjectId: number };
+  'social.rejectRequest': { outboxObjectId: number };
+  'social.removeFollower': { outboxObjectId: number };
+  'lookup.resolve': LookupView;
+  'thread.get': ThreadView;
+  'timeline.stream': PageOf<PostView>;
+  'timeline.profile': PageOf<ProfilePost>;
+  'people.list': PeopleView;
+  'people.page': PageOf<PersonView>;
+  'deliveries.list': DeliveriesView;
+  'deliveries.retryNow': { retried: number };
+  'connectivity.get': ConnectivityView;
+  'connectivity.setWorkOffline': ConnectivityView;
+}
+
+export const AUTHOR_CHANNELS = Object.keys(authorInputs) as (keyof typeof authorInputs)[];

@@ -1,0 +1,70 @@
+// What the listener's routes share: the slice of the core they use, the app's options, and the
+// response helpers every route answers with.
+import type { Context } from 'hono';
+import type { ContentfulStatusCode } from 'hono/utils/http-status';
+import type { Db } from '../../../db/client';
+import type { AuthorService } from '../federation/actions';
+import type { LocalActor } from '../federation/identity';
+import type { IndieAuthService } from '../indieauth/service';
+import type { MediaService } from '../media/service';
+import type { FederationContext } from '../ports';
+import type { SettingsStore } from '../settings';
+import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
+import { PAGE_HEADERS } from './pages';
+import type { NotificationService } from '../notifications/service';
+import type { PollService } from '../federation/polls/service';
+
+/** The part of the core the listener reads (the core itself is one; tests build smaller ones). */
+export interface ListenerCore {
+  db: Db;
+  fed: FederationContext;
+  clock: () => Date;
+  settings: SettingsStore;
+  /** The local actor, or null until the base URL and user name are set. */
+  identity(): LocalActor | null;
+  inboxEvents?: InboxEvents;
+  /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
+  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService; notifications?: NotificationService; polls?: PollService };
+  /** Media routes answer 404 without it. */
+  paths?: { uploads: string };
+}
+
+export interface ListenerAppOptions {
+  /** Called after an activity is queued (besides core.inboxEvents), e.g. to wake a loop. */
+  onQueued?: (queued: QueuedActivity) => void;
+  /** One line per refused inbox POST and per internal error. Default: silence. */
+  log?: (line: string) => void;
+  /** Largest inbox body accepted. Default 1 MiB. */
+  maxInboxBytes?: number;
+  /** LD-signature / proof checks of forwarded activities run at once (default 2; past it, 503). */
+  embeddedChecksAtOnce?: number;
+  /** POST /webmention limits per window (default 10 per source host, 60 in all, per minute). */
+  webmentionRateLimit?: { perSourceHost?: number; total?: number; windowMs?: number };
+}
+
+export interface ListenerEnv {
+  Variables: { local: LocalActor };
+}
+export type ListenerContext = Context<ListenerEnv>;
+
+export const ACTIVITY_JSON = 'application/activity+json';
+
+export function activityJson(c: Context, doc: unknown, status: ContentfulStatusCode = 200): Response {
+  return c.body(JSON.stringify(doc), status, { 'Content-Type': ACTIVITY_JSON, Vary: 'Accept' });
+}
+
+export function html(c: Context, body: string, status: ContentfulStatusCode = 200): Response {
+  return c.body(body, status, { ...PAGE_HEADERS, Vary: 'Accept' });
+}
+
+export function problem(c: Context, status: ContentfulStatusCode, error: string, headers: Record<string, string> = {}): Response {
+  return c.body(JSON.stringify({ error }), status, { 'Content-Type': 'application/json', ...headers });
+}
+
+/** `?page=N` (1-based): null when absent, undefined when not a page number. */
+export function pageParam(value: string | undefined): number | null | undefined {
+  if (value === undefined) return null;
+  if (!/^\d{1,6}$/.test(value)) return undefined;
+  const page = Number(value);
+  return page >= 1 ? page : undefined;
+}

@@ -1,0 +1,113 @@
+// The Account entity: the author's own (from the settings, with counts from the core), and
+// another's from the stored actor document (read totally; its HTML sanitized).
+import type { ActorView, PeopleView } from '../ipc/author-contract';
+import type { Actor } from '../../../db/schema';
+import { asArray, isObject, str, type Json } from '../federation/ap';
+import { imageUrlOf } from '../federation/actor-summary';
+import { sanitizeContentHtml, sanitizePlainText } from '../federation/sanitize';
+import { summaryToHtml } from '../federation/profile-html';
+import { photoUrlOf } from '../listener/avatar-route';
+import { profileImageUrl } from '../media/profile-images';
+import type { MapperDeps } from './mapper-deps';
+import { OWN_ACCOUNT_ID } from './ids';
+
+const day = (d: Date | string) => `${new Date(d).toISOString().slice(0, 10)}T00:00:00.000Z`;
+
+export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
+  const { local } = deps;
+
+  function ownAccount() {
+    const settings = deps.settings();
+    const p = peopleNow();
+    const avatar = photoUrlOf(local, settings);
+    const header = settings.header ? profileImageUrl(local, 'header', settings.header) : `${local.baseUrl}/avatar.svg`;
+    return {
+      id: OWN_ACCOUNT_ID,
+      username: local.username,
+      acct: local.username,
+      display_name: settings.displayName || local.username,
+      locked: settings.manuallyApprovesFollowers,
+      bot: false,
+      discoverable: true,
+      indexable: true,
+      group: false,
+      noindex: false,
+      created_at: day(settings.actorPublishedAt ?? new Date(0)),
+      note: summaryToHtml(settings.summary),
+      url: local.id,
+      uri: local.id,
+      avatar,
+      avatar_static: avatar,
+      header,
+      header_static: header,
+      followers_count: p.followers.length,
+      following_count: p.following.length,
+      statuses_count: deps.reads.ownPostCount(),
+      last_status_at: null,
+      hide_collections: false,
+      emojis: [],
+      fields: [],
+      roles: [],
+    };
+  }
+
+  function remoteAccount(view: ActorView, row: Actor | null) {
+    const doc = (row?.apActor ?? {}) as Json;
+    const username = str(doc.preferredUsername) ?? view.handle?.split('@')[1] ?? 'unknown';
+    const host = (() => {
+      try {
+        return new URL(view.apId).host;
+      } catch {
+        return 'unknown';
+      }
+    })();
+    const acct = view.handle ? view.handle.replace(/^@/, '') : `${username}@${host}`;
+    const avatar = view.iconUrl ?? `${local.baseUrl}/avatar.svg`;
+    const header = imageUrlOf(doc.image) ?? avatar;
+    const summary = str(doc.summary);
+    const fields = asArray(doc.attachment)
+      .filter(isObject)
+      .filter((a) => a.type === 'PropertyValue' && str(a.name) && str(a.value))
+      .slice(0, 10)
+      .map((a) => ({ name: sanitizePlainText(str(a.name)!), value: sanitizeContentHtml(str(a.value)!), verified_at: null }));
+    return {
+      id: String(view.id),
+      username,
+      acct,
+      display_name: view.name,
+      locked: doc.manuallyApprovesFollowers === true,
+      bot: doc.type === 'Service' || doc.type === 'Application',
+      discoverable: doc.discoverable === true,
+      indexable: doc.indexable === true,
+      group: doc.type === 'Group',
+      noindex: false,
+      created_at: day(str(doc.published) && !Number.isNaN(Date.parse(str(doc.published)!)) ? str(doc.published)! : (row?.createdAt ?? new Date(0))),
+      note: summary ? sanitizeContentHtml(summary) : '',
+      url: view.url,
+      uri: view.apId,
+      avatar,
+      avatar_static: avatar,
+      header,
+      header_static: header,
+      followers_count: 0,
+      following_count: 0,
+      statuses_count: 0,
+      last_status_at: null,
+      hide_collections: false,
+      emojis: [],
+      fields,
+      roles: [],
+    };
+  }
+
+  const accountCache = new Map<string, ReturnType<typeof remoteAccount> | ReturnType<typeof ownAccount>>();
+  function account(view: ActorView) {
+    const cached = accountCache.get(view.apId);
+    if (cached) return cached;
+    const made = view.id === 0 && view.apId === local.id ? ownAccount() : remoteAccount(view, deps.reads.actor(view.id));
+    accountCache.set(view.apId, made);
+    return made;
+  }
+
+  return { account, ownAccount };
+}

@@ -1,0 +1,206 @@
+// Tern's views → Mastodon's entities (docs.joinmastodon.org/entities): Status, MediaAttachment,
+// Poll, Notification, Relationship (Account: account-entity.ts). Pure mapping: every value comes from the
+// core's views (already sanitized) or the stored actor document, read totally.
+import { createHash } from 'node:crypto';
+import type { RowKey } from '../federation/actions/reads';
+import type { ActorView, AttachmentView, PeopleView, PostView } from '../ipc/author-contract';
+import type { PollView } from '../ipc/polls-contract';
+import type { Visibility } from '../../../db/schema';
+import { cleanFilename, mediaUrl, thumbnailUrl } from '../media/attachments';
+import type { NotificationItem } from '../notifications/service';
+import type { Upload } from '../../../db/schema';
+import { statusId } from './ids';
+import { endedPollOf, mastodonTypeOf } from './notification-types';
+import { createAccounts } from './account-entity';
+import type { MapperDeps } from './mapper-deps';
+
+const VISIBILITY: Record<Visibility, 'public' | 'unlisted' | 'private' | 'direct'> = {
+  PUBLIC: 'public',
+  UNLISTED: 'unlisted',
+  FOLLOWERS_ONLY: 'private',
+  DIRECT: 'direct',
+};
+export const visibilityOf = (v: Visibility) => VISIBILITY[v];
+export const fromVisibility = (v: 'public' | 'unlisted' | 'private' | 'direct'): Visibility =>
+  (Object.entries(VISIBILITY).find(([, m]) => m === v)![0] as Visibility);
+
+const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
+
+export type { MapperDeps } from './mapper-deps';
+
+/** Builds entities for one request (the author's counts and people read once). */
+export function createMapper(deps: MapperDeps) {
+  const { local } = deps;
+  let people: PeopleView | null = null;
+  const peopleNow = () => (people ??= deps.people());
+
+  const { account, ownAccount } = createAccounts(deps, peopleNow);
+
+  function attachment(a: AttachmentView, index: number, statusKey: string) {
+    const kind = a.kind ?? 'file';
+    const own = a.url.startsWith(`${local.baseUrl}/media/`) ? /\/media\/([0-9a-f]{64})\//.exec(a.url)?.[1] : undefined;
+    const type = kind === 'file' ? 'unknown' : a.mediaType === 'image/gif' ? 'image' : kind;
+    const size = a.width && a.height ? { width: a.width, height: a.height, size: `${a.width}x${a.height}`, aspect: a.width / a.height } : null;
+    return {
+      id: own ? String(deps.reads.uploadByHash(own)?.id ?? hashId(own)) : hashId(`${statusKey}:${index}:${a.url}`),
+      type,
+      url: a.url,
+      preview_url: own && kind === 'image' ? thumbnailUrl(local, own) : kind === 'image' ? a.url : null,
+      remote_url: own ? null : a.url,
+      preview_remote_url: null,
+      text_url: null,
+      meta: size ? { original: size, small: size } : {},
+      description: a.name,
+      blurhash: a.blurhash,
+    };
+  }
+
+  function poll(view: PostView, id: string, p: PollView) {
+    const counts = p.options.map((o) => o.votes);
+    const total = counts.every((n) => n === null) ? null : counts.reduce<number>((sum, n) => sum + (n ?? 0), 0);
+    const own = view.mine.own;
+    return {
+      id,
+      expires_at: p.endTime,
+      expired: p.closed || (p.endTime !== null && Date.parse(p.endTime) <= Date.now()),
+      multiple: p.kind === 'anyOf',
+      votes_count: total ?? 0,
+      voters_count: p.kind === 'anyOf' ? p.votersCount : null,
+      options: p.options.map((o) => ({ title: o.name, votes_count: p.hideTotals && !p.closed ? null : o.votes })),
+      emojis: [],
+      voted: own || p.myVotes !== null,
+      own_votes: (p.myVotes ?? []).map((name) => p.options.findIndex((o) => o.name === name)).filter((i) => i >= 0),
+    };
+  }
+
+  function statusOf(view: PostView, key: RowKey) {
+    const id = statusId(key);
+    const parent = view.inReplyTo ? deps.reads.find(view.inReplyTo) : null;
+    const parentPost = parent ? deps.reads.post(parent.origin, parent.id) : null;
+    const content = view.title ? `<p><strong>${escapeText(view.title)}</strong></p>${view.contentHtml}` : view.contentHtml;
+    const mentions = view.tags
+      .filter((t) => t.type === 'Mention')
+      .map((t) => {
+        const known = t.href === local.id ? ({ id: 0 } as const) : deps.reads.actorByApId(t.href);
+        const name = t.name.replace(/^@/, '');
+        return known ? { id: String(known.id), username: name.split('@')[0] ?? name, url: t.href, acct: name.endsWith(`@${local.host}`) ? (name.split('@')[0] ?? name) : name } : null;
+      })
+      .filter((m) => m !== null);
+    return {
+      id,
+      uri: view.apId,
+      url: view.url,
+      created_at: iso(view.published)!,
+      account: account(view.author),
+      content,
+      visibility: visibilityOf(view.visibility),
+      sensitive: view.sensitive,
+      spoiler_text: view.summary ?? '',
+      media_attachments: view.attachments.map((a, i) => attachment(a, i, id)),
+      application: null,
+      mentions,
+      tags: view.tags.filter((t) => t.type === 'Hashtag').map((t) => ({ name: t.name.replace(/^#/, ''), url: t.href })),
+      emojis: [],
+      reblogs_count: view.counts.boosts ?? 0,
+      favourites_count: view.counts.likes ?? 0,
+      replies_count: view.counts.replies,
+      in_reply_to_id: parentPost ? statusId(parentPost.key) : null,
+      in_reply_to_account_id: parentPost ? account(parentPost.view.author).id : null,
+      reblog: null as unknown,
+      poll: view.poll ? poll(view, id, view.poll) : null,
+      card: null,
+      language: null,
+      text: null,
+      edited_at: view.updated && !Number.isNaN(Date.parse(view.updated)) ? iso(view.updated) : null,
+      favourited: view.mine.liked,
+      reblogged: view.mine.boosted,
+      muted: false,
+      bookmarked: view.mine.bookmarked,
+      pinned: view.mine.own ? view.mine.pinned : undefined,
+      filtered: [],
+    };
+  }
+
+  /** A post as the stream lists it: a boost is a wrapper status around the boosted one. */
+  function status(view: PostView, key: RowKey) {
+    if (!view.boostedBy) return statusOf(view, key);
+    const inner = deps.reads.find(view.apId);
+    const boosted = statusOf({ ...view, boostedBy: null }, inner ?? key);
+    const wrapper = statusOf({ ...view, boostedBy: null, author: view.boostedBy.actor, apId: view.boostedBy.apId, url: view.boostedBy.apId, published: view.boostedBy.at, inReplyTo: null, attachments: [], tags: [], poll: null, contentHtml: '', summary: null, title: null }, key);
+    return { ...wrapper, reblog: boosted, favourited: view.mine.liked, reblogged: view.mine.boosted, bookmarked: view.mine.bookmarked };
+  }
+
+  function relationship(target: ActorView) {
+    const p = peopleNow();
+    const is = (list: { actor: ActorView }[]) => list.some((x) => x.actor.apId === target.apId);
+    const following = is(p.following);
+    return {
+      id: String(target.id),
+      following,
+      showing_reblogs: following,
+      notifying: false,
+      languages: null,
+      followed_by: is(p.followers),
+      blocking: false,
+      blocked_by: false,
+      muting: false,
+      muting_notifications: false,
+      requested: is(p.pendingFollows),
+      requested_by: is(p.requests),
+      domain_blocking: false,
+      endorsed: false,
+      note: '',
+    };
+  }
+
+  function notification(item: NotificationItem) {
+    const type = mastodonTypeOf(item);
+    const poll = endedPollOf(item);
+    // An ended poll of ours has no actor: Mastodon names the poll's author, the account itself.
+    if (!type || (!item.actor && !poll)) return null;
+    const object = poll ?? (type === 'mention' ? item.inboxObject : type === 'follow' ? null : item.outboxObject);
+    const post = object && !object.isDeleted ? deps.reads.post(object.box, object.id) : null;
+    if (type !== 'follow' && !post) return null;
+    return {
+      id: String(item.id),
+      type,
+      created_at: item.createdAt,
+      group_key: `ungrouped-${item.id}`,
+      account: item.actor ? account(item.actor) : ownAccount(),
+      ...(post ? { status: status(post.view, post.key) } : {}),
+    };
+  }
+
+  /** An upload not yet (or already) in a post, as POST /api/v2/media answers it. */
+  function upload(row: Upload, description: string | null) {
+    const kind = row.contentType.split('/')[0];
+    const type = kind === 'image' || kind === 'video' || kind === 'audio' ? kind : 'unknown';
+    const size = row.width && row.height ? { width: row.width, height: row.height, size: `${row.width}x${row.height}`, aspect: row.width / row.height } : null;
+    return {
+      id: String(row.id),
+      type,
+      url: mediaUrl(local, row.contentHash, cleanFilename(null, row.contentType)),
+      preview_url: row.hasThumbnail ? thumbnailUrl(local, row.contentHash) : null,
+      remote_url: null,
+      preview_remote_url: null,
+      text_url: null,
+      meta: size ? { original: size, small: size } : {},
+      description,
+      blurhash: row.blurhash,
+    };
+  }
+
+  return { account, ownAccount, status, poll, attachment, relationship, notification, upload };
+}
+
+export type Mapper = ReturnType<typeof createMapper>;
+
+function escapeText(text: string): string {
+  return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
+}
+
+/** A stable numeric id for a file that has none (a remote attachment). */
+export function hashId(text: string): string {
+  return String(BigInt(`0x${createHash('sha256').update(text).digest('hex').slice(0, 12)}`));
+}
+

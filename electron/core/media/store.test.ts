@@ -1,0 +1,166 @@
+// The upload pipeline with real SQLite and real sharp: what is stored for each kind of file,
+// and that every refused file leaves nothing behind (no row, no file).
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
+import { upload } from '../../../db/schema';
+import { upgrade } from '../../../migrations/runner';
+import { MediaRejectedError } from './errors';
+import { MAX_IMAGE_BYTES } from './limits';
+import { contentHashOf, saveUpload, thumbnailPath, uploadPath, type UploadDeps } from './store';
+import { createMediaService } from './service';
+import { photo, pngBomb, sidewaysJpegWithGps } from './test-images';
+
+let dir: string;
+let sqlite: Sqlite;
+let db: Db;
+let deps: UploadDeps;
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-media-'));
+  sqlite = openSqlite(join(dir, 'tern.db'));
+  upgrade(sqlite);
+  db = wrapDrizzle(sqlite);
+  deps = { db, uploadsDir: join(dir, 'uploads'), clock: () => new Date('2026-01-02T03:04:05Z') };
+});
+
+afterEach(() => {
+  sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const files = () => {
+  try {
+    return readdirSync(deps.uploadsDir);
+  } catch {
+    return [];
+  }
+};
+const rows = () => db.select().from(upload).all();
+
+async function refusal(bytes: Uint8Array, contentType: string): Promise<MediaRejectedError> {
+  const error = await saveUpload(deps, { bytes, contentType }).then(
+    () => null,
+    (e: unknown) => e,
+  );
+  expect(error).toBeInstanceOf(MediaRejectedError);
+  expect(rows()).toEqual([]);
+  expect(files()).toEqual([]);
+  return error as MediaRejectedError;
+}
+
+describe('storing images', () => {
+  it('a JPEG: EXIF and GPS are stripped, the orientation is applied, with size, blurhash and a WebP thumbnail', async () => {
+    const original = await sidewaysJpegWithGps(64, 32);
+    expect((await sharp(original).metadata()).exif).toBeDefined();
+    const row = await saveUpload(deps, { bytes: original, contentType: 'image/jpeg' });
+    expect(row).toMatchObject({ contentType: 'image/jpeg', contentHash: contentHashOf(original), hasThumbnail: true, width: 32, height: 64 });
+    expect(row.blurhash).toMatch(/^[0-9A-Za-z#$%*+,-.:;=?@[\]^_{|}~]{20,}$/);
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    const meta = await sharp(stored).metadata();
+    expect(meta).toMatchObject({ format: 'jpeg', width: 32, height: 64 });
+    expect(meta.exif).toBeUndefined();
+    expect(meta.orientation).toBeUndefined();
+    expect(stored.includes(Buffer.from('TernCam'))).toBe(false);
+    const thumb = await sharp(readFileSync(thumbnailPath(deps.uploadsDir, row.contentHash))).metadata();
+    expect(thumb).toMatchObject({ format: 'webp', width: 32, height: 64 });
+  });
+
+  it('a large image gets a thumbnail that fits in 740 × 740', async () => {
+    const row = await saveUpload(deps, { bytes: await photo(1600, 900, 'png'), contentType: 'image/png' });
+    expect(row).toMatchObject({ width: 1600, height: 900 });
+    const thumb = await sharp(readFileSync(thumbnailPath(deps.uploadsDir, row.contentHash))).metadata();
+    expect([thumb.width, thumb.height]).toEqual([740, 416]);
+  });
+
+  it.each(['png', 'webp', 'gif', 'avif'] as const)('a %s is stored in its own format with a thumbnail', async (format) => {
+    const bytes = await photo(48, 30, format);
+    const row = await saveUpload(deps, { bytes, contentType: `image/${format}` });
+    expect(row).toMatchObject({ contentType: `image/${format}`, width: 48, height: 30, hasThumbnail: true });
+    const meta = await sharp(readFileSync(uploadPath(deps.uploadsDir, row.contentHash))).metadata();
+    expect(meta.format).toBe(format === 'avif' ? 'heif' : format);
+  });
+
+  it('the same file twice is one row and one file', async () => {
+    const bytes = await photo(40, 40, 'png');
+    const first = await saveUpload(deps, { bytes, contentType: 'image/png' });
+    const second = await saveUpload(deps, { bytes: Buffer.from(bytes), contentType: 'image/png' });
+    expect(second.id).toBe(first.id);
+    expect(rows()).toHaveLength(1);
+    expect(files().sort()).toEqual([first.contentHash, `${first.contentHash}_resized`]);
+  });
+});
+
+describe('storing other files', () => {
+  it('an MP4 is stored byte for byte with its type, without thumbnail or dimensions', async () => {
+    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(200, 7)]);
+    const row = await saveUpload(deps, { bytes: mp4, contentType: 'video/mp4' });
+    expect(row).toMatchObject({ contentType: 'video/mp4', hasThumbnail: false, blurhash: null, width: null, height: null });
+    expect(readFileSync(uploadPath(deps.uploadsDir, row.contentHash)).equals(mp4)).toBe(true);
+    expect(files()).toEqual([row.contentHash]);
+  });
+});
+
+describe('refusing bad input, leaving nothing behind', () => {
+  it('a file over the size cap', async () => {
+    const big = Buffer.concat([await photo(8, 8, 'jpeg'), Buffer.alloc(MAX_IMAGE_BYTES)]);
+    const error = await refusal(big, 'image/jpeg');
+    expect(error.reason).toBe('too_large');
+    expect(error.message).toBe('This file is too large: images can be at most 16 MB.');
+  });
+
+  it('bytes that are not the claimed type (a PNG sent as JPEG, text sent as PNG, a JPEG sent as MP4)', async () => {
+    expect((await refusal(await photo(8, 8, 'png'), 'image/jpeg')).reason).toBe('type_mismatch');
+    expect((await refusal(Buffer.from('<svg onload="alert(1)"/>'), 'image/png')).message).toBe('This file is not the PNG image it claims to be.');
+    expect((await refusal(await photo(8, 8, 'jpeg'), 'video/mp4')).reason).toBe('type_mismatch');
+  });
+
+  it('a type Tern does not take (SVG, HTML)', async () => {
+    expect((await refusal(Buffer.from('<svg/>'), 'image/svg+xml')).reason).toBe('unsupported_type');
+    expect((await refusal(Buffer.from('<html>'), 'text/html')).reason).toBe('unsupported_type');
+  });
+
+  it('a corrupt image (a JPEG cut short)', async () => {
+    const whole = await photo(200, 200, 'jpeg');
+    const error = await refusal(whole.subarray(0, 300), 'image/jpeg');
+    expect(error.reason).toBe('corrupt');
+    expect(error.message).toBe('This image could not be read: the file is damaged or incomplete.');
+  });
+
+  it('a decompression bomb (a small PNG claiming 900 million pixels)', async () => {
+    const bomb = pngBomb(30_000, 30_000);
+    expect(bomb.byteLength).toBeLessThan(100_000);
+    const error = await refusal(bomb, 'image/png');
+    expect(error.reason).toBe('too_many_pixels');
+    expect(error.message).toMatch(/too large to open safely/);
+  });
+
+  it('an empty file', async () => {
+    expect((await refusal(new Uint8Array(0), 'image/png')).reason).toBe('empty');
+  });
+});
+
+describe('the media service sweeps what was never posted', () => {
+  it('an upload left unattached for two days goes; one handed out again lately by its hash stays', async () => {
+    let now = new Date('2026-03-01T00:00:00Z');
+    const media = createMediaService({ db, uploadsDir: deps.uploadsDir, clock: () => now });
+    const send = async (bytes: Buffer) => {
+      const { uploadId } = media.begin({ contentType: 'image/png', size: bytes.byteLength });
+      media.chunk({ uploadId, offset: 0, data: bytes.toString('base64') });
+      return media.finish({ uploadId });
+    };
+    const forgotten = await send(await photo(20, 20, 'png'));
+    const again = await photo(21, 21, 'png');
+    const reused = await send(again);
+    now = new Date('2026-03-02T06:00:00Z');
+    expect((await send(again)).id).toBe(reused.id); // found again by its hash: handed out anew
+    now = new Date('2026-03-03T13:30:00Z');
+    media.begin({ contentType: 'image/png', size: 1 }); // a new upload starts: the sweep runs
+    expect(rows().map((r) => r.id)).toEqual([reused.id]);
+    expect(files().sort()).toEqual([reused.contentHash, `${reused.contentHash}_resized`]);
+    expect(forgotten.id).not.toBe(reused.id);
+  });
+});

@@ -1,0 +1,131 @@
+// Uploads on disk and in the `upload` table. Content-addressed: the name of a file is the
+// SHA-256 of the bytes the author gave (microblog.pub uses BLAKE2b-256 the same way), so the
+// same file twice is one row and one file. Files live in the data folder's uploads/ (which
+// backups include) as `<hash>` and `<hash>_resized` (the WebP thumbnail), microblog.pub's layout.
+//
+// Nothing is half-stored: every check and all decoding happen in memory first; files are
+// written under temporary names and renamed into place; the row is written last, and a
+// failure removes whatever this call wrote.
+import { createHash, randomUUID } from 'node:crypto';
+import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { upload, type Upload } from '../../../db/schema';
+import { MediaRejectedError } from './errors';
+import { processImage } from './image';
+import { isImageType, isMediaType, maxBytesFor, type MediaType } from './limits';
+import { bytesMatch } from './sniff';
+
+export interface UploadDeps {
+  db: DbOrTx;
+  uploadsDir: string;
+  clock: () => Date;
+}
+
+const HASH = /^[0-9a-f]{64}$/;
+export const isContentHash = (s: string): boolean => HASH.test(s);
+
+export const uploadPath = (dir: string, hash: string): string => join(dir, hash);
+export const thumbnailPath = (dir: string, hash: string): string => join(dir, `${hash}_resized`);
+
+export function contentHashOf(bytes: Uint8Array): string {
+  return createHash('sha256').update(bytes).digest('hex');
+}
+
+const sizeText = (bytes: number) => `${Math.round(bytes / (1024 * 1024))} MB`;
+
+/** Other names browsers and systems give the same types. */
+const ALIASES: Record<string, MediaType> = {
+  'image/jpg': 'image/jpeg',
+  'image/pjpeg': 'image/jpeg',
+  'audio/mp3': 'audio/mpeg',
+  'audio/x-m4a': 'audio/mp4',
+  'audio/m4a': 'audio/mp4',
+  'audio/x-wav': 'audio/wav',
+  'audio/wave': 'audio/wav',
+  'audio/vnd.wave': 'audio/wav',
+  'audio/x-flac': 'audio/flac',
+};
+
+/** The declared type (or its usual name), if Tern accepts it at all. */
+export function acceptedType(declared: string): MediaType {
+  if (isMediaType(declared)) return declared;
+  const alias = ALIASES[declared];
+  if (alias) return alias;
+  throw new MediaRejectedError('unsupported_type', 'Tern can attach JPEG, PNG, WebP, GIF and AVIF images, and MP4, WebM, Ogg, MP3, WAV or FLAC video and audio.');
+}
+
+/** Refuses a size over the cap of the type (or nothing at all). */
+export function checkSize(type: MediaType, size: number): void {
+  if (size === 0) throw new MediaRejectedError('empty', 'This file is empty.');
+  const cap = maxBytesFor(type);
+  if (size > cap) throw new MediaRejectedError('too_large', `This file is too large: ${isImageType(type) ? 'images' : 'video and audio'} can be at most ${sizeText(cap)}.`);
+}
+
+/** Refuses what cannot be an acceptable upload of `declared`, before anything is decoded. */
+export function checkUpload(bytes: Uint8Array, declaredType: string): MediaType {
+  // The stored type is the accepted name (audio/x-m4a is stored as audio/mp4).
+  const declared = acceptedType(declaredType);
+  checkSize(declared, bytes.byteLength);
+  if (!bytesMatch(bytes, declared)) {
+    throw new MediaRejectedError('type_mismatch', `This file is not the ${declared.split('/')[1]?.toUpperCase()} ${declared.split('/')[0]} it claims to be.`);
+  }
+  return declared;
+}
+
+function writeAtomically(path: string, bytes: Uint8Array): void {
+  const tmp = `${path}.${randomUUID()}.tmp`;
+  try {
+    writeFileSync(tmp, bytes, { mode: 0o600 });
+    renameSync(tmp, path);
+  } catch (error) {
+    rmSync(tmp, { force: true });
+    throw error;
+  }
+}
+
+export function findUploadByHash(db: DbOrTx, hash: string): Upload | undefined {
+  return db.select().from(upload).where(eq(upload.contentHash, hash)).get();
+}
+
+/** Checks, cleans and stores an upload; the same bytes again return the stored row. */
+export async function saveUpload(deps: UploadDeps, input: { bytes: Uint8Array; contentType: string }): Promise<Upload> {
+  const type = checkUpload(input.bytes, input.contentType);
+  const hash = contentHashOf(input.bytes);
+  const existing = findUploadByHash(deps.db, hash);
+  if (existing && existsSync(uploadPath(deps.uploadsDir, hash))) return existing;
+
+  const buffer = Buffer.from(input.bytes.buffer, input.bytes.byteOffset, input.bytes.byteLength);
+  const image = isImageType(type) ? await processImage(buffer, type) : null;
+
+  mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
+  const written: string[] = [];
+  try {
+    const files: [string, Uint8Array][] = [[uploadPath(deps.uploadsDir, hash), image?.bytes ?? buffer]];
+    if (image) files.push([thumbnailPath(deps.uploadsDir, hash), image.thumbnail]);
+    for (const [path, bytes] of files) {
+      if (existsSync(path)) continue; // same hash, same content: written by an earlier upload
+      writeAtomically(path, bytes);
+      written.push(path);
+    }
+    if (existing) return existing;
+    return deps.db
+      .insert(upload)
+      .values({
+        createdAt: deps.clock(),
+        contentType: type,
+        contentHash: hash,
+        hasThumbnail: image !== null,
+        blurhash: image?.blurhash ?? null,
+        width: image?.width ?? null,
+        height: image?.height ?? null,
+      })
+      .onConflictDoNothing()
+      .returning()
+      .get() ?? findUploadByHash(deps.db, hash)!;
+  } catch (error) {
+    for (const path of written) rmSync(path, { force: true });
+    throw error;
+  }
+}

@@ -1,0 +1,222 @@
+// The author's notifications: listed unread first, then newest first, each joined with what the
+// UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
+// excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
+// deleted, without its text (see federation/process/delete.ts).
+import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
+import type { Db } from '../../../db/client';
+import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../../db/schema';
+import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
+import { hostOf, idsOf, str, type Json } from '../federation/ap';
+import { htmlToExcerpt } from '../federation/sanitize';
+import { languageField } from '../federation/objects';
+
+/** An inbox or outbox object a notification points at. */
+export interface ObjectSummary {
+  /** Row id in its box. */
+  id: number;
+  box: 'inbox' | 'outbox';
+  apId: string;
+  apType: string;
+  /** Plain text, at most ~140 characters; null when deleted or when it has no text. */
+  excerpt: string | null;
+  /** Deleted or undone since: the notification stays, the object's text is not shown. */
+  isDeleted: boolean;
+}
+
+export interface NotificationItem {
+  id: number;
+  /** One of the spec's notification types (the spec lets it be null). */
+  type: NotificationType | null;
+  /** ISO-8601 */
+  createdAt: string;
+  isNew: boolean;
+  actor: ActorSummary | null;
+  /** Our object that was liked, boosted, replied to… */
+  outboxObject: ObjectSummary | null;
+  /** The remote object or activity: the mention, the Like, the Follow… */
+  inboxObject: ObjectSummary | null;
+  webmentionId: number | null;
+  /** Typeless notifications that need more than the actor and objects to be worded. */
+  detail?: NotificationDetail | null;
+}
+
+/**
+ * A move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
+ * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
+ * reported posts that are ours, `comment` = the reporter's words as plain text).
+ */
+export type NotificationDetail =
+  | { kind: 'moved'; from: ActorSummary | null }
+  | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
+
+export interface NotificationPage {
+  /** Unread first, then newest first. */
+  items: NotificationItem[];
+  /** Offset of the next page, or null after the last. */
+  nextOffset: number | null;
+  /** Pass back as `cursor` for the next page (cheaper than the offset: no row is skipped); null after the last. */
+  nextCursor: string | null;
+  unreadCount: number;
+}
+
+export interface NotificationService {
+  list(page?: { limit?: number; offset?: number; cursor?: string | null }): NotificationPage;
+  unreadCount(): number;
+  /** Marks these as read; returns how many changed. Unknown ids are ignored. */
+  markRead(ids: readonly number[]): number;
+  markAllRead(): number;
+  /** By id, newest first (the Mastodon client API): older than `before`, newer than `after`
+   * (the page just above it when `closestToAfter`), of these types only. */
+  range(input: { before?: number | null; after?: number | null; closestToAfter?: boolean; limit: number; types?: readonly NotificationType[] }): NotificationItem[];
+  get(id: number): NotificationItem | null;
+  /** Removes one (a phone app's "dismiss"); false if there was none. */
+  dismiss(id: number): boolean;
+  /** Removes them all; returns how many. */
+  clear(): number;
+}
+
+const EXCERPT_CHARS = 140;
+const COMMENT_CHARS = 500;
+
+/** The text to preview: an Article's title, else a content warning rather than what it hides,
+ * else the content (a Misskey reaction's emoji, too). */
+function excerptOf(object: Json): string | null {
+  const html = languageField(object, 'name') || languageField(object, 'summary') || languageField(object, 'content');
+  if (!html) return null;
+  const text = htmlToExcerpt(html, EXCERPT_CHARS);
+  return text === '' ? null : text;
+}
+
+function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | null): ObjectSummary | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    box,
+    apId: row.apId,
+    apType: row.apType,
+    excerpt: row.isDeleted ? null : excerptOf(row.apObject as Json),
+    isDeleted: row.isDeleted,
+  };
+}
+
+/** The detail of a typeless notification on a Move or a Flag (process/move.ts, process/flag.ts). */
+function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null): NotificationDetail | null {
+  if (type !== null || !row) return null;
+  if (row.apType === 'Move') {
+    const from = db.select().from(actor).where(eq(actor.id, row.actorId)).get();
+    return { kind: 'moved', from: from ? summarizeActor(from) : null };
+  }
+  if (row.apType === 'Flag') {
+    const object = row.apObject as Json;
+    const ids = idsOf(object.object);
+    const posts = ids.length === 0 ? [] : db.select().from(outbox).where(inArray(outbox.apId, ids)).all();
+    const content = str(object.content);
+    const comment = content ? htmlToExcerpt(content, COMMENT_CHARS) : '';
+    return { kind: 'report', server: hostOf(row.apActorId), comment: comment === '' ? null : comment, posts: posts.map((p) => summarize('outbox', p)!) };
+  }
+  return null;
+}
+
+interface Cursor {
+  isNew: boolean;
+  /** As stored (ISO-8601), so the comparison is the index's. */
+  createdAt: string;
+  id: number;
+}
+
+function encodeCursor(n: { isNew: boolean; createdAt: Date; id: number }): string {
+  return Buffer.from(`${n.isNew ? 1 : 0}|${n.createdAt.toISOString()}|${n.id}`).toString('base64url');
+}
+
+/** A cursor this service gave; anything else reads as the first page. */
+function decodeCursor(text: string | null | undefined): Cursor | null {
+  if (!text) return null;
+  const [isNew, createdAt, id] = Buffer.from(text, 'base64url').toString('utf8').split('|');
+  if ((isNew !== '0' && isNew !== '1') || Number.isNaN(new Date(createdAt ?? '').getTime()) || !Number.isSafeInteger(Number(id))) return null;
+  return { isNew: isNew === '1', createdAt: createdAt!, id: Number(id) };
+}
+
+export function createNotificationService(db: Db): NotificationService {
+  const notifiedActor = alias(actor, 'notified_actor');
+  const unreadCount = () => db.select({ n: count() }).from(notifications).where(eq(notifications.isNew, true)).get()?.n ?? 0;
+
+  const joined = () =>
+    db
+      .select({ n: notifications, actor: notifiedActor, outbox, inbox })
+      .from(notifications)
+      .leftJoin(notifiedActor, eq(notifiedActor.id, notifications.actorId))
+      .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
+      .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId));
+  type Row = ReturnType<ReturnType<typeof joined>['all']>[number];
+  const itemOf = (row: Row): NotificationItem => ({
+    id: row.n.id,
+    type: row.n.notificationType,
+    createdAt: row.n.createdAt.toISOString(),
+    isNew: row.n.isNew,
+    actor: row.actor ? summarizeActor(row.actor) : null,
+    outboxObject: summarize('outbox', row.outbox),
+    inboxObject: summarize('inbox', row.inbox),
+    webmentionId: row.n.webmentionId,
+    detail: detailOf(db, row.n.notificationType, row.inbox),
+  });
+
+  return {
+    range(input) {
+      const where: (SQL | undefined)[] = [
+        input.before != null ? lt(notifications.id, input.before) : undefined,
+        input.after != null ? gt(notifications.id, input.after) : undefined,
+        input.types ? inArray(notifications.notificationType, [...input.types]) : undefined,
+      ];
+      const rows = joined()
+        .where(and(...where))
+        .orderBy(input.closestToAfter ? asc(notifications.id) : desc(notifications.id))
+        .limit(Math.max(1, Math.min(200, input.limit)))
+        .all()
+        .map(itemOf);
+      return input.closestToAfter ? rows.reverse() : rows;
+    },
+    get(id) {
+      const row = joined().where(eq(notifications.id, id)).get();
+      return row ? itemOf(row) : null;
+    },
+    dismiss: (id) => db.delete(notifications).where(eq(notifications.id, id)).run().changes > 0,
+    clear: () => db.delete(notifications).run().changes,
+
+    list(page = {}) {
+      const limit = Math.max(1, Math.min(200, page.limit ?? 50));
+      const cursor = decodeCursor(page.cursor);
+      const offset = cursor ? 0 : Math.max(0, page.offset ?? 0);
+      const rows = joined()
+        // The list's order is the index ix_notifications_is_new_created_at backwards; the cursor
+        // is a range on it, so a later page reads its own rows only.
+        .where(cursor ? sql`(${notifications.isNew}, ${notifications.createdAt}, ${notifications.id}) < (${cursor.isNew ? 1 : 0}, ${cursor.createdAt}, ${cursor.id})` : undefined)
+        .orderBy(desc(notifications.isNew), desc(notifications.createdAt), desc(notifications.id))
+        .limit(limit + 1)
+        .offset(offset)
+        .all();
+      const items = rows.slice(0, limit).map(itemOf);
+      const last = rows.length > limit ? rows[limit - 1]!.n : null;
+      return {
+        items,
+        nextOffset: last ? offset + limit : null,
+        nextCursor: last ? encodeCursor(last) : null,
+        unreadCount: unreadCount(),
+      };
+    },
+    unreadCount,
+
+    markRead(ids) {
+      if (ids.length === 0) return 0;
+      return db
+        .update(notifications)
+        .set({ isNew: false })
+        .where(and(inArray(notifications.id, [...ids]), eq(notifications.isNew, true)))
+        .run().changes;
+    },
+
+    markAllRead() {
+      return db.update(notifications).set({ isNew: false }).where(eq(notifications.isNew, true)).run().changes;
+    },
+  };
+}

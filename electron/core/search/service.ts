@@ -1,0 +1,197 @@
+// search.query: the search box's text parsed (query.ts), turned into FTS5 MATCH expressions
+// (match.ts) and run over the index the indexer keeps (indexer.ts), newest first or by relevance
+// (posts: rank.ts over the newest matches; people and webmentions, few: FTS5's bm25), with
+// highlighted snippets; the hits become the views the rest of the app shows (PostView, ActorView). Writes not yet indexed are indexed first, so a post just written is found.
+import { inArray } from 'drizzle-orm';
+import type { Db, Sqlite } from '../../../db/client';
+import { inbox, outbox, webmention } from '../../../db/schema';
+import { BadInputError } from '../errors';
+import type { LocalActor } from '../federation/identity';
+import { actorsById, actorView, inboxPostView, outboxPostView, ownActorView } from '../federation/actions/views';
+import type { ActorView } from '../ipc/author-contract';
+import type { PersonHit, PostHit, SearchKind, SearchResults, WebmentionHit } from '../ipc/search-contract';
+import { summarize } from '../webmention/microformats';
+import type { SearchIndexer } from './indexer';
+import { postMatch, termsMatch, type ResolvedFrom } from './match';
+import { rankByTermFrequency } from './rank';
+import { isEmptyQuery, parseQuery, QuerySyntaxError, type Day, type SearchQuery } from './query';
+
+export interface SearchInput {
+  text: string;
+  sort: 'relevance' | 'date';
+  kind: SearchKind;
+  cursor?: string | null;
+  limit: number;
+}
+
+export interface SearchServiceDeps {
+  db: Db;
+  sqlite: Sqlite;
+  indexer: SearchIndexer;
+  identity: () => LocalActor | null;
+  displayName: () => string;
+}
+
+/** Relevance ranks the newest this-many matches. Not with FTS5's bm25: before scoring, bm25
+ * counts the posts holding each word or phrase in the whole index (its IDF), which for a word
+ * in a million posts costs 20 ms, and for a phrase of common words 100 ms and more. Instead each
+ * match's text comes back highlighted, and the score is BM25's term part — how often the words
+ * occur (saturating), against the post's length — computed here (rank.ts): every match holds
+ * every word (AND), so the corpus-wide weight of a word changes little in the order, and the
+ * cost stays that of reading the window, whatever the words. */
+export const RELEVANCE_WINDOW = 3000;
+/** People and webmentions shown beside the posts when searching everything. */
+const SIDE_HITS = 5;
+const MAX_ROWID = 2 ** 62;
+// Rowids are bound as BigInt: a JS number is bound as a REAL, and FTS5 then ignores a rowid
+// constraint beside MATCH.
+const MARK = "char(2), char(3), '…'";
+
+export type SearchService = ReturnType<typeof createSearchService>;
+
+export function createSearchService(deps: SearchServiceDeps) {
+  const { sqlite } = deps;
+  const s = {
+    byDate: sqlite.prepare(
+      `SELECT rowid, ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
+    ),
+    // The window: each match's body with its matches marked; `ref` is read for the page only.
+    byRank: sqlite.prepare(
+      `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`,
+    ),
+    hitOf: sqlite.prepare(`SELECT ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post WHERE search_post MATCH ? AND rowid = ?`),
+    people: sqlite.prepare(
+      `SELECT rowid, snippet(search_person, -1, ${MARK}, 16) AS snippet FROM search_person
+       WHERE search_person MATCH ? ORDER BY bm25(search_person, 4.0, 4.0, 1.0), rowid DESC LIMIT ? OFFSET ?`,
+    ),
+    webmentions: sqlite.prepare(
+      `SELECT rowid, snippet(search_webmention, -1, ${MARK}, 24) AS snippet FROM search_webmention
+       WHERE search_webmention MATCH ? ORDER BY bm25(search_webmention, 2.0, 1.0, 0.5), rowid DESC LIMIT ? OFFSET ?`,
+    ),
+    actorsByHandle: sqlite.prepare('SELECT id FROM actor WHERE handle IN (?, ?)').pluck(),
+  };
+
+  function me(): ActorView {
+    const local = deps.identity();
+    return local ? ownActorView(local, deps.displayName()) : { id: 0, apId: '', name: deps.displayName() || 'You', handle: null, iconUrl: null, url: '' };
+  }
+
+  function resolveFrom(handle: string | 'me'): ResolvedFrom {
+    const own = deps.identity()?.handle.toLowerCase();
+    if (handle === 'me' || handle.toLowerCase() === own) return { me: true };
+    const [, user, host] = handle.split('@');
+    return { me: false, actorIds: s.actorsByHandle.all(handle, `@${user!.toLowerCase()}@${host}`) as number[] };
+  }
+
+  function postHits(query: SearchQuery, input: SearchInput, limit: number): { hits: PostHit[]; next: string | null } {
+    const m = postMatch(query, resolveFrom, (d: Day) => new Date(d.year, d.month - 1, d.day).getTime());
+    if (m.match === null) return { hits: [], next: null };
+    const low = m.low ?? 0;
+    let high = m.high ?? MAX_ROWID;
+    let rows: { rowid: number; ref: number; snippet: string }[];
+    let next: string | null = null;
+    // Filters alone have no words to rank by: newest first.
+    if (input.sort === 'date' || !query.terms.some((t) => !t.negated)) {
+      if (input.cursor?.startsWith('d')) high = Math.min(high, Number(input.cursor.slice(1)));
+      rows = s.byDate.all(m.match, BigInt(low), BigInt(high), limit + 1) as typeof rows;
+      if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
+    } else {
+      const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
+      const window = s.byRank.all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
+      const ranked = rankByTermFrequency(window).slice(offset, offset + limit + 1);
+      if (ranked.length > limit) next = `r${offset + limit}`;
+      rows = ranked.slice(0, limit).map((r) => ({ rowid: r.rowid, ...(s.hitOf.get(m.match, BigInt(r.rowid)) as { ref: number; snippet: string }) }));
+    }
+    rows = rows.slice(0, limit);
+    return { hits: postViews(rows), next };
+  }
+
+  function postViews(rows: { ref: number; snippet: string }[]): PostHit[] {
+    const ids = (src: number) => rows.filter((r) => r.ref % 2 === src).map((r) => Math.floor(r.ref / 2));
+    const inboxIds = ids(0);
+    const outboxIds = ids(1);
+    const received = new Map(inboxIds.length ? deps.db.select().from(inbox).where(inArray(inbox.id, inboxIds)).all().map((r) => [r.id, r]) : []);
+    const own = new Map(outboxIds.length ? deps.db.select().from(outbox).where(inArray(outbox.id, outboxIds)).all().map((r) => [r.id, r]) : []);
+    const actors = actorsById(deps.db, [...received.values()].map((r) => r.actorId));
+    const author = outboxIds.length ? me() : null;
+    const hits: PostHit[] = [];
+    for (const r of rows) {
+      const id = Math.floor(r.ref / 2);
+      const row = r.ref % 2 === 0 ? received.get(id) : own.get(id);
+      if (!row) continue; // deleted since it was indexed; its queued change removes it
+      const post = r.ref % 2 === 0 ? inboxPostView(row as typeof inbox.$inferSelect, actors.get((row as typeof inbox.$inferSelect).actorId)) : outboxPostView(row as typeof outbox.$inferSelect, author!);
+      hits.push({ post, snippet: r.snippet });
+    }
+    return hits;
+  }
+
+  function peopleHits(query: SearchQuery, limit: number, offset: number): { hits: PersonHit[]; more: boolean } {
+    // Names are typed in part ("ana" for Anastasia): each word of a people search is a prefix.
+    const match = termsMatch(query.terms.map((t) => (t.kind === 'word' && !t.text.endsWith('*') ? { ...t, text: `${t.text}*` } : t)));
+    if (match === null) return { hits: [], more: false };
+    const rows = s.people.all(match, limit + 1, offset) as { rowid: number; snippet: string }[];
+    const actors = actorsById(deps.db, rows.map((r) => r.rowid));
+    const hits = rows.slice(0, limit).flatMap((r) => {
+      const a = actors.get(r.rowid);
+      return a ? [{ actor: actorView(a), snippet: r.snippet }] : [];
+    });
+    return { hits, more: rows.length > limit };
+  }
+
+  function webmentionHits(query: SearchQuery, limit: number, offset: number): { hits: WebmentionHit[]; more: boolean } {
+    const match = termsMatch(query.terms);
+    if (match === null) return { hits: [], more: false };
+    const rows = s.webmentions.all(match, limit + 1, offset) as { rowid: number; snippet: string }[];
+    const ids = rows.map((r) => r.rowid);
+    const found = ids.length ? deps.db.select().from(webmention).where(inArray(webmention.id, ids)).all() : [];
+    const byId = new Map(found.map((w) => [w.id, w]));
+    const posts = new Map(
+      found.length ? deps.db.select({ id: outbox.id, apId: outbox.apId }).from(outbox).where(inArray(outbox.id, found.map((w) => w.outboxObjectId))).all().map((p) => [p.id, p.apId]) : [],
+    );
+    const hits = rows.slice(0, limit).flatMap((r): WebmentionHit[] => {
+      const w = byId.get(r.rowid);
+      if (!w) return [];
+      const summary = summarize(w.sourceMicroformats, w.target);
+      return [{ id: w.id, source: w.source, kind: summary.kind, authorName: summary.author.name, post: { apId: posts.get(w.outboxObjectId) ?? w.target }, receivedAt: w.createdAt.toISOString(), snippet: r.snippet }];
+    });
+    return { hits, more: rows.length > limit };
+  }
+
+  return {
+    query(input: SearchInput): SearchResults {
+      let query: SearchQuery;
+      try {
+        query = parseQuery(input.text);
+      } catch (error) {
+        if (error instanceof QuerySyntaxError) throw new BadInputError(error.message);
+        throw error;
+      }
+      if (isEmptyQuery(query)) throw new BadInputError('Type a word to look for (punctuation alone finds nothing).');
+      // What was written since the loop's last step (a post just sent) is found at once.
+      deps.indexer.drain(50);
+      const progress = deps.indexer.progress();
+      const results: SearchResults = { posts: [], people: [], webmentions: [], nextCursor: null, indexing: progress.remaining > 0 ? { percent: progress.percent } : null };
+      const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
+      if (input.kind === 'all' || input.kind === 'posts') {
+        const { hits, next } = postHits(query, input, input.limit);
+        results.posts = hits;
+        results.nextCursor = next;
+      }
+      if (input.kind === 'people' || (input.kind === 'all' && !input.cursor)) {
+        const limit = input.kind === 'people' ? input.limit : SIDE_HITS;
+        const { hits, more } = peopleHits(query, limit, input.kind === 'people' ? offset : 0);
+        results.people = hits;
+        if (input.kind === 'people' && more) results.nextCursor = `r${offset + limit}`;
+      }
+      if (input.kind === 'webmentions' || (input.kind === 'all' && !input.cursor)) {
+        const limit = input.kind === 'webmentions' ? input.limit : SIDE_HITS;
+        const { hits, more } = webmentionHits(query, limit, input.kind === 'webmentions' ? offset : 0);
+        results.webmentions = hits;
+        if (input.kind === 'webmentions' && more) results.nextCursor = `r${offset + limit}`;
+      }
+      return results;
+    },
+  };
+}
