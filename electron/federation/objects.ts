@@ -112,11 +112,12 @@ export function linksOf(value: unknown): LinkLike[] {
 }
 
 /** The page of the original: a `text/html` link when `url` lists several (PeerTube, Funkwhale),
- * else a link that does not say what it is, else the id (never a media file). */
+ * else a link that does not say what it is, else the id (never a media file); '' when none of
+ * them is an http(s) URL (a row of an imported database may hold any id): the UI links it. */
 export function originalUrlOf(object: Json, apId: string): string {
   const links = linksOf(object.url);
   const html = links.find((l) => l.mediaType !== null && /^text\/html\b/i.test(l.mediaType));
-  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? apId;
+  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? httpUrl(apId) ?? '';
 }
 
 /** Whether the object's `summary` is a content warning (Note, Question, or marked sensitive). */

@@ -8,11 +8,11 @@ import { MAX_LIST_ENTRIES } from '../objects';
 import { inboxPostView } from './views';
 import { postDocument } from '../../search/text';
 
-const row = (apObject: Record<string, unknown>) =>
+const row = (apObject: Record<string, unknown>, apId = 'https://x.example/n/1') =>
   ({
     id: 1,
     apObject,
-    apId: 'https://x.example/n/1',
+    apId,
     actorId: 1,
     apActorId: 'https://x.example/u/ana',
     apPublishedAt: new Date('2024-01-01T00:00:00Z'),
@@ -64,4 +64,11 @@ it('the search index reads the same first attachments (their descriptions) of su
   expect(doc!.body).toContain(`d${MAX_LIST_ENTRIES - 1}`);
   expect(doc!.body).not.toContain(`d${MAX_LIST_ENTRIES} `);
   expect(doc!.body).not.toContain('d4999');
+});
+
+it('a link card is never linked to anything but http(s): a row of an imported database may hold any id', () => {
+  const card = inboxPostView(row({ type: 'Widget', name: 'A widget', url: 'javascript:alert(1)' }, 'javascript:alert(1)'), undefined);
+  expect(card.card).toBe(true);
+  expect(card.url).toBe('');
+  expect(inboxPostView(row({ type: 'Widget', name: 'A widget' }, 'https://x.example/w/1'), undefined).url).toBe('https://x.example/w/1');
 });
