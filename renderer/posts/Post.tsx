@@ -17,6 +17,7 @@ import type { ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
+import { externalHref } from './links';
 
 const t = strings.post;
 
@@ -58,7 +59,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
     if (onEdit) moreItems.push({ label: t.edit, onSelect: () => onEdit(post) });
     if (onDelete) moreItems.push({ label: t.delete, onSelect: () => setConfirmingDelete(true), danger: true });
   }
-  if (!own) moreItems.push({ label: t.openOriginal, onSelect: () => window.open(post.url, '_blank', 'noopener,noreferrer') });
+  const originalHref = externalHref(post.url);
+  if (!own && originalHref) moreItems.push({ label: t.openOriginal, onSelect: () => window.open(originalHref, '_blank', 'noopener,noreferrer') });
 
   return (
     <article
@@ -108,7 +110,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           )}
           {post.card ? (
             // A type Tern has no view for: what it is called, its lead, and where to read it.
-            <a className="post__card" href={post.url} target="_blank" rel="noopener noreferrer nofollow">
+            <a className="post__card" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
               <span className="post__card-title">{post.title ?? post.url}</span>
               {post.excerpt && <span className="post__card-excerpt">{post.excerpt}</span>}
               <span className="post__card-host">{t.cardHost(hostOf(post.url), post.type)}</span>
@@ -142,8 +144,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
-          {!own && !post.card && !post.deleted && LINKED_TYPES.has(post.type) && (
-            <a className="post__original" href={post.url} target="_blank" rel="noopener noreferrer nofollow">
+          {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
+            <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
               {t.original(hostOf(post.url))}
             </a>
           )}

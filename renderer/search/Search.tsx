@@ -15,6 +15,7 @@ import { hrefOf, navigate, type Route } from '../places';
 import { VisibilityMark } from '../posts/Visibility';
 import { strings } from '../strings';
 import { renderSnippet } from './snippet';
+import { externalHref } from '../posts/links';
 import './search.css';
 
 const t = strings.search;
@@ -288,7 +289,7 @@ function Webmentions({ hits, titled }: { hits: WebmentionHit[]; titled: boolean 
             <div className="search-hit__who">
               <span className="chip chip--quiet">{strings.webmentions.kind[w.kind]}</span>
               <span className="search-hit__name">{w.authorName ?? t.someone}</span>
-              <a className="search-hit__handle" href={w.source} target="_blank" rel="noopener noreferrer">
+              <a className="search-hit__handle" href={externalHref(w.source)} target="_blank" rel="noopener noreferrer nofollow">
                 {w.source}
               </a>
               <span className="search-hit__time">

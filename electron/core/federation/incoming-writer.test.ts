@@ -61,6 +61,17 @@ describe('writeIncoming (the accept path\'s grouped write)', () => {
     expect(results.map((r) => r.status)).toEqual(['rejected', 'rejected', 'rejected']);
     expect(sqlite.prepare('SELECT count(*) FROM incoming_activity').pluck().get()).toBe(0);
   });
+
+  it('copies of one activity from one signer sent at once (a replay) are stored once; another signer\'s copy is its own row', async () => {
+    // All three passed the listener's look for an earlier copy before any was written.
+    const relayed = { ...row(1), sentBy: 'https://relay.example/actor' };
+    const ids = await Promise.all([writeIncoming(db, row(1)), writeIncoming(db, row(1)), writeIncoming(db, relayed)]);
+    expect(ids[1]).toBe(ids[0]);
+    expect(ids[2]).not.toBe(ids[0]);
+    // A copy arriving later (its look raced the commit) is the stored row too.
+    expect(await writeIncoming(db, row(1))).toBe(ids[0]);
+    expect(sqlite.prepare('SELECT sent_by_ap_actor_id FROM incoming_activity ORDER BY id').pluck().all()).toEqual([row(1).sentBy, relayed.sentBy]);
+  });
 });
 
 describe('the LD verdict travels with its row', () => {

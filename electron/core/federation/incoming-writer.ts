@@ -29,13 +29,26 @@ export function routeIncomingWrites(db: Db, sink: IncomingSink): void {
   sinks.set(sqliteOf(db), sink);
 }
 
-/** Inserts a batch in one transaction (the caller's), remembering verdicts for the processor. */
+/**
+ * Inserts a batch in one transaction (the caller's), remembering verdicts for the processor. A
+ * row whose activity id this signer already has queued (processed or not) is not inserted again:
+ * its id is the stored row's. The listener looks before it writes (inbox.ts), but copies of one
+ * request sent at once all look before any is written — they share a batch, or one is still on
+ * its way to the worker — so the one writer checks again inside its transaction.
+ */
 export function insertIncomingRows(db: DbOrTx, rows: readonly IncomingRow[]): number[] {
   const insert = prepared<[string, string, string | null, string, string]>(db, INSERT_INCOMING_SQL);
-  const ids = rows.map((row) => Number(insert.run(row.createdAt, row.sentBy, row.apId, row.apObject, row.createdAt).lastInsertRowid));
-  rows.forEach((row, i) => row.verdict && rememberVerdict(db, ids[i]!, row.verdict));
-  return ids;
+  const queued = prepared<[string, string], { id: number }>(db, QUEUED_SQL);
+  return rows.map((row) => {
+    const existing = row.apId === null ? undefined : queued.get(row.apId, row.sentBy);
+    if (existing !== undefined) return existing.id;
+    const id = Number(insert.run(row.createdAt, row.sentBy, row.apId, row.apObject, row.createdAt).lastInsertRowid);
+    if (row.verdict) rememberVerdict(db, id, row.verdict);
+    return id;
+  });
 }
+
+const QUEUED_SQL = 'SELECT id FROM incoming_activity WHERE ap_id = ? AND sent_by_ap_actor_id = ? ORDER BY id LIMIT 1';
 
 const INSERT_INCOMING_SQL =
   'INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored)' +

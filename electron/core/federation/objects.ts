@@ -97,6 +97,15 @@ export function isCreatedBy(object: Json, actorId: string): boolean {
 /** Every id the object is credited to, for messages. */
 export const attributedIds = (object: Json): string[] => attributionsOf(object).map((a) => a.id);
 
+/** Entries of a remote list (attachment, tag, url, icon…) read for a view or the search index.
+ * The stored JSON may be a whole 1 MiB body of one list (5,000 attachments), and views are built
+ * on the main thread for every page shown: reading all of them cost 80 ms a post. No server
+ * sends anywhere near this many of what a post shows (Mastodon takes 4 attachments). */
+export const MAX_LIST_ENTRIES = 100;
+
+/** `value` as a list (asArray), its first MAX_LIST_ENTRIES entries. */
+export const boundedList = (value: unknown): unknown[] => asArray(value).slice(0, MAX_LIST_ENTRIES);
+
 interface LinkLike {
   href: string;
   mediaType: string | null;
@@ -104,7 +113,7 @@ interface LinkLike {
 
 /** `url` (or any such field) as links: strings, Link objects (`href`), or a list of both. */
 export function linksOf(value: unknown): LinkLike[] {
-  return asArray(value).flatMap((entry) => {
+  return boundedList(value).flatMap((entry) => {
     if (typeof entry === 'string') return httpUrl(entry) ? [{ href: httpUrl(entry)!, mediaType: null }] : [];
     if (!isObject(entry)) return [];
     const href = httpUrl(entry.href) ?? httpUrl(entry.url) ?? (typeof entry.url !== 'string' ? linksOf(entry.url)[0]?.href : null);
@@ -113,11 +122,12 @@ export function linksOf(value: unknown): LinkLike[] {
 }
 
 /** The page of the original: a `text/html` link when `url` lists several (PeerTube, Funkwhale),
- * else a link that does not say what it is, else the id (never a media file). */
+ * else a link that does not say what it is, else the id (never a media file); '' when none of
+ * them is an http(s) URL (a row of an imported database may hold any id): the UI links it. */
 export function originalUrlOf(object: Json, apId: string): string {
   const links = linksOf(object.url);
   const html = links.find((l) => l.mediaType !== null && /^text\/html\b/i.test(l.mediaType));
-  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? apId;
+  return html?.href ?? links.find((l) => l.mediaType === null)?.href ?? httpUrl(apId) ?? '';
 }
 
 /** Whether the object's `summary` is a content warning (Note, Question, or marked sensitive). */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { htmlToExcerpt, sanitizeActivityHtml, sanitizeActorHtml, sanitizeContentHtml, sanitizeObjectHtml, sanitizePlainText } from './sanitize';
+import { HTML_LIMITS, htmlToExcerpt, sanitizeActivityHtml, sanitizeActorHtml, sanitizeContentHtml, sanitizeObjectHtml, sanitizePlainText } from './sanitize';
 
 describe('sanitizeContentHtml', () => {
   it('removes script and style with their text, img, iframe and event handlers', () => {
@@ -107,5 +107,24 @@ describe('sanitizing what was already sanitized', () => {
     const deep = sanitizeActivityHtml(activity);
     expect(JSON.stringify(deep)).not.toMatch(/onerror/);
     expect(sanitizeActivityHtml(deep)).toBe(deep);
+  });
+});
+
+describe('what is stored is what is shown (views sanitize the stored content again)', () => {
+  it('a long article whose links grow it past the bound when sanitized is kept whole as text, and shown the same', () => {
+    const article = `<p>${Array.from({ length: 1200 }, (_, i) => `<a href="https://blog.example/${i}">link ${i}</a> and`).join(' ')}</p>`;
+    expect(article.length).toBeLessThan(HTML_LIMITS.chars);
+    const stored = sanitizeContentHtml(article);
+    expect(stored.length).toBeLessThanOrEqual(HTML_LIMITS.chars);
+    expect(stored).toContain('link 1199 and');
+    expect(sanitizeContentHtml(stored)).toBe(stored);
+  });
+
+  it('text whose escaping grows it past the bound stays within it, cut between entities, and shown the same', () => {
+    const stored = sanitizeContentHtml(`<p>${'a < b & c '.repeat(7_000)}</p>`);
+    expect(stored.length).toBeLessThanOrEqual(HTML_LIMITS.chars);
+    expect(stored).toMatch(/^<p>a &lt; b &amp; c .*[^&;a-z]?<\/p>$/s);
+    expect(stored).not.toMatch(/&[a-z]*<\/p>$/);
+    expect(sanitizeContentHtml(stored)).toBe(stored);
   });
 });

@@ -124,7 +124,11 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
     while (performance.now() < deadline) {
       const batch = s.pending.all(64) as { kind: Kind; id: number }[];
       if (batch.length === 0) return { count, more: false };
+      // The deadline is looked at per row, not per batch: a remote post's text can take
+      // milliseconds to read (64 KiB of markup in content, as much in summary), and 64 of them
+      // held the main thread near a second.
       for (const { kind, id } of batch) {
+        if (count > 0 && performance.now() >= deadline) return { count, more: true };
         indexRow(kind, id, read[kind].get(id));
         s.unqueue.run(kind, id);
         count++;
@@ -142,9 +146,15 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
           s.finish.run(r.kind);
           break;
         }
-        for (const row of rows) indexRow(r.kind, row.id, row);
-        next = rows.at(-1)!.id;
-        s.advance.run(next, rows.length, r.kind);
+        // Per row, as in drainBatch: the rows indexed before the deadline are the step's.
+        let indexed = 0;
+        for (const row of rows) {
+          if (indexed > 0 && performance.now() >= deadline) break;
+          indexRow(r.kind, row.id, row);
+          indexed++;
+        }
+        next = rows[indexed - 1]!.id;
+        s.advance.run(next, indexed, r.kind);
         if (next >= r.lastId) {
           s.finish.run(r.kind);
           break;

@@ -3,7 +3,7 @@
 // servers: read totally (any field may be missing or odd).
 import { Parser } from 'htmlparser2';
 import { asArray, isObject, str, type Json } from '../federation/ap';
-import { isShowableType } from '../federation/objects';
+import { boundedList, isShowableType } from '../federation/objects';
 import { summarize } from '../webmention/microformats';
 
 // Tags whose text is not text a person reads (sanitizing removed them already; stored rows from
@@ -96,8 +96,9 @@ export function postDocument(row: PostRowFields): PostDocument | null {
 /** A post's readable text: title, content warning, content, image descriptions, poll options. */
 function postText(object: Json): string {
   const parts = [object.type !== 'Note' ? textOf(object.name) : '', textOf(object.summary), textOf(object.content)];
-  for (const a of asArray(object.attachment)) if (isObject(a)) parts.push(textOf(a.name));
-  for (const o of [...asArray(object.oneOf), ...asArray(object.anyOf)]) if (isObject(o)) parts.push(textOf(o.name));
+  // The first entries only, as the views (objects.ts MAX_LIST_ENTRIES): this runs on the main thread.
+  for (const a of boundedList(object.attachment)) if (isObject(a)) parts.push(textOf(a.name));
+  for (const o of [...boundedList(object.oneOf), ...boundedList(object.anyOf)]) if (isObject(o)) parts.push(textOf(o.name));
   return parts.filter((p) => p !== '').join(' \n ');
 }
 
@@ -116,7 +117,7 @@ export function personDocument(apActor: string, handle: string | null): PersonDo
     return null;
   }
   if (!isObject(doc)) return null;
-  const fields = asArray(doc.attachment)
+  const fields = boundedList(doc.attachment)
     .filter(isObject)
     .map((f) => `${textOf(f.name)} ${textOf(f.value)}`.trim());
   return {

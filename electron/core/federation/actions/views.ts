@@ -5,8 +5,8 @@ import type { DbOrTx } from '../../../../db/client';
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
-import { asArray, httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
 import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
@@ -55,7 +55,7 @@ const FAMILIES: Record<string, string> = { Video: 'video', Audio: 'audio', Image
  * featured image). No thumbnail is added when one of them is already an attachment: WordPress names
  * its featured image as `image` (the attachment's own URL) and as `icon` (a 150px crop of it). */
 function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
-  const out = asArray(object.attachment)
+  const out = boundedList(object.attachment)
     .filter(isObject)
     .map((a) => attachmentOf(a, ownBase))
     .filter((a) => a.url !== '');
@@ -69,7 +69,7 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
   // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
-  const thumbnails = [...asArray(object.image), ...asArray(object.icon)]
+  const thumbnails = [...boundedList(object.image), ...boundedList(object.icon)]
     .filter(isObject)
     .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
     .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
@@ -88,7 +88,7 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
 /** Links of `url` with what media they are, including those a PeerTube HLS playlist Link
  * nests in its own `tag`. */
 function mediaLinksOf(value: unknown): { href: string; mediaType: string | null; width: unknown; height: unknown }[] {
-  return asArray(value).flatMap((entry) => {
+  return boundedList(value).flatMap((entry) => {
     if (!isObject(entry)) return [];
     const own = linksOf(entry).map((l) => ({ ...l, width: entry.width, height: entry.height }));
     return [...own, ...(Array.isArray(entry.tag) ? mediaLinksOf(entry.tag) : [])];
@@ -97,7 +97,7 @@ function mediaLinksOf(value: unknown): { href: string; mediaType: string | null;
 
 function tagsOf(object: Json): PostView['tags'] {
   const out: PostView['tags'] = [];
-  for (const tag of asArray(object.tag)) {
+  for (const tag of boundedList(object.tag)) {
     if (!isObject(tag) || (tag.type !== 'Mention' && tag.type !== 'Hashtag')) continue;
     const href = httpUrl(idOf(tag.href));
     // A Mention without a name (Smithereen) is named from its href; the processor names it from

@@ -15,10 +15,11 @@ export interface SoftwareServer {
   server: LoopbackServer;
 }
 
-export async function startSoftwareServer(): Promise<SoftwareServer> {
-  const docs = new Map<string, Json | number>();
-  const server = await startServer((req, res) => {
-    const doc = docs.get((req.url ?? '/').split('?')[0]!);
+/** A loopback server answering each GET with what `find` has at the request's path (the query
+ * left out): a document as activity+json, a status as that status, nothing as 404. */
+export function serveDocuments(find: (path: string) => Json | number | undefined): Promise<LoopbackServer> {
+  return startServer((req, res) => {
+    const doc = find((req.url ?? '/').split('?')[0]!);
     if (doc === undefined || typeof doc === 'number') {
       res.statusCode = typeof doc === 'number' ? doc : 404;
       res.end();
@@ -27,6 +28,11 @@ export async function startSoftwareServer(): Promise<SoftwareServer> {
     res.setHeader('content-type', 'application/activity+json');
     res.end(JSON.stringify(doc));
   });
+}
+
+export async function startSoftwareServer(): Promise<SoftwareServer> {
+  const docs = new Map<string, Json | number>();
+  const server = await serveDocuments((path) => docs.get(path));
   const origin = server.origin;
   const put = (path: string, doc: Json | number) => docs.set(path.startsWith('http') ? new URL(path).pathname : path, doc);
   return {

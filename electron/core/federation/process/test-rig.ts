@@ -10,11 +10,12 @@ import { join } from 'node:path';
 import { and, eq } from 'drizzle-orm';
 import { openCore, type Core } from '../../core';
 import { following, inbox, incomingActivity, notifications, outbox, type Actor, type IncomingActivity, type NotificationType, type OutboxObject } from '../../../../db/schema';
-import { startServer, type LoopbackServer } from '../../net/test-server';
+import type { LoopbackServer } from '../../net/test-server';
 import { getOrFetchActor } from '../actors';
 import { actorIdOf, PUBLIC, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { saveOutboxObject } from '../outbox-store';
+import { serveDocuments } from './software-servers';
 
 const FIXTURES = new URL('../../../../test/fixtures/', import.meta.url);
 export const FIXTURE_HOSTS = ['mastodon.example', 'misskey.example', 'gts.example', 'pleroma.example'] as const;
@@ -41,16 +42,7 @@ export async function startRemotes(): Promise<Remotes> {
   const servers = {} as Record<FixtureHost, FixtureServer>;
   for (const host of FIXTURE_HOSTS) {
     let origin = '';
-    const server = await startServer((req, res) => {
-      const doc = docs.get(`${origin}${(req.url ?? '/').split('?')[0]}`);
-      if (doc === undefined || typeof doc === 'number') {
-        res.statusCode = typeof doc === 'number' ? doc : 404;
-        res.end();
-        return;
-      }
-      res.setHeader('content-type', 'application/activity+json');
-      res.end(JSON.stringify(doc));
-    });
+    const server = await serveDocuments((path) => docs.get(`${origin}${path}`));
     origin = server.origin;
     servers[host] = {
       host,

@@ -1,0 +1,74 @@
+// Views are built on the main thread for every page shown, from JSON a remote server wrote: a
+// post whose lists fill its whole 1 MiB body (thousands of attachments, hashtags or links) is
+// shown with the first MAX_LIST_ENTRIES of each, so one such post cannot hold the window (reading
+// all 5,000 attachments cost 80 ms a post, 1.6 s for a page of twenty).
+import { expect, it } from 'vitest';
+import type { InboxObject } from '../../../../db/schema';
+import { MAX_LIST_ENTRIES } from '../objects';
+import { inboxPostView } from './views';
+import { postDocument } from '../../search/text';
+
+const row = (apObject: Record<string, unknown>, apId = 'https://x.example/n/1') =>
+  ({
+    id: 1,
+    apObject,
+    apId,
+    actorId: 1,
+    apActorId: 'https://x.example/u/ana',
+    apPublishedAt: new Date('2024-01-01T00:00:00Z'),
+    visibility: 'PUBLIC',
+    repliesCount: 0,
+    likedViaOutboxObjectApId: null,
+    announcedViaOutboxObjectApId: null,
+    isBookmarked: false,
+    isDeleted: false,
+  }) as unknown as InboxObject;
+
+it('a post with 5,000 attachments and 10,000 hashtags shows the first of each', () => {
+  const view = inboxPostView(
+    row({
+      type: 'Note',
+      content: 'hi',
+      attachment: Array.from({ length: 5_000 }, (_, i) => ({ type: 'Document', mediaType: 'image/png', url: `https://x.example/${i}.png`, name: `<b>${i}</b>` })),
+      tag: Array.from({ length: 10_000 }, (_, i) => ({ type: 'Hashtag', name: `#t${i}`, href: `https://x.example/tags/t${i}` })),
+    }),
+    undefined,
+  );
+  expect(view.attachments).toHaveLength(MAX_LIST_ENTRIES);
+  expect(view.attachments[0]).toMatchObject({ url: 'https://x.example/0.png', name: '0' });
+  expect(view.tags).toHaveLength(MAX_LIST_ENTRIES);
+  expect(view.tags[0]).toEqual({ type: 'Hashtag', name: '#t0', href: 'https://x.example/tags/t0' });
+});
+
+it('a Video whose url lists 40,000 links is read in its first links: its file and its page are among them, later ones are not looked at', () => {
+  const links = Array.from({ length: 40_000 }, (_, i) => ({ type: 'Link', mediaType: 'video/mp4', href: `https://x.example/${i}.mp4` }));
+  links.splice(1, 0, { type: 'Link', mediaType: 'text/html', href: 'https://x.example/w/1' });
+  // A page link past the bound is not found: the id is the page instead.
+  const late = [...links.slice(0, 1), ...links.slice(2), { type: 'Link', mediaType: 'text/html', href: 'https://x.example/w/late' }];
+  const video = inboxPostView(row({ type: 'Video', name: 'A video', content: 'x', url: links }), undefined);
+  expect(video.url).toBe('https://x.example/w/1');
+  expect(video.attachments.map((a) => a.url)).toEqual(['https://x.example/0.mp4']);
+  expect(inboxPostView(row({ type: 'Video', name: 'A video', content: 'x', url: late }), undefined).url).toBe('https://x.example/n/1');
+});
+
+it('the search index reads the same first attachments (their descriptions) of such a post', () => {
+  const doc = postDocument({
+    src: 'inbox',
+    apType: 'Note',
+    apObject: JSON.stringify({ type: 'Note', content: 'hi', attachment: Array.from({ length: 5_000 }, (_, i) => ({ type: 'Document', url: 'https://x.example/a.png', name: `d${i}` })) }),
+    isDeleted: 0,
+    visibility: 'PUBLIC',
+    publishedAt: '2024-01-01T00:00:00Z',
+    actorId: 1,
+  });
+  expect(doc!.body).toContain(`d${MAX_LIST_ENTRIES - 1}`);
+  expect(doc!.body).not.toContain(`d${MAX_LIST_ENTRIES} `);
+  expect(doc!.body).not.toContain('d4999');
+});
+
+it('a link card is never linked to anything but http(s): a row of an imported database may hold any id', () => {
+  const card = inboxPostView(row({ type: 'Widget', name: 'A widget', url: 'javascript:alert(1)' }, 'javascript:alert(1)'), undefined);
+  expect(card.card).toBe(true);
+  expect(card.url).toBe('');
+  expect(inboxPostView(row({ type: 'Widget', name: 'A widget' }, 'https://x.example/w/1'), undefined).url).toBe('https://x.example/w/1');
+});
