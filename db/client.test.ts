@@ -2,7 +2,7 @@
 // does: the processor's hot paths use it in place of drizzle.
 import { describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { openSqlite, preparedInsert, wrapDrizzle } from './client';
+import { openSqlite, preparedInsert, sqliteOf, wrapDrizzle } from './client';
 import { actor, inbox, notifications } from './schema';
 import { upgrade } from '../migrations/runner';
 
@@ -72,6 +72,17 @@ describe('preparedInsert', () => {
     const defaulted = missingDate(db, { isNew: false } as never);
     expect(defaulted.createdAt).toBeInstanceOf(Date);
     expect(() => insert(db, { createdAt: now, notificationType: 'NOPE' as never, isNew: true, actorId })).toThrow(/CHECK/);
+  });
+});
+
+describe('sqliteOf', () => {
+  it('finds the same connection behind a handle and inside its transactions (per-connection state is keyed by it)', () => {
+    const sqlite = openSqlite(':memory:');
+    for (const db of [wrapDrizzle(sqlite), wrapDrizzle(sqlite, { immediate: true })]) {
+      expect(sqliteOf(db)).toBe(sqlite);
+      expect(db.transaction((tx) => sqliteOf(tx))).toBe(sqlite);
+    }
+    sqlite.close();
   });
 });
 

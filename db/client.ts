@@ -58,9 +58,13 @@ export function wrapDrizzle(sqlite: Sqlite, options: WrapOptions = {}): Db {
 /** Statements kept per connection (LRU), for the SQL drizzle builds: a few hundred texts. */
 const STATEMENT_CACHE_SIZE = 500;
 
+/** The connection behind each statement-caching client (sqliteOf must find the connection
+ * itself: callers key per-connection state by it and call its other methods). */
+const connectionOf = new WeakMap<object, Sqlite>();
+
 function statementCachingClient(sqlite: Sqlite): Pick<Sqlite, 'prepare' | 'transaction'> {
   const cache = new Map<string, Database.Statement>();
-  return {
+  const client: Pick<Sqlite, 'prepare' | 'transaction'> = {
     prepare: ((source: string) => {
       const cached = cache.get(source);
       // A statement still stepping (an iterate() not finished) cannot run again: a fresh one.
@@ -80,6 +84,8 @@ function statementCachingClient(sqlite: Sqlite): Pick<Sqlite, 'prepare' | 'trans
     }) as Sqlite['prepare'],
     transaction: ((fn: (...args: unknown[]) => unknown) => sqlite.transaction(fn)) as Sqlite['transaction'],
   };
+  connectionOf.set(client, sqlite);
+  return client;
 }
 
 /**
@@ -90,7 +96,7 @@ export function sqliteOf(db: DbOrTx): Sqlite {
   const direct = (db as { $client?: Sqlite }).$client;
   if (direct !== undefined) return direct;
   const viaSession = (db as unknown as { session?: { client?: Sqlite } }).session?.client;
-  if (viaSession !== undefined) return viaSession;
+  if (viaSession !== undefined) return connectionOf.get(viaSession) ?? viaSession;
   throw new Error('no SQLite connection behind this database handle');
 }
 
