@@ -221,20 +221,27 @@ export async function tortureBackupRestore(kills: number, random: () => number =
   }
 }
 
+/** `rows` received Notes by one actor, a minute apart, each holding the word "kestrel". */
+function seedReceivedNotes(core: Core, rows: number): void {
+  core.sqlite.prepare(`INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 'https://a.example/u', '{}', 'Person')`).run();
+  core.sqlite
+    .prepare(
+      `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       SELECT '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/' || i,
+         strftime('%Y-%m-%dT%H:%M:%S+00:00', '2024-01-01', '+' || i || ' minutes'),
+         json_object('type', 'Note', 'id', 'https://a.example/n/' || i, 'content', '<p>kestrel number ' || i || ' over the heath</p>'), 'PUBLIC', 0, 0, 0, 0 FROM n`,
+    )
+    .run(rows);
+}
+
 /** The upgrade of a database of `rows` inbox rows from the spec's last revision to Tern's head
  * (index builds over every row), killed `kills` times; each revision runs in one transaction. */
 export async function tortureMigration(kills: number, rows: number, random: () => number = Math.random): Promise<KillResult> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-torture-migrate-'));
   try {
     const core = await openCore({ dataDir: dir, mode: 'headless' });
-    core.sqlite.prepare(`INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 'https://a.example/u', '{}', 'Person')`).run();
-    core.sqlite
-      .prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-         SELECT '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/' || i, '2024-01-01T00:00:00+00:00', '{"type":"Note"}', 'PUBLIC', 0, 0, 0, 0 FROM n`,
-      )
-      .run(rows);
+    seedReceivedNotes(core, rows);
     core.close();
     const database = join(dir, 'tern.db');
     const old = openSqlite(database);
@@ -377,16 +384,7 @@ export async function tortureSearchRebuild(kills: number, rows: number, random: 
   const dir = mkdtempSync(join(tmpdir(), 'tern-torture-index-'));
   try {
     const core = await openCore({ dataDir: dir, mode: 'headless' });
-    core.sqlite.prepare(`INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES ('2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 'https://a.example/u', '{}', 'Person')`).run();
-    core.sqlite
-      .prepare(
-        `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
-         INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-         SELECT '2024-01-01T00:00:00+00:00', '2024-01-01T00:00:00+00:00', 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/' || i,
-           strftime('%Y-%m-%dT%H:%M:%S+00:00', '2024-01-01', '+' || i || ' minutes'),
-           json_object('type', 'Note', 'id', 'https://a.example/n/' || i, 'content', '<p>kestrel number ' || i || ' over the heath</p>'), 'PUBLIC', 0, 0, 0, 0 FROM n`,
-      )
-      .run(rows);
+    seedReceivedNotes(core, rows);
     core.close();
     const database = join(dir, 'tern.db');
     // Back to before the search revision and up again: empty index, every row to rebuild.
