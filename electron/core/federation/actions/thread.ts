@@ -115,7 +115,10 @@ export async function getThread(
     for (const child of childrenOf(deps.db, level)) {
       if (seen.has(child.apId)) continue;
       seen.add(child.apId);
-      byParent.set(child.parent, [...(byParent.get(child.parent) ?? []), child]);
+      // Appended in place: copying the list for each sibling cost O(n²) for a post's 500 replies.
+      const siblings = byParent.get(child.parent);
+      if (siblings) siblings.push(child);
+      else byParent.set(child.parent, [child]);
       next.push(child.apId);
     }
     level = next;
