@@ -97,7 +97,6 @@ export function createDeliveryStore(sqlite: Sqlite) {
       WHERE id = @id AND ${PENDING}`),
     erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
     postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
-    overdue: sqlite.prepare<[string], { id: number }>(`SELECT id FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) <= julianday(?)`),
     setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
@@ -135,15 +134,17 @@ export function createDeliveryStore(sqlite: Sqlite) {
       const values = { id, nextTry: nextTry.toISOString(), error };
       queued.push(() => q.postpone.run(values));
     },
-    /** After a sleep: every pending row already due gets a time in the next `spreadMs`, at
-     * random, so they go out over a minute instead of all at once. Written at once; returns how
-     * many rows moved. */
-    spreadOverdue(now: number, spreadMs: number, random: () => number): number {
-      const ids = q.overdue.all(new Date(now).toISOString()).map((r) => r.id);
+    /** After a sleep: each recipient's next row (the only one that can start: the rest wait
+     * behind it in order), when already due, gets a time in the next `spreadMs` at random, so
+     * they go out over a minute instead of all at once. Read through the due-row query, not a
+     * scan of the queue, and bounded by `limit`: a wake is on the main thread. Returns how many
+     * rows moved. */
+    spreadOverdue(now: number, spreadMs: number, random: () => number, limit = 2_000): number {
+      const due = q.heads.all(0, limit).filter((h) => h.nextTry === null || parseStoredDate(h.nextTry).getTime() <= now);
       sqlite.transaction(() => {
-        for (const id of ids) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
+        for (const { id } of due) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
       })();
-      return ids.length;
+      return due.length;
     },
     /** Gives up every pending row to a recipient (an address that does not resolve). */
     giveUpRecipient(recipient: string, error: string): void {
