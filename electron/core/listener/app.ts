@@ -13,7 +13,7 @@ import { mountWebmentionRoute } from './webmention-route';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
 import { mountMediaRoutes } from '../media/listener-routes';
 import { mountMastodonApi } from '../mastodon';
-import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
+import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { html } from './context';
 import { notFoundPage } from './pages';
 import { storageProblem } from '../../../db/storage-errors';
@@ -53,8 +53,10 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   app.notFound((c) => html(c, notFoundPage(), 404));
   app.onError((error, c) => {
     log(`listener: ${c.req.method} ${c.req.path}: ${error.stack ?? error.message}`);
-    // The disk (full, read-only): nothing was stored; a sender that retries later will be heard.
-    if (storageProblem(error) !== null) return problem(c, 503, 'Tern cannot store anything right now; try again later', { 'Retry-After': '300' });
+    if (storageProblem(error) !== null) {
+      const { status, error: reason, retryAfterSeconds } = STORAGE_UNAVAILABLE;
+      return problem(c, status, reason, { 'Retry-After': String(retryAfterSeconds) });
+    }
     return problem(c, 500, 'internal error');
   });
   return app;

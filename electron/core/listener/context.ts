@@ -61,6 +61,10 @@ export function problem(c: Context, status: ContentfulStatusCode, error: string,
   return c.body(JSON.stringify({ error }), status, { 'Content-Type': 'application/json', ...headers });
 }
 
+/** The answer while the disk (full, read-only) stores nothing: nothing was stored, and a sender
+ * that retries later will be heard. */
+export const STORAGE_UNAVAILABLE = { status: 503, error: 'Tern cannot store anything right now; try again later', retryAfterSeconds: 300 } as const;
+
 /** `?page=N` (1-based): null when absent, undefined when not a page number. */
 export function pageParam(value: string | undefined): number | null | undefined {
   if (value === undefined) return null;

@@ -9,7 +9,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
 import { receiveInboxPost } from '../federation/inbox';
-import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
+import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { asAddressed, publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
 import { storageProblem } from '../../../db/storage-errors';
@@ -123,8 +123,7 @@ export function inboxRequestListener(
       },
     ).catch((error: unknown) => {
       log(`listener: POST /inbox: ${(error as Error)?.stack ?? String(error)}`);
-      // The disk (full, read-only): nothing was stored; the sender's retry will be heard.
-      if (storageProblem(error) !== null) return send(res, 503, 'Tern cannot store anything right now; try again later', false, 300);
+      if (storageProblem(error) !== null) return send(res, STORAGE_UNAVAILABLE.status, STORAGE_UNAVAILABLE.error, false, STORAGE_UNAVAILABLE.retryAfterSeconds);
       send(res, 500, 'internal error');
     });
   };
