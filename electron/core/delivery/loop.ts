@@ -23,7 +23,7 @@
 //  * Sleep: a laptop that slept finds every row whose retry time passed meanwhile due at once.
 //    The loop notices the wake (the wall clock moved much further than the monotonic one, which
 //    stands still while the machine sleeps — or the shell says so: resumed()), looks at the
-//    network again, spreads the overdue rows over the next minute with jitter instead of sending
+//    network again, spreads the overdue rows (each recipient's next one) over the next minute with jitter instead of sending
 //    them in one burst, and for a short while after waking counts no try for a failure without
 //    an HTTP answer (Wi-Fi and DNS come back a few seconds after the lid opens): a retry's
 //    backoff is not spent on the machine's own sleep.
