@@ -1,14 +1,15 @@
 // A thread around one post: its ancestors, walking inReplyTo up to 10 levels (stored rows
 // first; missing parents fetched and stored when online), and the replies stored locally,
 // received or our own, as a tree flattened depth-first.
-import { and, eq, inArray, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../../db/client';
+import { eq } from 'drizzle-orm';
+import { prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { parseStoredDate } from '../../../../db/columns';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, PostView, ThreadView } from '../../ipc/author-contract';
 import { NotFoundError } from '../../errors';
 import { idOf, type Json } from '../ap';
 import { findOrFetchObject } from '../lookup';
-import { isPostType } from '../outbox';
+import { POST_TYPES } from '../outbox';
 import { requireLocal, type ActionDeps } from './deps';
 import { actorsById, inboxPostView, outboxPostView } from './views';
 
@@ -37,8 +38,34 @@ async function findOrFetch(deps: ActionDeps, apId: string): Promise<Row | null> 
   return null;
 }
 
-const inReplyToOf = (table: typeof inbox | typeof outbox) =>
-  sql<string>`coalesce(json_extract(${table.apObject}, '$.inReplyTo.id'), json_extract(${table.apObject}, '$.inReplyTo'))`;
+/** What a row answers, as the inReplyTo indexes (ix_inbox_in_reply_to, ix_outbox_in_reply_to) read it. */
+const inReplyTo = (t: string) => `coalesce(json_extract(${t}.ap_object, '$.inReplyTo.id'), json_extract(${t}.ap_object, '$.inReplyTo'))`;
+const live = (t: string) => `${t}.is_deleted = 0 AND ${t}.is_transient = 0`;
+const ownPost = (t: string) => `+${t}.ap_type IN (${POST_TYPES.map((type) => `'${type}'`).join(', ')})`;
+
+/** At most this many replies are read for one thread (a bound on hostile chains, far above any
+ * real thread: Mastodon's largest threads have a few thousand). */
+const MAX_REPLIES = 20_000;
+
+// Every stored reply under one post (received or our own), with its depth, in one statement
+// prepared once: walking the tree level by level through drizzle built and prepared twelve
+// statements for a five-level thread, most of a page's time. The focus is never walked into
+// again, so a cycle of inReplyTo through it (a hostile or broken chain) ends there. `+t.ap_id`
+// has no affinity, as the indexed expression has none: with the column's TEXT affinity SQLite
+// cannot use the index for the join, and builds an automatic index over the whole box per step.
+const TREE = `
+WITH RECURSIVE tree(kind, id, ap_id, parent, published, depth) AS (
+  SELECT 'inbox', i.id, i.ap_id, @root, i.ap_published_at, 1 FROM inbox i WHERE ${inReplyTo('i')} = @root AND ${live('i')}
+  UNION ALL
+  SELECT 'own', o.id, o.ap_id, @root, o.ap_published_at, 1 FROM outbox o WHERE ${inReplyTo('o')} = @root AND ${live('o')} AND ${ownPost('o')}
+  UNION ALL
+  SELECT 'inbox', i.id, i.ap_id, t.ap_id, i.ap_published_at, t.depth + 1 FROM tree t JOIN inbox i ON ${inReplyTo('i')} = +t.ap_id
+    WHERE t.depth < @depth AND i.ap_id <> @root AND ${live('i')}
+  UNION ALL
+  SELECT 'own', o.id, o.ap_id, t.ap_id, o.ap_published_at, t.depth + 1 FROM tree t JOIN outbox o ON ${inReplyTo('o')} = +t.ap_id
+    WHERE t.depth < @depth AND o.ap_id <> @root AND ${live('o')} AND ${ownPost('o')}
+)
+SELECT kind, id, ap_id AS apId, parent, published FROM tree LIMIT @max`;
 
 /** A reply as the tree needs it; the whole row is read only for the replies shown. */
 interface Reply {
@@ -46,33 +73,26 @@ interface Reply {
   id: number;
   apId: string;
   parent: string;
-  published: Date;
+  published: string;
 }
 
-/** Stored replies to any of these ids. */
-function childrenOf(db: DbOrTx, parents: string[]): Reply[] {
-  if (parents.length === 0) return [];
-  const received = db
-    .select({ id: inbox.id, apId: inbox.apId, parent: inReplyToOf(inbox), published: inbox.apPublishedAt })
-    .from(inbox)
-    .where(and(inArray(inReplyToOf(inbox), parents), eq(inbox.isDeleted, false), eq(inbox.isTransient, false)))
-    .all();
-  const own = db
-    .select({ id: outbox.id, apId: outbox.apId, parent: inReplyToOf(outbox), published: outbox.apPublishedAt, type: outbox.apType })
-    .from(outbox)
-    .where(and(inArray(inReplyToOf(outbox), parents), eq(outbox.isDeleted, false), eq(outbox.isTransient, false)))
-    .all();
-  return [
-    ...received.map((r) => ({ kind: 'inbox' as const, ...r })),
-    ...own.filter((r) => isPostType(r.type)).map(({ type: _type, ...r }) => ({ kind: 'own' as const, ...r })),
-  ];
+/** Stored replies under `root`, each with the post it answers. */
+function repliesUnder(db: DbOrTx, root: string): Reply[] {
+  return prepared<[{ root: string; depth: number; max: number }], Reply>(db, TREE).all({ root, depth: MAX_DEPTH, max: MAX_REPLIES });
 }
+
+const decodeInbox = rowDecoder(inbox);
+const decodeOutbox = rowDecoder(outbox);
+const INBOX_ROWS = 'SELECT * FROM inbox WHERE id IN (SELECT value FROM json_each(?))';
+const OUTBOX_ROWS = 'SELECT * FROM outbox WHERE id IN (SELECT value FROM json_each(?))';
 
 /** The row of each of these replies, in their order (undefined: gone since). */
 function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
-  const ids = (kind: Row['kind']) => replies.filter((r) => r.kind === kind).map((r) => r.id);
-  const received = new Map(ids('inbox').length ? db.select().from(inbox).where(inArray(inbox.id, ids('inbox'))).all().map((r) => [r.id, r]) : []);
-  const own = new Map(ids('own').length ? db.select().from(outbox).where(inArray(outbox.id, ids('own'))).all().map((r) => [r.id, r]) : []);
+  const ids = (kind: Row['kind']) => JSON.stringify(replies.filter((r) => r.kind === kind).map((r) => r.id));
+  const read = <T extends { id: number }>(source: string, kind: Row['kind'], decode: (raw: Record<string, unknown>) => T) =>
+    new Map(replies.some((r) => r.kind === kind) ? prepared<[string], Record<string, unknown>>(db, source).all(ids(kind)).map((raw) => [raw.id as number, decode(raw)]) : []);
+  const received = read(INBOX_ROWS, 'inbox', decodeInbox);
+  const own = read(OUTBOX_ROWS, 'own', decodeOutbox);
   return replies.map((r): Row | undefined => {
     const inboxRow = r.kind === 'inbox' ? received.get(r.id) : undefined;
     const ownRow = r.kind === 'own' ? own.get(r.id) : undefined;
@@ -107,25 +127,22 @@ export async function getThread(
     up = idOf((parent.row.apObject as Json).inReplyTo);
   }
 
-  // Replies, level by level, then ordered as a tree (siblings oldest first).
+  // Replies, then ordered as a tree (siblings oldest first). A reply is kept once, where the
+  // walk first met it (an ancestor is never shown again as a reply).
   const byParent = new Map<string, Reply[]>();
-  let level = [focus.row.apId];
-  for (let depth = 1; depth <= MAX_DEPTH && level.length > 0; depth++) {
-    const next: string[] = [];
-    for (const child of childrenOf(deps.db, level)) {
-      if (seen.has(child.apId)) continue;
-      seen.add(child.apId);
-      // Appended in place: copying the list for each sibling cost O(n²) for a post's 500 replies.
-      const siblings = byParent.get(child.parent);
-      if (siblings) siblings.push(child);
-      else byParent.set(child.parent, [child]);
-      next.push(child.apId);
-    }
-    level = next;
+  const time = new Map<Reply, number>();
+  for (const child of repliesUnder(deps.db, focus.row.apId)) {
+    if (seen.has(child.apId)) continue;
+    seen.add(child.apId);
+    time.set(child, parseStoredDate(child.published).getTime());
+    // Appended in place: copying the list for each sibling cost O(n²) for a post's 500 replies.
+    const siblings = byParent.get(child.parent);
+    if (siblings) siblings.push(child);
+    else byParent.set(child.parent, [child]);
   }
   const flat: { reply: Reply; depth: number }[] = [];
   const walk = (parent: string, depth: number) => {
-    const children = (byParent.get(parent) ?? []).sort((a, b) => a.published.getTime() - b.published.getTime());
+    const children = (byParent.get(parent) ?? []).sort((a, b) => time.get(a)! - time.get(b)! || a.id - b.id);
     for (const child of children) {
       flat.push({ reply: child, depth });
       walk(child.apId, depth + 1);

@@ -1,0 +1,131 @@
+// The reply tree of a thread, read in one recursive statement: order (depth first, siblings
+// oldest first, whatever form the stored time has), what is left out (deleted, transient, our
+// own non-posts), chains that loop back through the post shown, and the depth bound. Rows are
+// written straight into a real core's database, as any writer (the processor, an import, the
+// sqlite3 shell) may have left them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore, type Core } from '../../core';
+import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
+
+let dir: string;
+let core: Core;
+let handlers: Handlers;
+let nextId = 1;
+
+const ACTOR = 'https://peer.example/users/ann';
+const post = (n: string) => `https://peer.example/notes/${n}`;
+
+function insertInbox(apId: string, inReplyTo: unknown, published: string, extra: { deleted?: boolean; transient?: boolean } = {}) {
+  const object = { id: apId, type: 'Note', attributedTo: ACTOR, content: `<p>text of ${apId}</p>`, published, ...(inReplyTo === undefined ? {} : { inReplyTo }) };
+  core.sqlite
+    .prepare(
+      `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
+         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       VALUES (?, ?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, ?, ?, 0)`,
+    )
+    .run(nextId++, published, published, ACTOR, apId, published, JSON.stringify(object), extra.deleted ? 1 : 0, extra.transient ? 1 : 0);
+}
+
+function insertOwn(apId: string, type: string, inReplyTo: string, published: string) {
+  const object = { id: apId, type, attributedTo: 'https://tern.example/users/me', content: `<p>mine ${apId}</p>`, inReplyTo, object: inReplyTo, published };
+  core.sqlite
+    .prepare(
+      `INSERT INTO outbox (id, created_at, updated_at, is_hidden_from_homepage, public_id, ap_type, ap_id, ap_object,
+         ap_published_at, visibility, likes_count, announces_count, replies_count, is_pinned, is_deleted)
+       VALUES (?, ?, ?, 0, ?, ?, ?, ?, ?, 'PUBLIC', 0, 0, 0, 0, 0)`,
+    )
+    .run(nextId, published, published, `own${nextId++}`, type, apId, JSON.stringify(object), published);
+}
+
+type Thread = { post: { apId: string }; ancestors: { apId: string }[]; replies: { apId: string; depth: number }[]; totalReplies: number; nextCursor: string | null };
+
+async function thread(apId: string, extra: Record<string, unknown> = {}): Promise<Thread> {
+  const result = await dispatch(handlers, 'thread.get', { apId, ...extra }, () => {});
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value as Thread;
+}
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-thread-'));
+  core = await openCore({ dataDir: dir, mode: 'headless' });
+  core.sqlite
+    .prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (1, ?, ?, ?, ?, 'Person', '@ann@peer.example')`)
+    .run('2025-01-01T00:00:00Z', '2025-01-01T00:00:00Z', ACTOR, JSON.stringify({ id: ACTOR, type: 'Person', preferredUsername: 'ann', inbox: `${ACTOR}/inbox` }));
+  core.settings.update({ baseUrl: 'https://tern.example', username: 'me', displayName: 'Me' });
+  handlers = createHandlers(core);
+
+  // root ← a (10:00) ← a1 (10:05), a2 (12:03+02:00, 10:03 UTC: earlier, though its text sorts later)
+  //      ← b (09:00, the older sibling: shown first) ← b1 (our own reply)
+  //      ← c (deleted) ← c1 (under a deleted reply: not reached)
+  //      ← t (transient)
+  //      ← our Like of root (not a post: never a reply)
+  insertInbox(post('root'), undefined, '2025-01-01T08:00:00Z');
+  insertInbox(post('a'), post('root'), '2025-01-01T10:00:00Z');
+  insertInbox(post('a1'), { id: post('a'), type: 'Note' }, '2025-01-01T10:05:00+00:00');
+  insertInbox(post('a2'), post('a'), '2025-01-01T12:03:00+02:00');
+  insertInbox(post('b'), post('root'), '2025-01-01T09:00:00.000Z');
+  insertOwn('https://tern.example/o/b1', 'Note', post('b'), '2025-01-01T09:30:00.000Z');
+  insertInbox(post('c'), post('root'), '2025-01-01T11:00:00Z', { deleted: true });
+  insertInbox(post('c1'), post('c'), '2025-01-01T11:30:00Z');
+  insertInbox(post('t'), post('root'), '2025-01-01T11:00:00Z', { transient: true });
+  insertOwn('https://tern.example/o/like', 'Like', post('root'), '2025-01-01T12:00:00.000Z');
+
+  // A chain that loops back: x ← y ← z ← x (z answers y, x answers z).
+  insertInbox(post('x'), post('z'), '2025-01-02T00:00:00Z');
+  insertInbox(post('y'), post('x'), '2025-01-02T00:01:00Z');
+  insertInbox(post('z'), post('y'), '2025-01-02T00:02:00Z');
+
+  // A chain 40 replies deep under `deep`.
+  insertInbox(post('deep'), undefined, '2025-01-03T00:00:00Z');
+  for (let i = 1; i <= 40; i++) insertInbox(post(`deep${i}`), post(i === 1 ? 'deep' : `deep${i - 1}`), `2025-01-03T00:${String(i).padStart(2, '0')}:00Z`);
+}, 60_000);
+
+afterAll(() => {
+  core?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('a thread’s replies', () => {
+  it('depth first, siblings oldest first (any stored time form), our own replies among them; deleted, transient and non-posts left out', async () => {
+    const t = await thread(post('root'));
+    expect(t.replies.map((r) => [r.apId.replace(/^.*\//, ''), r.depth])).toEqual([
+      ['b', 1],
+      ['b1', 2],
+      ['a', 1],
+      ['a2', 2],
+      ['a1', 2],
+    ]);
+    expect(t.totalReplies).toBe(5);
+    expect(t.nextCursor).toBeNull();
+  });
+
+  it('pages follow one another in the same order', async () => {
+    const first = await thread(post('root'), { limit: 2 });
+    expect(first.replies.map((r) => r.apId)).toEqual([post('b'), 'https://tern.example/o/b1']);
+    const second = await thread(post('root'), { limit: 2, cursor: first.nextCursor });
+    expect(second.replies.map((r) => r.apId)).toEqual([post('a'), post('a2')]);
+    const third = await thread(post('root'), { limit: 2, cursor: second.nextCursor });
+    expect(third.replies.map((r) => r.apId)).toEqual([post('a1')]);
+    expect(third.nextCursor).toBeNull();
+  });
+
+  it('a chain that loops back through the post shown ends there: each post once', async () => {
+    const t = await thread(post('x'));
+    expect(t.ancestors.map((p) => p.apId)).toEqual([post('y'), post('z')]);
+    // y and z are x's ancestors: not shown again below it.
+    expect(t.replies).toEqual([]);
+    const fromY = await thread(post('y'));
+    expect(fromY.post.apId).toBe(post('y'));
+    expect(fromY.ancestors.map((p) => p.apId)).toEqual([post('z'), post('x')]);
+    expect(fromY.replies).toEqual([]);
+  });
+
+  it('replies are read 30 levels deep', async () => {
+    const t = await thread(post('deep'), { limit: 100 });
+    expect(t.totalReplies).toBe(30);
+    expect(t.replies.at(-1)).toMatchObject({ apId: post('deep30'), depth: 30 });
+  });
+});
