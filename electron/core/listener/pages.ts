@@ -4,7 +4,7 @@
 // is escaped and every piece of HTML is sanitized again here, whoever stored it.
 import { createHash } from 'node:crypto';
 import type { OutboxObject } from '../../../db/schema';
-import { sanitizeContentHtml } from '../federation/sanitize';
+import { sanitizeStoredHtml } from '../federation/sanitize-stored';
 import type { LocalActor } from '../federation/identity';
 
 const STYLE =
@@ -95,7 +95,7 @@ function entry(profile: ProfileView, row: OutboxObject, standalone: boolean): st
   const name = str(object.name);
   const summary = str(object.summary);
   const inReplyTo = str(object.inReplyTo) ?? (typeof object.inReplyTo === 'object' && object.inReplyTo !== null ? str((object.inReplyTo as Record<string, unknown>).id) : null);
-  const content = sanitizeContentHtml(str(object.content) ?? '');
+  const content = sanitizeStoredHtml(str(object.content) ?? '');
   const heading = name && row.apType !== 'Note' ? `<h${standalone ? 1 : 2} class="p-name">${escapeHtml(name)}</h${standalone ? 1 : 2}>` : '';
   return (
     `<article class="h-entry">${heading}` +

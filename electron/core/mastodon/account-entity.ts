@@ -4,7 +4,8 @@ import type { ActorView, PeopleView } from '../ipc/author-contract';
 import type { Actor } from '../../../db/schema';
 import { asArray, isObject, str, type Json } from '../federation/ap';
 import { imageUrlOf } from '../federation/actor-summary';
-import { sanitizeContentHtml, sanitizePlainText } from '../federation/sanitize';
+import { sanitizePlainText } from '../federation/sanitize';
+import { sanitizeStoredHtml } from '../federation/sanitize-stored';
 import { summaryToHtml } from '../federation/profile-html';
 import { photoUrlOf } from '../listener/avatar-route';
 import { profileImageUrl } from '../media/profile-images';
@@ -69,7 +70,7 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       .filter(isObject)
       .filter((a) => a.type === 'PropertyValue' && str(a.name) && str(a.value))
       .slice(0, 10)
-      .map((a) => ({ name: sanitizePlainText(str(a.name)!), value: sanitizeContentHtml(str(a.value)!), verified_at: null }));
+      .map((a) => ({ name: sanitizePlainText(str(a.name)!), value: sanitizeStoredHtml(str(a.value)!), verified_at: null }));
     return {
       id: String(view.id),
       username,
@@ -82,7 +83,7 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       group: doc.type === 'Group',
       noindex: false,
       created_at: day(str(doc.published) && !Number.isNaN(Date.parse(str(doc.published)!)) ? str(doc.published)! : (row?.createdAt ?? new Date(0))),
-      note: summary ? sanitizeContentHtml(summary) : '',
+      note: summary ? sanitizeStoredHtml(summary) : '',
       url: view.url,
       uri: view.apId,
       avatar,

@@ -17,7 +17,7 @@ import { follower } from '../../../../db/schema';
 import { eq } from 'drizzle-orm';
 import { str, type Json } from '../ap';
 import { lookup } from '../lookup';
-import { sanitizeContentHtml } from '../sanitize';
+import { sanitizeStoredHtml } from '../sanitize-stored';
 import { createPost, editPost, type EditInput, type PostInput } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
 import { boost, like, setBookmarked, unboost, unlike } from './interactions';
@@ -83,7 +83,7 @@ export function createAuthorService(deps: AuthorServiceDeps) {
         kind: 'actor',
         actor: actorView(found.actor),
         followState: followStateOf(deps.db, found.actor),
-        summaryHtml: summary ? sanitizeContentHtml(summary) : null,
+        summaryHtml: summary ? sanitizeStoredHtml(summary) : null,
         followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
       };
     },

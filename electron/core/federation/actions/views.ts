@@ -8,7 +8,8 @@ import { summarizeActor } from '../actor-summary';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
-import { htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../sanitize';
+import { htmlToExcerpt, sanitizePlainText } from '../sanitize';
+import { sanitizeStoredHtml } from '../sanitize-stored';
 import { pollViewOf } from '../polls/view';
 import { withSources } from '../../media/views';
 
@@ -113,23 +114,23 @@ function totalOf(value: unknown): number | null {
   return isObject(value) ? num(value.totalItems) : null;
 }
 
-// Sanitizing is most of what a post's view costs (≈ 40–100 µs a post: a thread of 500 replies
-// spends 20–50 ms in it), and the same posts are shown again and again (a thread reopened, the
-// stream scrolled back). The result of the last few thousand texts is kept: sanitizing is a pure
-// function of the text, and the bound keeps memory flat.
+// Stored HTML is sanitized again for each view (sanitize-stored.ts: ≈ 10 µs a post), and the
+// same posts are shown again and again (a thread reopened, the stream scrolled back): the result
+// for the last few thousand texts is kept. Sanitizing is a pure function of the text, and the
+// bound keeps memory flat.
 const SANITIZED_KEPT = 3000;
 const SANITIZED_MAX_CHARS = 20_000;
 const sanitized = new Map<string, string>();
 
 function contentHtmlOf(html: string): string {
-  if (html.length > SANITIZED_MAX_CHARS) return sanitizeContentHtml(html);
+  if (html.length > SANITIZED_MAX_CHARS) return sanitizeStoredHtml(html);
   const kept = sanitized.get(html);
   if (kept !== undefined) {
     sanitized.delete(html);
     sanitized.set(html, kept);
     return kept;
   }
-  const clean = sanitizeContentHtml(html);
+  const clean = sanitizeStoredHtml(html);
   sanitized.set(html, clean);
   if (sanitized.size > SANITIZED_KEPT) sanitized.delete(sanitized.keys().next().value!);
   return clean;
