@@ -1,12 +1,12 @@
 // npm run torture — the long fault runs of docs/reliability.md: SIGKILL at random moments, 100
 // times each (TORTURE_KILLS to change), during a delivery to 1,000 followers, the inbox under
-// load, a backup, a restore, an upgrade of 200,000 rows and a search-index rebuild of 100,000
-// (test/faults/power-loss.ts). Prints what held. TORTURE_ONLY=delivery,inbox,backup,migration,index
+// load, an upload of 20 photos, a backup, a restore, an upgrade of 200,000 rows and a search-index
+// rebuild of 100,000 (test/faults/power-loss.ts). Prints what held. TORTURE_ONLY=delivery,inbox,upload,backup,migration,index
 // runs some of them. The CI suite runs the same with a few kills (test/faults/power-loss.test.ts).
-import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild, type KillResult } from '../test/faults/power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild, tortureUpload, type KillResult } from '../test/faults/power-loss';
 
 const kills = Number(process.env.TORTURE_KILLS ?? 100);
-const only = new Set((process.env.TORTURE_ONLY ?? 'delivery,inbox,backup,migration,index').split(','));
+const only = new Set((process.env.TORTURE_ONLY ?? 'delivery,inbox,upload,backup,migration,index').split(','));
 let bad = 0;
 const line = (r: KillResult, extra = '') => {
   bad += r.integrityFailures + r.rowsLost + r.leftovers.length;
@@ -25,6 +25,10 @@ if (only.has('inbox')) {
   const inbox = await tortureInbox(kills);
   bad += inbox.acknowledgedLost + inbox.notProcessedOnce;
   line(inbox, ` | sent ${inbox.sent}, acknowledged ${inbox.acknowledged}, acknowledged but lost ${inbox.acknowledgedLost}, not processed exactly once ${inbox.notProcessedOnce}`);
+}
+if (only.has('upload')) {
+  const upload = await tortureUpload(kills, 20);
+  line(upload, ` | stored in the end ${upload.stored} of 20`);
 }
 if (only.has('backup')) for (const r of await tortureBackupRestore(kills)) line(r);
 if (only.has('migration')) line(await tortureMigration(kills, 200_000));

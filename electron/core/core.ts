@@ -34,6 +34,7 @@ import { createPollLoop, type PollLoop } from './federation/polls/broadcast';
 import { createPollService, type PollService } from './federation/polls/service';
 import { createMediaService, type MediaService } from './media/service';
 import { profileImageIds } from './media/profile-images';
+import { removeOrphanFiles } from './media/store';
 import { createSearchIndexer, createSearchLoop, type SearchLoop } from './search/indexer';
 import { createSearchService, type SearchService } from './search/service';
 
@@ -135,6 +136,9 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const worker = options.inboxWorker ?? false;
     // Two connections write the file when the processor runs on the worker: see WrapOptions.
     const db = wrapDrizzle(sqlite, { immediate: worker });
+    // An upload cut short between its files and its row left files no row names.
+    const orphans = removeOrphanFiles(db, paths.uploads);
+    if (orphans > 0) log(`removed ${orphans} upload file(s) without a row, left by an interrupted upload`);
     const checkpointer = createCheckpointer(sqlite, { log });
     const settings = createSettingsStore(paths.settings);
     const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);

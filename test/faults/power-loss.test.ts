@@ -1,7 +1,8 @@
-// Power loss in CI: a few SIGKILLs at random moments of a delivery to 200 followers, a backup
-// and a restore (power-loss.ts); `npm run torture` runs the same with 100 kills each.
+// Power loss in CI: a few SIGKILLs at random moments of a delivery to 200 followers, the inbox,
+// uploads, a search-index rebuild, an upgrade, a backup and a restore (power-loss.ts); `npm run
+// torture` runs the same with 100 kills each.
 import { describe, expect, it } from 'vitest';
-import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild } from './power-loss';
+import { tortureBackupRestore, tortureDelivery, tortureInbox, tortureMigration, tortureSearchRebuild, tortureUpload } from './power-loss';
 
 describe('SIGKILL at random moments', () => {
   it('delivery to 200 followers: the database stays whole, no row is lost, and every follower gets the post in the end', async () => {
@@ -23,6 +24,17 @@ describe('SIGKILL at random moments', () => {
     expect(r.notProcessedOnce).toBe(0);
     expect(r.notes).toEqual([]);
   }, 120_000);
+
+  it('uploads cut short: after the next start every row has its files and every file its row, no temporary file; all stored in the end', async () => {
+    const r = await tortureUpload(3, 6);
+    console.log(`upload: ${r.kills} kills (${r.midTask} mid-task), ${r.stored} stored`);
+    expect(r.midTask).toBeGreaterThan(0);
+    expect(r.integrityFailures).toBe(0);
+    expect(r.rowsLost).toBe(0);
+    expect(r.leftovers).toEqual([]);
+    expect(r.notes).toEqual([]);
+    expect(r.stored).toBe(6);
+  }, 180_000);
 
   it('the search index rebuild of 20,000 posts cut short: every post indexed once in the end, FTS5 integrity-check passes', async () => {
     const r = await tortureSearchRebuild(3, 20_000);

@@ -6,7 +6,7 @@
 // SIGKILL stops the process, not the machine: the OS still writes what SQLite handed it, so
 // this proves the application's part (transactions, ordering, journals); see docs/reliability.md.
 import { spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,7 @@ import { createBackup } from '../../electron/core/data/backup';
 import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
 import { addFollower, send, startMallory } from '../../electron/core/listener/test-support';
 import { openSqlite } from '../../db/client';
+import { photo } from '../../electron/core/media/test-images';
 import { currentRevision, downgrade, REVISIONS } from '../../migrations/runner';
 
 const CHILD = new URL('./tern-child.ts', import.meta.url).pathname;
@@ -400,7 +401,14 @@ export async function tortureSearchRebuild(kills: number, rows: number, random: 
       result.kills++;
       if (!run.finished) result.midTask++;
       if (integrity(database) !== 'ok') result.integrityFailures++;
-      if (run.finished) break;
+      if (run.finished) {
+        // Built: empty the index again (down before the search revision and up), so the next
+        // kill lands in a rebuild too.
+        const again = openSqlite(database);
+        downgrade(again, REVISIONS[searchAt - 1]!.id);
+        again.close();
+        await runChild([dir, 'open'], null);
+      }
     }
     const last = await runChild([dir, 'index'], null);
     if (!last.finished) result.notes.push(`the rebuild after the last kill did not finish: ${last.output.slice(-300)}`);
@@ -428,3 +436,80 @@ export async function tortureSearchRebuild(kills: number, rows: number, random: 
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** What the uploads folder and the upload table say of each other after a start. */
+function uploadsState(dir: string): { rows: number; missingFiles: string[]; filesWithoutRow: string[] } {
+  const db = new Database(join(dir, 'tern.db'), { readonly: true, fileMustExist: true });
+  try {
+    const rows = db.prepare('SELECT content_hash AS hash, has_thumbnail AS thumb FROM upload').all() as { hash: string; thumb: number }[];
+    const uploads = join(dir, 'uploads');
+    const present = new Set(existsSync(uploads) ? readdirSync(uploads) : []);
+    const named = new Set(rows.flatMap((r) => (r.thumb ? [r.hash, `${r.hash}_resized`] : [r.hash])));
+    return {
+      rows: rows.length,
+      missingFiles: [...named].filter((n) => !present.has(n)),
+      filesWithoutRow: [...present].filter((n) => !named.has(n)),
+    };
+  } finally {
+    db.close();
+  }
+}
+
+/** `images` JPEGs of 1600 × 1200 uploaded through the IPC channels (chunks, then sharp, blurhash,
+ * two files renamed into place and a row), killed `kills` times at random moments; after each
+ * start, every row has its files and every file its row; in the end all are stored once. */
+export async function tortureUpload(kills: number, images: number, random: () => number = Math.random): Promise<KillResult & { stored: number }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-torture-upload-'));
+  const sources = mkdtempSync(join(tmpdir(), 'tern-torture-images-'));
+  try {
+    for (let i = 0; i < images; i++) {
+      const bytes = await photo(1600 + i, 1200, 'jpeg');
+      writeFileSync(join(sources, `${String(i).padStart(4, '0')}.jpg`), bytes);
+    }
+    const core = await openCore({ dataDir: dir, mode: 'headless' });
+    core.settings.update({ baseUrl: 'https://tern.test', username: 'ana' });
+    core.close();
+    mkdirSync(join(dir, 'uploads'), { recursive: true });
+    const database = join(dir, 'tern.db');
+    const uploadMs = await timeTask(dir, (copy) => [copy, 'upload', sources]);
+    const result: KillResult & { stored: number } = { scenario: 'upload', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [], stored: 0 };
+    let rowsBefore = 0;
+    for (let k = 0; k < kills; k++) {
+      const run = await runChild([dir, 'upload', sources], Math.floor(random() * uploadMs));
+      result.kills++;
+      if (!run.finished) result.midTask++;
+      if (integrity(database) !== 'ok') result.integrityFailures++;
+      // The next start cleans what the kill left: temporary files, files whose row was not written.
+      const opened = await runChild([dir, 'open'], null);
+      if (!opened.finished) result.notes.push(`start after kill ${k} failed: ${opened.output.slice(-300)}`);
+      result.leftovers.push(...leftovers(dir));
+      const state = uploadsState(dir);
+      if (state.missingFiles.length > 0) result.notes.push(`kill ${k}: rows without their files: ${state.missingFiles.join(', ')}`);
+      if (state.filesWithoutRow.length > 0) result.notes.push(`kill ${k}: files without a row after the next start: ${state.filesWithoutRow.join(', ')}`);
+      result.rowsLost += Math.max(0, rowsBefore - state.rows);
+      rowsBefore = state.rows;
+      if (run.finished) {
+        // All stored: start again from none, so the next kill lands in an upload too.
+        const db = new Database(database);
+        db.prepare('DELETE FROM upload').run();
+        db.close();
+        rmSync(join(dir, 'uploads'), { recursive: true, force: true });
+        mkdirSync(join(dir, 'uploads'));
+        rowsBefore = 0;
+      }
+    }
+    const last = await runChild([dir, 'upload', sources], null);
+    if (!last.finished) result.notes.push(`the last run did not finish: ${last.output.slice(-500)}`);
+    const state = uploadsState(dir);
+    result.stored = state.rows;
+    if (state.rows !== images) result.notes.push(`${state.rows} of ${images} images stored in the end`);
+    if (state.missingFiles.length + state.filesWithoutRow.length > 0) result.notes.push(`in the end: ${JSON.stringify(state)}`);
+    result.leftovers.push(...leftovers(dir));
+    if (integrity(database) !== 'ok') result.integrityFailures++;
+    return result;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    rmSync(sources, { recursive: true, force: true });
+  }
+}
+

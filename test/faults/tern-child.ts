@@ -1,8 +1,11 @@
 // A Tern process to kill: the real core on a data folder, doing one task, for the power-loss
-// tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open|index|inbox <port>
+// tests (power-loss.ts). Run with tsx:  tern-child.ts <dataDir> deliver|backup|restore <archive>|open|index|inbox <port>|upload <imagesDir>
 // Prints "ready" once the core is open, or for `open` before it opens (the kill may land any time
 // after), and "done" when the task has finished.
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { openCore } from '../../electron/core/core';
+import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
 import { createBackup, restoreBackup } from '../../electron/core/data/backup';
 import { createSearchIndexer } from '../../electron/core/search/indexer';
 
@@ -52,6 +55,24 @@ if (task === 'deliver') {
   // The search index's rebuild, step after step as the core's loop runs it.
   const indexer = createSearchIndexer(core.sqlite);
   while (indexer.step(25)) await new Promise((r) => setImmediate(r));
+  console.log('done');
+} else if (task === 'upload') {
+  // Every image of the folder, uploaded as the renderer does: begin, chunks, finish (the
+  // pipeline: sniffing, sharp, blurhash, files, row). One already stored comes back as it is.
+  const handlers = createHandlers(core);
+  const call = async (channel: string, input: Record<string, unknown>) => {
+    const r = await dispatch(handlers, channel, input, () => {});
+    if (!r.ok) throw new Error(`${channel}: ${r.error.message}`);
+    return r.value as Record<string, unknown>;
+  };
+  for (const name of readdirSync(arg!).sort()) {
+    const bytes = readFileSync(join(arg!, name));
+    const { uploadId, chunkBytes } = (await call('media.uploadBegin', { contentType: 'image/jpeg', size: bytes.length })) as { uploadId: string; chunkBytes: number };
+    for (let offset = 0; offset < bytes.length; offset += chunkBytes) {
+      await call('media.uploadChunk', { uploadId, offset, data: bytes.subarray(offset, offset + chunkBytes).toString('base64') });
+    }
+    await call('media.uploadFinish', { uploadId });
+  }
   console.log('done');
 } else if (task === 'open') {
   console.log('done');

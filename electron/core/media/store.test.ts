@@ -1,6 +1,6 @@
 // The upload pipeline with real SQLite and real sharp: what is stored for each kind of file,
 // and that every refused file leaves nothing behind (no row, no file).
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
@@ -10,7 +10,7 @@ import { upload } from '../../../db/schema';
 import { upgrade } from '../../../migrations/runner';
 import { MediaRejectedError } from './errors';
 import { MAX_IMAGE_BYTES } from './limits';
-import { contentHashOf, saveUpload, thumbnailPath, uploadPath, type UploadDeps } from './store';
+import { contentHashOf, removeOrphanFiles, saveUpload, thumbnailPath, uploadPath, type UploadDeps } from './store';
 import { createMediaService } from './service';
 import { photo, pngBomb, sidewaysJpegWithGps } from './test-images';
 
@@ -164,3 +164,18 @@ describe('the media service sweeps what was never posted', () => {
     expect(forgotten.id).not.toBe(reused.id);
   });
 });
+
+describe('files an interrupted upload left', () => {
+  it('files without a row (killed between the files and the row) are removed; stored uploads and other files stay', async () => {
+    const kept = await saveUpload(deps, { bytes: await photo(40, 40, 'png'), contentType: 'image/png' });
+    const orphan = contentHashOf(Buffer.from('bytes whose row was never written'));
+    writeFileSync(uploadPath(deps.uploadsDir, orphan), 'x');
+    writeFileSync(thumbnailPath(deps.uploadsDir, orphan), 'x');
+    writeFileSync(join(deps.uploadsDir, 'notes.txt'), 'not an upload');
+    expect(removeOrphanFiles(db, deps.uploadsDir)).toBe(2);
+    expect(files().sort()).toEqual([kept.contentHash, `${kept.contentHash}_resized`, 'notes.txt']);
+    expect(removeOrphanFiles(db, deps.uploadsDir)).toBe(0);
+    expect(removeOrphanFiles(db, join(dir, 'no-such-folder'))).toBe(0);
+  });
+});
+

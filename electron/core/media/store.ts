@@ -7,7 +7,7 @@
 // written under temporary names and renamed into place; the row is written last, and a
 // failure removes whatever this call wrote.
 import { createHash, randomUUID } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -129,3 +129,27 @@ export async function saveUpload(deps: UploadDeps, input: { bytes: Uint8Array; c
     throw error;
   }
 }
+
+const STORED_FILE = /^([0-9a-f]{64})(_resized)?$/;
+
+/**
+ * Removes the files of uploads that have no row: a process killed after an upload's files were
+ * renamed into place and before its row was written leaves them (the row is written last, so
+ * a row never names a missing file). Run at start, when no upload is in flight. Returns how
+ * many files were removed.
+ */
+export function removeOrphanFiles(db: DbOrTx, uploadsDir: string): number {
+  if (!existsSync(uploadsDir)) return 0;
+  const names = readdirSync(uploadsDir);
+  if (names.length === 0) return 0;
+  const known = new Set(db.select({ hash: upload.contentHash }).from(upload).all().map((u) => u.hash));
+  let removed = 0;
+  for (const name of names) {
+    const hash = STORED_FILE.exec(name)?.[1];
+    if (hash === undefined || known.has(hash)) continue;
+    rmSync(join(uploadsDir, name), { force: true });
+    removed++;
+  }
+  return removed;
+}
+
