@@ -72,16 +72,23 @@ test('the stream shows boosts, content warnings and sanitized HTML, and loads no
   await page.screenshot({ path: screenshotPath('stream-posts-dark') });
 });
 
-test('other kinds of posts: a Video and an Article by title, the lead shown and not hidden, a link to the original; an unknown type as a link card', async ({ page, tern }) => {
+test('other kinds of posts: a Video and an Article by title, the lead shown and not hidden, a link to the original; an unknown type as a link card; an Event with its time and place', async ({ page, tern }) => {
   const kinds = [
     post(ana, '<p>How to true a wheel with a spoke key.</p>', { id: 11, type: 'Video', title: 'Truing a bicycle wheel', url: 'https://videos.example/w/wheel' }),
     post(ben, '<p>The long version, with diagrams.</p>', { id: 12, type: 'Article', title: 'Winter cycling', excerpt: 'Salt, cold and light: a short guide.', url: 'https://blog.example/winter' }),
     post(chloe, '<p>A winter book.</p>', { id: 13, type: 'Review', card: true, title: 'Review of a novel (4 stars)', excerpt: 'Cold, and warm.', url: 'https://books.example/review/4' }),
+    post(ana, '<p>Bring a torch.</p>', {
+      id: 14,
+      type: 'Event',
+      title: 'Night walk on the moor',
+      url: 'https://events.example/events/night-walk',
+      event: { startTime: '2031-12-11T19:00:00+00:00', endTime: '2031-12-11T21:00:00+00:00', place: 'The old mill, Exeter, United Kingdom', online: true },
+    }),
   ];
   await answer(page, 'timeline.stream', { items: kinds, nextCursor: null });
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');
-  await expect(posts).toHaveCount(3);
+  await expect(posts).toHaveCount(4);
 
   await expect(posts.nth(0).getByRole('heading', { name: 'Truing a bicycle wheel' })).toBeVisible();
   await expect(posts.nth(0).getByRole('link', { name: 'Open on videos.example' })).toHaveAttribute('href', 'https://videos.example/w/wheel');
@@ -92,7 +99,14 @@ test('other kinds of posts: a Video and an Article by title, the lead shown and 
   await expect(card).toHaveAttribute('href', 'https://books.example/review/4');
   await expect(card).toContainText('Cold, and warm.');
   await expect(card).toContainText('Review on books.example');
+  const event = posts.nth(3);
+  await expect(event.getByRole('heading', { name: 'Night walk on the moor' })).toBeVisible();
+  await expect(event.locator('.post__event time')).toHaveAttribute('datetime', '2031-12-11T19:00:00+00:00');
+  await expect(event.locator('.post__event time')).toContainText('2031');
+  await expect(event.locator('.post__event')).toContainText('The old mill, Exeter, United Kingdom · Online');
   await page.screenshot({ path: screenshotPath('stream-post-kinds') });
+  await event.scrollIntoViewIfNeeded();
+  await event.screenshot({ path: screenshotPath('stream-post-event') });
 });
 
 test('a like shows at once with a pending mark, and one Tern refuses is put back with the reason', async ({ page, tern }) => {

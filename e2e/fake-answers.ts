@@ -51,6 +51,7 @@ export function post(author: ActorView, contentHtml: string, extra: Partial<Post
     markdown: null,
     deleted: false,
     poll: null,
+    event: null,
     ...extra,
   };
 }

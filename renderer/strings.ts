@@ -38,6 +38,13 @@ export function formatNumber(n: number): string {
   return numberFormat.format(n);
 }
 
+const rangeFormat = new Intl.DateTimeFormat(WORDS_LOCALE, { weekday: 'short', day: 'numeric', month: 'short', year: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+/** When something takes place: a start, or a start and an end (one date when both fall on it). */
+export function formatTimeRange(start: Date, end: Date | null): string {
+  return end ? rangeFormat.formatRange(start, end) : rangeFormat.format(start);
+}
+
 /** An absolute date and time, for tooltips and screen readers. */
 export function formatDateTime(date: Date): string {
   return dateTimeFormat.format(date);
@@ -419,6 +426,9 @@ export const strings = {
     openOriginal: 'Open the original page',
     original: (host: string) => `Open on ${host}`,
     cardHost: (host: string, type: string) => `${type} on ${host}`,
+    eventWhen: 'When:',
+    eventWhere: 'Where:',
+    eventOnline: 'Online',
     pending: 'waiting to be sent',
     flagVerb: {
       liked: (on: boolean) => (on ? 'like' : 'unlike'),

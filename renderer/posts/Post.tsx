@@ -18,6 +18,7 @@ import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
 import { externalHref } from './links';
+import { EventLine } from './EventLine';
 
 const t = strings.post;
 
@@ -118,6 +119,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           ) : (
             <>
               {post.title && <h3 className="post__title">{post.title}</h3>}
+              {post.event && <EventLine event={post.event} />}
               {/* A summary that is not a warning (an Article's lead) is shown, never hidden. */}
               {post.excerpt && <p className="post__excerpt">{post.excerpt}</p>}
             </>

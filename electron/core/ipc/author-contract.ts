@@ -75,6 +75,18 @@ export interface PostView {
   deleted: boolean;
   /** A Question's poll (polls-contract.ts); null for other posts. */
   poll: PollView | null;
+  /** When and where an Event (Mobilizon, Friendica, Gancio…) takes place; null for other posts. */
+  event: EventView | null;
+}
+
+export interface EventView {
+  /** ISO 8601, with the offset the organiser gave. */
+  startTime: string;
+  endTime: string | null;
+  /** The place as text: its name and address (street, town, region, country), or null. */
+  place: string | null;
+  /** Held online (Mobilizon's isOnline). */
+  online: boolean;
 }
 
 export type DeliveryStateName = 'local' | 'queued' | 'sending' | 'sent' | 'failed';

@@ -72,3 +72,41 @@ it('a link card is never linked to anything but http(s): a row of an imported da
   expect(card.url).toBe('');
   expect(inboxPostView(row({ type: 'Widget', name: 'A widget' }, 'https://x.example/w/1'), undefined).url).toBe('https://x.example/w/1');
 });
+
+// Shapes of Mobilizon's Event (Lemmy's crates/apub/assets/mobilizon/objects/event.json and
+// Mobilizon's own test fixture; test/fixtures/real/mobilizon-event*.json), with text of our own.
+it('an Event says when and where: the time as sent, the place from its name and address', () => {
+  const view = inboxPostView(
+    row({
+      type: 'Event',
+      name: 'Night walk',
+      startTime: '2022-12-11T19:00:00+00:00',
+      endTime: '2022-12-11T21:00:00+00:00',
+      isOnline: false,
+      location: {
+        type: 'Place',
+        name: 'The old <b>mill</b>',
+        address: { type: 'PostalAddress', streetAddress: ' ', postalCode: null, addressLocality: 'Exeter', addressRegion: 'England', addressCountry: 'United Kingdom' },
+      },
+    }),
+    undefined,
+  );
+  expect(view.event).toEqual({ startTime: '2022-12-11T19:00:00+00:00', endTime: '2022-12-11T21:00:00+00:00', place: 'The old mill, Exeter, England, United Kingdom', online: false });
+  // Online, a place as a plain string, no end.
+  expect(inboxPostView(row({ type: 'Event', startTime: '2019-12-18T13:00:00Z', isOnline: true, location: 'Town hall' }), undefined).event).toEqual({
+    startTime: '2019-12-18T13:00:00Z',
+    endTime: null,
+    place: 'Town hall',
+    online: true,
+  });
+  // No usable start: no event line (the post is still shown); a time that is no time is dropped.
+  expect(inboxPostView(row({ type: 'Event', startTime: 'soon', location: { name: 'x' } }), undefined).event).toBeNull();
+  expect(inboxPostView(row({ type: 'Event', startTime: '2019-12-18T13:00:00Z', endTime: 'later', location: [{ type: 'Place' }, { type: 'Place', name: 'Second' }] }), undefined).event).toEqual({
+    startTime: '2019-12-18T13:00:00Z',
+    endTime: null,
+    place: 'Second',
+    online: false,
+  });
+  // Only Events: a Note's startTime means nothing.
+  expect(inboxPostView(row({ type: 'Note', startTime: '2019-12-18T13:00:00Z' }), undefined).event).toBeNull();
+});

@@ -3,7 +3,7 @@
 import { inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
-import type { ActorView, AttachmentView, PostView } from '../../ipc/author-contract';
+import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
@@ -109,6 +109,40 @@ function tagsOf(object: Json): PostView['tags'] {
   return out;
 }
 
+/** A time as sent, when it is one (ISO 8601 that Date reads); else null. */
+function timeOf(value: unknown): string | null {
+  const text = str(value);
+  return text !== null && text.length <= 40 && Number.isFinite(Date.parse(text)) ? text : null;
+}
+
+const PLACE_MAX = 300;
+
+/** A Place (or the first of several) as one line of text: its name, then the parts of its
+ * PostalAddress that are given (Mobilizon sends " " for a missing street), or a plain string. */
+function placeOf(value: unknown): string | null {
+  for (const entry of boundedList(value)) {
+    if (typeof entry === 'string' && !/^https?:/i.test(entry)) return sanitizePlainText(entry.trim().slice(0, PLACE_MAX)) || null;
+    if (!isObject(entry)) continue;
+    const address = isObject(entry.address) ? entry.address : null;
+    const parts = [
+      str(entry.name),
+      ...(address ? [address.streetAddress, address.postalCode, address.addressLocality, address.addressRegion, address.addressCountry].map(str) : [str(entry.address)]),
+    ]
+      .map((p) => p?.trim() ?? '')
+      .filter((p, i, all) => p !== '' && all.indexOf(p) === i);
+    if (parts.length > 0) return sanitizePlainText(parts.join(', ').slice(0, PLACE_MAX));
+  }
+  return null;
+}
+
+/** When and where an Event takes place (null for any other type, or without a start time). */
+function eventOf(object: Json): EventView | null {
+  if (typeOf(object) !== 'Event') return null;
+  const startTime = timeOf(object.startTime);
+  if (startTime === null) return null;
+  return { startTime, endTime: timeOf(object.endTime), place: placeOf(object.location), online: object.isOnline === true };
+}
+
 /** A collection's totalItems (Mastodon's likes/shares), when the object carries one. */
 function totalOf(value: unknown): number | null {
   return isObject(value) ? num(value.totalItems) : null;
@@ -178,6 +212,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     inReplyTo: idOf(object.inReplyTo),
     attachments: attachmentsOf(object, ownBase),
     tags: tagsOf(object),
+    event: eventOf(object),
   };
 }
 
