@@ -65,11 +65,14 @@ let out = '';
 /** Open elements, each with whether its tags are written (allowed) or its text dropped. */
 const open: Array<{ name: string; written: boolean; silent: boolean }> = [];
 let silent = 0;
+/** Whether an element was left out (its children are then joined to its parent). */
+let dropped = false;
 
 const parser = new Parser(
   {
     onopentag(name, attributes) {
       const written = TAGS.has(name) && silent === 0;
+      if (!written) dropped = true;
       const quiet = NO_TEXT.has(name);
       open.push({ name, written, silent: quiet });
       if (quiet) silent++;
@@ -90,20 +93,29 @@ const parser = new Parser(
   { decodeEntities: true, lowerCaseTags: true, lowerCaseAttributeNames: true },
 );
 
-/** Stored content HTML, made safe again for a view (see the top of this file). */
-export function sanitizeStoredHtml(html: string): string {
-  if (htmlOverLimits(html, HTML_LIMITS) !== null) return unparsedText(html);
+function once(html: string): string {
   out = '';
   open.length = 0;
   silent = 0;
+  dropped = false;
   try {
     parser.reset();
     parser.end(html);
-    const clean = out;
-    return clean.length > HTML_LIMITS.chars ? unparsedText(html) : clean;
+    return out;
   } finally {
     out = '';
     open.length = 0;
     silent = 0;
   }
+}
+
+/** Stored content HTML, made safe again for a view (see the top of this file). When an element
+ * was left out, its children join its parent, where a parser may read them as another tree
+ * (`<li><div><li>` writes `<li><li>`, which reads as two siblings): that output is passed once
+ * more, so what is returned reads back as written — a second call returns it unchanged. */
+export function sanitizeStoredHtml(html: string): string {
+  if (htmlOverLimits(html, HTML_LIMITS) !== null) return unparsedText(html);
+  let clean = once(html);
+  if (dropped) clean = once(clean);
+  return clean.length > HTML_LIMITS.chars ? unparsedText(html) : clean;
 }
