@@ -82,28 +82,44 @@ export function sanitizeContentHtml(html: string): string {
 const HIDDEN_TEXT = new Set(['script', 'style', 'template', 'noscript', 'textarea', 'title', 'iframe', 'noembed', 'noframes', 'xmp']);
 const LOOKS_LIKE_A_TAG = /<(?=[a-zA-Z!/?])/g;
 
-/** The text of some markup as written: tags, comments and hidden elements' text removed,
- * entities left as they are (decoding `&lt;b&gt;` would make markup of a plain text). */
-function textOf(markup: string): string {
+/**
+ * A reader of the text of markup: tags and comments removed, and the text inside the `hidden`
+ * elements too. One parser per reader, its handlers made once (sanitize-html's closures per
+ * call kept most of each call alive past the next minor GC: see sanitize-stored.ts).
+ */
+function textReader(hidden: ReadonlySet<string>, decodeEntities: boolean): (markup: string) => string {
   let out = '';
-  let hidden = 0;
+  let depth = 0;
   const parser = new Parser(
     {
       onopentagname(name) {
-        if (HIDDEN_TEXT.has(name)) hidden++;
+        if (hidden.has(name)) depth++;
       },
       onclosetag(name) {
-        if (HIDDEN_TEXT.has(name) && hidden > 0) hidden--;
+        if (hidden.has(name) && depth > 0) depth--;
       },
       ontext(text) {
-        if (hidden === 0) out += text;
+        if (depth === 0) out += text;
       },
     },
-    { decodeEntities: false, lowerCaseTags: true },
+    { decodeEntities, lowerCaseTags: true },
   );
-  parser.end(markup);
-  return out;
+  return (markup) => {
+    out = '';
+    depth = 0;
+    try {
+      parser.reset();
+      parser.end(markup);
+      return out;
+    } finally {
+      out = '';
+    }
+  };
 }
+
+/** The text of some markup as written: tags, comments and hidden elements' text removed,
+ * entities left as they are (decoding `&lt;b&gt;` would make markup of a plain text). */
+const textOf = textReader(HIDDEN_TEXT, false);
 
 /**
  * The one rule for plain-text fields from outside (names of attachments, tags, poll options and
@@ -247,25 +263,9 @@ export function sanitizeActorHtml<T extends Json>(doc: T): T {
 
 // Elements whose text is not shown when their tags are dropped (sanitize-html's nonTextTags).
 const NO_TEXT = new Set(['script', 'style', 'textarea', 'option', 'xmp']);
-let excerpt = '';
-let quiet = 0;
-// One parser for every excerpt, its handlers made once: sanitize-html's closures per call kept
-// most of each call alive past the next minor GC (see sanitize-stored.ts), and a page of 50
-// notifications spent 8 ms in each such scavenge.
-const excerptParser = new Parser(
-  {
-    onopentag(name) {
-      if (NO_TEXT.has(name)) quiet++;
-    },
-    onclosetag(name) {
-      if (NO_TEXT.has(name) && quiet > 0) quiet--;
-    },
-    ontext(text) {
-      if (quiet === 0) excerpt += text;
-    },
-  },
-  { decodeEntities: true, lowerCaseTags: true },
-);
+/** Text with its entities decoded (a page of 50 notifications spent 8 ms in each scavenge when
+ * this was sanitize-html with no tag allowed). */
+const decodedTextOf = textReader(NO_TEXT, true);
 
 /** Plain text of some HTML for a one-line preview: tags dropped (block ends become spaces),
  * entities decoded, whitespace collapsed, cut to `max` characters with an ellipsis. The result
@@ -273,15 +273,6 @@ const excerptParser = new Parser(
 export function htmlToExcerpt(html: string, max = 140): string {
   const bounded = htmlOverLimits(html, HTML_LIMITS) === null ? html : unparsedText(html);
   const spaced = bounded.replace(/<br\s*\/?>|<\/(p|li|blockquote|pre)>/gi, ' ');
-  excerpt = '';
-  quiet = 0;
-  let text: string;
-  try {
-    excerptParser.reset();
-    excerptParser.end(spaced);
-    text = excerpt.replace(/\s+/g, ' ').trim();
-  } finally {
-    excerpt = '';
-  }
+  const text = decodedTextOf(spaced).replace(/\s+/g, ' ').trim();
   return text.length > max ? `${text.slice(0, max - 1).trimEnd()}…` : text;
 }
