@@ -11,7 +11,7 @@ let bad = 0;
 const line = (r: KillResult, extra = '') => {
   bad += r.integrityFailures + r.rowsLost + r.leftovers.length;
   console.log(
-    `${r.scenario.padEnd(12)} ${String(r.kills).padStart(4)} kills, ${String(r.midTask).padStart(4)} mid-task | integrity failures ${r.integrityFailures} | rows lost ${r.rowsLost} | leftovers ${r.leftovers.length}${extra}${r.notes.length ? `\n             ${r.notes.join('\n             ')}` : ''}`,
+    `${r.scenario.padEnd(12)} ${String(r.kills).padStart(4)} kills, ${String(r.midTask).padStart(4)} mid-task | integrity failures ${r.integrityFailures} | rows lost ${r.rowsLost} | leftovers ${r.leftovers.length}${extra}${r.leftovers.length ? `\n             left: ${[...new Set(r.leftovers)].slice(0, 5).join(', ')}` : ''}${r.notes.length ? `\n             ${r.notes.join('\n             ')}` : ''}`,
   );
 };
 

@@ -83,6 +83,21 @@ describe('swapping data in, interrupted anywhere', () => {
     expect(readdirSync(uploads)).toEqual(['abc']);
   });
 
+  it('an archive or a settings file not yet renamed into place (killed mid-write) is removed; finished backups stay', async () => {
+    folders();
+    const backups = join(dir, 'backups');
+    writeFileSync(join(backups, 'tern-backup-2026-01-01.tar.gz'), 'done');
+    writeFileSync(join(backups, 'tern-backup-2026-01-02.tar.gz.0a1b2c3d4e5f.tmp'), 'half');
+    writeFileSync(join(dir, 'settings.json.tmp'), '{"half":');
+    const said = await recoverDataFolder(dir, backups);
+    // The staging folder of folders(), the settings file, the archive.
+    expect(said).toHaveLength(3);
+    expect(said.join('\n')).toMatch(/settings\.json\.tmp.*\n.*tar\.gz\.0a1b2c3d4e5f\.tmp/);
+    expect(readdirSync(backups)).toEqual(['tern-backup-2026-01-01.tar.gz']);
+    expect(readdirSync(dir).sort()).toEqual(['backups', 'settings.json', 'tern.db', 'tern.lock']);
+    expect(read('settings.json')).toBe('old settings.json');
+  });
+
   it('a journal that does not name an aside folder of Tern’s is not followed (nothing moves)', async () => {
     const staging = folders();
     writeFileSync(join(staging, '.swap.json'), JSON.stringify({ aside: '../../elsewhere', phase: 'aside' }));

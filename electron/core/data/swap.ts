@@ -99,11 +99,16 @@ export async function recoverDataFolder(dataDir: string, backupsDir: string, upl
     } else if (WORK.test(name)) {
       await rm(path, { recursive: true, force: true });
       done.push(`removed ${name}, left by an interrupted import`);
+    } else if (name.endsWith('.tmp')) {
+      // A file written under a temporary name and not yet renamed (settings.json's).
+      await rm(path, { force: true });
+      done.push(`removed ${name}, left by an interrupted write`);
     }
   }
   if (existsSync(backupsDir)) {
     for (const name of await readdir(backupsDir)) {
-      if (!name.startsWith('.backup-')) continue;
+      // The work folder of a backup, or its archive not yet renamed into place (private-file.ts).
+      if (!name.startsWith('.backup-') && !name.endsWith('.tmp')) continue;
       await rm(join(backupsDir, name), { recursive: true, force: true });
       done.push(`removed backups/${name}, left by an interrupted backup`);
     }
