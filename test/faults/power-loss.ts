@@ -115,10 +115,18 @@ export async function tortureDelivery(kills: number, followers: number, random: 
   const servers: http.Server[] = [];
   for (let i = 0; i < 20; i++) {
     const server = http.createServer((req, res) => {
-      req.resume();
+      const chunks: Buffer[] = [];
+      req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
         received++;
-        const key = req.url ?? '';
+        // One delivery: this inbox, this activity (each round of the torture posts anew).
+        let activity = '';
+        try {
+          activity = String((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { id?: unknown }).id ?? '');
+        } catch {
+          // not JSON: counted under the inbox alone
+        }
+        const key = `${req.url ?? ''} ${activity}`;
         if ((acked.get(key) ?? 0) > 0) ackedResent++;
         // A little waiting, as real servers do, so kills land with requests in flight.
         setTimeout(() => {
@@ -137,11 +145,15 @@ export async function tortureDelivery(kills: number, followers: number, random: 
       const port = (servers[n % servers.length]!.address() as AddressInfo).port;
       addFollower(core, `http://127.0.0.1:${port}/users/f${n}`, `http://127.0.0.1:${port}/users/f${n}/inbox`);
     }
-    const made = await dispatch(createHandlers(core), 'posts.create', { content: 'Sent through a hundred power cuts.', visibility: 'PUBLIC' }, () => {});
-    if (!made.ok) throw new Error(`could not post: ${JSON.stringify(made)}`);
+    const post = async (core: Core, n: number) => {
+      const made = await dispatch(createHandlers(core), 'posts.create', { content: `Sent through a hundred power cuts (${n}).`, visibility: 'PUBLIC' }, () => {});
+      if (!made.ok) throw new Error(`could not post: ${JSON.stringify(made)}`);
+    };
+    await post(core, 1);
     core.close();
     const database = join(dir, 'tern.db');
-    const rows = count(database, 'SELECT count(*) FROM outgoing_activity');
+    let rows = count(database, 'SELECT count(*) FROM outgoing_activity');
+    let posts = 1;
     const result: DeliveryTorture = { scenario: 'delivery', kills: 0, midTask: 0, integrityFailures: 0, rowsLost: 0, leftovers: [], notes: [], followers, received: 0, ackedResent: 0, allDelivered: false };
     for (let k = 0; k < kills; k++) {
       const run = await runChild([dir, 'deliver'], Math.floor(random() * 300));
@@ -149,7 +161,13 @@ export async function tortureDelivery(kills: number, followers: number, random: 
       if (!run.finished) result.midTask++;
       if (integrity(database) !== 'ok') result.integrityFailures++;
       result.rowsLost += Math.max(0, rows - count(database, 'SELECT count(*) FROM outgoing_activity'));
-      if (run.finished) break; // everything was sent before this kill: nothing left to interrupt
+      if (run.finished) {
+        // Everything was sent before this kill: a new post, so the next kill lands in a delivery.
+        const again = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true });
+        await post(again, ++posts);
+        again.close();
+        rows = count(database, 'SELECT count(*) FROM outgoing_activity');
+      }
     }
     const last = await runChild([dir, 'deliver'], null);
     if (!last.finished) result.notes.push(`the last run did not finish: ${last.output.slice(-500)}`);
