@@ -128,6 +128,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     note(`${r.keys.fetchesCounted - o.actors} extra key fetches: the first requests of an actor, in flight together, each missed the`);
     note('cache and fetched the key (no single-flight of a fetch already under way). Run with BENCH_CONCURRENCY=1 to compare.');
   }
+  for (const line of r.trace) note(line);
   if (Object.keys(p.dropReasons).length > 0) note(`drop/error reasons: ${per(p.dropReasons)}`);
   if (a.failures.length > 0) note(`request failures: ${a.failures.join('; ')}`);
   note('For scale (QUOTED from the issue, NOT measured in this run): the service behind the spec accepts');
