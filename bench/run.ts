@@ -21,6 +21,8 @@
 // folder is cached in the OS temp folder between runs.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
+// BENCH_ACCEPT_TRACE=1 adds what the slowest accepts are made of to the inbox report
+// (bench/accept-trace.ts; BENCH_ACCEPT_TRACE_OUT=<file> keeps the raw timeline as JSON).
 import { cpus, loadavg } from 'node:os';
 import { measureInboxBreakdown, type Breakdown, type Cost } from './breakdown';
 import { runFanout, type FanoutResult } from './fanout-phase';
