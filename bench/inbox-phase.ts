@@ -9,6 +9,7 @@ import type { Remote } from './remote-client';
 import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import { startLeanBaseline } from './lean-baseline';
+import { startAcceptTrace, type ClientRecord } from './accept-trace';
 
 export interface InboxOptions {
   activities: number;
@@ -71,6 +72,8 @@ export interface InboxResult {
   /** The main thread during the burst (accepting, and processing until the last row was done). */
   feel: MainThreadFeel;
   memory: Checkpoint[];
+  /** BENCH_ACCEPT_TRACE=1: what the slowest accepts are made of (accept-trace.ts). */
+  trace: string[];
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -139,12 +142,16 @@ export async function runInbox(
   let wallMs = 0;
   let cpu = 0;
   let mainCpu = 0;
+  const tracing = process.env.BENCH_ACCEPT_TRACE === '1';
+  const trace = tracing ? startAcceptTrace(core) : null;
+  const clientTrace: ClientRecord[] = [];
+  const remoteSide: string[] = [];
   await hooks.start('inbox accept');
   for (let from = 0; from < options.activities; from += options.slice) {
     const to = Math.min(options.activities, from + options.slice);
     const cpuStart = process.cpuUsage();
     const mainStart = process.threadCpuUsage();
-    const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from, to }, 'blastDone');
+    const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from, to, trace: tracing }, 'blastDone');
     cpu += cpuMicros(cpuStart);
     const mainUsed = process.threadCpuUsage(mainStart);
     mainCpu += mainUsed.user + mainUsed.system;
@@ -154,9 +161,15 @@ export async function runInbox(
     failures.push(...done.failures);
     const sliceLatencies = [...done.latenciesMs].sort((a, b) => a - b);
     slices.push({ rows: to, acceptedPerSec: done.sent / (done.wallMs / 1000), p99Ms: quantile(sliceLatencies, 0.99) });
+    if (done.trace) clientTrace.push(...done.trace);
+    if (done.remote) remoteSide.push(`${n0(done.remote.cpuUs / done.sent)} µs CPU/request, loop delay p99 ${done.remote.loopDelayP99Ms.toFixed(1)} ms`);
+    const asideFrom = performance.timeOrigin + performance.now();
     memory.push(watch.aside(() => checkpoint(to))); // between slices, outside the timing
+    trace?.aside(asideFrom, performance.timeOrigin + performance.now());
   }
   await hooks.stop();
+  trace?.stop();
+  const traceLines = trace ? [...trace.report(clientTrace, { slice: options.slice, concurrency: options.concurrency }), `  the remote (client) process per slice: ${remoteSide.join(' · ')}`] : [];
   latencies.sort((a, b) => a - b);
   const accepted = statuses['202'] ?? 0;
   const acceptGets = (await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply')).gets;
@@ -268,5 +281,8 @@ export async function runInbox(
     lean,
     feel,
     memory,
+    trace: traceLines,
   };
 }
+
+const n0 = (x: number) => Math.round(x).toLocaleString('en-US');

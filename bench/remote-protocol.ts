@@ -24,6 +24,8 @@ export interface Blast {
   /** The slice of the presigned activities to send: [from, to). */
   from: number;
   to: number;
+  /** Send each request's number (x-bench-seq) and return when each was sent (BENCH_ACCEPT_TRACE). */
+  trace?: boolean;
 }
 export interface StartInboxServers {
   type: 'startInboxServers';
@@ -66,6 +68,10 @@ export interface BlastDone {
   /** Accept latency of each request (request written → response read), ms. */
   latenciesMs: number[];
   failures: string[];
+  /** With `trace`: each request's number, send time (ms since the epoch) and latency. */
+  trace?: Array<{ seq: number; sentAt: number; writtenAt: number; ms: number }>;
+  /** With `trace`: the remote process's own CPU and loop delay during the blast (the client's share). */
+  remote?: { cpuUs: number; loopDelayP99Ms: number; loopDelayMaxMs: number };
 }
 export interface ActorGetsReply {
   type: 'actorGetsReply';

@@ -5,6 +5,7 @@
 //    draft-cavage alternately), then POSTed to Tern's inbox with bounded concurrency;
 //  * the loopback inbox servers the fan-out delivers to, answering 202 after reading the body.
 // Only 127.0.0.1, only servers started here or by the parent.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { signRequest, type HttpMessageSignaturesSpec } from '@fedify/fedify';
@@ -184,7 +185,7 @@ async function presign(command: Extract<Command, { type: 'presign' }>): Promise<
   send({ type: 'presigned', count: command.count, ms: performance.now() - started, bySpec, byType, meanBodyBytes: bytes / command.count });
 }
 
-function post(agent: Agent, target: URL, item: Prepared): Promise<number> {
+function post(agent: Agent, target: URL, item: Prepared, seq: number | null, onWritten?: () => void): Promise<number> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
       {
@@ -193,7 +194,7 @@ function post(agent: Agent, target: URL, item: Prepared): Promise<number> {
         port: target.port,
         path: target.pathname,
         method: 'POST',
-        headers: { ...item.headers, 'content-length': String(item.body.length) },
+        headers: { ...item.headers, 'content-length': String(item.body.length), ...(seq === null ? {} : { 'x-bench-seq': String(seq) }) },
       },
       (res) => {
         res.resume();
@@ -202,15 +203,22 @@ function post(agent: Agent, target: URL, item: Prepared): Promise<number> {
       },
     );
     req.on('error', reject);
+    if (onWritten) req.once('finish', onWritten);
     req.end(item.body);
   });
 }
 
-async function blast(concurrency: number, from: number, to: number): Promise<void> {
+async function blast(concurrency: number, from: number, to: number, trace: boolean): Promise<void> {
   const target = state.target;
   if (!target) throw new Error('presign first');
   const agent = new Agent({ keepAlive: true, maxSockets: concurrency });
   const latencies: number[] = [];
+  // BENCH_ACCEPT_TRACE: when each request was sent (ms since the epoch, as the parent's clock
+  // reads it) and its number, sent as an unsigned header so the listener's side can be matched.
+  const trace_: Array<{ seq: number; sentAt: number; writtenAt: number; ms: number }> = [];
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  loop.enable();
+  const cpuStart = process.cpuUsage();
   const statuses: Record<string, number> = {};
   const failures: string[] = [];
   let next = from;
@@ -219,11 +227,15 @@ async function blast(concurrency: number, from: number, to: number): Promise<voi
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
       while (next < end) {
+        const seq = next;
         const item = state.prepared[next++]!;
         const t0 = performance.now();
         try {
-          const status = await post(agent, target, item);
-          latencies.push(performance.now() - t0);
+          let written = 0;
+          const status = await post(agent, target, item, trace ? seq : null, trace ? () => (written = performance.now()) : undefined);
+          const ms = performance.now() - t0;
+          latencies.push(ms);
+          if (trace) trace_.push({ seq, sentAt: performance.timeOrigin + t0, writtenAt: performance.timeOrigin + written, ms });
           statuses[status] = (statuses[status] ?? 0) + 1;
         } catch (error) {
           statuses.error = (statuses.error ?? 0) + 1;
@@ -233,8 +245,18 @@ async function blast(concurrency: number, from: number, to: number): Promise<voi
     }),
   );
   const wallMs = performance.now() - started;
+  loop.disable();
+  const cpu = process.cpuUsage(cpuStart);
   agent.destroy();
-  send({ type: 'blastDone', sent: end - from, wallMs, statuses, latenciesMs: latencies, failures });
+  send({
+    type: 'blastDone',
+    sent: end - from,
+    wallMs,
+    statuses,
+    latenciesMs: latencies,
+    failures,
+    ...(trace ? { trace: trace_, remote: { cpuUs: cpu.user + cpu.system, loopDelayP99Ms: loop.percentile(99) / 1e6, loopDelayMaxMs: loop.max / 1e6 } } : {}),
+  });
 }
 
 const inboxStats = {
@@ -326,7 +348,7 @@ process.on('message', (message: Command) => {
       case 'presign':
         return presign(message);
       case 'blast':
-        return blast(message.concurrency, message.from, message.to);
+        return blast(message.concurrency, message.from, message.to, message.trace === true);
       case 'startInboxServers':
         return startInboxServers(message.servers);
       case 'actorGets': {

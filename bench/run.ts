@@ -21,6 +21,8 @@
 // folder is cached in the OS temp folder between runs.
 // BENCH_CPU_PROFILE=<folder> writes a CPU profile of each measured part there and prints where
 // the time went (profiling slows the run: read its rates as relative only).
+// BENCH_ACCEPT_TRACE=1 adds what the slowest accepts are made of to the inbox report
+// (bench/accept-trace.ts; BENCH_ACCEPT_TRACE_OUT=<file> keeps the raw timeline as JSON).
 import { cpus, loadavg } from 'node:os';
 import { measureInboxBreakdown, type Breakdown, type Cost } from './breakdown';
 import { runFanout, type FanoutResult } from './fanout-phase';
@@ -128,6 +130,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     note(`${r.keys.fetchesCounted - o.actors} extra key fetches: the first requests of an actor, in flight together, each missed the`);
     note('cache and fetched the key (no single-flight of a fetch already under way). Run with BENCH_CONCURRENCY=1 to compare.');
   }
+  for (const line of r.trace) note(line);
   if (Object.keys(p.dropReasons).length > 0) note(`drop/error reasons: ${per(p.dropReasons)}`);
   if (a.failures.length > 0) note(`request failures: ${a.failures.join('; ')}`);
   note('For scale (QUOTED from the issue, NOT measured in this run): the service behind the spec accepts');

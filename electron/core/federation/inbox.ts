@@ -24,10 +24,8 @@
 // then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
 // claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
 // (process/forward.ts): Mastodon checks no proofs.
-import { and, eq } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import type { FederationContext } from '../ports';
-import { incomingActivity } from '../../../db/schema';
 import type { Settings } from '../settings';
 import { hasProofLike } from '@fedify/fedify';
 import {
@@ -44,7 +42,7 @@ import { findActor } from './actors';
 import { actorIdOf, idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
-import { writeIncoming } from './incoming-writer';
+import { queuedIncomingId, writeIncoming } from './incoming-writer';
 import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 
 export interface InboxDeps {
@@ -98,18 +96,6 @@ const PROOF_REASONS: Record<LdVerifyFailureReason, string> = {
   key_unavailable: 'the key of its integrity proof is unavailable',
   not_actor: 'its integrity proof is not by a key of the actor',
 };
-
-/** Whether this signer's activity with this id is already in the queue (processed or not). */
-function alreadyQueued(db: Db, apId: string, sentBy: string): boolean {
-  return (
-    db
-      .select({ id: incomingActivity.id })
-      .from(incomingActivity)
-      .where(and(eq(incomingActivity.apId, apId), eq(incomingActivity.sentByApActorId, sentBy)))
-      .limit(1)
-      .get() !== undefined
-  );
-}
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */
 export function claimedKeyId(headers: Headers): string | null {
@@ -225,7 +211,7 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   const apId = typeof activity.id === 'string' ? activity.id : null;
   // A replay (the same signed request again, inside the signature's window) or a server's
   // retry of what was already taken: the activity is queued once.
-  if (apId !== null && alreadyQueued(deps.db, apId, verified.ownerActorId)) {
+  if (apId !== null && queuedIncomingId(deps.db, apId, verified.ownerActorId) !== undefined) {
     return { status: 202, queued: null, reason: 'already received (same activity id from the same signer)' };
   }
   // The accept path's one write, committed together with the other requests of this turn. The

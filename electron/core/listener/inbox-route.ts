@@ -13,6 +13,7 @@ import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCor
 import { asAddressed, publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
 import { storageProblem } from '../../../db/storage-errors';
+import type { AcceptFirst } from './accept-first';
 
 export const MAX_INBOX_BYTES = 1024 * 1024;
 
@@ -86,6 +87,7 @@ export function isInboxPost(req: IncomingMessage): boolean {
 export function inboxRequestListener(
   core: ListenerCore,
   options: ListenerAppOptions,
+  acceptFirst?: AcceptFirst,
 ): (req: IncomingMessage, res: ServerResponse) => void {
   const cap = options.maxInboxBytes ?? MAX_INBOX_BYTES;
   const log = options.log ?? (() => {});
@@ -117,7 +119,9 @@ export function inboxRequestListener(
         const baseUrl = (settings.baseUrl ?? local.baseUrl).replace(/\/+$/, '');
         const url = new URL(`${baseUrl}${req.url ?? '/inbox'}`);
         const from = nodeClientAddress(req, settings.listener.behindProxy);
-        const result = await answer(core, options, addressedRequest(req, url, body.bytes), body.bytes, from);
+        const work = () => answer(core, options, addressedRequest(req, url, body.bytes), body.bytes, from);
+        // While new connections are still being accepted, the checks wait (accept-first.ts).
+        const result = await (acceptFirst ? acceptFirst.run(work) : work());
         if (result.status === 202) return send(res, 202, null);
         send(res, result.status, result.error, result.close, result.retryAfterSeconds);
       },

@@ -6,6 +6,7 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost } from './inbox-route';
+import { createAcceptFirst } from './accept-first';
 import type { ListenerAppOptions, ListenerCore } from './context';
 import type { ListenerAddress, ListenerStatus } from '../ports';
 
@@ -38,10 +39,13 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
     // What @hono/node-server's serve() builds, with POST /inbox answered on node:http directly
     // (inbox-route.ts: the same checks and answers as the app's route, less per-request work).
     const viaHono = getRequestListener(app.fetch, { hostname: address.host });
-    const inbox = inboxRequestListener(core, options);
+    const acceptFirst = createAcceptFirst();
+    const inbox = inboxRequestListener(core, options, acceptFirst);
     server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
       isInboxPost(req) ? inbox(req, res) : viaHono(req, res),
     );
+    // Inbox work waits while a burst of new connections is being accepted (accept-first.ts).
+    server.on('connection', () => acceptFirst.connection());
     // Requests node:http refuses before Tern sees them (malformed lines, CR/LF in headers,
     // oversized headers, conflicting lengths) get the status with a reason, like every refusal.
     server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
