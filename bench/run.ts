@@ -47,7 +47,8 @@ const env = (name: string, fallback: number) => {
 
 // "Memory flat": the issue gives no number. Half a megabyte per 1,000 rows is well under the
 // JSON of the rows themselves (≈ 1.1 MB per 1,000 here), so keeping rows in memory would fail.
-const TARGET = { idleCpuPercent: 0.5, idleWakesPerSec: 5, inboxPerSec: 2000, endToEndPerSec: 1500, loopDelayP99Ms: 20, ipcP99Ms: 50, p99Ms: 50, ratio: 3, fanoutPerSec: 1000, heapMbPer1k: 0.5, readyMs: 300 };
+// fanoutPerSec: issue 14's target (≥ 2,000 signed deliveries/s; the federation issue asked 1,000).
+const TARGET = { idleCpuPercent: 0.5, idleWakesPerSec: 5, inboxPerSec: 2000, endToEndPerSec: 1500, loopDelayP99Ms: 20, ipcP99Ms: 50, p99Ms: 50, ratio: 3, fanoutPerSec: 2000, heapMbPer1k: 0.5, readyMs: 300 };
 
 const summary: Array<{ target: string; value: string; verdict: Verdict }> = [];
 const judge = (target: string, value: string, verdict: Verdict) => summary.push({ target, value, verdict });
