@@ -30,6 +30,9 @@ export function notifyDeliveriesQueued(): void {
   for (const listener of queuedListeners) listener();
 }
 
+/** Rows per INSERT statement (about a dozen bound values each). */
+const INSERT_CHUNK = 500;
+
 /** Inserts one due row per distinct recipient; returns how many. */
 export function enqueueDeliveries(db: DbOrTx, input: EnqueueInput): number {
   if ((input.outboxObjectId === undefined) === (input.inboxObjectId === undefined)) {
@@ -37,20 +40,24 @@ export function enqueueDeliveries(db: DbOrTx, input: EnqueueInput): number {
   }
   const recipients = [...new Set(input.recipients)];
   if (recipients.length === 0) return 0;
-  db.insert(outgoingActivity)
-    .values(
-      recipients.map((recipient) => ({
-        createdAt: input.now,
-        recipient,
-        outboxObjectId: input.outboxObjectId ?? null,
-        inboxObjectId: input.inboxObjectId ?? null,
-        tries: 0,
-        nextTry: input.now,
-        isSent: false,
-        isErrored: false,
-      })),
-    )
-    .run();
+  // In chunks: one INSERT binds a value per column per row, and SQLite refuses more than 32,766
+  // of them (a post to 3,000 inboxes would fail). All chunks share the caller's transaction.
+  for (let start = 0; start < recipients.length; start += INSERT_CHUNK) {
+    db.insert(outgoingActivity)
+      .values(
+        recipients.slice(start, start + INSERT_CHUNK).map((recipient) => ({
+          createdAt: input.now,
+          recipient,
+          outboxObjectId: input.outboxObjectId ?? null,
+          inboxObjectId: input.inboxObjectId ?? null,
+          tries: 0,
+          nextTry: input.now,
+          isSent: false,
+          isErrored: false,
+        })),
+      )
+      .run();
+  }
   for (const listener of queuedListeners) listener();
   return recipients.length;
 }
