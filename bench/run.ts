@@ -23,6 +23,8 @@
 // the time went (profiling slows the run: read its rates as relative only).
 // BENCH_ACCEPT_TRACE=1 adds what the slowest accepts are made of to the inbox report
 // (bench/accept-trace.ts; BENCH_ACCEPT_TRACE_OUT=<file> keeps the raw timeline as JSON).
+// BENCH_PERF_MARKS=1 prints each measured part's window for `perf report --time` (run the bench
+// under `perf record -e cpu-clock -g -k CLOCK_MONOTONIC`, node with --perf-basic-prof).
 import { cpus, loadavg } from 'node:os';
 import { measureInboxBreakdown, type Breakdown, type Cost } from './breakdown';
 import { runFanout, type FanoutResult } from './fanout-phase';
@@ -494,7 +496,9 @@ async function main(): Promise<void> {
         },
         stop: async () => void profileLines.push(...(await profiler.stop())),
       }
-    : noHooks;
+    : process.env.BENCH_PERF_MARKS === '1'
+      ? perfMarks()
+      : noHooks;
 
   const sampler = startSampler();
   sampler.phase('raw costs');
@@ -568,3 +572,23 @@ main()
   .finally(() => {
     process.exitCode = 0;
   });
+
+/** BENCH_PERF_MARKS=1: each part's start and end on CLOCK_MONOTONIC (libuv's hrtime), for
+ * `perf record -k CLOCK_MONOTONIC` and then `perf report --time <start>,<end>`: a CPU profile of
+ * one part, every thread, off-CPU time left out (V8's sampler counts a preempted thread too). */
+function perfMarks(): PartHooks {
+  let part = '';
+  let at = 0n;
+  const seconds = (ns: bigint) => (Number(ns) / 1e9).toFixed(6);
+  return {
+    start: (name) => {
+      part = name;
+      at = process.hrtime.bigint();
+      return Promise.resolve();
+    },
+    stop: () => {
+      console.error(`perf window: ${part}: --time ${seconds(at)},${seconds(process.hrtime.bigint())} --pid ${process.pid}`);
+      return Promise.resolve();
+    },
+  };
+}
