@@ -302,7 +302,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
 
   // ---- scheduling -------------------------------------------------------------------------
   function startTask(head: Head): void {
-    const host = hostOfRecipient(head.recipient);
+    const host = hostOf(head);
     const controller = new AbortController();
     const task = { row: head, host, controller, slow: false } as Task;
     tasks.set(head.id, task);
@@ -360,6 +360,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     }
   }
 
+  /** A head's server, parsed once: fill() looks at every ready head after each answer. */
+  const hostOf = (head: Head): string => (head.host ??= hostOfRecipient(head.recipient));
+
   /** Starts what it can from `ready`; returns how many it started. */
   function fill(): number {
     let started = 0;
@@ -369,7 +372,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         if (!tasks.has(head.id)) left.push(head);
         continue;
       }
-      const host = hostOfRecipient(head.recipient);
+      const host = hostOf(head);
       const blocked =
         busyRecipients.has(head.recipient) ||
         (perHostCount.get(host) ?? 0) >= perHost ||

@@ -14,6 +14,8 @@ export interface Head {
   recipient: string;
   nextTry: string | null;
   outboxObjectId: number | null;
+  /** The recipient's server (host:port), filled in by the loop the first time it asks. */
+  host?: string;
 }
 
 export interface Attempt {
