@@ -24,6 +24,7 @@ import type { TernKeyCache } from './key-cache';
 import { preloadedContextLoader } from './document-loader';
 import { keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
+import { noTracing } from './no-tracing';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
 export { createKeyCache, type KeyCacheOptions, type KeyCacheStats, type PersistentKeyStore, type TernKeyCache } from './key-cache';
@@ -135,7 +136,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
       // headers are taken from Fedify's Request: the client gets the URL, method and signal
       // directly, not another copy of a Request with a body stream and a signal to follow.
       const unsigned = new Request(url, { method, headers: signedHeaders });
-      const signed = await signRequest(unsigned, options.privateKey, options.keyId, { spec, body });
+      const signed = await signRequest(unsigned, options.privateKey, options.keyId, { spec, body, tracerProvider: noTracing });
       return client.fetch(url, {
         method,
         headers: signed.headers,
@@ -238,6 +239,7 @@ async function verifyWithFedify(
       documentLoader,
       contextLoader,
       keyCache: flight,
+      tracerProvider: noTracing,
       // Dates were checked above against deps.clock; Fedify would use the wall clock.
       timeWindow: false,
     });
