@@ -217,7 +217,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       // loopback, more answers per turn of the event loop also share its fixed costs: 64 against
       // 32 measured +18% deliveries/s and -15% CPU per delivery (4 interleaved runs each). Slow
       // requests beside them stay at 256, the sockets a laptop's open-file limit can spare.
-      options: { concurrency: Number(process.env.X_CONC ?? 64), maxSlow: 256 },
+      options: { concurrency: 64, maxSlow: 256 },
     });
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     const searchIndexer = createSearchIndexer(sqlite);
