@@ -159,6 +159,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   // the query runs again when these cannot fill the free slots, and wake() (rows queued,
   // retried, resolved elsewhere) throws them away.
   let ready: Head[] = [];
+  /** Every head of `ready` before this index is taken. */
+  let readyFrom = 0;
   let held = new Set<number>();
   let nextAt: number | null = null;
 
@@ -197,6 +199,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     log(`the computer woke from sleep: ${spread} overdue deliveries spread over the next ${Math.round(wakeSpreadMs / 1000)} s`);
     floor = 0;
     ready = [];
+    readyFrom = 0;
   }
 
   function detectSleep(now: number): void {
@@ -233,7 +236,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       } catch (error) {
         outcome = { kind: 'retry', reason: `Could not look up ${host}: ${(error as Error).message}` };
       }
-      if (outcome.kind === 'resolved') ready = []; // rows joined other queues: read the order afresh
+      if (outcome.kind === 'resolved') {
+        ready = []; // rows joined other queues: read the order afresh
+        readyFrom = 0;
+      }
       if (signal.aborted || outcome.kind === 'resolved') return;
       if (!deps.connectivity.isOnline()) return;
       const attempt = { at, status: null, body: null };
@@ -349,6 +355,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     floor = store.floor(floor);
     held = store.heldPosts(floor, holdTries);
     ready = [];
+    readyFrom = 0;
     nextAt = null;
     for (const head of store.heads(floor, Math.max(200, concurrency * 25))) {
       const due = head.nextTry === null ? now : parseStoredDate(head.nextTry).getTime();
@@ -363,13 +370,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   /** A head's server, parsed once: fill() looks at every ready head after each answer. */
   const hostOf = (head: Head): string => (head.host ??= hostOfRecipient(head.recipient));
 
-  /** Starts what it can from `ready`; returns how many it started. */
+  /** Starts what it can from `ready`, in its order; returns how many it started. Started heads
+   * are marked, not removed, and the scan stops once the slots are full: after each answer it
+   * reads past the heads of the servers already busy, not through the whole list (1,600 heads
+   * at 64 in flight), and copies nothing. */
   function fill(): number {
     let started = 0;
-    const left: Head[] = [];
-    for (const head of ready) {
-      if (!hasRoom() || tasks.has(head.id)) {
-        if (!tasks.has(head.id)) left.push(head);
+    for (let i = readyFrom; i < ready.length && hasRoom(); i++) {
+      const head = ready[i]!;
+      if (head.taken === true) continue;
+      // In flight since an earlier query: its answer decides what comes next for the recipient.
+      if (tasks.has(head.id)) {
+        head.taken = true;
         continue;
       }
       const host = hostOf(head);
@@ -377,13 +389,12 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         busyRecipients.has(head.recipient) ||
         (perHostCount.get(host) ?? 0) >= perHost ||
         (head.outboxObjectId !== null && held.has(head.outboxObjectId) && !head.recipient.startsWith('acct:'));
-      if (blocked) left.push(head);
-      else {
-        startTask(head);
-        started++;
-      }
+      if (blocked) continue;
+      head.taken = true;
+      startTask(head);
+      started++;
     }
-    ready = left;
+    while (readyFrom < ready.length && ready[readyFrom]!.taken === true) readyFrom++;
     return started;
   }
 
@@ -423,6 +434,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (!running) return;
     floor = 0; // rows may have become pending again (retry now), below the old floor
     ready = [];
+    readyFrom = 0;
     schedulePump();
   }
 

@@ -16,6 +16,8 @@ export interface Head {
   outboxObjectId: number | null;
   /** The recipient's server (host:port), filled in by the loop the first time it asks. */
   host?: string;
+  /** Started by the loop (or found in flight) since this head was read. */
+  taken?: boolean;
 }
 
 export interface Attempt {
