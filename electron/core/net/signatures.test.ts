@@ -356,6 +356,9 @@ describe('signedFetch', () => {
     expect(date).toBeLessThanOrEqual(Date.now());
     const covered = spec === 'rfc9421' ? (seen.headers['signature-input'] ?? '') : (seen.headers.signature ?? '');
     expect(covered).toMatch(spec === 'rfc9421' ? /"date"/ : /headers="[^"]*\bdate\b/);
+    // The body's digest is covered: Fedify's own components for a request with a body.
+    if (spec === 'rfc9421') expect(covered).toMatch(/^sig1=\("@method" "@target-uri" "@authority" "host" "date" "content-digest"\);/);
+    else expect(covered).toMatch(/headers="[^"]*\bdigest\b/);
   });
 
   it('uses the body digest the caller gives (one body, many inboxes): right, it verifies; wrong, the peer refuses', async () => {

@@ -79,6 +79,9 @@ function digestHeader(spec: SignatureSpec, sha256: string): [string, string] {
   return spec === 'rfc9421' ? ['content-digest', `sha-256=:${sha256}:`] : ['digest', `SHA-256=${sha256}`];
 }
 
+/** What Fedify's RFC 9421 signature covers for a request with a body (its defaults). */
+const RFC9421_COMPONENTS_WITH_BODY = ['@method', '@target-uri', '@authority', 'host', 'date', 'content-digest'].map((value) => ({ value, params: {} }));
+
 // Statuses that mean "I could not verify that signature". Fedify knocks again on any status
 // >= 400; a 403 or 404 usually means something else (blocked, gone), so only these.
 const RETRY_WITH_OTHER_SPEC = new Set([400, 401]);
@@ -131,12 +134,21 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
       // Date as Fedify would write it (an HTTP date, now), set here because Fedify formats its
       // own through a Temporal round trip that costs more than the rest of the headers.
       signedHeaders.date ??= new Date().toUTCString();
-      // The body travels beside the request (rawBody): Fedify signs over `body`, and the
-      // client sends these bytes without reading them back out of a stream. Only the signed
-      // headers are taken from Fedify's Request: the client gets the URL, method and signal
-      // directly, not another copy of a Request with a body stream and a signal to follow.
+      // The body travels beside the request (rawBody): the client sends these bytes without
+      // reading them back out of a stream. Only the signed headers are taken from Fedify's
+      // Request: the client gets the URL, method and signal directly. Fedify is not given the
+      // body either: its digest header is already here (so Fedify would not hash it again),
+      // and with a body Fedify builds its returned Request around a copy of the bytes in a new
+      // stream, unused. What the body changes is said outright instead: RFC 9421 covers
+      // content-digest (Fedify's own components with a body), draft-cavage covers every header
+      // present, Digest included.
       const unsigned = new Request(url, { method, headers: signedHeaders });
-      const signed = await signRequest(unsigned, options.privateKey, options.keyId, { spec, body, tracerProvider: noTracing });
+      const signed = await signRequest(unsigned, options.privateKey, options.keyId, {
+        spec,
+        body: null,
+        tracerProvider: noTracing,
+        ...(body !== null && spec === 'rfc9421' ? { rfc9421: { components: RFC9421_COMPONENTS_WITH_BODY } } : {}),
+      });
       return client.fetch(url, {
         method,
         headers: signed.headers,
