@@ -361,6 +361,29 @@ describe('signedFetch', () => {
     else expect(covered).toMatch(/headers="[^"]*\bdigest\b/);
   });
 
+  it('takes headers in any case and form: a stale Host is dropped, the User-Agent added, names given twice joined', async () => {
+    const { server, results } = await inbox(false);
+    const body = new TextEncoder().encode(activity(peer.actor('alice')));
+    const parts = {
+      url: `${server.origin}/inbox`,
+      method: 'POST',
+      headers: [
+        ['Content-Type', 'application/activity+json'],
+        ['Host', 'elsewhere.example'],
+        ['X-Trace', 'a'],
+        ['x-trace', 'b'],
+      ] as [string, string][],
+    };
+    const response = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer });
+    expect(response.status).toBe(202);
+    expect(results).toEqual([expect.objectContaining({ ok: true })]);
+    const seen = server.seen[0]!.headers;
+    expect(seen.host).toBe(new URL(server.origin).host);
+    expect(seen['content-type']).toBe('application/activity+json');
+    expect(seen['x-trace']).toBe('a, b');
+    expect(seen['user-agent']).toBe(client.userAgent);
+  });
+
   it('uses the body digest the caller gives (one body, many inboxes): right, it verifies; wrong, the peer refuses', async () => {
     const { server, results } = await inbox(false);
     const body = new TextEncoder().encode(activity(peer.actor('alice')));

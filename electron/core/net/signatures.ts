@@ -79,6 +79,20 @@ function digestHeader(spec: SignatureSpec, sha256: string): [string, string] {
   return spec === 'rfc9421' ? ['content-digest', `sha-256=:${sha256}:`] : ['digest', `SHA-256=${sha256}`];
 }
 
+/** Headers as a record by lower-case name; a name given twice (any case) is joined as Headers would. */
+function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+  const record: Record<string, string> = Object.create(null) as Record<string, string>;
+  const add = (name: string, value: string) => {
+    const key = name.toLowerCase();
+    record[key] = key in record ? `${record[key]}, ${value}` : value;
+  };
+  if (init === undefined) return record;
+  if (init instanceof Headers) init.forEach((value, name) => (record[name] = value));
+  else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
+  else for (const [name, value] of Object.entries(init)) add(name, value);
+  return record;
+}
+
 /** What Fedify's RFC 9421 signature covers for a request with a body (its defaults). */
 const RFC9421_COMPONENTS_WITH_BODY = ['@method', '@target-uri', '@authority', 'host', 'date', 'content-digest'].map((value) => ({ value, params: {} }));
 
@@ -111,9 +125,11 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   const isRequest = request instanceof Request;
   let body =
     options.body !== undefined ? options.body : !isRequest || request.body === null ? null : await request.clone().arrayBuffer();
-  const headers = new Headers(request.headers);
-  if (!headers.has('user-agent')) headers.set('user-agent', client.userAgent);
-  headers.delete('host');
+  // A plain record by lower-case name: each knock copies it into the Request that Fedify signs
+  // (which checks names and values), with no Headers object built and read back in between.
+  const headers = headerRecord(request.headers);
+  headers['user-agent'] ??= client.userAgent;
+  delete headers.host;
   let method = request.method;
   let url = new URL(request.url);
   const signal = options.signal ?? (isRequest ? request.signal : undefined);
@@ -123,10 +139,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   for (let hop = 0; ; hop++) {
     if (body !== null) sha256 ??= createHash('sha256').update(new Uint8Array(body)).digest('base64');
     const send = async (spec: SignatureSpec) => {
-      // A plain record (names already lower case from `headers`): the Request below checks and
-      // copies it once, where a Headers object would be checked and copied twice.
-      const signedHeaders: Record<string, string> = {};
-      headers.forEach((value, name) => (signedHeaders[name] = value));
+      const signedHeaders: Record<string, string> = { ...headers };
       if (body !== null && sha256 !== null) {
         const [name, value] = digestHeader(spec, sha256);
         signedHeaders[name] ??= value;
@@ -172,12 +185,12 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
     await response.body?.cancel();
     if (hop >= client.maxRedirects) throw new TooManyRedirectsError(String(request.url), client.maxRedirects);
     const next = new URL(location, url);
-    if (next.origin !== url.origin) for (const name of ['authorization', 'cookie']) headers.delete(name);
+    if (next.origin !== url.origin) for (const name of ['authorization', 'cookie']) delete headers[name];
     url = next;
     if (response.status === 303 && method !== 'GET' && method !== 'HEAD') {
       method = 'GET';
       body = null;
-      for (const name of ['content-type', 'digest', 'content-digest']) headers.delete(name);
+      for (const name of ['content-type', 'digest', 'content-digest']) delete headers[name];
     }
   }
 }
