@@ -44,6 +44,8 @@ export interface Peer {
   readonly handle: string;
   /** Everything that arrived in either inbox, oldest first; live, never copied. */
   readonly received: ReceivedActivity[];
+  /** Every request the peer's server answered, as `METHOD /path`, oldest first; live. */
+  readonly served: string[];
   waitFor(predicate: ReceivedPredicate, timeoutMs?: number): Promise<ReceivedActivity>;
   /** Sends Follow; resolves with its id once delivered. following() lists the actor after Accept. */
   follow(actorUrl: string): Promise<string>;
@@ -124,7 +126,9 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
   };
 
   let wired: { federation: Federation<RequestData>; kv: KvStore } | null = null;
+  const served: string[] = [];
   const server = await listenOnLoopback(async (request) => {
+    served.push(`${request.method} ${new URL(request.url).pathname}`);
     if (wired == null) return new Response('peer starting', { status: 503 });
     // The copy lets listeners re-run Fedify's verifiers on the exact bytes that arrived.
     return await wired.federation.fetch(request, { contextData: { request: request.clone() } });
@@ -188,6 +192,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     keyId: (await context().getActorKeyPairs(name))[0]?.keyId.href ?? '',
     handle: `@${name}@${new URL(origin).host}`,
     received: inboxLog.entries,
+    served,
     waitFor: (predicate, timeoutMs) => inboxLog.waitFor(predicate, timeoutMs),
 
     async follow(actorUrl) {

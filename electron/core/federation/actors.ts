@@ -11,6 +11,7 @@ import { ACTIVITY_ACCEPT } from '../net/signatures';
 import { authorOf } from './objects';
 import { sanitizeActorHtml } from './sanitize';
 import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
+import { takeFetchedActor } from './fetched-actors';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
@@ -43,6 +44,11 @@ export async function fetchActorDocument(fed: FederationContext, apId: string): 
   }
   if (status === 404 || status === 410) throw new NotFoundError(`${apId} does not exist (HTTP ${status}).`);
   if (status >= 400) throw new UnavailableError(`${new URL(apId).host} answered HTTP ${status} for ${apId}.`);
+  return checkActorDocument(apId, json, finalUrl);
+}
+
+/** What a fetched actor document must be: an actor, `apId` itself, served by its own server. */
+export function checkActorDocument(apId: string, json: unknown, finalUrl: string): Json {
   if (!isObject(json) || !ACTOR_TYPES.has(typeOf(json) ?? '') || str(json.id) === null) {
     throw new NotFoundError(`${apId} is not an ActivityPub actor.`);
   }
@@ -55,6 +61,20 @@ export async function fetchActorDocument(fed: FederationContext, apId: string): 
     throw new NotFoundError(`${apId} answered with a different actor (${String(json.id)}).`);
   }
   return json;
+}
+
+/** The actor document of `apId`: the one the inbox fetched a moment ago while verifying the
+ * activity's signature (fetched-actors.ts), checked the same way, or else a fetch. */
+async function actorDocument(deps: ActorDeps, apId: string): Promise<Json> {
+  const fetched = takeFetchedActor(deps.db, apId);
+  if (fetched !== undefined) {
+    try {
+      return checkActorDocument(apId, fetched.document, fetched.documentUrl);
+    } catch {
+      // not usable as it is: fetch it as if it had never been handed over
+    }
+  }
+  return fetchActorDocument(deps.fed, apId);
 }
 
 const sameActor = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -115,7 +135,7 @@ export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { 
   const stale = cached && deps.clock().getTime() - cached.updatedAt.getTime() > ACTOR_REFRESH_MS;
   if (cached && !stale && !options.refresh) return cached;
   try {
-    const doc = await fetchActorDocument(deps.fed, apId);
+    const doc = options.refresh ? await fetchActorDocument(deps.fed, apId) : await actorDocument(deps, apId);
     const handle = cached?.handle && !options.refresh ? cached.handle : await handleOf(deps.fed, doc);
     return saveActor(deps.db, doc, handle, deps.clock());
   } catch (error) {

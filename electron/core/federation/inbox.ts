@@ -24,6 +24,7 @@
 // then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
 // claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
 // (process/forward.ts): Mastodon checks no proofs.
+import { recordingLoader } from './fetched-actors';
 import type { Db } from '../../../db/client';
 import type { FederationContext } from '../ports';
 import type { Settings } from '../settings';
@@ -166,8 +167,11 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     return { status: 403, reason: 'server is blocked' };
   }
 
+  // What the key fetch loads is noted: for a new actor it is usually the actor's own document,
+  // which then goes to the processor with the row instead of being fetched again there.
+  const recorder = recordingLoader(deps.fed.documentLoader);
   const verifyDeps = {
-    documentLoader: deps.fed.documentLoader,
+    documentLoader: recorder.loader,
     contextLoader: deps.fed.contextLoader,
     keyCache: deps.fed.keyCache,
     clock: deps.clock,
@@ -219,7 +223,15 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   // forwarded copy must be what its author signed.
   // The processor would check these very bytes again: the verdict goes with the row instead.
   const verdict = embedded?.ok === true ? { verdict: embedded } : {};
-  const id = await writeIncoming(deps.db, { createdAt: now, sentBy: verified.ownerActorId, apId, apObject: text, ...verdict });
+  const fetchedActor = recorder.actorOf(verified.ownerActorId);
+  const id = await writeIncoming(deps.db, {
+    createdAt: now,
+    sentBy: verified.ownerActorId,
+    apId,
+    apObject: text,
+    ...verdict,
+    ...(fetchedActor === undefined ? {} : { actor: fetchedActor }),
+  });
   const row = { id, apId };
   const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
   deps.events?.queued(queued);

@@ -10,6 +10,7 @@
 // listener and IPC answer on. Without a worker (not started, restarting) rows are written here.
 import { prepared, sqliteOf, type Db, type DbOrTx } from '../../../db/client';
 import { rememberVerdict, type Verified } from './embedded-verdicts';
+import { rememberFetchedActor, type FetchedActor } from './fetched-actors';
 
 export interface IncomingRow {
   createdAt: string;
@@ -18,6 +19,8 @@ export interface IncomingRow {
   apObject: string;
   /** The inbox's verdict on the activity's own LD signature, handed to the processor with the row. */
   verdict?: Verified;
+  /** The actor's document, when verifying the signature just fetched it (fetched-actors.ts). */
+  actor?: FetchedActor;
 }
 
 /** Writes a batch elsewhere (the inbox worker) and resolves with the ids; null: not available now. */
@@ -43,6 +46,7 @@ export function insertIncomingRows(db: DbOrTx, rows: readonly IncomingRow[]): nu
     if (existing !== undefined) return existing;
     const id = Number(insert.run(row.createdAt, row.sentBy, row.apId, row.apObject, row.createdAt).lastInsertRowid);
     if (row.verdict) rememberVerdict(db, id, row.verdict);
+    if (row.actor) rememberFetchedActor(db, row.actor);
     return id;
   });
 }

@@ -1,0 +1,79 @@
+// The actor document the inbox fetched while verifying a new actor's first activity goes to the
+// processor with the row, and the processor stores the actor from it instead of fetching it
+// again: one GET of the actor per new actor, over real HTTP with a Fedify peer. The hand-over is
+// taken once, within a minute, only for that actor's own document served by its own server.
+import { sql } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openSqlite, wrapDrizzle } from '../../../db/client';
+import { startPeer, type Peer } from '../../../test/peer/peer';
+import { openListeningCore, type ListeningCore } from '../listener/test-support';
+import { FETCHED_ACTOR_TTL_MS, recordingLoader, rememberFetchedActor, takeFetchedActor } from './fetched-actors';
+
+describe('handing the fetched actor document to the processor', () => {
+  let t: ListeningCore;
+  let peer: Peer;
+
+  beforeAll(async () => {
+    [t, peer] = await Promise.all([openListeningCore(), startPeer({ name: 'dora' })]);
+  });
+
+  afterAll(async () => {
+    await peer?.close();
+    await t?.close();
+  });
+
+  it('a new actor is fetched once: by the key check while accepting, not again while processing', async () => {
+    const actorPath = `GET ${new URL(peer.actorId).pathname}`;
+    const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${peer.actorId}/follows/1`, type: 'Follow', actor: peer.actorId, object: t.url };
+    const res = await peer.postSigned(`${t.url}/inbox`, follow);
+    expect(res.status).toBe(202);
+    expect(peer.served.filter((r) => r === actorPath)).toHaveLength(1);
+    await t.core.loops.inbox.drain();
+    const stored = t.core.db.get<{ n: number; handle: string | null }>(sql`SELECT count(*) AS n, max(handle) AS handle FROM actor WHERE ap_id = ${peer.actorId}`);
+    expect(stored.n).toBe(1);
+    expect(stored.handle).toBe(peer.handle);
+    const follower = t.core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM follower WHERE ap_actor_id = ${peer.actorId}`);
+    expect(follower.n).toBe(1);
+    // Still one GET of the actor document: the processor used the one the listener fetched.
+    expect(peer.served.filter((r) => r === actorPath)).toHaveLength(1);
+  });
+});
+
+describe('fetched-actors', () => {
+  const db = () => wrapDrizzle(openSqlite(':memory:'));
+  const person = (id: string) => ({ id, type: 'Person', inbox: `${id}/inbox`, preferredUsername: 'x' });
+
+  it('hands a document over once, and only within the minute', () => {
+    const d = db();
+    rememberFetchedActor(d, { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x', at: 1_000 });
+    expect(takeFetchedActor(d, 'https://a.example/users/x/', 1_000 + FETCHED_ACTOR_TTL_MS)?.document.id).toBe('https://a.example/users/x');
+    expect(takeFetchedActor(d, 'https://a.example/users/x', 1_000)).toBeUndefined();
+    rememberFetchedActor(d, { document: person('https://a.example/users/y'), documentUrl: 'https://a.example/users/y', at: 1_000 });
+    expect(takeFetchedActor(d, 'https://a.example/users/y', 1_001 + FETCHED_ACTOR_TTL_MS)).toBeUndefined();
+    // Per connection: another connection has nothing.
+    rememberFetchedActor(d, { document: person('https://a.example/users/z'), documentUrl: 'https://a.example/users/z', at: 1_000 });
+    expect(takeFetchedActor(db(), 'https://a.example/users/z', 1_000)).toBeUndefined();
+  });
+
+  it('keeps at most 1,000, the oldest forgotten first', () => {
+    const d = db();
+    for (let i = 0; i < 1_001; i++) rememberFetchedActor(d, { document: person(`https://a.example/u/${i}`), documentUrl: `https://a.example/u/${i}`, at: 5 });
+    expect(takeFetchedActor(d, 'https://a.example/u/0', 5)).toBeUndefined();
+    expect(takeFetchedActor(d, 'https://a.example/u/1', 5)).toBeDefined();
+    expect(takeFetchedActor(d, 'https://a.example/u/1000', 5)).toBeDefined();
+  });
+
+  it('notes only an actor document of that id, served by its own server', async () => {
+    const docs: Record<string, { document: unknown; documentUrl: string }> = {
+      'https://a.example/users/x#main-key': { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x' },
+      'https://b.example/key': { document: { id: 'https://b.example/key', type: 'CryptographicKey', owner: 'https://b.example/users/y' }, documentUrl: 'https://b.example/key' },
+      'https://c.example/users/z': { document: person('https://c.example/users/z'), documentUrl: 'https://evil.example/users/z' },
+    };
+    const recorder = recordingLoader(async (url) => ({ contextUrl: null, ...docs[url]! }), () => 42);
+    for (const url of Object.keys(docs)) await recorder.loader(url);
+    expect(recorder.actorOf('https://a.example/users/x')).toMatchObject({ documentUrl: 'https://a.example/users/x', at: 42 });
+    expect(recorder.actorOf('https://b.example/users/y')).toBeUndefined();
+    expect(recorder.actorOf('https://c.example/users/z')).toBeUndefined();
+    expect(recorder.actorOf('https://a.example/users/other')).toBeUndefined();
+  });
+});

@@ -1,0 +1,75 @@
+// Actor documents the inbox already fetched, handed to the processor with the row. Verifying a
+// new actor's first activity fetches its key, and on most servers the key lives in the actor's
+// own document (https://host/users/alice#main-key): the listener then holds the very document
+// the processor would fetch again a moment later to store the actor. It goes with the row
+// instead (as the LD verdicts do, embedded-verdicts.ts), and the processor takes it once, within
+// a minute, checked exactly as a document it fetched itself (actors.ts checkActorDocument).
+// In memory only, per connection, bounded: after a restart or past the bound the processor just
+// fetches. Nothing a peer sends puts an entry here: only documents Tern's own client fetched from
+// the actor's own URL while verifying its signature.
+import { sqliteOf, type DbOrTx } from '../../../db/client';
+import type { DocumentLoader } from '@fedify/vocab-runtime';
+import { ACTOR_TYPES, isObject, str, typeOf, type Json } from './ap';
+
+/** What the processor is handed: the document, and the URL it was finally served from. */
+export interface FetchedActor {
+  document: Json;
+  documentUrl: string;
+  /** When it was fetched (epoch ms). */
+  at: number;
+}
+
+const KEPT = 1_000;
+/** Older than this, the processor fetches again (the actor may have changed since). */
+export const FETCHED_ACTOR_TTL_MS = 60_000;
+const kept = new WeakMap<object, Map<string, FetchedActor>>();
+const bare = (id: string) => id.replace(/#.*$/, '').replace(/\/+$/, '');
+
+export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor): void {
+  const id = str(actor.document.id);
+  if (id === null) return;
+  let map = kept.get(sqliteOf(db));
+  if (map === undefined) kept.set(sqliteOf(db), (map = new Map()));
+  map.delete(bare(id));
+  map.set(bare(id), actor);
+  if (map.size > KEPT) map.delete(map.keys().next().value!);
+}
+
+/** The document of `apId` the inbox fetched less than a minute ago, once (it is forgotten).
+ * Times are the wall clock's: the listener and the worker each read their own. */
+export function takeFetchedActor(db: DbOrTx, apId: string, now = Date.now()): FetchedActor | undefined {
+  const map = kept.get(sqliteOf(db));
+  const found = map?.get(bare(apId));
+  if (found === undefined) return undefined;
+  map!.delete(bare(apId));
+  return now - found.at <= FETCHED_ACTOR_TTL_MS && now >= found.at ? found : undefined;
+}
+
+/**
+ * A document loader that also notes what it loaded, for one verification: `actorOf(id)` is then
+ * the actor document of `id` if one was among them (an actor type, that id, served from the
+ * id's own server).
+ */
+export function recordingLoader(loader: DocumentLoader, now: () => number = Date.now): { loader: DocumentLoader; actorOf(id: string): FetchedActor | undefined } {
+  const seen: FetchedActor[] = [];
+  return {
+    loader: async (url, options) => {
+      const loaded = await loader(url, options);
+      if (isObject(loaded.document) && ACTOR_TYPES.has(typeOf(loaded.document as Json) ?? '')) {
+        seen.push({ document: loaded.document as Json, documentUrl: loaded.documentUrl || url, at: now() });
+      }
+      return loaded;
+    },
+    actorOf(id) {
+      return seen.find((s) => {
+        const docId = str(s.document.id);
+        if (docId === null || bare(docId) !== bare(id)) return false;
+        try {
+          return new URL(s.documentUrl).origin === new URL(id).origin;
+        } catch {
+          return false;
+        }
+      });
+    },
+  };
+}
