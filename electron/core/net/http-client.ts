@@ -73,7 +73,7 @@ export interface HttpClient {
 
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
-const HOP_BY_HOP = ['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'content-length'];
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'te', 'content-length']);
 const BODY_HEADERS = ['content-type', 'content-encoding', 'content-language', 'content-location', 'digest', 'content-digest'];
 const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie', 'signature', 'signature-input'];
 
@@ -288,7 +288,7 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   const source = init instanceof Headers ? init : new Headers(init);
   const record: Record<string, string> = {};
   source.forEach((value, name) => {
-    if (!HOP_BY_HOP.includes(name)) record[name] = value;
+    if (!HOP_BY_HOP.has(name)) record[name] = value;
   });
   return record;
 }
