@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
-import { FETCHED_ACTOR_TTL_MS, recordingLoader, rememberFetchedActor, takeFetchedActor } from './fetched-actors';
+import { FETCHED_ACTOR_MAX_CHARS, FETCHED_ACTOR_TTL_MS, recordingLoader, rememberFetchedActor, takeFetchedActor } from './fetched-actors';
 
 describe('handing the fetched actor document to the processor', () => {
   let t: ListeningCore;
@@ -45,35 +45,51 @@ describe('fetched-actors', () => {
 
   it('hands a document over once, and only within the minute', () => {
     const d = db();
-    rememberFetchedActor(d, { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x', at: 1_000 });
+    rememberFetchedActor(d, { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x', at: 1_000 }, 1_000);
     expect(takeFetchedActor(d, 'https://a.example/users/x/', 1_000 + FETCHED_ACTOR_TTL_MS)?.document.id).toBe('https://a.example/users/x');
     expect(takeFetchedActor(d, 'https://a.example/users/x', 1_000)).toBeUndefined();
-    rememberFetchedActor(d, { document: person('https://a.example/users/y'), documentUrl: 'https://a.example/users/y', at: 1_000 });
+    rememberFetchedActor(d, { document: person('https://a.example/users/y'), documentUrl: 'https://a.example/users/y', at: 1_000 }, 1_000);
     expect(takeFetchedActor(d, 'https://a.example/users/y', 1_001 + FETCHED_ACTOR_TTL_MS)).toBeUndefined();
     // Per connection: another connection has nothing.
-    rememberFetchedActor(d, { document: person('https://a.example/users/z'), documentUrl: 'https://a.example/users/z', at: 1_000 });
+    rememberFetchedActor(d, { document: person('https://a.example/users/z'), documentUrl: 'https://a.example/users/z', at: 1_000 }, 1_000);
     expect(takeFetchedActor(db(), 'https://a.example/users/z', 1_000)).toBeUndefined();
   });
 
-  it('keeps at most 1,000, the oldest forgotten first', () => {
+  it('keeps at most 256 small documents, dropping the expired and then the oldest', () => {
     const d = db();
-    for (let i = 0; i < 1_001; i++) rememberFetchedActor(d, { document: person(`https://a.example/u/${i}`), documentUrl: `https://a.example/u/${i}`, at: 5 });
+    for (let i = 0; i < 257; i++) rememberFetchedActor(d, { document: person(`https://a.example/u/${i}`), documentUrl: `https://a.example/u/${i}`, at: 5 }, 5);
     expect(takeFetchedActor(d, 'https://a.example/u/0', 5)).toBeUndefined();
     expect(takeFetchedActor(d, 'https://a.example/u/1', 5)).toBeDefined();
-    expect(takeFetchedActor(d, 'https://a.example/u/1000', 5)).toBeDefined();
+    expect(takeFetchedActor(d, 'https://a.example/u/256', 5)).toBeDefined();
+    // A later addition sweeps out what expired meanwhile, not only what is over the bound.
+    const later = 6 + FETCHED_ACTOR_TTL_MS;
+    rememberFetchedActor(d, { document: person('https://a.example/late'), documentUrl: 'https://a.example/late', at: later }, later);
+    expect(takeFetchedActor(d, 'https://a.example/u/2', 5)).toBeUndefined();
+    expect(takeFetchedActor(d, 'https://a.example/late', later)).toBeDefined();
+    // A padded document is not kept at all.
+    const big = { ...person('https://a.example/big'), summary: 'x'.repeat(FETCHED_ACTOR_MAX_CHARS) };
+    rememberFetchedActor(d, { document: big, documentUrl: 'https://a.example/big', at: 5 }, 5);
+    expect(takeFetchedActor(d, 'https://a.example/big', 5)).toBeUndefined();
   });
 
-  it('notes only an actor document of that id, served by its own server', async () => {
+  it('notes only an actor document asked for at its own id, served by its own server, while recording', async () => {
     const docs: Record<string, { document: unknown; documentUrl: string }> = {
       'https://a.example/users/x#main-key': { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x' },
       'https://b.example/key': { document: { id: 'https://b.example/key', type: 'CryptographicKey', owner: 'https://b.example/users/y' }, documentUrl: 'https://b.example/key' },
       'https://c.example/users/z': { document: person('https://c.example/users/z'), documentUrl: 'https://evil.example/users/z' },
+      // Same server, another path claiming to be d.example/users/s (shared hosting).
+      'https://d.example/~x/k': { document: person('https://d.example/users/s'), documentUrl: 'https://d.example/~x/k' },
+      'https://e.example/users/late': { document: person('https://e.example/users/late'), documentUrl: 'https://e.example/users/late' },
     };
     const recorder = recordingLoader(async (url) => ({ contextUrl: null, ...docs[url]! }), () => 42);
-    for (const url of Object.keys(docs)) await recorder.loader(url);
+    for (const url of Object.keys(docs).slice(0, -1)) await recorder.loader(url);
+    recorder.stop();
+    await recorder.loader('https://e.example/users/late');
     expect(recorder.actorOf('https://a.example/users/x')).toMatchObject({ documentUrl: 'https://a.example/users/x', at: 42 });
     expect(recorder.actorOf('https://b.example/users/y')).toBeUndefined();
     expect(recorder.actorOf('https://c.example/users/z')).toBeUndefined();
+    expect(recorder.actorOf('https://d.example/users/s')).toBeUndefined();
+    expect(recorder.actorOf('https://e.example/users/late')).toBeUndefined();
     expect(recorder.actorOf('https://a.example/users/other')).toBeUndefined();
   });
 });

@@ -19,20 +19,27 @@ export interface FetchedActor {
   at: number;
 }
 
-const KEPT = 1_000;
+const KEPT = 256;
+/** A larger document is not kept (the processor fetches it): real actors are a few KB, and
+ * what is kept must stay small whatever peers serve (the client accepts up to 2 MiB). */
+export const FETCHED_ACTOR_MAX_CHARS = 64 * 1024;
 /** Older than this, the processor fetches again (the actor may have changed since). */
 export const FETCHED_ACTOR_TTL_MS = 60_000;
 const kept = new WeakMap<object, Map<string, FetchedActor>>();
 const bare = (id: string) => id.replace(/#.*$/, '').replace(/\/+$/, '');
 
-export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor): void {
+export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor, now = Date.now()): void {
   const id = str(actor.document.id);
-  if (id === null) return;
+  if (id === null || JSON.stringify(actor.document).length > FETCHED_ACTOR_MAX_CHARS) return;
   let map = kept.get(sqliteOf(db));
   if (map === undefined) kept.set(sqliteOf(db), (map = new Map()));
   map.delete(bare(id));
   map.set(bare(id), actor);
-  if (map.size > KEPT) map.delete(map.keys().next().value!);
+  // Oldest first: drop what expired, then what is over the bound.
+  for (const [key, value] of map) {
+    if (now - value.at <= FETCHED_ACTOR_TTL_MS && map.size <= KEPT) break;
+    map.delete(key);
+  }
 }
 
 /** The document of `apId` the inbox fetched less than a minute ago, once (it is forgotten).
@@ -46,19 +53,29 @@ export function takeFetchedActor(db: DbOrTx, apId: string, now = Date.now()): Fe
 }
 
 /**
- * A document loader that also notes what it loaded, for one verification: `actorOf(id)` is then
- * the actor document of `id` if one was among them (an actor type, that id, served from the
- * id's own server).
+ * A document loader that also notes what it loaded, for one verification, until stop():
+ * `actorOf(id)` is then the actor document of `id` if one was among them — an actor type,
+ * asked for at that very id (a key id's fragment aside), served from the id's own server — as
+ * fetchActorDocument would have fetched it.
  */
-export function recordingLoader(loader: DocumentLoader, now: () => number = Date.now): { loader: DocumentLoader; actorOf(id: string): FetchedActor | undefined } {
+export function recordingLoader(
+  loader: DocumentLoader,
+  now: () => number = Date.now,
+): { loader: DocumentLoader; stop(): void; actorOf(id: string): FetchedActor | undefined } {
   const seen: FetchedActor[] = [];
+  let recording = true;
   return {
     loader: async (url, options) => {
       const loaded = await loader(url, options);
-      if (isObject(loaded.document) && ACTOR_TYPES.has(typeOf(loaded.document as Json) ?? '')) {
-        seen.push({ document: loaded.document as Json, documentUrl: loaded.documentUrl || url, at: now() });
+      const document = loaded.document as Json;
+      const id = isObject(document) ? str(document.id) : null;
+      if (recording && id !== null && bare(id) === bare(url) && ACTOR_TYPES.has(typeOf(document) ?? '')) {
+        seen.push({ document, documentUrl: loaded.documentUrl || url, at: now() });
       }
       return loaded;
+    },
+    stop() {
+      recording = false;
     },
     actorOf(id) {
       return seen.find((s) => {

@@ -177,6 +177,8 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
     clock: deps.clock,
   };
   const verified = await verifyInbound(request, verifyDeps, body);
+  // Only the signature check's own loads are noted (not an embedded signature's, below).
+  recorder.stop();
   if (!verified.ok) {
     // The service behind the spec answers 202 here so Mastodon stops retrying the Deletes of
     // accounts that no longer exist; there is nothing of theirs to delete anyway.
@@ -223,7 +225,9 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   // forwarded copy must be what its author signed.
   // The processor would check these very bytes again: the verdict goes with the row instead.
   const verdict = embedded?.ok === true ? { verdict: embedded } : {};
-  const fetchedActor = recorder.actorOf(verified.ownerActorId);
+  // Handed over only for the activity's own actor (the processor looks up that one); a
+  // forwarded activity's signer is not the actor it names.
+  const fetchedActor = keyBelongsToActor(verified.ownerActorId, actorId) ? recorder.actorOf(verified.ownerActorId) : undefined;
   const id = await writeIncoming(deps.db, {
     createdAt: now,
     sentBy: verified.ownerActorId,
