@@ -86,6 +86,21 @@ const mainThreadMicros = (since: NodeJS.CpuUsage) => {
   return used.user + used.system;
 };
 
+/** Runs `work`: its wall time, the process's CPU and the main thread's (µs). */
+async function measured(work: () => Promise<void>): Promise<{ wallMs: number; cpu: number; mainCpu: number }> {
+  const cpuStart = process.cpuUsage();
+  const mainStart = process.threadCpuUsage();
+  const started = performance.now();
+  await work();
+  return { wallMs: performance.now() - started, cpu: cpuMicros(cpuStart), mainCpu: mainThreadMicros(mainStart) };
+}
+
+/** Starts the delivery loop and waits until the queue is empty. */
+async function drained(loop: BenchTern['core']['loops']['delivery']): Promise<void> {
+  loop.start();
+  await loop.drain();
+}
+
 function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number): Delivered {
   const counts = Object.values(stats.perServer);
   return {
@@ -145,14 +160,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   try {
     if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
     await hooks.start('fan-out loop');
-    const cpuStart = process.cpuUsage();
-    const mainStart = process.threadCpuUsage();
-    const started = performance.now();
-    loop.start();
-    await loop.drain();
-    const wallMs = performance.now() - started;
-    const cpu = cpuMicros(cpuStart);
-    const mainCpu = mainThreadMicros(mainStart);
+    const { wallMs, cpu, mainCpu } = await measured(() => drained(loop));
     await hooks.stop();
     await loop.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
@@ -171,14 +179,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   let secondPost: Delivered | null = null;
   if (!('unavailable' in loopResult)) {
     await core.services.author.createPost({ content: 'Hello again, 1,000 followers.', visibility: 'PUBLIC' });
-    const cpuStart = process.cpuUsage();
-    const mainStart = process.threadCpuUsage();
-    const started = performance.now();
-    loop.start();
-    await loop.drain();
-    const wallMs = performance.now() - started;
-    const cpu = cpuMicros(cpuStart);
-    const mainCpu = mainThreadMicros(mainStart);
+    const { wallMs, cpu, mainCpu } = await measured(() => drained(loop));
     await loop.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
     secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer);
@@ -191,22 +192,18 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   const signer = { keyId: new URL(tern.local.keyId), privateKey: core.fed.keys.rsa.privateKey };
   let next = 0;
   await hooks.start('fan-out signedFetch alone');
-  const cpuStart = process.cpuUsage();
-  const mainStart = process.threadCpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: options.baselineConcurrency }, async () => {
-      while (next < recipients.length) {
-        const url = recipients[next++]!;
-        const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: payload.body });
-        const response = await signedFetch(core.fed.client, request, signer);
-        await response.body?.cancel();
-      }
-    }),
-  );
-  const baselineMs = performance.now() - started;
-  const baselineCpu = cpuMicros(cpuStart);
-  const baselineMainCpu = mainThreadMicros(mainStart);
+  const baseline = await measured(async () => {
+    await Promise.all(
+      Array.from({ length: options.baselineConcurrency }, async () => {
+        while (next < recipients.length) {
+          const url = recipients[next++]!;
+          const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: payload.body });
+          const response = await signedFetch(core.fed.client, request, signer);
+          await response.body?.cancel();
+        }
+      }),
+    );
+  });
   await hooks.stop();
   const baselineStats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
 
@@ -222,7 +219,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     rows,
     loop: loopResult,
     secondPost,
-    baseline: delivered(baselineStats, baselineMs, baselineCpu, baselineMainCpu, options.followersPerServer),
+    baseline: delivered(baselineStats, baseline.wallMs, baseline.cpu, baseline.mainCpu, options.followersPerServer),
     lean: delivered(leanStats, lean.wallMs, lean.cpu, lean.mainCpu, options.followersPerServer),
     verified: await verifySamples(tern, samples !== null && samples.samples.length > 0 ? samples : baselineStats),
   };
@@ -254,17 +251,13 @@ async function leanFanout(recipients: string[], body: string, key: KeyObject, ke
     });
   };
   let next = 0;
-  const cpuStart = process.cpuUsage();
-  const mainStart = process.threadCpuUsage();
-  const started = performance.now();
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < recipients.length) await post(new URL(recipients[next++]!));
-    }),
-  );
-  const wallMs = performance.now() - started;
-  const cpu = cpuMicros(cpuStart);
-  const mainCpu = mainThreadMicros(mainStart);
+  const result = await measured(async () => {
+    await Promise.all(
+      Array.from({ length: concurrency }, async () => {
+        while (next < recipients.length) await post(new URL(recipients[next++]!));
+      }),
+    );
+  });
   agent.destroy();
-  return { wallMs, cpu, mainCpu };
+  return result;
 }
