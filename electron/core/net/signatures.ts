@@ -87,8 +87,9 @@ function headerRecord(init: HeadersInit | undefined): Record<string, string> {
     record[key] = key in record ? `${record[key]}, ${value}` : value;
   };
   if (init === undefined) return record;
-  if (init instanceof Headers) init.forEach((value, name) => (record[name] = value));
-  else if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
+  if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
+  // A Headers, or one from another realm (anything with Headers' forEach): its names are lower case.
+  else if (init instanceof Headers || typeof (init as Partial<Headers>).forEach === 'function') (init as Headers).forEach((value, name) => add(name, value));
   else for (const [name, value] of Object.entries(init)) add(name, value);
   return record;
 }
