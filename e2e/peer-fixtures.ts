@@ -48,13 +48,17 @@ export async function openFresh(page: Page, tern: Headless, hash: string): Promi
 }
 
 /** The views do not push: reopens `hash` afresh until the text of what `locate` finds in it
- * matches `expected` (a substring or a pattern), for up to 20 s. */
+ * matches `expected` (a substring or a pattern), for up to 20 s. After each reload the view is
+ * given up to 3 s to show it: the view asks for its data once the page has loaded, and reading
+ * the text at once raced that answer (on a busy machine it lost every time). */
 export async function expectAfterReload(page: Page, tern: Headless, hash: string, locate: (page: Page) => Locator, expected: string | RegExp): Promise<void> {
   await expect
     .poll(
       async () => {
         await openFresh(page, tern, hash);
-        return (await locate(page).textContent({ timeout: 2_000 }).catch(() => '')) ?? '';
+        const where = locate(page);
+        await expect(where).toContainText(expected, { timeout: 3_000 }).catch(() => {});
+        return (await where.textContent({ timeout: 2_000 }).catch(() => '')) ?? '';
       },
       { timeout: 20_000 },
     )
