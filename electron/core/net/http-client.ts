@@ -284,7 +284,7 @@ export function isLocalOnlyName(name: string): boolean {
 /** The headers to send, by lower-case name, without hop-by-hop ones. A Headers object (a signed
  * request's, say) is read as it is, its values already checked; anything else is checked by
  * building one, as fetch would. */
-function headerRecord(init: HeadersInit | undefined): Record<string, string> {
+export function headerRecord(init: HeadersInit | undefined): Record<string, string> {
   const source = init instanceof Headers ? init : new Headers(init);
   const record: Record<string, string> = {};
   source.forEach((value, name) => {

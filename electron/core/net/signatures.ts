@@ -19,7 +19,7 @@ import { Activity, CryptographicKey } from '@fedify/vocab';
 import { preloadedContexts, type DocumentLoader } from '@fedify/vocab-runtime';
 import { createHash } from 'node:crypto';
 import { TooManyRedirectsError } from './errors';
-import type { HttpClient } from './http-client';
+import { headerRecord, type HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
 import { preloadedContextLoader } from './document-loader';
 import { keyVocabularyLoader } from './key-document';
@@ -79,21 +79,6 @@ function digestHeader(spec: SignatureSpec, sha256: string): [string, string] {
   return spec === 'rfc9421' ? ['content-digest', `sha-256=:${sha256}:`] : ['digest', `SHA-256=${sha256}`];
 }
 
-/** Headers as a record by lower-case name; a name given twice (any case) is joined as Headers would. */
-function headerRecord(init: HeadersInit | undefined): Record<string, string> {
-  const record: Record<string, string> = Object.create(null) as Record<string, string>;
-  const add = (name: string, value: string) => {
-    const key = name.toLowerCase();
-    record[key] = key in record ? `${record[key]}, ${value}` : value;
-  };
-  if (init === undefined) return record;
-  if (Array.isArray(init)) for (const [name, value] of init) add(name!, value!);
-  // A Headers, or one from another realm (anything with Headers' forEach): its names are lower case.
-  else if (init instanceof Headers || typeof (init as Partial<Headers>).forEach === 'function') (init as Headers).forEach((value, name) => add(name, value));
-  else for (const [name, value] of Object.entries(init)) add(name, value);
-  return record;
-}
-
 /** What Fedify's RFC 9421 signature covers for a request with a body (its defaults). */
 const RFC9421_COMPONENTS_WITH_BODY = ['@method', '@target-uri', '@authority', 'host', 'date', 'content-digest'].map((value) => ({ value, params: {} }));
 
@@ -126,7 +111,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   const isRequest = request instanceof Request;
   let body =
     options.body !== undefined ? options.body : !isRequest || request.body === null ? null : await request.clone().arrayBuffer();
-  // A plain record by lower-case name: each knock copies it into the Request that Fedify signs
+  // A plain record by lower-case name (the client's own reading): each knock copies it into the Request that Fedify signs
   // (which checks names and values), with no Headers object built and read back in between.
   const headers = headerRecord(request.headers);
   headers['user-agent'] ??= client.userAgent;
