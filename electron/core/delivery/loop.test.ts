@@ -87,9 +87,10 @@ describe('one function per outcome', () => {
     expect(row).toMatchObject({ isSent: true, isErrored: false, tries: 1, lastStatusCode: 202, nextTry: null, error: null });
     expect(row.lastTry?.getTime()).toBe(now);
     expect(row.lastResponse!.length).toBeLessThanOrEqual(500);
-    // Signed with RFC 9421 first (Signature-Input), the body digested.
-    expect(s.seen[0]?.headers['signature-input']).toMatch(/sig/);
-    expect(s.seen[0]?.headers['content-digest']).toMatch(/^sha-256=/);
+    // Signed with draft-cavage first (FIRST_KNOCK), the body digested.
+    expect(s.seen[0]?.headers['signature-input']).toBeUndefined();
+    expect(s.seen[0]?.headers.signature).toMatch(/headers="[^"]*\bdigest\b/);
+    expect(s.seen[0]?.headers.digest).toMatch(/^SHA-256=/);
     expect(JSON.parse(s.seen[0]!.body)).toEqual({ id: `urn:row:${id}`, type: 'Like' });
   });
 
@@ -150,7 +151,7 @@ describe('one function per outcome', () => {
     const [id] = enqueue(`${s.origin}/inbox`);
     await loop().drain();
     expect(rowOf(id!)).toMatchObject({ tries: 1, isErrored: false, lastStatusCode: 401 });
-    expect(s.seen.map((r) => (r.headers['signature-input'] ? 'rfc9421' : 'cavage'))).toEqual(['rfc9421', 'cavage']);
+    expect(s.seen.map((r) => (r.headers['signature-input'] ? 'rfc9421' : 'cavage'))).toEqual(['cavage', 'rfc9421']);
   });
 
   it('a refused connection is retried; after the last try the row is errored', async () => {

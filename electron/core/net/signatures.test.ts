@@ -7,6 +7,7 @@ import { createKeyCache, type PersistentKeyStore, type TernKeyCache } from './ke
 import { exportPublicKeyPem } from './key-files';
 import {
   createSpecMemory,
+  FIRST_KNOCK,
   keyBelongsToActor,
   signedFetch,
   verifyInbound,
@@ -288,11 +289,12 @@ describe('keyBelongsToActor', () => {
 });
 
 describe('signedFetch', () => {
-  /** An inbox that verifies with verifyInbound; `refuseRfc9421` plays a server that only knows cavage. */
-  async function inbox(refuseRfc9421: boolean): Promise<{ server: LoopbackServer; results: VerifyInboundResult[] }> {
+  /** An inbox that verifies with verifyInbound; `refuse` plays a server that knows only the other spec. */
+  async function inbox(refuse: SignatureSpec | false): Promise<{ server: LoopbackServer; results: VerifyInboundResult[] }> {
     const results: VerifyInboundResult[] = [];
     const server = await startServer(async (req, res, body) => {
-      if (refuseRfc9421 && req.headers['signature-input'] !== undefined) return res.writeHead(401).end();
+      const spec: SignatureSpec = req.headers['signature-input'] !== undefined ? 'rfc9421' : CAVAGE;
+      if (refuse === spec) return res.writeHead(401).end();
       const result = await verifyInbound(toWebRequest(req, body, `http://${req.headers.host ?? ''}`), deps);
       results.push(result);
       res.writeHead(result.ok ? 202 : 401).end();
@@ -312,32 +314,45 @@ describe('signedFetch', () => {
     expect(server.seen[0]?.headers['user-agent']).toBe('Tern-test/1.0');
   });
 
-  it('double-knocks: RFC 9421 refused with 401, retried with draft-cavage, and the origin remembered', async () => {
-    const { server, results } = await inbox(true);
+  it('knocks first with draft-cavage, what every server verifies: one request, and the origin remembered', async () => {
+    const { server, results } = await inbox(false);
+    const memory = createSpecMemory();
+    expect(FIRST_KNOCK).toBe(CAVAGE);
+    expect((await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: memory })).status).toBe(202);
+    expect(server.seen).toHaveLength(1);
+    expect(server.seen[0]?.headers['signature-input']).toBeUndefined();
+    expect(server.seen[0]?.headers.signature).toMatch(/keyId="[^"]+",algorithm="rsa-sha256"/);
+    expect(server.seen[0]?.headers.digest).toMatch(/^SHA-256=/);
+    expect(results[0]).toMatchObject({ ok: true, spec: CAVAGE });
+    expect(memory.known(server.origin)).toBe(CAVAGE);
+  });
+
+  it('double-knocks: draft-cavage refused with 401, retried with RFC 9421, and the origin remembered', async () => {
+    const { server, results } = await inbox(CAVAGE);
     const memory = createSpecMemory();
     const response = await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: memory });
     expect(response.status).toBe(202);
     expect(server.seen).toHaveLength(2);
-    expect(server.seen[0]?.headers['signature-input']).toBeDefined();
-    expect(server.seen[1]?.headers['signature-input']).toBeUndefined();
-    expect(server.seen[1]?.headers.signature).toMatch(/keyId="[^"]+",algorithm="rsa-sha256"/);
-    expect(server.seen[1]?.headers.digest).toMatch(/^SHA-256=/);
-    expect(results[0]).toMatchObject({ ok: true, spec: CAVAGE });
-    expect(memory.known(server.origin)).toBe(CAVAGE);
+    expect(server.seen[0]?.headers['signature-input']).toBeUndefined();
+    expect(server.seen[1]?.headers['signature-input']).toMatch(/^sig1=\(/);
+    expect(server.seen[1]?.headers['content-digest']).toMatch(/^sha-256=:/);
+    expect(results[0]).toMatchObject({ ok: true, spec: 'rfc9421' });
+    expect(memory.known(server.origin)).toBe('rfc9421');
 
     // The next delivery to that origin starts with what worked: one request.
     expect((await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: memory })).status).toBe(202);
     expect(server.seen).toHaveLength(3);
-    expect(server.seen[2]?.headers['signature-input']).toBeUndefined();
+    expect(server.seen[2]?.headers['signature-input']).toBeDefined();
   });
 
-  it('remembers RFC 9421 for a peer that accepts it on the first knock', async () => {
-    const { server } = await inbox(false);
+  it('an origin remembered as RFC 9421 that starts refusing it is knocked again with draft-cavage, and remembered so', async () => {
+    const { server, results } = await inbox('rfc9421');
     const memory = createSpecMemory();
-    await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: memory });
-    expect(server.seen).toHaveLength(1);
-    expect(server.seen[0]?.headers['content-digest']).toMatch(/^sha-256=:/);
-    expect(memory.known(server.origin)).toBe('rfc9421');
+    memory.rememberSpec(server.origin, 'rfc9421');
+    expect((await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: memory })).status).toBe(202);
+    expect(server.seen.map((r) => (r.headers['signature-input'] === undefined ? CAVAGE : 'rfc9421'))).toEqual(['rfc9421', CAVAGE]);
+    expect(results[0]).toMatchObject({ ok: true, spec: CAVAGE });
+    expect(memory.known(server.origin)).toBe(CAVAGE);
   });
 
   it.each(SPECS)('signs a request given as its parts (URL, method, headers) with the body beside it, %s, Date covered', async (spec) => {
@@ -391,13 +406,16 @@ describe('signedFetch', () => {
     const parts = { url: `${server.origin}/inbox`, method: 'POST', headers: { 'content-type': 'application/activity+json' } };
     const right = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: sha256 });
     expect(right.status).toBe(202);
-    expect(server.seen[0]?.headers['content-digest']).toBe(`sha-256=:${sha256}:`);
+    expect(server.seen[0]?.headers.digest).toBe(`SHA-256=${sha256}`);
+    const right9421 = await signedFetch(client, parts, { ...identity(), spec: 'rfc9421', specMemory: createSpecMemory(), body: body.buffer, bodySha256: sha256 });
+    expect(right9421.status).toBe(202);
+    expect(server.seen[1]?.headers['content-digest']).toBe(`sha-256=:${sha256}:`);
     const wrong = createHash('sha256').update('something else').digest('base64');
     const refused = await signedFetch(client, parts, { ...identity(), specMemory: createSpecMemory(), body: body.buffer, bodySha256: wrong });
     expect(refused.status).toBe(401);
-    expect(results[0]).toMatchObject({ ok: true });
-    expect(results.length).toBeGreaterThan(1);
-    expect(results.slice(1).every((r) => !r.ok)).toBe(true);
+    expect(results.slice(0, 2)).toMatchObject([{ ok: true }, { ok: true }]);
+    expect(results.length).toBeGreaterThan(2);
+    expect(results.slice(2).every((r) => !r.ok)).toBe(true);
   });
 
   it('re-signs for the new URL when the inbox redirects', async () => {

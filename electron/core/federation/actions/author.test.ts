@@ -56,7 +56,7 @@ describe('followers and posting', () => {
     expect(post.delivery).toMatchObject({ state: 'queued', total: 1, pending: 1 });
     const create = await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
     expect(verifiedByUs(create)).toBe(true);
-    expect(create.signer.httpSignature?.spec).toBe('rfc9421');
+    expect(create.signer.httpSignature?.spec).toBe('draft-cavage-http-signatures-12');
     expect(create.inbox).toBe('shared');
     const note = objectOf(create).object;
     expect(note.content).toBe(rig.core.db.select().from(outbox).where(eq(outbox.id, post.id)).get()!.apObject.content);

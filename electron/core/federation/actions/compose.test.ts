@@ -219,7 +219,7 @@ describe('look-up', () => {
     net.set(true);
     const found = await lookup({ db: core.db, fed: core.fed, clock: core.clock, local: local() }, `${s.origin}/notes/1`);
     expect(found.kind).toBe('object');
-    expect(s.seen.map((r) => r.headers['signature-input'] ?? null)).toEqual([null, expect.stringContaining(`keyid="${local().keyId}"`)]);
+    expect(s.seen.map((r) => r.headers.signature ?? null)).toEqual([null, expect.stringContaining(`keyId="${local().keyId}"`)]);
     expect(core.db.select().from(inbox).where(eq(inbox.apId, `${s.origin}/notes/1`)).get()?.isHiddenFromStream).toBe(true);
   });
 });
