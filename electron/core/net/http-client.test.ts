@@ -1,3 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
 import { embeddedIPv4, isBlockedAddress } from './address-guard';
@@ -9,7 +13,7 @@ import {
   TooManyRedirectsError,
   UnsupportedSchemeError,
 } from './errors';
-import { createHttpClient, type HttpClient, type HttpClientOptions } from './http-client';
+import { createHttpClient, TLS_SESSIONS_KEPT, type HttpClient, type HttpClientOptions } from './http-client';
 import { startServer, type Handler, type LoopbackServer } from './test-server';
 
 const UA = 'Tern-test/1.0 (+https://tern.example)';
@@ -362,6 +366,57 @@ describe('createHttpClient: keep-alive', () => {
     await c.fetch(`${s.origin}/empty`, { method: 'POST', rawBody: null });
     expect(ports).toHaveLength(2);
     expect(ports[0]).not.toBe(ports[1]);
+  });
+});
+
+describe('createHttpClient: TLS sessions', () => {
+  const tls = (name: string) => readFileSync(new URL(`../../../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
+
+  it(`resumes the TLS session with each of more servers than https.Agent keeps by default (100), round after round`, async () => {
+    // A fan-out's pattern: one new connection to each of many servers, then the same servers
+    // again for the next post. Each server closes its connection after answering, and says
+    // whether the client resumed a session.
+    const count = 130;
+    const resumed: boolean[][] = [[], []];
+    let round = 0;
+    const started: HttpsServer[] = [];
+    try {
+      for (let i = 0; i < count; i++) {
+        const s = createHttpsServer({ key: tls('localhost-key.pem'), cert: tls('localhost-cert.pem') }, (req, res) => {
+          resumed[round]!.push((req.socket as TLSSocket).isSessionReused());
+          res.writeHead(202, { 'content-length': '0', connection: 'close' }).end();
+        });
+        await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+        started.push(s);
+      }
+      const c = client({ allowPrivateAddresses: true, trustedCa: tls('localhost-cert.pem') });
+      expect(TLS_SESSIONS_KEPT).toBeGreaterThanOrEqual(1_000);
+      for (round = 0; round < 2; round++) {
+        for (const s of started) {
+          const response = await c.fetch(`https://127.0.0.1:${(s.address() as AddressInfo).port}/inbox`, { method: 'POST', rawBody: new Uint8Array([1]) });
+          expect(response.status).toBe(202);
+          // The session ticket arrives after the handshake: a turn for the agent to keep it.
+          await new Promise((resolve) => setImmediate(resolve));
+        }
+      }
+      expect(resumed[0]).toHaveLength(count);
+      expect(resumed[0]!.filter(Boolean)).toHaveLength(0);
+      expect(resumed[1]).toHaveLength(count);
+      expect(resumed[1]!.filter((r) => !r).length).toBe(0);
+    } finally {
+      await Promise.all(started.map((s) => new Promise((resolve) => s.close(resolve))));
+    }
+  }, 30_000);
+
+  it('refuses a certificate it was not told to trust (the system store, no exception for tests by default)', async () => {
+    const s = createHttpsServer({ key: tls('localhost-key.pem'), cert: tls('localhost-cert.pem') }, (_req, res) => res.end('no'));
+    await new Promise<void>((resolve) => s.listen(0, '127.0.0.1', resolve));
+    try {
+      const c = client({ allowPrivateAddresses: true });
+      await expect(c.fetch(`https://127.0.0.1:${(s.address() as AddressInfo).port}/`)).rejects.toThrow(/certificate/i);
+    } finally {
+      await new Promise((resolve) => s.close(resolve));
+    }
   });
 });
 

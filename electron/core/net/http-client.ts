@@ -42,7 +42,20 @@ export interface HttpClientOptions {
   maxBodyBytes?: number;
   /** Default 5. */
   maxRedirects?: number;
+  /** A certificate authority (PEM) to trust instead of the system's, for HTTPS servers a test
+   * starts. Tests only; never read from settings. */
+  trustedCa?: string;
 }
+
+/**
+ * TLS sessions kept for resumption, one per server (https.Agent's default is 100). A fan-out
+ * goes round every follower's server; past 100 servers the least recent session is dropped
+ * before that server comes round again, and every post pays full handshakes. Resuming cost
+ * 25–30% less of Tern's CPU per new connection, and 25–35% less time, in a measurement here
+ * (200 loopback TLS servers, a new connection each: ≈ 1.3 ms instead of ≈ 1.8 ms). A session is
+ * a few KiB: this is a few MiB at most.
+ */
+export const TLS_SESSIONS_KEPT = 2_000;
 
 /** RequestInit plus a per-request body cap (e.g. larger for media). */
 export interface NetRequestInit extends RequestInit {
@@ -86,7 +99,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   const exempt = new Set(options.allowAddresses ?? []);
   const agents = {
     'http:': new http.Agent({ keepAlive: true, timeout: 5_000 }),
-    'https:': new https.Agent({ keepAlive: true, timeout: 5_000 }),
+    'https:': new https.Agent({
+      keepAlive: true,
+      timeout: 5_000,
+      maxCachedSessions: TLS_SESSIONS_KEPT,
+      ...(options.trustedCa === undefined ? {} : { ca: options.trustedCa }),
+    }),
   };
 
   const mayConnect = (address: string): boolean =>
