@@ -9,6 +9,7 @@
 // lean floor (node:crypto signs on the thread pool, bare node:http posts), all at the loop's
 // concurrency.
 import { createHash, KeyObject, sign } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { eq, sql } from 'drizzle-orm';
 import { follower, outgoingActivity } from '../db/schema';
@@ -17,6 +18,7 @@ import { saveActor } from '../electron/core/federation/actors';
 import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
+import { createHttpClient } from '../electron/core/net/http-client';
 import { noHooks, type PartHooks } from './inbox-phase';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
@@ -28,6 +30,8 @@ export interface FanoutOptions {
   /** Requests in flight for the signedFetch-only comparison. */
   baselineConcurrency: number;
   samplesToVerify: number;
+  /** HTTPS servers for the TLS comparison (one delivery each, a new connection each). */
+  tlsServers: number;
 }
 
 export interface Delivered {
@@ -57,6 +61,9 @@ export interface FanoutResult {
   baseline: Delivered;
   /** The least a delivery costs: node:crypto signs on the thread pool, node:http posts (lean). */
   lean: Delivered;
+  /** One signed POST to each of `tlsServers` HTTPS servers, a new connection each, twice: full
+   * handshakes, then the same servers again with the sessions the client kept. */
+  tls: { rounds: Array<Delivered & { resumed: number }> } | { unavailable: string };
   verified: { checked: number; ok: number; failures: string[] };
 }
 
@@ -213,6 +220,13 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   const lean = await leanFanout(recipients, payload.body, KeyObject.from(core.fed.keys.rsa.privateKey), tern.local.keyId, options.baselineConcurrency);
   const leanStats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
 
+  let tls: FanoutResult['tls'];
+  try {
+    tls = { rounds: await tlsRounds(tern, remote, payload.body, signer, options, hooks) };
+  } catch (error) {
+    tls = { unavailable: (error as Error).message };
+  }
+
   return {
     options,
     composeMs,
@@ -221,8 +235,59 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     secondPost,
     baseline: delivered(baselineStats, baseline.wallMs, baseline.cpu, baseline.mainCpu, options.followersPerServer),
     lean: delivered(leanStats, lean.wallMs, lean.cpu, lean.mainCpu, options.followersPerServer),
+    tls,
     verified: await verifySamples(tern, samples !== null && samples.samples.length > 0 ? samples : baselineStats),
   };
+}
+
+/**
+ * Real servers are reached over TLS, and posts minutes apart find no connection still open:
+ * each delivery pays a handshake. Here one signed POST goes to each of `tlsServers` HTTPS
+ * servers (a shared inbox each, the usual case), each closing its connection after answering,
+ * through a client made as the app's (createHttpClient, its agent and session cache) that also
+ * trusts the test certificate. Twice: first full handshakes, then the same servers again with
+ * the TLS sessions the client kept (the servers count the resumed ones).
+ */
+async function tlsRounds(
+  tern: BenchTern,
+  remote: Remote,
+  body: string,
+  signer: { keyId: URL; privateKey: CryptoKey },
+  options: FanoutOptions,
+  hooks: PartHooks,
+): Promise<Array<Delivered & { resumed: number }>> {
+  const { origins } = await remote.ask({ type: 'startInboxServers', servers: options.tlsServers, tls: true }, 'inboxServersReady');
+  await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
+  const ca = readFileSync(new URL('../test/fixtures/tls/localhost-cert.pem', import.meta.url), 'utf8');
+  const client = createHttpClient({ userAgent: tern.core.fed.client.userAgent, allowPrivateAddresses: true, trustedCa: ca });
+  const bytes = new TextEncoder().encode(body);
+  const sha256 = createHash('sha256').update(bytes).digest('base64');
+  const headers = { 'content-type': 'application/activity+json' };
+  const rounds: Array<Delivered & { resumed: number }> = [];
+  try {
+    for (let round = 1; round <= 2; round++) {
+      let next = 0;
+      await hooks.start(`fan-out over TLS, round ${round}`);
+      const run = await measured(async () => {
+        await Promise.all(
+          Array.from({ length: options.baselineConcurrency }, async () => {
+            while (next < origins.length) {
+              const url = `${origins[next++]!}/inbox`;
+              const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256 });
+              await response.body?.cancel();
+              if (response.status !== 202) throw new Error(`${url} answered ${response.status}`);
+            }
+          }),
+        );
+      });
+      await hooks.stop();
+      const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
+      rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed });
+    }
+  } finally {
+    client.close();
+  }
+  return rounds;
 }
 
 async function leanFanout(recipients: string[], body: string, key: KeyObject, keyId: string, concurrency: number): Promise<{ wallMs: number; cpu: number; mainCpu: number }> {

@@ -30,6 +30,9 @@ export interface Blast {
 export interface StartInboxServers {
   type: 'startInboxServers';
   servers: number;
+  /** HTTPS with the test certificate (test/fixtures/tls), closing each connection after its
+   * answer: every delivery is a new connection, as for posts minutes apart. */
+  tls?: boolean;
 }
 export interface InboxServerStats {
   type: 'inboxServerStats';
@@ -101,6 +104,8 @@ export interface InboxServerStatsReply {
   samples: SampledRequest[];
   /** CPU the remote process used since the last reset (µs): the receivers' share of the cores. */
   cpuUs: number;
+  /** Requests that came over a resumed TLS session (HTTPS servers only). */
+  tlsResumed: number;
 }
 export interface Failed {
   type: 'failed';

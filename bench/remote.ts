@@ -7,7 +7,10 @@
 // Only 127.0.0.1, only servers started here or by the parent.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { createServer, request as httpRequest, Agent, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
+import type { TLSSocket } from 'node:tls';
 import { signRequest, type HttpMessageSignaturesSpec } from '@fedify/fedify';
 import type { Command, Reply, SampledRequest } from './remote-protocol';
 import { createPayload } from './raw-costs';
@@ -40,12 +43,12 @@ function send(reply: Reply): void {
   process.send?.(reply);
 }
 
-async function listen(server: Server): Promise<string> {
+async function listen(server: Server, scheme = 'http'): Promise<string> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());
   });
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  return `${scheme}://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 function readBody(req: IncomingMessage): Promise<Buffer> {
@@ -270,13 +273,18 @@ const inboxStats = {
   samples: [] as SampledRequest[],
   sampledServers: new Set<string>(),
   cpuSince: process.cpuUsage(),
+  tlsResumed: 0,
 };
 
-async function startInboxServers(count: number): Promise<void> {
+const tlsFixture = (name: string) => readFileSync(new URL(`../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
+
+async function startInboxServers(count: number, tls: boolean): Promise<void> {
   const origins: string[] = [];
+  const tlsOptions = tls ? { key: tlsFixture('localhost-key.pem'), cert: tlsFixture('localhost-cert.pem') } : null;
   for (let i = 0; i < count; i++) {
     let origin = '';
-    const server = createServer((req, res) => {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      if (tls && (req.socket as TLSSocket).isSessionReused()) inboxStats.tlsResumed++;
       // Only the sampled request's body is kept; the others are read and dropped.
       const sampling = !inboxStats.sampledServers.has(origin);
       void (sampling ? readBody(req) : drain(req)).then((body) => {
@@ -295,12 +303,13 @@ async function startInboxServers(count: number): Promise<void> {
           for (const [name, value] of Object.entries(req.headers)) if (typeof value === 'string') headers[name] = value;
           inboxStats.samples.push({ url: `${origin}${req.url ?? ''}`, method: req.method ?? 'POST', headers, body: body.toString('utf8') });
         }
-        res.writeHead(202, { 'content-length': '0' });
+        res.writeHead(202, tls ? { 'content-length': '0', connection: 'close' } : { 'content-length': '0' });
         res.end();
       });
-    });
+    };
+    const server = tlsOptions === null ? createServer(handler) : createHttpsServer(tlsOptions, handler);
     server.keepAliveTimeout = 30_000;
-    origin = await listen(server);
+    origin = await listen(server, tls ? 'https' : 'http');
     state.inboxServers.push(server);
     origins.push(origin);
   }
@@ -319,11 +328,12 @@ function replyInboxStats(samples: number, reset: boolean): void {
     lastAt: inboxStats.lastAt,
     samples: inboxStats.samples.slice(0, samples),
     cpuUs: ((used) => used.user + used.system)(process.cpuUsage(inboxStats.cpuSince)),
+    tlsResumed: inboxStats.tlsResumed,
   });
   if (reset) {
     inboxStats.perServer = {};
     inboxStats.paths.clear();
-    inboxStats.total = inboxStats.withSignature = inboxStats.withSignatureInput = 0;
+    inboxStats.total = inboxStats.withSignature = inboxStats.withSignatureInput = inboxStats.tlsResumed = 0;
     inboxStats.firstAt = inboxStats.lastAt = null;
     inboxStats.samples = [];
     inboxStats.sampledServers.clear();
@@ -350,7 +360,7 @@ process.on('message', (message: Command) => {
       case 'blast':
         return blast(message.concurrency, message.from, message.to, message.trace === true);
       case 'startInboxServers':
-        return startInboxServers(message.servers);
+        return startInboxServers(message.servers, message.tls === true);
       case 'actorGets': {
         const gets = { ...state.actorGets };
         if (message.reset) state.actorGets = {};

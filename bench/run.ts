@@ -224,6 +224,19 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
         ]),
     { label: 'signatures verified with verifyInbound (sample)', value: `${r.verified.ok} of ${r.verified.checked} valid, key = Tern's actor`, target: 'all', verdict: pass(r.verified.checked > 0 && r.verified.ok === r.verified.checked) },
   ]);
+  if ('unavailable' in r.tls) rows([{ label: 'over TLS', value: `not available: ${r.tls.unavailable}`, verdict: 'n/a' }]);
+  else {
+    rows(
+      r.tls.rounds.flatMap((t, i) => [
+        {
+          label: i === 0 ? `over TLS: ${o.tlsServers} HTTPS servers, a new connection each (signedFetch, ${o.baselineConcurrency} in flight)` : '  the same servers again, with the TLS sessions kept',
+          value: `${n0(t.perSec)}/s (${n0(t.wallMs)} ms), ${n0(t.resumed)} of ${n0(t.received)} resumed`,
+          target: 'comparison only',
+        },
+        { label: '    Tern CPU per delivery (main thread)', value: `${n0(t.cpuUsPerDelivery)} µs (${n0(t.mainThreadCpuUsPerDelivery)} µs); receivers ${n0(t.receiverCpuUsPerDelivery)} µs` },
+      ]),
+    );
+  }
   if (r.verified.failures.length > 0) note(`verification failures: ${r.verified.failures.join('; ')}`);
   judge('fan-out signatures verify (sample, one per server)', `${r.verified.ok}/${r.verified.checked}`, pass(r.verified.checked > 0 && r.verified.ok === r.verified.checked));
 }
@@ -471,6 +484,7 @@ async function main(): Promise<void> {
     servers: env('BENCH_SERVERS', 100),
     followersPerServer: env('BENCH_FOLLOWERS_PER_SERVER', 10),
     baselineConcurrency: 64, // the core's delivery loop's concurrency
+    tlsServers: env('BENCH_TLS_SERVERS', 300),
     samplesToVerify: 5,
   };
   console.log(`Tern bench — ${new Date().toISOString()} — Node ${process.version}, ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}`);
