@@ -20,6 +20,7 @@ import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { createHttpClient } from '../electron/core/net/http-client';
 import { noHooks, type PartHooks } from './inbox-phase';
+import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
 import type { BenchTern } from './tern';
@@ -55,7 +56,7 @@ export interface FanoutResult {
   /** createPost: the post and its outgoing_activity rows, one transaction. */
   composeMs: number;
   rows: number;
-  loop: (Delivered & { rowStates: Record<string, number> }) | { unavailable: string };
+  loop: (Delivered & { rowStates: Record<string, number>; feel: MainThreadFeel }) | { unavailable: string };
   /** The same fan-out for a second post, right after the first. */
   secondPost: Delivered | null;
   baseline: Delivered;
@@ -63,7 +64,7 @@ export interface FanoutResult {
   lean: Delivered;
   /** One signed POST to each of `tlsServers` HTTPS servers, a new connection each, twice: full
    * handshakes, then the same servers again with the sessions the client kept. */
-  tls: { rounds: Array<Delivered & { resumed: number }> } | { unavailable: string };
+  tls: { rounds: Array<Delivered & { resumed: number }>; feel: MainThreadFeel } | { unavailable: string };
   verified: { checked: number; ok: number; failures: string[] };
 }
 
@@ -167,7 +168,9 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   try {
     if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
     await hooks.start('fan-out loop');
+    const watch = watchMainThread(core);
     const { wallMs, cpu, mainCpu } = await measured(() => drained(loop));
+    const feel = watch.stop();
     await hooks.stop();
     await loop.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
@@ -175,7 +178,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     const states = core.db.all<{ state: string; n: number }>(sql`
       SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
       FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
-    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])) };
+    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
   } catch (error) {
     await hooks.stop();
     loopResult = { unavailable: (error as Error).message };
@@ -222,7 +225,15 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
 
   let tls: FanoutResult['tls'];
   try {
-    tls = { rounds: await tlsRounds(tern, remote, payload.body, signer, options, hooks) };
+    const watch = watchMainThread(core);
+    let rounds: Array<Delivered & { resumed: number }>;
+    let feel: MainThreadFeel;
+    try {
+      rounds = await tlsRounds(tern, remote, payload.body, signer, options, hooks);
+    } finally {
+      feel = watch.stop();
+    }
+    tls = { rounds, feel };
   } catch (error) {
     tls = { unavailable: (error as Error).message };
   }

@@ -192,6 +192,8 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
       { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
       { label: '  receivers’ CPU per delivery (remote process)', value: `${n0(l.receiverCpuUsPerDelivery)} µs` },
+      { label: '  main thread meanwhile: loop delay p50 / p99 / max', value: `${n1(l.feel.loopDelayMs.p50)} / ${n1(l.feel.loopDelayMs.p99)} / ${n1(l.feel.loopDelayMs.max)} ms` },
+      { label: `    IPC timeline.stream page, every 100 ms (${l.feel.ipc.calls} calls)`, value: `p50 ${n1(l.feel.ipc.p50)} / p99 ${n1(l.feel.ipc.p99)} / max ${n1(l.feel.ipc.max)} ms` },
       // Both processes share this machine's cores: what the run could reach with every core busy.
       { label: `  ceiling at this CPU cost on ${cpus().length} cores (Tern + receivers)`, value: `${n0((cpus().length * 1e6) / (l.cpuUsPerDelivery + l.receiverCpuUsPerDelivery))}/s` },
     ]);
@@ -236,6 +238,11 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
         { label: '    Tern CPU per delivery (main thread)', value: `${n0(t.cpuUsPerDelivery)} µs (${n0(t.mainThreadCpuUsPerDelivery)} µs); receivers ${n0(t.receiverCpuUsPerDelivery)} µs` },
       ]),
     );
+    const f = r.tls.feel;
+    rows([
+      { label: '  main thread over both rounds: loop delay p50 / p99 / max', value: `${n1(f.loopDelayMs.p50)} / ${n1(f.loopDelayMs.p99)} / ${n1(f.loopDelayMs.max)} ms` },
+      { label: `    IPC timeline.stream page, every 100 ms (${f.ipc.calls} calls)`, value: `p50 ${n1(f.ipc.p50)} / p99 ${n1(f.ipc.p99)} / max ${n1(f.ipc.max)} ms` },
+    ]);
   }
   if (r.verified.failures.length > 0) note(`verification failures: ${r.verified.failures.join('; ')}`);
   judge('fan-out signatures verify (sample, one per server)', `${r.verified.ok}/${r.verified.checked}`, pass(r.verified.checked > 0 && r.verified.ok === r.verified.checked));
