@@ -254,6 +254,22 @@ describe('order and limits', () => {
     expect(maxTotal).toBe(8);
   });
 
+  it.each([
+    ['no budget', Number.POSITIVE_INFINITY, 8],
+    ['a budget of 0 (one piece of work per turn)', 0, 1],
+  ])('paces its work on the thread (%s): what one turn starts, then every row still goes', async (_name, budget, startedInFirstTurn) => {
+    const hosts = await Promise.all(Array.from({ length: 4 }, () => server((res) => res.writeHead(202).end())));
+    const ids = enqueue(...hosts.flatMap((h) => [`${h.origin}/a/inbox`, `${h.origin}/b/inbox`]));
+    const l = loop({ turnBudgetMs: budget });
+    // The loop's first turn runs as a macrotask; this one comes right after it, before any later
+    // turn could start what was left for it.
+    const inFlightThen = await new Promise<number>((resolve) => setImmediate(() => resolve(l.inFlight().size)));
+    expect(inFlightThen).toBe(startedInFirstTurn);
+    await l.drain();
+    expect(ids.map((id) => rowOf(id).isSent)).toEqual(ids.map(() => true));
+    expect(hosts.map((h) => h.seen.length)).toEqual([2, 2, 2, 2]);
+  });
+
   it('a server that never answers does not delay deliveries to a live one', async () => {
     const hanging: ServerResponse[] = [];
     const dead = await server((res) => void hanging.push(res));

@@ -35,6 +35,7 @@ import type { Sqlite } from '../../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../../db/schema';
 import type { HttpClient } from '../net/http-client';
 import { signedFetch } from '../net/signatures';
+import { createTurnBudget } from './pace';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import { hostOfRecipient, isAddress } from './addresses';
 import { onDeliveriesQueued } from './queue';
@@ -72,7 +73,18 @@ export interface DeliveryLoopOptions {
   wakeSpreadMs?: number;
   /** After a wake, failures without an HTTP answer spend no try for this long. Default 60 s. */
   wakeGraceMs?: number;
+  /** Time one turn may spend starting and sending attempts before the rest wait for a later
+   * turn. Default TURN_BUDGET_MS. */
+  turnBudgetMs?: number;
 }
+
+/**
+ * The loop's own work per turn of the event loop (pace.ts): starting attempts (each runs up to
+ * its first wait: building and signing its request, a few hundred µs, more while the code is
+ * cold) and sending the signed ones. Starting 64 in one go, and sending signatures as they came
+ * back in bunches, held the thread for tens of ms while the app's timers and IPC answers waited.
+ */
+export const TURN_BUDGET_MS = 4;
 
 export interface DeliveryLoopDeps {
   /** The queue's database (better-sqlite3: the loop's statements are prepared once). */
@@ -134,6 +146,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const log = deps.log ?? (() => {});
   const { clock } = deps;
   const monotonic = o.monotonic ?? (() => performance.now());
+  const turn = createTurnBudget(o.turnBudgetMs ?? TURN_BUDGET_MS);
   const wakeSpreadMs = o.wakeSpreadMs ?? 60_000;
   const wakeGraceMs = o.wakeGraceMs ?? 60_000;
   // The last look at both clocks (sleep detection), and until when (monotonic) a try is not
@@ -143,6 +156,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
 
   let running = false;
   let pumpQueued = false;
+  // Due rows left for a later turn by the turn budget (fill() stopped on it), and the start
+  // that turn grants them.
+  let deferred = false;
+  let granted = false;
   let timer: NodeJS.Timeout | null = null;
   /** Every pending row has an id >= floor (rows below are sent or errored). */
   let floor = 0;
@@ -289,7 +306,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
         const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
         const { bytes, sha256 } = encoded(payload);
-        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal });
+        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal, beforeSend: turn.wait });
       }
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
@@ -344,7 +361,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   function settleIdle(): void {
-    if (tasks.size > 0) return;
+    if (tasks.size > 0 || deferred) return;
     record();
     const waiters = idleWaiters;
     idleWaiters = [];
@@ -374,8 +391,10 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
    * are marked, not removed, and the scan stops once the slots are full: after each answer it
    * reads past the heads of the servers already busy, not through the whole list (1,600 heads
    * at 64 in flight), and copies nothing. */
-  function fill(): number {
-    let started = 0;
+  /** Starts what the ready list allows while the turn has time: true when it stopped on the
+   * budget (more could start: a later turn goes on). */
+  function fill(): boolean {
+    let cut = false;
     for (let i = readyFrom; i < ready.length && hasRoom(); i++) {
       const head = ready[i]!;
       if (head.taken === true) continue;
@@ -390,12 +409,18 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         (perHostCount.get(host) ?? 0) >= perHost ||
         (head.outboxObjectId !== null && held.has(head.outboxObjectId) && !head.recipient.startsWith('acct:'));
       if (blocked) continue;
+      // The turn that let a deferred fill go gives it one start without asking again (with a
+      // small budget, asking could say no every time).
+      if (granted) granted = false;
+      else if (!turn.hasTime()) {
+        cut = true;
+        break;
+      }
       head.taken = true;
       startTask(head);
-      started++;
     }
     while (readyFrom < ready.length && ready[readyFrom]!.taken === true) readyFrom++;
-    return started;
+    return cut;
   }
 
   function pump(): void {
@@ -408,10 +433,21 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     detectSleep(now);
     if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     try {
-      fill();
-      if (hasRoom()) {
+      let cut = fill();
+      if (!cut && hasRoom()) {
         query(now);
-        fill();
+        cut = fill();
+      }
+      // Out of time for this turn: the rest start in a later one, after the thread's timers
+      // and I/O have had theirs. Meanwhile the loop is not idle (drain waits for it).
+      if (cut && !deferred) {
+        deferred = true;
+        void turn.wait().then(() => {
+          deferred = false;
+          granted = true;
+          if (running) schedulePump();
+          else settleIdle();
+        });
       }
     } catch (error) {
       log(`delivery loop: ${(error as Error)?.message ?? String(error)}`);

@@ -345,6 +345,26 @@ describe('signedFetch', () => {
     expect(server.seen[2]?.headers['signature-input']).toBeDefined();
   });
 
+  it('awaits beforeSend after each signature and before its request goes out (each knock)', async () => {
+    const { server } = await inbox(CAVAGE);
+    let calls = 0;
+    let go: () => void = () => {};
+    const beforeSend = () => {
+      calls++;
+      return new Promise<void>((resolve) => (go = resolve));
+    };
+    const sent = signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), specMemory: createSpecMemory(), beforeSend });
+    await expect.poll(() => calls).toBe(1);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(server.seen).toHaveLength(0); // held until beforeSend resolves
+    go();
+    await expect.poll(() => calls).toBe(2); // the second knock (RFC 9421) waits too
+    expect(server.seen).toHaveLength(1);
+    go();
+    expect((await sent).status).toBe(202);
+    expect(server.seen).toHaveLength(2);
+  });
+
   it('an origin remembered as RFC 9421 that starts refusing it is knocked again with draft-cavage, and remembered so', async () => {
     const { server, results } = await inbox('rfc9421');
     const memory = createSpecMemory();

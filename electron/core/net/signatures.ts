@@ -78,6 +78,9 @@ export interface SignedFetchOptions {
   body?: ArrayBuffer | null;
   /** Aborts the request; default `request.signal` (a Request built without one saves a copy). */
   signal?: AbortSignal;
+  /** Awaited after each signature is made and before its request goes out (the delivery loop
+   * paces its work on the app's thread with it). */
+  beforeSend?: () => Promise<void>;
   /** SHA-256 of `body`, base64, when the caller already has it (a fan-out sends one body to
    * many inboxes): it goes into Digest / Content-Digest as it is, so it must be right. */
   bodySha256?: string;
@@ -158,6 +161,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
         tracerProvider: noTracing,
         ...(body !== null && spec === 'rfc9421' ? { rfc9421: { components: RFC9421_COMPONENTS_WITH_BODY } } : {}),
       });
+      if (options.beforeSend) await options.beforeSend();
       return client.fetch(url, {
         method,
         headers: signed.headers,
