@@ -387,12 +387,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   /** A head's server, parsed once: fill() looks at every ready head after each answer. */
   const hostOf = (head: Head): string => (head.host ??= hostOfRecipient(head.recipient));
 
-  /** Starts what it can from `ready`, in its order; returns how many it started. Started heads
-   * are marked, not removed, and the scan stops once the slots are full: after each answer it
-   * reads past the heads of the servers already busy, not through the whole list (1,600 heads
-   * at 64 in flight), and copies nothing. */
-  /** Starts what the ready list allows while the turn has time: true when it stopped on the
-   * budget (more could start: a later turn goes on). */
+  /** Starts what it can from `ready`, in its order, while the turn has time; returns true when
+   * it stopped on the turn's budget (more could start: a later turn goes on). Started heads are
+   * marked, not removed, and the scan stops once the slots are full: after each answer it reads
+   * past the heads of the servers already busy, not through the whole list (1,600 heads at 64
+   * in flight), and copies nothing. */
   function fill(): boolean {
     let cut = false;
     for (let i = readyFrom; i < ready.length && hasRoom(); i++) {
