@@ -19,6 +19,8 @@ import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { createHttpClient } from '../electron/core/net/http-client';
+import { TURN_BUDGET_MS } from '../electron/core/delivery/loop';
+import { createTurnBudget } from '../electron/core/delivery/pace';
 import { noHooks, type PartHooks } from './inbox-phase';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
@@ -256,7 +258,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
  * each delivery pays a handshake. Here one signed POST goes to each of `tlsServers` HTTPS
  * servers (a shared inbox each, the usual case), each closing its connection after answering,
  * through a client made as the app's (createHttpClient, its agent and session cache) that also
- * trusts the test certificate. Twice: first full handshakes, then the same servers again with
+ * trusts the test certificate, its sends paced as the delivery loop paces them. Twice: first full handshakes, then the same servers again with
  * the TLS sessions the client kept (the servers count the resumed ones).
  */
 async function tlsRounds(
@@ -274,6 +276,8 @@ async function tlsRounds(
   const bytes = new TextEncoder().encode(body);
   const sha256 = createHash('sha256').update(bytes).digest('base64');
   const headers = { 'content-type': 'application/activity+json' };
+  // Paced as the delivery loop paces its sends (a budget per turn of the event loop).
+  const turn = createTurnBudget(TURN_BUDGET_MS);
   const rounds: Array<Delivered & { resumed: number }> = [];
   try {
     for (let round = 1; round <= 2; round++) {
@@ -284,7 +288,7 @@ async function tlsRounds(
           Array.from({ length: options.baselineConcurrency }, async () => {
             while (next < origins.length) {
               const url = `${origins[next++]!}/inbox`;
-              const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256 });
+              const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256, beforeSend: turn.wait });
               await response.body?.cancel();
               if (response.status !== 202) throw new Error(`${url} answered ${response.status}`);
             }

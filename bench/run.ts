@@ -231,7 +231,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
     rows(
       r.tls.rounds.flatMap((t, i) => [
         {
-          label: i === 0 ? `over TLS: ${o.tlsServers} HTTPS servers, a new connection each (signedFetch, ${o.baselineConcurrency} in flight)` : '  the same servers again, with the TLS sessions kept',
+          label: i === 0 ? `over TLS: ${o.tlsServers} HTTPS servers, a new connection each (signedFetch paced as the loop, ${o.baselineConcurrency} in flight)` : '  the same servers again, with the TLS sessions kept',
           value: `${n0(t.perSec)}/s (${n0(t.wallMs)} ms), ${n0(t.resumed)} of ${n0(t.received)} resumed`,
           target: 'comparison only',
         },
