@@ -105,6 +105,16 @@ async function measured(work: () => Promise<void>): Promise<{ wallMs: number; cp
   return { wallMs: performance.now() - started, cpu: cpuMicros(cpuStart), mainCpu: mainThreadMicros(mainStart) };
 }
 
+/** Runs `send` for every item in the list's order, `concurrency` at a time. */
+async function eachInFlight<T>(items: readonly T[], concurrency: number, send: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < items.length) await send(items[next++]!);
+    }),
+  );
+}
+
 /** Starts the delivery loop and waits until the queue is empty. */
 async function drained(loop: BenchTern['core']['loops']['delivery']): Promise<void> {
   loop.start();
@@ -202,20 +212,14 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   const payload = firstRow ? deliveryPayload(core.db, tern.local, firstRow) : null;
   if (payload?.kind !== 'send') throw new Error('no payload for the post');
   const signer = { keyId: new URL(tern.local.keyId), privateKey: core.fed.keys.rsa.privateKey };
-  let next = 0;
   await hooks.start('fan-out signedFetch alone');
-  const baseline = await measured(async () => {
-    await Promise.all(
-      Array.from({ length: options.baselineConcurrency }, async () => {
-        while (next < recipients.length) {
-          const url = recipients[next++]!;
-          const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: payload.body });
-          const response = await signedFetch(core.fed.client, request, signer);
-          await response.body?.cancel();
-        }
-      }),
-    );
-  });
+  const baseline = await measured(() =>
+    eachInFlight(recipients, options.baselineConcurrency, async (url) => {
+      const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: payload.body });
+      const response = await signedFetch(core.fed.client, request, signer);
+      await response.body?.cancel();
+    }),
+  );
   await hooks.stop();
   const baselineStats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
 
@@ -258,8 +262,9 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
  * each delivery pays a handshake. Here one signed POST goes to each of `tlsServers` HTTPS
  * servers (a shared inbox each, the usual case), each closing its connection after answering,
  * through a client made as the app's (createHttpClient, its agent and session cache) that also
- * trusts the test certificate, its sends paced as the delivery loop paces them. Twice: first full handshakes, then the same servers again with
- * the TLS sessions the client kept (the servers count the resumed ones).
+ * trusts the test certificate, its sends paced as the delivery loop paces them. Twice: first
+ * full handshakes, then the same servers again with the TLS sessions the client kept (the
+ * servers count the resumed ones).
  */
 async function tlsRounds(
   tern: BenchTern,
@@ -281,20 +286,15 @@ async function tlsRounds(
   const rounds: Array<Delivered & { resumed: number }> = [];
   try {
     for (let round = 1; round <= 2; round++) {
-      let next = 0;
       await hooks.start(`fan-out over TLS, round ${round}`);
-      const run = await measured(async () => {
-        await Promise.all(
-          Array.from({ length: options.baselineConcurrency }, async () => {
-            while (next < origins.length) {
-              const url = `${origins[next++]!}/inbox`;
-              const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256, beforeSend: turn.wait });
-              await response.body?.cancel();
-              if (response.status !== 202) throw new Error(`${url} answered ${response.status}`);
-            }
-          }),
-        );
-      });
+      const run = await measured(() =>
+        eachInFlight(origins, options.baselineConcurrency, async (origin) => {
+          const url = `${origin}/inbox`;
+          const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256, beforeSend: turn.wait });
+          await response.body?.cancel();
+          if (response.status !== 202) throw new Error(`${url} answered ${response.status}`);
+        }),
+      );
       await hooks.stop();
       const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
       rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed });
@@ -330,14 +330,7 @@ async function leanFanout(recipients: string[], body: string, key: KeyObject, ke
       req.end(bytes);
     });
   };
-  let next = 0;
-  const result = await measured(async () => {
-    await Promise.all(
-      Array.from({ length: concurrency }, async () => {
-        while (next < recipients.length) await post(new URL(recipients[next++]!));
-      }),
-    );
-  });
+  const result = await measured(() => eachInFlight(recipients, concurrency, (url) => post(new URL(url))));
   agent.destroy();
   return result;
 }
