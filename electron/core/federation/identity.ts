@@ -52,6 +52,17 @@ export function localActor(baseUrl: string, username: string): LocalActor {
   };
 }
 
+/** The local actor of the current settings, or null while the address is not set: built once
+ * per address (it is read for every request, row and delivery), never shared stale. */
+export function identityCache(): (settings: { baseUrl: string | null; username: string | null }) => LocalActor | null {
+  let last: { baseUrl: string; username: string; local: LocalActor } | null = null;
+  return ({ baseUrl, username }) => {
+    if (!baseUrl || !username) return null;
+    if (last?.baseUrl !== baseUrl || last.username !== username) last = { baseUrl, username, local: localActor(baseUrl, username) };
+    return last.local;
+  };
+}
+
 /** Whether `id` names the local actor, with or without a trailing slash. */
 export function isLocalActorId(id: string | null | undefined, local: LocalActor): boolean {
   if (!id) return false;

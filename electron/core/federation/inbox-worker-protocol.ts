@@ -1,7 +1,9 @@
 // The messages between the core (main thread) and the inbox worker. Both ends are Tern's own
 // code in one process, so these are types, not checked input: nothing remote reaches them.
+// Besides these, the worker says what every worker says (worker-host.ts: ready, log, reply,
+// stopped); `drain` is answered with a DrainSummary, `insert` with the new rows' ids.
 import type { Settings } from '../settings';
-import type { DrainSummary, RowResult } from './inbox-loop';
+import type { RowResult } from './inbox-loop';
 import type { IncomingRow } from './incoming-writer';
 
 /** Plain data the worker builds everything else from. */
@@ -25,12 +27,7 @@ export type ToWorker =
   | { type: 'insert'; request: number; rows: IncomingRow[] };
 
 export type FromWorker =
-  | { type: 'ready' }
-  | { type: 'log'; line: string }
   /** Rows finished since the last message (outcomes already committed). */
   | { type: 'rowsDone'; results: RowResult[] }
   /** The processor queued deliveries (Accepts, forwarded replies, Move's follows). */
-  | { type: 'deliveriesQueued' }
-  | { type: 'drained'; request: number; summary?: DrainSummary; error?: string }
-  | { type: 'inserted'; request: number; ids?: number[]; error?: string }
-  | { type: 'stopped' };
+  | { type: 'deliveriesQueued' };

@@ -5,47 +5,24 @@
 // transactions), its own outbound client, loaders and key cache, and the settings as plain data
 // (updated by message). What the processor used to signal on the main thread (deliveries
 // queued, rows done) is posted back for the core to re-emit there. Started by inbox-worker-host.
-import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
-import { parentPort, workerData } from 'node:worker_threads';
 import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { openFederationContext, type FederationContext } from '../net/federation-context';
 import type { Settings } from '../settings';
-import { localActor, type LocalActor } from './identity';
+import { workerSide } from '../worker-side';
+import { identityCache } from './identity';
 import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 import { processQueuedRow } from './queued-row';
 import { insertIncomingRows } from './incoming-writer';
 
-if (!parentPort) throw new Error('inbox-worker runs as a worker thread only');
-const port = parentPort;
-const data = workerData as InboxWorkerData;
-const post = (message: FromWorker) => port.postMessage(message);
-/** Lower priority than the main thread's 0 (higher is lower; 19 is the lowest). */
-const WORKER_NICE = 5;
 /** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
  * idleWait): the poll is only a backstop, so a laptop on battery is not woken for it. */
 const WORKER_IDLE_POLL_MS = 30_000;
 
-// Below the main thread: processing is background work, and when the cores are busy (other
-// programs, a burst) the thread the listener, IPC and the window answer on comes first. Linux
-// only, where a thread's id takes a nice value of its own (Linux groups a session's threads, so
-// without this the worker takes its CPU from the main thread); elsewhere the worker runs at the
-// app's priority.
-if (process.platform === 'linux') {
-  try {
-    const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, data.nice ?? WORKER_NICE);
-  } catch {
-    // No /proc, or not allowed: the app's priority.
-  }
-}
-
-// Listening before the (async) set-up: messages sent meanwhile wait for it, in order.
-let handle: ((message: ToWorker) => void) | null = null;
-const early: ToWorker[] = [];
-port.on('message', (message: ToWorker) => (handle ? handle(message) : early.push(message)));
+const side = workerSide<ToWorker, FromWorker>();
+const data = side.data as InboxWorkerData;
+const post = side.post;
 
 // CommonJS once bundled (a worker script loads from Electron's asar that way), so no top-level await.
 openFederationContext(data.keysDir, data.allowPrivateAddresses, false).then(run, (error: unknown) => {
@@ -57,13 +34,7 @@ function run(fed: FederationContext): void {
   const db = wrapDrizzle(sqlite, { immediate: true });
   const clock = () => new Date();
   let settings: Settings = data.settings;
-  let identity: { baseUrl: string; username: string; local: LocalActor } | null = null;
-  function currentIdentity(): LocalActor | null {
-    const { baseUrl, username } = settings;
-    if (!baseUrl || !username) return null;
-    if (identity?.baseUrl !== baseUrl || identity.username !== username) identity = { baseUrl, username, local: localActor(baseUrl, username) };
-    return identity.local;
-  }
+  const identityOf = identityCache();
 
   // Signals are gathered and posted after the current synchronous work: the processor queues
   // deliveries inside its transaction, and the main thread must look only after the commit.
@@ -89,10 +60,10 @@ function run(fed: FederationContext): void {
   const loop = createInboxLoop({
     db,
     clock,
-    log: (line) => post({ type: 'log', line }),
+    log: side.log,
     process: processQueuedRow,
     deps: () => {
-      const local = currentIdentity();
+      const local = identityOf(settings);
       return local ? { db, fed, clock, identity: local, settings } : null;
     },
     onRowDone: (result) => {
@@ -102,7 +73,7 @@ function run(fed: FederationContext): void {
     idlePollMs: data.idlePollMs ?? WORKER_IDLE_POLL_MS,
   });
 
-  handle = (message) => {
+  side.listen((message) => {
     switch (message.type) {
       case 'start':
         return loop.start();
@@ -111,30 +82,20 @@ function run(fed: FederationContext): void {
       case 'settings':
         settings = message.settings;
         return loop.wake();
-      case 'insert': {
-        let ids: number[];
-        try {
-          ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
-        } catch (error) {
-          return post({ type: 'inserted', request: message.request, error: String((error as Error)?.message ?? error) });
-        }
-        post({ type: 'inserted', request: message.request, ids });
-        return loop.wake();
-      }
+      case 'insert':
+        return side.reply(message.request, () => {
+          const ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
+          loop.wake();
+          return ids;
+        });
       case 'drain':
-        return void loop.drain().then(
-          (summary) => post({ type: 'drained', request: message.request, summary }),
-          (error: unknown) => post({ type: 'drained', request: message.request, error: String((error as Error)?.message ?? error) }),
-        );
+        return side.reply(message.request, () => loop.drain());
       case 'stop':
         return void loop.stop().then(() => {
           fed.client.close();
           sqlite.close();
-          post({ type: 'stopped' });
-          port.close();
+          side.stopped();
         });
     }
-  };
-  for (const message of early.splice(0)) handle(message);
-  post({ type: 'ready' });
+  });
 }
