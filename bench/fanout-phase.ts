@@ -115,12 +115,6 @@ async function eachInFlight<T>(items: readonly T[], concurrency: number, send: (
   );
 }
 
-/** Starts the delivery loop and waits until the queue is empty. */
-async function drained(loop: BenchTern['core']['loops']['delivery']): Promise<void> {
-  loop.start();
-  await loop.drain();
-}
-
 function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number): Delivered {
   const counts = Object.values(stats.perServer);
   return {
@@ -168,23 +162,27 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
   core.db.transaction((tx) => seedFollowers(tx, tern, recipients));
 
+  // The loop runs before the post is written, as in the app (on the delivery worker, its thread
+  // is up: drain() answers once it idles).
+  const loop = core.loops.delivery;
+  loop.start();
+  await loop.drain();
+
   // Compose: the post and one outgoing_activity row per follower inbox, in one transaction.
   const composeStart = performance.now();
   const post = await core.services.author.createPost({ content: 'Hello, 1,000 followers.', visibility: 'PUBLIC' });
   const composeMs = performance.now() - composeStart;
   const rows = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE outbox_object_id = ${post.id}`).n;
 
-  const loop = core.loops.delivery;
   let loopResult: FanoutResult['loop'];
   let samples: InboxServerStatsReply | null = null;
   try {
     if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
     await hooks.start('fan-out loop');
     const watch = watchMainThread(core);
-    const { wallMs, cpu, mainCpu } = await measured(() => drained(loop));
+    const { wallMs, cpu, mainCpu } = await measured(() => loop.drain());
     const feel = watch.stop();
     await hooks.stop();
-    await loop.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
     samples = stats;
     const states = core.db.all<{ state: string; n: number }>(sql`
@@ -201,11 +199,12 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   let secondPost: Delivered | null = null;
   if (!('unavailable' in loopResult)) {
     await core.services.author.createPost({ content: 'Hello again, 1,000 followers.', visibility: 'PUBLIC' });
-    const { wallMs, cpu, mainCpu } = await measured(() => drained(loop));
-    await loop.stop();
+    const { wallMs, cpu, mainCpu } = await measured(() => loop.drain());
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
     secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer);
   }
+
+  await loop.stop();
 
   // The same requests with signedFetch alone: the signing + HTTP floor of a delivery.
   const firstRow = core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, post.id)).get();

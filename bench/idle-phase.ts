@@ -42,7 +42,7 @@ function contextSwitches(): Map<string, { name: string; n: number; ticks: number
 
 export async function runIdle(seconds: number): Promise<IdleResult> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tern-bench-idle-'));
-  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, deliveryWorker: true, listen: { host: '127.0.0.1', port: 0 } });
   try {
     core.settings.update({ baseUrl: core.listener.status().url ?? '', username: 'idle' });
     await core.loops.inbox.drain(); // the worker is up (and compiled, under tsx) before the clock starts

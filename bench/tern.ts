@@ -21,9 +21,11 @@ export interface BenchTern {
 
 export async function openBenchTern(): Promise<BenchTern> {
   const dataDir = mkdtempSync(join(tmpdir(), 'tern-bench-'));
-  // The inbox processor on its worker thread, as the apps run it (BENCH_INBOX_WORKER=0: on this thread).
+  // The inbox processor and the delivery loop on their worker threads, as the apps run them
+  // (BENCH_INBOX_WORKER=0, BENCH_DELIVERY_WORKER=0: on this thread).
   const inboxWorker = process.env.BENCH_INBOX_WORKER !== '0';
-  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker });
+  const deliveryWorker = process.env.BENCH_DELIVERY_WORKER !== '0';
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker, deliveryWorker });
   const running = await core.listener.start({ host: '127.0.0.1', port: 0 });
   core.settings.update({ baseUrl: running.url, username: 'bench', displayName: 'Bench' });
   const local = core.identity();

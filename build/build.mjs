@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'electron/source-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'electron/delivery-worker.cjs', 'electron/source-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -43,7 +43,7 @@ await Promise.all([
     outfile: 'dist/electron/main.cjs',
     format: 'cjs',
     // Modules that find files beside themselves read __filename first in CommonJS and
-    // import.meta.url only under ESM (db/checkpointer.ts, federation/inbox-worker-host.ts).
+    // import.meta.url only under ESM (db/checkpointer.ts, worker-host.ts).
     logOverride: { 'empty-import-meta': 'silent' },
   }),
   // A sandboxed preload may require only `electron`: everything else is bundled in.
@@ -52,6 +52,8 @@ await Promise.all([
   // beside their own bundle (inbox-worker-host.ts). CommonJS: Electron loads a worker script
   // from its asar archive through require.
   build({ ...common, entryPoints: ['electron/core/federation/inbox-worker.ts'], outfile: 'dist/electron/inbox-worker.cjs', format: 'cjs' }),
+  // The delivery loop's worker thread (delivery/worker-host.ts), the same way.
+  build({ ...common, entryPoints: ['electron/core/delivery/worker.ts'], outfile: 'dist/electron/delivery-worker.cjs', format: 'cjs' }),
   // Webmention source pages are parsed in a worker thread (electron/core/webmention/source-parse.ts).
   build({ ...common, entryPoints: ['electron/core/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
   build({

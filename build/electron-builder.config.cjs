@@ -59,6 +59,8 @@ const config = {
     'dist/electron/main.cjs',
     'dist/electron/preload.cjs',
     'dist/electron/inbox-worker.cjs',
+    'dist/electron/delivery-worker.cjs',
+    'dist/electron/source-worker.cjs',
     'dist/renderer/**/*',
     '!**/*.map',
     '!**/*.{ts,tsx,md,markdown}',

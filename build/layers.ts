@@ -35,18 +35,28 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   { name: 'ipc and listener', parts: ['electron/core/ipc/', 'electron/core/listener/', 'electron/core/mastodon/', 'electron/core/media/*-routes.ts'] },
   // The IPC contracts are the services' inputs and outputs (shared with the renderer), and the
   // deliveries' status is the Deliveries screen's view of the queue: both sit with the services.
+  // So does the delivery loop as the app wires it to ActivityPub and Webmention (app-loop.ts),
+  // and its worker thread, as the inbox's worker sits in federation/.
   {
     name: 'services',
     parts: [
       'electron/core/federation/', 'electron/core/indieauth/', 'electron/core/micropub/', 'electron/core/webmention/', 'electron/core/media/', 'electron/core/data/',
       'electron/core/notifications/', 'electron/core/search/', 'electron/core/tunnel/', 'electron/core/settings-service.ts', 'electron/core/settings.ts', 'electron/core/status.ts',
       'electron/core/ipc/*contract.ts', 'electron/core/ipc/channels.ts', 'electron/core/delivery/status.ts', 'electron/core/delivery/counts.ts',
+      'electron/core/delivery/app-loop.ts', 'electron/core/delivery/worker*.ts',
     ],
   },
   { name: 'delivery', parts: ['electron/core/delivery/', 'electron/core/connectivity/'] },
   // The types services take from the core (FederationContext, the listener's switch).
   { name: 'ports', parts: ['electron/core/ports.ts'] },
-  { name: 'net and db', parts: ['electron/core/net/', 'db/', 'migrations/', 'electron/core/paths.ts', 'electron/core/folder-lock.ts', 'electron/core/errors.ts', 'electron/core/version.ts'] },
+  // worker-host.ts and worker-side.ts: how any worker thread of the core is run, knowing none.
+  {
+    name: 'net and db',
+    parts: [
+      'electron/core/net/', 'db/', 'migrations/', 'electron/core/paths.ts', 'electron/core/folder-lock.ts', 'electron/core/errors.ts', 'electron/core/version.ts',
+      'electron/core/worker-host.ts', 'electron/core/worker-side.ts',
+    ],
+  },
 ];
 
 /** Where product code lives; everything under these roots but tests is checked. */

@@ -80,12 +80,15 @@ describe('electron-builder config', () => {
   });
 
   it('the files allowlist takes the bundles, the renderer and package.json', () => {
-    // inbox-worker.cjs: the inbox processor's worker thread, started from beside main.cjs.
+    // The worker threads' scripts, each started from beside main.cjs: the inbox processor's,
+    // the delivery loop's, and the webmention source parser's.
     for (const path of [
       'package.json',
       'dist/electron/main.cjs',
       'dist/electron/preload.cjs',
       'dist/electron/inbox-worker.cjs',
+      'dist/electron/delivery-worker.cjs',
+      'dist/electron/source-worker.cjs',
       'dist/renderer/index.html',
       'dist/renderer/assets/index-abc.js',
     ]) {

@@ -138,8 +138,10 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         dataDir: options.dataDir,
         mode: 'headless',
         log: options.log,
-        // The inbox processor on its own thread: a burst never holds the UI's API or the listener.
+        // The inbox processor and the delivery loop on their own threads: a burst of activities
+        // or a fan-out never holds the UI's API or the listener.
         inboxWorker: true,
+        deliveryWorker: true,
         ...(listen ? { listen } : {}),
         ...(options.allowPrivateAddresses ? { allowPrivateAddresses: true } : {}),
       });

@@ -68,8 +68,9 @@ async function start(): Promise<void> {
   const dataDir = process.env.TERN_DATA_DIR ?? defaultDataDir();
   let open: Core;
   try {
-    // The inbox processor on its own thread: a burst of activities never freezes the window.
-    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l), inboxWorker: true });
+    // The inbox processor and the delivery loop on their own threads: a burst of activities or a
+    // fan-out to hundreds of servers never freezes the window.
+    open = await openCore({ dataDir, mode: 'desktop', log: (l) => console.log(l), inboxWorker: true, deliveryWorker: true });
   } catch (error) {
     fail(error);
     return;

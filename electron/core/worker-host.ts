@@ -21,6 +21,8 @@ export type CommonFromWorker =
 const RESTART_DELAY_MS = 1_000;
 /** A worker that keeps dying before it is ready (a broken data folder) is retried ever more slowly. */
 const RESTART_DELAY_MAX_MS = 60_000;
+/** A worker up this long before it died is started again after the shortest wait. */
+const STAYED_UP_MS = 60_000;
 
 /** A worker's script: `source` (relative to electron/core) under tsx and vitest, `bundle` beside
  * the app's bundle (dist/electron) once built. */
@@ -78,8 +80,12 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
   let nextRequest = 1;
   const waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void; hold: boolean }>();
   let exited: Promise<void> = Promise.resolve();
-  // Deaths since the last worker that came up: each doubles the wait before the next start.
+  // Deaths since a worker last stayed up for STAYED_UP_MS: each doubles the wait before the next
+  // start (a worker that dies at its first row, again and again, is not started every second).
   let failedStarts = 0;
+  let readyAt: number | null = null;
+  // A stop under way: a start meanwhile waits for it, never reuses the worker being stopped.
+  let stopping: Promise<void> | null = null;
 
   // Only requests that hold keep the process alive; a started host relies on the app's own handles.
   const refWhileHeld = () => ([...waiting.values()].some((w) => w.hold) ? worker?.ref() : worker?.unref());
@@ -88,7 +94,7 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     const common = message as CommonFromWorker;
     switch (common.type) {
       case 'ready':
-        failedStarts = 0;
+        readyAt = performance.now();
         return;
       case 'log':
         return log(common.line);
@@ -125,11 +131,14 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
         // Done or not, unknown: each caller decides (a drain asks again, a peer sends again).
         for (const request of waiting.values()) request.reject(new Error(`${name} stopped (exit code ${code})`));
         waiting.clear();
-        if (!running) return;
+        if (readyAt !== null && performance.now() - readyAt >= STAYED_UP_MS) failedStarts = 0;
+        readyAt = null;
+        if (!running || stopping) return;
         // Its work is in the database, still due: a new worker takes it again (after a pause,
         // should it die at once).
         const delay = Math.min(RESTART_DELAY_MAX_MS, (options.restartDelayMs ?? RESTART_DELAY_MS) * 2 ** failedStarts++);
         log(`${name} exited (code ${code}); starting it again in ${delay} ms`);
+        if (restartTimer) clearTimeout(restartTimer);
         restartTimer = setTimeout(() => {
           restartTimer = null;
           if (running && !worker) spawn().postMessage(options.startMessage);
@@ -150,23 +159,34 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     start() {
       if (running) return;
       running = true;
+      if (stopping) {
+        void stopping.then(() => {
+          if (running && !worker) spawn().postMessage(options.startMessage);
+        });
+        return;
+      }
       spawn().postMessage(options.startMessage);
     },
     async stop(message, extraWaitMs = 0) {
       running = false;
       if (restartTimer) clearTimeout(restartTimer);
       restartTimer = null;
-      const stopping = worker;
-      if (!stopping) return;
-      stopping.postMessage(message);
-      stopping.ref();
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), options.stopWaitMs + extraWaitMs)));
-      if ((await Promise.race([exited, late])) === 'late') {
-        log(`${name} did not stop in time; ending it`);
-        await stopping.terminate();
-      }
-      clearTimeout(timer);
+      if (stopping) return stopping;
+      const target = worker;
+      if (!target) return;
+      const stopped = async () => {
+        target.postMessage(message);
+        target.ref();
+        let timer: NodeJS.Timeout | undefined;
+        const late = new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), options.stopWaitMs + extraWaitMs)));
+        if ((await Promise.race([exited, late])) === 'late') {
+          log(`${name} did not stop in time; ending it`);
+          await target.terminate();
+        }
+        clearTimeout(timer);
+      };
+      stopping = stopped().finally(() => (stopping = null));
+      return stopping;
     },
     post(message) {
       worker?.postMessage(message);
@@ -188,8 +208,10 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     async kill() {
       const killed = worker;
       if (!killed) return;
+      // This worker's end, not that of a successor a waiting request may start meanwhile.
+      const ended = exited;
       await killed.terminate();
-      await exited;
+      await ended;
     },
   };
 }

@@ -98,6 +98,8 @@ export interface DeliveryLoopDeps {
   payload: (row: OutgoingActivity) => DeliveryPayload | Promise<DeliveryPayload>;
   resolve: (row: OutgoingActivity, signal: AbortSignal) => Promise<ResolveOutcome>;
   log?: (line: string) => void;
+  /** Called whenever a row starts or stops being in flight (inFlight() changed). */
+  onInFlightChange?: () => void;
   options?: DeliveryLoopOptions;
 }
 
@@ -337,6 +339,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     slowTimer.unref();
     busyRecipients.add(head.recipient);
     perHostCount.set(host, (perHostCount.get(host) ?? 0) + 1);
+    deps.onInFlightChange?.();
     task.done = attempt(head, task)
       .catch((error: unknown) => log(`delivery #${head.id} failed inside Tern: ${(error as Error)?.stack ?? String(error)}`))
       .finally(() => {
@@ -347,6 +350,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         const n = (perHostCount.get(host) ?? 1) - 1;
         if (n <= 0) perHostCount.delete(host);
         else perHostCount.set(host, n);
+        deps.onInFlightChange?.();
         schedulePump();
       });
   }
@@ -429,9 +433,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     record(); // before the queue is read: a row answered is not due any more
     if (!running) return settleIdle();
     const now = clock().getTime();
-    detectSleep(now);
-    if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
     try {
+      // Inside: a wake's spreading writes, and a write can fail (a lock held too long, a full
+      // disk); the loop logs it and goes on, as for its other writes.
+      detectSleep(now);
+      if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
       let cut = fill();
       if (!cut && hasRoom()) {
         query(now);
@@ -522,7 +528,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     inFlight: () => new Set(tasks.keys()),
     resumed() {
       record();
-      woke(clock().getTime());
+      try {
+        woke(clock().getTime());
+      } catch (error) {
+        log(`delivery loop: ${(error as Error)?.message ?? String(error)}`);
+      }
       lastLook = { wall: clock().getTime(), mono: monotonic() };
       schedulePump();
     },

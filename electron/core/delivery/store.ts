@@ -145,9 +145,11 @@ export function createDeliveryStore(sqlite: Sqlite) {
      * rows moved. */
     spreadOverdue(now: number, spreadMs: number, random: () => number, limit = 2_000): number {
       const due = q.heads.all(0, limit).filter((h) => h.nextTry === null || parseStoredDate(h.nextTry).getTime() <= now);
-      sqlite.transaction(() => {
-        for (const { id } of due) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
-      })();
+      sqlite
+        .transaction(() => {
+          for (const { id } of due) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
+        })
+        .immediate();
       return due.length;
     },
     /** Gives up every pending row to a recipient (an address that does not resolve). */
@@ -159,7 +161,7 @@ export function createDeliveryStore(sqlite: Sqlite) {
       return queued.length;
     },
     /**
-     * Writes the queued outcomes, in one transaction. If that fails (the disk, a lock), each is
+     * Writes the queued outcomes, in one transaction. If that fails (the disk), each is
      * tried on its own so one bad write cannot take the others with it; the errors are thrown
      * after (those rows stay due and are tried again, as a crash before the write would leave
      * them). Returns how many were written.
@@ -169,9 +171,16 @@ export function createDeliveryStore(sqlite: Sqlite) {
       const writes = queued;
       queued = [];
       try {
-        writeAll(writes);
+        // Immediate: the main thread's connection writes this file too (delivery worker).
+        writeAll.immediate(writes);
         return writes.length;
-      } catch {
+      } catch (error) {
+        // The other connection held the file past the busy timeout: each write alone would wait
+        // as long again. They stay queued for the next turn, in order.
+        if (isBusy(error)) {
+          queued = writes.concat(queued);
+          throw error;
+        }
         const errors: unknown[] = [];
         for (const w of writes) {
           try {
@@ -180,9 +189,11 @@ export function createDeliveryStore(sqlite: Sqlite) {
             errors.push(error);
           }
         }
-        if (errors.length > 0) throw new AggregateError(errors, `${errors.length} of ${writes.length} delivery outcomes could not be written`);
+        if (errors.length > 0) throw new AggregateError(errors, `${errors.length} of ${writes.length} delivery outcomes could not be written`, { cause: error });
         return writes.length;
       }
     },
   };
 }
+
+const isBusy = (error: unknown): boolean => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');

@@ -25,7 +25,8 @@ export interface ListeningCore {
   close(): Promise<void>;
 }
 
-export async function openListeningCore(username = 'alice'): Promise<ListeningCore> {
+/** `workers`: run the inbox processor and the delivery loop on their threads, as the apps do. */
+export async function openListeningCore(username = 'alice', workers: { inboxWorker?: boolean; deliveryWorker?: boolean } = {}): Promise<ListeningCore> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-listener-'));
   let offset = 0;
   const core = await openCore({
@@ -34,6 +35,7 @@ export async function openListeningCore(username = 'alice'): Promise<ListeningCo
     allowPrivateAddresses: true,
     clock: () => new Date(Date.now() + offset),
     listen: { host: '127.0.0.1', port: 0 },
+    ...workers,
   });
   const url = core.listener.status().url ?? '';
   await createSettingsService(core).update({ baseUrl: url, username, displayName: 'Alice Example', summary: 'Writes *things*.' });

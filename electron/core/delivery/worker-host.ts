@@ -1,0 +1,107 @@
+// The main thread's side of the delivery worker (worker.ts): starts it when the delivery loop
+// starts, passes it what changes (settings, the connectivity watch's state, rows queued on this
+// thread or by the inbox worker, the machine's wake from sleep), mirrors which rows are in
+// flight for the UI, passes on its requests to recheck the network, and starts it again when it
+// dies while running (worker-host.ts). It is the core's delivery loop (the DeliveryLoop
+// interface), so the shell and the tests drive it as they drove the in-thread loop.
+// Nothing is lost when the worker dies: the rows are the queue. An answer received and not yet
+// written is sent again (as after a crash of the app); a peer drops the duplicate by its id.
+import type { ConnectivityWatch } from '../connectivity/watch';
+import type { Settings } from '../settings';
+import { createWorkerHost, workerEntry } from '../worker-host';
+import type { DeliveryLoop } from './loop';
+import { onDeliveriesQueued } from './queue';
+import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from './worker-protocol';
+
+/** Beyond the grace stop() gives requests in flight: writing their answers, closing. */
+const STOP_WAIT_MS = 5_000;
+const DEFAULT_GRACE_MS = 5_000;
+/** drain() asks the next worker after one died this many times before it gives up. */
+const DRAIN_DEATHS = 3;
+
+export interface DeliveryWorkerHostOptions {
+  /** What the worker is built from, read at each start (the current settings and network state). */
+  data: () => DeliveryWorkerData;
+  connectivity: Pick<ConnectivityWatch, 'onChange' | 'recheck'>;
+  log?: (line: string) => void;
+  restartDelayMs?: number;
+}
+
+export interface DeliveryWorkerHost extends DeliveryLoop {
+  /** The settings changed (the address to sign as): the worker reads them for its next row. */
+  settings(settings: Settings): void;
+  /** Ends the worker at once, as a crash would; a started loop starts it again (tests). */
+  kill(): Promise<void>;
+  /** Whether a worker thread is alive now. */
+  readonly alive: boolean;
+}
+
+export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): DeliveryWorkerHost {
+  let inFlight: ReadonlySet<number> = new Set();
+  let wakeQueued = false;
+  let unsubscribe: (() => void)[] = [];
+  const host = createWorkerHost<ToDeliveryWorker, FromDeliveryWorker>({
+    name: 'delivery worker',
+    entry: workerEntry('delivery/worker.ts', 'delivery-worker.cjs'),
+    data: options.data,
+    log: options.log ?? (() => {}),
+    onMessage(message) {
+      if (message.type === 'inFlight') inFlight = new Set(message.ids);
+      else options.connectivity.recheck();
+    },
+    onExit: () => (inFlight = new Set()),
+    startMessage: { type: 'start' } satisfies ToDeliveryWorker,
+    stopWaitMs: STOP_WAIT_MS,
+    ...(options.restartDelayMs === undefined ? {} : { restartDelayMs: options.restartDelayMs }),
+  });
+
+  function wake(): void {
+    // One message for all the rows queued in this turn.
+    if (!host.alive || wakeQueued) return;
+    wakeQueued = true;
+    setImmediate(() => {
+      wakeQueued = false;
+      host.post({ type: 'wake' });
+    });
+  }
+
+  return {
+    get running() {
+      return host.running;
+    },
+    get alive() {
+      return host.alive;
+    },
+    start() {
+      if (host.running) return;
+      unsubscribe = [
+        onDeliveriesQueued(wake),
+        options.connectivity.onChange((state) => host.post({ type: 'connectivity', state })),
+      ];
+      host.start();
+    },
+    async stop(stopOptions = {}) {
+      unsubscribe.forEach((u) => u());
+      unsubscribe = [];
+      const message: ToDeliveryWorker = stopOptions.graceMs === undefined ? { type: 'stop' } : { type: 'stop', graceMs: stopOptions.graceMs };
+      await host.stop(message, stopOptions.graceMs ?? DEFAULT_GRACE_MS);
+      inFlight = new Set();
+    },
+    wake,
+    async drain() {
+      // A worker that dies meanwhile fails the request: its successor (started now, when it is
+      // not yet) is asked again, a few times, as the in-thread loop's drain never fails.
+      for (let deaths = 0; host.running; deaths++) {
+        try {
+          return await host.request<void>((request) => ({ type: 'drain', request }), { spawn: true, hold: true })!;
+        } catch (error) {
+          if (deaths >= DRAIN_DEATHS) throw error;
+        }
+      }
+    },
+    inFlight: () => inFlight,
+    resumed: () => host.post({ type: 'resumed' }),
+    settings: (settings) => host.post({ type: 'settings', settings }),
+    kill: () => host.kill(),
+  };
+}

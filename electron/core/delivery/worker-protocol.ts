@@ -1,0 +1,37 @@
+// The messages between the core (main thread) and the delivery worker. Both ends are Tern's own
+// code in one process, so these are types, not checked input: nothing remote reaches them.
+// Besides these, the worker says what every worker says (worker-host.ts: ready, log, reply,
+// stopped); `drain` is answered with nothing once the loop is idle.
+import type { ConnectivityState } from '../connectivity/watch';
+import type { Settings } from '../settings';
+
+/** The rows in flight are told to the main thread at most this often while they change: a
+ * message per delivery would cost the main thread more than the UI's "sending" is worth. */
+export const IN_FLIGHT_EVERY_MS = 100;
+
+/** Plain data the worker builds everything else from. */
+export interface DeliveryWorkerData {
+  database: string;
+  keysDir: string;
+  allowPrivateAddresses: boolean;
+  settings: Settings;
+  /** The connectivity watch's state when the worker starts (changes follow by message). */
+  connectivity: ConnectivityState;
+  /** The worker thread's nice value on Linux (default: worker-side.ts's WORKER_NICE). */
+  nice?: number;
+}
+
+export type ToDeliveryWorker =
+  | { type: 'start' }
+  | { type: 'stop'; graceMs?: number }
+  | { type: 'wake' }
+  | { type: 'resumed' }
+  | { type: 'drain'; request: number }
+  | { type: 'settings'; settings: Settings }
+  | { type: 'connectivity'; state: ConnectivityState };
+
+export type FromDeliveryWorker =
+  /** The ids of the rows in flight now (sent at most every IN_FLIGHT_EVERY_MS while they change). */
+  | { type: 'inFlight'; ids: number[] }
+  /** Deliveries failed at the network level: the connectivity watch should look again. */
+  | { type: 'recheck' };

@@ -1,0 +1,177 @@
+// The delivery loop on its worker thread (core option deliveryWorker, as the apps run it): the
+// real worker script (under tsx here), its own SQLite connection, keys and outbound client. A
+// Fedify peer accepts what it signs; the main thread sees which rows are in flight; Work
+// offline holds it; stopping lets answers in flight be written; a worker ended mid fan-out (as
+// a crash would) loses nothing.
+import { afterEach, describe, expect, it } from 'vitest';
+import { startPeer } from '../../../test/peer/peer';
+import type { Core } from '../core';
+import { addFollower, openListeningCore } from '../listener/test-support';
+import { startServer, type LoopbackServer } from '../net/test-server';
+import type { DeliveryWorkerHost } from './worker-host';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function openWorkerCore(inboxWorker = false): Promise<{ core: Core; url: string; host: DeliveryWorkerHost }> {
+  const t = await openListeningCore('alice', { deliveryWorker: true, inboxWorker });
+  cleanups.push(async () => {
+    await t.core.loops.delivery.stop({ graceMs: 0 });
+    await t.core.loops.inbox.stop();
+    await t.close();
+  });
+  return { core: t.core, url: t.url, host: t.core.loops.delivery as DeliveryWorkerHost };
+}
+
+/** A loopback inbox server answering 202, or holding each POST while `held` is set. */
+async function startInbox(): Promise<LoopbackServer & { hold(): void; release(): void; posts(): number }> {
+  let waiting: Array<() => void> = [];
+  let holding = false;
+  const server = await startServer(async (req, res) => {
+    if (holding) await new Promise<void>((resolve) => waiting.push(resolve));
+    res.writeHead(202).end();
+  });
+  const release = () => {
+    holding = false;
+    waiting.forEach((go) => go());
+    waiting = [];
+  };
+  cleanups.push(() => {
+    release();
+    return server.close();
+  });
+  return Object.assign(server, {
+    hold: () => (holding = true),
+    release,
+    posts: () => server.seen.filter((r) => r.method === 'POST').length,
+  });
+}
+
+async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+const rows = (core: Core) =>
+  core.sqlite.prepare<[], { id: number; recipient: string; is_sent: number; tries: number }>('SELECT id, recipient, is_sent, tries FROM outgoing_activity ORDER BY id').all();
+
+describe('the delivery worker', { timeout: 60_000 }, () => {
+  it('delivers from its own thread, signed so a Fedify peer accepts it, and writes what happened where the main thread reads it', async () => {
+    // Both workers, as the apps run them: the inbox worker's "deliveries queued" reaches this one.
+    const { core, url, host } = await openWorkerCore(true);
+    const peer = await startPeer({ name: 'bob' });
+    cleanups.push(() => peer.close());
+    core.loops.inbox.start();
+    core.loops.delivery.start();
+    expect(host.alive).toBe(true);
+    // Bob's Follow is processed on the inbox worker; its Accept goes out from the delivery worker.
+    const followId = await peer.follow(url);
+    const accept = await peer.waitFor((a) => a.type === 'Accept', 30_000);
+    expect(JSON.stringify(accept.raw)).toContain(followId);
+    const post = await core.services.author.createPost({ content: 'From the worker.', visibility: 'PUBLIC' });
+    const create = await peer.waitFor((a) => a.type === 'Create', 30_000);
+    expect(JSON.stringify(create.raw)).toContain('From the worker.');
+    await core.loops.delivery.drain();
+    const sent = core.sqlite.prepare<[number], { is_sent: number; last_status_code: number }>('SELECT is_sent, last_status_code FROM outgoing_activity WHERE outbox_object_id = ?').get(post.id);
+    expect(sent).toMatchObject({ is_sent: 1 });
+    expect(sent!.last_status_code).toBeGreaterThanOrEqual(200);
+    expect(sent!.last_status_code).toBeLessThan(300);
+  });
+
+  it('the main thread sees the rows in flight ("sending"), and none once they are answered', async () => {
+    const { core } = await openWorkerCore();
+    const inboxes = await Promise.all([startInbox(), startInbox(), startInbox()]);
+    inboxes.forEach((inbox, i) => {
+      inbox.hold();
+      addFollower(core, `${inbox.origin}/users/f${i}`);
+    });
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Held.', visibility: 'PUBLIC' });
+    await until(() => core.loops.delivery.inFlight().size === 3, 'three rows in flight');
+    expect([...core.loops.delivery.inFlight()].sort()).toEqual(rows(core).map((r) => r.id));
+    inboxes.forEach((inbox) => inbox.release());
+    await core.loops.delivery.drain();
+    await until(() => core.loops.delivery.inFlight().size === 0, 'no row in flight');
+    expect(rows(core).every((r) => r.is_sent === 1)).toBe(true);
+  });
+
+  it('sends nothing while the author works offline, and everything once back online', async () => {
+    const { core } = await openWorkerCore();
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.loops.delivery.start();
+    core.settings.update({ workOffline: true });
+    await core.services.author.createPost({ content: 'Offline.', visibility: 'PUBLIC' });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(inbox.posts()).toBe(0);
+    expect(rows(core)).toMatchObject([{ is_sent: 0, tries: 0 }]);
+    core.settings.update({ workOffline: false });
+    await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent');
+    expect(inbox.posts()).toBe(1);
+  });
+
+  it('stopping lets a request in flight finish and writes its answer before it returns', async () => {
+    const { core, host } = await openWorkerCore();
+    const inbox = await startInbox();
+    inbox.hold();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Quitting.', visibility: 'PUBLIC' });
+    await until(() => inbox.posts() === 1, 'the POST to arrive');
+    setTimeout(() => inbox.release(), 300);
+    await core.loops.delivery.stop();
+    expect(host.alive).toBe(false);
+    expect(rows(core)).toMatchObject([{ is_sent: 1, tries: 1 }]);
+  });
+
+  it('started again while it stops: the new worker comes after the old one ended, and sends', async () => {
+    const { core, host } = await openWorkerCore();
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.loops.delivery.start();
+    await core.loops.delivery.drain(); // up
+    const stopping = core.loops.delivery.stop();
+    core.loops.delivery.start();
+    await stopping;
+    await core.services.author.createPost({ content: 'Restarted.', visibility: 'PUBLIC' });
+    await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent');
+    expect(host.running).toBe(true);
+    expect(host.alive).toBe(true);
+    expect(inbox.posts()).toBe(1);
+  });
+
+  it('ended mid fan-out: after it starts again every row is sent; only the answers it had not written go twice', async () => {
+    const { core, host } = await openWorkerCore();
+    const quick = await Promise.all(Array.from({ length: 8 }, () => startInbox()));
+    const slow = await startInbox();
+    slow.hold();
+    quick.forEach((inbox, i) => addFollower(core, `${inbox.origin}/users/q${i}`));
+    addFollower(core, `${slow.origin}/users/s`);
+    core.loops.delivery.start();
+    const post = await core.services.author.createPost({ content: 'Crash.', visibility: 'PUBLIC' });
+    const sentCount = () => rows(core).filter((r) => r.is_sent === 1).length;
+    // The eight quick answers are written; the slow server has the ninth request, unanswered.
+    await until(() => sentCount() === 8 && slow.posts() === 1, 'eight rows sent and the ninth in flight');
+
+    // A drain waiting when the worker ends asks its successor (started at once) instead.
+    let drained = false;
+    const draining = core.loops.delivery.drain().then(() => (drained = true));
+    await host.kill();
+    expect(core.loops.delivery.inFlight().size).toBe(0);
+    expect(drained).toBe(false);
+    slow.release();
+    await draining;
+    expect(host.alive).toBe(true);
+    expect(sentCount()).toBe(9);
+    expect(quick.map((inbox) => inbox.posts())).toEqual(Array(8).fill(1));
+    // Its answer was never written: the new worker sent it again.
+    expect(slow.posts()).toBe(2);
+    const again = core.sqlite.prepare<[number, string], { tries: number }>('SELECT tries FROM outgoing_activity WHERE outbox_object_id = ? AND recipient LIKE ?').get(post.id, `${slow.origin}%`);
+    expect(again?.tries).toBe(1);
+  });
+});

@@ -1,0 +1,96 @@
+// The delivery worker's entry: runs the delivery loop (building and signing each request, TLS
+// handshakes, reading answers, writing outcomes) on a worker thread, so a fan-out to hundreds of
+// servers never holds the main thread, where the listener accepts, IPC answers and the window
+// lives. A full TLS handshake costs the thread that runs it 1–3 ms; a post to 500 servers was a
+// second of the main thread's time. It has its own SQLite connection to the same file (WAL, busy
+// timeout, immediate transactions), its own outbound client and keys (read from the data
+// folder), the settings and the connectivity watch's state as plain data (updated by message).
+// It tells the main thread which rows are in flight ("sending" in the UI). Started by
+// delivery/worker-host.ts.
+import { openSqlite, wrapDrizzle } from '../../../db/client';
+import type { ConnectivityState } from '../connectivity/watch';
+import { identityCache } from '../federation/identity';
+import { openFederationContext, type FederationContext } from '../net/federation-context';
+import type { Settings } from '../settings';
+import { workerSide } from '../worker-side';
+import { createAppDeliveryLoop } from './app-loop';
+import { IN_FLIGHT_EVERY_MS, type DeliveryWorkerData, type FromDeliveryWorker, type ToDeliveryWorker } from './worker-protocol';
+
+const side = workerSide<ToDeliveryWorker, FromDeliveryWorker>();
+const data = side.data as DeliveryWorkerData;
+
+// CommonJS once bundled (a worker script loads from Electron's asar that way), so no top-level await.
+openFederationContext(data.keysDir, data.allowPrivateAddresses, false).then(run, (error: unknown) => {
+  throw error;
+});
+
+function run(fed: FederationContext): void {
+  const sqlite = openSqlite(data.database);
+  const db = wrapDrizzle(sqlite, { immediate: true });
+  let settings: Settings = data.settings;
+  const identityOf = identityCache();
+
+  // The main thread's watch, mirrored: its state by message, a recheck asked of it by message.
+  let connectivity: ConnectivityState = data.connectivity;
+  const connectivityListeners = new Set<(state: ConnectivityState) => void>();
+
+  let inFlightTimer: NodeJS.Timeout | null = null;
+  let toldEmpty = true;
+  function tellInFlight(): void {
+    inFlightTimer = null;
+    const ids = [...loop.inFlight()];
+    if (ids.length === 0 && toldEmpty) return;
+    toldEmpty = ids.length === 0;
+    side.post({ type: 'inFlight', ids });
+  }
+
+  const loop = createAppDeliveryLoop({
+    sqlite,
+    db,
+    fed,
+    clock: () => new Date(),
+    connectivity: {
+      isOnline: () => connectivity.online,
+      onChange(listener) {
+        connectivityListeners.add(listener);
+        return () => connectivityListeners.delete(listener);
+      },
+      recheck: () => side.post({ type: 'recheck' }),
+    },
+    identity: () => identityOf(settings),
+    log: side.log,
+    onInFlightChange() {
+      inFlightTimer ??= setTimeout(tellInFlight, IN_FLIGHT_EVERY_MS);
+    },
+  });
+
+  side.listen((message) => {
+    switch (message.type) {
+      case 'start':
+        return loop.start();
+      case 'wake':
+        return loop.wake();
+      case 'resumed':
+        return loop.resumed();
+      case 'settings':
+        settings = message.settings;
+        return loop.wake();
+      case 'connectivity': {
+        const flipped = message.state.online !== connectivity.online;
+        connectivity = message.state;
+        if (flipped) connectivityListeners.forEach((listener) => listener(connectivity));
+        return;
+      }
+      case 'drain':
+        return side.reply(message.request, () => loop.drain());
+      case 'stop':
+        return void loop.stop(message.graceMs === undefined ? {} : { graceMs: message.graceMs }).then(() => {
+          if (inFlightTimer) clearTimeout(inFlightTimer);
+          tellInFlight();
+          fed.client.close();
+          sqlite.close();
+          side.stopped();
+        });
+    }
+  });
+}
