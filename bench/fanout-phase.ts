@@ -7,9 +7,8 @@
 // For comparison: a second post to the same followers (the code optimised by then), the same
 // 1,000 requests with signedFetch alone (no queue, no bookkeeping, no limit per server), and the
 // lean floor (node:crypto signs on the thread pool, bare node:http posts), all at the loop's
-// concurrency.
+// concurrency. Then two posts to HTTPS followers through the loop (tlsRounds).
 import { createHash, KeyObject, sign } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { Agent, request as httpRequest } from 'node:http';
 import { eq, sql } from 'drizzle-orm';
 import { follower, outgoingActivity } from '../db/schema';
@@ -18,9 +17,6 @@ import { saveActor } from '../electron/core/federation/actors';
 import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
-import { createHttpClient } from '../electron/core/net/http-client';
-import { TURN_BUDGET_MS } from '../electron/core/delivery/loop';
-import { createTurnBudget } from '../electron/core/delivery/pace';
 import { noHooks, type PartHooks } from './inbox-phase';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
@@ -66,7 +62,7 @@ export interface FanoutResult {
   lean: Delivered;
   /** One signed POST to each of `tlsServers` HTTPS servers, a new connection each, twice: full
    * handshakes, then the same servers again with the sessions the client kept. */
-  tls: { rounds: Array<Delivered & { resumed: number }>; feel: MainThreadFeel } | { unavailable: string };
+  tls: { rounds: TlsRound[] } | { unavailable: string };
   verified: { checked: number; ok: number; failures: string[] };
 }
 
@@ -204,8 +200,6 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer);
   }
 
-  await loop.stop();
-
   // The same requests with signedFetch alone: the signing + HTTP floor of a delivery.
   const firstRow = core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, post.id)).get();
   const payload = firstRow ? deliveryPayload(core.db, tern.local, firstRow) : null;
@@ -228,19 +222,14 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   const lean = await leanFanout(recipients, payload.body, KeyObject.from(core.fed.keys.rsa.privateKey), tern.local.keyId, options.baselineConcurrency);
   const leanStats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
 
+  // The loop kept running meanwhile, idle, as in the app (a delivery worker stays up, warm).
   let tls: FanoutResult['tls'];
   try {
-    const watch = watchMainThread(core);
-    let rounds: Array<Delivered & { resumed: number }>;
-    let feel: MainThreadFeel;
-    try {
-      rounds = await tlsRounds(tern, remote, payload.body, signer, options, hooks);
-    } finally {
-      feel = watch.stop();
-    }
-    tls = { rounds, feel };
+    tls = { rounds: await tlsRounds(tern, remote, options, hooks) };
   } catch (error) {
     tls = { unavailable: (error as Error).message };
+  } finally {
+    await loop.stop();
   }
 
   return {
@@ -256,50 +245,38 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   };
 }
 
+/** One post's deliveries over TLS: how many resumed a kept session, and the main thread meanwhile. */
+export type TlsRound = Delivered & { resumed: number; feel: MainThreadFeel };
+
 /**
  * Real servers are reached over TLS, and posts minutes apart find no connection still open:
- * each delivery pays a handshake. Here one signed POST goes to each of `tlsServers` HTTPS
- * servers (a shared inbox each, the usual case), each closing its connection after answering,
- * through a client made as the app's (createHttpClient, its agent and session cache) that also
- * trusts the test certificate, its sends paced as the delivery loop paces them. Twice: first
- * full handshakes, then the same servers again with the TLS sessions the client kept (the
- * servers count the resumed ones).
+ * each delivery pays a handshake. Here `tlsServers` HTTPS servers (each closing its connection
+ * after answering) are the only followers, one shared inbox each, and two posts go to them
+ * through the core's delivery loop as it runs in the app (its client trusts the bench's test
+ * certificate: the core option trustedCa). The first pays full handshakes; the second finds the
+ * TLS sessions the client kept (the servers count the resumed ones).
  */
-async function tlsRounds(
-  tern: BenchTern,
-  remote: Remote,
-  body: string,
-  signer: { keyId: URL; privateKey: CryptoKey },
-  options: FanoutOptions,
-  hooks: PartHooks,
-): Promise<Array<Delivered & { resumed: number }>> {
+
+async function tlsRounds(tern: BenchTern, remote: Remote, options: FanoutOptions, hooks: PartHooks): Promise<TlsRound[]> {
+  const { core } = tern;
   const { origins } = await remote.ask({ type: 'startInboxServers', servers: options.tlsServers, tls: true }, 'inboxServersReady');
   await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
-  const ca = readFileSync(new URL('../test/fixtures/tls/localhost-cert.pem', import.meta.url), 'utf8');
-  const client = createHttpClient({ userAgent: tern.core.fed.client.userAgent, allowPrivateAddresses: true, trustedCa: ca });
-  const bytes = new TextEncoder().encode(body);
-  const sha256 = createHash('sha256').update(bytes).digest('base64');
-  const headers = { 'content-type': 'application/activity+json' };
-  // Paced as the delivery loop paces its sends (a budget per turn of the event loop).
-  const turn = createTurnBudget(TURN_BUDGET_MS);
-  const rounds: Array<Delivered & { resumed: number }> = [];
-  try {
-    for (let round = 1; round <= 2; round++) {
-      await hooks.start(`fan-out over TLS, round ${round}`);
-      const run = await measured(() =>
-        eachInFlight(origins, options.baselineConcurrency, async (origin) => {
-          const url = `${origin}/inbox`;
-          const response = await signedFetch(client, { url, method: 'POST', headers }, { ...signer, body: bytes.buffer, bodySha256: sha256, beforeSend: turn.wait });
-          await response.body?.cancel();
-          if (response.status !== 202) throw new Error(`${url} answered ${response.status}`);
-        }),
-      );
-      await hooks.stop();
-      const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
-      rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed });
-    }
-  } finally {
-    client.close();
+  core.db.transaction((tx) => {
+    tx.delete(follower).run();
+    seedFollowers(tx, tern, origins.map((origin) => `${origin}/inbox`));
+  });
+  const loop = core.loops.delivery;
+  const rounds: TlsRound[] = [];
+  for (let round = 1; round <= 2; round++) {
+    await core.services.author.createPost({ content: `Over TLS, round ${round}.`, visibility: 'PUBLIC' });
+    await hooks.start(`fan-out over TLS, round ${round}`);
+    // The main thread while the post goes out, as for the first post above.
+    const watch = watchMainThread(core);
+    const run = await measured(() => loop.drain());
+    const feel = watch.stop();
+    await hooks.stop();
+    const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
+    rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed, feel });
   }
   return rounds;
 }

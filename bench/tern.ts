@@ -2,7 +2,7 @@
 // 127.0.0.1:<free port>, and an identity whose base URL is that listener (so what peers sign,
 // http://127.0.0.1:<port>/inbox, is what the listener checks). Outbound fetches may reach
 // loopback (allowPrivateAddresses), as in headless --allow-private-addresses.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openCore, type Core } from '../electron/core/core';
@@ -25,7 +25,9 @@ export async function openBenchTern(): Promise<BenchTern> {
   // (BENCH_INBOX_WORKER=0, BENCH_DELIVERY_WORKER=0: on this thread).
   const inboxWorker = process.env.BENCH_INBOX_WORKER !== '0';
   const deliveryWorker = process.env.BENCH_DELIVERY_WORKER !== '0';
-  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker, deliveryWorker });
+  // The test certificate of the HTTPS servers the fan-out phase starts (its TLS rounds).
+  const trustedCa = readFileSync(new URL('../test/fixtures/tls/localhost-cert.pem', import.meta.url), 'utf8');
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker, deliveryWorker, trustedCa });
   const running = await core.listener.start({ host: '127.0.0.1', port: 0 });
   core.settings.update({ baseUrl: running.url, username: 'bench', displayName: 'Bench' });
   const local = core.identity();

@@ -45,6 +45,9 @@ export interface CoreOptions {
   /** Lets the outbound client reach loopback/private addresses. Tests with loopback peers
    * only (headless --allow-private-addresses); never a user setting. */
   allowPrivateAddresses?: boolean;
+  /** A certificate authority (PEM) the outbound clients trust instead of the system's, for
+   * loopback HTTPS peers. Tests and the bench only; never a user setting. */
+  trustedCa?: string;
   /** Start the listener here (headless --listen); otherwise it starts when settings.listener.enabled. */
   listen?: ListenerAddress;
   /** Run the inbox processor on a worker thread with its own connection (the apps do: a burst
@@ -145,7 +148,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     if (orphans > 0) log(`removed ${orphans} upload file(s) without a row, left by an interrupted upload`);
     const checkpointer = createCheckpointer(sqlite, { log });
     const settings = createSettingsStore(paths.settings);
-    const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false);
+    const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false, true, options.trustedCa);
     const startedAt = clock();
     const rowsDone = new Set<(results: RowResult[]) => void>();
     const tellRowsDone = (results: RowResult[]) => rowsDone.forEach((listener) => listener(results));
@@ -155,6 +158,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
             database: paths.database,
             keysDir: paths.keys,
             allowPrivateAddresses: fed.allowPrivateAddresses,
+            ...(fed.trustedCa === undefined ? {} : { trustedCa: fed.trustedCa }),
             settings: settings.get(),
             ...(options.inboxIdlePollMs === undefined ? {} : { idlePollMs: options.inboxIdlePollMs }),
           }),
@@ -195,6 +199,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
             database: paths.database,
             keysDir: paths.keys,
             allowPrivateAddresses: fed.allowPrivateAddresses,
+            ...(fed.trustedCa === undefined ? {} : { trustedCa: fed.trustedCa }),
             settings: settings.get(),
             connectivity: connectivity.state(),
             // At the app's priority, unlike the inbox worker: the author's own post going out is

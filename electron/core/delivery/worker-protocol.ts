@@ -14,6 +14,8 @@ export interface DeliveryWorkerData {
   database: string;
   keysDir: string;
   allowPrivateAddresses: boolean;
+  /** The core option of that name (tests and the bench only). */
+  trustedCa?: string;
   settings: Settings;
   /** The connectivity watch's state when the worker starts (changes follow by message). */
   connectivity: ConnectivityState;

@@ -20,7 +20,7 @@ const side = workerSide<ToDeliveryWorker, FromDeliveryWorker>();
 const data = side.data as DeliveryWorkerData;
 
 // CommonJS once bundled (a worker script loads from Electron's asar that way), so no top-level await.
-openFederationContext(data.keysDir, data.allowPrivateAddresses, false).then(run, (error: unknown) => {
+openFederationContext(data.keysDir, data.allowPrivateAddresses, false, data.trustedCa).then(run, (error: unknown) => {
   throw error;
 });
 

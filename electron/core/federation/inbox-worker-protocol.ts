@@ -11,6 +11,8 @@ export interface InboxWorkerData {
   database: string;
   keysDir: string;
   allowPrivateAddresses: boolean;
+  /** The core option of that name (tests and the bench only). */
+  trustedCa?: string;
   settings: Settings;
   idlePollMs?: number;
   /** The worker thread's nice value on Linux (default 5: below the main thread). */

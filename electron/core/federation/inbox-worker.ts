@@ -25,7 +25,7 @@ const data = side.data as InboxWorkerData;
 const post = side.post;
 
 // CommonJS once bundled (a worker script loads from Electron's asar that way), so no top-level await.
-openFederationContext(data.keysDir, data.allowPrivateAddresses, false).then(run, (error: unknown) => {
+openFederationContext(data.keysDir, data.allowPrivateAddresses, false, data.trustedCa).then(run, (error: unknown) => {
   throw error;
 });
 

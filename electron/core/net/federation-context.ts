@@ -17,13 +17,16 @@ export interface FederationContext {
   keyCache: TernKeyCache;
   keys: TernKeyPairs;
   allowPrivateAddresses: boolean;
+  /** The certificate authority (PEM) trusted instead of the system's: tests and the bench only. */
+  trustedCa?: string;
 }
 
 /** Loads our keys from `keysDir` (creating them when missing, unless `create` is false: the
- * inbox worker only reads what the core made). */
-export async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean, create = true): Promise<FederationContext> {
+ * workers only read what the core made). `trustedCa`: for loopback HTTPS servers that tests
+ * start, never from settings (see HttpClientOptions.trustedCa). */
+export async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean, create = true, trustedCa?: string): Promise<FederationContext> {
   const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) || !create ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
-  const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses });
+  const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses, ...(trustedCa === undefined ? {} : { trustedCa }) });
   const contextLoader = createContextLoader(client);
   return {
     client,
@@ -32,5 +35,6 @@ export async function openFederationContext(keysDir: string, allowPrivateAddress
     keyCache: createKeyCache({ contextLoader }),
     keys,
     allowPrivateAddresses,
+    ...(trustedCa === undefined ? {} : { trustedCa }),
   };
 }
