@@ -3,6 +3,9 @@
 // Fedify peer accepts what it signs; the main thread sees which rows are in flight; Work
 // offline holds it; stopping lets answers in flight be written; a worker ended mid fan-out (as
 // a crash would) loses nothing.
+import { readFileSync } from 'node:fs';
+import { createServer as createHttpsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPeer } from '../../../test/peer/peer';
 import type { Core } from '../core';
@@ -15,8 +18,8 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function openWorkerCore(inboxWorker = false): Promise<{ core: Core; url: string; host: DeliveryWorkerHost }> {
-  const t = await openListeningCore('alice', { deliveryWorker: true, inboxWorker });
+async function openWorkerCore(inboxWorker = false, trustedCa?: string): Promise<{ core: Core; url: string; host: DeliveryWorkerHost }> {
+  const t = await openListeningCore('alice', { deliveryWorker: true, inboxWorker, ...(trustedCa === undefined ? {} : { trustedCa }) });
   cleanups.push(async () => {
     await t.core.loops.delivery.stop({ graceMs: 0 });
     await t.core.loops.inbox.stop();
@@ -81,6 +84,36 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     expect(sent).toMatchObject({ is_sent: 1 });
     expect(sent!.last_status_code).toBeGreaterThanOrEqual(200);
     expect(sent!.last_status_code).toBeLessThan(300);
+  });
+
+  it.each([
+    ['trusted (the core was given its authority)', true],
+    ['not trusted', false],
+  ])('over HTTPS with its own client: a server whose certificate is %s', async (_, trusted) => {
+    const tls = (name: string) => readFileSync(new URL(`../../../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
+    const { core } = await openWorkerCore(false, trusted ? tls('localhost-cert.pem') : undefined);
+    const seen: Array<{ path: string; signature: string | undefined }> = [];
+    const server = createHttpsServer({ key: tls('localhost-key.pem'), cert: tls('localhost-cert.pem') }, (req, res) => {
+      seen.push({ path: req.url ?? '', signature: req.headers.signature as string | undefined });
+      req.resume();
+      req.on('end', () => res.writeHead(202).end());
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => new Promise<void>((resolve) => server.close(() => resolve())));
+    const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    addFollower(core, `${origin}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Over TLS.', visibility: 'PUBLIC' });
+    if (trusted) {
+      await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent');
+      expect(seen).toMatchObject([{ path: '/users/f/inbox', signature: expect.stringContaining('keyId=') }]);
+    } else {
+      await until(() => (rows(core)[0]?.tries ?? 0) >= 1, 'the attempt to be recorded');
+      const row = core.sqlite.prepare<[], { is_sent: number; error: string }>('SELECT is_sent, error FROM outgoing_activity').get();
+      expect(row?.is_sent).toBe(0);
+      expect(row?.error).toMatch(/certificate/i);
+      expect(seen).toEqual([]);
+    }
   });
 
   it('the main thread sees the rows in flight ("sending"), and none once they are answered', async () => {

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { signRequest, type HttpMessageSignaturesSpec } from '@fedify/fedify';
 import { count } from 'drizzle-orm';
 import { actor, follower, inbox, incomingActivity, type OutboxObject, type Visibility } from '../../../db/schema';
-import { openCore, type Core } from '../core';
+import { openCore, type Core, type CoreOptions } from '../core';
 import { createSettingsService } from '../settings-service';
 import { PUBLIC } from '../federation/ap';
 import { saveOutboxObject } from '../federation/outbox-store';
@@ -25,8 +25,9 @@ export interface ListeningCore {
   close(): Promise<void>;
 }
 
-/** `workers`: run the inbox processor and the delivery loop on their threads, as the apps do. */
-export async function openListeningCore(username = 'alice', workers: { inboxWorker?: boolean; deliveryWorker?: boolean } = {}): Promise<ListeningCore> {
+/** `extra`: run the inbox processor and the delivery loop on their threads, as the apps do;
+ * trust a test certificate authority for HTTPS peers. */
+export async function openListeningCore(username = 'alice', extra: Pick<CoreOptions, 'inboxWorker' | 'deliveryWorker' | 'trustedCa'> = {}): Promise<ListeningCore> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-listener-'));
   let offset = 0;
   const core = await openCore({
@@ -35,7 +36,7 @@ export async function openListeningCore(username = 'alice', workers: { inboxWork
     allowPrivateAddresses: true,
     clock: () => new Date(Date.now() + offset),
     listen: { host: '127.0.0.1', port: 0 },
-    ...workers,
+    ...extra,
   });
   const url = core.listener.status().url ?? '';
   await createSettingsService(core).update({ baseUrl: url, username, displayName: 'Alice Example', summary: 'Writes *things*.' });
