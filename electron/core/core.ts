@@ -152,14 +152,18 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const startedAt = clock();
     const rowsDone = new Set<(results: RowResult[]) => void>();
     const tellRowsDone = (results: RowResult[]) => rowsDone.forEach((listener) => listener(results));
+    // What each worker builds its own connection, keys and client from, read at each start.
+    const workerData = () => ({
+      database: paths.database,
+      keysDir: paths.keys,
+      allowPrivateAddresses: fed.allowPrivateAddresses,
+      ...(fed.trustedCa === undefined ? {} : { trustedCa: fed.trustedCa }),
+      settings: settings.get(),
+    });
     const host = worker
       ? createInboxWorkerHost({
           data: () => ({
-            database: paths.database,
-            keysDir: paths.keys,
-            allowPrivateAddresses: fed.allowPrivateAddresses,
-            ...(fed.trustedCa === undefined ? {} : { trustedCa: fed.trustedCa }),
-            settings: settings.get(),
+            ...workerData(),
             ...(options.inboxIdlePollMs === undefined ? {} : { idlePollMs: options.inboxIdlePollMs }),
           }),
           log,
@@ -196,11 +200,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const deliveryHost = deliveryWorker
       ? createDeliveryWorkerHost({
           data: () => ({
-            database: paths.database,
-            keysDir: paths.keys,
-            allowPrivateAddresses: fed.allowPrivateAddresses,
-            ...(fed.trustedCa === undefined ? {} : { trustedCa: fed.trustedCa }),
-            settings: settings.get(),
+            ...workerData(),
             connectivity: connectivity.state(),
             // At the app's priority, unlike the inbox worker: the author's own post going out is
             // work asked for now. Measured: the main thread's loop delay p99 stays 5–7 ms during

@@ -119,8 +119,6 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
     }
   }
 
-  // Run .immediate(): the workers' connections write this file too, and a deferred transaction
-  // that reads and then writes fails at once when one of them committed in between.
   const drainBatch = sqlite.transaction((deadline: number): { count: number; more: boolean } => {
     let count = 0;
     while (performance.now() < deadline) {
@@ -169,16 +167,16 @@ export function createSearchIndexer(sqlite: Sqlite): SearchIndexer {
 
   return {
     drain(budgetMs) {
-      const { count } = drainBatch.immediate(performance.now() + budgetMs);
+      const { count } = drainBatch(performance.now() + budgetMs);
       drained += count;
       return count;
     },
     step(budgetMs) {
       const deadline = performance.now() + budgetMs;
-      const { count, more } = drainBatch.immediate(deadline);
+      const { count, more } = drainBatch(deadline);
       drained += count;
       if (more) return true;
-      return rebuildBatch.immediate(deadline);
+      return rebuildBatch(deadline);
     },
     progress() {
       const totals = s.rebuildTotals.get() as { total: number; done: number };
