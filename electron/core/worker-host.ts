@@ -68,6 +68,9 @@ export interface WorkerHost<In> {
   request<T>(build: (request: number) => In, options?: { spawn?: boolean; hold?: boolean }): Promise<T> | null;
   /** Ends the worker at once, as a crash would; a started host starts it again (tests). */
   kill(): Promise<void>;
+  /** Resolves once a worker has set itself up and taken its first messages (at once when one
+   * has; after the next one does while none has; at stop()). */
+  ready(): Promise<void>;
   readonly running: boolean;
   readonly alive: boolean;
 }
@@ -84,6 +87,8 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
   // start (a worker that dies at its first row, again and again, is not started every second).
   let failedStarts = 0;
   let readyAt: number | null = null;
+  const readyWaiters: (() => void)[] = [];
+  const tellReady = () => readyWaiters.splice(0).forEach((resolve) => resolve());
   // A stop under way: a start meanwhile waits for it, never reuses the worker being stopped.
   let stopping: Promise<void> | null = null;
 
@@ -95,6 +100,7 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     switch (common.type) {
       case 'ready':
         readyAt = performance.now();
+        tellReady();
         return;
       case 'log':
         return log(common.line);
@@ -169,6 +175,7 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     },
     async stop(message, extraWaitMs = 0) {
       running = false;
+      tellReady();
       if (restartTimer) clearTimeout(restartTimer);
       restartTimer = null;
       if (stopping) return stopping;
@@ -190,6 +197,10 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     },
     post(message) {
       worker?.postMessage(message);
+    },
+    ready() {
+      if (worker && readyAt !== null) return Promise.resolve();
+      return new Promise<void>((resolve) => readyWaiters.push(resolve));
     },
     request<T>(build: (request: number) => In, requestOptions: { spawn?: boolean; hold?: boolean } = {}) {
       let target = worker;

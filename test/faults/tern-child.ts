@@ -5,6 +5,8 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openCore } from '../../electron/core/core';
+import type { DeliveryWorkerHost } from '../../electron/core/delivery/worker-host';
+import type { InboxWorkerHost } from '../../electron/core/federation/inbox-worker-host';
 import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
 import { createBackup, restoreBackup } from '../../electron/core/data/backup';
 import { createSearchIndexer } from '../../electron/core/search/indexer';
@@ -24,8 +26,11 @@ if (task === 'restore') {
 if (task === 'inbox') {
   // The listener on the given port, the inbox loop processing what arrives; runs until killed,
   // or with `drain` as the next argument processes what is due and exits.
-  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, listen: { host: '127.0.0.1', port: Number(arg) } });
+  // The inbox processor on its worker thread, as the apps run it: the kill lands in either thread.
+  const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: Number(arg) } });
   core.loops.inbox.start();
+  // Up when its worker is (the listener's inserts wait for it): a kill lands in the work.
+  await (core.loops.inbox as InboxWorkerHost).ready();
   console.log('ready');
   if (process.argv[5] === 'drain') {
     await core.loops.inbox.stop();
@@ -40,10 +45,14 @@ if (task === 'inbox') {
 
 // Opening is the task itself for `open` (an upgrade may run): the kill may land inside it.
 if (task === 'open') console.log('ready');
-const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true });
-if (task !== 'open') console.log('ready');
+// Deliveries from the delivery worker, as the apps send them.
+const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, deliveryWorker: task === 'deliver' });
 if (task === 'deliver') {
   core.loops.delivery.start();
+  await (core.loops.delivery as DeliveryWorkerHost).ready();
+}
+if (task !== 'open') console.log('ready');
+if (task === 'deliver') {
   await core.loops.delivery.drain();
   const pending = core.sqlite.prepare('SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0').get() as { n: number };
   await core.loops.delivery.stop({ graceMs: 0 });

@@ -32,6 +32,8 @@ export interface DeliveryWorkerHost extends DeliveryLoop {
   settings(settings: Settings): void;
   /** Ends the worker at once, as a crash would; a started loop starts it again (tests). */
   kill(): Promise<void>;
+  /** Resolves once the worker is set up and its loop started (tests: a kill then lands in work). */
+  ready(): Promise<void>;
   /** Whether a worker thread is alive now. */
   readonly alive: boolean;
 }
@@ -103,5 +105,6 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
     resumed: () => host.post({ type: 'resumed' }),
     settings: (settings) => host.post({ type: 'settings', settings }),
     kill: () => host.kill(),
+    ready: () => host.ready(),
   };
 }

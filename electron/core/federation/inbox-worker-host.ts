@@ -32,6 +32,8 @@ export interface InboxWorkerHost extends InboxLoop {
   insert(rows: IncomingRow[]): Promise<number[]> | null;
   /** Ends the worker at once, as a crash would; a started loop starts it again (tests). */
   kill(): Promise<void>;
+  /** Resolves once the worker is set up and its loop started (tests: a kill then lands in work). */
+  ready(): Promise<void>;
   /** Whether a worker thread is alive now. */
   readonly alive: boolean;
 }
@@ -75,5 +77,6 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     settings: (settings) => host.post({ type: 'settings', settings }),
     insert: (rows) => host.request<number[]>((request) => ({ type: 'insert', request, rows })),
     kill: () => host.kill(),
+    ready: () => host.ready(),
   };
 }
