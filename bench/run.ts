@@ -177,6 +177,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
   section(`Fan-out: 1 post → ${n0(expected)} followers on ${o.servers} loopback servers (${o.followersPerServer} each, own inboxes)`);
   note('compose: core.services.author.createPost; delivery: core.loops.delivery (the core’s wiring, default options)');
   rows([{ label: 'createPost: post + outgoing_activity rows (1 tx)', value: `${n0(r.rows)} rows in ${n1(r.composeMs)} ms`, target: `${n0(expected)} rows`, verdict: pass(r.rows === expected) }]);
+  if (r.workerStartMs !== null) rows([{ label: '  then the delivery worker up (started by those rows; under tsx)', value: `${n0(r.workerStartMs)} ms`, target: 'comparison only' }]);
   if ('unavailable' in r.loop) {
     rows([{ label: 'delivery loop', value: `not available: ${r.loop.unavailable}`, verdict: 'n/a' }]);
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `not available: ${r.loop.unavailable}`, 'n/a');

@@ -21,6 +21,7 @@ import { probeSource } from './connectivity/probe';
 import type { DeliveryLoop } from './delivery/loop';
 import { createAppDeliveryLoop } from './delivery/app-loop';
 import { createDeliveryWorkerHost } from './delivery/worker-host';
+import { anyPending } from './delivery/store';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { processQueuedRow } from './federation/queued-row';
 import { createInboxWorkerHost } from './federation/inbox-worker-host';
@@ -207,6 +208,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
             // a fan-out either way, and nice 5 cost 15–25% of the bench's deliveries/s.
             nice: 0,
           }),
+          anyPending: () => anyPending(sqlite),
           connectivity,
           log,
         })

@@ -66,8 +66,9 @@ function toRow(r: RawRow): OutgoingActivity {
 
 export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
 
+const PENDING = 'is_sent = 0 AND is_errored = 0';
+
 export function createDeliveryStore(sqlite: Sqlite) {
-  const PENDING = 'is_sent = 0 AND is_errored = 0';
   const q = {
     // Window over the pending tail only (id >= floor): cost follows the queue, not the table.
     heads: sqlite.prepare<[number, number], Head>(`
@@ -197,3 +198,8 @@ export function createDeliveryStore(sqlite: Sqlite) {
 }
 
 const isBusy = (error: unknown): boolean => typeof (error as { code?: unknown })?.code === 'string' && (error as { code: string }).code.startsWith('SQLITE_BUSY');
+
+/** Whether any delivery is still to be made (one probe of the unsent rows' index). */
+export function anyPending(sqlite: Sqlite): boolean {
+  return sqlite.prepare(`SELECT 1 FROM outgoing_activity WHERE ${PENDING} LIMIT 1`).get() !== undefined;
+}

@@ -71,7 +71,6 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     cleanups.push(() => peer.close());
     core.loops.inbox.start();
     core.loops.delivery.start();
-    expect(host.alive).toBe(true);
     // Bob's Follow is processed on the inbox worker; its Accept goes out from the delivery worker.
     const followId = await peer.follow(url);
     const accept = await peer.waitFor((a) => a.type === 'Accept', 30_000);
@@ -80,6 +79,7 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     const create = await peer.waitFor((a) => a.type === 'Create', 30_000);
     expect(JSON.stringify(create.raw)).toContain('From the worker.');
     await core.loops.delivery.drain();
+    expect(host.alive).toBe(true);
     const sent = core.sqlite.prepare<[number], { is_sent: number; last_status_code: number }>('SELECT is_sent, last_status_code FROM outgoing_activity WHERE outbox_object_id = ?').get(post.id);
     expect(sent).toMatchObject({ is_sent: 1 });
     expect(sent!.last_status_code).toBeGreaterThanOrEqual(200);
@@ -114,6 +114,36 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
       expect(row?.error).toMatch(/certificate/i);
       expect(seen).toEqual([]);
     }
+  });
+
+  it('an app with nothing to send starts no worker; the first rows queued start it, and it stays', async () => {
+    const { core, host } = await openWorkerCore();
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.loops.delivery.start();
+    await core.loops.delivery.drain();
+    expect(core.loops.delivery.running).toBe(true);
+    expect(host.alive).toBe(false);
+    await core.services.author.createPost({ content: 'First of the session.', visibility: 'PUBLIC' });
+    expect(host.alive).toBe(true);
+    await core.loops.delivery.drain();
+    expect(rows(core)).toMatchObject([{ is_sent: 1 }]);
+    expect(host.alive).toBe(true);
+  });
+
+  it('started with rows waiting from the last session, it starts the worker at once', async () => {
+    const { core, host } = await openWorkerCore();
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.settings.update({ workOffline: true });
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Queued.', visibility: 'PUBLIC' });
+    await core.loops.delivery.stop({ graceMs: 0 });
+    expect(host.alive).toBe(false);
+    core.settings.update({ workOffline: false });
+    core.loops.delivery.start();
+    expect(host.alive).toBe(true);
+    await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent');
   });
 
   it('the main thread sees the rows in flight ("sending"), and none once they are answered', async () => {
@@ -166,12 +196,14 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     const { core, host } = await openWorkerCore();
     const inbox = await startInbox();
     addFollower(core, `${inbox.origin}/users/f`);
+    core.settings.update({ workOffline: true });
     core.loops.delivery.start();
-    await core.loops.delivery.drain(); // up
+    await core.services.author.createPost({ content: 'Restarted.', visibility: 'PUBLIC' });
+    await host.ready(); // a worker is up, its row waiting for the network
     const stopping = core.loops.delivery.stop();
     core.loops.delivery.start();
     await stopping;
-    await core.services.author.createPost({ content: 'Restarted.', visibility: 'PUBLIC' });
+    core.settings.update({ workOffline: false });
     await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent');
     expect(host.running).toBe(true);
     expect(host.alive).toBe(true);
