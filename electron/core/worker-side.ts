@@ -60,6 +60,37 @@ export function workerSide<In, Out>(): WorkerSide<In, Out> {
   };
 }
 
+/** The messages a worker running one of the core's loops takes like every other such worker. */
+export type LoopMessage<S> = { type: 'start' } | { type: 'wake' } | { type: 'drain'; request: number } | { type: 'settings'; settings: S };
+
+/** Handles `message` when it is a LoopMessage (start, wake, drain answered once the loop idles,
+ * new settings, then a look at the queue); false for the worker's own messages. */
+export function handleLoopMessage<S>(
+  side: Pick<WorkerSide<unknown, unknown>, 'reply'>,
+  message: { type: string },
+  loop: { start(): void; wake(): void; drain(): Promise<unknown> },
+  settings: (next: S) => void,
+): boolean {
+  const m = message as LoopMessage<S>;
+  switch (m.type) {
+    case 'start':
+      loop.start();
+      return true;
+    case 'wake':
+      loop.wake();
+      return true;
+    case 'drain':
+      side.reply(m.request, () => loop.drain());
+      return true;
+    case 'settings':
+      settings(m.settings);
+      loop.wake();
+      return true;
+    default:
+      return false;
+  }
+}
+
 // Below the main thread: a worker's work is background work, and when the cores are busy (other
 // programs, a burst) the thread the listener, IPC and the window answer on comes first. Linux
 // only, where a thread's id takes a nice value of its own (Linux groups a session's threads, so

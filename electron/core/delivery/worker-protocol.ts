@@ -4,6 +4,7 @@
 // stopped); `drain` is answered with nothing once the loop is idle.
 import type { ConnectivityState } from '../connectivity/watch';
 import type { Settings } from '../settings';
+import type { LoopMessage } from '../worker-side';
 
 /** The rows in flight are told to the main thread at most this often while they change: a
  * message per delivery would cost the main thread more than the UI's "sending" is worth. */
@@ -24,12 +25,9 @@ export interface DeliveryWorkerData {
 }
 
 export type ToDeliveryWorker =
-  | { type: 'start' }
+  | LoopMessage<Settings>
   | { type: 'stop'; graceMs?: number }
-  | { type: 'wake' }
   | { type: 'resumed' }
-  | { type: 'drain'; request: number }
-  | { type: 'settings'; settings: Settings }
   | { type: 'connectivity'; state: ConnectivityState };
 
 export type FromDeliveryWorker =

@@ -12,7 +12,7 @@ import type { ConnectivityState } from '../connectivity/watch';
 import { identityCache } from '../federation/identity';
 import { openFederationContext, type FederationContext } from '../net/federation-context';
 import type { Settings } from '../settings';
-import { workerSide } from '../worker-side';
+import { handleLoopMessage, workerSide } from '../worker-side';
 import { createAppDeliveryLoop } from './app-loop';
 import { IN_FLIGHT_EVERY_MS, type DeliveryWorkerData, type FromDeliveryWorker, type ToDeliveryWorker } from './worker-protocol';
 
@@ -65,24 +65,16 @@ function run(fed: FederationContext): void {
   });
 
   side.listen((message) => {
+    if (handleLoopMessage<Settings>(side, message, loop, (next) => (settings = next))) return;
     switch (message.type) {
-      case 'start':
-        return loop.start();
-      case 'wake':
-        return loop.wake();
       case 'resumed':
         return loop.resumed();
-      case 'settings':
-        settings = message.settings;
-        return loop.wake();
       case 'connectivity': {
         const flipped = message.state.online !== connectivity.online;
         connectivity = message.state;
         if (flipped) connectivityListeners.forEach((listener) => listener(connectivity));
         return;
       }
-      case 'drain':
-        return side.reply(message.request, () => loop.drain());
       case 'stop':
         return void loop.stop(message.graceMs === undefined ? {} : { graceMs: message.graceMs }).then(() => {
           if (inFlightTimer) clearTimeout(inFlightTimer);

@@ -3,6 +3,7 @@
 // Besides these, the worker says what every worker says (worker-host.ts: ready, log, reply,
 // stopped); `drain` is answered with a DrainSummary, `insert` with the new rows' ids.
 import type { Settings } from '../settings';
+import type { LoopMessage } from '../worker-side';
 import type { RowResult } from './inbox-loop';
 import type { IncomingRow } from './incoming-writer';
 
@@ -20,11 +21,8 @@ export interface InboxWorkerData {
 }
 
 export type ToWorker =
-  | { type: 'start' }
-  | { type: 'wake' }
-  | { type: 'drain'; request: number }
+  | LoopMessage<Settings>
   | { type: 'stop' }
-  | { type: 'settings'; settings: Settings }
   /** Rows the listener accepted, to insert in one transaction (with their LD verdicts). */
   | { type: 'insert'; request: number; rows: IncomingRow[] };
 

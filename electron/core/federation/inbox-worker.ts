@@ -9,7 +9,7 @@ import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { openFederationContext, type FederationContext } from '../net/federation-context';
 import type { Settings } from '../settings';
-import { workerSide } from '../worker-side';
+import { handleLoopMessage, workerSide } from '../worker-side';
 import { identityCache } from './identity';
 import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
@@ -74,22 +74,14 @@ function run(fed: FederationContext): void {
   });
 
   side.listen((message) => {
+    if (handleLoopMessage<Settings>(side, message, loop, (next) => (settings = next))) return;
     switch (message.type) {
-      case 'start':
-        return loop.start();
-      case 'wake':
-        return loop.wake();
-      case 'settings':
-        settings = message.settings;
-        return loop.wake();
       case 'insert':
         return side.reply(message.request, () => {
           const ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
           loop.wake();
           return ids;
         });
-      case 'drain':
-        return side.reply(message.request, () => loop.drain());
       case 'stop':
         return void loop.stop().then(() => {
           fed.client.close();
