@@ -62,6 +62,8 @@ export interface CoreOptions {
    * thread). Off by default: tests drive the in-thread loop, with their own clock (the workers
    * read the machine's clock, not `clock`). */
   deliveryWorker?: boolean;
+  /** How long the delivery worker may have nothing to send before it is stopped (tests). */
+  deliveryIdleStopMs?: number;
 }
 
 // Services take FederationContext from ports.ts (a leaf), never from here; re-exported for callers
@@ -211,6 +213,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           anyPending: () => anyPending(sqlite),
           connectivity,
           log,
+          ...(options.deliveryIdleStopMs === undefined ? {} : { idleStopMs: options.deliveryIdleStopMs }),
         })
       : null;
     if (deliveryHost) settings.onChange((next) => deliveryHost.settings(next));

@@ -16,6 +16,8 @@ import type { DeliveryWorkerData, FromDeliveryWorker, ToDeliveryWorker } from '.
 /** Beyond the grace stop() gives requests in flight: writing their answers, closing. */
 const STOP_WAIT_MS = 5_000;
 const DEFAULT_GRACE_MS = 5_000;
+/** A worker with nothing left to send for this long is stopped (it holds ≈ 135 MB). */
+const IDLE_STOP_MS = 10 * 60_000;
 /** drain() asks the next worker after one died this many times before it gives up. */
 const DRAIN_DEATHS = 3;
 
@@ -27,6 +29,8 @@ export interface DeliveryWorkerHostOptions {
   connectivity: Pick<ConnectivityWatch, 'onChange' | 'recheck'>;
   log?: (line: string) => void;
   restartDelayMs?: number;
+  /** A worker with nothing to send for this long is stopped until rows come. Default IDLE_STOP_MS. */
+  idleStopMs?: number;
 }
 
 export interface DeliveryWorkerHost extends DeliveryLoop {
@@ -50,8 +54,10 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
     data: options.data,
     log: options.log ?? (() => {}),
     onMessage(message) {
-      if (message.type === 'inFlight') inFlight = new Set(message.ids);
-      else options.connectivity.recheck();
+      if (message.type === 'inFlight') {
+        inFlight = new Set(message.ids);
+        busy();
+      } else options.connectivity.recheck();
     },
     onExit: () => (inFlight = new Set()),
     startMessage: { type: 'start' } satisfies ToDeliveryWorker,
@@ -65,7 +71,23 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
   let started = false;
   const startWorker = () => {
     if (started && !host.running) host.start();
+    busy();
   };
+  // A worker that has had nothing to send for idleStopMs is stopped (its memory given back);
+  // the next rows start one again. Rows waiting for a retry keep it: it times their next try.
+  const idleStopMs = options.idleStopMs ?? IDLE_STOP_MS;
+  let idleTimer: NodeJS.Timeout | null = null;
+  function busy(): void {
+    if (idleTimer) return void idleTimer.refresh();
+    idleTimer = setTimeout(() => {
+      idleTimer = null;
+      if (!started || !host.running) return;
+      if (inFlight.size > 0 || options.anyPending()) return busy();
+      options.log?.('delivery worker: nothing to send; stopping it until rows come');
+      void host.stop({ type: 'stop' });
+    }, idleStopMs);
+    idleTimer.unref();
+  }
 
   function wake(): void {
     startWorker();
@@ -96,6 +118,8 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
     },
     async stop(stopOptions = {}) {
       started = false;
+      if (idleTimer) clearTimeout(idleTimer);
+      idleTimer = null;
       unsubscribe.forEach((u) => u());
       unsubscribe = [];
       const message: ToDeliveryWorker = stopOptions.graceMs === undefined ? { type: 'stop' } : { type: 'stop', graceMs: stopOptions.graceMs };

@@ -18,8 +18,13 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function openWorkerCore(inboxWorker = false, trustedCa?: string): Promise<{ core: Core; url: string; host: DeliveryWorkerHost }> {
-  const t = await openListeningCore('alice', { deliveryWorker: true, inboxWorker, ...(trustedCa === undefined ? {} : { trustedCa }) });
+async function openWorkerCore(inboxWorker = false, trustedCa?: string, idleStopMs?: number): Promise<{ core: Core; url: string; host: DeliveryWorkerHost }> {
+  const t = await openListeningCore('alice', {
+    deliveryWorker: true,
+    inboxWorker,
+    ...(trustedCa === undefined ? {} : { trustedCa }),
+    ...(idleStopMs === undefined ? {} : { deliveryIdleStopMs: idleStopMs }),
+  });
   cleanups.push(async () => {
     await t.core.loops.delivery.stop({ graceMs: 0 });
     await t.core.loops.inbox.stop();
@@ -128,6 +133,34 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     expect(host.alive).toBe(true);
     await core.loops.delivery.drain();
     expect(rows(core)).toMatchObject([{ is_sent: 1 }]);
+    expect(host.alive).toBe(true);
+  });
+
+  it('with nothing left to send for a while it stops (its memory given back); the next post starts one again', async () => {
+    const { core, host } = await openWorkerCore(false, undefined, 1_000);
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'One.', visibility: 'PUBLIC' });
+    await until(() => rows(core)[0]?.is_sent === 1, 'the first row to be sent');
+    await until(() => !host.alive, 'the idle worker to stop', 10_000);
+    expect(core.loops.delivery.running).toBe(true);
+    await core.services.author.createPost({ content: 'Two.', visibility: 'PUBLIC' });
+    expect(host.alive).toBe(true);
+    await until(() => rows(core)[1]?.is_sent === 1, 'the second row to be sent');
+    expect(inbox.posts()).toBe(2);
+  });
+
+  it('a row waiting for its retry keeps the worker', async () => {
+    const { core, host } = await openWorkerCore(false, undefined, 500);
+    const down = await startServer((_req, res) => void res.writeHead(503).end());
+    cleanups.push(() => down.close());
+    addFollower(core, `${down.origin}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Retry.', visibility: 'PUBLIC' });
+    await until(() => (rows(core)[0]?.tries ?? 0) === 1, 'the first try');
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    expect(rows(core)[0]).toMatchObject({ is_sent: 0, tries: 1 });
     expect(host.alive).toBe(true);
   });
 

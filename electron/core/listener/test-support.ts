@@ -27,7 +27,10 @@ export interface ListeningCore {
 
 /** `extra`: run the inbox processor and the delivery loop on their threads, as the apps do;
  * trust a test certificate authority for HTTPS peers. */
-export async function openListeningCore(username = 'alice', extra: Pick<CoreOptions, 'inboxWorker' | 'deliveryWorker' | 'trustedCa'> = {}): Promise<ListeningCore> {
+export async function openListeningCore(
+  username = 'alice',
+  extra: Pick<CoreOptions, 'inboxWorker' | 'deliveryWorker' | 'deliveryIdleStopMs' | 'trustedCa'> = {},
+): Promise<ListeningCore> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-listener-'));
   let offset = 0;
   const core = await openCore({
