@@ -1,7 +1,7 @@
 // The delivery loop as the app runs it, wired to ActivityPub (what to POST, LD-signed once per
 // post), to Webmention (form POSTs, endpoint discovery) and to address resolution (acct:
 // mentions). Built the same way on the main thread (core option deliveryWorker off: tests) and
-// on the delivery worker (delivery-worker.ts), each from its own connection and context.
+// on the delivery worker (worker.ts), each from its own connection and context.
 import type { Db, Sqlite } from '../../../db/client';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import { resolveQueuedAddress } from '../federation/actions/deferred';

@@ -70,7 +70,8 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
   // comes with the first rows queued, or at start when rows wait, and then stays.
   let started = false;
   const startWorker = () => {
-    if (started && !host.running) host.start();
+    if (!started) return;
+    if (!host.running) host.start();
     busy();
   };
   // A worker that has had nothing to send for idleStopMs is stopped (its memory given back);
