@@ -5,6 +5,7 @@
 // time budget is spent. Accepting and processing are timed separately, then combined.
 import { sql } from 'drizzle-orm';
 import { checkpoint, type Checkpoint, type MemorySampler } from './memory';
+import type { InboxWorkerHost } from '../electron/core/federation/inbox-worker-host';
 import type { Remote } from './remote-client';
 import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
@@ -99,8 +100,16 @@ export async function runInbox(
   const { core } = tern;
   const likeTargets = Array.from({ length: 10 }, (_, i) => savePost(core.db, tern.local, core.clock(), `post ${i}`).apId);
   await remote.ask({ type: 'setupActors', actors: options.actors }, 'actorsReady');
-  // The inbox worker (under tsx here: its sources compile on start) is up before anything is timed.
+  // The inbox workers (under tsx here: their sources compile on start) are up before anything is
+  // timed: the processor (drain starts it) and, with the loop started as the app starts it, the
+  // checks worker (without it up, the listener checks on the main thread).
   await core.loops.inbox.drain();
+  const overlap = process.env.BENCH_INBOX_OVERLAP !== '0';
+  const workers = core.loops.inbox as Partial<InboxWorkerHost>;
+  if (overlap && workers.ready) {
+    core.loops.inbox.start();
+    await workers.ready();
+  }
   let lean: InboxResult['lean'] = null;
   if (process.env.BENCH_LEAN !== '0') {
     sampler.phase('inbox: lean baseline');
@@ -130,7 +139,6 @@ export async function runInbox(
   // The inbox loop runs while accepting, as in the app (on its worker thread unless
   // BENCH_INBOX_WORKER=0); "combined" is then activities / wall time until all are processed.
   // BENCH_INBOX_OVERLAP=0: accept first, then process (each timed alone).
-  const overlap = process.env.BENCH_INBOX_OVERLAP !== '0';
   const watch = watchMainThread(core);
   if (overlap) core.loops.inbox.start();
   sampler.phase('inbox: accept');
@@ -173,7 +181,9 @@ export async function runInbox(
   latencies.sort((a, b) => a - b);
   const accepted = statuses['202'] ?? 0;
   const acceptGets = (await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply')).gets;
-  const { stats } = core.fed.keyCache;
+  // The cache that checked the signatures: the inbox worker's (and the main thread's, had any
+  // request been checked there while the worker started).
+  const stats = await core.inboxKeyStats();
   const keys = { fetchesCounted: stats.fetches, actorDocGets: acceptGets, cacheHits: stats.hits, cacheMisses: stats.misses };
 
   // ---- process: the core's own inbox loop, started as the app starts it (it yields to the

@@ -25,6 +25,8 @@ import { anyPending } from './delivery/store';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { processQueuedRow } from './federation/queued-row';
 import { createInboxWorkerHost } from './federation/inbox-worker-host';
+import type { InboxOutcome, InboxPost } from './federation/inbox';
+import type { KeyCacheStats } from './net/key-cache';
 import { routeIncomingWrites } from './federation/incoming-writer';
 import { notifyDeliveriesQueued } from './delivery/queue';
 import type { RowResult } from './federation/inbox-loop';
@@ -81,6 +83,12 @@ export interface Core {
   identity(): LocalActor | null;
   /** "An activity was queued in incoming_activity": the inbox processor subscribes to wake up. */
   inboxEvents: InboxEvents;
+  /** Checks and stores an inbox POST on the inbox checks worker (core option inboxWorker); null
+   * when it is not up (the listener then checks on this thread). */
+  inboxAccept?: (post: InboxPost) => Promise<InboxOutcome> | null;
+  /** The counters of the key caches that check inbox signatures (this thread's and the checks
+   * worker's): the bench. */
+  inboxKeyStats(): Promise<KeyCacheStats>;
   /** Rows the inbox processor finished (outcomes committed), told on this thread wherever it runs. */
   onInboxRowsDone(listener: (results: RowResult[]) => void): () => void;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
@@ -242,6 +250,13 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       fed,
       identity: () => identityOf(settings.get()),
       inboxEvents: createInboxEvents((error) => log(`inbox event listener failed: ${String(error)}`)),
+      // The inbox's checks run on a worker: the main thread only reads the bytes and answers.
+      ...(host ? { inboxAccept: (post: InboxPost) => host.accept(post) } : {}),
+      inboxKeyStats: async () => {
+        const here = fed.keyCache.stats;
+        const there = (await host?.keyStats()?.catch(() => null)) ?? { hits: 0, misses: 0, fetches: 0, evictions: 0 };
+        return { hits: here.hits + there.hits, misses: here.misses + there.misses, fetches: here.fetches + there.fetches, evictions: here.evictions + there.evictions };
+      },
       onInboxRowsDone(listener) {
         rowsDone.add(listener);
         return () => rowsDone.delete(listener);

@@ -73,6 +73,8 @@ export interface WorkerHost<In> {
   ready(): Promise<void>;
   readonly running: boolean;
   readonly alive: boolean;
+  /** A worker is alive and has set itself up (said ready). */
+  readonly isReady: boolean;
 }
 
 export function createWorkerHost<In, Out extends { type: string }>(options: WorkerHostOptions<Out>): WorkerHost<In> {
@@ -161,6 +163,9 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
     },
     get alive() {
       return worker !== null;
+    },
+    get isReady() {
+      return worker !== null && readyAt !== null;
     },
     start() {
       if (running) return;

@@ -1,11 +1,13 @@
 // The messages between the core (main thread) and the inbox worker. Both ends are Tern's own
 // code in one process, so these are types, not checked input: nothing remote reaches them.
 // Besides these, the worker says what every worker says (worker-host.ts: ready, log, reply,
-// stopped); `drain` is answered with a DrainSummary, `insert` with the new rows' ids.
+// stopped); `drain` is answered with a DrainSummary, `insert` with the new rows' ids, `accept`
+// with an InboxOutcome, `keyStats` with the worker's KeyCacheStats.
 import type { Settings } from '../settings';
 import type { LoopMessage } from '../worker-side';
 import type { RowResult } from './inbox-loop';
 import type { IncomingRow } from './incoming-writer';
+import type { InboxPost } from './inbox';
 
 /** Plain data the worker builds everything else from. */
 export interface InboxWorkerData {
@@ -16,6 +18,8 @@ export interface InboxWorkerData {
   trustedCa?: string;
   settings: Settings;
   idlePollMs?: number;
+  /** Checks inbox POSTs only: no processor (a second worker beside the processor's). */
+  acceptOnly?: boolean;
   /** The worker thread's nice value on Linux (default 5: below the main thread). */
   nice?: number;
 }
@@ -24,7 +28,10 @@ export type ToWorker =
   | LoopMessage<Settings>
   | { type: 'stop' }
   /** Rows the listener accepted, to insert in one transaction (with their LD verdicts). */
-  | { type: 'insert'; request: number; rows: IncomingRow[] };
+  | { type: 'insert'; request: number; rows: IncomingRow[] }
+  /** An inbox POST the listener read: checked (signature, key owner, blocks) and stored here. */
+  | { type: 'accept'; request: number; post: InboxPost }
+  | { type: 'keyStats'; request: number };
 
 export type FromWorker =
   /** Rows finished since the last message (outcomes already committed). */

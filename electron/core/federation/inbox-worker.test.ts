@@ -1,7 +1,8 @@
-// The inbox processor on its worker thread (core option inboxWorker, as the apps run it): the
-// real worker script (under tsx here), its own SQLite connection and outbound client. A worker
-// ended mid-batch (as a crash would) leaves nothing lost and nothing done twice; what the worker
-// signals (rows done, deliveries queued) is heard on the main thread.
+// The inbox processor and the inbox checks on their worker threads (core option inboxWorker, as
+// the apps run them): the real worker script (under tsx here), its own SQLite connection and
+// outbound client. A worker ended mid-batch or mid-burst (as a crash would) leaves nothing lost
+// and nothing done twice; what the workers signal (rows done, deliveries queued, answers) is
+// heard on the main thread.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,7 +11,8 @@ import { openCore, type Core } from '../core';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { createSettingsService } from '../settings-service';
-import { startPeer } from '../../../test/peer/peer';
+import { startPeer, type Peer } from '../../../test/peer/peer';
+import type { InboxWorkerHost } from './inbox-worker-host';
 import type { RowResult } from './inbox-loop';
 
 const LOCAL = 'https://tern.example';
@@ -29,6 +31,27 @@ async function openWorkerCore(): Promise<Core> {
     rmSync(dir, { recursive: true, force: true });
   });
   return core;
+}
+
+/** A core listening on loopback with both inbox workers started and set up, and a Fedify peer. */
+async function listeningWorkerCore(): Promise<{ core: Core; peer: Peer; url: string }> {
+  const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
+  const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
+  const peer = await startPeer({ name: 'bob' });
+  cleanups.push(async () => {
+    await peer.close();
+    await core.listener.stop();
+    await core.loops.inbox.stop();
+    await core.loops.delivery.stop({ graceMs: 0 });
+    core.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const url = core.listener.status().url ?? '';
+  await createSettingsService(core).update({ baseUrl: url, username: 'alice' });
+  core.loops.inbox.start();
+  core.loops.delivery.start();
+  await (core.loops.inbox as InboxWorkerHost).ready();
+  return { core, peer, url };
 }
 
 /** Actors at /users/<name> on a loopback server; `hold` names one whose fetch waits for release(). */
@@ -94,6 +117,54 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     expect(done).toContainEqual({ id: row.id, outcome: 'processed' });
     expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
   }, 60_000);
+
+  it("checks the listener's inbox POSTs on the checks worker: the main thread reads bytes and answers", async () => {
+    const { core, peer, url } = await listeningWorkerCore();
+    const follow = { '@context': 'https://www.w3.org/ns/activitystreams', id: peer.newId('follows').href, type: 'Follow', actor: peer.actorId, object: url };
+    const accepted = await peer.postSigned(`${url}/inbox`, follow);
+    expect(accepted.status).toBe(202);
+    // Signed by the peer, naming another actor: refused there, with the reason, nothing stored.
+    const forged = { ...follow, id: peer.newId('follows').href, actor: 'http://127.0.0.1:9/users/mallory' };
+    const refused = await peer.postSigned(`${url}/inbox`, forged);
+    expect(refused.status).toBe(401);
+    expect(await refused.json()).toEqual({ error: 'key does not belong to actor (forwarded activity: no LD signature)' });
+    const unsigned = await fetch(`${url}/inbox`, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body: JSON.stringify(follow) });
+    expect(unsigned.status).toBe(401);
+    expect(await unsigned.json()).toEqual({ error: 'unsigned' });
+    // The peer's key was fetched by the checks worker's cache; this thread's never looked.
+    expect(core.fed.keyCache.stats).toMatchObject({ hits: 0, misses: 0, fetches: 0 });
+    expect((await core.inboxKeyStats()).fetches).toBe(1);
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(1);
+    // The processor was woken by the stored row: the follow is processed and answered.
+    await peer.waitFor((a) => a.type === 'Accept', 30_000);
+    expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
+  });
+
+  it('checks worker ended mid-burst: every activity answered 202 is stored exactly once', async () => {
+    const { core, peer, url } = await listeningWorkerCore();
+    const workers = core.loops.inbox as InboxWorkerHost;
+    const ids = Array.from({ length: 40 }, () => peer.newId('likes').href);
+    const like = (id: string) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    // The first answer shows the worker at work; it is ended with the rest of the burst in flight.
+    const first = await peer.postSigned(`${url}/inbox`, like(ids[0]!));
+    expect(first.status).toBe(202);
+    const rest = ids.slice(1).map((id) => peer.postSigned(`${url}/inbox`, like(id)));
+    await workers.killChecks();
+    const statuses = await Promise.all(rest.map(async (r) => (await r).status));
+    expect(statuses).toEqual(ids.slice(1).map(() => 202));
+    const rows = core.sqlite.prepare<[], { ap_id: string; n: number }>('SELECT ap_id, count(*) AS n FROM incoming_activity GROUP BY ap_id').all();
+    expect(rows.map((r) => r.ap_id).sort()).toEqual([...ids].sort());
+    expect(rows.every((r) => r.n === 1)).toBe(true);
+    // Started again (the loop runs): the next POST is checked there again, not here.
+    await workers.ready();
+    // Checked here meanwhile (the worker gone), with this thread's own key cache.
+    const before = core.fed.keyCache.stats.hits + core.fed.keyCache.stats.misses;
+    expect(before).toBeGreaterThan(0);
+    expect((await peer.postSigned(`${url}/inbox`, like(peer.newId('likes').href))).status).toBe(202);
+    expect(core.fed.keyCache.stats.hits + core.fed.keyCache.stats.misses).toBe(before);
+    await core.loops.inbox.drain();
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1')).toBe(41);
+  });
 
   it('processes queued rows on its own thread and tells the main thread what it did', async () => {
     const core = await openWorkerCore();

@@ -1,7 +1,10 @@
 // The inbox worker's entry: runs the inbox processor (activities, remote HTML sanitizing,
 // webmention verification and microformats parsing) on a worker thread, so a burst of incoming
 // activities never holds the main thread, where the listener accepts, IPC answers and the shell
-// lives. It has its own SQLite connection to the same file (WAL, busy timeout, immediate
+// lives. The same script, started with acceptOnly, is the inbox checks worker: the listener reads
+// a POST's bytes on the main thread and posts them (`accept`); the JSON, the signature, the key's
+// owner and the incoming_activity row are that thread's work, and the answer goes back for the
+// listener to send. It has its own SQLite connection to the same file (WAL, busy timeout, immediate
 // transactions), its own outbound client, loaders and key cache, and the settings as plain data
 // (updated by message). What the processor used to signal on the main thread (deliveries
 // queued, rows done) is posted back for the core to re-emit there. Started by inbox-worker-host.
@@ -15,6 +18,7 @@ import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 import { processQueuedRow } from './queued-row';
 import { insertIncomingRows } from './incoming-writer';
+import { inboxPostRequest, receiveInboxPost } from './inbox';
 
 /** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
  * idleWait): the poll is only a backstop, so a laptop on battery is not woken for it. */
@@ -35,6 +39,35 @@ function run(fed: FederationContext): void {
   const clock = () => new Date();
   let settings: Settings = data.settings;
   const identityOf = identityCache();
+  if (data.acceptOnly) {
+    // The checks worker: the listener's inbox POSTs, answered with the outcome once the row is
+    // committed (with the other rows of its turn: incoming-writer.ts); the main thread then wakes
+    // the processor.
+    side.listen((message) => {
+      switch (message.type) {
+        case 'accept': {
+          const { post } = message;
+          const deps = { db, fed, clock, settings: () => settings };
+          const limit = post.embeddedChecksAtOnce === undefined ? {} : { embeddedChecksAtOnce: post.embeddedChecksAtOnce };
+          return side.reply(message.request, () => receiveInboxPost({ ...deps, ...limit }, inboxPostRequest(post), post.body));
+        }
+        case 'settings':
+          settings = message.settings;
+          return;
+        case 'keyStats':
+          return side.reply(message.request, () => ({ ...fed.keyCache.stats }));
+        case 'drain': // nothing of the processor's runs here
+          return side.reply(message.request, () => ({ processed: 0, dropped: 0, retried: 0, errored: 0 }));
+        case 'stop':
+          fed.client.close();
+          sqlite.close();
+          return side.stopped();
+        default: // start, wake, insert: the processor's
+          return;
+      }
+    });
+    return;
+  }
 
   // Signals are gathered and posted after the current synchronous work: the processor queues
   // deliveries inside its transaction, and the main thread must look only after the commit.
@@ -76,6 +109,9 @@ function run(fed: FederationContext): void {
   side.listen((message) => {
     if (handleLoopMessage<Settings>(side, message, loop, (next) => (settings = next))) return;
     switch (message.type) {
+      case 'accept': // the checks worker's
+      case 'keyStats':
+        return;
       case 'insert':
         return side.reply(message.request, () => {
           const ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));

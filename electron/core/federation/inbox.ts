@@ -134,6 +134,42 @@ export function mayBeForwarded(activity: Json, actorId: string): boolean {
 }
 
 /**
+ * An inbox POST as plain data, for a thread other than the listener's (the inbox worker checks
+ * and stores it there; the listener's thread only reads the bytes and answers): the URL the peer
+ * addressed (the public URL; Host is set from it), its header lines in order (name, value, name,
+ * value…, as node:http's rawHeaders), and the exact bytes received.
+ */
+export interface InboxPost {
+  url: string;
+  headers: string[];
+  body: Uint8Array;
+  /** The listener option of that name (tests). */
+  embeddedChecksAtOnce?: number;
+}
+
+/**
+ * The request `post` describes, as the signature checks read it. Header lines fetch would refuse
+ * (HTTP/2 pseudo-headers, invalid values) are left out, as @hono/node-server leaves them out.
+ */
+export function inboxPostRequest(post: InboxPost): Request {
+  const headers = new Headers();
+  const raw = post.headers;
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!;
+    if (name.charCodeAt(0) === 58 /* ':' */) continue;
+    try {
+      headers.append(name, raw[i + 1]!);
+    } catch {
+      // an invalid header value: left out
+    }
+  }
+  const url = new URL(post.url);
+  // What the peer signed, whatever the tunnel rewrote on the way (see http-parts' publicUrl).
+  headers.set('host', url.host);
+  return new Request(url, { method: 'POST', headers, body: post.body as Uint8Array<ArrayBuffer> });
+}
+
+/**
  * Runs the checks on an inbox POST and queues it. `request` must carry the URL and Host the
  * peer signed (the public URL), and `body` the exact bytes received.
  */

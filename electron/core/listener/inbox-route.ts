@@ -8,9 +8,10 @@
 // request per activity (that framework share was more than half the accept cost in the bench).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
-import { receiveInboxPost } from '../federation/inbox';
+import { inboxPostRequest, receiveInboxPost, type InboxOutcome, type InboxPost } from '../federation/inbox';
+import type { QueuedActivity } from '../federation/inbox-events';
 import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
-import { asAddressed, publicUrl, readCappedBody } from './http-parts';
+import { publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
 import { storageProblem } from '../../../db/storage-errors';
 import type { AcceptFirst } from './accept-first';
@@ -24,9 +25,35 @@ export type InboxAnswer =
 
 /** After the body is read: the checks, the row, and the answer (logged when refused, with who
  * called: `from`, see client-address.ts). */
-async function answer(core: ListenerCore, options: ListenerAppOptions, request: Request, body: Uint8Array, from: string): Promise<InboxAnswer> {
+async function answer(core: ListenerCore, options: ListenerAppOptions, post: InboxPost, from: string): Promise<InboxAnswer> {
   const log = options.log ?? (() => {});
-  const outcome = await receiveInboxPost(
+  const outcome = await check(core, options, post);
+  if (outcome.status === 202) {
+    if (outcome.queued === null) log(`inbox: 202 without queueing: ${outcome.reason} (from ${from})`);
+    return { status: 202 };
+  }
+  log(`inbox: ${outcome.status} ${outcome.reason} (from ${from})`);
+  if (outcome.status === 503) return { status: 503, error: outcome.reason, retryAfterSeconds: outcome.retryAfterSeconds };
+  return { status: outcome.status, error: outcome.reason };
+}
+
+/**
+ * The checks and the row (federation/inbox.ts), on the inbox worker when one is up (the JSON,
+ * the signature and the write are then that thread's work, not this one's), else here. A worker
+ * that ends before answering may have stored the row or not: checked again here, the activity is
+ * found queued (answered 202, stored once) or stored now.
+ */
+async function check(core: ListenerCore, options: ListenerAppOptions, post: InboxPost): Promise<InboxOutcome> {
+  const full = options.embeddedChecksAtOnce === undefined ? post : { ...post, embeddedChecksAtOnce: options.embeddedChecksAtOnce };
+  const elsewhere = core.inboxAccept?.(full) ?? null;
+  if (elsewhere !== null) {
+    const outcome = await elsewhere.catch(() => null);
+    if (outcome !== null) {
+      if (outcome.status === 202 && outcome.queued !== null) queuedHere(core, options, outcome.queued);
+      return outcome;
+    }
+  }
+  return receiveInboxPost(
     {
       db: core.db,
       fed: core.fed,
@@ -36,16 +63,19 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, request: 
       onQueued: options.onQueued,
       embeddedChecksAtOnce: options.embeddedChecksAtOnce,
     },
-    request,
-    body,
+    inboxPostRequest(full),
+    full.body,
   );
-  if (outcome.status === 202) {
-    if (outcome.queued === null) log(`inbox: 202 without queueing: ${outcome.reason} (from ${from})`);
-    return { status: 202 };
+}
+
+/** What receiveInboxPost signals for a row it queued, for a row the worker queued. */
+function queuedHere(core: ListenerCore, options: ListenerAppOptions, queued: QueuedActivity): void {
+  core.inboxEvents?.queued(queued);
+  try {
+    options.onQueued?.(queued);
+  } catch {
+    // The row is stored; a failing hook must not turn the 202 into an error (the processor polls).
   }
-  log(`inbox: ${outcome.status} ${outcome.reason} (from ${from})`);
-  if (outcome.status === 503) return { status: 503, error: outcome.reason, retryAfterSeconds: outcome.retryAfterSeconds };
-  return { status: outcome.status, error: outcome.reason };
 }
 
 const tooLarge = (cap: number): InboxAnswer => ({ status: 413, error: `body larger than ${cap} bytes`, close: true });
@@ -63,7 +93,9 @@ export function mountInboxRoute(app: Hono<ListenerEnv>, core: ListenerCore, opti
       const settings = core.settings.get();
       const url = publicUrl(c.req.raw, settings.baseUrl ?? c.var.local.baseUrl);
       const from = clientAddress(c, settings.listener.behindProxy);
-      result = await answer(core, options, asAddressed(c.req.raw, url, body.bytes), body.bytes, from);
+      const headers: string[] = [];
+      c.req.raw.headers.forEach((value, name) => headers.push(name, value));
+      result = await answer(core, options, { url: url.href, headers, body: body.bytes }, from);
     }
     if (result.status === 202) return c.body(null, 202);
     return problem(c, result.status, result.error, {
@@ -117,9 +149,10 @@ export function inboxRequestListener(
         }
         const settings = core.settings.get();
         const baseUrl = (settings.baseUrl ?? local.baseUrl).replace(/\/+$/, '');
-        const url = new URL(`${baseUrl}${req.url ?? '/inbox'}`);
         const from = nodeClientAddress(req, settings.listener.behindProxy);
-        const work = () => answer(core, options, addressedRequest(req, url, body.bytes), body.bytes, from);
+        // The URL the peer addressed; its Host is set from it (inboxPostRequest).
+        const post = { url: `${baseUrl}${req.url ?? '/inbox'}`, headers: req.rawHeaders, body: body.bytes };
+        const work = () => answer(core, options, post, from);
         // While new connections are still being accepted, the checks wait (accept-first.ts).
         const result = await (acceptFirst ? acceptFirst.run(work) : work());
         if (result.status === 202) return send(res, 202, null);
@@ -131,27 +164,6 @@ export function inboxRequestListener(
       send(res, 500, 'internal error');
     });
   };
-}
-
-/**
- * The request as the peer addressed it (as asAddressed builds it from Hono's): its headers, Host
- * set to the public URL's host, the body already read. Header lines fetch would refuse are
- * dropped, as @hono/node-server drops them.
- */
-function addressedRequest(req: IncomingMessage, url: URL, body: Uint8Array): Request {
-  const headers = new Headers();
-  const raw = req.rawHeaders;
-  for (let i = 0; i + 1 < raw.length; i += 2) {
-    const name = raw[i]!;
-    if (name.charCodeAt(0) === 58 /* ':' */) continue; // HTTP/2 pseudo-headers
-    try {
-      headers.append(name, raw[i + 1]!);
-    } catch {
-      // an invalid header value: left out
-    }
-  }
-  headers.set('host', url.host);
-  return new Request(url, { method: 'POST', headers, body: body as Uint8Array<ArrayBuffer> });
 }
 
 type ReadBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' };
