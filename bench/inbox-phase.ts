@@ -102,12 +102,13 @@ export async function runInbox(
   await remote.ask({ type: 'setupActors', actors: options.actors }, 'actorsReady');
   // The inbox workers (under tsx here: their sources compile on start) are up before anything is
   // timed: the processor (drain starts it) and, with the loop started as the app starts it, the
-  // checks worker (without it up, the listener checks on the main thread).
+  // checks worker (the app starts it at the first POST; until it is up, the main thread checks).
   await core.loops.inbox.drain();
   const overlap = process.env.BENCH_INBOX_OVERLAP !== '0';
   const workers = core.loops.inbox as Partial<InboxWorkerHost>;
-  if (overlap && workers.ready) {
+  if (overlap && workers.ready && workers.startChecks) {
     core.loops.inbox.start();
+    workers.startChecks();
     await workers.ready();
   }
   let lean: InboxResult['lean'] = null;

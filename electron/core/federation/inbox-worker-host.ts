@@ -43,7 +43,9 @@ export interface InboxWorkerHost extends InboxLoop {
   kill(): Promise<void>;
   /** The same for the checks worker. */
   killChecks(): Promise<void>;
-  /** Resolves once both workers are set up (the processor's loop started). */
+  /** Starts the checks worker now rather than at the first POST (the loop must be started). */
+  startChecks(): void;
+  /** Resolves once the processor is set up (its loop started), and the checks worker if started. */
   ready(): Promise<void>;
   /** Whether the processor's thread is alive now. */
   readonly alive: boolean;
@@ -54,8 +56,9 @@ export interface InboxWorkerHost extends InboxLoop {
  * (the listener's inbox POSTs: JSON, signature, key owner, the row). Apart, a burst is checked
  * and processed at once on two cores: on one thread, processing waited behind the checks and a
  * 5,000-activity burst was done end to end at 615–683/s, against 850–856/s apart (bench, one
- * hour, same machine). The same script runs both (InboxWorkerData.acceptOnly). They start and
- * stop together, with the loop.
+ * hour, same machine). The same script runs both (InboxWorkerData.acceptOnly). The processor
+ * starts with the loop; the checks worker with the first inbox POST after that (it holds about as
+ * much memory as the processor); both stop with the loop.
  */
 export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWorkerHost {
   let wakeQueued = false;
@@ -93,10 +96,7 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     get alive() {
       return host.alive;
     },
-    start() {
-      host.start();
-      checks.start();
-    },
+    start: () => host.start(),
     stop: async () => {
       await Promise.all([host.stop({ type: 'stop' }), checks.stop({ type: 'stop' })]);
     },
@@ -118,12 +118,23 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     insert: (rows) => host.request<number[]>((request) => ({ type: 'insert', request, rows })),
     // Only to a worker that is set up: one still starting (or restarting) would hold the answer
     // for its start-up, longer than checking on the main thread.
-    accept: (post) => (checks.isReady ? checks.request<InboxOutcome>((request) => ({ type: 'accept', request, post: ownBytes(post) })) : null),
+    // The checks worker starts with the first POST while the loop runs (an app whose listener is
+    // off, or that nobody writes to, never pays for it); that one is checked on the main thread.
+    accept(post) {
+      if (!checks.isReady) {
+        if (host.running && !checks.running) checks.start();
+        return null;
+      }
+      return checks.request<InboxOutcome>((request) => ({ type: 'accept', request, post: ownBytes(post) }));
+    },
+    startChecks() {
+      if (host.running) checks.start();
+    },
     keyStats: () => checks.request<KeyCacheStats>((request) => ({ type: 'keyStats', request })),
     kill: () => host.kill(),
     killChecks: () => checks.kill(),
     ready: async () => {
-      await Promise.all([host.ready(), checks.ready()]);
+      await Promise.all([host.ready(), checks.running ? checks.ready() : undefined]);
     },
   };
 }

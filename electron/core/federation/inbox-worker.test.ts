@@ -34,7 +34,7 @@ async function openWorkerCore(): Promise<Core> {
 }
 
 /** A core listening on loopback with both inbox workers started and set up, and a Fedify peer. */
-async function listeningWorkerCore(): Promise<{ core: Core; peer: Peer; url: string }> {
+async function listeningWorkerCore(startChecks = true): Promise<{ core: Core; peer: Peer; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
   const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
   const peer = await startPeer({ name: 'bob' });
@@ -50,7 +50,9 @@ async function listeningWorkerCore(): Promise<{ core: Core; peer: Peer; url: str
   await createSettingsService(core).update({ baseUrl: url, username: 'alice' });
   core.loops.inbox.start();
   core.loops.delivery.start();
-  await (core.loops.inbox as InboxWorkerHost).ready();
+  const workers = core.loops.inbox as InboxWorkerHost;
+  if (startChecks) workers.startChecks();
+  await workers.ready();
   return { core, peer, url };
 }
 
@@ -138,6 +140,24 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     // The processor was woken by the stored row: the follow is processed and answered.
     await peer.waitFor((a) => a.type === 'Accept', 30_000);
     expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
+    // The block list reaches the checks worker with the settings.
+    core.settings.update({ blockedServers: [new URL(peer.actorId).host] });
+    const blocked = await peer.postSigned(`${url}/inbox`, { ...follow, id: peer.newId('follows').href });
+    expect(blocked.status).toBe(403);
+    expect(await blocked.json()).toEqual({ error: 'server is blocked' });
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(1);
+  });
+
+  it('starts the checks worker with the first POST, which the main thread checks meanwhile', async () => {
+    const { core, peer, url } = await listeningWorkerCore(false);
+    const like = () => ({ '@context': 'https://www.w3.org/ns/activitystreams', id: peer.newId('likes').href, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect(core.fed.keyCache.stats).toMatchObject({ misses: 1, fetches: 1 });
+    await (core.loops.inbox as InboxWorkerHost).ready();
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect(core.fed.keyCache.stats).toMatchObject({ hits: 0, misses: 1, fetches: 1 });
+    expect((await core.inboxKeyStats()).fetches).toBe(2);
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(2);
   });
 
   it('checks worker ended mid-burst: every activity answered 202 is stored exactly once', async () => {
