@@ -1,7 +1,8 @@
 // BENCH_ACCEPT_TRACE=1: what the slowest accepts are made of. The remote numbers its requests
 // (x-bench-seq, unsigned) and says when each was sent; this side records, on Tern's main thread,
 // when node:http accepted each connection and handed each request over, when its body was read,
-// when it was handed to the inbox worker's insert (verified) and its id came back, when its 202
+// when it was handed to the inbox checks worker and its answer came back (or, checked on this
+// thread, to the inbox worker's insert and its id back), when its 202
 // was finished; the documents the listener loaded; the main thread's GC pauses
 // (PerformanceObserver) and its event-loop gaps (a 1 ms interval timer late by > 3 ms). The
 // slowest 1 % of requests are set beside the median ones, part by part. Tracing costs a little
@@ -99,6 +100,24 @@ export function startAcceptTrace(core: Core): AcceptTrace {
       loads.push({ url, start, ms: now() - start });
     }
   };
+  // With the checks on their worker (core.inboxAccept): when each POST was handed to it (after
+  // its body was read) and when its answer came back; verify and insert are both in that span.
+  let checksOnWorker = false;
+  const accept = core.inboxAccept;
+  if (accept) {
+    core.inboxAccept = (post) => {
+      const at = now();
+      const i = post.headers.findIndex((h, k) => k % 2 === 0 && h.toLowerCase() === 'x-bench-seq');
+      const entry = i < 0 ? undefined : server.get(Number(post.headers[i + 1]));
+      const pending = accept(post);
+      if (pending !== null && entry) {
+        checksOnWorker = true;
+        entry.writeAt = at;
+        void pending.then(() => (entry.writtenAt = now()), () => undefined);
+      }
+      return pending;
+    };
+  }
   const host = core.loops.inbox as Partial<InboxWorkerHost>;
   const insert = host.insert;
   if (insert) {
@@ -148,6 +167,7 @@ export function startAcceptTrace(core: Core): AcceptTrace {
       unsubscribe('http.server.response.finish', onFinish);
       offQueued?.();
       if (insert) host.insert = insert;
+      if (accept) core.inboxAccept = accept;
       fed.documentLoader = loader;
       observer.disconnect();
       clearInterval(ticker);
@@ -186,7 +206,8 @@ export function startAcceptTrace(core: Core): AcceptTrace {
           sum.gap += overlap(gapIn, r.sentAt, end);
         }
         const m = (x: number) => (x / Math.max(1, sum.n)).toFixed(1).padStart(5);
-        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + verify ${m(sum.verify)} + worker insert ${m(sum.write)} + answer ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
+        const [toWorker, onWorker] = checksOnWorker ? ['to the checks worker', 'checks worker (verify + insert)'] : ['verify', 'worker insert'];
+        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + ${toWorker} ${m(sum.verify)} + ${onWorker} ${m(sum.write)} + answer ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
       };
       const byKind = new Map<string, { n: number; ms: number; max: number }>();
       for (const s of gcIn) {
@@ -213,7 +234,7 @@ export function startAcceptTrace(core: Core): AcceptTrace {
         `  slowest 1 %  ${parts(slow)}`,
         `  median 10 %  ${parts(mid)}`,
         `  main-thread GC while accepting (forced GCs set aside): ${[...byKind.entries()].map(([k, v]) => `${k} ${v.n}× total ${v.ms.toFixed(0)} ms, max ${v.max.toFixed(1)} ms`).join('; ')}`,
-        `  documents loaded by the listener: ${loads.length}${loads.length ? `, ${loads.map((l) => l.ms).sort((a, b) => a - b).map((ms) => ms.toFixed(0)).join(' ')} ms, the last done at +${(Math.max(...loads.map((l) => l.start + l.ms)) - first).toFixed(0)} ms` : ''}`,
+        `  documents loaded by the listener${checksOnWorker ? ' on the main thread (the checks worker loads its own, not seen here)' : ''}: ${loads.length}${loads.length ? `, ${loads.map((l) => l.ms).sort((a, b) => a - b).map((ms) => ms.toFixed(0)).join(' ')} ms, the last done at +${(Math.max(...loads.map((l) => l.start + l.ms)) - first).toFixed(0)} ms` : ''}`,
         `  new connections accepted (node:http takes one per event-loop turn): ${connections.length}; a slice's first ${firstWave} requests (one new connection each) took p50 ${q(firstWaveMs, 0.5)} / max ${q(firstWaveMs, 1)} ms, the others p99 ${q(restMs, 0.99)} ms`,
         `  loop gaps > 3 ms: ${gapsDuring.length}, total ${gapsDuring.reduce((a, s) => a + s.ms, 0).toFixed(0)} ms; longest: ${longGaps.map((s) => `${s.ms.toFixed(0)} ms (+${(s.start - first).toFixed(0)} ms, GC ${overlap(gcIn, s.start, s.start + s.ms).toFixed(0)})`).join(', ')}`,
       ];
