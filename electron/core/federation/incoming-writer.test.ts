@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
-import { routeIncomingWrites, writeIncoming, type IncomingRow } from './incoming-writer';
+import { queuedIncomingId, routeIncomingWrites, writeIncoming, type IncomingRow } from './incoming-writer';
 import { takeVerdict, type Verified } from './embedded-verdicts';
 
 let sqlite: Sqlite;
@@ -20,6 +20,21 @@ const row = (n: number): IncomingRow => ({
   sentBy: 'https://peer.example/users/a',
   apId: `https://peer.example/a/${n}`,
   apObject: JSON.stringify({ id: `https://peer.example/a/${n}`, type: 'Like' }),
+});
+
+describe('queuedIncomingId', () => {
+  it("finds a signer's activity by id, the oldest row when older data holds copies, and not another signer's", () => {
+    const insert = sqlite.prepare(
+      "INSERT INTO incoming_activity (created_at, sent_by_ap_actor_id, ap_id, ap_object, tries, next_try, is_processed, is_errored) VALUES ('2026-11-22T09:00:00.000Z', ?, ?, '{}', 0, '2026-11-22T09:00:00.000Z', 0, 0)",
+    );
+    const other = Number(insert.run('https://other.example/users/b', 'https://peer.example/a/1').lastInsertRowid);
+    const first = Number(insert.run('https://peer.example/users/a', 'https://peer.example/a/1').lastInsertRowid);
+    insert.run('https://peer.example/users/a', 'https://peer.example/a/2');
+    insert.run('https://peer.example/users/a', 'https://peer.example/a/1');
+    expect(queuedIncomingId(db, 'https://peer.example/a/1', 'https://peer.example/users/a')).toBe(first);
+    expect(queuedIncomingId(db, 'https://peer.example/a/1', 'https://other.example/users/b')).toBe(other);
+    expect(queuedIncomingId(db, 'https://peer.example/a/3', 'https://peer.example/users/a')).toBeUndefined();
+  });
 });
 
 describe('writeIncoming (the accept path\'s grouped write)', () => {
