@@ -101,7 +101,7 @@ export function startAcceptTrace(core: Core): AcceptTrace {
     }
   };
   // With the checks on their worker (core.inboxAccept): when each POST was handed to it (after
-  // its body was read) and when its answer came back; verify and insert are both in that span.
+  // its body was read) and when its verdict came back; the row is then inserted by the processor.
   let checksOnWorker = false;
   const accept = core.inboxAccept;
   if (accept) {
@@ -206,8 +206,8 @@ export function startAcceptTrace(core: Core): AcceptTrace {
           sum.gap += overlap(gapIn, r.sentAt, end);
         }
         const m = (x: number) => (x / Math.max(1, sum.n)).toFixed(1).padStart(5);
-        const [toWorker, onWorker] = checksOnWorker ? ['to the checks worker', 'checks worker (verify + insert)'] : ['verify', 'worker insert'];
-        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + ${toWorker} ${m(sum.verify)} + ${onWorker} ${m(sum.write)} + answer ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
+        const [toWorker, onWorker, answer] = checksOnWorker ? ['to the checks worker', 'checks worker', 'insert (processor) + answer'] : ['verify', 'worker insert', 'answer'];
+        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + ${toWorker} ${m(sum.verify)} + ${onWorker} ${m(sum.write)} + ${answer} ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
       };
       const byKind = new Map<string, { n: number; ms: number; max: number }>();
       for (const s of gcIn) {

@@ -25,7 +25,7 @@ import { anyPending } from './delivery/store';
 import { createAuthorService, type AuthorService } from './federation/actions';
 import { processQueuedRow } from './federation/queued-row';
 import { createInboxWorkerHost } from './federation/inbox-worker-host';
-import type { InboxOutcome, InboxPost } from './federation/inbox';
+import type { InboxCheck, InboxPost } from './federation/inbox';
 import type { KeyCacheStats } from './net/key-cache';
 import { routeIncomingWrites } from './federation/incoming-writer';
 import { notifyDeliveriesQueued } from './delivery/queue';
@@ -83,9 +83,9 @@ export interface Core {
   identity(): LocalActor | null;
   /** "An activity was queued in incoming_activity": the inbox processor subscribes to wake up. */
   inboxEvents: InboxEvents;
-  /** Checks and stores an inbox POST on the inbox checks worker (core option inboxWorker); null
-   * when it is not up (the listener then checks on this thread). */
-  inboxAccept?: (post: InboxPost) => Promise<InboxOutcome> | null;
+  /** Checks an inbox POST on the inbox checks worker (core option inboxWorker); null when it is
+   * not up (the listener then checks on this thread). The listener stores the row it returns. */
+  inboxAccept?: (post: InboxPost) => Promise<InboxCheck> | null;
   /** The counters of the key caches that check inbox signatures (this thread's and the checks
    * worker's): the bench. */
   inboxKeyStats(): Promise<KeyCacheStats>;

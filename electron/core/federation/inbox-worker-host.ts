@@ -10,7 +10,7 @@
 import type { Settings } from '../settings';
 import { createWorkerHost, workerEntry } from '../worker-host';
 import type { IncomingRow } from './incoming-writer';
-import type { InboxOutcome, InboxPost } from './inbox';
+import type { InboxCheck, InboxPost } from './inbox';
 import type { KeyCacheStats } from '../net/key-cache';
 import type { DrainSummary, InboxLoop, RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
@@ -34,9 +34,9 @@ export interface InboxWorkerHost extends InboxLoop {
   settings(settings: Settings): void;
   /** Inserts rows the listener accepted on the processor's connection; null when it is not up. */
   insert(rows: IncomingRow[]): Promise<number[]> | null;
-  /** Checks and stores an inbox POST on the checks worker; null when it is not up (yet). Rejects
-   * when the worker ends first (the row may or may not be stored: the caller checks again). */
-  accept(post: InboxPost): Promise<InboxOutcome> | null;
+  /** Checks an inbox POST on the checks worker (the row to store comes back); null when it is
+   * not up (yet). Rejects when the worker ends first: the caller checks again. */
+  accept(post: InboxPost): Promise<InboxCheck> | null;
   /** The checks worker's key cache counters (the bench); null when it is not up. */
   keyStats(): Promise<KeyCacheStats> | null;
   /** Ends the processor at once, as a crash would; a started loop starts it again (tests). */
@@ -125,7 +125,7 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
         if (host.running && !checks.running) checks.start();
         return null;
       }
-      return checks.request<InboxOutcome>((request) => ({ type: 'accept', request, post: ownBytes(post) }));
+      return checks.request<InboxCheck>((request) => ({ type: 'accept', request, post: ownBytes(post) }));
     },
     startChecks() {
       if (host.running) checks.start();

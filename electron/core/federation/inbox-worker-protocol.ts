@@ -2,7 +2,7 @@
 // code in one process, so these are types, not checked input: nothing remote reaches them.
 // Besides these, the worker says what every worker says (worker-host.ts: ready, log, reply,
 // stopped); `drain` is answered with a DrainSummary, `insert` with the new rows' ids, `accept`
-// with an InboxOutcome, `keyStats` with the worker's KeyCacheStats.
+// with an InboxCheck, `keyStats` with the worker's KeyCacheStats.
 import type { Settings } from '../settings';
 import type { LoopMessage } from '../worker-side';
 import type { RowResult } from './inbox-loop';
@@ -29,7 +29,7 @@ export type ToWorker =
   | { type: 'stop' }
   /** Rows the listener accepted, to insert in one transaction (with their LD verdicts). */
   | { type: 'insert'; request: number; rows: IncomingRow[] }
-  /** An inbox POST the listener read: checked (signature, key owner, blocks) and stored here. */
+  /** An inbox POST the listener read, to check (signature, key owner, blocks): the checks worker. */
   | { type: 'accept'; request: number; post: InboxPost }
   | { type: 'keyStats'; request: number };
 

@@ -140,6 +140,10 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     // The processor was woken by the stored row: the follow is processed and answered.
     await peer.waitFor((a) => a.type === 'Accept', 30_000);
     expect(count(core, 'SELECT count(*) AS n FROM follower')).toBe(1);
+    // The actor's document, fetched by the checks with its key, went to the processor with the
+    // row (through the main thread): it was fetched once in all.
+    const actorPath = new URL(peer.actorId).pathname;
+    expect(peer.served.filter((line) => line === `GET ${actorPath}`)).toHaveLength(1);
     // The block list reaches the checks worker with the settings.
     core.settings.update({ blockedServers: [new URL(peer.actorId).host] });
     const blocked = await peer.postSigned(`${url}/inbox`, { ...follow, id: peer.newId('follows').href });

@@ -18,7 +18,7 @@ import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 import { processQueuedRow } from './queued-row';
 import { insertIncomingRows } from './incoming-writer';
-import { inboxPostRequest, receiveInboxPost } from './inbox';
+import { checkInboxPost, inboxPostRequest } from './inbox';
 
 /** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
  * idleWait): the poll is only a backstop, so a laptop on battery is not woken for it. */
@@ -40,16 +40,17 @@ function run(fed: FederationContext): void {
   let settings: Settings = data.settings;
   const identityOf = identityCache();
   if (data.acceptOnly) {
-    // The checks worker: the listener's inbox POSTs, answered with the outcome once the row is
-    // committed (with the other rows of its turn: incoming-writer.ts); the main thread then wakes
-    // the processor.
+    // The checks worker: the listener's inbox POSTs, answered with what the checks decided; a row
+    // to store goes back with it, and the main thread hands it to the processor's connection
+    // (with its LD verdict and the actor's document, which the processor then does not redo).
+    // This thread reads the database (replays, known actors) and never writes it.
     side.listen((message) => {
       switch (message.type) {
         case 'accept': {
           const { post } = message;
           const deps = { db, fed, clock, settings: () => settings };
           const limit = post.embeddedChecksAtOnce === undefined ? {} : { embeddedChecksAtOnce: post.embeddedChecksAtOnce };
-          return side.reply(message.request, () => receiveInboxPost({ ...deps, ...limit }, inboxPostRequest(post), post.body));
+          return side.reply(message.request, () => checkInboxPost({ ...deps, ...limit }, inboxPostRequest(post), post.body));
         }
         case 'settings':
           settings = message.settings;

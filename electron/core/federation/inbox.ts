@@ -43,7 +43,7 @@ import { findActor } from './actors';
 import { actorIdOf, idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
-import { queuedIncomingId, writeIncoming } from './incoming-writer';
+import { queuedIncomingId, writeIncoming, type IncomingRow } from './incoming-writer';
 import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 
 export interface InboxDeps {
@@ -177,6 +177,38 @@ export function inboxPostRequest(post: InboxPost): Request {
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 export async function receiveInboxPost(deps: InboxDeps, request: Request, body: Uint8Array): Promise<InboxOutcome> {
+  const checked = await checkInboxPost(deps, request, body);
+  return checked.status === 'store' ? storeInboxPost(deps, checked) : checked;
+}
+
+/** What the checks decided: an answer without a row, or the row to store. */
+export type InboxCheck = Exclude<InboxOutcome, { status: 202; queued: QueuedActivity }> | { status: 'store'; row: IncomingRow; type: string };
+
+/**
+ * Stores a checked activity (one incoming_activity row, committed with the other rows of its
+ * turn: incoming-writer.ts) and signals it. Runs where the rows are written from: the main
+ * thread, which hands them to the inbox processor's connection when it runs on its worker, the
+ * verdict and the actor's document with them.
+ */
+export async function storeInboxPost(deps: Pick<InboxDeps, 'db' | 'events' | 'onQueued'>, checked: Extract<InboxCheck, { status: 'store' }>): Promise<InboxOutcome> {
+  const { row } = checked;
+  const id = await writeIncoming(deps.db, row);
+  const queued: QueuedActivity = { id, apId: row.apId, type: checked.type, sentBy: row.sentBy };
+  deps.events?.queued(queued);
+  try {
+    deps.onQueued?.(queued);
+  } catch {
+    // The row is stored; a failing hook must not turn the 202 into an error (the processor polls).
+  }
+  return { status: 202, queued };
+}
+
+/**
+ * The checks of an inbox POST, without storing anything: JSON, activity, blocks, signature, key
+ * owner (or the forwarding rules), replay. Reads the database, never writes it, so it can run on
+ * a thread of its own (the inbox checks worker) while the row is written where rows are written.
+ */
+export async function checkInboxPost(deps: InboxDeps, request: Request, body: Uint8Array): Promise<InboxCheck> {
   let parsed: unknown;
   let text: string;
   try {
@@ -256,29 +288,20 @@ export async function receiveInboxPost(deps: InboxDeps, request: Request, body: 
   if (apId !== null && queuedIncomingId(deps.db, apId, verified.ownerActorId) !== undefined) {
     return { status: 202, queued: null, reason: 'already received (same activity id from the same signer)' };
   }
-  // The accept path's one write, committed together with the other requests of this turn. The
-  // bytes as received (already known to be this JSON): an LD signature covers them, and a
-  // forwarded copy must be what its author signed.
+  // The row to store (storeInboxPost): the bytes as received (already known to be this JSON): an
+  // LD signature covers them, and a forwarded copy must be what its author signed.
   // The processor would check these very bytes again: the verdict goes with the row instead.
   const verdict = embedded?.ok === true ? { verdict: embedded } : {};
   // Handed over only for the activity's own actor (the processor looks up that one); a
   // forwarded activity's signer is not the actor it names.
   const fetchedActor = keyBelongsToActor(verified.ownerActorId, actorId) ? recorder.actorOf(verified.ownerActorId) : undefined;
-  const id = await writeIncoming(deps.db, {
+  const row: IncomingRow = {
     createdAt: now,
     sentBy: verified.ownerActorId,
     apId,
     apObject: text,
     ...verdict,
     ...(fetchedActor === undefined ? {} : { actor: fetchedActor }),
-  });
-  const row = { id, apId };
-  const queued: QueuedActivity = { id: row.id, apId: row.apId, type: typeOf(activity) ?? 'Object', sentBy: verified.ownerActorId };
-  deps.events?.queued(queued);
-  try {
-    deps.onQueued?.(queued);
-  } catch {
-    // The row is stored; a failing hook must not turn the 202 into an error (the processor polls).
-  }
-  return { status: 202, queued };
+  };
+  return { status: 'store', row, type: typeOf(activity) ?? 'Object' };
 }

@@ -10,7 +10,7 @@ import type { MediaService } from '../media/service';
 import type { FederationContext } from '../ports';
 import type { SettingsStore } from '../settings';
 import type { InboxEvents, QueuedActivity } from '../federation/inbox-events';
-import type { InboxOutcome, InboxPost } from '../federation/inbox';
+import type { InboxCheck, InboxPost } from '../federation/inbox';
 import { PAGE_HEADERS } from './pages';
 import type { NotificationService } from '../notifications/service';
 import type { PollService } from '../federation/polls/service';
@@ -24,9 +24,10 @@ export interface ListenerCore {
   /** The local actor, or null until the base URL and user name are set. */
   identity(): LocalActor | null;
   inboxEvents?: InboxEvents;
-  /** Checks and stores an inbox POST on another thread (the core's inbox worker); null when that
-   * thread is not up, and then the listener checks on its own (federation/inbox.ts either way). */
-  inboxAccept?: (post: InboxPost) => Promise<InboxOutcome> | null;
+  /** Checks an inbox POST on another thread (the core's inbox checks worker); null when that
+   * thread is not up, and then the listener checks on its own (federation/inbox.ts either way).
+   * The row to store comes back: the listener stores it (storeInboxPost). */
+  inboxAccept?: (post: InboxPost) => Promise<InboxCheck> | null;
   /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
   services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService; notifications?: NotificationService; polls?: PollService };
   /** Media routes answer 404 without it. */

@@ -8,8 +8,7 @@
 // request per activity (that framework share was more than half the accept cost in the bench).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
-import { inboxPostRequest, receiveInboxPost, type InboxOutcome, type InboxPost } from '../federation/inbox';
-import type { QueuedActivity } from '../federation/inbox-events';
+import { inboxPostRequest, receiveInboxPost, storeInboxPost, type InboxOutcome, type InboxPost } from '../federation/inbox';
 import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
@@ -38,44 +37,27 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, post: Inb
 }
 
 /**
- * The checks and the row (federation/inbox.ts), on the inbox worker when one is up (the JSON,
- * the signature and the write are then that thread's work, not this one's), else here. A worker
- * that ends before answering may have stored the row or not: checked again here, the activity is
- * found queued (answered 202, stored once) or stored now.
+ * The checks and the row (federation/inbox.ts). The checks run on the inbox checks worker when
+ * one is up (the JSON and the signature are then that thread's work, not this one's), else here.
+ * The row is stored from here either way: to the processor's connection when it runs on its
+ * worker (incoming-writer.ts), with the verdict and actor document the checks produced. A worker
+ * that ends before answering has stored nothing: the POST is checked again here.
  */
 async function check(core: ListenerCore, options: ListenerAppOptions, post: InboxPost): Promise<InboxOutcome> {
   const full = options.embeddedChecksAtOnce === undefined ? post : { ...post, embeddedChecksAtOnce: options.embeddedChecksAtOnce };
+  const deps = {
+    db: core.db,
+    fed: core.fed,
+    clock: core.clock,
+    settings: () => core.settings.get(),
+    events: core.inboxEvents,
+    onQueued: options.onQueued,
+    embeddedChecksAtOnce: options.embeddedChecksAtOnce,
+  };
   const elsewhere = core.inboxAccept?.(full) ?? null;
-  if (elsewhere !== null) {
-    const outcome = await elsewhere.catch(() => null);
-    if (outcome !== null) {
-      if (outcome.status === 202 && outcome.queued !== null) queuedHere(core, options, outcome.queued);
-      return outcome;
-    }
-  }
-  return receiveInboxPost(
-    {
-      db: core.db,
-      fed: core.fed,
-      clock: core.clock,
-      settings: () => core.settings.get(),
-      events: core.inboxEvents,
-      onQueued: options.onQueued,
-      embeddedChecksAtOnce: options.embeddedChecksAtOnce,
-    },
-    inboxPostRequest(full),
-    full.body,
-  );
-}
-
-/** What receiveInboxPost signals for a row it queued, for a row the worker queued. */
-function queuedHere(core: ListenerCore, options: ListenerAppOptions, queued: QueuedActivity): void {
-  core.inboxEvents?.queued(queued);
-  try {
-    options.onQueued?.(queued);
-  } catch {
-    // The row is stored; a failing hook must not turn the 202 into an error (the processor polls).
-  }
+  const checked = elsewhere === null ? null : await elsewhere.catch(() => null);
+  if (checked !== null) return checked.status === 'store' ? storeInboxPost(deps, checked) : checked;
+  return receiveInboxPost(deps, inboxPostRequest(full), full.body);
 }
 
 const tooLarge = (cap: number): InboxAnswer => ({ status: 413, error: `body larger than ${cap} bytes`, close: true });
