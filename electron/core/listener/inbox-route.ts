@@ -24,9 +24,9 @@ export type InboxAnswer =
 
 /** After the body is read: the checks, the row, and the answer (logged when refused, with who
  * called: `from`, see client-address.ts). */
-async function answer(core: ListenerCore, options: ListenerAppOptions, post: InboxPost, from: string): Promise<InboxAnswer> {
+async function answer(core: ListenerCore, options: ListenerAppOptions, post: InboxPost, from: string, acceptFirst?: AcceptFirst): Promise<InboxAnswer> {
   const log = options.log ?? (() => {});
-  const outcome = await check(core, options, post);
+  const outcome = await check(core, options, post, acceptFirst);
   if (outcome.status === 202) {
     if (outcome.queued === null) log(`inbox: 202 without queueing: ${outcome.reason} (from ${from})`);
     return { status: 202 };
@@ -41,9 +41,11 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, post: Inb
  * one is up (the JSON and the signature are then that thread's work, not this one's), else here.
  * The row is stored from here either way: to the processor's connection when it runs on its
  * worker (incoming-writer.ts), with the verdict and actor document the checks produced. A worker
- * that ends before answering has stored nothing: the POST is checked again here.
+ * that ends before answering has stored nothing: the POST is checked again here. Checks run here
+ * wait while a burst of new connections is being accepted (`acceptFirst`, accept-first.ts); a
+ * hand-over to the worker does not: it costs this thread microseconds.
  */
-async function check(core: ListenerCore, options: ListenerAppOptions, post: InboxPost): Promise<InboxOutcome> {
+async function check(core: ListenerCore, options: ListenerAppOptions, post: InboxPost, acceptFirst?: AcceptFirst): Promise<InboxOutcome> {
   const full = options.embeddedChecksAtOnce === undefined ? post : { ...post, embeddedChecksAtOnce: options.embeddedChecksAtOnce };
   const deps = {
     db: core.db,
@@ -57,7 +59,8 @@ async function check(core: ListenerCore, options: ListenerAppOptions, post: Inbo
   const elsewhere = core.inboxAccept?.(full) ?? null;
   const checked = elsewhere === null ? null : await elsewhere.catch(() => null);
   if (checked !== null) return checked.status === 'store' ? storeInboxPost(deps, checked) : checked;
-  return receiveInboxPost(deps, inboxPostRequest(full), full.body);
+  const here = () => receiveInboxPost(deps, inboxPostRequest(full), full.body);
+  return acceptFirst ? acceptFirst.run(here) : here();
 }
 
 const tooLarge = (cap: number): InboxAnswer => ({ status: 413, error: `body larger than ${cap} bytes`, close: true });
@@ -134,9 +137,7 @@ export function inboxRequestListener(
         const from = nodeClientAddress(req, settings.listener.behindProxy);
         // The URL the peer addressed; its Host is set from it (inboxPostRequest).
         const post = { url: `${baseUrl}${req.url ?? '/inbox'}`, headers: req.rawHeaders, body: body.bytes };
-        const work = () => answer(core, options, post, from);
-        // While new connections are still being accepted, the checks wait (accept-first.ts).
-        const result = await (acceptFirst ? acceptFirst.run(work) : work());
+        const result = await answer(core, options, post, from, acceptFirst);
         if (result.status === 202) return send(res, 202, null);
         send(res, result.status, result.error, result.close, result.retryAfterSeconds);
       },
