@@ -87,7 +87,13 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
   const f = r.feel;
   // Overlapping (the app's way) is judged by the end-to-end target; one after the other by the old one.
   const e2eTarget = r.overlap ? TARGET.endToEndPerSec : TARGET.inboxPerSec;
-  note(r.overlap ? `inbox processor on ${process.env.BENCH_INBOX_WORKER === '0' ? 'the main thread' : 'its worker thread'}, running while accepting, as in the app` : 'accepted first, then processed');
+  note(
+    r.overlap
+      ? process.env.BENCH_INBOX_WORKER === '0'
+        ? 'checks and processor on the main thread, processing while accepting'
+        : 'as in the app: checks on the inbox checks worker, the processor on its worker, processing while accepting; the main thread reads and answers'
+      : 'accepted first, then processed',
+  );
   const lean = r.lean;
   if (lean) {
     note(`lean baseline (node:http + node:crypto, cached key, one insert; draft-cavage): ${n0(lean.perSec)}/s, p99 ${n1(lean.p99Ms)} ms` +
