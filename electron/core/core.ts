@@ -53,12 +53,15 @@ export interface CoreOptions {
   trustedCa?: string;
   /** Start the listener here (headless --listen); otherwise it starts when settings.listener.enabled. */
   listen?: ListenerAddress;
-  /** Run the inbox processor on a worker thread with its own connection (the apps do: a burst
-   * of activities must not hold the thread the listener, IPC and the shell answer on). Off by
-   * default: tests drive the in-thread loop, with their own clock. */
+  /** Run the inbox processor on a worker thread with its own connection, and the inbox's checks
+   * on another (the apps do: a burst of activities must not hold the thread the listener, IPC
+   * and the shell answer on). Off by default: tests drive the in-thread loop, with their own
+   * clock (the workers read the machine's). */
   inboxWorker?: boolean;
   /** The worker's idle poll (tests); see INBOX_IDLE_POLL_MS. */
   inboxIdlePollMs?: number;
+  /** How long the inbox checks worker waits for a POST before it stops (tests; default 10 min). */
+  inboxChecksIdleStopMs?: number;
   /** Run the delivery loop on a worker thread with its own connection (the apps do: signing,
    * TLS handshakes and bookkeeping for a fan-out to hundreds of servers must not hold that
    * thread). Off by default: tests drive the in-thread loop, with their own clock (the workers
@@ -181,6 +184,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           onRowsDone: tellRowsDone,
           // Accepts, forwarded replies, a Move's follows: the delivery loop hears it as if queued here.
           onDeliveriesQueued: notifyDeliveriesQueued,
+          ...(options.inboxChecksIdleStopMs === undefined ? {} : { checksIdleStopMs: options.inboxChecksIdleStopMs }),
         })
       : null;
     const inboxLoop =

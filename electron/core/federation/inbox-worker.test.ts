@@ -34,9 +34,10 @@ async function openWorkerCore(): Promise<Core> {
 }
 
 /** A core listening on loopback with both inbox workers started and set up, and a Fedify peer. */
-async function listeningWorkerCore(startChecks = true): Promise<{ core: Core; peer: Peer; url: string }> {
+async function listeningWorkerCore(startChecks = true, checksIdleStopMs?: number): Promise<{ core: Core; peer: Peer; url: string }> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
-  const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
+  const idle = checksIdleStopMs === undefined ? {} : { inboxChecksIdleStopMs: checksIdleStopMs };
+  const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 }, ...idle });
   const peer = await startPeer({ name: 'bob' });
   cleanups.push(async () => {
     await peer.close();
@@ -162,6 +163,25 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     expect(core.fed.keyCache.stats).toMatchObject({ hits: 0, misses: 1, fetches: 1 });
     expect((await core.inboxKeyStats()).fetches).toBe(2);
     expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(2);
+  });
+
+  it('stops the checks worker after a while without a POST; the next POST starts it again', async () => {
+    const { core, peer, url } = await listeningWorkerCore(true, 500);
+    const workers = core.loops.inbox as InboxWorkerHost;
+    const like = () => ({ '@context': 'https://www.w3.org/ns/activitystreams', id: peer.newId('likes').href, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect(core.fed.keyCache.stats.fetches).toBe(0); // checked on the worker
+    const deadline = Date.now() + 10_000;
+    while (workers.checksAlive && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(workers.checksAlive).toBe(false);
+    // Checked here while the worker starts again; the one after, there again.
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect(core.fed.keyCache.stats.fetches).toBe(1);
+    await workers.ready();
+    expect(workers.checksAlive).toBe(true);
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect(core.fed.keyCache.stats).toMatchObject({ fetches: 1, hits: 0 });
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(3);
   });
 
   it('checks worker ended mid-burst: every activity answered 202 is stored exactly once', async () => {
