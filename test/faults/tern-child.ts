@@ -6,6 +6,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { openCore } from '../../electron/core/core';
 import type { DeliveryWorkerHost } from '../../electron/core/delivery/worker-host';
+import { anyPending } from '../../electron/core/delivery/store';
 import type { InboxWorkerHost } from '../../electron/core/federation/inbox-worker-host';
 import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
 import { createBackup, restoreBackup } from '../../electron/core/data/backup';
@@ -48,8 +49,11 @@ if (task === 'open') console.log('ready');
 // Deliveries from the delivery worker, as the apps send them.
 const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, deliveryWorker: task === 'deliver' });
 if (task === 'deliver') {
+  // The worker starts only when rows wait: a run after kills that had sent everything (it
+  // happens) starts none, and waiting for it left nothing holding the process open.
+  const work = anyPending(core.sqlite);
   core.loops.delivery.start();
-  await (core.loops.delivery as DeliveryWorkerHost).ready();
+  if (work) await (core.loops.delivery as DeliveryWorkerHost).ready();
 }
 if (task !== 'open') console.log('ready');
 if (task === 'deliver') {
