@@ -95,23 +95,10 @@ const count = (core: Core, query: string) => core.sqlite.prepare<[], { n: number
 
 describe('the inbox worker', { timeout: 60_000 }, () => {
   it('end to end through the listener: a Fedify peer follows, the worker processes it, the main thread delivers the Accept', async () => {
-    const dir = mkdtempSync(join(tmpdir(), 'tern-inbox-worker-'));
-    const core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: 0 } });
-    const peer = await startPeer({ name: 'bob' });
-    cleanups.push(async () => {
-      await peer.close();
-      await core.listener.stop();
-      await core.loops.inbox.stop();
-      await core.loops.delivery.stop({ graceMs: 0 });
-      core.close();
-      rmSync(dir, { recursive: true, force: true });
-    });
-    const url = core.listener.status().url ?? '';
-    await createSettingsService(core).update({ baseUrl: url, username: 'alice' });
+    // As the app starts: the checks worker comes with the first POST.
+    const { core, peer, url } = await listeningWorkerCore(false);
     const done: RowResult[] = [];
     core.onInboxRowsDone((results) => done.push(...results));
-    core.loops.inbox.start();
-    core.loops.delivery.start();
     const followId = await peer.follow(url);
     const accept = await peer.waitFor((a) => a.type === 'Accept', 30_000);
     expect(JSON.stringify(accept.raw)).toContain(followId);
