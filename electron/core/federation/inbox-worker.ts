@@ -2,9 +2,9 @@
 // webmention verification and microformats parsing) on a worker thread, so a burst of incoming
 // activities never holds the main thread, where the listener accepts, IPC answers and the shell
 // lives. The same script, started with acceptOnly, is the inbox checks worker: the listener reads
-// a POST's bytes on the main thread and posts them (`accept`); the JSON, the signature, the key's
-// owner and the incoming_activity row are that thread's work, and the answer goes back for the
-// listener to send. It has its own SQLite connection to the same file (WAL, busy timeout, immediate
+// a POST's bytes on the main thread and posts them (`accept`); the JSON, the signature and the
+// key's owner are that thread's work, and its verdict (with the row to store) goes back to the
+// main thread, which hands the row to the processor's connection. It has its own SQLite connection to the same file (WAL, busy timeout, immediate
 // transactions), its own outbound client, loaders and key cache, and the settings as plain data
 // (updated by message). What the processor used to signal on the main thread (deliveries
 // queued, rows done) is posted back for the core to re-emit there. Started by inbox-worker-host.
@@ -57,14 +57,12 @@ function run(fed: FederationContext): void {
           return;
         case 'keyStats':
           return side.reply(message.request, () => ({ ...fed.keyCache.stats }));
-        case 'drain': // nothing of the processor's runs here
-          return side.reply(message.request, () => ({ processed: 0, dropped: 0, retried: 0, errored: 0 }));
         case 'stop':
           fed.client.close();
           sqlite.close();
           return side.stopped();
-        default: // start, wake, insert: the processor's
-          return;
+        default: // the processor's (start, wake, drain, insert)
+          return notHere(message, 'the inbox processor');
       }
     });
     return;
@@ -110,9 +108,9 @@ function run(fed: FederationContext): void {
   side.listen((message) => {
     if (handleLoopMessage<Settings>(side, message, loop, (next) => (settings = next))) return;
     switch (message.type) {
-      case 'accept': // the checks worker's
+      case 'accept':
       case 'keyStats':
-        return;
+        return notHere(message, 'the inbox checks worker');
       case 'insert':
         return side.reply(message.request, () => {
           const ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
@@ -126,5 +124,14 @@ function run(fed: FederationContext): void {
           side.stopped();
         });
     }
+  });
+}
+
+/** A message for the other mode of this script: a request is answered with an error at once
+ * (never left waiting), anything else is ignored. */
+function notHere(message: ToWorker, owner: string): void {
+  if (!('request' in message)) return;
+  side.reply(message.request, () => {
+    throw new Error(`${message.type} is for ${owner}`);
   });
 }

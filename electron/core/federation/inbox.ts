@@ -134,8 +134,8 @@ export function mayBeForwarded(activity: Json, actorId: string): boolean {
 }
 
 /**
- * An inbox POST as plain data, for a thread other than the listener's (the inbox worker checks
- * and stores it there; the listener's thread only reads the bytes and answers): the URL the peer
+ * An inbox POST as plain data, for a thread other than the listener's (the inbox checks worker
+ * checks it there; the listener's thread reads the bytes, stores the row, answers): the URL the peer
  * addressed (the public URL; Host is set from it), its header lines in order (name, value, name,
  * value…, as node:http's rawHeaders), and the exact bytes received.
  */
