@@ -17,7 +17,7 @@ import { identityCache } from './identity';
 import { createInboxLoop, type RowResult } from './inbox-loop';
 import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-protocol';
 import { processQueuedRow } from './queued-row';
-import { insertIncomingRows } from './incoming-writer';
+import { handOver, insertIncomingRows } from './incoming-writer';
 import { checkInboxPost, inboxPostRequest } from './inbox';
 
 /** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
@@ -113,9 +113,10 @@ function run(fed: FederationContext): void {
         return notHere(message, 'the inbox checks worker');
       case 'insert':
         return side.reply(message.request, () => {
-          const ids = db.transaction((tx) => insertIncomingRows(tx, message.rows));
+          const inserted = db.transaction((tx) => insertIncomingRows(tx, message.rows));
+          handOver(db, inserted.fresh);
           loop.wake();
-          return ids;
+          return inserted.ids;
         });
       case 'stop':
         return void loop.stop().then(() => {

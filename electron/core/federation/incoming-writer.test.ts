@@ -98,6 +98,15 @@ describe('the LD verdict travels with its row', () => {
     expect(takeVerdict(db, id)).toBeUndefined();
   });
 
+  it('kept only once its row is committed: a rolled-back batch leaves no verdict for the id SQLite gives next', async () => {
+    const refused = await Promise.allSettled([writeIncoming(db, { ...row(1), verdict }), writeIncoming(db, { ...row(2), apObject: '{not json' })]);
+    expect(refused.map((r) => r.status)).toEqual(['rejected', 'rejected']);
+    // The id the first row had inside the rolled-back transaction goes to the next row inserted.
+    const next = await writeIncoming(db, row(3));
+    expect(sqlite.prepare('SELECT count(*) FROM incoming_activity').pluck().get()).toBe(1);
+    expect(takeVerdict(db, next)).toBeUndefined();
+  });
+
   it('routed to the inbox worker: the batch (verdicts included) goes to the sink, nothing is written here', async () => {
     const sent: IncomingRow[][] = [];
     routeIncomingWrites(db, (rows) => {

@@ -32,23 +32,43 @@ export function routeIncomingWrites(db: Db, sink: IncomingSink): void {
   sinks.set(sqliteOf(db), sink);
 }
 
+/** A batch's ids (a copy already queued gives the stored row's), and the rows newly inserted. */
+export interface Inserted {
+  ids: number[];
+  fresh: { row: IncomingRow; id: number }[];
+}
+
 /**
- * Inserts a batch in one transaction (the caller's), remembering verdicts for the processor. A
- * row whose activity id this signer already has queued (processed or not) is not inserted again:
- * its id is the stored row's. The listener looks before it writes (inbox.ts), but copies of one
- * request sent at once all look before any is written — they share a batch, or one is still on
- * its way to the worker — so the one writer checks again inside its transaction.
+ * Inserts a batch in one transaction (the caller's). A row whose activity id this signer already
+ * has queued (processed or not) is not inserted again: its id is the stored row's. The listener
+ * looks before it writes (inbox.ts), but copies of one request sent at once all look before any
+ * is written — they share a batch, or one is still on its way to the worker — so the one writer
+ * checks again inside its transaction. What the checks handed over with the fresh rows (verdicts,
+ * actors' documents) is remembered by handOver(), once the transaction has committed.
  */
-export function insertIncomingRows(db: DbOrTx, rows: readonly IncomingRow[]): number[] {
+export function insertIncomingRows(db: DbOrTx, rows: readonly IncomingRow[]): Inserted {
   const insert = prepared<[string, string, string | null, string, string]>(db, INSERT_INCOMING_SQL);
-  return rows.map((row) => {
+  const fresh: Inserted['fresh'] = [];
+  const ids = rows.map((row) => {
     const existing = row.apId === null ? undefined : queuedIncomingId(db, row.apId, row.sentBy);
     if (existing !== undefined) return existing;
     const id = Number(insert.run(row.createdAt, row.sentBy, row.apId, row.apObject, row.createdAt).lastInsertRowid);
-    if (row.verdict) rememberVerdict(db, id, row.verdict);
-    if (row.actor) rememberFetchedActor(db, row.actor);
+    fresh.push({ row, id });
     return id;
   });
+  return { ids, fresh };
+}
+
+/**
+ * Remembers, for the processor on this connection, the LD verdicts and actors' documents that came
+ * with rows now committed. Only after the commit: a verdict kept for a row that was rolled back
+ * would be kept under an id SQLite gives again to the next row inserted, another activity.
+ */
+export function handOver(db: DbOrTx, fresh: Inserted['fresh']): void {
+  for (const { row, id } of fresh) {
+    if (row.verdict) rememberVerdict(db, id, row.verdict);
+    if (row.actor) rememberFetchedActor(db, row.actor);
+  }
 }
 
 // No ORDER BY: ix_incoming_activity_ap_id holds (ap_id, rowid), so the search meets this ap_id's
@@ -95,14 +115,15 @@ function flush(db: Db, writer: Writer): void {
     );
     return;
   }
-  let ids: number[];
+  let inserted: Inserted;
   try {
-    ids = db.transaction((tx) => insertIncomingRows(tx, batch.map((p) => p.row)));
+    inserted = db.transaction((tx) => insertIncomingRows(tx, batch.map((p) => p.row)));
   } catch (error) {
     for (const p of batch) p.reject(error);
     return;
   }
-  batch.forEach((p, i) => p.resolve(ids[i]!));
+  handOver(db, inserted.fresh);
+  batch.forEach((p, i) => p.resolve(inserted.ids[i]!));
 }
 
 /** Stores one verified activity; resolves with its id once the commit holding it is done. */
