@@ -12,8 +12,9 @@ import type { Sqlite } from './client';
 
 /** SQLite's default: checkpoint inline every 1,000 pages (~4 MB of WAL). */
 const INLINE_PAGES = 1000;
-/** With the worker running: only if it falls this far behind (~40 MB of WAL). */
-const BACKSTOP_PAGES = 10_000;
+/** With the worker running: only if it falls this far behind (~40 MB of WAL). Also the mark of
+ * the inbox processor's connection (inbox-worker.ts), which leaves checkpoints to the others. */
+export const BACKSTOP_PAGES = 10_000;
 const STOP_WAIT_MS = 5_000;
 
 // Runs in the worker (CommonJS, eval'd). Closing the connection on 'stop' and then flipping the

@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
+import { commitGroup } from '../../../db/commit-group';
 import { incomingActivity, type IncomingActivity } from '../../../db/schema';
 import { createInboxLoop, INBOX_MAX_TRIES, inboxBackoffMs, type RowResult } from './inbox-loop';
 import { countRows, openRig, startRemotes, type Remotes, type Rig } from './process/test-rig';
@@ -231,5 +232,105 @@ describe('inbox loop', () => {
     await loop.drain();
     expect(rig.incoming(id).error!.length).toBeLessThanOrEqual(1000);
     expect(rig.incoming(id).nextTry!.getTime()).toBeGreaterThan(rig.now().getTime());
+  });
+
+  describe('with a commit group (the inbox worker)', () => {
+    // Each processed row writes a mark, as a handler writes its rows, in its own transaction.
+    const marking = (extra?: (row: IncomingActivity) => Promise<void> | void) => (deps: { db: typeof rig.core.db }, row: IncomingActivity) =>
+      Promise.resolve(extra?.(row)).then(() => {
+        deps.db.transaction(() => rig.core.sqlite.prepare('INSERT INTO marks (row_id) VALUES (?)').run(row.id));
+        return { status: 'processed' as const, inboxObjectId: null };
+      });
+    const marks = () => rig.core.sqlite.prepare('SELECT row_id FROM marks ORDER BY row_id').pluck().all() as number[];
+    const loopWith = (process: ReturnType<typeof marking>, onRowDone?: (r: RowResult) => void) => {
+      const group = commitGroup(rig.core.sqlite);
+      const loop = createInboxLoop({
+        db: rig.core.db,
+        clock: rig.core.clock,
+        deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+        process,
+        group,
+        ...(onRowDone ? { onRowDone } : {}),
+      });
+      return { loop, group };
+    };
+    const queueWaves = (n: number) => Array.from({ length: n }, (_, i) => rig.queue({ id: `https://x.example/w/${i}`, type: 'Wave', actor: aliceId() }));
+
+    it("writes a batch's rows and their outcomes under one commit, and tells of a row only after it", async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(4);
+      const seenAtDone: boolean[] = [];
+      const { loop, group } = loopWith(marking(), (r) => seenAtDone.push(rig.incoming(r.id).isProcessed && !rig.core.sqlite.inTransaction));
+      expect(await loop.drain()).toEqual({ processed: 4, dropped: 0, retried: 0, errored: 0 });
+      expect(group.stats).toEqual({ committed: 1, lost: 0 });
+      expect(marks()).toEqual(ids);
+      expect(seenAtDone).toEqual([true, true, true, true]);
+      expect(ids.map((id) => rig.incoming(id).tries)).toEqual([1, 1, 1, 1]);
+    });
+
+    it('a row that waits on the network ends the group first: the write lock is never held across the wait', async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(3);
+      const heldDuringWait: boolean[] = [];
+      const { loop, group } = loopWith(
+        marking(async (row) => {
+          if (row.id !== ids[1]) return;
+          await new Promise((resolve) => setTimeout(resolve, 5));
+          heldDuringWait.push(rig.core.sqlite.inTransaction);
+        }),
+      );
+      expect((await loop.drain()).processed).toBe(3);
+      expect(heldDuringWait).toEqual([false]);
+      // The first row's group ended at the wait; the second and third rows shared the next one.
+      expect(group.stats).toEqual({ committed: 2, lost: 0 });
+      expect(marks()).toEqual(ids);
+    });
+
+    it('a group that has held the write lock for 10 ms is committed before the next row', async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(4);
+      const { loop, group } = loopWith(
+        marking((row) => {
+          // A heavy row (a large post to sanitize): 12 ms of synchronous work.
+          if (row.id !== ids[1]) return;
+          const until = performance.now() + 12;
+          while (performance.now() < until);
+        }),
+      );
+      expect((await loop.drain()).processed).toBe(4);
+      // Rows 1–2 in the first group (ended after the heavy row), rows 3–4 in the second.
+      expect(group.stats).toEqual({ committed: 2, lost: 0 });
+      expect(marks()).toEqual(ids);
+    });
+
+    it('when SQLite rolls the group back mid-batch, its rows stay due with their tries counted and are done at the next try', async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(3);
+      let failures = 1;
+      const done: RowResult[] = [];
+      const { loop, group } = loopWith(
+        marking((row) => {
+          // What SQLite does on a full disk or an I/O error inside a statement: the whole
+          // transaction goes, and the statement fails.
+          if (row.id === ids[1] && failures-- > 0) {
+            rig.core.sqlite.exec('ROLLBACK');
+            throw new Error('SQLITE_FULL: database or disk is full');
+          }
+        }),
+        (r) => done.push(r),
+      );
+      await expect(loop.drain()).rejects.toThrow(/rolled back the work of 2 rows/);
+      expect(group.stats.lost).toBe(1);
+      expect(marks()).toEqual([]);
+      expect(done).toEqual([]);
+      expect(ids.map((id) => rig.incoming(id)).map((r) => [r.tries, r.isProcessed])).toEqual([[1, false], [1, false], [1, false]]);
+      expect(await loop.drain()).toEqual({ processed: 3, dropped: 0, retried: 0, errored: 0 });
+      expect(marks()).toEqual(ids);
+      expect(ids.map((id) => rig.incoming(id).tries)).toEqual([2, 2, 2]);
+    });
   });
 });
