@@ -75,6 +75,10 @@ export interface InboxResult {
   memory: Checkpoint[];
   /** BENCH_ACCEPT_TRACE=1: what the slowest accepts are made of (accept-trace.ts). */
   trace: string[];
+  /** A second burst as large, right after the first was processed (the workers' code compiled
+   * and optimised by then, as for every burst after the first in a session), or null
+   * (BENCH_INBOX_WARM=0, or not overlapping). Comparison only: the targets judge the first. */
+  warm: { perSec: number; endToEndPerSec: number; p99Ms: number; accepted: number; cpuUsPerActivity: number } | null;
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -131,8 +135,10 @@ export async function runInbox(
     await remote.ask({ type: 'actorGets', reset: true }, 'actorGetsReply');
   }
   sampler.phase('inbox: presign (remote process)');
+  const warmBurst = overlap && process.env.BENCH_INBOX_WARM !== '0';
+  // With the warm burst, twice as many: the second half (new ids) is the second burst.
   const presigned = await remote.ask(
-    { type: 'presign', inbox: `${tern.local.inbox}`, count: options.activities, likeTargets, createBytes: options.createBytes },
+    { type: 'presign', inbox: `${tern.local.inbox}`, count: options.activities * (warmBurst ? 2 : 1), likeTargets, createBytes: options.createBytes },
     'presigned',
   );
 
@@ -220,7 +226,6 @@ export async function runInbox(
     }, 50);
   });
   const feel = watch.stop();
-  await core.loops.inbox.stop();
   const processMs = performance.now() - processStart;
   const processCpu = cpuMicros(cpuStart);
   await hooks.stop();
@@ -251,6 +256,10 @@ export async function runInbox(
   );
   const inboxRows = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM inbox`).n;
   const notifications = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM notifications`).n;
+
+  // The second burst, before the loop stops (stopping it ends the checks worker too).
+  const warm = warmBurst ? await secondBurst(tern, remote, options, rowsAccepted, hooks) : null;
+  await core.loops.inbox.stop();
 
   const processedCount = total;
   const acceptPerSec = accepted / (wallMs / 1000);
@@ -293,6 +302,39 @@ export async function runInbox(
     feel,
     memory,
     trace: traceLines,
+    warm,
+  };
+}
+
+/** Activities [n, 2n) of the presigned ones, at the same concurrency, in one go: accepted/s, and
+ * end to end until every row is done (the same definition as the first burst's). */
+async function secondBurst(tern: BenchTern, remote: Remote, options: InboxOptions, rowsBefore: number, hooks: PartHooks): Promise<InboxResult['warm']> {
+  const { core } = tern;
+  const pending = () => core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0`).n;
+  await hooks.start('inbox second burst');
+  const cpuStart = process.cpuUsage();
+  const started = performance.now();
+  const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from: options.activities, to: 2 * options.activities }, 'blastDone');
+  const accepted = done.statuses['202'] ?? 0;
+  const rows = rowsBefore + accepted;
+  await new Promise<void>((resolve) => {
+    const poll = setInterval(() => {
+      const stored = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity`).n;
+      if ((stored >= rows && pending() === 0) || performance.now() - started >= options.processBudgetMs) {
+        clearInterval(poll);
+        resolve();
+      }
+    }, 20);
+  });
+  const endToEndMs = performance.now() - started;
+  await hooks.stop();
+  const latencies = [...done.latenciesMs].sort((a, b) => a - b);
+  return {
+    perSec: accepted / (done.wallMs / 1000),
+    endToEndPerSec: accepted / (endToEndMs / 1000),
+    p99Ms: quantile(latencies, 0.99),
+    accepted,
+    cpuUsPerActivity: cpuMicros(cpuStart) / Math.max(1, accepted),
   };
 }
 
