@@ -182,7 +182,11 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
         if (group) {
           // A row that waited on the network ended the group (it ends when the loop turns): the
           // rows after it start the next one.
-          if (group.heldMs >= GROUP_MAX_MS) group.end();
+          if (group.heldMs >= GROUP_MAX_MS) {
+            // Heavy rows: commit, and let the inserts waiting meanwhile (POSTs to answer) in.
+            group.end();
+            await yieldToEventLoop();
+          }
           if (!group.open) groupFrom = results.length;
           group.join();
         } else if (results.length > 0) {
