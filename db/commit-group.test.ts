@@ -121,6 +121,43 @@ describe('commit groups', () => {
     expect(seen()).toBe('b');
   });
 
+  it('beforeCommit runs once per key, inside the transaction, right before the commit; with no group, at once', () => {
+    const { writer, seen, write } = open();
+    const group = commitGroup(writer);
+    const ran: string[] = [];
+    group.join();
+    write('a');
+    group.beforeCommit('count', () => ran.push('first'));
+    group.beforeCommit('count', () => {
+      ran.push(`count ${writer.inTransaction}`);
+      writer.prepare('INSERT INTO t (v) VALUES (?)').run('counted');
+    });
+    group.beforeCommit('other', () => ran.push('other'));
+    expect(ran).toEqual([]);
+    group.end();
+    expect(ran).toEqual(['count true', 'other']);
+    expect(seen()).toBe('a,counted');
+    group.beforeCommit('count', () => ran.push('now'));
+    expect(ran).toEqual(['count true', 'other', 'now']);
+  });
+
+  it('a beforeCommit that fails loses the group: nothing stored, waiters told, the error thrown', () => {
+    const { writer, seen, write } = open();
+    const group = commitGroup(writer);
+    const told: boolean[] = [];
+    group.join();
+    write('a');
+    group.afterGroup((committed) => told.push(committed));
+    group.beforeCommit('boom', () => {
+      throw new Error('disk full');
+    });
+    expect(() => group.end()).toThrow('disk full');
+    expect(told).toEqual([false]);
+    expect(group.stats).toEqual({ committed: 0, lost: 1 });
+    expect(seen()).toBe('');
+    expect(writer.inTransaction).toBe(false);
+  });
+
   it('does not take over a transaction someone else opened', () => {
     const { writer, db, seen } = open();
     const group = commitGroup(writer);

@@ -1,8 +1,10 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { commitGroup } from '../../../db/commit-group';
+import { commitGroup, openGroupOf } from '../../../db/commit-group';
 import { incomingActivity, type IncomingActivity } from '../../../db/schema';
 import { createInboxLoop, INBOX_MAX_TRIES, inboxBackoffMs, type RowResult } from './inbox-loop';
+import { getOrFetchActor } from './actors';
+import { processIncomingActivity } from './process/index';
 import { countRows, openRig, startRemotes, type Remotes, type Rig } from './process/test-rig';
 
 let remotes: Remotes;
@@ -323,7 +325,7 @@ describe('inbox loop', () => {
         }),
         (r) => done.push(r),
       );
-      await expect(loop.drain()).rejects.toThrow(/rolled back the work of 2 rows/);
+      await expect(loop.drain()).rejects.toThrow(/rolled back the work of this batch \(2 rows\)/);
       expect(group.stats.lost).toBe(1);
       expect(marks()).toEqual([]);
       expect(done).toEqual([]);
@@ -331,6 +333,67 @@ describe('inbox loop', () => {
       expect(await loop.drain()).toEqual({ processed: 3, dropped: 0, retried: 0, errored: 0 });
       expect(marks()).toEqual(ids);
       expect(ids.map((id) => rig.incoming(id).tries)).toEqual([2, 2, 2]);
+    });
+
+    it('a group whose commit fails drops every result of the batch: nothing is marked done without its work', async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(3);
+      let failures = 1;
+      const done: RowResult[] = [];
+      const { loop, group } = loopWith(
+        marking((row) => {
+          // Work deferred to the commit that fails there (a recount hitting a full disk, say).
+          if (row.id === ids[2] && failures-- > 0) {
+            openGroupOf(rig.core.db)!.beforeCommit('boom', () => {
+              throw new Error('SQLITE_FULL: database or disk is full');
+            });
+          }
+        }),
+        (r) => done.push(r),
+      );
+      await expect(loop.drain()).rejects.toThrow('SQLITE_FULL');
+      expect(group.stats.lost).toBe(1);
+      expect(marks()).toEqual([]);
+      expect(done).toEqual([]);
+      expect(ids.map((id) => rig.incoming(id)).map((r) => [r.tries, r.isProcessed])).toEqual([[1, false], [1, false], [1, false]]);
+      expect(await loop.drain()).toEqual({ processed: 3, dropped: 0, retried: 0, errored: 0 });
+      expect(marks()).toEqual(ids);
+    });
+
+    it("a post's likes are counted again once per group, before its commit, and the count is the rows' truth", async () => {
+      rig = await openRig();
+      const post = rig.ourPost('5b8a1c2d3e4f');
+      const zoe = String(remotes.fixture('actors/gotosocial-zoe.json').id);
+      const likes = [
+        { id: `${aliceId()}#likes/1`, type: 'Like', actor: aliceId(), object: post.apId },
+        { id: `${zoe}/liked/1`, type: 'Like', actor: zoe, object: post.apId },
+        // Alice again: one actor counts once.
+        { id: `${aliceId()}#likes/2`, type: 'Like', actor: aliceId(), object: post.apId },
+      ];
+      // Both actors known already: a row that fetches its actor ends the group at that wait.
+      for (const id of [aliceId(), zoe]) await getOrFetchActor({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock }, id);
+      for (const like of likes) rig.queue(like);
+      const countsSeenInGroup: number[] = [];
+      const group = commitGroup(rig.core.sqlite);
+      const loop = createInboxLoop({
+        db: rig.core.db,
+        clock: rig.core.clock,
+        deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+        process: async (deps, row) => {
+          const outcome = await processIncomingActivity(deps, row);
+          countsSeenInGroup.push(rig.outboxRow(post.id).likesCount);
+          return outcome;
+        },
+        group,
+      });
+      expect(await loop.drain()).toEqual({ processed: 3, dropped: 0, retried: 0, errored: 0 });
+      // Not counted after each Like (the rows' own transactions)…
+      expect(countsSeenInGroup).toEqual([0, 0, 0]);
+      // …but once, before the commit that holds them all.
+      expect(group.stats).toEqual({ committed: 1, lost: 0 });
+      expect(rig.outboxRow(post.id).likesCount).toBe(2);
+      expect(rig.notificationsOf('LIKE')).toHaveLength(3);
     });
   });
 });

@@ -175,19 +175,38 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     group?.end();
     countTries(rows);
     const results: RowResult[] = [];
+    // A group of this batch lost (SQLite rolled it back: a full disk, an I/O error; or its commit
+    // failed) undid its rows' work. Which rows those were is not worth tracking for so rare a
+    // failure: every result of the batch is dropped, so no row is marked done without its work
+    // stored. The rows stay due, with their tries counted; those whose work was committed in an
+    // earlier group end as duplicates at their next try, with nothing done twice.
+    const lostAtStart = group?.stats.lost ?? 0;
+    const checkLost = () => {
+      if (!group || (!group.lost && group.stats.lost === lostAtStart)) return;
+      const undone = results.length + 1;
+      results.length = 0;
+      try {
+        group.end();
+      } catch {
+        // already counted as lost
+      }
+      throw new Error(`the database rolled back the work of this batch (${undone} rows); they are taken again`);
+    };
     try {
-      // Rows of the group that is open (written under its coming commit).
-      let groupFrom = 0;
       for (const row of rows) {
         if (group) {
-          // A row that waited on the network ended the group (it ends when the loop turns): the
-          // rows after it start the next one.
           if (group.heldMs >= GROUP_MAX_MS) {
             // Heavy rows: commit, and let the inserts waiting meanwhile (POSTs to answer) in.
-            group.end();
+            try {
+              group.end();
+            } catch {
+              // lost: checkLost below
+            }
+            checkLost();
             await yieldToEventLoop();
           }
-          if (!group.open) groupFrom = results.length;
+          // A row that waited on the network ended the group (it ends when the loop turns): the
+          // rows after it start the next one.
           group.join();
         } else if (results.length > 0) {
           // Rows are mostly synchronous work: without this a batch (or a whole drain) would hold
@@ -195,14 +214,7 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
           await yieldToEventLoop();
         }
         const result = await processOne(row, options.deps() ?? deps);
-        if (group?.lost) {
-          // SQLite rolled the group's transaction back (a full disk, an I/O error): the rows of
-          // this group did nothing after all. They stay due, taken again with their next try.
-          const lost = results.length - groupFrom + 1;
-          results.length = groupFrom;
-          group.end();
-          throw new Error(`the database rolled back the work of ${lost} rows; they are taken again`);
-        }
+        checkLost();
         results.push(result);
       }
     } finally {
