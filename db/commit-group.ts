@@ -7,8 +7,9 @@
 // is a savepoint inside it (better-sqlite3 nests that way by itself): its failure undoes its own
 // writes only, as before. The group ends at the latest when the thread next turns its event loop
 // (a setImmediate set when it opened), so it never stays open across a network wait, a timer or
-// a message: the write lock is held for synchronous work only, as long as a transaction already
-// was, other connections (the main thread's, the delivery worker's) wait no longer than that.
+// a message: the write lock is held for synchronous work only (the processor also ends a group
+// that has held it 10 ms), so other connections (the main thread's, the delivery worker's) wait
+// for it no longer than that.
 //
 // Work that only needs doing once per group can wait for its end: beforeCommit(key, fn) runs fn
 // once per key, inside the group's transaction, right before the COMMIT (a post's likes counted
