@@ -99,7 +99,19 @@ describe('commit groups', () => {
     expect(calls).toEqual(['first true a', 'second true', 'later true']);
   });
 
-  it('a group SQLite rolled back by itself is lost: nothing stored, and its waiters are told', () => {
+  // Two ways a group is lost: SQLite rolls its transaction back by itself (what it does on a full
+  // disk or an I/O error inside a statement), or work deferred to its commit fails (thrown by end).
+  it.each([
+    { how: 'SQLite rolled it back by itself', lose: (writer: Sqlite) => writer.exec('ROLLBACK'), thrown: null },
+    {
+      how: 'a beforeCommit failed',
+      lose: (_writer: Sqlite, group: ReturnType<typeof commitGroup>) =>
+        group.beforeCommit('boom', () => {
+          throw new Error('disk full');
+        }),
+      thrown: 'disk full',
+    },
+  ])('a group is lost when $how: nothing stored, its waiters told, the connection usable', ({ lose, thrown }) => {
     const { writer, seen, write } = open();
     const group = commitGroup(writer);
     const told: boolean[] = [];
@@ -107,14 +119,17 @@ describe('commit groups', () => {
     write('a');
     group.afterGroup((committed) => told.push(committed));
     expect(group.lost).toBe(false);
-    // What SQLite does on a full disk or an I/O error inside a statement: the whole transaction goes.
-    writer.exec('ROLLBACK');
-    expect(group.lost).toBe(true);
-    group.end();
+    lose(writer, group);
+    if (thrown === null) {
+      expect(group.lost).toBe(true);
+      group.end();
+    } else {
+      expect(() => group.end()).toThrow(thrown);
+    }
     expect(told).toEqual([false]);
     expect(group.stats).toEqual({ committed: 0, lost: 1 });
     expect(seen()).toBe('');
-    // The connection is usable and the next group commits.
+    expect(writer.inTransaction).toBe(false);
     group.join();
     write('b');
     group.end();
@@ -139,23 +154,6 @@ describe('commit groups', () => {
     expect(seen()).toBe('a,counted');
     group.beforeCommit('count', () => ran.push('now'));
     expect(ran).toEqual(['count true', 'other', 'now']);
-  });
-
-  it('a beforeCommit that fails loses the group: nothing stored, waiters told, the error thrown', () => {
-    const { writer, seen, write } = open();
-    const group = commitGroup(writer);
-    const told: boolean[] = [];
-    group.join();
-    write('a');
-    group.afterGroup((committed) => told.push(committed));
-    group.beforeCommit('boom', () => {
-      throw new Error('disk full');
-    });
-    expect(() => group.end()).toThrow('disk full');
-    expect(told).toEqual([false]);
-    expect(group.stats).toEqual({ committed: 0, lost: 1 });
-    expect(seen()).toBe('');
-    expect(writer.inTransaction).toBe(false);
   });
 
   it('does not take over a transaction someone else opened', () => {
