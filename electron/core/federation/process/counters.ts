@@ -26,7 +26,7 @@ export function recountAnnounces(db: DbOrTx, outboxObjectId: number): void {
   recountOnce(db, `announces ${outboxObjectId}`, () => recountInteractions(db, outboxObjectId, 'Announce'));
 }
 
-function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 'Announce'): number {
+function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 'Announce'): void {
   // Prepared once per connection (a hot path of the inbox processor). Raw SQL: a counter is not
   // an edit, and drizzle's update would bump updated_at.
   const n = prepared<[string, number], number>(
@@ -37,7 +37,6 @@ function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 
     .get(type, outboxObjectId) ?? 0;
   const column = type === 'Like' ? 'likes_count' : 'announces_count';
   prepared(db, `UPDATE outbox SET ${column} = ? WHERE id = ?`).run(n, outboxObjectId);
-  return n;
 }
 
 // Replies to an object: inbox and outbox objects whose `inReplyTo` (an IRI, or an object with an
@@ -56,9 +55,8 @@ export function recountReplies(db: DbOrTx, apId: string): void {
   recountOnce(db, `replies ${apId}`, () => countReplies(db, apId));
 }
 
-function countReplies(db: DbOrTx, apId: string): number | null {
+function countReplies(db: DbOrTx, apId: string): void {
   const n = prepared<[string, string], number>(db, COUNT_REPLIES_SQL).pluck().get(apId, apId) ?? 0;
-  const inInbox = prepared(db, 'UPDATE inbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
-  const inOutbox = prepared(db, 'UPDATE outbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
-  return inInbox.changes + inOutbox.changes > 0 ? n : null;
+  prepared(db, 'UPDATE inbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
+  prepared(db, 'UPDATE outbox SET replies_count = ? WHERE ap_id = ?').run(n, apId);
 }
