@@ -197,6 +197,48 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1')).toBe(41);
   });
 
+  it("a hand-over to the processor that fails, before or after its commit: no POST is answered 202 unless stored, none stored twice", async () => {
+    const { core, peer, url } = await listeningWorkerCore();
+    const host = core.loops.inbox as InboxWorkerHost;
+    const ids = Array.from({ length: 40 }, () => peer.newId('likes').href);
+    const like = (id: string) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    expect((await peer.postSigned(`${url}/inbox`, like(ids[0]!))).status).toBe(202);
+    // As a processor dying would: the first batch of rows handed over committed but its answer
+    // lost, the second never stored.
+    const insert = host.insert;
+    let inserts = 0;
+    host.insert = (rows) => {
+      inserts++;
+      if (inserts === 1) return insert(rows)!.then(() => Promise.reject(new Error('the inbox worker stopped')));
+      if (inserts === 2) return Promise.reject(new Error('the inbox worker stopped'));
+      return insert(rows);
+    };
+    // In three waves of 13: each wave's rows are handed over in one batch or more.
+    const statuses: number[] = [];
+    for (let wave = 0; wave < 3; wave++) {
+      const sent = ids.slice(1 + wave * 13, 14 + wave * 13).map(async (id) => (await peer.postSigned(`${url}/inbox`, like(id))).status);
+      statuses.push(...(await Promise.all(sent)));
+    }
+    host.insert = insert;
+    expect(inserts).toBeGreaterThanOrEqual(3);
+    // Answered 202 (stored) or refused with a 500 (a peer sends again).
+    expect(statuses.every((status) => status === 202 || status === 500)).toBe(true);
+    expect(statuses.filter((status) => status === 500).length).toBeGreaterThanOrEqual(2);
+    const stored = () => core.sqlite.prepare<[], { ap_id: string; n: number }>('SELECT ap_id, count(*) AS n FROM incoming_activity GROUP BY ap_id').all();
+    const acked = ids.filter((_, i) => i === 0 || statuses[i - 1] === 202);
+    expect(acked.every((id) => stored().some((r) => r.ap_id === id))).toBe(true);
+    expect(stored().length).toBeLessThan(ids.length);
+    // The refused ones sent again, as a peer would: each stored once (the rows committed without
+    // an answer are found, not stored again).
+    for (const [i, id] of ids.slice(1).entries()) {
+      if (statuses[i] !== 202) expect((await peer.postSigned(`${url}/inbox`, like(id))).status).toBe(202);
+    }
+    expect(stored().map((r) => r.ap_id).sort()).toEqual([...ids].sort());
+    expect(stored().every((r) => r.n === 1)).toBe(true);
+    await core.loops.inbox.drain();
+    expect(count(core, 'SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 1')).toBe(40);
+  });
+
   it('processes queued rows on its own thread and tells the main thread what it did', async () => {
     const core = await openWorkerCore();
     const actors = await startActors();
