@@ -93,6 +93,15 @@ function queueFollow(core: Core, actorId: string, n: number): void {
 
 const count = (core: Core, query: string) => core.sqlite.prepare<[], { n: number }>(query).get()!.n;
 
+/** `n` Likes the peer will send (ids made now), and how many rows each activity id has. */
+function likeBurst(peer: Peer, url: string, n: number) {
+  const ids = Array.from({ length: n }, () => peer.newId('likes').href);
+  const like = (id: string) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+  return { ids, like };
+}
+const storedRows = (core: Core) =>
+  core.sqlite.prepare<[], { ap_id: string; n: number }>('SELECT ap_id, count(*) AS n FROM incoming_activity GROUP BY ap_id').all();
+
 describe('the inbox worker', { timeout: 60_000 }, () => {
   it('end to end through the listener: a Fedify peer follows, the worker processes it, the main thread delivers the Accept', async () => {
     // As the app starts: the checks worker comes with the first POST.
@@ -174,8 +183,7 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
   it('checks worker ended mid-burst: every activity answered 202 is stored exactly once', async () => {
     const { core, peer, url } = await listeningWorkerCore();
     const workers = core.loops.inbox as InboxWorkerHost;
-    const ids = Array.from({ length: 40 }, () => peer.newId('likes').href);
-    const like = (id: string) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    const { ids, like } = likeBurst(peer, url, 40);
     // The first answer shows the worker at work; it is ended with the rest of the burst in flight.
     const first = await peer.postSigned(`${url}/inbox`, like(ids[0]!));
     expect(first.status).toBe(202);
@@ -183,7 +191,7 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     await workers.killChecks();
     const statuses = await Promise.all(rest.map(async (r) => (await r).status));
     expect(statuses).toEqual(ids.slice(1).map(() => 202));
-    const rows = core.sqlite.prepare<[], { ap_id: string; n: number }>('SELECT ap_id, count(*) AS n FROM incoming_activity GROUP BY ap_id').all();
+    const rows = storedRows(core);
     expect(rows.map((r) => r.ap_id).sort()).toEqual([...ids].sort());
     expect(rows.every((r) => r.n === 1)).toBe(true);
     // Started again (the loop runs): the next POST is checked there again, not here.
@@ -200,8 +208,7 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
   it("a hand-over to the processor that fails, before or after its commit: no POST is answered 202 unless stored, none stored twice", async () => {
     const { core, peer, url } = await listeningWorkerCore();
     const host = core.loops.inbox as InboxWorkerHost;
-    const ids = Array.from({ length: 40 }, () => peer.newId('likes').href);
-    const like = (id: string) => ({ '@context': 'https://www.w3.org/ns/activitystreams', id, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    const { ids, like } = likeBurst(peer, url, 40);
     expect((await peer.postSigned(`${url}/inbox`, like(ids[0]!))).status).toBe(202);
     // As a processor dying would: the first batch of rows handed over committed but its answer
     // lost, the second never stored.
@@ -224,7 +231,7 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     // Answered 202 (stored) or refused with a 500 (a peer sends again).
     expect(statuses.every((status) => status === 202 || status === 500)).toBe(true);
     expect(statuses.filter((status) => status === 500).length).toBeGreaterThanOrEqual(2);
-    const stored = () => core.sqlite.prepare<[], { ap_id: string; n: number }>('SELECT ap_id, count(*) AS n FROM incoming_activity GROUP BY ap_id').all();
+    const stored = () => storedRows(core);
     const acked = ids.filter((_, i) => i === 0 || statuses[i - 1] === 202);
     expect(acked.every((id) => stored().some((r) => r.ap_id === id))).toBe(true);
     expect(stored().length).toBeLessThan(ids.length);

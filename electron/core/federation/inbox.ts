@@ -169,9 +169,6 @@ class ReceivedPost {
   arrayBuffer(): Promise<ArrayBuffer> {
     return Promise.resolve(this.bytes.slice().buffer);
   }
-  text(): Promise<string> {
-    return Promise.resolve(new TextDecoder().decode(this.bytes));
-  }
 }
 
 /**
