@@ -4,7 +4,6 @@
 // where they may be sent back to. Fetching that URL goes through the one outbound client, so
 // the SSRF guard holds; a client that publishes nothing is still shown by its host name.
 import { and, count, eq, lt, notExists } from 'drizzle-orm';
-import { mf2 } from 'microformats-parser';
 import { z } from 'zod';
 import type { DbOrTx } from '../../../db/client';
 import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
@@ -13,6 +12,8 @@ import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
 import { parseBoundedJson } from '../net/bounded-json';
 import { sanitizePlainText } from '../federation/sanitize';
+import { readClientPage } from '../webmention/source-parse';
+import { httpUrlOrNull } from './client-page';
 
 /** What the consent screen shows about a client. */
 export interface ClientInfo {
@@ -235,16 +236,6 @@ function hostOf(clientId: string): string {
   return new URL(clientId).host;
 }
 
-function httpUrlOrNull(value: unknown, base: string): string | null {
-  if (typeof value !== 'string') return null;
-  try {
-    const url = new URL(value, base);
-    return url.protocol === 'https:' || url.protocol === 'http:' ? url.href : null;
-  } catch {
-    return null;
-  }
-}
-
 /** `rel="redirect_uri"` targets of an HTTP Link header. */
 function linkHeaderRedirects(header: string | null, base: string): string[] {
   if (!header) return [];
@@ -259,10 +250,6 @@ function linkHeaderRedirects(header: string | null, base: string): string[] {
     }
   }
   return found;
-}
-
-function firstString(values: unknown): unknown {
-  return Array.isArray(values) ? values[0] : undefined;
 }
 
 /** Fetches a URL client_id and reads its name, logo and redirect URIs: JSON client metadata
@@ -295,20 +282,17 @@ export async function fetchClientInfo(client: HttpClient, clientId: string): Pro
         redirectUris: [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)],
       };
     }
-    const parsed = mf2(text, { baseUrl: base });
-    const rels = (parsed.rels.redirect_uri ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null);
-    const app = parsed.items.find((item) => item.type?.some((t) => t === 'h-app' || t === 'h-x-app'));
-    const props = (app?.properties ?? {}) as Record<string, unknown>;
-    const name = firstString(props.name);
-    const logo = firstString(props.logo);
-    const logoValue = typeof logo === 'object' && logo !== null && 'value' in logo ? (logo as { value: unknown }).value : logo;
+    // Parsed on the page reader's thread, within its bounds and deadline; a page it cannot read
+    // leaves the client known by its host (and the redirect URIs of its Link header).
+    const page = await readClientPage(text, base);
+    if (!page.ok) return { ...fallback, redirectUris: linked };
     return {
       clientId,
-      name: typeof name === 'string' && name.trim() ? name.trim().slice(0, 200) : fallback.name,
-      url: httpUrlOrNull(firstString(props.url), base),
-      logoUrl: httpUrlOrNull(logoValue, base),
+      name: page.page.name ?? fallback.name,
+      url: page.page.url,
+      logoUrl: page.page.logoUrl,
       registered: false,
-      redirectUris: [...linked, ...rels],
+      redirectUris: [...linked, ...page.page.redirectUris],
     };
   } catch {
     return fallback;

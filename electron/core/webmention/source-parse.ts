@@ -1,4 +1,5 @@
-// Reading a webmention source page off the main thread. The page is measured first
+// Reading remote HTML pages off the main thread: webmention source pages, and the pages IndieAuth
+// clients publish at their client_id (indieauth/client-page.ts). The page is measured first
 // (net/html-bounds.ts: elements and nesting, one linear pass) and refused when over the bounds;
 // what is within them is parsed in a worker thread (source-worker.ts), one page at a time, under
 // a deadline. A page that is over the bounds, takes too long or breaks the parser is refused for
@@ -10,15 +11,20 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { htmlOverLimits } from '../net/html-bounds';
-import type { SourceResult, SourceTask } from './source-worker';
+import type { ReaderJob, ReaderResult, ReaderTask } from './source-worker';
+import type { ClientPage } from '../indieauth/client-page';
 import type { JsonValue } from '../../../db/schema';
 
 /** A source page is read only within these (a long blog page has a few thousand elements). */
 export const SOURCE_HTML_LIMITS = { chars: 1024 * 1024, elements: 30_000, depth: 400 } as const;
+/** An IndieAuth client's page is fetched up to 512 KiB (indieauth/clients.ts); the same bounds
+ * of markup apply (an app's home page may be a whole site's front page). */
+export const CLIENT_HTML_LIMITS = { chars: 512 * 1024, elements: 30_000, depth: 400 } as const;
 /** How long one page may take to parse, in the worker. */
 export const SOURCE_PARSE_MS = 5_000;
 
 export type SourceReading = { ok: true; links: boolean; microformats: { items: JsonValue[] } } | { ok: false; reason: string };
+export type ClientPageReading = { ok: true; page: ClientPage } | { ok: false; reason: string };
 
 function workerEntry(): { file: string; execArgv: string[] } {
   // __dirname: the bundle's folder (both bundles have one, see build/build.mjs), or this source
@@ -30,8 +36,8 @@ function workerEntry(): { file: string; execArgv: string[] } {
 }
 
 interface Pending {
-  task: SourceTask;
-  resolve: (reading: SourceReading) => void;
+  task: ReaderTask;
+  resolve: (result: ReaderResult) => void;
 }
 
 let worker: Worker | null = null;
@@ -45,7 +51,7 @@ function startWorker(): Worker {
   const entry = workerEntry();
   const w = new Worker(entry.file, { execArgv: entry.execArgv, resourceLimits: { maxOldGenerationSizeMb: 256 } });
   w.unref();
-  w.on('message', (result: SourceResult | { ready: true }) => {
+  w.on('message', (result: ReaderResult | { ready: true }) => {
     if ('ready' in result) {
       if (worker === w) ready = true;
       return pump();
@@ -54,7 +60,7 @@ function startWorker(): Worker {
     const done = running;
     running = null;
     clearTimeout(done.timer);
-    done.resolve(result.ok ? { ok: true, links: result.links, microformats: result.microformats } : { ok: false, reason: result.reason });
+    done.resolve(result);
     pump();
   });
   const fail = (reason: string) => {
@@ -63,7 +69,7 @@ function startWorker(): Worker {
     running = null;
     if (lost !== null) {
       clearTimeout(lost.timer);
-      lost.resolve({ ok: false, reason });
+      lost.resolve({ id: lost.task.id, ok: false, reason });
     }
     pump();
   };
@@ -88,7 +94,7 @@ function pump(): void {
     if (worker === w) worker = null;
     const lost = running;
     running = null;
-    lost?.resolve({ ok: false, reason: `reading it took longer than ${SOURCE_PARSE_MS / 1000} s` });
+    lost?.resolve({ id: lost.task.id, ok: false, reason: `reading it took longer than ${SOURCE_PARSE_MS / 1000} s` });
     void w.terminate();
     pump();
   }, SOURCE_PARSE_MS);
@@ -96,17 +102,35 @@ function pump(): void {
   w.postMessage(next.task);
 }
 
+type Failure = Extract<ReaderResult, { ok: false }>;
+
+/** Queues `job` for the worker: its result (the worker answers each task in its own kind), or
+ * why the page could not be read. */
+function readInWorker<K extends ReaderJob['kind']>(job: Extract<ReaderJob, { kind: K }>): Promise<Extract<ReaderResult, { kind: K }> | Failure> {
+  return new Promise((resolve) => {
+    waiting.push({ task: { ...job, id: nextId++ }, resolve: resolve as (result: ReaderResult) => void });
+    pump();
+  });
+}
+
 /**
  * Whether the HTML page `html` (at `url`) links to `target`, and its microformats when it does;
  * or why the page cannot be read.
  */
-export function readSourcePage(html: string, url: string, target: string): Promise<SourceReading> {
+export async function readSourcePage(html: string, url: string, target: string): Promise<SourceReading> {
   const over = htmlOverLimits(html, SOURCE_HTML_LIMITS);
-  if (over !== null) return Promise.resolve({ ok: false, reason: over });
-  return new Promise((resolve) => {
-    waiting.push({ task: { id: nextId++, html, url, target }, resolve });
-    pump();
-  });
+  if (over !== null) return { ok: false, reason: over };
+  const result = await readInWorker({ kind: 'source', html, url, target });
+  return result.ok ? { ok: true, links: result.links, microformats: result.microformats } : { ok: false, reason: result.reason };
+}
+
+/** What the IndieAuth client page `html` (fetched from `url`, after redirects) says of its
+ * client, or why it cannot be read. */
+export async function readClientPage(html: string, url: string): Promise<ClientPageReading> {
+  const over = htmlOverLimits(html, CLIENT_HTML_LIMITS);
+  if (over !== null) return { ok: false, reason: over };
+  const result = await readInWorker({ kind: 'client', html, url });
+  return result.ok ? { ok: true, page: result.page } : { ok: false, reason: result.reason };
 }
 
 /** Ends the worker (tests, shutdown); a later page starts a new one. */

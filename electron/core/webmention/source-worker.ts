@@ -1,29 +1,34 @@
-// The worker thread that reads webmention source pages (see source-parse.ts): whether the page
-// links to the target, and its sanitized microformats. Parsing a page took from half a second
-// (a 120 KB blog page with many microformats) to tens of seconds and a stack overflow (50,000
-// nested elements), so it never runs on the main thread. One page at a time; an exception is
-// answered as the page's refusal.
+// The worker thread that reads remote HTML pages for the main thread (see source-parse.ts):
+// webmention source pages (whether the page links to the target, and its sanitized
+// microformats) and IndieAuth client pages (the h-app and rel=redirect_uri of a client_id).
+// Parsing a page took from half a second (a 120 KB blog page with many microformats) to tens of
+// seconds and a stack overflow (50,000 nested elements), so it never runs on the main thread.
+// One page at a time; an exception is answered as the page's refusal.
 import { parentPort } from 'node:worker_threads';
 import { htmlLinksTo } from './links';
 import { parseSource } from './microformats';
+import { readClientPageHtml, type ClientPage } from '../indieauth/client-page';
 
-export interface SourceTask {
-  id: number;
-  html: string;
-  url: string;
-  target: string;
-}
+/** A page to read, and what to read it for. */
+export type ReaderJob = { kind: 'source'; html: string; url: string; target: string } | { kind: 'client'; html: string; url: string };
+export type ReaderTask = ReaderJob & { id: number };
 
-export type SourceResult =
-  | { id: number; ok: true; links: boolean; microformats: ReturnType<typeof parseSource> }
+export type ReaderResult =
+  | { id: number; ok: true; kind: 'source'; links: boolean; microformats: ReturnType<typeof parseSource> }
+  | { id: number; ok: true; kind: 'client'; page: ClientPage }
   | { id: number; ok: false; reason: string };
 
-parentPort?.on('message', (task: SourceTask) => {
-  let result: SourceResult;
+function read(task: ReaderTask): ReaderResult {
+  if (task.kind === 'client') return { id: task.id, ok: true, kind: 'client', page: readClientPageHtml(task.html, task.url) };
+  const links = htmlLinksTo(task.html, task.url, task.target);
+  const microformats = links ? parseSource(task.html, task.url) : { items: [] };
+  return { id: task.id, ok: true, kind: 'source', links, microformats };
+}
+
+parentPort?.on('message', (task: ReaderTask) => {
+  let result: ReaderResult;
   try {
-    const links = htmlLinksTo(task.html, task.url, task.target);
-    const microformats = links ? parseSource(task.html, task.url) : { items: [] };
-    result = { id: task.id, ok: true, links, microformats };
+    result = read(task);
   } catch (error) {
     const why = error instanceof RangeError ? 'its markup is nested too deeply to read' : `it could not be read (${(error as Error).message})`;
     result = { id: task.id, ok: false, reason: why };
