@@ -36,6 +36,12 @@ export function workerEntry(source: string, bundle: string): { file: string; exe
   return { file: join(dirname(here), bundle), execArgv: [] };
 }
 
+/** A request's worker ended before answering it (stopped, killed or crashed): whether its work
+ * was done is unknown to the host; the caller decides (ask the next worker, or refuse). */
+export class WorkerEndedError extends Error {
+  override name = 'WorkerEndedError';
+}
+
 export interface WorkerHostOptions<Out> {
   /** The thread's name, and how the log calls it ("inbox worker"). */
   name: string;
@@ -137,7 +143,7 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
         worker = null;
         options.onExit?.();
         // Done or not, unknown: each caller decides (a drain asks again, a peer sends again).
-        for (const request of waiting.values()) request.reject(new Error(`${name} stopped (exit code ${code})`));
+        for (const request of waiting.values()) request.reject(new WorkerEndedError(`${name} stopped (exit code ${code})`));
         waiting.clear();
         if (readyAt !== null && performance.now() - readyAt >= STAYED_UP_MS) failedStarts = 0;
         readyAt = null;

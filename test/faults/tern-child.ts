@@ -30,7 +30,9 @@ if (task === 'inbox') {
   // The inbox processor on its worker thread, as the apps run it: the kill lands in either thread.
   const core = await openCore({ dataDir, mode: 'headless', allowPrivateAddresses: true, inboxWorker: true, listen: { host: '127.0.0.1', port: Number(arg) } });
   core.loops.inbox.start();
-  // Up when its worker is (the listener's inserts wait for it): a kill lands in the work.
+  // Up when its workers are (the listener's inserts and checks wait for them; the app starts the
+  // checks worker with the first POST, which waits for it): a kill lands in the work.
+  (core.loops.inbox as InboxWorkerHost).startChecks();
   await (core.loops.inbox as InboxWorkerHost).ready();
   console.log('ready');
   if (process.argv[5] === 'drain') {

@@ -8,7 +8,7 @@
 // committed after it, and handlers are idempotent on ap_id), and a POST whose check had no answer
 // is checked again on the main thread, where a row already stored is found (inbox-route.ts).
 import type { Settings } from '../settings';
-import { createWorkerHost, workerEntry } from '../worker-host';
+import { createWorkerHost, workerEntry, WorkerEndedError } from '../worker-host';
 import type { IncomingRow } from './incoming-writer';
 import type { InboxCheck, InboxPost } from './inbox';
 import type { KeyCacheStats } from '../net/key-cache';
@@ -19,6 +19,18 @@ import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-proto
 const STOP_WAIT_MS = 15_000;
 /** The checks worker is stopped after this long without an inbox POST (its memory given back). */
 const CHECKS_IDLE_STOP_MS = 10 * 60_000;
+/** How long an inbox POST waits for the checks worker to be up (starting, or starting again
+ * after it ended) before it is answered 503: a worker that takes longer is failing to start. */
+export const CHECKS_WAIT_MS = 10_000;
+
+/** The checks worker could not take a POST in time (it is failing to start, or the loop
+ * stopped): the listener answers 503 with Retry-After. Nothing was stored. */
+export class ChecksUnavailableError extends Error {
+  override name = 'ChecksUnavailableError';
+  constructor() {
+    super('the inbox checks are not running; try again shortly');
+  }
+}
 
 export interface InboxWorkerHostOptions {
   /** What the worker is built from, read at each start (the current settings). */
@@ -38,8 +50,9 @@ export interface InboxWorkerHost extends InboxLoop {
   settings(settings: Settings): void;
   /** Inserts rows the listener accepted on the processor's connection; null when it is not up. */
   insert(rows: IncomingRow[]): Promise<number[]> | null;
-  /** Checks an inbox POST on the checks worker (the row to store comes back); null when it is
-   * not up (yet). Rejects when the worker ends first: the caller checks again. */
+  /** Checks an inbox POST on the checks worker (the row to store comes back), waiting for it
+   * to be up (CHECKS_WAIT_MS at most, then ChecksUnavailableError); null when the loop is not
+   * running (the caller checks on its own thread). */
   accept(post: InboxPost): Promise<InboxCheck> | null;
   /** The checks worker's key cache counters (the bench); null when it is not up. */
   keyStats(): Promise<KeyCacheStats> | null;
@@ -120,6 +133,38 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     void checks.ready().then(checksBusy);
   }
 
+  /** Resolves once the checks worker is set up, started if need be; rejects at `deadline` (or
+   * when the loop stops first) with ChecksUnavailableError. */
+  function checksReady(deadline: number): Promise<void> {
+    if (checks.isReady) return Promise.resolve();
+    if (!host.running) return Promise.reject(new ChecksUnavailableError());
+    if (!checks.running) startChecks();
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => reject(new ChecksUnavailableError()), Math.max(0, deadline - performance.now()));
+      void checks.ready().then(() => {
+        clearTimeout(timer);
+        // ready() also resolves when the host stops.
+        if (checks.isReady) resolve();
+        else reject(new ChecksUnavailableError());
+      });
+    });
+  }
+
+  async function acceptOnWorker(post: InboxPost): Promise<InboxCheck> {
+    const deadline = performance.now() + CHECKS_WAIT_MS;
+    for (;;) {
+      await checksReady(deadline);
+      const answer = checks.request<InboxCheck>((request) => ({ type: 'accept', request, post: ownBytes(post) }));
+      if (answer === null) continue; // ended just now: the next one
+      try {
+        return await answer;
+      } catch (error) {
+        // The worker ended with this POST in it: the next one checks it (within the deadline).
+        if (!(error instanceof WorkerEndedError)) throw error;
+      }
+    }
+  }
+
   return {
     get running() {
       return host.running;
@@ -152,21 +197,21 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
       checks.post({ type: 'settings', settings });
     },
     insert: (rows) => host.request<number[]>((request) => ({ type: 'insert', request, rows })),
-    // Only to a worker that is set up: one still starting (or restarting) would hold the answer
-    // for its start-up, longer than checking on the main thread. The checks worker starts with
-    // the first POST while the loop runs (an app whose listener is off, or that nobody writes
-    // to, never pays for it); that one is checked on the main thread.
+    // Never checked on the main thread while the loop runs: a POST's JSON, its key document and
+    // a forwarded activity's LD signature are remote input that can cost seconds (a 1 MiB
+    // LD-signed activity took 30 s to canonicalize), and this thread is the app's. A POST that
+    // finds the checks worker starting (the first after an idle stop) or gone (it ended with
+    // the POST in it) waits for the next one, up to CHECKS_WAIT_MS; then 503, and the peer sends
+    // again. Nothing is stored before the checks answer, so a POST checked again is stored once.
     accept(post) {
       if (!host.running) return null;
       checksBusy();
-      if (!checks.isReady || !checks.running) {
-        if (!checks.running) startChecks();
-        return null;
-      }
-      const answer = checks.request<InboxCheck>((request) => ({ type: 'accept', request, post: ownBytes(post) }));
-      if (answer === null) return null;
       checking++;
-      const done = () => void checking--;
+      const done = () => {
+        checking--;
+        checksBusy();
+      };
+      const answer = acceptOnWorker(post);
       answer.then(done, done);
       return answer;
     },

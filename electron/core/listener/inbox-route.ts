@@ -8,7 +8,8 @@
 // request per activity (that framework share was more than half the accept cost in the bench).
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Hono } from 'hono';
-import { inboxPostRequest, receiveInboxPost, storeInboxPost, type InboxOutcome, type InboxPost } from '../federation/inbox';
+import { inboxPostRequest, receiveInboxPost, storeInboxPost, type InboxCheck, type InboxOutcome, type InboxPost } from '../federation/inbox';
+import { ChecksUnavailableError } from '../federation/inbox-worker-host';
 import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
@@ -16,6 +17,8 @@ import { storageProblem } from '../../../db/storage-errors';
 import type { AcceptFirst } from './accept-first';
 
 export const MAX_INBOX_BYTES = 1024 * 1024;
+/** Retry-After for a POST the checks worker could not take (it is starting again). */
+const CHECKS_RETRY_AFTER_S = 30;
 
 /** The listener's answer to an inbox POST: a status, and the error for a problem body. */
 export type InboxAnswer =
@@ -37,13 +40,15 @@ async function answer(core: ListenerCore, options: ListenerAppOptions, post: Inb
 }
 
 /**
- * The checks and the row (federation/inbox.ts). The checks run on the inbox checks worker when
- * one is up (the JSON and the signature are then that thread's work, not this one's), else here.
- * The row is stored from here either way: to the processor's connection when it runs on its
- * worker (incoming-writer.ts), with the verdict and actor document the checks produced. A worker
- * that ends before answering has stored nothing: the POST is checked again here. Checks run here
- * wait while a burst of new connections is being accepted (`acceptFirst`, accept-first.ts); a
- * hand-over to the worker does not: it costs this thread microseconds.
+ * The checks and the row (federation/inbox.ts). While the inbox loop runs on its workers, the
+ * checks run on the inbox checks worker, never here (the JSON, the key document and an LD
+ * signature are that thread's work, not this one's): a POST waits for the worker to be up, and
+ * is answered 503 with Retry-After when it is not within CHECKS_WAIT_MS. Without workers (or
+ * before the loop starts) they run here. The row is stored from here either way: to the
+ * processor's connection when it runs on its worker (incoming-writer.ts), with the verdict and
+ * actor document the checks produced. Checks run here wait while a burst of new connections is
+ * being accepted (`acceptFirst`, accept-first.ts); a hand-over to the worker does not: it costs
+ * this thread microseconds.
  */
 async function check(core: ListenerCore, options: ListenerAppOptions, post: InboxPost, acceptFirst?: AcceptFirst): Promise<InboxOutcome> {
   const full = options.embeddedChecksAtOnce === undefined ? post : { ...post, embeddedChecksAtOnce: options.embeddedChecksAtOnce };
@@ -57,8 +62,16 @@ async function check(core: ListenerCore, options: ListenerAppOptions, post: Inbo
     embeddedChecksAtOnce: options.embeddedChecksAtOnce,
   };
   const elsewhere = core.inboxAccept?.(full) ?? null;
-  const checked = elsewhere === null ? null : await elsewhere.catch(() => null);
-  if (checked !== null) return checked.status === 'store' ? storeInboxPost(deps, checked) : checked;
+  if (elsewhere !== null) {
+    let checked: InboxCheck;
+    try {
+      checked = await elsewhere;
+    } catch (error) {
+      if (error instanceof ChecksUnavailableError) return { status: 503, reason: error.message, retryAfterSeconds: CHECKS_RETRY_AFTER_S };
+      throw error;
+    }
+    return checked.status === 'store' ? storeInboxPost(deps, checked) : checked;
+  }
   const here = () => receiveInboxPost(deps, inboxPostRequest(full), full.body);
   return acceptFirst ? acceptFirst.run(here) : here();
 }
