@@ -90,12 +90,14 @@ const LD_REASONS: Record<LdVerifyFailureReason, string> = {
   bad_signature: 'its LD signature does not verify',
   key_unavailable: 'the key of its LD signature is unavailable',
   not_actor: 'its LD signature is by a key that does not belong to the actor',
+  too_large: 'too large to check its LD signature',
 };
 const PROOF_REASONS: Record<LdVerifyFailureReason, string> = {
   unsigned: 'no integrity proof',
   bad_signature: 'its integrity proof does not verify',
   key_unavailable: 'the key of its integrity proof is unavailable',
   not_actor: 'its integrity proof is not by a key of the actor',
+  too_large: 'too large to check its integrity proof',
 };
 
 /** The keyId a request's signature names, read without verifying anything (for the block list). */

@@ -127,6 +127,20 @@ describe('POST /inbox, forwarded with an LD signature by the actor', () => {
     });
   });
 
+  it('a validly LD-signed activity past the bounds of what is checked (1,200 addresses) is not checked: 401 with the reason, nothing stored', async () => {
+    // Canonicalizing it would cost the inbox's thread about half a second (30 s at 1 MiB).
+    const many = Array.from({ length: 1_200 }, (_, i) => `https://elsewhere.example/users/u${i}`);
+    const update = await signLdDocument({ ...activities.Update(14), cc: many }, signedBy(mallory));
+    expect(JSON.stringify(update).length).toBeLessThan(64 * 1024); // refused for its count of values
+    expect(await refused(t.core, bob.postSigned(inboxUrl, update))).toEqual({
+      status: 401,
+      error: 'key does not belong to actor (forwarded activity: too large to check its LD signature)',
+    });
+    // The same activity within the bounds is checked and taken.
+    const small = await signLdDocument({ ...activities.Update(15), cc: many.slice(0, 50) }, signedBy(mallory));
+    expect((await bob.postSigned(inboxUrl, small)).status).toBe(202);
+  });
+
   it('an LD signature by the key of another actor: 401, nothing stored', async () => {
     const forged = await signLdDocument(activities.Delete(12), signedBy(eve));
     expect(await refused(t.core, bob.postSigned(inboxUrl, forged))).toEqual({
