@@ -11,12 +11,16 @@ function isLoopbackHost(host: string): boolean {
   return name === 'localhost' || name === '::1' || /^127\./.test(name);
 }
 
+/** A WebFinger answer is a few links (Mastodon's: about 1 KB); more is not read, nor parsed on
+ * the app's thread. */
+export const WEBFINGER_MAX_BYTES = 64 * 1024;
+
 async function webfinger(fed: FederationContext, host: string, resource: string, what: string): Promise<Json> {
   const scheme = fed.allowPrivateAddresses && isLoopbackHost(host) ? 'http' : 'https';
   const url = `${scheme}://${host}/.well-known/webfinger?resource=${encodeURIComponent(resource)}`;
   let res: Awaited<ReturnType<FederationContext['client']['fetchJson']>>;
   try {
-    res = await fed.client.fetchJson(url, { headers: { accept: 'application/jrd+json, application/json' } });
+    res = await fed.client.fetchJson(url, { headers: { accept: 'application/jrd+json, application/json' }, maxBodyBytes: WEBFINGER_MAX_BYTES });
   } catch (error) {
     if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
       throw new NotFoundError(`${what} cannot be looked up: ${(error as Error).message}`);

@@ -1,6 +1,6 @@
 import { FetchError } from '@fedify/vocab-runtime';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ACTIVITY_ACCEPT, createContextLoader, createDocumentLoader, preloadedContextLoader } from './document-loader';
+import { ACTIVITY_ACCEPT, ACTIVITY_DOCUMENT_MAX_BYTES, createContextLoader, createDocumentLoader, preloadedContextLoader } from './document-loader';
 import { BodyTooLargeError } from './errors';
 import { createHttpClient, type HttpClient } from './http-client';
 import { startServer, type Handler, type LoopbackServer } from './test-server';
@@ -77,6 +77,15 @@ describe('document loaders', () => {
       res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify({ ...actor, summary: 'x'.repeat(10_000) }));
     }, 4096);
     await expect(load(`${server.origin}/big`)).rejects.toBeInstanceOf(BodyTooLargeError);
+  });
+
+  it(`caps documents at ${ACTIVITY_DOCUMENT_MAX_BYTES} bytes (Mastodon's limit) whatever the client allows`, async () => {
+    const { server, load } = await setup((req, res) => {
+      const size = req.url === '/big' ? ACTIVITY_DOCUMENT_MAX_BYTES : ACTIVITY_DOCUMENT_MAX_BYTES - 200;
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify({ ...actor, summary: 'x'.repeat(size) }));
+    });
+    await expect(load(`${server.origin}/big`)).rejects.toBeInstanceOf(BodyTooLargeError);
+    expect((await load(`${server.origin}/within`)).document).toMatchObject({ type: 'Person' });
   });
 
   it('fetches an unknown context once and keeps it', async () => {

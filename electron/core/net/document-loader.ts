@@ -63,11 +63,19 @@ export function createDocumentLoader(client: HttpClient): DocumentLoader {
   return loaderOver(client, true);
 }
 
+/**
+ * The largest ActivityPub document loaded (actors, keys, objects), whatever the client's own cap
+ * (2 MiB): Mastodon's limit, and our inbox's. A document is parsed whole, then expanded by
+ * Fedify on the thread that asked (a 2 MiB actor took 0.5–5 s to read as a key), and stored.
+ */
+export const ACTIVITY_DOCUMENT_MAX_BYTES = 1024 * 1024;
+
 function loaderOver(client: HttpClient, sameOriginOnly: boolean): DocumentLoader {
+  const maxBodyBytes = Math.min(client.maxBodyBytes ?? ACTIVITY_DOCUMENT_MAX_BYTES, ACTIVITY_DOCUMENT_MAX_BYTES);
   const load = async (url: string, signal: AbortSignal | undefined, alternates: number): Promise<RemoteDocument> => {
     const hit = preloaded(url);
     if (hit !== null) return hit;
-    const { response, text } = await client.fetchText(url, { headers: { accept: ACTIVITY_ACCEPT }, signal });
+    const { response, text } = await client.fetchText(url, { headers: { accept: ACTIVITY_ACCEPT }, signal, maxBodyBytes });
     const documentUrl = response.url === '' ? url : response.url;
     if (sameOriginOnly && new URL(documentUrl).origin !== new URL(url).origin) {
       throw new FetchError(url, `${url} redirected to another server (${new URL(documentUrl).host})`);

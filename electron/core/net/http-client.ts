@@ -72,6 +72,8 @@ export interface HttpClient {
   readonly userAgent: string;
   /** For callers that follow redirects themselves (signed requests are re-signed per hop). */
   readonly maxRedirects: number;
+  /** The body cap of requests that name none (callers with a cap of their own take the lower). */
+  readonly maxBodyBytes?: number;
   readonly fetch: NetFetch;
   /** Fetches and reads the body as text, refusing bodies over the cap while they stream. */
   fetchText(input: string | URL | Request, init?: NetRequestInit): Promise<{ response: Response; text: string }>;
@@ -276,6 +278,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
   return {
     userAgent: options.userAgent,
     maxRedirects,
+    maxBodyBytes,
     fetch,
     fetchText,
     fetchJson,
