@@ -60,8 +60,13 @@ export async function resolveHandle(deps: LookupDeps, handle: string): Promise<A
   return row;
 }
 
-function alternateLink(html: string): string | null {
-  for (const tag of html.match(/<link\b[^>]*>/gi) ?? []) {
+/** The href of the first `<link rel=alternate>` to an ActivityPub type in an HTML page. */
+export function alternateLink(html: string): string | null {
+  // Only up to the last `>`: past it no tag ends, and the regex, tried at each `<link` there,
+  // would scan to the end of the page before failing — quadratic, 4 s for 128 KiB of `<link<link…`
+  // (the client reads up to 2 MiB), on the main thread.
+  const tags = html.slice(0, html.lastIndexOf('>') + 1).match(/<link\b[^>]*>/gi) ?? [];
+  for (const tag of tags) {
     if (!/rel=["']?alternate/i.test(tag) || !/type=["']?application\/(activity\+json|ld\+json)/i.test(tag)) continue;
     const href = /href=["']([^"']+)["']/i.exec(tag)?.[1];
     if (href) return href.replace(/&amp;/g, '&');

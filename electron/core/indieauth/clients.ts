@@ -11,6 +11,7 @@ import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
 import { parseBoundedJson } from '../net/bounded-json';
+import { linkValues } from '../net/link-header';
 import { sanitizePlainText } from '../federation/sanitize';
 import { readClientPage } from '../webmention/source-parse';
 import { httpUrlOrNull } from './client-page';
@@ -237,11 +238,14 @@ function hostOf(clientId: string): string {
 }
 
 /** `rel="redirect_uri"` targets of an HTTP Link header. */
-function linkHeaderRedirects(header: string | null, base: string): string[] {
+export function linkHeaderRedirects(header: string | null, base: string): string[] {
   if (!header) return [];
   const found: string[] = [];
   for (const part of header.split(',')) {
-    const match = /<([^>]*)>\s*;(.*)$/.exec(part.trim());
+    // The first `<uri>` followed by `;` and the rest of the part (its parameters). The `;…` is
+    // optional in the regex so that it matches at each `<`, as linkValues needs to stay linear;
+    // a `<uri>` without it is passed over, as before.
+    const match = [...linkValues(part.trim(), /<([^>]*)>(?:\s*;(.*)$)?/)].find((value) => value[2] !== undefined);
     if (!match) continue;
     const rel = /rel\s*=\s*"?([^";]+)"?/i.exec(match[2] ?? '');
     if (rel && rel[1]!.split(/\s+/).includes('redirect_uri')) {

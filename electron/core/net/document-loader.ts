@@ -5,6 +5,7 @@
 import { FetchError, preloadedContexts, type DocumentLoader, type RemoteDocument } from '@fedify/vocab-runtime';
 import type { HttpClient } from './http-client';
 import { jsonRefusal, parseBoundedJson } from './bounded-json';
+import { linkValues } from './link-header';
 
 export const ACTIVITY_ACCEPT = 'application/activity+json, application/ld+json; profile="https://www.w3.org/ns/activitystreams"';
 
@@ -22,10 +23,10 @@ interface Link {
 }
 
 /** Just enough of RFC 8288 for the `rel` and `type` of each link. */
-function parseLinkHeader(header: string | null): Link[] {
+export function parseLinkHeader(header: string | null): Link[] {
   if (header === null) return [];
   const links: Link[] = [];
-  for (const match of header.matchAll(/<([^>]*)>((?:\s*;\s*[^;,=]+(?:=(?:"[^"]*"|[^;,]*))?)*)/g)) {
+  for (const match of linkValues(header, /<([^>]*)>((?:\s*;\s*[^;,=]+(?:=(?:"[^"]*"|[^;,]*))?)*)/)) {
     const params = new Map<string, string>();
     for (const p of (match[2] ?? '').matchAll(/;\s*([^;,=\s]+)\s*(?:=\s*(?:"([^"]*)"|([^;,]*)))?/g)) {
       params.set((p[1] ?? '').toLowerCase(), (p[2] ?? p[3] ?? '').trim());

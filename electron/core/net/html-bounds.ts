@@ -1,8 +1,8 @@
 // How much HTML is in a string, measured without parsing it: the number of elements and an
 // upper estimate of their nesting, by one regular-expression pass over the tags (linear, a few
-// milliseconds per MiB). Parsers are recursive and slow on hostile input: microformats-parser
-// overflowed its stack on 5,000 nested <div>s after seconds of work, and sanitize-html took
-// 1.5 s on 50,000 of them — all on the main thread. Remote HTML is measured here first, and
+// milliseconds per MiB, hostile input included). Parsers are recursive and slow on hostile
+// input: microformats-parser overflowed its stack on 5,000 nested <div>s after seconds of work,
+// and sanitize-html took 1.5 s on 50,000 of them — all on the main thread. Remote HTML is measured here first, and
 // what is over the bounds is never handed to a parser (see sanitize.ts, webmention/source-parse.ts).
 
 export interface HtmlSize {
@@ -19,7 +19,14 @@ const NO_NESTING = new Set([
   'caption', 'rb', 'rt', 'rtc', 'rp', 'html', 'head', 'body',
 ]);
 
+// A tag runs from its `<` to the first `>` after it, whatever lies between (`<b title="<">` is
+// one element). Tried at a `<` with no `>` anywhere after it, the regex scans to the end of the
+// input before failing, then tries again at the next `<`: quadratic, 66 s for 512 KiB of `<a<a…`.
 const TAG = /<(\/?)([a-zA-Z][a-zA-Z0-9:-]*)[^>]*?(\/?)>/g;
+
+/** `html` up to its last `>`: every tag lies within it, and every `<a` in it has its `>`, so TAG
+ * never fails after a scan and one pass is linear. */
+const upToLastTagEnd = (html: string): string => html.slice(0, html.lastIndexOf('>') + 1);
 
 /**
  * Counts elements and estimates nesting; stops counting once either passes its limit (the result
@@ -29,7 +36,7 @@ export function measureHtml(html: string, limits: HtmlSize = { elements: Number.
   let elements = 0;
   let depth = 0;
   let deepest = 0;
-  for (const match of html.matchAll(TAG)) {
+  for (const match of upToLastTagEnd(html).matchAll(TAG)) {
     const closing = match[1] === '/';
     const name = match[2]!.toLowerCase();
     if (!closing) elements++;

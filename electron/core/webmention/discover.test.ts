@@ -6,6 +6,7 @@ import { BlockedAddressError, TooManyRedirectsError } from '../net/errors';
 import { createHttpClient, type HttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { NoWebmentionEndpointError, TargetUnavailableError, discoverEndpoint } from './discover';
+import { webmentionLinksInHeader } from './links';
 
 interface Case {
   headers?: Record<string, string | string[]>;
@@ -157,5 +158,22 @@ describe('webmention endpoint discovery (webmention.rocks discovery tests)', () 
     } finally {
       guarded.close();
     }
+  });
+});
+
+describe('webmentionLinksInHeader', () => {
+  // 16 KiB is about all of a response's headers Node's HTTP parser accepts. Each `<` without a
+  // `>` after it used to be scanned to the end of the header: 280 ms a header, on the main thread
+  // (a target's server chooses its headers). Now each takes a few hundredths of a millisecond:
+  // ten of each within 1 s leaves a wide margin for a busy machine, and the old code fails it.
+  it('reads a 16 KiB header of `<<<…` or `<a <a …` in linear time: no endpoint', () => {
+    const started = performance.now();
+    for (let i = 0; i < 10; i++) {
+      expect(webmentionLinksInHeader('<'.repeat(16 * 1024))).toEqual([]);
+      expect(webmentionLinksInHeader('<a '.repeat((16 * 1024) / 3))).toEqual([]);
+    }
+    // A value's <…> runs from its `<` to the first `>`, as before: the junk is part of the URI.
+    expect(webmentionLinksInHeader(`${'<'.repeat(16 * 1024)}</wm>; rel=webmention`)).toEqual([`${'<'.repeat(16 * 1024)}/wm`]);
+    expect(performance.now() - started).toBeLessThan(1_000);
   });
 });

@@ -4,6 +4,7 @@
 // htmlparser2 (sanitize-html's own), so comments, escaped markup and entities are read the way
 // a browser reads them — a <link> inside a comment or written as &lt;link&gt; is no link.
 import { Parser } from 'htmlparser2';
+import { linkValues } from '../net/link-header';
 
 const hasRel = (rel: string | undefined, wanted: string) =>
   rel !== undefined && rel.toLowerCase().split(/[\t\n\f\r ]+/).includes(wanted);
@@ -14,8 +15,8 @@ export function webmentionLinksInHeader(header: string | null): string[] {
   if (!header) return [];
   const found: string[] = [];
   // `<uri>; param=value; …` values separated by commas outside <…> and quotes (RFC 8288).
-  const re = /<([^>]*)>((?:\s*;\s*[^;,"=]+(?:=(?:"[^"]*"|[^;,]*))?)*)/g;
-  for (const match of header.matchAll(re)) {
+  const re = /<([^>]*)>((?:\s*;\s*[^;,"=]+(?:=(?:"[^"]*"|[^;,]*))?)*)/;
+  for (const match of linkValues(header, re)) {
     const [, uri = '', params = ''] = match;
     for (const param of params.matchAll(/;\s*([^;=\s]+)\s*(?:=\s*("([^"]*)"|[^;,]*))?/g)) {
       const name = (param[1] ?? '').toLowerCase();
