@@ -12,6 +12,7 @@ import { authorOf } from './objects';
 import { sanitizeActorHtml } from './sanitize';
 import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
 import { takeFetchedActor } from './fetched-actors';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
@@ -57,7 +58,7 @@ export function checkActorDocument(apId: string, json: unknown, finalUrl: string
   if (new URL(finalUrl).origin !== new URL(apId).origin) {
     throw new NotFoundError(`${apId} was redirected to another server (${new URL(finalUrl).host}).`);
   }
-  if (str(json.id)!.replace(/\/+$/, '') !== apId.replace(/\/+$/, '')) {
+  if (withoutTrailingSlashes(str(json.id)!) !== withoutTrailingSlashes(apId)) {
     throw new NotFoundError(`${apId} answered with a different actor (${String(json.id)}).`);
   }
   return json;
@@ -77,7 +78,7 @@ async function actorDocument(deps: ActorDeps, apId: string): Promise<Json> {
   return fetchActorDocument(deps.fed, apId);
 }
 
-const sameActor = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+const sameActor = (a: string, b: string) => withoutTrailingSlashes(a) === withoutTrailingSlashes(b);
 
 /** The actor's handle, @user@domain. A WebFinger answer is believed only when the handle's own
  * domain points back to this actor (Mastodon's rule) — otherwise any server could claim any

@@ -5,8 +5,9 @@
 // the actor cache), so what is published is the id the old server will compare.
 import { BadInputError, TernError, UnavailableError } from '../errors';
 import { lookup, type LookupDeps } from './lookup';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
-const same = (a: string, b: string) => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+const same = (a: string, b: string) => withoutTrailingSlashes(a) === withoutTrailingSlashes(b);
 
 /** Actor ids for these handles or URLs, in order, without duplicates. Throws the first failure
  * with the entry named (BadInputError when it can never work, UnavailableError when later may). */

@@ -10,6 +10,7 @@
 import { sqliteOf, type DbOrTx } from '../../../db/client';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
 import { ACTOR_TYPES, isObject, str, typeOf, type Json } from './ap';
+import { withoutTrailingSlashes, withoutFragment } from '../trailing-slashes';
 
 /** What the processor is handed: the document, and the URL it was finally served from. */
 export interface FetchedActor {
@@ -26,7 +27,7 @@ export const FETCHED_ACTOR_MAX_CHARS = 64 * 1024;
 /** Older than this, the processor fetches again (the actor may have changed since). */
 export const FETCHED_ACTOR_TTL_MS = 60_000;
 const kept = new WeakMap<object, Map<string, FetchedActor>>();
-const bare = (id: string) => id.replace(/#.*$/, '').replace(/\/+$/, '');
+const bare = (id: string) => withoutTrailingSlashes(withoutFragment(id));
 
 export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor, now = Date.now()): void {
   const id = str(actor.document.id);

@@ -2,6 +2,7 @@
 // the user name. Like the service behind the spec, the actor id is the bare base URL
 // (https://host), so a microblog.pub author who moves to Tern keeps their identity; objects
 // live at /o/<public_id>. `https://host` and `https://host/` are the same actor (interop-notes).
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 export interface LocalActor {
   baseUrl: string;
@@ -66,7 +67,7 @@ export function identityCache(): (settings: { baseUrl: string | null; username: 
 /** Whether `id` names the local actor, with or without a trailing slash. */
 export function isLocalActorId(id: string | null | undefined, local: LocalActor): boolean {
   if (!id) return false;
-  return id.replace(/\/+$/, '') === local.id;
+  return withoutTrailingSlashes(id) === local.id;
 }
 
 /** Whether `url` is under the local base URL (one of our objects or collections). */

@@ -6,6 +6,7 @@
 // whether its `summary` is a content warning or an excerpt. Everything else an object may be is
 // kept and shown as a link card. Pure functions over remote JSON; nothing here touches the network.
 import { ACTOR_TYPES, actorIdOf, asArray, httpUrl, idOf, isObject, originOf, str, typeOf, type Json } from './ap';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 /** Object types Tern shows as posts. */
 export const POST_OBJECT_TYPES: readonly string[] = ['Note', 'Article', 'Question', 'Page', 'Video', 'Audio', 'Image', 'Event'];
@@ -80,7 +81,7 @@ export function authorOf(object: Json, kindOf?: (id: string) => string | null): 
 
 /** Whether an actor is one of those the object is credited to (`attributedTo`, any shape). */
 export function isAttributedTo(object: Json, actorId: string): boolean {
-  const same = (a: string) => a.replace(/\/+$/, '') === actorId.replace(/\/+$/, '');
+  const same = (a: string) => withoutTrailingSlashes(a) === withoutTrailingSlashes(actorId);
   return attributionsOf(object).some((a) => same(a.id)) || same(actorIdOf(object) ?? '');
 }
 

@@ -30,6 +30,7 @@ import {
 } from './clients';
 import { hasScope, joinScopes, knownScopes, type Scope } from './scopes';
 import { hashSecret, matchesHash, randomSecret, verifyPkce } from './secrets';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 /** How long a code (and a request waiting for the author) lives. */
 export const CODE_LIFETIME_MS = 10 * 60 * 1000;
@@ -236,7 +237,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     /** After checkClient: keeps the request waiting for the author. */
     startAuthorization(params: AuthorizationParams, client: ClientInfo): { handle: string; pending: PendingAuthorization } {
       const actor = local();
-      if (params.me !== null && params.me.replace(/\/+$/, '') !== actor.id) {
+      if (params.me !== null && withoutTrailingSlashes(params.me) !== actor.id) {
         throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
       }
       if (params.codeChallenge === null && !client.registered) throw new OAuthError('invalid_request', 'code_challenge is required');

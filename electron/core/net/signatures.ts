@@ -25,6 +25,7 @@ import { preloadedContextLoader } from './document-loader';
 import { keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
 import { noTracing } from './no-tracing';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
 export { createKeyCache, type KeyCacheOptions, type KeyCacheStats, type PersistentKeyStore, type TernKeyCache } from './key-cache';
@@ -323,7 +324,7 @@ async function resolveOwner(
 export function normalizeActorId(id: string): string | null {
   try {
     const url = new URL(id);
-    url.pathname = url.pathname.replace(/\/+$/, '');
+    url.pathname = withoutTrailingSlashes(url.pathname);
     return url.href.replace(/\/$/, '');
   } catch {
     return null;

@@ -9,6 +9,7 @@ import type { Settings } from '../../settings';
 import { TernError } from '../../errors';
 import type { LocalActor } from '../identity';
 import type { Json } from '../ap';
+import { withoutTrailingSlashes } from '../../trailing-slashes';
 
 export interface ProcessDeps {
   db: Db;
@@ -52,7 +53,7 @@ export const processed = (inboxObjectId: number | null): ProcessOutcome => ({ st
 /** Ids compared as the same actor or object whatever their trailing slash (interop-notes). */
 export function sameId(a: string | null | undefined, b: string | null | undefined): boolean {
   if (!a || !b) return false;
-  return a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+  return withoutTrailingSlashes(a) === withoutTrailingSlashes(b);
 }
 
 export { originOf } from '../ap';

@@ -20,6 +20,7 @@ import { recountAnnounces, recountLikes, recountReplies } from './counters';
 import { forwardRecipients, isForwardableParent, ldSignedByActor, queueForward } from './forward';
 import { findInbox, findOutbox, persistActivity } from './store';
 import { keyIdsOf } from './update';
+import { withoutTrailingSlashes } from '../../trailing-slashes';
 
 export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const objectId = idOf(r.activity.object);
@@ -115,7 +116,7 @@ export function markRestored(tx: DbOrTx, post: InboxObject, now: Date): void {
 /** Delete whose object is its own actor. Needs no fetch: the actor is gone (410) by now, and
  * an actor we never stored leaves nothing to clean up. */
 export async function onActorDeleted(deps: ProcessDeps, row: { id: string; activity: Json; actorId: string; now: Date }): Promise<ProcessOutcome> {
-  const gone = findActor(deps.db, row.actorId) ?? findActor(deps.db, row.actorId.replace(/\/+$/, '')) ?? findActor(deps.db, `${row.actorId.replace(/\/+$/, '')}/`);
+  const gone = findActor(deps.db, row.actorId) ?? findActor(deps.db, withoutTrailingSlashes(row.actorId)) ?? findActor(deps.db, `${withoutTrailingSlashes(row.actorId)}/`);
   if (!gone) drop(`Delete of an actor we never stored (${row.actorId}): nothing to do`);
   const outcome = deps.db.transaction((tx) => {
     const del = persistActivity(tx, {
