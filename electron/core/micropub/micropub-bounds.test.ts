@@ -1,8 +1,9 @@
 // Micropub's bodies against a stranger, on the real listener: the token comes before the body —
 // without an Authorization header at most 64 KiB are read (to find access_token), a JSON body
 // none — and forms are bounded in fields and parts before any parser runs. The parse path is
-// watched through the Web Request's formData, the one multipart parser the listener uses.
-import { request as httpRequest } from 'node:http';
+// watched through the Web Request's formData, the one multipart parser the listener uses; a body
+// left unread closes its connection.
+import { Agent, request as httpRequest } from 'node:http';
 import { count } from 'drizzle-orm';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { outbox } from '../../../db/schema';
@@ -40,6 +41,8 @@ const tinyParts = (count: number, boundary = B) => `--${boundary}\r\nContent-Dis
 interface Answer {
   status: number;
   json: Record<string, unknown>;
+  /** The Connection header: "close" when Tern answered without reading the body to its end. */
+  connection: string | undefined;
 }
 
 /**
@@ -49,8 +52,9 @@ interface Answer {
  */
 function post(path: string, headers: Record<string, string>, chunks: (string | Buffer)[], end = true): Promise<Answer> {
   return new Promise((resolve, reject) => {
-    // A connection of its own: the server may stop reading a body halfway, so the socket is not reused.
-    const req = httpRequest(`${t.url}${path}`, { method: 'POST', headers, agent: false });
+    // A connection of its own, offered for keep-alive: whether it stays open is Tern's answer.
+    const agent = new Agent({ keepAlive: true });
+    const req = httpRequest(`${t.url}${path}`, { method: 'POST', headers, agent });
     let answered = false;
     req.on('response', (res) => {
       answered = true;
@@ -58,7 +62,8 @@ function post(path: string, headers: Record<string, string>, chunks: (string | B
       res.on('data', (b: Buffer) => body.push(b));
       res.on('end', () => {
         req.destroy();
-        resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(body).toString() || '{}') as Record<string, unknown> });
+        agent.destroy();
+        resolve({ status: res.statusCode ?? 0, json: JSON.parse(Buffer.concat(body).toString() || '{}') as Record<string, unknown>, connection: res.headers.connection });
       });
     });
     req.on('error', (error) => {
@@ -75,7 +80,7 @@ describe('without an Authorization header', () => {
   it('a multipart upload declared at 65 MiB is refused with 401 naming the header, before its body is read or parsed', async () => {
     const formData = parsed();
     const refused = await post('/micropub', { 'content-type': MULTIPART, 'content-length': String(65 * 1024 * 1024) }, [`--${B}\r\n`], false);
-    expect(refused).toMatchObject({ status: 401, json: { error: 'unauthorized', error_description: expect.stringMatching(/Authorization header/) } });
+    expect(refused).toMatchObject({ status: 401, json: { error: 'unauthorized', error_description: expect.stringMatching(/Authorization header/) }, connection: 'close' });
     expect(formData).not.toHaveBeenCalled();
   });
 
@@ -113,7 +118,9 @@ describe('without an Authorization header', () => {
   });
 
   it('a small form with access_token is posted, and a small multipart upload with it is stored (clients that send the token in the body)', async () => {
-    expect((await form(new URLSearchParams({ h: 'entry', content: 'token in the form', access_token: token }).toString())).status).toBe(201);
+    // Read to its end: the connection is kept alive (fetch keeps connections; the helper does not).
+    const kept = await fetch(`${t.url}/micropub`, { method: 'POST', body: new URLSearchParams({ h: 'entry', content: 'token in the form', access_token: token }) });
+    expect([kept.status, kept.headers.get('connection')]).toEqual([201, 'keep-alive']);
     const png = await photo(8, 8, 'png');
     const head = `--${B}\r\nContent-Disposition: form-data; name="access_token"\r\n\r\n${mediaToken}\r\n--${B}\r\nContent-Disposition: form-data; name="file"; filename="a.png"\r\nContent-Type: image/png\r\n\r\n`;
     expect((await post('/micropub/media', { 'content-type': MULTIPART }, [head, png, `\r\n--${B}--\r\n`])).status).toBe(201);
