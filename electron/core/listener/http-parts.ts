@@ -52,14 +52,15 @@ export function bodyLeftUnread(request: Request): boolean {
   return request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
 }
 
-export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' };
+export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' | 'stopped' };
 
 /**
  * Reads a request body, refusing it as soon as it is known to pass `cap` bytes: from
  * Content-Length before reading anything, and by counting while reading (chunked bodies, or a
- * Content-Length that lies).
+ * Content-Length that lies). `stop` sees each chunk as it arrives; when it says so, reading
+ * ends there ('stopped').
  */
-export async function readCappedBody(request: Request, cap: number): Promise<CappedBody> {
+export async function readCappedBody(request: Request, cap: number, stop?: (chunk: Uint8Array) => boolean): Promise<CappedBody> {
   const declared = request.headers.get('content-length');
   if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > cap)) {
     await request.body?.cancel().catch(() => undefined);
@@ -80,6 +81,10 @@ export async function readCappedBody(request: Request, cap: number): Promise<Cap
       if (size > cap) {
         await reader.cancel().catch(() => undefined);
         return { ok: false, reason: 'too_large' };
+      }
+      if (stop?.(value)) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, reason: 'stopped' };
       }
       chunks.push(value);
     }

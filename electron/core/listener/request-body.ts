@@ -36,10 +36,19 @@ export interface BodyAccept {
 
 export async function decodeBody(request: Request, cap: number, accept: BodyAccept = {}): Promise<DecodedBody> {
   const fields = accept.fields ?? DEFAULT_MAX_FIELDS;
-  const read = await readCappedBody(request, cap);
+  const contentType = request.headers.get('content-type') ?? '';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const multipart = type === 'multipart/form-data' && accept.multipart === true;
+  // Fields are counted as the bytes arrive: a body of too many is refused before it is whole.
+  // Each form field ends at an "&" (so at most one more field than there are); every multipart
+  // part starts with the delimiter and one more closes the body (RFC 2046 §5.1.1), the delimiter
+  // never occurring inside a part.
+  const boundary = multipart ? boundaryOf(contentType) : null;
+  const counted = type === 'application/x-www-form-urlencoded' ? { needle: '&', most: fields - 1, refusal: `the form has more than ${fields} fields` } : boundary ? { needle: `--${boundary}`, most: fields + 1, refusal: `the multipart body has more than ${fields} parts` } : null;
+  const read = await readCappedBody(request, cap, counted ? overCount(counted.needle, counted.most) : undefined);
+  if (!read.ok && read.reason === 'stopped') throw new BodyError(counted!.refusal, 400);
   if (!read.ok) throw new BodyError(read.reason === 'too_large' ? `the body is larger than ${cap} bytes` : 'the body was cut off', read.reason === 'too_large' ? 413 : 400);
   if (read.bytes.byteLength === 0) return { kind: 'empty' };
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = () => new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   if (type === 'application/json') {
     let json: string;
@@ -54,45 +63,51 @@ export async function decodeBody(request: Request, cap: number, accept: BodyAcce
       throw new BodyError(`the application/json body is ${jsonRefusal(error)}`, 400);
     }
   }
+  if (multipart && boundary === null) throw new BodyError(BOUNDARY_REFUSAL, 400);
   try {
-    if (type === 'application/x-www-form-urlencoded') {
-      // Each field ends at an "&": at most one more field than there are.
-      if (occurrences(read.bytes, AMPERSAND, fields) >= fields) throw new BodyError(`the form has more than ${fields} fields`, 400);
-      return { kind: 'form', params: new URLSearchParams(text()) };
-    }
-    if (type === 'multipart/form-data' && accept.multipart) {
-      const boundary = boundaryOf(request.headers.get('content-type') ?? '');
-      // Every part starts with the delimiter, and one more closes the body (RFC 2046 §5.1.1); the
-      // delimiter cannot occur inside a part, so counting it bounds the parts.
-      if (occurrences(read.bytes, Buffer.from(`--${boundary}`), fields + 1) > fields + 1) throw new BodyError(`the multipart body has more than ${fields} parts`, 400);
+    if (type === 'application/x-www-form-urlencoded') return { kind: 'form', params: new URLSearchParams(text()) };
+    if (multipart) {
       // The parser is given the boundary that was counted, not the client's header as written.
       const copy = new Request('http://body.invalid/', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary="${boundary}"` }, body: read.bytes as Uint8Array<ArrayBuffer> });
       return { kind: 'multipart', form: await copy.formData() };
     }
-  } catch (error) {
-    if (error instanceof BodyError) throw error;
+  } catch {
     throw new BodyError(`the ${type} body could not be read`, 400);
   }
   throw new BodyError(`unsupported Content-Type ${type || '(none)'}`, 415);
 }
 
-const AMPERSAND = Buffer.from('&');
-
-/** How many times `needle` occurs in `bytes`, counting no further than `limit` + 1 (indexOf: a
- * native scan, about a millisecond for tens of megabytes). */
-function occurrences(bytes: Uint8Array, needle: Uint8Array, limit: number): number {
-  const haystack = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+/**
+ * A chunk watcher for readCappedBody: true once `needle` has occurred more than `most` times in
+ * the bytes so far, a match straddling two chunks included (indexOf: a native scan, a few
+ * milliseconds for 65 MiB).
+ */
+function overCount(needle: string, most: number): (chunk: Uint8Array) => boolean {
+  const wanted = Buffer.from(needle);
+  const keep = wanted.length - 1;
+  // The last bytes seen, too few to hold a match: one may begin there and end in the next chunk.
+  let tail = Buffer.alloc(0);
   let count = 0;
-  for (let at = haystack.indexOf(needle); at !== -1 && count <= limit; at = haystack.indexOf(needle, at + needle.byteLength)) count++;
-  return count;
+  return (chunk) => {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (tail.length > 0) {
+      const across = Buffer.concat([tail, bytes.subarray(0, keep)]);
+      for (let at = across.indexOf(wanted); at !== -1 && at < tail.length; at = across.indexOf(wanted, at + 1)) count++;
+    }
+    for (let at = bytes.indexOf(wanted); at !== -1 && count <= most; at = bytes.indexOf(wanted, at + wanted.length)) count++;
+    if (keep > 0) tail = Buffer.from(bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([tail, bytes]).subarray(-keep));
+    return count > most;
+  };
 }
 
-/** The one boundary of a multipart Content-Type: 1–70 of RFC 2046's characters, quoted or not. */
-function boundaryOf(contentType: string): string {
+const BOUNDARY_REFUSAL = "the multipart Content-Type must name one boundary (RFC 2046: 1 to 70 letters, digits or '()+_,-./:=?)";
+
+/** The one boundary of a multipart Content-Type — 1–70 of RFC 2046's characters, quoted or not
+ * — or null. */
+function boundaryOf(contentType: string): string | null {
   const named = [...contentType.matchAll(/;\s*boundary\s*=\s*("[^"]*"|[^;\s]*)/gi)].map((m) => m[1]!.replace(/^"(.*)"$/, '$1'));
   const boundary = named.length === 1 ? named[0]! : '';
-  if (!/^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary)) throw new BodyError('the multipart Content-Type must name one boundary (RFC 2046: 1 to 70 letters, digits or \'()+_,-./:=?)', 400);
-  return boundary;
+  return /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary) ? boundary : null;
 }
 
 /** OAuth parameters (RFC 6749 §3.1: none may repeat) from a form or a flat JSON object. */
