@@ -10,6 +10,7 @@ import { mountIndieAuthRoutes } from './indieauth-routes';
 import { mountMicropubRoute } from './micropub-route';
 import { mountObjectRoutes } from './object-routes';
 import { mountWebmentionRoute } from './webmention-route';
+import { bodyLeftUnread } from './http-parts';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
 import { mountMediaRoutes } from '../media/listener-routes';
 import { mountMastodonApi } from '../mastodon';
@@ -27,6 +28,9 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   app.use('*', async (c, next) => {
     await next();
     c.header('X-Content-Type-Options', 'nosniff');
+    // A refusal before the body was read (a token, a size or a count of fields): the connection
+    // closes rather than reading megabytes into nothing to keep it alive.
+    if (bodyLeftUnread(c.req.raw)) c.header('Connection', 'close');
   });
 
   const configured: MiddlewareHandler<ListenerEnv> = async (c, next) => {

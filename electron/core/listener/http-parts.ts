@@ -1,5 +1,6 @@
 // Small HTTP pieces of the listener: content negotiation, the public URL a peer addressed (the
-// one its signature covers), and reading a request body under a hard cap.
+// one its signature covers), and reading a request body under a hard cap (and knowing when one
+// was left unread).
 
 /**
  * Whether the client asks for ActivityPub JSON: application/activity+json or
@@ -36,20 +37,39 @@ export function asAddressed(request: Request, url: URL, body: Uint8Array | null)
   return new Request(url, { method: request.method, headers, body: body === null ? null : (body as Uint8Array<ArrayBuffer>) });
 }
 
-export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' };
+/** Requests whose bodies were read to their end (or that had none). */
+const readToEnd = new WeakSet<Request>();
+
+/**
+ * Whether a request came with a body that was not read to its end — answered on its headers, or
+ * refused halfway by size or count. Its connection should then close: the rest of the body is
+ * not worth reading to keep it alive, and a client would otherwise send its next request on a
+ * socket that is about to be dropped.
+ */
+export function bodyLeftUnread(request: Request): boolean {
+  if (readToEnd.has(request) || request.method === 'GET' || request.method === 'HEAD') return false;
+  const length = request.headers.get('content-length');
+  return request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
+}
+
+export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' | 'stopped' };
 
 /**
  * Reads a request body, refusing it as soon as it is known to pass `cap` bytes: from
  * Content-Length before reading anything, and by counting while reading (chunked bodies, or a
- * Content-Length that lies).
+ * Content-Length that lies). `stop` sees each chunk as it arrives; when it says so, reading
+ * ends there ('stopped').
  */
-export async function readCappedBody(request: Request, cap: number): Promise<CappedBody> {
+export async function readCappedBody(request: Request, cap: number, stop?: (chunk: Uint8Array) => boolean): Promise<CappedBody> {
   const declared = request.headers.get('content-length');
   if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > cap)) {
     await request.body?.cancel().catch(() => undefined);
     return { ok: false, reason: 'too_large' };
   }
-  if (request.body === null) return { ok: true, bytes: new Uint8Array(0) };
+  if (request.body === null) {
+    readToEnd.add(request);
+    return { ok: true, bytes: new Uint8Array(0) };
+  }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -62,11 +82,16 @@ export async function readCappedBody(request: Request, cap: number): Promise<Cap
         await reader.cancel().catch(() => undefined);
         return { ok: false, reason: 'too_large' };
       }
+      if (stop?.(value)) {
+        await reader.cancel().catch(() => undefined);
+        return { ok: false, reason: 'stopped' };
+      }
       chunks.push(value);
     }
   } catch {
     return { ok: false, reason: 'aborted' };
   }
+  readToEnd.add(request);
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

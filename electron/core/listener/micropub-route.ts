@@ -1,9 +1,11 @@
 // The Micropub endpoint and its media endpoint on the listener: read the bearer token (header or
-// access_token in the body, never both), check it — a token in the header before the body is
-// read, so a stranger cannot make Tern buffer megabytes —, decode the body (form, multipart, or
-// JSON) under a cap and hand the request to micropub/. Errors are Micropub's JSON shapes with
-// the status the spec names (400 invalid_request, 401 unauthorized, 403 insufficient_scope,
-// 413 for a file over the media limits).
+// access_token in a form body, never both), check it, decode the body (form, multipart, or JSON)
+// under a cap and hand the request to micropub/. The token comes before the body: with the
+// header, it is checked before a byte is read; without it, no more than 64 KiB are read to find
+// access_token, so a stranger can make Tern neither buffer megabytes nor parse them (65 MiB of
+// tiny multipart parts held the main thread for 6 s when bodies were parsed first). Errors are
+// Micropub's JSON shapes with the status the spec names (400 invalid_request, 401 unauthorized,
+// 403 insufficient_scope, 413 for a file over the media limits).
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
@@ -14,10 +16,10 @@ import { cleanFilename, mediaUrl } from '../media/attachments';
 import { MediaRejectedError } from '../media/errors';
 import { MAX_ATTACHMENTS, MAX_AV_BYTES, MAX_IMAGE_BYTES } from '../media/limits';
 import { declaredType } from '../micropub/media';
-import { configQuery, fromForm, fromJson, MicropubError, requireScope, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
+import { configQuery, fromForm, fromJson, MAX_FORM_FIELDS, MicropubError, requireScope, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
 import { problem, type ListenerCore, type ListenerEnv } from './context';
 import { endpointsOf, INDIEAUTH_PATHS } from './indieauth-routes';
-import { BodyError, decodeBody } from './request-body';
+import { BodyError, decodeBody, type DecodedBody } from './request-body';
 
 const MiB = 1024 * 1024;
 const MICROPUB_BODY_BYTES = MiB;
@@ -25,6 +27,15 @@ const MICROPUB_BODY_BYTES = MiB;
 const MICROPUB_MULTIPART_BYTES = MAX_ATTACHMENTS * MAX_IMAGE_BYTES + MiB;
 /** The media endpoint takes one file: the largest Tern accepts (video), plus the multipart framing. */
 const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
+/** Without an Authorization header, the token can only be access_token in a form body: this much
+ * is read to find it — a post's text and fields, or a small file; larger bodies need the header. */
+const BODY_BEFORE_TOKEN_BYTES = 64 * 1024;
+/** Parts of a multipart create: its files (at most MAX_ATTACHMENTS) and its fields — tens in the
+ * busiest real client; a hundred leaves room and keeps the parser's work small. */
+const MULTIPART_PARTS = 100;
+/** The media endpoint's form is one file and maybe the token; a few more parts are read so that
+ * mediaForm can refuse them by name. */
+const MEDIA_PARTS = 10;
 const CORS = { 'Access-Control-Allow-Origin': '*', 'Access-Control-Expose-Headers': 'Location, WWW-Authenticate' };
 
 function answer(c: Context<ListenerEnv>, status: 400 | 401 | 403 | 404 | 413 | 415 | 503, error: string, description: string, scope?: string): Response {
@@ -41,6 +52,34 @@ function bearerOf(header: string | undefined): string | null | undefined {
 }
 
 const isMultipart = (c: Context<ListenerEnv>) => /^multipart\/form-data\s*(;|$)/i.test(c.req.header('content-type') ?? '');
+const isForm = (c: Context<ListenerEnv>) => /^application\/x-www-form-urlencoded\s*(;|$)/i.test(c.req.header('content-type') ?? '');
+
+/**
+ * A body read before any token was checked, because none came in the header: form-encoded or
+ * multipart (where access_token can be), at most BODY_BEFORE_TOKEN_BYTES. Anything else is
+ * refused unread with 401, saying where the token goes.
+ */
+async function bodyBeforeToken(c: Context<ListenerEnv>, parts: number): Promise<DecodedBody> {
+  const needHeader = 'send the token in the Authorization header ("Bearer <token>")';
+  if (!isForm(c) && !isMultipart(c)) throw new MicropubError('unauthorized', `an access token is required: ${needHeader}`, 401);
+  try {
+    return await decodeBody(c.req.raw, BODY_BEFORE_TOKEN_BYTES, { multipart: true, fields: isMultipart(c) ? parts : MAX_FORM_FIELDS });
+  } catch (error) {
+    if (error instanceof BodyError && error.status === 413) {
+      throw new MicropubError('unauthorized', `a body over ${BODY_BEFORE_TOKEN_BYTES / 1024} KiB is read only once its token is known: ${needHeader}`, 401);
+    }
+    throw error;
+  }
+}
+
+/** The fields of a form or multipart body, and the access_token among them. */
+function formOf(body: DecodedBody): { entries: [string, string | File][]; token: string | null } | null {
+  if (body.kind !== 'form' && body.kind !== 'multipart') return null;
+  const entries = [...(body.kind === 'form' ? body.params : body.form)];
+  let token: string | null = null;
+  for (const [key, value] of entries) if (key === 'access_token' && typeof value === 'string') token = value;
+  return { entries, token };
+}
 
 /** The media endpoint's form: one file part named file, and maybe the token. */
 const mediaForm = z
@@ -69,24 +108,26 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
     try {
       const header = bearerOf(c.req.header('authorization'));
       if (header === undefined) return answer(c, 401, 'unauthorized', 'Authorization must be "Bearer <token>"');
-      const headerGrant = header === null ? null : indieauth.verifyToken(header);
+      // A token in the header is checked before the body is read.
+      let grant: TokenGrant | null = header === null ? null : indieauth.verifyToken(header);
       let request: MicropubRequest | null = null;
-      let bodyToken: string | null = null;
       if (c.req.method === 'POST') {
-        const body = await decodeBody(c.req.raw, isMultipart(c) ? MICROPUB_MULTIPART_BYTES : MICROPUB_BODY_BYTES, { multipart: true });
+        const body =
+          grant === null
+            ? await bodyBeforeToken(c, MULTIPART_PARTS)
+            : await decodeBody(c.req.raw, isMultipart(c) ? MICROPUB_MULTIPART_BYTES : MICROPUB_BODY_BYTES, { multipart: true, fields: isMultipart(c) ? MULTIPART_PARTS : MAX_FORM_FIELDS });
+        const form = formOf(body);
+        const bodyToken = form?.token ?? null;
+        if (header !== null && bodyToken !== null) return answer(c, 400, 'invalid_request', 'send the token in the header or the body, not both');
+        if (grant === null) {
+          if (bodyToken === null) return answer(c, 401, 'unauthorized', 'an access token is required');
+          grant = indieauth.verifyToken(bodyToken);
+        }
         if (body.kind === 'json') request = fromJson(body.value);
-        else if (body.kind === 'form' || body.kind === 'multipart') {
-          const entries: [string, string | File][] = [];
-          for (const [key, value] of body.kind === 'form' ? body.params : body.form) {
-            if (key === 'access_token' && typeof value === 'string') bodyToken = value;
-            entries.push([key, value]);
-          }
-          request = fromForm(entries);
-        } else return answer(c, 400, 'invalid_request', 'the body is empty');
+        else if (form) request = fromForm(form.entries);
+        else return answer(c, 400, 'invalid_request', 'the body is empty');
       }
-      if (header !== null && bodyToken !== null) return answer(c, 400, 'invalid_request', 'send the token in the header or the body, not both');
-      if (headerGrant === null && bodyToken === null) return answer(c, 401, 'unauthorized', 'an access token is required');
-      const grant = headerGrant ?? indieauth.verifyToken(bodyToken!);
+      if (grant === null) return answer(c, 401, 'unauthorized', 'an access token is required');
 
       if (request === null) {
         const parsed = queryParams.safeParse(c.req.query());
@@ -132,17 +173,17 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
         requireScope(grant.scope, 'media');
       }
       if (!isMultipart(c)) return answer(c, 415, 'invalid_request', 'the media endpoint takes multipart/form-data with one file part named "file"');
-      const body = await decodeBody(c.req.raw, MEDIA_BODY_BYTES, { multipart: true });
-      if (body.kind !== 'multipart') return answer(c, 400, 'invalid_request', 'the body is empty');
-      const parsed = mediaForm.safeParse(grouped(body.form));
-      if (!parsed.success) return answer(c, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'send one file part named "file"');
-      const bodyToken = parsed.data.access_token?.[0] ?? null;
+      const body = grant === null ? await bodyBeforeToken(c, MEDIA_PARTS) : await decodeBody(c.req.raw, MEDIA_BODY_BYTES, { multipart: true, fields: MEDIA_PARTS });
+      const bodyToken = formOf(body)?.token ?? null;
       if (header !== null && bodyToken !== null) return answer(c, 400, 'invalid_request', 'send the token in the header or the body, not both');
       if (grant === null) {
         if (bodyToken === null) return answer(c, 401, 'unauthorized', 'an access token is required');
         grant = indieauth.verifyToken(bodyToken);
         requireScope(grant.scope, 'media');
       }
+      if (body.kind !== 'multipart') return answer(c, 400, 'invalid_request', 'the body is empty');
+      const parsed = mediaForm.safeParse(grouped(body.form));
+      if (!parsed.success) return answer(c, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'send one file part named "file"');
       const file = parsed.data.file[0]!;
       const bytes = new Uint8Array(await file.arrayBuffer());
       const row = await media.store({ bytes, contentType: declaredType(file, bytes) });

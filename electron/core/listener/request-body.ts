@@ -1,6 +1,9 @@
-// Bodies of the IndieWeb endpoints (OAuth, registration, Micropub): read under a cap, then
-// decoded by Content-Type — form-encoded, JSON, or multipart (Micropub only). OAuth clients
-// differ (interop-notes: form or JSON), so both are accepted where the specs allow.
+// Bodies of the IndieWeb endpoints (OAuth, registration, Micropub) and the Mastodon API: read
+// under a cap, then decoded by Content-Type — form-encoded, JSON, or multipart where a route takes
+// it. OAuth clients differ (interop-notes: form or JSON), so both are accepted where the specs
+// allow. Forms are bounded in fields too, counted on the bytes before any parser runs: the
+// parsers (URLSearchParams, the Web Request's formData) take no limit, and tiny fields cost far
+// more than their bytes (65 MiB of one-byte multipart parts: 6 s on the main thread).
 import { readCappedBody } from './http-parts';
 import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
 
@@ -20,11 +23,32 @@ export class BodyError extends Error {
   }
 }
 
-export async function decodeBody(request: Request, cap: number, accept: { multipart?: boolean } = {}): Promise<DecodedBody> {
-  const read = await readCappedBody(request, cap);
+/** Fields a form may have unless the route says otherwise: far more than any client sends to
+ * these endpoints, few enough that reading them costs well under a millisecond. */
+export const DEFAULT_MAX_FIELDS = 1_000;
+
+export interface BodyAccept {
+  /** Whether multipart/form-data is read (else 415). */
+  multipart?: boolean;
+  /** The most fields (form-encoded) or parts (multipart) the body may have; over it, 400. */
+  fields?: number;
+}
+
+export async function decodeBody(request: Request, cap: number, accept: BodyAccept = {}): Promise<DecodedBody> {
+  const fields = accept.fields ?? DEFAULT_MAX_FIELDS;
+  const contentType = request.headers.get('content-type') ?? '';
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const multipart = type === 'multipart/form-data' && accept.multipart === true;
+  // Fields are counted as the bytes arrive: a body of too many is refused before it is whole.
+  // Each form field ends at an "&" (so at most one more field than there are); every multipart
+  // part starts with the delimiter and one more closes the body (RFC 2046 §5.1.1), the delimiter
+  // never occurring inside a part.
+  const boundary = multipart ? boundaryOf(contentType) : null;
+  const counted = type === 'application/x-www-form-urlencoded' ? { needle: '&', most: fields - 1, refusal: `the form has more than ${fields} fields` } : boundary ? { needle: `--${boundary}`, most: fields + 1, refusal: `the multipart body has more than ${fields} parts` } : null;
+  const read = await readCappedBody(request, cap, counted ? overCount(counted.needle, counted.most) : undefined);
+  if (!read.ok && read.reason === 'stopped') throw new BodyError(counted!.refusal, 400);
   if (!read.ok) throw new BodyError(read.reason === 'too_large' ? `the body is larger than ${cap} bytes` : 'the body was cut off', read.reason === 'too_large' ? 413 : 400);
   if (read.bytes.byteLength === 0) return { kind: 'empty' };
-  const type = (request.headers.get('content-type') ?? '').split(';')[0]!.trim().toLowerCase();
   const text = () => new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   if (type === 'application/json') {
     let json: string;
@@ -39,16 +63,51 @@ export async function decodeBody(request: Request, cap: number, accept: { multip
       throw new BodyError(`the application/json body is ${jsonRefusal(error)}`, 400);
     }
   }
+  if (multipart && boundary === null) throw new BodyError(BOUNDARY_REFUSAL, 400);
   try {
     if (type === 'application/x-www-form-urlencoded') return { kind: 'form', params: new URLSearchParams(text()) };
-    if (type === 'multipart/form-data' && accept.multipart) {
-      const copy = new Request('http://body.invalid/', { method: 'POST', headers: { 'content-type': request.headers.get('content-type') ?? '' }, body: read.bytes as Uint8Array<ArrayBuffer> });
+    if (multipart) {
+      // The parser is given the boundary that was counted, not the client's header as written.
+      const copy = new Request('http://body.invalid/', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary="${boundary}"` }, body: read.bytes as Uint8Array<ArrayBuffer> });
       return { kind: 'multipart', form: await copy.formData() };
     }
   } catch {
     throw new BodyError(`the ${type} body could not be read`, 400);
   }
   throw new BodyError(`unsupported Content-Type ${type || '(none)'}`, 415);
+}
+
+/**
+ * A chunk watcher for readCappedBody: true once `needle` has occurred more than `most` times in
+ * the bytes so far, a match straddling two chunks included (indexOf: a native scan, a few
+ * milliseconds for 65 MiB).
+ */
+function overCount(needle: string, most: number): (chunk: Uint8Array) => boolean {
+  const wanted = Buffer.from(needle);
+  const keep = wanted.length - 1;
+  // The last bytes seen, too few to hold a match: one may begin there and end in the next chunk.
+  let tail = Buffer.alloc(0);
+  let count = 0;
+  return (chunk) => {
+    const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
+    if (tail.length > 0) {
+      const across = Buffer.concat([tail, bytes.subarray(0, keep)]);
+      for (let at = across.indexOf(wanted); at !== -1 && at < tail.length; at = across.indexOf(wanted, at + 1)) count++;
+    }
+    for (let at = bytes.indexOf(wanted); at !== -1 && count <= most; at = bytes.indexOf(wanted, at + wanted.length)) count++;
+    if (keep > 0) tail = Buffer.from(bytes.length >= keep ? bytes.subarray(bytes.length - keep) : Buffer.concat([tail, bytes]).subarray(-keep));
+    return count > most;
+  };
+}
+
+const BOUNDARY_REFUSAL = "the multipart Content-Type must name one boundary (RFC 2046: 1 to 70 letters, digits or '()+_,-./:=?)";
+
+/** The one boundary of a multipart Content-Type — 1–70 of RFC 2046's characters, quoted or not
+ * — or null. */
+function boundaryOf(contentType: string): string | null {
+  const named = [...contentType.matchAll(/;\s*boundary\s*=\s*("[^"]*"|[^;\s]*)/gi)].map((m) => m[1]!.replace(/^"(.*)"$/, '$1'));
+  const boundary = named.length === 1 ? named[0]! : '';
+  return /^[0-9A-Za-z'()+_,\-./:=? ]{0,69}[0-9A-Za-z'()+_,\-./:=?]$/.test(boundary) ? boundary : null;
 }
 
 /** OAuth parameters (RFC 6749 §3.1: none may repeat) from a form or a flat JSON object. */

@@ -2,7 +2,7 @@
 // route is covered by being added): no token, a garbled one, a revoked one, one without the
 // scope, malformed JSON, an oversized body — each a 4xx with Mastodon's {"error": …} body, and
 // nothing stored. Then the validation and OAuth refusals one by one.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createListenerApp } from '../listener/app';
 import { ErrorBody } from './entity-schemas';
 import { call, openMastodonRig, pngBytes, signIn, type MastodonRig, type SignedIn } from './test-support';
@@ -172,6 +172,25 @@ describe('validation', () => {
     const huge = new FormData();
     huge.set('file', new File([new Uint8Array(41 * 1024 * 1024)], 'big.png', { type: 'image/png' }));
     expect((await post(huge)).status).toBe(413);
+  });
+
+  it('multipart with more than 500 parts (media, profile) is refused with 400 and a reason before it is parsed', async () => {
+    // The Web Request's formData is the parser; it takes no limit, so the parts are counted first.
+    const formData = vi.spyOn(Request.prototype, 'formData');
+    try {
+      const boundary = '----TernTestBoundary7MA4YWxkTrZu0gW';
+      // 2 MiB of one-byte parts: about 160 ms of parsing (40 MiB: seconds) before the count came first.
+      const body = `--${boundary}\r\nContent-Disposition: form-data; name="k"\r\n\r\nv\r\n`.repeat(40_000) + `--${boundary}--\r\n`;
+      for (const [method, path] of [['POST', '/api/v2/media'], ['PATCH', '/api/v1/accounts/update_credentials']] as const) {
+        const before = snapshot();
+        const res = await fetch(`${t.url}${path}`, { method, headers: { authorization: `Bearer ${full.token}`, 'content-type': `multipart/form-data; boundary=${boundary}` }, body });
+        expect([res.status, ErrorBody.parse(await res.json()).error]).toEqual([400, 'the multipart body has more than 500 parts']);
+        expect(snapshot()).toEqual(before);
+      }
+      expect(formData).not.toHaveBeenCalled();
+    } finally {
+      formData.mockRestore();
+    }
   });
 });
 
