@@ -7,7 +7,7 @@ import { createHttpClient, type HttpClient } from './http-client';
 import { createDocumentLoader } from './document-loader';
 import { createKeyCache } from './key-cache';
 import { exportPublicKeyPem } from './key-files';
-import { SECURITY_CONTEXT, withKeyVocabulary } from './key-document';
+import { SECURITY_CONTEXT, keyMembersOnly, withKeyVocabulary } from './key-document';
 import { keyBelongsToActor, verifyInbound } from './signatures';
 import { startServer, type LoopbackServer } from './test-server';
 
@@ -35,6 +35,18 @@ describe('withKeyVocabulary', () => {
   });
 });
 
+describe('keyMembersOnly', () => {
+  it("keeps a document's identity and keys, and nothing else", () => {
+    const key = { id: 'https://a.example/u#key', owner: 'https://a.example/u', publicKeyPem: 'PEM' };
+    const multikey = [{ id: 'https://a.example/u#ed', type: 'Multikey', controller: 'https://a.example/u', publicKeyMultibase: 'z6Mk' }];
+    const actor = { '@context': [AS], id: 'https://a.example/u', type: 'Person', name: 'A', tag: [{ type: 'Hashtag' }], zz: 1, publicKey: key, assertionMethod: multikey };
+    expect(keyMembersOnly(actor)).toEqual({ '@context': [AS], id: 'https://a.example/u', type: 'Person', publicKey: key, assertionMethod: multikey });
+    // A key document of its own (GoToSocial serves one) keeps what makes it a key.
+    expect(keyMembersOnly({ '@context': AS, type: 'CryptographicKey', ...key, extra: 'x' })).toEqual({ '@context': AS, type: 'CryptographicKey', ...key });
+    expect(keyMembersOnly('https://a.example/u')).toBe('https://a.example/u');
+  });
+});
+
 describe('verifying with the key of an actor whose context is ActivityStreams alone', () => {
   let server: LoopbackServer;
   let client: HttpClient;
@@ -50,8 +62,10 @@ describe('verifying with the key of an actor whose context is ActivityStreams al
       const id = `${origin}${req.url ?? ''}`;
       // Honk's actor: /u/honker. A forger's: /u/forger lists a key owned by someone else.
       const owner = req.url === '/u/forger' ? `${origin}/u/honker` : id;
-      if (req.url !== '/u/honker' && req.url !== '/u/forger') return res.writeHead(404).end();
-      const doc = { '@context': AS, id, type: 'Person', inbox: `${id}/inbox`, preferredUsername: 'h', publicKey: { id: `${id}#key`, owner, publicKeyPem: pem } };
+      if (req.url !== '/u/honker' && req.url !== '/u/forger' && req.url !== '/u/big') return res.writeHead(404).end();
+      // /u/big: an actor of about 900 KB, nearly all of it terms no context defines.
+      const junk = req.url === '/u/big' ? { junk: Array.from({ length: 30_000 }, (_, i) => ({ [`zz${i}`]: i })), attachment: [{ type: 'PropertyValue', name: 'site', value: 'x' }] } : {};
+      const doc = { '@context': AS, id, type: 'Person', inbox: `${id}/inbox`, preferredUsername: 'h', publicKey: { id: `${id}#key`, owner, publicKeyPem: pem }, ...junk };
       res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(doc));
     });
   });
@@ -69,6 +83,12 @@ describe('verifying with the key of an actor whose context is ActivityStreams al
 
   it('verifies, the key owned by the actor', async () => {
     const actor = `${server.origin}/u/honker`;
+    const result = await verifyInbound(await signed(actor, `${actor}#key`, pair.privateKey), deps());
+    expect(result).toMatchObject({ ok: true, keyId: `${actor}#key`, ownerActorId: actor });
+  });
+
+  it('reads only the keys of a large actor (900 KB, mostly unknown terms): it verifies, its other members are not expanded', async () => {
+    const actor = `${server.origin}/u/big`;
     const result = await verifyInbound(await signed(actor, `${actor}#key`, pair.privateKey), deps());
     expect(result).toMatchObject({ ok: true, keyId: `${actor}#key`, ownerActorId: actor });
   });

@@ -29,11 +29,27 @@ export function withKeyVocabulary(document: unknown): unknown {
   return { ...document, '@context': [...list.slice(0, at + 1), SECURITY_CONTEXT, ...list.slice(at + 1)] };
 }
 
-/** A loader whose documents get the key vocabulary they use (withKeyVocabulary). */
+// What finding and checking a key reads of an actor or key document (Fedify's fetchKey and
+// getKeyOwner, the LD signature's and the proof's key look-ups): the document's identity and
+// its keys. The rest — a profile's attachments, tags, endpoints, or a hostile server's 30,000
+// unknown terms — is not handed to Fedify for this: it expands the whole document as JSON-LD,
+// and a 2 MiB actor took 0.5–5 s to read as a key. The full document still goes where the
+// actor is stored (the loader under this one sees it whole).
+const KEY_MEMBERS = ['@context', '@id', 'id', '@type', 'type', 'publicKey', 'assertionMethod', 'owner', 'controller', 'publicKeyPem', 'publicKeyMultibase'];
+
+/** The members of `document` that finding its keys reads (KEY_MEMBERS); anything else as it is. */
+export function keyMembersOnly(document: unknown): unknown {
+  if (!isRecord(document)) return document;
+  const kept: Record<string, unknown> = {};
+  for (const name of KEY_MEMBERS) if (name in document) kept[name] = document[name];
+  return kept;
+}
+
+/** A loader for key look-ups: each document reduced to its keys (keyMembersOnly), with the key
+ * vocabulary it uses (withKeyVocabulary). */
 export function keyVocabularyLoader(loader: DocumentLoader): DocumentLoader {
   return async (url, options): Promise<RemoteDocument> => {
     const remote = await loader(url, options);
-    const document = withKeyVocabulary(remote.document);
-    return document === remote.document ? remote : { ...remote, document };
+    return { ...remote, document: withKeyVocabulary(keyMembersOnly(remote.document)) };
   };
 }
