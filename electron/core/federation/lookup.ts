@@ -15,7 +15,7 @@ import { authorOf, isAttributedTo, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
-import { persistInboxObject } from './process/store';
+import { MAX_STORED_OBJECT_CHARS, persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
 import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
 
@@ -151,6 +151,8 @@ export async function storeRemoteObject(deps: LookupDeps, doc: Json): Promise<In
 function refreshed(deps: LookupDeps, row: InboxObject, doc: Json): InboxObject {
   if (row.isDeleted || !isShowableType(typeOf(doc)) || !isAttributedTo(doc, row.apActorId)) return row;
   const apObject = sanitizeObjectHtml(doc) as InboxObject['apObject'];
+  // Grown past what is kept (store.ts MAX_STORED_OBJECT_CHARS): the stored copy stays.
+  if (JSON.stringify(apObject).length > MAX_STORED_OBJECT_CHARS) return row;
   return deps.db.update(inbox).set({ apObject, updatedAt: deps.clock() }).where(eq(inbox.id, row.id)).returning().get() ?? row;
 }
 

@@ -139,3 +139,54 @@ describe('every stored remote row is sanitized', () => {
     expect(stored).not.toMatch(/onerror|<script|javascript:/i);
   });
 });
+
+describe('what is kept of remote documents is bounded (views parse each row they show, on the app’s thread)', () => {
+  it('a reply of 300 KiB (12,000 addresses) is dropped with the reason; the same reply of a normal size is kept', async () => {
+    let origin = '';
+    evil = await startServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      res.setHeader('content-type', 'application/activity+json');
+      if (path === '/users/mallory') return res.end(JSON.stringify(actorDoc(origin, 'mallory')));
+      res.statusCode = 404;
+      res.end();
+    });
+    origin = evil.origin;
+    rig = await openRig();
+    rig.ourPost('abc');
+    const reply = (n: number, cc: string[]) => ({
+      id: `${origin}/creates/${n}`,
+      type: 'Create',
+      actor: `${origin}/users/mallory`,
+      to: ['https://www.w3.org/ns/activitystreams#Public'],
+      object: { id: `${origin}/notes/${n}`, type: 'Note', attributedTo: `${origin}/users/mallory`, inReplyTo: 'https://tern.example/o/abc', content: '<p>hi</p>', to: ['https://www.w3.org/ns/activitystreams#Public'], cc },
+    });
+    const many = Array.from({ length: 12_000 }, (_, i) => `https://elsewhere.example/users/u${i}`);
+    const big = await rig.receive(reply(1, many));
+    expect(big).toMatchObject({ isProcessed: true });
+    expect(big.error).toMatch(/too large to keep \(\d+ characters of JSON, at most 262144\)/);
+    expect(rig.inboxRow(`${origin}/notes/1`)).toBeUndefined();
+    expect(rig.inboxRow(`${origin}/creates/1`)).toBeUndefined();
+    const small = await rig.receive(reply(2, many.slice(0, 20)));
+    expect(small).toMatchObject({ isProcessed: true, error: null });
+    expect(rig.inboxRow(`${origin}/notes/2`)).toBeDefined();
+  });
+
+  it('an actor whose document is past 256 KiB is not kept: its activities are dropped, saying why', async () => {
+    let origin = '';
+    evil = await startServer((req, res) => {
+      const path = (req.url ?? '/').split('?')[0];
+      res.setHeader('content-type', 'application/activity+json');
+      if (path === '/users/mallory') return res.end(JSON.stringify({ ...actorDoc(origin, 'mallory'), zz: 'x'.repeat(300 * 1024) }));
+      res.statusCode = 404;
+      res.end();
+    });
+    origin = evil.origin;
+    rig = await openRig();
+    rig.ourPost('abc');
+    const row = await rig.receive({ id: `${origin}/likes/1`, type: 'Like', actor: `${origin}/users/mallory`, object: 'https://tern.example/o/abc' });
+    expect(row.isProcessed).toBe(true);
+    expect(row.error).toMatch(/profile too large to keep/);
+    expect(findActorByHandle(rig.core.db, `@mallory@${new URL(origin).host}`)).toBeUndefined();
+    expect(rig.notificationsOf('LIKE')).toEqual([]);
+  });
+});

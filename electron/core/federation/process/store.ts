@@ -2,7 +2,8 @@
 // (persistInboxObject: ActivityPub → row), notifications, and the look-ups every handler needs.
 // All take `db | tx` so they compose inside the handler's one transaction.
 import { sanitizeActivityHtml } from '../sanitize';
-import { prepared, preparedInsert, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { prepared, preparedInsert, rowDecoder, ValueTooLargeError, type DbOrTx } from '../../../../db/client';
+import { drop } from './context';
 import {
   inbox,
   notifications,
@@ -59,6 +60,14 @@ export interface InboxRowInput {
   local?: LocalActor;
 }
 
+/**
+ * The largest remote object or activity stored, as JSON text after sanitizing. Each view parses
+ * the rows it shows (a 1 MiB object took 90–120 ms per row, on the app's thread), and nothing
+ * real comes near it: a Mastodon post is 2–5 KB, and a long article's HTML is kept within 64 KiB
+ * (sanitize.ts HTML_LIMITS). A larger one is dropped with the reason.
+ */
+export const MAX_STORED_OBJECT_CHARS = 256 * 1024;
+
 // The processor's writes, as prepared statements (drizzle's builders were a third of the
 // processing time in the bench's profile); same columns, encodings and rows as drizzle's.
 const insertInbox = preparedInsert(inbox, [
@@ -81,7 +90,7 @@ const insertInbox = preparedInsert(inbox, [
   'isDeleted',
   'isTransient',
   'repliesCount',
-]);
+], { apObject: MAX_STORED_OBJECT_CHARS });
 const insertNotification = preparedInsert(notifications, ['createdAt', 'notificationType', 'isNew', 'actorId', 'outboxObjectId', 'inboxObjectId']);
 
 /** Inserts one `inbox` row for a received activity or object. `server` is the host of the
@@ -91,6 +100,15 @@ export function persistInboxObject(db: DbOrTx, input: InboxRowInput): InboxObjec
   // unsanitized (activities carry content too: Misskey reactions, Flag comments, …).
   const object = withMentionNames(db, sanitizeActivityHtml(input.object), input.local);
   const { now } = input;
+  try {
+    return insertRow(db, input, object, now);
+  } catch (error) {
+    if (error instanceof ValueTooLargeError) drop(`${input.apId} is too large to keep (${error.chars} characters of JSON, at most ${error.maxChars})`);
+    throw error;
+  }
+}
+
+function insertRow(db: DbOrTx, input: InboxRowInput, object: Json, now: Date): InboxObject {
   return insertInbox(db, {
     createdAt: now,
     updatedAt: now,
