@@ -6,7 +6,9 @@ import { mf2 } from 'microformats-parser';
 import { Note, Person } from '@fedify/vocab';
 import { exportPublicKeyPem } from '../net/signatures';
 import { startPeer, type Peer } from '../../../test/peer/peer';
-import { addFollower, addPost, openListeningCore, type ListeningCore } from './test-support';
+import { signRequest } from '@fedify/fedify';
+import { addFollower, addPost, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
+import { SIGNED_GET_KEY_MAX_BYTES } from './signed-get';
 
 const AP = 'application/activity+json';
 let t: ListeningCore;
@@ -273,5 +275,24 @@ describe('what the listener does not serve', () => {
 
   it('answers 404 to a POST anywhere but /inbox, without reading the body', async () => {
     expect((await fetch(`${t.url}/outbox`, { method: 'POST', body: '{}' })).status).toBe(404);
+  });
+});
+
+describe('signed GETs are checked on this thread, so the key documents they read are bounded', () => {
+  const signedGet = async (m: Mallory, url: string) => {
+    const request = await signRequest(new Request(url, { headers: { accept: AP } }), m.keys.privateKey, new URL(m.keyId), { spec: 'draft-cavage-http-signatures-12' });
+    return fetch(request);
+  };
+
+  it(`a direct post is shown to its addressee's signed GET; not when the addressee's key document is past ${SIGNED_GET_KEY_MAX_BYTES} bytes`, async () => {
+    const [small, big] = await Promise.all([startMallory(), startMallory({ summary: 'x'.repeat(SIGNED_GET_KEY_MAX_BYTES) })]);
+    try {
+      const toSmall = addPost(t.core, { visibility: 'DIRECT', to: [small.actorId], content: '<p>for you</p>' });
+      const toBig = addPost(t.core, { visibility: 'DIRECT', to: [big.actorId], content: '<p>for you</p>' });
+      expect((await signedGet(small, toSmall.apId)).status).toBe(200);
+      expect((await signedGet(big, toBig.apId)).status).toBe(404);
+    } finally {
+      await Promise.all([small.server.close(), big.server.close()]);
+    }
   });
 });

@@ -174,7 +174,8 @@ export const newRsaKeys = () =>
     ['sign', 'verify'],
   );
 
-export async function startMallory(): Promise<Mallory> {
+/** `extra`: members added to Mallory's actor document (a document of some size, say). */
+export async function startMallory(extra: Record<string, unknown> = {}): Promise<Mallory> {
   const keys = await newRsaKeys();
   const pem = await exportPublicKeyPem(keys.publicKey);
   const server = await startServer((req, res) => {
@@ -190,6 +191,7 @@ export async function startMallory(): Promise<Mallory> {
         preferredUsername: 'mallory',
         inbox: `${id}/inbox`,
         publicKey: { id: `${id}#main-key`, owner: id, publicKeyPem: pem },
+        ...extra,
       }),
     );
   });

@@ -60,8 +60,8 @@ export const preloadedContextLoader: DocumentLoader = (url) => {
  * a document is believed only from its own server, so an open redirect elsewhere cannot serve
  * a key or actor "as" that server.
  */
-export function createDocumentLoader(client: HttpClient): DocumentLoader {
-  return loaderOver(client, true);
+export function createDocumentLoader(client: HttpClient, options: { maxBodyBytes?: number } = {}): DocumentLoader {
+  return loaderOver(client, true, options.maxBodyBytes);
 }
 
 /**
@@ -71,8 +71,8 @@ export function createDocumentLoader(client: HttpClient): DocumentLoader {
  */
 export const ACTIVITY_DOCUMENT_MAX_BYTES = 1024 * 1024;
 
-function loaderOver(client: HttpClient, sameOriginOnly: boolean): DocumentLoader {
-  const maxBodyBytes = Math.min(client.maxBodyBytes ?? ACTIVITY_DOCUMENT_MAX_BYTES, ACTIVITY_DOCUMENT_MAX_BYTES);
+function loaderOver(client: HttpClient, sameOriginOnly: boolean, cap = ACTIVITY_DOCUMENT_MAX_BYTES): DocumentLoader {
+  const maxBodyBytes = Math.min(client.maxBodyBytes ?? cap, cap, ACTIVITY_DOCUMENT_MAX_BYTES);
   const load = async (url: string, signal: AbortSignal | undefined, alternates: number): Promise<RemoteDocument> => {
     const hit = preloaded(url);
     if (hit !== null) return hit;
