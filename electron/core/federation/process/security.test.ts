@@ -26,6 +26,21 @@ function actorDoc(origin: string, name: string) {
   };
 }
 
+/** An actor `name` served at `evil` (its document with `extra` members), and the rig opened. */
+async function evilActorAndRig(name: string, extra: Record<string, unknown> = {}): Promise<{ origin: string; rig: Rig }> {
+  let origin = '';
+  evil = await startServer((req, res) => {
+    const path = (req.url ?? '/').split('?')[0];
+    res.setHeader('content-type', 'application/activity+json');
+    if (path === `/users/${name}`) return res.end(JSON.stringify({ ...actorDoc(origin, name), ...extra }));
+    res.statusCode = 404;
+    res.end();
+  });
+  origin = evil.origin;
+  rig = await openRig();
+  return { origin, rig };
+}
+
 describe('handles are believed only when their own server points back to the actor', () => {
   it('an actor whose WebFinger claims @gargron@mastodon.social is cached under its own host, and the mention does not resolve to it', async () => {
     let origin = '';
@@ -114,16 +129,7 @@ describe('looked-up objects are believed only from their own server', () => {
 
 describe('every stored remote row is sanitized', () => {
   it('a Like carrying HTML (a Misskey reaction) is stored without scripts or handlers', async () => {
-    let origin = '';
-    evil = await startServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      res.setHeader('content-type', 'application/activity+json');
-      if (path === '/users/mk') return res.end(JSON.stringify(actorDoc(origin, 'mk')));
-      res.statusCode = 404;
-      res.end();
-    });
-    origin = evil.origin;
-    rig = await openRig();
+    const { origin, rig } = await evilActorAndRig('mk');
     rig.ourPost('liked');
     const row = await rig.receive({
       id: `${origin}/likes/xss`,
@@ -142,16 +148,7 @@ describe('every stored remote row is sanitized', () => {
 
 describe('what is kept of remote documents is bounded (views parse each row they show, on the app’s thread)', () => {
   it('a reply of 300 KiB (12,000 addresses) is dropped with the reason; the same reply of a normal size is kept', async () => {
-    let origin = '';
-    evil = await startServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      res.setHeader('content-type', 'application/activity+json');
-      if (path === '/users/mallory') return res.end(JSON.stringify(actorDoc(origin, 'mallory')));
-      res.statusCode = 404;
-      res.end();
-    });
-    origin = evil.origin;
-    rig = await openRig();
+    const { origin, rig } = await evilActorAndRig('mallory');
     rig.ourPost('abc');
     const reply = (n: number, cc: string[]) => ({
       id: `${origin}/creates/${n}`,
@@ -172,16 +169,7 @@ describe('what is kept of remote documents is bounded (views parse each row they
   });
 
   it('an actor whose document is past 256 KiB is not kept: its activities are dropped, saying why', async () => {
-    let origin = '';
-    evil = await startServer((req, res) => {
-      const path = (req.url ?? '/').split('?')[0];
-      res.setHeader('content-type', 'application/activity+json');
-      if (path === '/users/mallory') return res.end(JSON.stringify({ ...actorDoc(origin, 'mallory'), zz: 'x'.repeat(300 * 1024) }));
-      res.statusCode = 404;
-      res.end();
-    });
-    origin = evil.origin;
-    rig = await openRig();
+    const { origin, rig } = await evilActorAndRig('mallory', { zz: 'x'.repeat(300 * 1024) });
     rig.ourPost('abc');
     const row = await rig.receive({ id: `${origin}/likes/1`, type: 'Like', actor: `${origin}/users/mallory`, object: 'https://tern.example/o/abc' });
     expect(row.isProcessed).toBe(true);
