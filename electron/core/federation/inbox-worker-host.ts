@@ -6,7 +6,7 @@
 // shell and the tests drive it as they drove the in-thread loop. Nothing is lost or done twice
 // when a worker dies: the rows are the queue (a try is counted before the work, outcomes are
 // committed after it, and handlers are idempotent on ap_id), and a POST whose check had no answer
-// is checked again on the main thread, where a row already stored is found (inbox-route.ts).
+// is checked again by the next checks worker (nothing is stored before the checks answer).
 import type { Settings } from '../settings';
 import { createWorkerHost, workerEntry, WorkerEndedError } from '../worker-host';
 import type { IncomingRow } from './incoming-writer';
