@@ -5,7 +5,9 @@
 import { expect, it } from 'vitest';
 import type { InboxObject } from '../../../../db/schema';
 import { MAX_LIST_ENTRIES } from '../objects';
-import { inboxPostView } from './views';
+import { contentHtmlOf, inboxPostView } from './views';
+import { unparsedText } from '../sanitize';
+import { sanitizeStoredHtml } from '../sanitize-stored';
 import { postDocument } from '../../search/text';
 
 const row = (apObject: Record<string, unknown>, apId = 'https://x.example/n/1') =>
@@ -109,4 +111,27 @@ it('an Event says when and where: the time as sent, the place from its name and 
   });
   // Only Events: a Note's startTime means nothing.
   expect(inboxPostView(row({ type: 'Note', startTime: '2019-12-18T13:00:00Z' }), undefined).event).toBeNull();
+});
+
+it('long texts are formatted within a budget per turn of the event loop; past it they are shown as plain text, formatted again at the next turn', async () => {
+  // 48 KB of markup and entities (within the HTML bounds): milliseconds to sanitize anywhere.
+  const long = `<p>${'<b>x</b>'.repeat(1_500)}${' &amp;'.repeat(6_000)}</p>`;
+  const formatted = sanitizeStoredHtml(long);
+  expect(formatted).toContain('<b>x</b>');
+  expect(unparsedText(long)).not.toContain('<b>');
+  await new Promise((resolve) => setImmediate(resolve));
+  const shown = Array.from({ length: 400 }, () => contentHtmlOf(long));
+  expect(shown[0]).toBe(formatted);
+  const plain = shown.filter((html) => html === unparsedText(long)).length;
+  expect(plain).toBeGreaterThan(0);
+  expect(shown.every((html) => html === formatted || html === unparsedText(long))).toBe(true);
+  await new Promise((resolve) => setImmediate(resolve));
+  expect(contentHtmlOf(long)).toBe(formatted);
+});
+
+it('an element keeps at most 32 of its classes (a hostile server wrote thousands)', () => {
+  const many = Array.from({ length: 5_000 }, (_, i) => `h-c${i}`).join(' ');
+  const html = sanitizeStoredHtml(`<p><span class="${many}">x</span></p>`);
+  expect(html.match(/class="([^"]*)"/)![1]!.split(' ')).toEqual(Array.from({ length: 32 }, (_, i) => `h-c${i}`));
+  expect(sanitizeStoredHtml('<p><a href="https://a.example/" class="u-url mention">@a</a></p>')).toContain('class="u-url mention"');
 });

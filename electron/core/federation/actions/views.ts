@@ -8,7 +8,7 @@ import { summarizeActor } from '../actor-summary';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
-import { htmlToExcerpt, sanitizePlainText } from '../sanitize';
+import { htmlToExcerpt, sanitizePlainText, unparsedText } from '../sanitize';
 import { sanitizeStoredHtml } from '../sanitize-stored';
 import { pollViewOf } from '../polls/view';
 import { withSources } from '../../media/views';
@@ -156,8 +156,36 @@ const SANITIZED_KEPT = 3000;
 const SANITIZED_MAX_CHARS = 20_000;
 const sanitized = new Map<string, string>();
 
-function contentHtmlOf(html: string): string {
-  if (html.length > SANITIZED_MAX_CHARS) return sanitizeStoredHtml(html);
+// A long text (up to 64 KB, sanitize.ts HTML_LIMITS) costs up to 10 ms to sanitize when a
+// hostile server wrote it (64 KB of entities), and a page of views is built in one turn of the
+// event loop, on the app's thread: 50 such replies held it for half a second. Within one turn,
+// long texts are sanitized for LONG_TEXTS_MS in all; past that, a long text is shown as its
+// plain text (tags dropped, escaped: never unsafe) and formatted at its next view. Real long
+// posts cost 1–2 ms each, so a page of them stays formatted.
+const LONG_TEXTS_MS = 50;
+let longTextsMs = 0;
+let longTextsTurn = false;
+
+function longContentHtml(html: string): string {
+  if (longTextsMs >= LONG_TEXTS_MS) return unparsedText(html);
+  if (!longTextsTurn) {
+    longTextsTurn = true;
+    setImmediate(() => {
+      longTextsTurn = false;
+      longTextsMs = 0;
+    });
+  }
+  const started = performance.now();
+  try {
+    return sanitizeStoredHtml(html);
+  } finally {
+    longTextsMs += performance.now() - started;
+  }
+}
+
+/** The HTML a view shows for a stored text (exported for tests). */
+export function contentHtmlOf(html: string): string {
+  if (html.length > SANITIZED_MAX_CHARS) return longContentHtml(html);
   const kept = sanitized.get(html);
   if (kept !== undefined) {
     sanitized.delete(html);
