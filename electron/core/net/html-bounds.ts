@@ -2,8 +2,9 @@
 // upper estimate of their nesting, by one regular-expression pass over the tags (linear, a few
 // milliseconds per MiB, hostile input included). Parsers are recursive and slow on hostile
 // input: microformats-parser overflowed its stack on 5,000 nested <div>s after seconds of work,
-// and sanitize-html took 1.5 s on 50,000 of them — all on the main thread. Remote HTML is measured here first, and
-// what is over the bounds is never handed to a parser (see sanitize.ts, webmention/source-parse.ts).
+// and sanitize-html took 1.5 s on 50,000 of them — all on the main thread. Remote HTML is
+// measured here first, and what is over the bounds is never handed to a parser (see sanitize.ts,
+// webmention/source-parse.ts).
 
 export interface HtmlSize {
   elements: number;
