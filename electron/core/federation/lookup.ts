@@ -8,7 +8,7 @@ import type { DbOrTx } from '../../../db/client';
 import { actor as actorTable, inbox, outbox, type Actor, type InboxObject, type OutboxObject } from '../../../db/schema';
 import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
-import { NetError, BlockedAddressError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
+import { NetError, BlockedAddressError, BodyTooLargeError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
 import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
 import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
 import { authorOf, isAttributedTo, isShowableType } from './objects';
@@ -18,6 +18,7 @@ import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { MAX_STORED_OBJECT_CHARS, persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
 import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
+import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../net/document-loader';
 
 export interface LookupDeps {
   db: DbOrTx;
@@ -80,9 +81,11 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
   if (!httpUrl(url)) throw new BadInputError(`“${url}” is not an http(s) URL.`);
   const get = async (signed: boolean): Promise<{ status: number; type: string; text: string; finalUrl: string }> => {
     const request = new Request(url, { headers: { accept: ACTIVITY_ACCEPT } });
+    // A document is parsed here, on the app's thread: no more than an ActivityPub document may be.
+    const maxBodyBytes = ACTIVITY_DOCUMENT_MAX_BYTES;
     const response = signed
-      ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), privateKey: deps.fed.keys.rsa.privateKey })
-      : await deps.fed.client.fetch(request);
+      ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), privateKey: deps.fed.keys.rsa.privateKey, maxBodyBytes })
+      : await deps.fed.client.fetch(request, { maxBodyBytes });
     return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), finalUrl: response.url || url };
   };
   let res: Awaited<ReturnType<typeof get>>;
@@ -93,6 +96,7 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
     if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
       throw new NotFoundError((error as Error).message);
     }
+    if (error instanceof BodyTooLargeError) throw new NotFoundError(`${url} is larger than an ActivityPub document may be (${error.limitBytes} bytes).`);
     if (error instanceof NetError) throw new UnavailableError(`Could not fetch ${url}: ${error.message}`);
     throw error;
   }

@@ -85,6 +85,8 @@ export interface SignedFetchOptions {
   /** SHA-256 of `body`, base64, when the caller already has it (a fan-out sends one body to
    * many inboxes): it goes into Digest / Content-Digest as it is, so it must be right. */
   bodySha256?: string;
+  /** The answer's body cap; default the client's. */
+  maxBodyBytes?: number;
 }
 
 /** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
@@ -169,6 +171,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
         ...(signal === undefined ? {} : { signal }),
         redirect: 'manual',
         rawBody: body === null ? null : new Uint8Array(body),
+        ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
       });
     };
     const first = hop === 0 && options.spec !== undefined ? options.spec : memory.determineSpec(url.origin);

@@ -26,13 +26,16 @@ function actorDoc(origin: string, name: string) {
   };
 }
 
-/** An actor `name` served at `evil` (its document with `extra` members), and the rig opened. */
-async function evilActorAndRig(name: string, extra: Record<string, unknown> = {}): Promise<{ origin: string; rig: Rig }> {
+/** An actor `name` served at `evil` (its document with `extra` members; `other` may serve other
+ * paths), and the rig opened. */
+async function evilActorAndRig(name: string, extra: Record<string, unknown> = {}, other?: (path: string, origin: string) => unknown): Promise<{ origin: string; rig: Rig }> {
   let origin = '';
   evil = await startServer((req, res) => {
-    const path = (req.url ?? '/').split('?')[0];
+    const path = (req.url ?? '/').split('?')[0] ?? '/';
     res.setHeader('content-type', 'application/activity+json');
     if (path === `/users/${name}`) return res.end(JSON.stringify({ ...actorDoc(origin, name), ...extra }));
+    const doc = other?.(path, origin);
+    if (doc !== undefined) return res.end(JSON.stringify(doc));
     res.statusCode = 404;
     res.end();
   });
@@ -166,6 +169,14 @@ describe('what is kept of remote documents is bounded (views parse each row they
     const small = await rig.receive(reply(2, many.slice(0, 20)));
     expect(small).toMatchObject({ isProcessed: true, error: null });
     expect(rig.inboxRow(`${origin}/notes/2`)).toBeDefined();
+  });
+
+  it('a look-up reads no document past 1 MiB (it is parsed on the app’s thread): refused, saying why', async () => {
+    const big = (path: string, origin: string) =>
+      path === '/notes/big' ? { id: `${origin}/notes/big`, type: 'Note', attributedTo: `${origin}/users/mallory`, content: '<p>x</p>', zz: 'x'.repeat(1024 * 1024) } : undefined;
+    const { origin, rig } = await evilActorAndRig('mallory', {}, big);
+    const deps = { db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, local: rig.local };
+    await expect(lookup(deps, `${origin}/notes/big`)).rejects.toThrow(/is larger than an ActivityPub document may be \(1048576 bytes\)/);
   });
 
   it('an actor whose document is past 256 KiB is not kept: its activities are dropped, saying why', async () => {
