@@ -7,6 +7,7 @@ import { NOTIFICATION_TYPES } from '../../db/columns';
 import { BadInputError } from './errors';
 import { MAX_ALT_LENGTH } from './media/limits';
 import { profileImageSchema } from './media/profile-images';
+import { withoutTrailingSlashes } from './trailing-slashes';
 
 export const USERNAME_RE = /^[A-Za-z0-9_]{1,30}$/;
 /** How many old accounts the author may list under "Also known as". */
@@ -22,7 +23,7 @@ export const baseUrlSchema = z
   .url({ message: 'must be a URL such as https://example.com', abort: true })
   .refine((u) => /^https?:$/.test(new URL(u).protocol), { message: 'must be an http(s) URL', abort: true })
   .refine((u) => !new URL(u).search && !new URL(u).hash, 'must have no query or fragment')
-  .transform((u) => u.replace(/\/+$/, ''));
+  .transform((u) => withoutTrailingSlashes(u));
 
 export const settingsSchema = z.object({
   baseUrl: baseUrlSchema.nullable().default(null),

@@ -1,6 +1,7 @@
-// Trailing slashes cut from ids and paths that come from other servers. Not with
+// Trailing slashes cut from ids, URLs and paths, ours and other servers'. Not with
 // `.replace(/\/+$/, '')`: a regex engine tries that pattern at each slash of a run and scans the
-// rest of the run each time, so an id of 64 KiB of slashes and one other character took 6 s.
+// rest of the run each time, so a remote id of 64 KiB of slashes and one other character took
+// 6 s. Every place uses this one, so none is left to check for whether its input is remote.
 
 /** `text` without the slashes it ends with. */
 export function withoutTrailingSlashes(text: string): string {

@@ -3,6 +3,7 @@
 // paths, `..`, links and devices, bad header checksums, and entries over a size cap, so no
 // entry can land outside the folder it is extracted into.
 import { BadInputError } from '../errors';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 export interface TarEntry {
   /** Relative, '/'-separated; a directory's name has no trailing slash here. */
@@ -97,7 +98,7 @@ export function readTar(archive: Buffer, options: ReadTarOptions): TarEntry[] {
     const flag = String.fromCharCode(block[156] ?? 0);
     const type = flag === '0' || flag === '\0' ? 'file' : flag === '5' ? 'directory' : null;
     if (type === null) throw new BadInputError(`The backup archive holds ${fullName}, which is not a plain file or folder (links are refused).`);
-    const clean = type === 'directory' ? fullName.replace(/\/+$/, '') : fullName;
+    const clean = type === 'directory' ? withoutTrailingSlashes(fullName) : fullName;
     checkName(clean);
     const size = readOctal(block, 124, 12);
     if (size > options.maxEntryBytes) throw new BadInputError(`The backup archive holds ${clean}, which is larger than Tern accepts.`);

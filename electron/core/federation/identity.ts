@@ -28,7 +28,7 @@ export interface LocalActor {
 }
 
 export function localActor(baseUrl: string, username: string): LocalActor {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(baseUrl);
   const url = new URL(base);
   const host = url.host;
   return {

@@ -1,6 +1,7 @@
 // Small HTTP pieces of the listener: content negotiation, the public URL a peer addressed (the
 // one its signature covers), and reading a request body under a hard cap (and knowing when one
 // was left unread).
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 /**
  * Whether the client asks for ActivityPub JSON: application/activity+json or
@@ -24,7 +25,7 @@ export function wantsActivityJson(accept: string | undefined | null): boolean {
  */
 export function publicUrl(request: Request, baseUrl: string): URL {
   const local = new URL(request.url);
-  return new URL(`${baseUrl.replace(/\/+$/, '')}${local.pathname}${local.search}`);
+  return new URL(`${withoutTrailingSlashes(baseUrl)}${local.pathname}${local.search}`);
 }
 
 /**

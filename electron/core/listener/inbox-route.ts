@@ -15,6 +15,7 @@ import { publicUrl, readCappedBody } from './http-parts';
 import { clientAddress, nodeClientAddress } from './client-address';
 import { storageProblem } from '../../../db/storage-errors';
 import type { AcceptFirst } from './accept-first';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 export const MAX_INBOX_BYTES = 1024 * 1024;
 /** Retry-After for a POST the checks worker could not take (it is starting again). */
@@ -146,7 +147,7 @@ export function inboxRequestListener(
           return send(res, 400, 'body could not be read');
         }
         const settings = core.settings.get();
-        const baseUrl = (settings.baseUrl ?? local.baseUrl).replace(/\/+$/, '');
+        const baseUrl = withoutTrailingSlashes(settings.baseUrl ?? local.baseUrl);
         const from = nodeClientAddress(req, settings.listener.behindProxy);
         // The URL the peer addressed; its Host is set from it (inboxPostRequest).
         const post = { url: `${baseUrl}${req.url ?? '/inbox'}`, headers: req.rawHeaders, body: body.bytes };

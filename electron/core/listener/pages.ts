@@ -6,6 +6,7 @@ import { createHash } from 'node:crypto';
 import type { OutboxObject } from '../../../db/schema';
 import { sanitizeStoredHtml } from '../federation/sanitize-stored';
 import type { LocalActor } from '../federation/identity';
+import { withoutTrailingSlashes } from '../trailing-slashes';
 
 const STYLE =
   'body{font:16px/1.5 system-ui,sans-serif;max-width:40em;margin:2em auto;padding:0 1em;color:#222}' +
@@ -50,7 +51,7 @@ const alternate = (href: string) => `<link rel="alternate" type="application/act
 /** The IndieWeb endpoints, at fixed paths under the base URL (the IndieAuth and Micropub ones
  * are served by the indieweb routes). */
 export function indieEndpoints(baseUrl: string) {
-  const base = baseUrl.replace(/\/+$/, '');
+  const base = withoutTrailingSlashes(baseUrl);
   return {
     webmention: `${base}/webmention`,
     indieauthMetadata: `${base}/.well-known/oauth-authorization-server`,
