@@ -10,6 +10,7 @@ import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { ACTIVITY_ACCEPT } from '../net/signatures';
 import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../net/document-loader';
 import { authorOf } from './objects';
+import { readDocument } from './read-document';
 import { sanitizeActorHtml } from './sanitize';
 import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
 import { takeFetchedActor } from './fetched-actors';
@@ -31,22 +32,27 @@ export function findActor(db: DbOrTx, apId: string): Actor | undefined {
   return raw === undefined ? undefined : decodeActor(raw);
 }
 
-/** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape. */
+/** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape.
+ * It comes back with its HTML sanitized, read off the main thread when large (read-document.ts). */
 export async function fetchActorDocument(fed: FederationContext, apId: string): Promise<Json> {
-  let json: unknown;
+  let text: string;
   let status: number;
   let finalUrl: string;
   try {
-    const res = await fed.client.fetchJson(apId, { headers: { accept: ACTIVITY_ACCEPT }, maxBodyBytes: ACTIVITY_DOCUMENT_MAX_BYTES });
+    const res = await fed.client.fetchText(apId, { headers: { accept: ACTIVITY_ACCEPT }, maxBodyBytes: ACTIVITY_DOCUMENT_MAX_BYTES });
     status = res.response.status;
-    json = res.json;
+    text = res.text;
     finalUrl = res.response.url || apId;
   } catch (error) {
     throw new UnavailableError(`Could not fetch ${apId}: ${(error as Error).message}`);
   }
   if (status === 404 || status === 410) throw new NotFoundError(`${apId} does not exist (HTTP ${status}).`);
   if (status >= 400) throw new UnavailableError(`${new URL(apId).host} answered HTTP ${status} for ${apId}.`);
-  return checkActorDocument(apId, json, finalUrl);
+  const reading = await readDocument(text);
+  if (!reading.ok) {
+    throw reading.retryable ? new UnavailableError(`Could not fetch ${apId}: it ${reading.reason}.`) : new NotFoundError(`${apId} ${reading.reason}.`);
+  }
+  return checkActorDocument(apId, reading.doc, finalUrl);
 }
 
 /** What a fetched actor document must be: an actor, `apId` itself, served by its own server. */

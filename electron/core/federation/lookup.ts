@@ -17,7 +17,7 @@ import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
 import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { MAX_STORED_OBJECT_CHARS, persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
-import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
+import { readDocument } from './read-document';
 import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../net/document-loader';
 
 export interface LookupDeps {
@@ -76,12 +76,13 @@ export function alternateLink(html: string): string | null {
 }
 
 /** GETs an ActivityPub document: plainly first, signed as the local actor when refused with
- * 401/403; follows one HTML `alternate` link. The id must be the URL's (no impersonation). */
+ * 401/403; follows one HTML `alternate` link. The id must be the URL's (no impersonation). The
+ * document comes back with its HTML sanitized (read-document.ts). */
 export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, url: string, hops = 0): Promise<Json> {
   if (!httpUrl(url)) throw new BadInputError(`“${url}” is not an http(s) URL.`);
   const get = async (signed: boolean): Promise<{ status: number; type: string; text: string; finalUrl: string }> => {
     const request = new Request(url, { headers: { accept: ACTIVITY_ACCEPT } });
-    // A document is parsed here, on the app's thread: no more than an ActivityPub document may be.
+    // No more than an ActivityPub document may be (it is read whole, then parsed).
     const maxBodyBytes = ACTIVITY_DOCUMENT_MAX_BYTES;
     const response = signed
       ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), privateKey: deps.fed.keys.rsa.privateKey, maxBodyBytes })
@@ -108,13 +109,11 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
     if (alternate && hops === 0) return fetchApDocument(deps, new URL(alternate, res.finalUrl).href, 1);
     throw new NotFoundError(`${url} is a web page without an ActivityPub version.`);
   }
-  let json: unknown;
-  try {
-    json = parseBoundedJson(res.text);
-  } catch (error) {
-    throw new NotFoundError(`${url} did not answer with usable JSON (${jsonRefusal(error)}).`);
-  }
-  if (!isObject(json) || typeOf(json) === null || !str(json.id)) throw new NotFoundError(`${url} is not an ActivityPub object.`);
+  // Parsed and sanitized, on the page reader's worker when large (read-document.ts).
+  const reading = await readDocument(res.text);
+  if (!reading.ok) throw new NotFoundError(`${url} ${reading.reason}.`);
+  const json = reading.doc;
+  if (typeOf(json) === null || !str(json.id)) throw new NotFoundError(`${url} is not an ActivityPub object.`);
   const id = str(json.id)!;
   // A profile or post URL may answer with a document whose id differs (url vs id); it must at
   // least live on the same server, and the caller re-fetches the id when that matters.

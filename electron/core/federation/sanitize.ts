@@ -5,7 +5,7 @@
 // javascript: URLs — is removed. Plain-text fields (`name`) keep no markup at all.
 import sanitizeHtml from 'sanitize-html';
 import { Parser } from 'htmlparser2';
-import { isObject, type Json } from './ap';
+import { ACTOR_TYPES, isObject, typeOf, type Json } from './ap';
 import { htmlOverLimits } from '../net/html-bounds';
 
 export const LINK_REL = 'nofollow noopener noreferrer';
@@ -216,6 +216,7 @@ function mapStrings(value: unknown, clean: (s: string) => string): unknown {
 // are never mutated afterwards — callers copy ({ ...x }) — so identity means "already clean".
 const cleanObjects = new WeakSet<object>();
 const cleanActivities = new WeakSet<object>();
+const cleanActors = new WeakSet<object>();
 
 /** A copy of an object with its HTML fields sanitized: content, summary (and their language
  * maps) as HTML; name (and nameMap) as plain text. Other fields are kept as sent. */
@@ -265,13 +266,42 @@ export function sanitizeActivityHtml<T extends Json>(activity: T): T {
 
 /** An actor document with its profile HTML sanitized: summary, name, and PropertyValue fields. */
 export function sanitizeActorHtml<T extends Json>(doc: T): T {
+  if (cleanActors.has(doc)) return doc;
   const out: Json = { ...sanitizeObjectHtml(doc) };
   if (Array.isArray(out.attachment)) {
     out.attachment = out.attachment.map((a: unknown) =>
       isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value) } : a,
     );
   }
+  cleanActors.add(out);
+  cleanObjects.add(out);
   return out as T;
+}
+
+/** A fetched document's HTML sanitized as what it is: an actor's profile, or an activity or
+ * object with the object it embeds (federation/read-document.ts, on whichever thread reads it). */
+export function sanitizeDocumentHtml(doc: Json): Json {
+  return ACTOR_TYPES.has(typeOf(doc) ?? '') ? sanitizeActorHtml(doc) : sanitizeActivityHtml(doc);
+}
+
+/**
+ * Records `doc` — the result of sanitizeDocumentHtml on the page reader's worker, received here as
+ * a structured clone (its identity lost in passing) — as clean, so the functions above return it
+ * (and the object it embeds) at once instead of sanitizing the same HTML again on this thread:
+ * that is what the worker was for. Only for what sanitizeDocumentHtml returned.
+ */
+export function adoptSanitizedDocument(doc: Json): Json {
+  cleanObjects.add(doc);
+  if (ACTOR_TYPES.has(typeOf(doc) ?? '')) {
+    cleanActors.add(doc);
+    return doc;
+  }
+  cleanActivities.add(doc);
+  if (isObject(doc.object)) {
+    cleanObjects.add(doc.object);
+    if (isObject(doc.object.object)) cleanObjects.add(doc.object.object);
+  }
+  return doc;
 }
 
 // Elements whose text is not shown when their tags are dropped (sanitize-html's nonTextTags).

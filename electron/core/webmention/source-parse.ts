@@ -1,5 +1,6 @@
 // Reading remote HTML pages off the main thread: webmention source pages, and the pages IndieAuth
-// clients publish at their client_id (indieauth/client-page.ts). The page is measured first
+// clients publish at their client_id (indieauth/client-page.ts); and the larger ActivityPub
+// documents fetched on the main thread (federation/read-document.ts). The page is measured first
 // (net/html-bounds.ts: elements and nesting, one linear pass) and refused when over the bounds;
 // what is within them is parsed in a worker thread (source-worker.ts), one page at a time, under
 // a deadline. A page that is over the bounds, takes too long or breaks the parser is refused for
@@ -14,6 +15,7 @@ import { htmlOverLimits } from '../net/html-bounds';
 import type { ReaderJob, ReaderResult, ReaderTask } from './source-worker';
 import type { ClientPage } from '../indieauth/client-page';
 import type { JsonValue } from '../../../db/schema';
+import type { DocumentReading } from '../federation/document-reading';
 
 /** A source page is read only within these (a long blog page has a few thousand elements). */
 export const SOURCE_HTML_LIMITS = { chars: 1024 * 1024, elements: 30_000, depth: 400 } as const;
@@ -131,6 +133,14 @@ export async function readClientPage(html: string, url: string): Promise<ClientP
   if (over !== null) return { ok: false, reason: over };
   const result = await readInWorker({ kind: 'client', html, url });
   return result.ok ? { ok: true, page: result.page } : { ok: false, reason: result.reason };
+}
+
+/** A fetched ActivityPub document read on the worker (read-document.ts readDocumentHere there):
+ * sanitized, or why not. A document the worker could not finish (its deadline, a crash) may read
+ * another time: retryable. */
+export async function readDocumentInWorker(text: string, maxChars: number): Promise<DocumentReading> {
+  const result = await readInWorker({ kind: 'document', text, maxChars });
+  return result.ok ? result.reading : { ok: false, reason: `could not be read (${result.reason})`, retryable: true };
 }
 
 /** Ends the worker (tests, shutdown); a later page starts a new one. */
