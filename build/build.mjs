@@ -35,6 +35,10 @@ const common = {
   external: EXTERNAL,
   logLevel: 'warning',
   absWorkingDir: root,
+  // Modules that find files beside themselves read __filename first in CommonJS and
+  // import.meta.url only under ESM (db/checkpointer.ts, worker-host.ts): in a CommonJS bundle
+  // the empty import.meta is never read.
+  logOverride: { 'empty-import-meta': 'silent' },
 };
 await Promise.all([
   build({
@@ -42,9 +46,6 @@ await Promise.all([
     entryPoints: ['electron/main.ts'],
     outfile: 'dist/electron/main.cjs',
     format: 'cjs',
-    // Modules that find files beside themselves read __filename first in CommonJS and
-    // import.meta.url only under ESM (db/checkpointer.ts, worker-host.ts).
-    logOverride: { 'empty-import-meta': 'silent' },
   }),
   // A sandboxed preload may require only `electron`: everything else is bundled in.
   build({ ...common, entryPoints: ['electron/preload.ts'], outfile: 'dist/electron/preload.cjs', format: 'cjs' }),
