@@ -138,10 +138,8 @@ export function multipartReader(boundary: string, limits: MultipartLimits): Mult
       case 'headers': {
         // A part with no headers has its blank line right away.
         const at = pending.subarray(0, 2).equals(CRLF) ? -2 : pending.indexOf(HEADERS_END);
-        if (at === -1) {
-          if (pending.length > MAX_HEADER_BYTES) throw new MultipartError(`a multipart part's headers are longer than ${MAX_HEADER_BYTES} bytes`, 400);
-          return false;
-        }
+        if ((at === -1 ? pending.length : at) > MAX_HEADER_BYTES) throw new MultipartError(`a multipart part's headers are longer than ${MAX_HEADER_BYTES} bytes`, 400);
+        if (at === -1) return false;
         startPart(at === -2 ? '' : pending.subarray(0, at).toString('utf8'));
         pending = pending.subarray(at + 4);
         state = 'body';
