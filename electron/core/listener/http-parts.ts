@@ -53,15 +53,16 @@ export function bodyLeftUnread(request: Request): boolean {
   return request.headers.has('transfer-encoding') || (length !== null && length.trim() !== '0');
 }
 
-export type CappedBody = { ok: true; bytes: Uint8Array } | { ok: false; reason: 'too_large' | 'aborted' | 'stopped' };
+export type CappedBody = { ok: true; bytes: Uint8Array; size: number } | { ok: false; reason: 'too_large' | 'aborted' | 'stopped' };
 
 /**
  * Reads a request body, refusing it as soon as it is known to pass `cap` bytes: from
  * Content-Length before reading anything, and by counting while reading (chunked bodies, or a
  * Content-Length that lies). `stop` sees each chunk as it arrives; when it says so, reading
- * ends there ('stopped').
+ * ends there ('stopped'). Unless `keep`, the chunks are left to `stop` (a reader that parses them
+ * as they come): `bytes` is then empty, and only `size` says how much arrived.
  */
-export async function readCappedBody(request: Request, cap: number, stop?: (chunk: Uint8Array) => boolean): Promise<CappedBody> {
+export async function readCappedBody(request: Request, cap: number, stop?: (chunk: Uint8Array) => boolean, keep = true): Promise<CappedBody> {
   const declared = request.headers.get('content-length');
   if (declared !== null && (!/^\d+$/.test(declared.trim()) || Number(declared) > cap)) {
     await request.body?.cancel().catch(() => undefined);
@@ -69,7 +70,7 @@ export async function readCappedBody(request: Request, cap: number, stop?: (chun
   }
   if (request.body === null) {
     readToEnd.add(request);
-    return { ok: true, bytes: new Uint8Array(0) };
+    return { ok: true, bytes: new Uint8Array(0), size: 0 };
   }
   const reader = request.body.getReader();
   const chunks: Uint8Array[] = [];
@@ -87,7 +88,7 @@ export async function readCappedBody(request: Request, cap: number, stop?: (chun
         await reader.cancel().catch(() => undefined);
         return { ok: false, reason: 'stopped' };
       }
-      chunks.push(value);
+      if (keep) chunks.push(value);
     }
   } catch {
     return { ok: false, reason: 'aborted' };
@@ -99,5 +100,5 @@ export async function readCappedBody(request: Request, cap: number, stop?: (chun
     bytes.set(chunk, offset);
     offset += chunk.byteLength;
   }
-  return { ok: true, bytes };
+  return { ok: true, bytes, size };
 }

@@ -185,8 +185,7 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
       const parsed = mediaForm.safeParse(grouped(body.form));
       if (!parsed.success) return answer(c, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'send one file part named "file"');
       const file = parsed.data.file[0]!;
-      const bytes = new Uint8Array(await file.arrayBuffer());
-      const row = await media.store({ bytes, contentType: declaredType(file, bytes) });
+      const { upload: row } = await media.store({ file, contentType: await declaredType(file) });
       return c.body(null, 201, { ...CORS, Location: mediaUrl(c.var.local, row.contentHash, cleanFilename(file.name, row.contentType)) });
     } catch (error) {
       return failure(c, error);

@@ -1,11 +1,13 @@
 // Bodies of the IndieWeb endpoints (OAuth, registration, Micropub) and the Mastodon API: read
 // under a cap, then decoded by Content-Type — form-encoded, JSON, or multipart where a route takes
 // it. OAuth clients differ (interop-notes: form or JSON), so both are accepted where the specs
-// allow. Forms are bounded in fields too, counted on the bytes before any parser runs: the
-// parsers (URLSearchParams, the Web Request's formData) take no limit, and tiny fields cost far
-// more than their bytes (65 MiB of one-byte multipart parts: 6 s on the main thread).
+// allow. Forms are bounded in fields too, counted on the bytes before any parser runs:
+// URLSearchParams takes no limit, and tiny fields cost far more than their bytes (65 MiB of
+// one-byte multipart parts: 6 s on the main thread when the Web Request's formData parsed them).
+// Multipart bodies are parsed as they arrive (multipart.ts), their parts counted on the way.
 import { readCappedBody } from './http-parts';
 import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
+import { multipartReader, MultipartError } from './multipart';
 
 export type DecodedBody =
   | { kind: 'form'; params: URLSearchParams }
@@ -38,16 +40,13 @@ export async function decodeBody(request: Request, cap: number, accept: BodyAcce
   const fields = accept.fields ?? DEFAULT_MAX_FIELDS;
   const contentType = request.headers.get('content-type') ?? '';
   const type = contentType.split(';')[0]!.trim().toLowerCase();
-  const multipart = type === 'multipart/form-data' && accept.multipart === true;
+  if (type === 'multipart/form-data' && accept.multipart === true) return decodeMultipart(request, contentType, cap, fields);
   // Fields are counted as the bytes arrive: a body of too many is refused before it is whole.
-  // Each form field ends at an "&" (so at most one more field than there are); every multipart
-  // part starts with the delimiter and one more closes the body (RFC 2046 §5.1.1), the delimiter
-  // never occurring inside a part.
-  const boundary = multipart ? boundaryOf(contentType) : null;
-  const counted = type === 'application/x-www-form-urlencoded' ? { needle: '&', most: fields - 1, refusal: `the form has more than ${fields} fields` } : boundary ? { needle: `--${boundary}`, most: fields + 1, refusal: `the multipart body has more than ${fields} parts` } : null;
-  const read = await readCappedBody(request, cap, counted ? overCount(counted.needle, counted.most) : undefined);
-  if (!read.ok && read.reason === 'stopped') throw new BodyError(counted!.refusal, 400);
-  if (!read.ok) throw new BodyError(read.reason === 'too_large' ? `the body is larger than ${cap} bytes` : 'the body was cut off', read.reason === 'too_large' ? 413 : 400);
+  // Each form field ends at an "&" (so at most one more field than there are).
+  const counted = type === 'application/x-www-form-urlencoded' ? overCount('&', fields - 1) : undefined;
+  const read = await readCappedBody(request, cap, counted);
+  if (!read.ok && read.reason === 'stopped') throw new BodyError(`the form has more than ${fields} fields`, 400);
+  if (!read.ok) throw tooLargeOrCut(read.reason, cap);
   if (read.bytes.byteLength === 0) return { kind: 'empty' };
   const text = () => new TextDecoder('utf-8', { fatal: true }).decode(read.bytes);
   if (type === 'application/json') {
@@ -63,18 +62,55 @@ export async function decodeBody(request: Request, cap: number, accept: BodyAcce
       throw new BodyError(`the application/json body is ${jsonRefusal(error)}`, 400);
     }
   }
-  if (multipart && boundary === null) throw new BodyError(BOUNDARY_REFUSAL, 400);
   try {
     if (type === 'application/x-www-form-urlencoded') return { kind: 'form', params: new URLSearchParams(text()) };
-    if (multipart) {
-      // The parser is given the boundary that was counted, not the client's header as written.
-      const copy = new Request('http://body.invalid/', { method: 'POST', headers: { 'content-type': `multipart/form-data; boundary="${boundary}"` }, body: read.bytes as Uint8Array<ArrayBuffer> });
-      return { kind: 'multipart', form: await copy.formData() };
-    }
   } catch {
     throw new BodyError(`the ${type} body could not be read`, 400);
   }
   throw new BodyError(`unsupported Content-Type ${type || '(none)'}`, 415);
+}
+
+const tooLargeOrCut = (reason: 'too_large' | 'aborted' | 'stopped', cap: number) =>
+  reason === 'too_large' ? new BodyError(`the body is larger than ${cap} bytes`, 413) : new BodyError('the body was cut off', 400);
+
+/** The text of a multipart body's fields, all together: a post's text and its properties, as a
+ * form-encoded body may carry (the Micropub listener's 1 MiB). */
+export const MULTIPART_FIELD_BYTES = 1024 * 1024;
+
+/** A multipart body parsed chunk by chunk as it arrives (multipart.ts), its parts counted and
+ * its fields bounded on the way. */
+async function decodeMultipart(request: Request, contentType: string, cap: number, parts: number): Promise<DecodedBody> {
+  const boundary = boundaryOf(contentType);
+  if (boundary === null) {
+    await request.body?.cancel().catch(() => undefined);
+    throw new BodyError(BOUNDARY_REFUSAL, 400);
+  }
+  const reader = multipartReader(boundary, { parts, fieldBytes: MULTIPART_FIELD_BYTES });
+  let refusal: MultipartError | null = null;
+  const read = await readCappedBody(
+    request,
+    cap,
+    (chunk) => {
+      try {
+        reader.push(chunk);
+        return false;
+      } catch (error) {
+        if (!(error instanceof MultipartError)) throw error;
+        refusal = error;
+        return true;
+      }
+    },
+    false,
+  );
+  if (!read.ok && read.reason === 'stopped') throw new BodyError(refusal!.message, refusal!.status);
+  if (!read.ok) throw tooLargeOrCut(read.reason, cap);
+  if (read.size === 0) return { kind: 'empty' };
+  try {
+    return { kind: 'multipart', form: reader.end() };
+  } catch (error) {
+    if (error instanceof MultipartError) throw new BodyError(error.message, error.status);
+    throw error;
+  }
 }
 
 /**

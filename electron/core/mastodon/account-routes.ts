@@ -76,8 +76,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
         if (!file) return undefined;
         const media = core.services?.media;
         if (!media) throw new ApiError(503, 'Uploads are not available on this Tern');
-        const bytes = new Uint8Array(await file.arrayBuffer());
-        return (await media.store({ bytes, contentType: declaredType(file, bytes) })).id;
+        return (await media.store({ file, contentType: await declaredType(file) })).upload.id;
       };
       const change = parse(settingsUpdateSchema, {
         ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),

@@ -169,13 +169,21 @@ describe('validation', () => {
     const text = new FormData();
     text.set('file', new File(['plain text, not an image'], 'notes.txt', { type: 'text/plain' }));
     expect((await post(text)).status).toBe(422);
+    const big = new FormData();
+    big.set('file', new File([new Uint8Array(await pngBytes()), new Uint8Array(17 * 1024 * 1024)], 'big.png', { type: 'image/png' }));
+    // Refused on its size, the file never read into one buffer (only its first 4 KiB, for the type).
+    const whole = vi.spyOn(Blob.prototype, 'arrayBuffer');
+    const tooLarge = await post(big);
+    const largest = Math.max(0, ...whole.mock.contexts.map((blob) => (blob as Blob).size));
+    whole.mockRestore();
+    expect([tooLarge.status, tooLarge.body.error, largest]).toEqual([413, expect.stringMatching(/too large/), 4096]);
     const huge = new FormData();
     huge.set('file', new File([new Uint8Array(41 * 1024 * 1024)], 'big.png', { type: 'image/png' }));
     expect((await post(huge)).status).toBe(413);
   });
 
   it('multipart with more than 500 parts (media, profile) is refused with 400 and a reason before it is parsed', async () => {
-    // The Web Request's formData is the parser; it takes no limit, so the parts are counted first.
+    // The Web Request's formData parsed a whole body, with no limit; parts are now counted as they arrive.
     const formData = vi.spyOn(Request.prototype, 'formData');
     try {
       const boundary = '----TernTestBoundary7MA4YWxkTrZu0gW';

@@ -57,8 +57,7 @@ export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore, des
         requireToken(core, c, 'write');
         if (!/^multipart\/form-data\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(422, 'Validation failed: send multipart/form-data with a file part named "file"');
         const input = parse(uploadForm, await bodyParams(c, MEDIA_BODY_BYTES, true));
-        const bytes = new Uint8Array(await input.file.arrayBuffer());
-        const row = await media().store({ bytes, contentType: declaredType(input.file, bytes) });
+        const { upload: row } = await media().store({ file: input.file, contentType: await declaredType(input.file) });
         const description = input.description?.trim() || null;
         if (description) descriptions.set(row.id, description);
         return json(c, apiOf(core, c).map.upload(row, description));

@@ -7,12 +7,13 @@ import { removeUnattached, sweepUnattached } from './attachments';
 import type { UploadView } from '../ipc/media-contract';
 import { localMediaPath, localThumbnailPath } from './paths';
 import { createUploadSessions, type UploadSessions } from './sessions';
-import { saveUpload } from './store';
+import { saveUploadFile } from './store';
 
 export type MediaService = UploadSessions & {
   view(row: Upload): UploadView;
-  /** Runs a whole file through the pipeline (store.ts) and stores it. */
-  store(input: { bytes: Uint8Array; contentType: string }): Promise<Upload>;
+  /** Runs a whole file through the pipeline (store.ts) and stores it; `created` unless the same
+   * bytes were stored before. */
+  store(input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
   /** Removes these uploads now unless a post uses them (a refused request's files). */
   discard(ids: readonly number[]): void;
 };
@@ -52,9 +53,9 @@ export function createMediaService(deps: {
     },
     async store(input) {
       sweep();
-      const row = await saveUpload(deps, input);
-      handedOut.set(row.id, deps.clock().getTime());
-      return row;
+      const stored = await saveUploadFile(deps, input);
+      handedOut.set(stored.upload.id, deps.clock().getTime());
+      return stored;
     },
     discard(ids) {
       for (const id of ids) handedOut.delete(id);

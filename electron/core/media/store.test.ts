@@ -4,13 +4,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'n
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import sharp from 'sharp';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
 import { upload } from '../../../db/schema';
 import { upgrade } from '../../../migrations/runner';
 import { MediaRejectedError } from './errors';
 import { MAX_IMAGE_BYTES } from './limits';
-import { contentHashOf, removeOrphanFiles, saveUpload, thumbnailPath, uploadPath, type UploadDeps } from './store';
+import { contentHashOf, removeOrphanFiles, saveUpload, saveUploadFile, SNIFF_BYTES, thumbnailPath, uploadPath, type UploadDeps } from './store';
 import { createMediaService } from './service';
 import { photo, pngBomb, sidewaysJpegWithGps } from './test-images';
 
@@ -165,14 +165,53 @@ describe('the media service sweeps what was never posted', () => {
   });
 });
 
+describe('files from the network (saveUploadFile)', () => {
+  /** A Blob made of 64 KiB pieces, as the multipart reader makes a file part. */
+  const pieces = (bytes: Buffer) => new Blob(Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) => new Uint8Array(bytes.subarray(i * 65_536, (i + 1) * 65_536))));
+
+  it('a 3 MiB MP4 is streamed to disk and hashed in pieces, never read into one buffer, and moved into place', async () => {
+    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(3 * 1024 * 1024, 7)]);
+    const file = pieces(mp4);
+    const whole = vi.spyOn(Blob.prototype, 'arrayBuffer');
+    const { upload: row, created } = await saveUploadFile(deps, { file, contentType: 'video/mp4' });
+    // Only the first bytes are read at once, for the type check (a 65 MiB arrayBuffer: 100 ms).
+    expect(Math.max(...whole.mock.contexts.map((blob) => (blob as Blob).size))).toBeLessThanOrEqual(SNIFF_BYTES);
+    whole.mockRestore();
+    expect([row.contentHash, created]).toEqual([contentHashOf(mp4), true]);
+    expect(readFileSync(uploadPath(deps.uploadsDir, row.contentHash)).equals(mp4)).toBe(true);
+    expect(files()).toEqual([row.contentHash]);
+    expect(await saveUploadFile(deps, { file: pieces(mp4), contentType: 'video/mp4' })).toEqual({ upload: row, created: false });
+    expect(files()).toEqual([row.contentHash]);
+  });
+
+  it('an image over the size cap is refused on its size before a byte of it is streamed or hashed', async () => {
+    const big = pieces(Buffer.concat([await photo(8, 8, 'jpeg'), Buffer.alloc(MAX_IMAGE_BYTES)]));
+    const stream = vi.spyOn(big, 'stream');
+    const error = await saveUploadFile(deps, { file: big, contentType: 'image/jpeg' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ reason: 'too_large' });
+    expect(stream).not.toHaveBeenCalled();
+    expect([rows(), files()]).toEqual([[], []]);
+  });
+
+  it('an image goes through the pipeline as saveUpload takes it, and no temporary file stays', async () => {
+    const png = await photo(300, 200, 'png');
+    const { upload: row } = await saveUploadFile(deps, { file: pieces(png), contentType: 'image/png' });
+    expect(row).toMatchObject({ contentType: 'image/png', hasThumbnail: true, width: 300, height: 200 });
+    expect(files().sort()).toEqual([row.contentHash, `${row.contentHash}_resized`]);
+  });
+});
+
 describe('files an interrupted upload left', () => {
-  it('files without a row (killed between the files and the row) are removed; stored uploads and other files stay', async () => {
+  it('files without a row (killed between the files and the row) and temporary files are removed; stored uploads and other files stay', async () => {
     const kept = await saveUpload(deps, { bytes: await photo(40, 40, 'png'), contentType: 'image/png' });
     const orphan = contentHashOf(Buffer.from('bytes whose row was never written'));
     writeFileSync(uploadPath(deps.uploadsDir, orphan), 'x');
     writeFileSync(thumbnailPath(deps.uploadsDir, orphan), 'x');
     writeFileSync(join(deps.uploadsDir, 'notes.txt'), 'not an upload');
-    expect(removeOrphanFiles(db, deps.uploadsDir)).toBe(2);
+    // A file still arriving when the app stopped (saveUploadFile), and one being written.
+    writeFileSync(join(deps.uploadsDir, 'incoming-0b1d.tmp'), 'half a video');
+    writeFileSync(`${uploadPath(deps.uploadsDir, orphan)}.0b1d.tmp`, 'half a file');
+    expect(removeOrphanFiles(db, deps.uploadsDir)).toBe(4);
     expect(files().sort()).toEqual([kept.contentHash, `${kept.contentHash}_resized`, 'notes.txt']);
     expect(removeOrphanFiles(db, deps.uploadsDir)).toBe(0);
     expect(removeOrphanFiles(db, join(dir, 'no-such-folder'))).toBe(0);

@@ -13,7 +13,7 @@ import type { LocalActor } from '../federation/identity';
 import type { AttachmentInput } from '../media/attachments';
 import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 import { sniffImage } from '../media/sniff';
-import { acceptedType, contentHashOf, findUploadByHash } from '../media/store';
+import { acceptedType, findUploadByHash, SNIFF_BYTES } from '../media/store';
 import { MicropubError, type Properties } from './errors';
 
 export const MEDIA_PROPERTIES = ['photo', 'video', 'audio'] as const;
@@ -27,7 +27,7 @@ export class FilePart {
 
 /** What the media endpoint and multipart creates store, and what a refused request gives back. */
 export interface MicropubMedia {
-  store(input: { bytes: Uint8Array; contentType: string }): Promise<Upload>;
+  store(input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
   discard(ids: readonly number[]): void;
 }
 
@@ -105,11 +105,13 @@ export function planMedia(db: Db, local: LocalActor, props: Properties): MediaPl
   return { items, links: items.flatMap((i) => (i.kind === 'link' ? [{ url: i.url, alt: i.alt }] : [])) };
 }
 
-/** The type a file part is stored as: the one it declares, or what its bytes say when it declares none. */
-export function declaredType(file: File, bytes: Uint8Array): string {
+/** The type a file part is stored as: the one it declares, or what its first bytes say when it
+ * declares none. */
+export async function declaredType(file: Blob): Promise<string> {
   const declared = file.type.split(';')[0]!.trim().toLowerCase();
-  if (declared === '' || declared === 'application/octet-stream') return sniffImage(bytes) ?? (declared || 'application/octet-stream');
-  return declared;
+  if (declared !== '' && declared !== 'application/octet-stream') return declared;
+  const head = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
+  return sniffImage(head) ?? (declared || 'application/octet-stream');
 }
 
 /**
@@ -128,13 +130,11 @@ export async function storePlan(db: Db, media: MicropubMedia | null, plan: Media
         continue;
       }
       if (media === null) throw new MicropubError('invalid_request', 'this Tern cannot store files right now');
-      const bytes = new Uint8Array(await item.file.arrayBuffer());
-      const type = declaredType(item.file, bytes);
+      const type = await declaredType(item.file);
       family(item.property, acceptedType(type), `the file ${JSON.stringify(item.file.name)}`);
-      const existed = findUploadByHash(db, contentHashOf(bytes)) !== undefined;
-      const row = await media.store({ bytes, contentType: type });
-      if (!existed) created.push(row.id);
-      attachments.push({ uploadId: row.id, alt: item.alt, filename: item.file.name || null });
+      const stored = await media.store({ file: item.file, contentType: type });
+      if (stored.created) created.push(stored.upload.id);
+      attachments.push({ uploadId: stored.upload.id, alt: item.alt, filename: item.file.name || null });
     }
   } catch (error) {
     media?.discard(created);
