@@ -180,8 +180,8 @@ const TEMPORARY_FILE = /\.tmp$/;
 /**
  * Removes the files of uploads that have no row: a process killed after an upload's files were
  * renamed into place and before its row was written leaves them (the row is written last, so
- * a row never names a missing file), or while a file was still arriving. Run at start, when no upload is in flight. Returns how
- * many files were removed.
+ * a row never names a missing file), or while a file was still arriving (its temporary file).
+ * Run at start, when no upload is in flight. Returns how many files were removed.
  */
 export function removeOrphanFiles(db: DbOrTx, uploadsDir: string): number {
   if (!existsSync(uploadsDir)) return 0;
