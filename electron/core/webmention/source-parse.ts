@@ -1,6 +1,7 @@
 // Reading remote HTML pages off the main thread: webmention source pages, and the pages IndieAuth
 // clients publish at their client_id (indieauth/client-page.ts); and the larger ActivityPub
-// documents fetched on the main thread (federation/read-document.ts). The page is measured first
+// documents fetched on the main thread (federation/read-document.ts), and long Markdown posts
+// (federation/actions/render-off-thread.ts). The page is measured first
 // (net/html-bounds.ts: elements and nesting, one linear pass) and refused when over the bounds;
 // what is within them is parsed in a worker thread (source-worker.ts), one page at a time, under
 // a deadline. A page that is over the bounds, takes too long or breaks the parser is refused for
@@ -141,6 +142,11 @@ export async function readClientPage(html: string, url: string): Promise<ClientP
 export async function readDocumentInWorker(text: string, maxChars: number): Promise<DocumentReading> {
   const result = await readInWorker({ kind: 'document', text, maxChars });
   return result.ok ? result.reading : { ok: false, reason: `could not be read (${result.reason})`, retryable: true };
+}
+
+/** A long Markdown post read or rendered on the worker (render-off-thread.ts), or why not. */
+export function renderInWorker<K extends 'scan' | 'render'>(job: Extract<ReaderJob, { kind: K }>): Promise<Extract<ReaderResult, { kind: K }> | Failure> {
+  return readInWorker(job);
 }
 
 /** Ends the worker (tests, shutdown); a later page starts a new one. */

@@ -19,9 +19,9 @@ import { allocatePublicId, saveOutboxObject } from '../outbox-store';
 import { recountReplies } from '../process/counters';
 import { computeRecipients } from '../recipients';
 import { requireLocal, type ActionDeps } from './deps';
-import { scanPost } from './markdown';
 import { resolveMentions } from './mentions';
-import { addressedPeople, buildPostObject, fieldsOf, mentionsOf } from './post-object';
+import { addressedPeople, buildPost, fieldsOf, mentionsOf } from './post-object';
+import { scanPostAnywhere } from './render-off-thread';
 import { questionFields, type PollSpec } from '../polls/question';
 import { linkAttachments, resolveAttachments, toApAttachments, type AttachmentInput } from '../../media/attachments';
 
@@ -117,7 +117,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
   const parent = input.inReplyTo ? await findParent(deps, local, input.inReplyTo) : null;
   const explicit = [...(input.mentions ?? [])];
   if (parent?.authorId && parent.authorId !== local.id) explicit.push(parent.authorId);
-  const mentions = await resolveMentions(deps, local, { textHandles: scanPost(content).handles, explicit });
+  const mentions = await resolveMentions(deps, local, { textHandles: (await scanPostAnywhere(content)).handles, explicit });
   if (input.visibility === 'DIRECT' && mentions.resolved.length === 0 && mentions.deferredHandles.length === 0) {
     throw new BadInputError('A direct message needs someone to send it to: mention them.');
   }
@@ -125,7 +125,7 @@ export async function createPost(deps: ActionDeps, input: PostInput): Promise<Ou
   const now = deps.clock();
   const publicId = allocatePublicId();
   const context = parent ? null : `${local.baseUrl}/contexts/${randomUUID().replaceAll('-', '')}`;
-  const built = buildPostObject({
+  const built = await buildPost({
     local,
     id: local.objectUrl(publicId),
     fields: { source: content, title: input.title?.trim() || null, summary: input.summary?.trim() || null, sensitive: input.sensitive ?? false, visibility: input.visibility },
@@ -180,13 +180,13 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
   const previous = fieldsOf(old, row.source, row.visibility);
   const title = input.title === undefined ? previous.title : input.title?.trim() || null;
   if (!content && !title) throw new BadInputError('A post cannot be empty.');
-  const mentions = await resolveMentions(deps, local, { textHandles: scanPost(content).handles, explicit: [] });
+  const mentions = await resolveMentions(deps, local, { textHandles: (await scanPostAnywhere(content)).handles, explicit: [] });
 
   const now = deps.clock();
   const previousStamp = String(old.updated ?? old.published ?? row.apPublishedAt.toISOString());
   // `updated` must move forward even if the clock did not (two edits in one millisecond).
   const updated = new Date(Math.max(now.getTime(), Date.parse(previousStamp) + 1)).toISOString();
-  const built = buildPostObject({
+  const built = await buildPost({
     local,
     id: row.apId,
     fields: {

@@ -39,3 +39,30 @@ describe('Markdown → safe HTML', () => {
     expect(html).toContain('&lt;b&gt;code&lt;/b&gt;');
   });
 });
+
+// marked asks where a mention or hashtag may next start at every text token; the answer is
+// remembered per run of inline text (markdown.ts nextCandidate) instead of searched for again
+// to the end. The same tokens must come out wherever the candidates are: in nested runs (link
+// text, emphasis), after many tokens, in several paragraphs ending alike, after false starts.
+describe('mentions and hashtags wherever they are in the text', () => {
+  it('finds each one, in order, across nested runs and paragraphs', () => {
+    const source = [
+      '*@a@one.example* [#inLink @b@two.example](https://x.example) `@no@code.example` <i>x</i> @c@three.example',
+      '@ @x #! a@b.example ' + '<b>t</b> _u_ '.repeat(200) + '#late @d@four.example',
+      'same ending #end',
+      'other text, same ending #end',
+      '**#bold** and ~~@e@five.example~~ then @f@six.example.',
+    ].join('\n\n');
+    expect(scanPost(source)).toEqual({
+      handles: ['@a@one.example', '@b@two.example', '@c@three.example', '@d@four.example', '@e@five.example', '@f@six.example'],
+      hashtags: ['inlink', 'late', 'end', 'bold'],
+    });
+  });
+
+  it('renders a long text of inline tags with one mention at its end linked', () => {
+    const { html, handles } = render(`${'<b>x</b> '.repeat(5_000)}@bob@example.com`, { '@bob@example.com': 'https://example.com/users/bob' });
+    expect(handles).toEqual(['@bob@example.com']);
+    expect(html.match(/class="u-url mention"/g)).toHaveLength(1);
+    expect(html.match(/&lt;b&gt;x&lt;\/b&gt;/g)).toHaveLength(5_000);
+  });
+});

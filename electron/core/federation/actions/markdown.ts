@@ -38,12 +38,56 @@ interface HashtagToken extends Tokens.Generic {
   tag: string;
 }
 
-/** Mentions and hashtags start only after a non-word character (not inside e-mail addresses). */
+/** Mentions and hashtags start only after a non-word character (not inside e-mail addresses).
+ * Only the last character is read (two code units: it may be a surrogate pair): a regex ending
+ * in `$` tries every position of the whole text before it. */
 function afterBoundary(tokens: Token[]): boolean {
   const last = tokens.at(-1);
   if (!last) return true;
-  return !/[\p{L}\p{N}_@#/.-]$/u.test(last.raw);
+  return !/[\p{L}\p{N}_@#/.-]$/u.test(last.raw.slice(-2));
 }
+
+/**
+ * Where an inline extension's next token may start, for marked's start(): at every text token
+ * marked asks with the rest of the paragraph, and a search from there to the end each time made
+ * a 100,000-character post quadratic — 1.4–3 s to lex one of inline tags or dense Markdown, on
+ * the thread that renders it (Micropub and the Mastodon API on the main thread). The rest of a
+ * paragraph only loses characters at its front, so a candidate found once, counted from the
+ * paragraph's end, stays the next one until the text passes it, and none found stays none.
+ *
+ * marked calls the extension's tokenizer with the same src, and the paragraph's token list (one
+ * array per paragraph, or per nested inline run), in the same turn of its loop right before it
+ * calls start() with src minus its first character: `saw` notes both, and the remembered search
+ * is used only when start() is that call, for the same list, on a shorter rest. Otherwise — a
+ * different marked — it searches as before.
+ */
+function nextCandidate(pattern: RegExp): { saw(src: string, tokens: readonly unknown[]): void; start(src: string): number | undefined } {
+  let seenTokens: readonly unknown[] | null = null;
+  let seenLength = -1;
+  // Per list (a link's or an emphasis's text is lexed as its own run in the middle of its
+  // paragraph): the last search's rest, how long, and its answer counted from the end (-1: none).
+  const searched = new WeakMap<readonly unknown[], { length: number; fromEnd: number }>();
+  return {
+    saw(src, tokens) {
+      seenTokens = tokens;
+      seenLength = src.length;
+    },
+    start(src) {
+      const paired = seenTokens !== null && src.length === seenLength - 1 ? seenTokens : null;
+      const last = paired === null ? undefined : searched.get(paired);
+      if (last !== undefined && src.length <= last.length) {
+        if (last.fromEnd === -1) return undefined;
+        if (last.fromEnd <= src.length) return src.length - last.fromEnd;
+      }
+      const at = src.search(pattern);
+      if (paired !== null) searched.set(paired, { length: src.length, fromEnd: at < 0 ? -1 : src.length - at });
+      return at < 0 ? undefined : at;
+    },
+  };
+}
+
+/** A hashtag's link: the author's own tag page (base: the local actor's baseUrl). */
+export const hashtagHrefOf = (baseUrl: string) => (tag: string) => `${baseUrl}/t/${encodeURIComponent(tag)}`;
 
 export function normalizeHandle(user: string, host: string): string {
   return `@${user}@${host.toLowerCase()}`;
@@ -53,15 +97,15 @@ function extensions(
   mentions: ReadonlyMap<string, ResolvedMention>,
   hashtagHref: (tag: string) => string,
 ): TokenizerAndRendererExtension[] {
+  const mentionAt = nextCandidate(/@[A-Za-z0-9_]/);
+  const hashtagAt = nextCandidate(/#[\p{L}\p{M}\p{N}_]/u);
   return [
     {
       name: 'mention',
       level: 'inline',
-      start: (src) => {
-        const i = src.search(/@[A-Za-z0-9_]/);
-        return i < 0 ? undefined : i;
-      },
+      start: (src) => mentionAt.start(src),
       tokenizer(src, tokens) {
+        mentionAt.saw(src, tokens);
         const m = MENTION_RE.exec(src);
         if (!m || !afterBoundary(tokens as Token[])) return undefined;
         return { type: 'mention', raw: m[0], handle: normalizeHandle(m[1]!, m[2]!) } satisfies MentionToken;
@@ -76,11 +120,9 @@ function extensions(
     {
       name: 'hashtag',
       level: 'inline',
-      start: (src) => {
-        const i = src.search(/#[\p{L}\p{M}\p{N}_]/u);
-        return i < 0 ? undefined : i;
-      },
+      start: (src) => hashtagAt.start(src),
       tokenizer(src, tokens) {
+        hashtagAt.saw(src, tokens);
         const m = HASHTAG_RE.exec(src);
         if (!m || !afterBoundary(tokens as Token[])) return undefined;
         return { type: 'hashtag', raw: m[0], tag: m[1]! } satisfies HashtagToken;

@@ -6,7 +6,8 @@ import type { JsonValue, Visibility } from '../../../../db/schema';
 import { PUBLIC, idOf, isObject, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import type { ApObject } from '../outbox';
-import { normalizeHandle, renderPost, type ResolvedMention } from './markdown';
+import { hashtagHrefOf, normalizeHandle, renderPost, type RenderedPost, type ResolvedMention } from './markdown';
+import { renderPostAnywhere } from './render-off-thread';
 
 export interface PostFields {
   source: string;
@@ -17,7 +18,7 @@ export interface PostFields {
   visibility: Visibility;
 }
 
-export const hashtagHref = (local: LocalActor) => (tag: string) => `${local.baseUrl}/t/${encodeURIComponent(tag)}`;
+export const hashtagHref = (local: LocalActor) => hashtagHrefOf(local.baseUrl);
 
 /** to/cc for a visibility (reference §5.1); `mentioned` are actor ids. */
 export function addressing(local: LocalActor, visibility: Visibility, mentioned: string[]): { to: string[]; cc: string[] } {
@@ -69,13 +70,7 @@ export interface BuiltPost {
   unresolvedHandles: string[];
 }
 
-/**
- * The post object. `mentions` are the people resolved so far (by handle or by id); every one is
- * tagged and addressed, and those written as @user@host in the text are linked there. `base`
- * is the previous version when editing: fields this function does not own (a poll's options,
- * endTime…) are kept.
- */
-export function buildPostObject(input: {
+export interface PostInput {
   local: LocalActor;
   id: string;
   fields: PostFields;
@@ -87,10 +82,22 @@ export function buildPostObject(input: {
   published: string;
   updated?: string;
   base?: ApObject;
-}): BuiltPost {
+}
+
+/** The people a post tags and addresses: each once, never the author. */
+const uniqueMentions = (input: PostInput) => [...new Map(input.mentions.map((m) => [m.href, m])).values()].filter((m) => m.href !== input.local.id);
+
+/**
+ * The post object. `mentions` are the people resolved so far (by handle or by id); every one is
+ * tagged and addressed, and those written as @user@host in the text are linked there. `base`
+ * is the previous version when editing: fields this function does not own (a poll's options,
+ * endTime…) are kept. `rendered`: the source already rendered for these mentions (buildPost);
+ * without it the source is rendered here, on this thread.
+ */
+export function buildPostObject(input: PostInput & { rendered?: RenderedPost }): BuiltPost {
   const { local, fields } = input;
-  const unique = [...new Map(input.mentions.map((m) => [m.href, m])).values()].filter((m) => m.href !== local.id);
-  const rendered = renderPost(fields.source, { mentions: handleMap(unique), hashtagHref: hashtagHref(local) });
+  const unique = uniqueMentions(input);
+  const rendered = input.rendered ?? renderPost(fields.source, { mentions: handleMap(unique), hashtagHref: hashtagHref(local) });
   const { to, cc } = addressing(local, fields.visibility, [...unique.map((m) => m.href), ...(input.alsoAddressed ?? [])]);
   const tag: JsonValue[] = [
     ...unique.map((m) => ({ type: 'Mention', href: m.href, name: m.name })),
@@ -124,6 +131,13 @@ export function buildPostObject(input: {
   if (input.updated) object.updated = input.updated;
   const resolved = handleMap(unique);
   return { object, hashtags: rendered.hashtags, unresolvedHandles: rendered.handles.filter((h) => !resolved.has(h)) };
+}
+
+/** buildPostObject with a long source rendered off the main thread (render-off-thread.ts): what
+ * posting and editing build, as the author's clients send it. */
+export async function buildPost(input: PostInput): Promise<BuiltPost> {
+  const rendered = await renderPostAnywhere(input.fields.source, { mentions: handleMap(uniqueMentions(input)), baseUrl: input.local.baseUrl });
+  return buildPostObject({ ...input, rendered });
 }
 
 /** The fields of a stored post object, read back for editing or re-rendering. */
