@@ -40,3 +40,18 @@ describe('a hashtag timeline named with odd percent-encoding', () => {
     runCase(h, { name: `tag ${name}`, send: raw(`GET /api/v1/timelines/tag/${tag} HTTP/1.1`), status: 200, reason: /^\[\]$/ }),
   );
 });
+
+describe('a body whose framing breaks after the request line and headers were read', () => {
+  // node:http reports these once a request is in flight; the socket was dropped without a word.
+  const chunked = ['Content-Type: application/json', 'Transfer-Encoding: chunked'];
+  const framings: [string, string, string[], string[]][] = [
+    ['a chunk size that is not hex, to /token', 'POST /token HTTP/1.1', chunked, ['zz\r\n{}\r\n0\r\n\r\n']],
+    ['a chunk size that is not hex, to the inbox', 'POST /inbox HTTP/1.1', chunked, ['zz\r\n{}\r\n0\r\n\r\n']],
+    ['a chunk size that is not hex, to the Mastodon API', 'POST /api/v1/statuses HTTP/1.1', chunked, ['zz\r\n{}\r\n0\r\n\r\n']],
+    ['Transfer-Encoding: gzip (not chunked), to /register', 'POST /register HTTP/1.1', ['Content-Type: application/json', 'Transfer-Encoding: gzip'], ['{}']],
+    ['Transfer-Encoding: gzip on a GET', 'GET / HTTP/1.1', ['Transfer-Encoding: gzip'], ['{}']],
+  ];
+  it.each(framings)('%s: 400 saying why', (name, line, headers, body) =>
+    runCase(h, { name, send: raw(line, headers, body), status: 400, reason: /could not be read \(HPE_INVALID_(CHUNK_SIZE|TRANSFER_ENCODING)\)/ }),
+  );
+});
