@@ -1,7 +1,7 @@
 // Hostile corpus, what a fuzzer found on the listener: every route sent odd headers, framings,
 // percent-encodings, methods and bodies; each case here is one input that misbehaved (a 500, no
 // answer, a 2xx for garbage) before its fix, checked with the corpus's rules.
-import { afterAll, beforeAll, describe, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openListeningCore, type ListeningCore } from '../../electron/core/listener/test-support';
 import { issueToken } from '../../electron/core/indieauth/test-flow';
 import { reportStalls, runCase } from './rig';
@@ -54,4 +54,26 @@ describe('a body whose framing breaks after the request line and headers were re
   it.each(framings)('%s: 400 saying why', (name, line, headers, body) =>
     runCase(h, { name, send: raw(line, headers, body), status: 400, reason: /could not be read \(HPE_INVALID_(CHUNK_SIZE|TRANSFER_ENCODING)\)/ }),
   );
+});
+
+describe('a post edited over and over through the Mastodon API', () => {
+  // Every edit kept the whole previous version; every read of the post parses them all, the
+  // public outbox's pages too: the row grew without bound and each read held the main thread.
+  it('is refused with 422 once its earlier versions would pass 2 MiB, the post kept as it was', async () => {
+    const api = (method: string, path: string, body?: unknown) =>
+      fetch(`${t.url}${path}`, { method, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
+    const text = (n: number) => `Version ${n}:${' long words'.repeat(9_000)}`;
+    const { id } = (await (await api('POST', '/api/v1/statuses', { status: text(0) })).json()) as { id: string };
+    let accepted = 0;
+    for (let n = 1; n <= 40; n++) {
+      const res = await api('PUT', `/api/v1/statuses/${id}`, { status: text(n) });
+      await res.text();
+      if (res.status !== 200) break;
+      accepted = n;
+    }
+    expect(accepted, 'edits of a 99 KB post accepted').toBeLessThan(40);
+    await runCase(h, { name: 'one edit more', send: () => api('PUT', `/api/v1/statuses/${id}`, { status: 'short now' }), status: 422, reason: /edited too often/ });
+    const source = (await (await api('GET', `/api/v1/statuses/${id}/source`)).json()) as { text: string };
+    expect(source.text).toBe(text(accepted));
+  });
 });
