@@ -128,7 +128,11 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
 /** The answer to a request node:http's parser refused: 431, 413 or 405 when that is the reason,
  * else 400; a problem+JSON body naming it; the connection closed. */
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
-  if (!socket.writable || (socket as Duplex & { _httpMessage?: unknown })._httpMessage) {
+  // A request in flight whose answer has not begun (its body's framing broke: a bad chunk size,
+  // a Transfer-Encoding that is not chunked) is answered here too; what its handler writes later
+  // goes nowhere (node:http ignores a socket's errors once it has reported one).
+  const inFlight = (socket as Duplex & { _httpMessage?: { headersSent: boolean } | null })._httpMessage;
+  if (!socket.writable || inFlight?.headersSent || error.code === 'ECONNRESET') {
     socket.destroy();
     return;
   }

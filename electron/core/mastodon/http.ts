@@ -96,10 +96,16 @@ export function requireToken(core: ListenerCore, c: C, ...anyOf: (MastodonScope 
 
 type Params = Record<string, unknown>;
 
-/** `a[b][]` → ['a', 'b', '']. */
+/** How deep a parameter's brackets may nest: far past any client's `a[b][]`; Rack, the parser
+ * Mastodon runs on, bounds the depth too. */
+const MAX_DEPTH = 32;
+
+/** `a[b][]` → ['a', 'b', '']. A bracket holds no other `[`: with `[^\]]*`, a key of 15,000
+ * `[` and no `]` was scanned to its end from every one of them (300 ms for one 15 KB key). */
 function pathOf(key: string): string[] {
   const head = /^[^[]+/.exec(key)?.[0] ?? key;
-  const rest = [...key.slice(head.length).matchAll(/\[([^\]]*)\]/g)].map((m) => m[1]!);
+  const rest = [...key.slice(head.length).matchAll(/\[([^[\]]*)\]/g)].map((m) => m[1]!);
+  if (rest.length > MAX_DEPTH) throw new BodyError(`parameter ${head.slice(0, 100)} is nested deeper than ${MAX_DEPTH} levels`, 400);
   return [head, ...rest];
 }
 

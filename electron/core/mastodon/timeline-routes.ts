@@ -36,7 +36,9 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
     ),
   );
   page('/api/v1/timelines/tag/:tag', (api, q, c) => {
-    const tag = decodeURIComponent(c.req.param('tag') ?? '').replace(/^#/, '').toLowerCase().slice(0, 100);
+    // Hono has decoded the parameter once already (and left a %-sequence that is not UTF-8 as
+    // sent): decoding again threw on a lone % (a 500) and read %2523 as #.
+    const tag = (c.req.param('tag') ?? '').replace(/^#/, '').toLowerCase().slice(0, 100);
     return collect(api, (r) => api.author.reads.stream(r), q, (p) => hasTag(p, tag) && (!q.local || p.view.mine.own));
   });
   page('/api/v1/bookmarks', (api, q) => collect(api, (r) => api.author.reads.marked('bookmarked', r), q));
