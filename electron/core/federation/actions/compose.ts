@@ -214,7 +214,7 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
   });
   const revisions: JsonValue[] = [...(row.revisions ?? []), { ap_object: old, source: row.source, updated: previousStamp }];
   if (Buffer.byteLength(JSON.stringify(revisions)) > MAX_REVISIONS_BYTES) {
-    throw new BadInputError('This post has been edited too often to keep another version; delete it and post it again.');
+    throw new BadInputError('This post has been edited too often to keep another version (its earlier versions fill the 2 MiB Tern keeps of them): post the new text as a new post.');
   }
 
   const saved = deps.db.transaction((tx) => {
