@@ -17,7 +17,7 @@ import { RENDER_INLINE_CHARS } from './render-off-thread';
 vi.mock('marked', async (importOriginal) => {
   const real = await importOriginal<typeof import('marked')>();
   class GuardedMarked extends real.Marked {
-    override lexer(src: string, options?: Parameters<InstanceType<typeof real.Marked>['lexer']>[1]) {
+    override lexer(src: string, options?: import('marked').MarkedOptions) {
       if (src.length > 16 * 1024) throw new Error('marked lexed a long post on the main thread');
       return super.lexer(src, options);
     }
