@@ -87,6 +87,9 @@ async function measured(c: HostileCase): Promise<{ status: number; text: string;
     // Not `instanceof Response`: the listener replaces the global Response with its own class.
     const text = typeof answer.text === 'function' ? await answer.text() : answer.text;
     await c.after?.();
+    // The histogram records a delay from its own timer, when that fires after the stall: a stall
+    // just before the answer is not in it yet. Its overdue timer runs before this one.
+    await new Promise((resolve) => setTimeout(resolve, 1));
     return { status: answer.status, text, stallMs: histogram.max / 1e6 };
   } finally {
     histogram.disable();
