@@ -21,7 +21,7 @@ function newest(path) {
   return Math.max(0, ...readdirSync(path).map((name) => newest(join(path, name))));
 }
 
-const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'electron/delivery-worker.cjs', 'electron/source-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
+const outputs = ['electron/main.cjs', 'electron/preload.cjs', 'electron/headless.mjs', 'electron/inbox-worker.cjs', 'electron/delivery-worker.cjs', 'electron/source-worker.cjs', 'electron/backup-worker.cjs', 'renderer/index.html'].map((p) => join(out, p));
 if (process.argv.includes('--if-needed') && outputs.every(existsSync)) {
   const built = Math.min(...outputs.map((p) => statSync(p).mtimeMs));
   if (Math.max(...SOURCES.map((s) => newest(join(root, s)))) < built) process.exit(0);
@@ -57,6 +57,8 @@ await Promise.all([
   build({ ...common, entryPoints: ['electron/core/delivery/worker.ts'], outfile: 'dist/electron/delivery-worker.cjs', format: 'cjs' }),
   // Webmention source pages are parsed in a worker thread (electron/core/webmention/source-parse.ts).
   build({ ...common, entryPoints: ['electron/core/webmention/source-worker.ts'], outfile: 'dist/electron/source-worker.cjs', format: 'cjs' }),
+  // Backups are written and read on a worker thread (data/backup.ts).
+  build({ ...common, entryPoints: ['electron/core/data/backup-worker.ts'], outfile: 'dist/electron/backup-worker.cjs', format: 'cjs' }),
   build({
     ...common,
     entryPoints: ['electron/headless.ts'],

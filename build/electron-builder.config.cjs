@@ -61,6 +61,7 @@ const config = {
     'dist/electron/inbox-worker.cjs',
     'dist/electron/delivery-worker.cjs',
     'dist/electron/source-worker.cjs',
+    'dist/electron/backup-worker.cjs',
     'dist/renderer/**/*',
     '!**/*.map',
     '!**/*.{ts,tsx,md,markdown}',

@@ -81,7 +81,7 @@ describe('electron-builder config', () => {
 
   it('the files allowlist takes the bundles, the renderer and package.json', () => {
     // The worker threads' scripts, each started from beside main.cjs: the inbox processor's,
-    // the delivery loop's, and the webmention source parser's.
+    // the delivery loop's, the page reader's and the backup thread's.
     for (const path of [
       'package.json',
       'dist/electron/main.cjs',
@@ -89,6 +89,7 @@ describe('electron-builder config', () => {
       'dist/electron/inbox-worker.cjs',
       'dist/electron/delivery-worker.cjs',
       'dist/electron/source-worker.cjs',
+      'dist/electron/backup-worker.cjs',
       'dist/renderer/index.html',
       'dist/renderer/assets/index-abc.js',
     ]) {

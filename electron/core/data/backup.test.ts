@@ -94,10 +94,9 @@ describe('createBackup', () => {
     expect(statSync(result.path).mode & 0o777).toBe(0o600);
     expect(result.bytes).toBe(statSync(result.path).size);
 
-    const { entries } = await readBackup(result.path);
-    const copyPath = join(tempDir(), 'copy.db');
-    writeFileSync(copyPath, entries.find((e) => e.name === 'tern.db')?.data ?? Buffer.alloc(0));
-    const copy = new Database(copyPath);
+    const extracted = tempDir();
+    await readBackup(result.path, { extractTo: extracted });
+    const copy = new Database(join(extracted, 'tern.db'));
     expect(copy.pragma('integrity_check', { simple: true })).toBe('ok');
     const a = copy.prepare('SELECT count(*) FROM probe_a').pluck().get() as number;
     expect(copy.prepare('SELECT count(*) FROM probe_b').pluck().get()).toBe(a);
