@@ -120,6 +120,23 @@ describe('editing', () => {
   });
 });
 
+describe('an edit that changes nothing', () => {
+  it('keeps no revision and sends no Update; a real change after it does', async () => {
+    const post = await author.createPost({ content: 'Tea, *or* #coffee?', title: 'Drinks', visibility: 'PUBLIC' });
+    const before = stored(post.id);
+    const same = await author.editPost({ apId: before.apId, content: '  Tea, *or* #coffee?  ', title: 'Drinks' });
+    expect(stored(post.id)).toEqual(before);
+    expect(same.delivery.activity).toBe('Create');
+    expect(core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all()).toEqual([]);
+
+    await author.editPost({ apId: before.apId, content: 'Tea, *or* #coffee?', title: 'Hot drinks' });
+    const after = stored(post.id);
+    expect(after.revisions).toHaveLength(1);
+    expect(after.apObject).toMatchObject({ name: 'Hot drinks', updated: expect.any(String) });
+    expect(core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().map((u) => u.apType)).toEqual(['Update']);
+  });
+});
+
 describe('reading', () => {
   it('pages the home stream newest first across received and own posts, without repeats', async () => {
     const remote = cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/i' });

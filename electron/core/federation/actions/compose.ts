@@ -174,6 +174,13 @@ export function findOwnPost(db: DbOrTx, apId: string): OutboxObject {
  */
 export const MAX_REVISIONS_BYTES = 2 * 1024 * 1024;
 
+/** Whether two versions of a post's object say the same, whenever they were written. */
+function sameVersion(a: ApObject, b: ApObject): boolean {
+  const { updated: _a, ...restA } = a;
+  const { updated: _b, ...restB } = b;
+  return JSON.stringify(restA) === JSON.stringify(restB);
+}
+
 /**
  * Edits a post: the new version replaces the object (with `updated`), the previous one is
  * appended to `revisions` ({ap_object, source, updated}; a new list, never mutated), tags are
@@ -212,6 +219,9 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
     updated,
     base: old,
   });
+  // An edit that changes nothing (a client saving again, the same text sent twice) is no
+  // version: no revision kept, no Update sent to everyone the post reached.
+  if (content === row.source && sameVersion(built.object, old)) return row;
   const revisions: JsonValue[] = [...(row.revisions ?? []), { ap_object: old, source: row.source, updated: previousStamp }];
   if (Buffer.byteLength(JSON.stringify(revisions)) > MAX_REVISIONS_BYTES) {
     throw new BadInputError('This post has been edited too often to keep another version (its earlier versions fill the 2 MiB Tern keeps of them): post the new text as a new post.');
