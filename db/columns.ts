@@ -37,6 +37,42 @@ export const json = <T extends JsonValue | object = JsonValue>() =>
     fromDriver: (value) => JSON.parse(value) as T,
   });
 
+/**
+ * JSON text read from the database, parsed only when its value is asked for (once). For a
+ * column most reads never look at: a post's earlier versions (outbox.revisions) are whole copies
+ * of the post, up to 2 MiB of them, and every list of posts read them — parsed eagerly, one
+ * post edited 400 times held the main thread 450 ms on each outbox page that listed it.
+ * JSON.stringify writes it as its value.
+ */
+export class StoredJson<T> {
+  #value: T | undefined;
+  #parsed = false;
+  constructor(readonly text: string) {}
+  get value(): T {
+    if (!this.#parsed) {
+      this.#value = JSON.parse(this.text) as T;
+      this.#parsed = true;
+    }
+    return this.#value as T;
+  }
+  toJSON(): T {
+    return this.value;
+  }
+}
+
+/** A JSON value read back as StoredJson (parsed on demand); written from a value or a StoredJson. */
+export const lazyJson = <T extends JsonValue | object = JsonValue>() =>
+  customType<{ data: T | StoredJson<T>; driverData: string }>({
+    dataType: () => 'text',
+    toDriver: (value) => (value instanceof StoredJson ? value.text : JSON.stringify(value)),
+    fromDriver: (value) => new StoredJson<T>(value),
+  });
+
+/** The value of a lazyJson column (null stays null). */
+export function storedValue<T>(stored: T | StoredJson<T> | null): T | null {
+  return stored instanceof StoredJson ? stored.value : stored;
+}
+
 /** A boolean stored as 0/1. */
 export const bool = (name: string) => integer(name, { mode: 'boolean' });
 

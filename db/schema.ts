@@ -15,6 +15,7 @@ import {
   enumCheck,
   json,
   jsonCheck,
+  lazyJson,
   optionalJsonCheck,
   str,
   type JsonValue,
@@ -193,7 +194,8 @@ export const outbox = sqliteTable(
     apObject: json<Record<string, JsonValue>>()('ap_object').notNull(),
     activityObjectApId: str('activity_object_ap_id'),
     source: str('source'),
-    revisions: json<JsonValue[]>()('revisions'),
+    // Parsed only when asked for (StoredJson): whole copies of the post, which lists never show.
+    revisions: lazyJson<JsonValue[]>()('revisions'),
     apPublishedAt: datetime('ap_published_at').notNull(),
     visibility: text('visibility', { enum: VISIBILITIES }).notNull(),
     likesCount: integer('likes_count').notNull(),

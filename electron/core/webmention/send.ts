@@ -11,7 +11,7 @@
 //  * webmentionPayload: what is POSTed there (form-encoded source and target, unsigned).
 import { and, eq } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../db/client';
-import { outbox, outgoingActivity, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../../db/schema';
+import { outbox, outgoingActivity, storedValue, type JsonValue, type OutboxObject, type OutgoingActivity } from '../../../db/schema';
 import { parseRecipient, webmentionAddress } from '../delivery/addresses';
 import type { DeliveryPayload, ResolveOutcome } from '../delivery/loop';
 import { notifyDeliveriesQueued } from '../delivery/queue';
@@ -52,7 +52,7 @@ export function webmentionTargets(local: LocalActor, object: Json): string[] {
 
 /** The versions of a post: the current object, then those kept in `revisions`. */
 export function versionsOf(post: Pick<OutboxObject, 'apObject' | 'revisions'>): Json[] {
-  const earlier = (post.revisions ?? []).flatMap((r) =>
+  const earlier = (storedValue(post.revisions) ?? []).flatMap((r) =>
     typeof r === 'object' && r !== null && !Array.isArray(r) && typeof r.ap_object === 'object' && r.ap_object !== null && !Array.isArray(r.ap_object)
       ? [r.ap_object]
       : [],

@@ -3,7 +3,7 @@
 // HTTP signatures before recording anything. Tests in a describe share its peers and run in order.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { follower, following, inbox, outbox, outgoingActivity, taggedOutboxObject } from '../../../../db/schema';
+import { follower, following, inbox, outbox, outgoingActivity, storedValue, taggedOutboxObject } from '../../../../db/schema';
 import { startPeer, type Peer, type ReceivedActivity } from '../../../../test/peer/peer';
 import { createHandlers, dispatch } from '../../ipc/handlers';
 import { addFollower } from '../../listener/test-support';
@@ -195,7 +195,7 @@ describe('following and interacting', () => {
     expect(verifiedByUs(update)).toBe(true);
     expect(objectOf(update).object.updated).toEqual(expect.any(String));
     const row = rig.core.db.select().from(outbox).where(eq(outbox.id, post.id)).get()!;
-    expect((row.revisions as { source: string }[]).map((r) => r.source)).toEqual(['first #one', 'second #two']);
+    expect((storedValue(row.revisions) as { source: string }[]).map((r) => r.source)).toEqual(['first #one', 'second #two']);
     expect(rig.core.db.select().from(taggedOutboxObject).where(eq(taggedOutboxObject.outboxObjectId, post.id)).all()).toEqual([]);
   });
 

@@ -4,8 +4,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actor, inbox, outbox, outgoingActivity } from '../../../../db/schema';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { actor, inbox, outbox, outgoingActivity, storedValue } from '../../../../db/schema';
 import { manualSource, type ManualSource } from '../../connectivity/watch';
 import { openCore, type Core } from '../../core';
 import { startServer, type LoopbackServer } from '../../net/test-server';
@@ -108,12 +108,12 @@ describe('editing', () => {
     const row = stored(question.id);
     expect(row.apObject).toMatchObject({ type: 'Question', oneOf: [{ type: 'Note', name: 'Yes' }], endTime: '2031-01-01T00:00:00Z', content: '<p>Tea, or coffee?</p>' });
     expect(row.apObject.updated).toEqual(expect.any(String));
-    const revisions = row.revisions as { ap_object: { content: string }; source: string; updated: string }[];
+    const revisions = storedValue(row.revisions) as { ap_object: { content: string }; source: string; updated: string }[];
     expect(revisions.map((r) => [r.source, r.ap_object.content, r.updated])).toEqual([
       ['Tea?', '<p>Tea?</p>', '2030-01-01T00:00:00.000Z'],
       ['Tea or #coffee?', afterFirst.apObject.content, afterFirst.apObject.updated],
     ]);
-    expect(afterFirst.revisions).toHaveLength(1); // the earlier list was not mutated in place
+    expect(storedValue(afterFirst.revisions)).toHaveLength(1); // the earlier list was not mutated in place
     expect(first.delivery.activity).toBe('Update');
     const updates = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, question.id)).all();
     expect(updates.map((u) => u.apType)).toEqual(['Update', 'Update']);
@@ -131,9 +131,27 @@ describe('an edit that changes nothing', () => {
 
     await author.editPost({ apId: before.apId, content: 'Tea, *or* #coffee?', title: 'Hot drinks' });
     const after = stored(post.id);
-    expect(after.revisions).toHaveLength(1);
+    expect(storedValue(after.revisions)).toHaveLength(1);
     expect(after.apObject).toMatchObject({ name: 'Hot drinks', updated: expect.any(String) });
     expect(core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().map((u) => u.apType)).toEqual(['Update']);
+  });
+});
+
+describe('earlier versions', () => {
+  it('are not parsed when posts are listed, only when their history is asked for', async () => {
+    const post = await author.createPost({ content: 'one', visibility: 'PUBLIC' });
+    await author.editPost({ apId: stored(post.id).apId, content: 'two' });
+    await author.editPost({ apId: stored(post.id).apId, content: 'three' });
+    const earlier = JSON.stringify(storedValue(stored(post.id).revisions));
+    const parse = vi.spyOn(JSON, 'parse');
+    try {
+      expect(author.stream({}).items.some((p) => p.apId === stored(post.id).apId)).toBe(true);
+      expect(parse.mock.calls.some(([text]) => text === earlier)).toBe(false);
+      expect(author.reads.history(post.id).map((v) => v.contentHtml)).toEqual(['<p>one</p>', '<p>two</p>', '<p>three</p>']);
+      expect(parse.mock.calls.some(([text]) => text === earlier)).toBe(true);
+    } finally {
+      parse.mockRestore();
+    }
   });
 });
 

@@ -6,7 +6,7 @@
 import { and, eq } from 'drizzle-orm';
 import { randomUUID } from 'node:crypto';
 import type { DbOrTx } from '../../../../db/client';
-import { inbox, outbox, taggedOutboxObject, type JsonValue, type OutboxObject, type Visibility } from '../../../../db/schema';
+import { inbox, outbox, storedValue, taggedOutboxObject, type JsonValue, type OutboxObject, type Visibility } from '../../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { queueWebmentions } from '../../webmention/send';
 import { acctAddress } from '../../delivery/addresses';
@@ -167,10 +167,10 @@ export function findOwnPost(db: DbOrTx, apId: string): OutboxObject {
 }
 
 /**
- * The earlier versions one post keeps, as JSON bytes. Every read of the post parses them (its
- * page, the outbox, timelines, the Mastodon API): 400 edits of a 20 KB post made a 24 MB row that
- * held the main thread 450 ms on each public outbox page. 2 MiB is a thousand edits of a short
- * post, ten of the longest.
+ * The earlier versions one post keeps, as JSON bytes. Lists of posts no longer parse them
+ * (db/columns.ts lazyJson), but an edit, the post's history and its Webmentions do, and the row
+ * is read whole: 400 edits of a 20 KB post made a 24 MB row that held the main thread 450 ms on
+ * each public outbox page. 2 MiB is a thousand edits of a short post, ten of the longest.
  */
 export const MAX_REVISIONS_BYTES = 2 * 1024 * 1024;
 
@@ -222,7 +222,7 @@ export async function editPost(deps: ActionDeps, input: EditInput): Promise<Outb
   // An edit that changes nothing (a client saving again, the same text sent twice) is no
   // version: no revision kept, no Update sent to everyone the post reached.
   if (content === row.source && sameVersion(built.object, old)) return row;
-  const revisions: JsonValue[] = [...(row.revisions ?? []), { ap_object: old, source: row.source, updated: previousStamp }];
+  const revisions: JsonValue[] = [...(storedValue(row.revisions) ?? []), { ap_object: old, source: row.source, updated: previousStamp }];
   if (Buffer.byteLength(JSON.stringify(revisions)) > MAX_REVISIONS_BYTES) {
     throw new BadInputError('This post has been edited too often to keep another version (its earlier versions fill the 2 MiB Tern keeps of them): post the new text as a new post.');
   }

@@ -4,7 +4,7 @@
 // (published, origin, id) key the home stream sorts by, in either direction.
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
-import { actor, inbox, outbox, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
+import { actor, inbox, outbox, storedValue, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
 import type { ActorView, PostView } from '../../ipc/author-contract';
 import { POST_TYPES } from '../outbox';
 import { NON_POST_TYPES } from '../objects';
@@ -142,7 +142,7 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     history(id: number): PostView[] {
       const row = db.select().from(outbox).where(eq(outbox.id, id)).get();
       if (!row || row.isDeleted) return [];
-      const earlier = (row.revisions ?? []).filter((r) => typeof r === 'object' && r !== null && !Array.isArray(r) && 'ap_object' in r) as { ap_object: OutboxObject['apObject']; source?: string | null; updated?: string | null }[];
+      const earlier = (storedValue(row.revisions) ?? []).filter((r) => typeof r === 'object' && r !== null && !Array.isArray(r) && 'ap_object' in r) as { ap_object: OutboxObject['apObject']; source?: string | null; updated?: string | null }[];
       return [
         ...earlier.map((r) => ({ ...outboxPostView({ ...row, apObject: r.ap_object, source: r.source ?? null }, me()), updated: r.updated ?? null })),
         outboxPostView(row, me()),
