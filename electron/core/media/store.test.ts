@@ -165,6 +165,29 @@ describe('the media service sweeps what was never posted', () => {
   });
 });
 
+describe('uploads through the window, in chunks', () => {
+  it('a 3 MiB MP4 sent in 512 KiB chunks is never joined into one buffer: stored whole, by its hash', async () => {
+    const media = createMediaService({ db, uploadsDir: deps.uploadsDir, clock: () => new Date() });
+    const mp4 = Buffer.concat([Buffer.from([0, 0, 0, 0x18]), Buffer.from('ftypisom'), Buffer.alloc(3 * 1024 * 1024, 9)]);
+    const { uploadId, chunkBytes } = media.begin({ contentType: 'video/mp4', size: mp4.byteLength });
+    for (let offset = 0; offset < mp4.byteLength; offset += chunkBytes) {
+      media.chunk({ uploadId, offset, data: mp4.subarray(offset, offset + chunkBytes).toString('base64') });
+    }
+    const concat = vi.spyOn(Buffer, 'concat');
+    const whole = vi.spyOn(Blob.prototype, 'arrayBuffer');
+    try {
+      const row = await media.finish({ uploadId });
+      expect(concat.mock.calls.filter(([list]) => list.reduce((n, b) => n + b.byteLength, 0) > chunkBytes)).toEqual([]);
+      expect(Math.max(0, ...whole.mock.contexts.map((blob) => (blob as Blob).size))).toBeLessThanOrEqual(SNIFF_BYTES);
+      expect(row.contentHash).toBe(contentHashOf(mp4));
+      expect(readFileSync(uploadPath(deps.uploadsDir, row.contentHash)).equals(mp4)).toBe(true);
+    } finally {
+      concat.mockRestore();
+      whole.mockRestore();
+    }
+  });
+});
+
 describe('files from the network (saveUploadFile)', () => {
   /** A Blob made of 64 KiB pieces, as the multipart reader makes a file part. */
   const pieces = (bytes: Buffer) => new Blob(Array.from({ length: Math.ceil(bytes.length / 65_536) }, (_, i) => new Uint8Array(bytes.subarray(i * 65_536, (i + 1) * 65_536))));

@@ -104,11 +104,12 @@ export async function saveUpload(deps: UploadDeps, input: { bytes: Uint8Array; c
 }
 
 /**
- * saveUpload for a file from the network (a multipart part, whose Blob is made of the chunks as
- * they came): refused on its size and first bytes before anything else; then streamed, chunk by
- * chunk, to a temporary file in the uploads folder while it is hashed. A video is renamed into
- * place from there; an image is read back (asynchronously, at most 16 MiB) for sharp. Whole, a
- * 65 MiB file cost 100 ms to copy into one buffer and 60 ms to hash, each in one piece.
+ * saveUpload for a file that came in pieces (a multipart part, or the author's upload through
+ * the window, each a Blob made of its chunks as they came): refused on its size and first bytes
+ * before anything else; then streamed, chunk by chunk, to a temporary file in the uploads folder
+ * while it is hashed. A video is renamed into place from there; an image is read back
+ * (asynchronously, at most 16 MiB) for sharp. Whole, a 65 MiB file cost 100 ms to copy into one
+ * buffer and 60 ms to hash, each in one piece.
  * `created`: whether this call stored it (else the same bytes were stored before).
  */
 export async function saveUploadFile(deps: UploadDeps, input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }> {
