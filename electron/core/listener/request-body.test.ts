@@ -56,3 +56,13 @@ describe('decodeBody: fields', () => {
     }
   });
 });
+
+describe('decodeBody: JSON text', () => {
+  it('refuses a string holding half of a surrogate pair (in a value or a key), and takes whole pairs and emoji', async () => {
+    const lone = { status: 400, message: 'the application/json body has a string that is not Unicode text (a lone surrogate escape)' };
+    expect(await refusal(decodeBody(request('application/json', '{"display_name":"a\\ud800b"}'), MiB, {}))).toEqual(lone);
+    expect(await refusal(decodeBody(request('application/json', '{"status":["ok","\\udc00"]}'), MiB, {}))).toEqual(lone);
+    expect(await refusal(decodeBody(request('application/json', '{"\\ud83d":1}'), MiB, {}))).toEqual(lone);
+    expect(await decodeBody(request('application/json', '{"status":"tern \\ud83d\\udc26 🐦"}'), MiB, {})).toEqual({ kind: 'json', value: { status: 'tern 🐦 🐦' } });
+  });
+});

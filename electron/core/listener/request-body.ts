@@ -56,11 +56,17 @@ export async function decodeBody(request: Request, cap: number, accept: BodyAcce
     } catch {
       throw new BodyError('the application/json body is not UTF-8', 400);
     }
+    let value: unknown;
     try {
-      return { kind: 'json', value: parseBoundedJson(json) };
+      value = parseBoundedJson(json);
     } catch (error) {
       throw new BodyError(`the application/json body is ${jsonRefusal(error)}`, 400);
     }
+    // A \ud800 escape alone is valid JSON but no text: stored as a name or a post, it would go
+    // out to other servers as a string their parsers refuse. Only a body that has such an escape
+    // is looked through.
+    if (LONE_SURROGATE_ESCAPE.test(json) && !wellFormed(value)) throw new BodyError('the application/json body has a string that is not Unicode text (a lone surrogate escape)', 400);
+    return { kind: 'json', value };
   }
   try {
     if (type === 'application/x-www-form-urlencoded') return { kind: 'form', params: new URLSearchParams(text()) };
@@ -68,6 +74,20 @@ export async function decodeBody(request: Request, cap: number, accept: BodyAcce
     throw new BodyError(`the ${type} body could not be read`, 400);
   }
   throw new BodyError(`unsupported Content-Type ${type || '(none)'}`, 415);
+}
+
+/** A \uD800–\uDFFF escape: half of a surrogate pair, well-formed only when paired. */
+const LONE_SURROGATE_ESCAPE = /\\u[dD][89a-fA-F][0-9a-fA-F]{2}/;
+
+/** A surrogate code unit without its other half. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+/** Whether every string (and key) in a parsed JSON value is well-formed Unicode. */
+function wellFormed(value: unknown): boolean {
+  if (typeof value === 'string') return !LONE_SURROGATE.test(value);
+  if (Array.isArray(value)) return value.every(wellFormed);
+  if (value !== null && typeof value === 'object') return Object.entries(value).every(([key, v]) => !LONE_SURROGATE.test(key) && wellFormed(v));
+  return true;
 }
 
 const tooLargeOrCut = (reason: 'too_large' | 'aborted' | 'stopped', cap: number) =>
