@@ -7,7 +7,8 @@
 // runs on the backup thread (backup-worker.ts), never on the main thread: the whole data folder
 // passes through it, uploads included. gzipSync took seconds for a folder of 100 MB, and even
 // the thread pool's gunzip handed a 200 MB archive back to the main thread in one 130–160 ms
-// piece. The main thread only takes SQLite's online copy (in steps) and moves folders.
+// piece. The main thread only takes SQLite's online copy (in steps) and moves folders. A
+// microblog.pub folder moved in is staged on the same thread (microblogpub-import.ts).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
@@ -145,8 +146,11 @@ export async function writeBackupArchive(job: { dbCopy: string; paths: DataPaths
 /** A job for the backup thread, and what it answers. */
 export type BackupJob =
   | { kind: 'create'; dbCopy: string; paths: DataPaths; createdAt: string; destDir: string }
-  | { kind: 'read'; archivePath: string; extractTo: string | null };
-type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' } ? BackupResult : { manifest: BackupManifest };
+  | { kind: 'read'; archivePath: string; extractTo: string | null }
+  /** Moving in from microblog.pub (microblogpub-import.ts stageMicroblogPub): the staging
+   * folder's path. `settings`: this Tern's Settings. */
+  | { kind: 'stageImport'; folder: string; dataDir: string; settings: unknown; now: string };
+type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' } ? BackupResult : J extends { kind: 'stageImport' } ? string : { manifest: BackupManifest };
 export type BackupReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 
 let thread: Worker | null = null;
@@ -154,8 +158,10 @@ const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (er
 let nextJob = 1;
 
 /** Runs `job` on the backup thread (started with the first job; it does not keep the process
- * alive). BadInputError and ConflictError come back as themselves, with their messages. */
-function onBackupThread<J extends BackupJob>(job: J): Promise<BackupAnswer<J>> {
+ * alive). BadInputError and ConflictError come back as themselves, with their messages. The
+ * thread also moves a microblog.pub folder in: upgrading its database and copying every row
+ * took seconds, in one piece, for a large one. */
+export function onBackupThread<J extends BackupJob>(job: J): Promise<BackupAnswer<J>> {
   if (thread === null) {
     const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
     const started = new Worker(entry.file, { execArgv: entry.execArgv, name: 'tern-backup' });

@@ -26,6 +26,7 @@ import { KEY_FILES } from '../net/key-files';
 import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings, type SettingsStore } from '../settings';
 import type { DataPaths } from '../paths';
 import { swapIntoDataFolder } from './swap';
+import { onBackupThread } from './backup';
 import { hashSecret } from '../indieauth/secrets';
 
 /**
@@ -451,7 +452,7 @@ export async function previewMicroblogPub(core: Pick<ImportCore, 'paths' | 'sett
  * (Tern's schema at head, microblog.pub's rows), keys (microblog.pub's RSA key, a new Ed25519
  * key: microblog.pub had none), settings (this Tern's, with microblog.pub's identity) and uploads.
  */
-async function stageMicroblogPub(folder: string, dataDir: string, settings: Settings, now: Date): Promise<string> {
+export async function stageMicroblogPub(folder: string, dataDir: string, settings: Settings, now: Date): Promise<string> {
   const staging = await mkdtemp(join(dataDir, '.import-'));
   try {
     const identity = identityFromProfile(await readFile(join(folder, PROFILE_FILE), 'utf8'));
@@ -529,7 +530,9 @@ export async function importMicroblogPub(
   const stamp = core.clock().toISOString().replace(/[:.]/g, '-');
   const now = core.clock();
   const movedAside = await reopen(async (dataDir) => {
-    const staging = await stageMicroblogPub(folder, dataDir, settings, now);
+    // On the backup thread: upgrading microblog.pub's database and copying its rows are long
+    // synchronous SQLite work, seconds for a large one.
+    const staging = await onBackupThread({ kind: 'stageImport', folder, dataDir, settings, now: now.toISOString() });
     try {
       return await swapIntoDataFolder(dataDir, staging, `before-import-${stamp}`);
     } finally {
