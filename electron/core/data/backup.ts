@@ -153,44 +153,67 @@ export type BackupJob =
 type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' } ? BackupResult : J extends { kind: 'stageImport' } ? string : { manifest: BackupManifest };
 export type BackupReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 
-let thread: Worker | null = null;
-const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+/** A backup thread with nothing to do for this long is ended (it holds tens of MB; the next job
+ * starts another). */
+const BACKUP_THREAD_IDLE_MS = 30_000;
+
+interface BackupThread {
+  worker: Worker;
+  /** Its jobs not answered yet, by id. */
+  waiting: Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>;
+  idle: NodeJS.Timeout | null;
+}
+let thread: BackupThread | null = null;
 let nextJob = 1;
 
+function startBackupThread(): BackupThread {
+  const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
+  const started: BackupThread = { worker: new Worker(entry.file, { execArgv: entry.execArgv, name: 'tern-backup' }), waiting: new Map(), idle: null };
+  const { worker, waiting } = started;
+  worker.unref();
+  worker.on('message', (reply: BackupReply) => {
+    const pending = waiting.get(reply.id);
+    waiting.delete(reply.id);
+    if (waiting.size === 0) {
+      worker.unref();
+      started.idle = setTimeout(() => {
+        // Forgotten first: a job asked for from now on starts a new thread.
+        if (thread === started) thread = null;
+        void worker.terminate();
+      }, BACKUP_THREAD_IDLE_MS);
+      started.idle.unref();
+    }
+    if (pending === undefined) return;
+    if (reply.ok) return pending.resolve(reply.value);
+    const { name, message } = reply.error;
+    pending.reject(name === 'BadInputError' ? new BadInputError(message) : name === 'ConflictError' ? new ConflictError(message) : new Error(message));
+  });
+  const ended = (why: string) => {
+    if (thread === started) thread = null;
+    for (const pending of waiting.values()) pending.reject(new Error(`The backup thread stopped (${why}).`));
+    waiting.clear();
+  };
+  worker.on('error', (error) => ended(error.message));
+  worker.on('exit', (code) => ended(`exit code ${code}`));
+  return started;
+}
+
 /** Runs `job` on the backup thread (started with the first job; it does not keep the process
- * alive). BadInputError and ConflictError come back as themselves, with their messages. The
- * thread also moves a microblog.pub folder in: upgrading its database and copying every row
- * took seconds, in one piece, for a large one. */
+ * alive, and ends after BACKUP_THREAD_IDLE_MS with nothing to do). BadInputError and
+ * ConflictError come back as themselves, with their messages. The thread also moves a
+ * microblog.pub folder in: upgrading its database and copying every row took seconds, in one
+ * piece, for a large one. */
 export function onBackupThread<J extends BackupJob>(job: J): Promise<BackupAnswer<J>> {
-  if (thread === null) {
-    const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
-    const started = new Worker(entry.file, { execArgv: entry.execArgv, name: 'tern-backup' });
-    started.unref();
-    started.on('message', (reply: BackupReply) => {
-      const pending = waiting.get(reply.id);
-      waiting.delete(reply.id);
-      if (waiting.size === 0) started.unref();
-      if (pending === undefined) return;
-      if (reply.ok) return pending.resolve(reply.value);
-      const { name, message } = reply.error;
-      pending.reject(name === 'BadInputError' ? new BadInputError(message) : name === 'ConflictError' ? new ConflictError(message) : new Error(message));
-    });
-    const ended = (why: string) => {
-      if (thread === started) thread = null;
-      for (const pending of waiting.values()) pending.reject(new Error(`The backup thread stopped (${why}).`));
-      waiting.clear();
-    };
-    started.on('error', (error) => ended(error.message));
-    started.on('exit', (code) => ended(`exit code ${code}`));
-    thread = started;
-  }
-  const id = nextJob++;
+  thread ??= startBackupThread();
   const running = thread;
+  if (running.idle !== null) clearTimeout(running.idle);
+  running.idle = null;
+  const id = nextJob++;
   // Held while a job runs: a backup in progress keeps the process up until it is written.
-  running.ref();
+  running.worker.ref();
   return new Promise((resolve, reject) => {
-    waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
-    running.postMessage({ ...job, id });
+    running.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+    running.worker.postMessage({ ...job, id });
   });
 }
 
