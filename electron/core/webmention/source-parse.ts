@@ -44,9 +44,14 @@ interface Pending {
 }
 
 let worker: Worker | null = null;
+/** A reader with nothing to read for this long is ended (it holds tens of MB; the next page
+ * starts another). */
+const READER_IDLE_MS = 60_000;
+let idleTimer: NodeJS.Timeout | null = null;
 /** Whether `worker` has loaded its code (the deadline counts from then, not from its start). */
 let ready = false;
-let running: (Pending & { timer: NodeJS.Timeout }) | null = null;
+/** The task being read, and the worker reading it. */
+let running: (Pending & { timer: NodeJS.Timeout; reader: Worker }) | null = null;
 const waiting: Pending[] = [];
 let nextId = 1;
 
@@ -68,8 +73,9 @@ function startWorker(): Worker {
   });
   const fail = (reason: string) => {
     if (worker === w) worker = null;
-    const lost = running;
-    running = null;
+    // A reader ended for being idle or stuck may say so after the next one has taken a task.
+    const lost = running?.reader === w ? running : null;
+    if (lost !== null) running = null;
     if (lost !== null) {
       clearTimeout(lost.timer);
       lost.resolve({ id: lost.task.id, ok: false, reason });
@@ -84,7 +90,9 @@ function startWorker(): Worker {
 function pump(): void {
   if (running !== null) return;
   const next = waiting[0];
-  if (next === undefined) return;
+  if (next === undefined) return idleStop();
+  if (idleTimer !== null) clearTimeout(idleTimer);
+  idleTimer = null;
   if (worker === null) {
     ready = false;
     worker = startWorker();
@@ -101,8 +109,21 @@ function pump(): void {
     void w.terminate();
     pump();
   }, SOURCE_PARSE_MS);
-  running = { ...next, timer };
+  running = { ...next, timer, reader: w };
   w.postMessage(next.task);
+}
+
+/** Ends the reader once it has had nothing to read for READER_IDLE_MS. */
+function idleStop(): void {
+  if (worker === null || idleTimer !== null) return;
+  const idle = worker;
+  idleTimer = setTimeout(() => {
+    idleTimer = null;
+    if (worker !== idle || running !== null || waiting.length > 0) return;
+    worker = null;
+    void idle.terminate();
+  }, READER_IDLE_MS);
+  idleTimer.unref();
 }
 
 type Failure = Extract<ReaderResult, { ok: false }>;
