@@ -71,6 +71,18 @@ function rawTar(name: string): Buffer {
 }
 
 describe('createBackup', () => {
+  it('leaves out uploads still being written (their temporary files), keeping the stored ones', async () => {
+    const core = await open(tempDir());
+    mkdirSync(core.paths.uploads, { recursive: true });
+    const hash = 'c'.repeat(64);
+    writeFileSync(join(core.paths.uploads, hash), 'stored');
+    writeFileSync(join(core.paths.uploads, 'incoming-0b7f.tmp'), 'arriving');
+    writeFileSync(join(core.paths.uploads, `${'d'.repeat(64)}.4e1a.tmp`), 'before its rename');
+    const { path } = await createBackup(core, { dest: tempDir() });
+    const { manifest } = await readBackup(path);
+    expect(manifest.entries.filter((e) => e.name.startsWith('uploads/')).map((e) => e.name)).toEqual([`uploads/${hash}`]);
+  });
+
   it('copies the running database consistently while rows are being written', async () => {
     const core = await open(tempDir());
     core.sqlite.exec('CREATE TABLE probe_a (id INTEGER PRIMARY KEY, blob BLOB); CREATE TABLE probe_b (id INTEGER PRIMARY KEY, blob BLOB);');

@@ -222,14 +222,27 @@ async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<
   if (!existsSync(dir)) return [];
   const entries: TarEntry[] = [{ name: prefix, type: 'directory', mode: 0o700, mtime, data: Buffer.alloc(0) }];
   for (const item of await readdir(dir, { withFileTypes: true })) {
+    // The app runs on while its backup is written: an upload being received or renamed into
+    // place (media/store.ts, a *.tmp file) is not part of it, and a file removed meanwhile (the
+    // media sweep) is left out rather than failing the backup.
+    if (TEMPORARY_FILE.test(item.name)) continue;
     const full = join(dir, item.name);
     const name = `${prefix}/${item.name}`;
     if (item.isDirectory()) entries.push(...(await folderEntries(full, name, mtime)));
-    else if (item.isFile()) entries.push({ name, type: 'file', mode: (await stat(full)).mode & 0o777, mtime, data: await readFile(full) });
+    else if (item.isFile()) {
+      const file = await Promise.all([stat(full), readFile(full)]).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (file !== null) entries.push({ name, type: 'file', mode: file[0].mode & 0o777, mtime, data: file[1] });
+    }
     // Links and other special files are not Tern's and are left out.
   }
   return entries;
 }
+
+/** A file still being written (media/store.ts: incoming uploads, writes before their rename). */
+const TEMPORARY_FILE = /\.tmp$/;
 
 
 /** What a backup may put in the data folder: the database, settings, keys and uploads (what
