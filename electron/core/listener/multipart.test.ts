@@ -79,3 +79,28 @@ describe('multipart bodies read as they arrive', () => {
     expect(await refusal(decode(streamed(cut, 100)))).toEqual({ status: 400, message: 'the multipart body ended before its closing delimiter' });
   });
 });
+
+describe('names and filenames as clients write them', () => {
+  const form = async (disposition: string, data = 'x') => {
+    const body = Buffer.from(`--${B}\r\nContent-Disposition: ${disposition}\r\nContent-Type: image/png\r\n\r\n${data}\r\n--${B}--\r\n`);
+    const read = await decode(streamed(body, 64));
+    if (read.kind !== 'multipart') throw new Error(`not multipart: ${read.kind}`);
+    return read.form;
+  };
+
+  it("reads a browser's %22, %0D and %0A, Go's \\\" and \\\\, and keeps any other backslash", async () => {
+    expect(((await form('form-data; name="f"; filename="say %22hi%22%0D%0A.png"')).get('f') as File).name).toBe('say "hi"\r\n.png');
+    expect(((await form('form-data; name="f"; filename="say \\"hi\\" a\\\\b.png"')).get('f') as File).name).toBe('say "hi" a\\b.png');
+    expect(((await form('form-data; name="f"; filename="C:\\p\\f.png"')).get('f') as File).name).toBe('C:\\p\\f.png');
+    expect([...(await form('form-data; name="a%22b"')).keys()]).toEqual(['a"b']);
+  });
+
+  it('takes a part with only filename* (RFC 8187) as a file named by it; filename wins when both are sent', async () => {
+    const only = (await form("form-data; name=\"photo\"; filename*=UTF-8''%C3%A9t%C3%A9.png", 'bytes')).get('photo');
+    expect(only).toBeInstanceOf(File);
+    expect([(only as File).name, await (only as File).text()]).toEqual(['été.png', 'bytes']);
+    expect(((await form("form-data; name=\"photo\"; filename=\"plain.png\"; filename*=UTF-8''%C3%A9.png")).get('photo') as File).name).toBe('plain.png');
+    expect(((await form("form-data; name=\"photo\"; filename*=iso-8859-1''caf%E9.png")).get('photo') as File).name).toBe('café.png');
+    expect(((await form("form-data; name=\"photo\"; filename*=UTF-8''%ZZ")).get('photo') as File).name).toBe('');
+  });
+});

@@ -38,18 +38,45 @@ interface Part {
   pieces: Blob[] | Buffer[];
 }
 
-/** The parameters of a Content-Disposition header (quoted or token values). */
+/**
+ * A quoted or token parameter value as clients write it. Browsers (the HTML standard's
+ * multipart/form-data encoding) send `"`, CR and LF as %22, %0D and %0A and a backslash as it is;
+ * Go and others escape `"` and `\` with a backslash. Both are read back: %22 %0D %0A decoded, as
+ * undici's formData did, and `\"` and `\\` unescaped; any other backslash is kept (C:\p\f.jpg).
+ */
+function paramValue(quoted: string | undefined, token: string): string {
+  if (quoted === undefined) return token;
+  return quoted.replace(/\\(["\\])/g, '$1').replace(/%(22|0d|0a)/gi, (escape) => String.fromCharCode(parseInt(escape.slice(1), 16)));
+}
+
+/** An RFC 8187 ext-value (`UTF-8''%C3%A9t%C3%A9.jpg`), decoded; '' when it cannot be. */
+function extValue(value: string): string {
+  const m = /^([^']*)'[^']*'(.*)$/.exec(value);
+  if (!m) return '';
+  try {
+    if (m[1]!.toLowerCase() === 'utf-8') return decodeURIComponent(m[2]!);
+    // ISO-8859-1, the other charset the RFC names: each %XX is one character.
+    return m[2]!.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+  } catch {
+    return '';
+  }
+}
+
+/** The parameters of a Content-Disposition header (quoted or token values). A part with only
+ * `filename*` (old urllib3 sends that) is a file too, named by it. */
 function dispositionOf(value: string): { name: string | null; filename: string | null } | null {
   if (!/^\s*form-data\s*(;|$)/i.test(value)) return null;
   let name: string | null = null;
   let filename: string | null = null;
+  let filenameStar: string | null = null;
   for (const m of value.matchAll(/;\s*([^=\s;]+)\s*=\s*(?:"((?:[^"\\]|\\.)*)"|([^;\s]*))/g)) {
     const key = m[1]!.toLowerCase();
-    const raw = m[2] !== undefined ? m[2].replace(/\\(.)/g, '$1') : m[3]!;
+    const raw = paramValue(m[2], m[3] ?? '');
     if (key === 'name') name = raw;
     else if (key === 'filename') filename = raw;
+    else if (key === 'filename*') filenameStar = extValue(m[2] ?? m[3] ?? '');
   }
-  return { name, filename };
+  return { name, filename: filename ?? filenameStar };
 }
 
 export interface MultipartReader {
