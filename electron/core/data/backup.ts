@@ -11,7 +11,7 @@
 // microblog.pub folder moved in is staged on the same thread (microblogpub-import.ts).
 import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { swapIntoDataFolder } from './swap';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
@@ -349,21 +349,26 @@ export interface RestoreResult {
  * before-restore-<time>/. The next openCore upgrades an older database as usual.
  */
 export async function restoreBackup(archivePath: string, dataDir: string, clock: () => Date = () => new Date()): Promise<RestoreResult> {
-  // Checked before the folder is looked at, as before: a bad archive says so first.
-  await readBackup(archivePath);
   const paths = dataPaths(dataDir);
-  if (isDatabaseOpen(paths.database)) {
-    throw new ConflictError('Tern is still using this data folder; quit Tern (or stop it) before restoring a backup.');
-  }
+  const existed = existsSync(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const stamp = clock().toISOString().replace(/[:.]/g, '-');
   const staging = await mkdtemp(join(dataDir, '.restore-'));
+  let restored = false;
   try {
+    // Read once: checked whole on the backup thread, then extracted there. A bad archive says so
+    // before the folder's state is looked at.
     const { manifest } = await readBackup(archivePath, { extractTo: staging });
+    if (isDatabaseOpen(paths.database)) {
+      throw new ConflictError('Tern is still using this data folder; quit Tern (or stop it) before restoring a backup.');
+    }
     const movedAside = await swapIntoDataFolder(dataDir, staging, `before-restore-${stamp}`);
+    restored = true;
     return { movedAside, schemaRevision: manifest.schemaRevision };
   } finally {
     await rm(staging, { recursive: true, force: true });
+    // A folder made for a restore that did not happen is not left behind (only if still empty).
+    if (!restored && !existed) await rmdir(dataDir).catch(() => undefined);
   }
 }
 
