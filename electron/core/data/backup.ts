@@ -149,8 +149,17 @@ export type BackupJob =
   | { kind: 'read'; archivePath: string; extractTo: string | null }
   /** Moving in from microblog.pub (microblogpub-import.ts stageMicroblogPub): the staging
    * folder's path. `settings`: this Tern's Settings. */
-  | { kind: 'stageImport'; folder: string; dataDir: string; settings: unknown; now: string };
-type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' } ? BackupResult : J extends { kind: 'stageImport' } ? string : { manifest: BackupManifest };
+  | { kind: 'stageImport'; folder: string; dataDir: string; settings: unknown; now: string }
+  /** A look at a microblog.pub folder (microblogpub-import.ts inspectMicroblogPub). `enums`: Tern's
+   * enumerations (TernEnums). */
+  | { kind: 'inspectImport'; folder: string; copy: string; enums: Record<string, [string, string[]][]> };
+type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' }
+  ? BackupResult
+  : J extends { kind: 'stageImport' }
+    ? string
+    : J extends { kind: 'inspectImport' }
+      ? { revision: string; counts: Record<string, number>; leftBehind: { table: string; column: string; value: string; rows: number }[] }
+      : { manifest: BackupManifest };
 export type BackupReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 
 /** A backup thread with nothing to do for this long is ended (it holds tens of MB; the next job

@@ -333,11 +333,18 @@ export interface LeftBehind {
 const knownValueSql = (column: string, values: readonly string[], alias: string) =>
   `(${alias}.${q(column)} IS NULL OR ${alias}.${q(column)} IN (${values.map((v) => `'${v}'`).join(', ')}))`;
 
-/** What the rows of `source` hold that Tern's enumerations (read from `tern`) do not know. */
-function unknownValues(tern: Sqlite, source: Sqlite, sourceSchema: string, tables: readonly string[]): LeftBehind[] {
+/** Tern's enumerations of these tables, as plain data (for the backup thread). */
+export type TernEnums = Record<string, [column: string, values: string[]][]>;
+
+export function ternEnums(tern: Sqlite, tables: readonly string[]): TernEnums {
+  return Object.fromEntries(tables.map((table) => [table, [...enumColumns(tern, table)]]));
+}
+
+/** What the rows of `source` hold that Tern's enumerations do not know. */
+function unknownValues(enums: TernEnums, source: Sqlite, sourceSchema: string, tables: readonly string[]): LeftBehind[] {
   const out: LeftBehind[] = [];
   for (const table of tables) {
-    for (const [column, values] of enumColumns(tern, table)) {
+    for (const [column, values] of enums[table] ?? []) {
       const rows = source
         .prepare(`SELECT src.${q(column)} AS value, count(*) AS n FROM ${sourceSchema}.${q(table)} AS src WHERE NOT ${knownValueSql(column, values, 'src')} GROUP BY src.${q(column)} ORDER BY 1`)
         .all() as { value: unknown; n: number }[];
@@ -376,7 +383,7 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
   target.prepare('ATTACH DATABASE ? AS src').run(sourcePath);
   target.function('tern_hash_secret', { deterministic: true }, (value: unknown) => (typeof value === 'string' ? hashSecret(value) : value));
   try {
-    const leftBehind = unknownValues(target, target, 'src', tableNames(target));
+    const leftBehind = unknownValues(ternEnums(target, tableNames(target)), target, 'src', tableNames(target));
     target.pragma('foreign_keys = OFF');
     const copyAll = target.transaction(() => {
       for (const table of tableNames(target)) {
@@ -410,6 +417,23 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
 
 // ---- the move ----------------------------------------------------------------------------
 
+/** What a copy of microblog.pub's database holds: its revision, rows per table, and the rows
+ * Tern would leave behind. Run on the backup thread (a count and a scan per table: 70–80 ms in
+ * one piece for 100,000 rows on the main thread). */
+export async function inspectMicroblogPub(folder: string, copy: string, enums: TernEnums): Promise<Pick<MicroblogPubPreview, 'revision' | 'counts' | 'leftBehind'>> {
+  const revision = await copyDatabase(folder, copy);
+  const sqlite = new Database(copy, { readonly: true });
+  try {
+    const tables = tableNames(sqlite);
+    if (!['outbox', 'inbox', 'actor'].every((t) => tables.includes(t))) {
+      throw new BadInputError(`${DB_FILE} does not hold microblog.pub's tables (outbox, inbox, actor).`);
+    }
+    return { revision, counts: countRows(sqlite, tables), leftBehind: unknownValues(enums, sqlite, 'main', tables) };
+  } finally {
+    sqlite.close();
+  }
+}
+
 /** Reads the folder and says what moving in would bring, changing nothing. */
 export async function previewMicroblogPub(core: Pick<ImportCore, 'paths' | 'settings' | 'sqlite'>, folder: string): Promise<MicroblogPubPreview> {
   requireFolder(folder);
@@ -417,21 +441,8 @@ export async function previewMicroblogPub(core: Pick<ImportCore, 'paths' | 'sett
   convertKey(await readFile(join(folder, KEY_FILE), 'utf8'));
   const work = await mkdtemp(join(core.paths.dir, '.microblogpub-'));
   try {
-    const copy = join(work, 'check.db');
-    const revision = await copyDatabase(folder, copy);
-    const sqlite = new Database(copy, { readonly: true });
-    let counts: Record<string, number>;
-    let leftBehind: LeftBehind[];
-    try {
-      const tables = tableNames(sqlite);
-      if (!['outbox', 'inbox', 'actor'].every((t) => tables.includes(t))) {
-        throw new BadInputError(`${DB_FILE} does not hold microblog.pub's tables (outbox, inbox, actor).`);
-      }
-      counts = countRows(sqlite, tables);
-      leftBehind = unknownValues(core.sqlite, sqlite, 'main', tables);
-    } finally {
-      sqlite.close();
-    }
+    const enums = ternEnums(core.sqlite, tableNames(core.sqlite));
+    const { revision, counts, leftBehind } = await onBackupThread({ kind: 'inspectImport', folder, copy: join(work, 'check.db'), enums });
     const current = core.settings.get().baseUrl;
     return {
       folder,
