@@ -27,6 +27,7 @@ import { readTar, writeTar, type TarEntry } from './tar';
 import { writePrivateFile } from './private-file';
 import { parseBoundedJson } from '../net/bounded-json';
 import { workerEntry } from '../worker-host';
+import { isTemporaryFile } from '../media/temporary-files';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
@@ -234,7 +235,7 @@ async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<
     // The app runs on while its backup is written: an upload being received or renamed into
     // place (media/store.ts, a *.tmp file) is not part of it, and a file removed meanwhile (the
     // media sweep) is left out rather than failing the backup.
-    if (TEMPORARY_FILE.test(item.name)) continue;
+    if (isTemporaryFile(item.name)) continue;
     const full = join(dir, item.name);
     const name = `${prefix}/${item.name}`;
     if (item.isDirectory()) entries.push(...(await folderEntries(full, name, mtime)));
@@ -250,8 +251,6 @@ async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<
   return entries;
 }
 
-/** A file still being written (media/store.ts: incoming uploads, writes before their rename). */
-const TEMPORARY_FILE = /\.tmp$/;
 
 
 /** What a backup may put in the data folder: the database, settings, keys and uploads (what

@@ -12,6 +12,7 @@ import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { isTemporaryFile } from './temporary-files';
 import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { upload, type Upload } from '../../../db/schema';
@@ -175,8 +176,6 @@ async function persist(deps: UploadDeps, type: MediaType, hash: string, original
 }
 
 const STORED_FILE = /^([0-9a-f]{64})(_resized)?$/;
-/** A file being written (writeAtomically) or received (saveUploadFile). */
-const TEMPORARY_FILE = /\.tmp$/;
 
 /**
  * Removes the files of uploads that have no row: a process killed after an upload's files were
@@ -192,7 +191,7 @@ export function removeOrphanFiles(db: DbOrTx, uploadsDir: string): number {
   let removed = 0;
   for (const name of names) {
     const hash = STORED_FILE.exec(name)?.[1];
-    if (!TEMPORARY_FILE.test(name) && (hash === undefined || known.has(hash))) continue;
+    if (!isTemporaryFile(name) && (hash === undefined || known.has(hash))) continue;
     rmSync(join(uploadsDir, name), { force: true });
     removed++;
   }

@@ -130,7 +130,7 @@ type Failure = Extract<ReaderResult, { ok: false }>;
 
 /** Queues `job` for the worker: its result (the worker answers each task in its own kind), or
  * why the page could not be read. */
-function readInWorker<K extends ReaderJob['kind']>(job: Extract<ReaderJob, { kind: K }>): Promise<Extract<ReaderResult, { kind: K }> | Failure> {
+export function readInWorker<K extends ReaderJob['kind']>(job: Extract<ReaderJob, { kind: K }>): Promise<Extract<ReaderResult, { kind: K }> | Failure> {
   return new Promise((resolve) => {
     waiting.push({ task: { ...job, id: nextId++ }, resolve: resolve as (result: ReaderResult) => void });
     pump();
@@ -163,11 +163,6 @@ export async function readClientPage(html: string, url: string): Promise<ClientP
 export async function readDocumentInWorker(text: string, maxChars: number): Promise<DocumentReading> {
   const result = await readInWorker({ kind: 'document', text, maxChars });
   return result.ok ? result.reading : { ok: false, reason: `could not be read (${result.reason})`, retryable: true };
-}
-
-/** A long Markdown post read or rendered on the worker (render-off-thread.ts), or why not. */
-export function renderInWorker<K extends 'scan' | 'render'>(job: Extract<ReaderJob, { kind: K }>): Promise<Extract<ReaderResult, { kind: K }> | Failure> {
-  return readInWorker(job);
 }
 
 /** Ends the worker (tests, shutdown); a later page starts a new one. */

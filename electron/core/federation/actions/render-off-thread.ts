@@ -7,7 +7,7 @@
 // millisecond or two.
 import { isMainThread } from 'node:worker_threads';
 import { BadInputError } from '../../errors';
-import { renderInWorker } from '../../webmention/source-parse';
+import { readInWorker } from '../../webmention/source-parse';
 import { hashtagHrefOf, renderPost, scanPost, type RenderedPost, type ResolvedMention } from './markdown';
 
 /** Sources up to this many characters are read and rendered on the thread that asks. */
@@ -28,13 +28,13 @@ function refused(reason: string): never {
 /** scanPost, on the page reader's worker for a long source. */
 export async function scanPostAnywhere(source: string): Promise<{ handles: string[]; hashtags: string[] }> {
   if (inline(source)) return scanPost(source);
-  const result = await renderInWorker({ kind: 'scan', source });
+  const result = await readInWorker({ kind: 'scan', source });
   return result.ok ? result.scanned : refused(result.reason);
 }
 
 /** renderPost, on the page reader's worker for a long source. */
 export async function renderPostAnywhere(source: string, input: RenderInput): Promise<RenderedPost> {
   if (inline(source)) return renderPost(source, { mentions: input.mentions, hashtagHref: hashtagHrefOf(input.baseUrl) });
-  const result = await renderInWorker({ kind: 'render', source, mentions: [...input.mentions], baseUrl: input.baseUrl });
+  const result = await readInWorker({ kind: 'render', source, mentions: [...input.mentions], baseUrl: input.baseUrl });
   return result.ok ? result.rendered : refused(result.reason);
 }
