@@ -109,4 +109,46 @@ describe('wrapDrizzle', () => {
     expect(client.prepare('SELECT id FROM actor').all()).toEqual([{ id: actorId }]);
     rows.return?.();
   });
+
+  it('keeps drizzle transactions as they were: commit, rollback on a throw, savepoints when nested, no promises', () => {
+    const sqlite = openSqlite(':memory:');
+    sqlite.exec('CREATE TABLE t (x INTEGER)');
+    const count = () => sqlite.prepare('SELECT count(*) AS n FROM t').pluck().get();
+    for (const db of [wrapDrizzle(sqlite), wrapDrizzle(sqlite, { immediate: true })]) {
+      sqlite.exec('DELETE FROM t');
+      db.transaction((tx) => tx.run(sql`INSERT INTO t VALUES (1)`));
+      expect(count()).toBe(1);
+      expect(() => db.transaction((tx) => {
+        tx.run(sql`INSERT INTO t VALUES (2)`);
+        throw new Error('undo');
+      })).toThrow('undo');
+      expect(count()).toBe(1);
+      expect(sqlite.inTransaction).toBe(false);
+      // tx.rollback() ends the transaction with nothing written.
+      expect(() => db.transaction((tx) => {
+        tx.run(sql`INSERT INTO t VALUES (3)`);
+        tx.rollback();
+      })).toThrow();
+      expect(count()).toBe(1);
+      // Nested (db.transaction again, or tx.transaction): the inner failure undoes the inner writes only.
+      db.transaction((tx) => {
+        tx.run(sql`INSERT INTO t VALUES (4)`);
+        expect(() => db.transaction((inner) => {
+          inner.run(sql`INSERT INTO t VALUES (5)`);
+          throw new Error('inner');
+        })).toThrow('inner');
+        expect(() => tx.transaction((inner) => {
+          inner.run(sql`INSERT INTO t VALUES (6)`);
+          throw new Error('inner');
+        })).toThrow('inner');
+        db.transaction((inner) => inner.run(sql`INSERT INTO t VALUES (7)`));
+      });
+      expect(sqlite.prepare('SELECT x FROM t ORDER BY x').pluck().all()).toEqual([1, 4, 7]);
+      // A function that returns a promise is refused (the transaction would end before it), and undone.
+      expect(() => db.transaction((async (tx: typeof db) => tx.run(sql`INSERT INTO t VALUES (8)`)) as never)).toThrow(TypeError);
+      expect(count()).toBe(3);
+      expect(sqlite.inTransaction).toBe(false);
+    }
+    sqlite.close();
+  });
 });
