@@ -11,6 +11,7 @@ import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import { startLeanBaseline } from './lean-baseline';
 import { startAcceptTrace, type ClientRecord } from './accept-trace';
+import { cpuByThreadKind, cpuByThreadKindSince, perUnit } from './thread-cpu';
 
 export interface InboxOptions {
   activities: number;
@@ -41,8 +42,10 @@ export interface InboxResult {
     latencyMs: { p50: number; p90: number; p99: number; max: number };
     /** Tern's CPU time (user + system, all threads) per accepted activity. */
     cpuUsPerActivity: number;
-    /** The same on the main thread alone (the one that also runs SQLite and the processor). */
+    /** The same on the main thread alone (the listener, IPC, the shell). */
     mainThreadCpuUsPerActivity: number;
+    /** µs per accepted activity by thread kind (thread-cpu.ts), meanwhile: processing overlaps. */
+    byThread: string;
     slices: Slice[];
   };
   keys: { fetchesCounted: number; actorDocGets: Record<string, number>; cacheHits: number; cacheMisses: number };
@@ -55,7 +58,9 @@ export interface InboxResult {
     budgetHit: boolean;
     /** Heap after GC and RSS each time another half `slice` rows were done. */
     memory: Checkpoint[];
+    /** Per row done in this phase (overlapping, most were done while accepting). */
     cpuUsPerActivity: number;
+    byThread: string;
     summary: { processed: number; dropped: number; retried: number; errored: number };
     /** Processing rate over the first and the last fifth of the rows. */
     firstFifthPerSec: number;
@@ -78,7 +83,7 @@ export interface InboxResult {
   /** A second burst as large, right after the first was processed (the workers' code compiled
    * and optimised by then, as for every burst after the first in a session), or null
    * (BENCH_INBOX_WARM=0, or not overlapping). Comparison only: the targets judge the first. */
-  warm: { perSec: number; endToEndPerSec: number; p99Ms: number; accepted: number; cpuUsPerActivity: number } | null;
+  warm: { perSec: number; endToEndPerSec: number; p99Ms: number; accepted: number; cpuUsPerActivity: number; byThread: string } | null;
 }
 
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? 0;
@@ -162,6 +167,7 @@ export async function runInbox(
   const clientTrace: ClientRecord[] = [];
   const remoteSide: string[] = [];
   await hooks.start('inbox accept');
+  const threadsBefore = cpuByThreadKind();
   for (let from = 0; from < options.activities; from += options.slice) {
     const to = Math.min(options.activities, from + options.slice);
     const cpuStart = process.cpuUsage();
@@ -182,6 +188,7 @@ export async function runInbox(
     memory.push(watch.aside(() => checkpoint(to))); // between slices, outside the timing
     trace?.aside(asideFrom, performance.timeOrigin + performance.now());
   }
+  const byThread = cpuByThreadKindSince(threadsBefore);
   await hooks.stop();
   trace?.stop();
   const traceLines = trace ? [...trace.report(clientTrace, { slice: options.slice, concurrency: options.concurrency }), `  the remote (client) process per slice: ${remoteSide.join(' · ')}`] : [];
@@ -207,6 +214,7 @@ export async function runInbox(
   const processMemory: Checkpoint[] = [];
   await hooks.start('inbox process');
   const cpuStart = process.cpuUsage();
+  const processThreadsBefore = cpuByThreadKind();
   const processStart = performance.now();
   if (!overlap) core.loops.inbox.start();
   // Overlapping, many rows are done already: memory marks count from here.
@@ -228,6 +236,7 @@ export async function runInbox(
   const feel = watch.stop();
   const processMs = performance.now() - processStart;
   const processCpu = cpuMicros(cpuStart);
+  const processByThread = cpuByThreadKindSince(processThreadsBefore);
   await hooks.stop();
   const total = countDone();
   progress.push({ t: processMs, n: total });
@@ -276,6 +285,7 @@ export async function runInbox(
       latencyMs: { p50: quantile(latencies, 0.5), p90: quantile(latencies, 0.9), p99: quantile(latencies, 0.99), max: latencies.at(-1) ?? 0 },
       cpuUsPerActivity: cpu / Math.max(1, accepted),
       mainThreadCpuUsPerActivity: mainCpu / Math.max(1, accepted),
+      byThread: perUnit(byThread, accepted),
       slices,
     },
     keys,
@@ -286,7 +296,8 @@ export async function runInbox(
       of: accepted,
       budgetHit: processedCount < accepted,
       memory: processMemory,
-      cpuUsPerActivity: processCpu / Math.max(1, processedCount),
+      cpuUsPerActivity: processCpu / Math.max(1, processedCount - doneAtStart),
+      byThread: perUnit(processByThread, processedCount - doneAtStart),
       summary,
       firstFifthPerSec,
       lastFifthPerSec,
@@ -313,6 +324,7 @@ async function secondBurst(tern: BenchTern, remote: Remote, options: InboxOption
   const pending = () => core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0`).n;
   await hooks.start('inbox second burst');
   const cpuStart = process.cpuUsage();
+  const threadsBefore = cpuByThreadKind();
   const started = performance.now();
   const done = await remote.ask({ type: 'blast', concurrency: options.concurrency, from: options.activities, to: 2 * options.activities }, 'blastDone');
   const accepted = done.statuses['202'] ?? 0;
@@ -327,6 +339,7 @@ async function secondBurst(tern: BenchTern, remote: Remote, options: InboxOption
     }, 20);
   });
   const endToEndMs = performance.now() - started;
+  const byThread = cpuByThreadKindSince(threadsBefore);
   await hooks.stop();
   const latencies = [...done.latenciesMs].sort((a, b) => a - b);
   return {
@@ -335,6 +348,7 @@ async function secondBurst(tern: BenchTern, remote: Remote, options: InboxOption
     p99Ms: quantile(latencies, 0.99),
     accepted,
     cpuUsPerActivity: cpuMicros(cpuStart) / Math.max(1, accepted),
+    byThread: perUnit(byThread, accepted),
   };
 }
 

@@ -108,6 +108,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: 'accept latency p50 / p90 / p99 / max', value: `${n1(a.latencyMs.p50)} / ${n1(a.latencyMs.p90)} / ${n1(a.latencyMs.p99)} / ${n1(a.latencyMs.max)} ms`, target: `p99 ≤ ${TARGET.p99Ms} ms`, verdict: pass(a.latencyMs.p99 <= TARGET.p99Ms) },
     { label: 'Tern CPU per accepted activity (all threads)', value: `${n0(a.cpuUsPerActivity)} µs = ${n1(a.cpuUsPerActivity / rawSumUs)}× raw` },
     { label: '  of which on the main thread', value: `${n0(a.mainThreadCpuUsPerActivity)} µs` },
+    ...(a.byThread ? [{ label: '  by thread (µs each, processing meanwhile)', value: a.byThread }] : []),
     { label: 'key fetches while accepting (Tern count)', value: `${r.keys.fetchesCounted} for ${o.actors} actors`, target: `≈ ${o.actors} (one per actor)`, verdict: pass(keysOk) },
     { label: '  actor server saw', value: per(r.keys.actorDocGets) },
     { label: '  key cache hits / misses', value: `${n0(r.keys.cacheHits)} / ${n0(r.keys.cacheMisses)}` },
@@ -115,7 +116,8 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: '  rows done in the time budget', value: `${n0(p.done)} of ${n0(p.of)} in ${n1(p.wallMs / 1000)} s${p.budgetHit ? ' (budget hit: stopped)' : ''}` },
     { label: '  first fifth / last fifth of the rows done', value: `${n0(p.firstFifthPerSec)}/s → ${n0(p.lastFifthPerSec)}/s` },
     { label: '  outcomes', value: `processed ${p.summary.processed}, dropped ${p.summary.dropped}, retrying ${p.summary.retried}, errored ${p.summary.errored}` },
-    { label: '  Tern CPU per processed activity', value: `${n0(p.cpuUsPerActivity)} µs` },
+    { label: '  Tern CPU per activity processed in this phase', value: `${n0(p.cpuUsPerActivity)} µs` },
+    ...(p.byThread ? [{ label: '    by thread (µs each; forced GCs for the memory readings included)', value: p.byThread }] : []),
     { label: '  rows written', value: `inbox ${n0(p.inboxRows)}, notifications ${n0(p.notifications)}` },
     { label: '  fetches while processing (actor server)', value: per(p.actorServerGets) },
     {
@@ -131,6 +133,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
             value: `${n0(r.warm.perSec)}/s / ${n0(r.warm.endToEndPerSec)}/s${ofLean(r.warm.endToEndPerSec)}, accept p99 ${n1(r.warm.p99Ms)} ms, ${n0(r.warm.cpuUsPerActivity)} µs CPU each`,
             target: 'comparison only',
           },
+          ...(r.warm.byThread ? [{ label: '  by thread (µs each, until all done)', value: r.warm.byThread }] : []),
         ]
       : []),
     { label: 'main thread during the burst: loop delay p50 / p99 / max', value: `${n1(f.loopDelayMs.p50)} / ${n1(f.loopDelayMs.p99)} / ${n1(f.loopDelayMs.max)} ms`, target: `p99 ≤ ${TARGET.loopDelayP99Ms} ms`, verdict: pass(f.loopDelayMs.p99 <= TARGET.loopDelayP99Ms) },

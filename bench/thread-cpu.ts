@@ -1,0 +1,60 @@
+// CPU time of each of this process's threads, by kind, read from /proc (Linux): where an
+// activity's CPU goes (the main thread, the inbox checks worker, the processor, V8's helper
+// threads that compile and collect garbage, libuv's pool that signs and verifies). Elsewhere
+// (no /proc) it reads nothing and the bench prints no breakdown.
+import { readdirSync, readFileSync } from 'node:fs';
+
+const TICK_US = 10_000; // USER_HZ is 100 on Linux
+
+/** Thread names as the kernel holds them (15 characters), to the kinds the bench prints. */
+function kindOf(name: string, tid: number): string {
+  if (tid === process.pid) return 'main thread';
+  if (name.startsWith('tern-inbox-chec')) return 'inbox checks worker';
+  if (name.startsWith('tern-inbox-work')) return 'inbox processor';
+  if (name.startsWith('tern-delivery')) return 'delivery worker';
+  if (name.startsWith('V8Worker') || name.startsWith('V8 ')) return "V8's helpers (compile, GC)";
+  if (name.startsWith('libuv-worker')) return "libuv's pool (crypto, fs)";
+  return 'other';
+}
+
+/** µs of CPU (user + system) so far, summed by kind; empty where /proc is not there. */
+export function cpuByThreadKind(): Map<string, number> {
+  const byKind = new Map<string, number>();
+  let tids: string[];
+  try {
+    tids = readdirSync('/proc/self/task');
+  } catch {
+    return byKind;
+  }
+  for (const tid of tids) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const close = stat.lastIndexOf(')');
+      const name = stat.slice(stat.indexOf('(') + 1, close);
+      const fields = stat.slice(close + 2).split(' ');
+      const us = (Number(fields[11]) + Number(fields[12])) * TICK_US;
+      const kind = kindOf(name, Number(tid));
+      byKind.set(kind, (byKind.get(kind) ?? 0) + us);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return byKind;
+}
+
+/** What each kind used since `before` (threads that ended meanwhile are not counted). */
+export function cpuByThreadKindSince(before: Map<string, number>): Map<string, number> {
+  const now = cpuByThreadKind();
+  const used = new Map<string, number>();
+  for (const [kind, us] of now) used.set(kind, Math.max(0, us - (before.get(kind) ?? 0)));
+  return used;
+}
+
+/** "main thread 190 · inbox processor 640 · …" in µs per unit, largest first. */
+export function perUnit(used: Map<string, number>, units: number): string {
+  return [...used]
+    .filter(([, us]) => us > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([kind, us]) => `${kind} ${Math.round(us / Math.max(1, units)).toLocaleString('en-US')}`)
+    .join(' · ');
+}
