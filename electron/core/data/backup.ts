@@ -165,7 +165,7 @@ export type BackupReply = { id: number; ok: true; value: unknown } | { id: numbe
 
 /** A backup thread with nothing to do for this long is ended (it holds tens of MB; the next job
  * starts another). */
-const BACKUP_THREAD_IDLE_MS = 30_000;
+export const BACKUP_THREAD_IDLE_MS = 30_000;
 
 interface BackupThread {
   worker: Worker;
@@ -175,11 +175,19 @@ interface BackupThread {
 }
 let thread: BackupThread | null = null;
 let nextJob = 1;
+/** Backup threads whose 'exit' has not come yet (one, but an idle one may still be ending). */
+let threadsAlive = 0;
+
+/** How many backup threads are running now (status and tests: the idle stop gives one back). */
+export function backupThreadsAlive(): number {
+  return threadsAlive;
+}
 
 function startBackupThread(): BackupThread {
   const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
   const started: BackupThread = { worker: new Worker(entry.file, { execArgv: entry.execArgv, name: 'tern-backup' }), waiting: new Map(), idle: null };
   const { worker, waiting } = started;
+  threadsAlive++;
   worker.unref();
   worker.on('message', (reply: BackupReply) => {
     const pending = waiting.get(reply.id);
@@ -204,7 +212,10 @@ function startBackupThread(): BackupThread {
     waiting.clear();
   };
   worker.on('error', (error) => ended(error.message));
-  worker.on('exit', (code) => ended(`exit code ${code}`));
+  worker.on('exit', (code) => {
+    threadsAlive--;
+    ended(`exit code ${code}`);
+  });
   return started;
 }
 

@@ -46,7 +46,14 @@ interface Pending {
 let worker: Worker | null = null;
 /** A reader with nothing to read for this long is ended (it holds tens of MB; the next page
  * starts another). */
-const READER_IDLE_MS = 60_000;
+export const READER_IDLE_MS = 60_000;
+/** Reader threads whose 'exit' has not come yet. */
+let readersAlive = 0;
+
+/** How many page reader threads are running now (status and tests: the idle stop gives one back). */
+export function readerThreadsAlive(): number {
+  return readersAlive;
+}
 let idleTimer: NodeJS.Timeout | null = null;
 /** Whether `worker` has loaded its code (the deadline counts from then, not from its start). */
 let ready = false;
@@ -58,6 +65,7 @@ let nextId = 1;
 function startWorker(): Worker {
   const entry = workerEntry();
   const w = new Worker(entry.file, { execArgv: entry.execArgv, resourceLimits: { maxOldGenerationSizeMb: 256 } });
+  readersAlive++;
   w.unref();
   w.on('message', (result: ReaderResult | { ready: true }) => {
     if ('ready' in result) {
@@ -83,7 +91,10 @@ function startWorker(): Worker {
     pump();
   };
   w.on('error', (error) => fail(`reading it failed (${error.message})`));
-  w.on('exit', () => fail('the reader stopped while reading it'));
+  w.on('exit', () => {
+    readersAlive--;
+    fail('the reader stopped while reading it');
+  });
   return w;
 }
 
