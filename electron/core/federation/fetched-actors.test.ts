@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
-import { FETCHED_ACTOR_MAX_CHARS, FETCHED_ACTOR_TTL_MS, recordingLoader, rememberFetchedActor, takeFetchedActor } from './fetched-actors';
+import { FETCHED_ACTOR_MAX_CHARS, FETCHED_ACTOR_TTL_MS, recordingLoader, rememberFetchedActor, shareFetchedActor, sharedFetchedActor, takeFetchedActor, type FetchedActor } from './fetched-actors';
 
 describe('handing the fetched actor document to the processor', () => {
   let t: ListeningCore;
@@ -91,5 +91,33 @@ describe('fetched-actors', () => {
     expect(recorder.actorOf('https://d.example/users/s')).toBeUndefined();
     expect(recorder.actorOf('https://e.example/users/late')).toBeUndefined();
     expect(recorder.actorOf('https://a.example/users/other')).toBeUndefined();
+  });
+
+  it('tells of an actor document as it loads (requests waiting on the same key fetch share it), and of nothing else', async () => {
+    const told: FetchedActor[] = [];
+    const recorder = recordingLoader(
+      async (url) => ({ contextUrl: null, document: url.includes('key') ? { id: url, type: 'CryptographicKey' } : person(url), documentUrl: url }),
+      () => 7,
+      (actor) => told.push(actor),
+    );
+    await recorder.loader('https://a.example/users/x');
+    await recorder.loader('https://a.example/key');
+    expect(told.map((a) => a.document.id)).toEqual(['https://a.example/users/x']);
+  });
+
+  it('shares a document just loaded with the next 32 requests of that actor, within 5 s', () => {
+    const d = db();
+    const actor = { document: person('https://a.example/users/x'), documentUrl: 'https://a.example/users/x', at: 1_000 };
+    shareFetchedActor(d, actor);
+    expect(sharedFetchedActor(d, 'https://a.example/users/other', 1_000)).toBeUndefined();
+    expect(sharedFetchedActor(db(), 'https://a.example/users/x', 1_000)).toBeUndefined();
+    for (let i = 0; i < 32; i++) expect(sharedFetchedActor(d, 'https://a.example/users/x/', 1_001)).toBe(actor);
+    expect(sharedFetchedActor(d, 'https://a.example/users/x', 1_001)).toBeUndefined();
+    shareFetchedActor(d, actor);
+    expect(sharedFetchedActor(d, 'https://a.example/users/x', 6_000)).toBe(actor);
+    expect(sharedFetchedActor(d, 'https://a.example/users/x', 6_001)).toBeUndefined();
+    // A padded document is not shared.
+    shareFetchedActor(d, { ...actor, document: { ...person('https://a.example/big'), summary: 'x'.repeat(FETCHED_ACTOR_MAX_CHARS) } });
+    expect(sharedFetchedActor(d, 'https://a.example/big', 1_000)).toBeUndefined();
   });
 });

@@ -53,6 +53,43 @@ export function takeFetchedActor(db: DbOrTx, apId: string, now = Date.now()): Fe
   return now - found.at <= FETCHED_ACTOR_TTL_MS && now >= found.at ? found : undefined;
 }
 
+// Requests of a new actor that arrive together share one key fetch (the key cache's single
+// flight): only the request that made it saw the document load, yet any of them may be queued,
+// and processed, first — the processor then fetched the actor again (seen in the bench: one GET
+// in three runs). So the document is also kept here, on the checks' side, for the requests
+// verified within a few seconds after it loaded, a bounded number of them each.
+const SHARED_FOR_MS = 5_000;
+const SHARED_ROWS = 32;
+const shared = new WeakMap<object, Map<string, { actor: FetchedActor; left: number }>>();
+
+/** Keeps `actor` (just loaded for a key) for the next SHARED_ROWS requests of that actor within
+ * SHARED_FOR_MS (the checks' connection). */
+export function shareFetchedActor(db: DbOrTx, actor: FetchedActor): void {
+  const id = str(actor.document.id);
+  if (id === null || JSON.stringify(actor.document).length > FETCHED_ACTOR_MAX_CHARS) return;
+  let map = shared.get(sqliteOf(db));
+  if (map === undefined) shared.set(sqliteOf(db), (map = new Map()));
+  map.delete(bare(id));
+  map.set(bare(id), { actor, left: SHARED_ROWS });
+  for (const [key, value] of map) {
+    if (actor.at - value.actor.at <= SHARED_FOR_MS && map.size <= KEPT) break;
+    map.delete(key);
+  }
+}
+
+/** The document of `apId` loaded moments ago for another request's key check, if still shared. */
+export function sharedFetchedActor(db: DbOrTx, apId: string, now = Date.now()): FetchedActor | undefined {
+  const map = shared.get(sqliteOf(db));
+  const entry = map?.get(bare(apId));
+  if (entry === undefined) return undefined;
+  if (now - entry.actor.at > SHARED_FOR_MS || now < entry.actor.at || entry.left <= 0) {
+    map!.delete(bare(apId));
+    return undefined;
+  }
+  entry.left--;
+  return entry.actor;
+}
+
 /**
  * A document loader that also notes what it loaded, for one verification, until stop():
  * `actorOf(id)` is then the actor document of `id` if one was among them — an actor type,
@@ -62,6 +99,8 @@ export function takeFetchedActor(db: DbOrTx, apId: string, now = Date.now()): Fe
 export function recordingLoader(
   loader: DocumentLoader,
   now: () => number = Date.now,
+  /** Told of each actor document noted, as it loads (before the key check that asked resumes). */
+  onActor: (actor: FetchedActor) => void = () => {},
 ): { loader: DocumentLoader; stop(): void; actorOf(id: string): FetchedActor | undefined } {
   const seen: FetchedActor[] = [];
   let recording = true;
@@ -71,7 +110,9 @@ export function recordingLoader(
       const document = loaded.document as Json;
       const id = isObject(document) ? str(document.id) : null;
       if (recording && id !== null && bare(id) === bare(url) && ACTOR_TYPES.has(typeOf(document) ?? '')) {
-        seen.push({ document, documentUrl: loaded.documentUrl || url, at: now() });
+        const actor = { document, documentUrl: loaded.documentUrl || url, at: now() };
+        seen.push(actor);
+        onActor(actor);
       }
       return loaded;
     },

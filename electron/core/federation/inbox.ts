@@ -24,7 +24,7 @@
 // then — and trusts the embedded copy only if it passes (process/index.ts), so a row can never
 // claim more trust than its JSON proves. Only LD-signed activities are forwarded on by us
 // (process/forward.ts): Mastodon checks no proofs.
-import { recordingLoader } from './fetched-actors';
+import { recordingLoader, shareFetchedActor, sharedFetchedActor } from './fetched-actors';
 import type { Db } from '../../../db/client';
 import type { FederationContext } from '../ports';
 import type { Settings } from '../settings';
@@ -263,7 +263,7 @@ export async function checkInboxPost(deps: InboxDeps, request: Request, body: Ui
 
   // What the key fetch loads is noted: for a new actor it is usually the actor's own document,
   // which then goes to the processor with the row instead of being fetched again there.
-  const recorder = recordingLoader(deps.fed.documentLoader);
+  const recorder = recordingLoader(deps.fed.documentLoader, Date.now, (actor) => shareFetchedActor(deps.db, actor));
   const verifyDeps = {
     documentLoader: recorder.loader,
     contextLoader: deps.fed.contextLoader,
@@ -320,7 +320,10 @@ export async function checkInboxPost(deps: InboxDeps, request: Request, body: Ui
   const verdict = embedded?.ok === true ? { verdict: embedded } : {};
   // Handed over only for the activity's own actor (the processor looks up that one); a
   // forwarded activity's signer is not the actor it names.
-  const fetchedActor = keyBelongsToActor(verified.ownerActorId, actorId) ? recorder.actorOf(verified.ownerActorId) : undefined;
+  // (or, when another request of the actor's made the fetch this one waited for, that one's).
+  const fetchedActor = keyBelongsToActor(verified.ownerActorId, actorId)
+    ? (recorder.actorOf(verified.ownerActorId) ?? sharedFetchedActor(deps.db, verified.ownerActorId))
+    : undefined;
   const row: IncomingRow = {
     createdAt: now,
     sentBy: verified.ownerActorId,
