@@ -83,13 +83,6 @@ const ALLOWED: Array<{ statement: RegExp; plan: RegExp; why: string }> = [
     plan: /^(SEARCH inbox USING INDEX ix_inbox_ap_type \(ap_type=\?\)|USE TEMP B-TREE FOR ORDER BY)$/,
     why: 'received Follows',
   },
-  {
-    // A thread's replies: the recursive walk reads its own queue (the replies found so far, each
-    // once); every reply is found through the inReplyTo indexes, which the other lines show.
-    statement: /^\s*WITH RECURSIVE tree\(/,
-    plan: /^SCAN (t|tree)$/,
-    why: 'the reply walk’s queue',
-  },
 ];
 
 /** What in the plan of `s` reads more than its page: a table scanned outside an index, an

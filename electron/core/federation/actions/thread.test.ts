@@ -78,6 +78,19 @@ beforeAll(async () => {
   insertInbox(post('y'), post('x'), '2025-01-02T00:01:00Z');
   insertInbox(post('z'), post('y'), '2025-01-02T00:02:00Z');
 
+  // Siblings at one moment, written three ways: by id (s3 was stored first). Under our own
+  // reply s2o, a received reply, under which our own again: the walk goes through both boxes.
+  insertInbox(post('same'), undefined, '2025-01-04T00:00:00Z');
+  nextId = 1000;
+  insertInbox(post('s3'), post('same'), '2025-01-04T01:00:00Z');
+  nextId = 1002;
+  insertInbox(post('s1'), post('same'), '2025-01-04T01:00:00.000Z');
+  nextId = 1001;
+  insertOwn('https://tern.example/o/s2o', 'Note', post('same'), '2025-01-04T03:00:00+02:00');
+  nextId = 1003;
+  insertInbox(post('s2o-r'), 'https://tern.example/o/s2o', '2025-01-04T01:30:00Z');
+  insertOwn('https://tern.example/o/s2o-r-o', 'Note', post('s2o-r'), '2025-01-04T01:40:00Z');
+
   // A chain 40 replies deep under `deep`.
   insertInbox(post('deep'), undefined, '2025-01-03T00:00:00Z');
   for (let i = 1; i <= 40; i++) insertInbox(post(`deep${i}`), post(i === 1 ? 'deep' : `deep${i - 1}`), `2025-01-03T00:${String(i).padStart(2, '0')}:00Z`);
@@ -121,6 +134,21 @@ describe('a thread’s replies', () => {
     expect(fromY.post.apId).toBe(post('y'));
     expect(fromY.ancestors.map((p) => p.apId)).toEqual([post('z'), post('x')]);
     expect(fromY.replies).toEqual([]);
+  });
+
+  it('siblings at the same moment, however the time is written, by id; replies under our own replies and theirs', async () => {
+    const t = await thread(post('same'));
+    expect(t.replies.map((r) => [r.apId.replace(/^.*\//, ''), r.depth])).toEqual([
+      ['s3', 1],
+      ['s2o', 1],
+      ['s2o-r', 2],
+      ['s2o-r-o', 3],
+      ['s1', 1],
+    ]);
+    const later = await thread(post('same'), { cursor: '2', limit: 2 });
+    expect(later.replies.map((r) => r.apId.replace(/^.*\//, ''))).toEqual(['s2o-r', 's2o-r-o']);
+    expect(later.totalReplies).toBe(5);
+    expect(later.nextCursor).toBe('4');
   });
 
   it('replies are read 30 levels deep', async () => {

@@ -1,7 +1,6 @@
 // A thread around one post: its ancestors, walking inReplyTo up to 10 levels (stored rows
 // first; missing parents fetched and stored when online), and the replies stored locally,
 // received or our own, as a tree flattened depth-first.
-import { eq } from 'drizzle-orm';
 import { prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { parseStoredDate } from '../../../../db/columns';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../../db/schema';
@@ -18,11 +17,18 @@ const MAX_DEPTH = 30;
 
 type Row = { kind: 'inbox'; row: InboxObject } | { kind: 'own'; row: OutboxObject };
 
+const decodeInbox = rowDecoder(inbox);
+const decodeOutbox = rowDecoder(outbox);
+
+// Prepared once (a query built through drizzle is built and prepared again on every call).
+const OWN_BY_AP_ID = 'SELECT * FROM outbox WHERE ap_id = ?';
+const RECEIVED_BY_AP_ID = 'SELECT * FROM inbox WHERE ap_id = ?';
+
 function findStored(db: DbOrTx, apId: string): Row | null {
-  const own = db.select().from(outbox).where(eq(outbox.apId, apId)).get();
-  if (own) return { kind: 'own', row: own };
-  const received = db.select().from(inbox).where(eq(inbox.apId, apId)).get();
-  return received ? { kind: 'inbox', row: received } : null;
+  const own = prepared<[string], Record<string, unknown>>(db, OWN_BY_AP_ID).get(apId);
+  if (own) return { kind: 'own', row: decodeOutbox(own) };
+  const received = prepared<[string], Record<string, unknown>>(db, RECEIVED_BY_AP_ID).get(apId);
+  return received ? { kind: 'inbox', row: decodeInbox(received) } : null;
 }
 
 async function findOrFetch(deps: ActionDeps, apId: string): Promise<Row | null> {
@@ -47,25 +53,21 @@ const ownPost = (t: string) => `+${t}.ap_type IN (${POST_TYPES.map((type) => `'$
  * real thread: Mastodon's largest threads have a few thousand). */
 const MAX_REPLIES = 20_000;
 
-// Every stored reply under one post (received or our own), with its depth, in one statement
-// prepared once: walking the tree level by level through drizzle built and prepared twelve
-// statements for a five-level thread, most of a page's time. The focus is never walked into
-// again, so a cycle of inReplyTo through it (a hostile or broken chain) ends there. `+t.ap_id`
-// has no affinity, as the indexed expression has none: with the column's TEXT affinity SQLite
-// cannot use the index for the join, and builds an automatic index over the whole box per step.
-const TREE = `
-WITH RECURSIVE tree(kind, id, ap_id, parent, published, depth) AS (
-  SELECT 'inbox', i.id, i.ap_id, @root, i.ap_published_at, 1 FROM inbox i WHERE ${inReplyTo('i')} = @root AND ${live('i')}
-  UNION ALL
-  SELECT 'own', o.id, o.ap_id, @root, o.ap_published_at, 1 FROM outbox o WHERE ${inReplyTo('o')} = @root AND ${live('o')} AND ${ownPost('o')}
-  UNION ALL
-  SELECT 'inbox', i.id, i.ap_id, t.ap_id, i.ap_published_at, t.depth + 1 FROM tree t JOIN inbox i ON ${inReplyTo('i')} = +t.ap_id
-    WHERE t.depth < @depth AND i.ap_id <> @root AND ${live('i')}
-  UNION ALL
-  SELECT 'own', o.id, o.ap_id, t.ap_id, o.ap_published_at, t.depth + 1 FROM tree t JOIN outbox o ON ${inReplyTo('o')} = +t.ap_id
-    WHERE t.depth < @depth AND o.ap_id <> @root AND ${live('o')} AND ${ownPost('o')}
-)
-SELECT kind, id, ap_id AS apId, parent, published FROM tree LIMIT @max`;
+// The replies to a level of the tree (a JSON array of ap_ids), each with its parent's place in
+// that array: one statement per box, prepared once, run once per level (a thread of 500 replies
+// five levels deep: ten runs). The array is the outer loop, each of its ids found through the
+// inReplyTo indexes. One recursive statement over both boxes (a queue row and four lookups per
+// reply) read the same rows in ≈ 1.4 ms of CPU for 500 replies; this, ≈ 1.0 ms. `p.value` has
+// no affinity, as the indexed expression has none (a column with TEXT affinity would keep SQLite
+// from using the index for the join).
+const RECEIVED_REPLIES = `
+SELECT p.key AS at, i.id, i.ap_id AS apId, i.ap_published_at AS published
+FROM json_each(@parents) p JOIN inbox i ON ${inReplyTo('i')} = p.value
+WHERE ${live('i')} AND i.ap_id <> @root LIMIT @max`;
+const OWN_REPLIES = `
+SELECT p.key AS at, o.id, o.ap_id AS apId, o.ap_published_at AS published
+FROM json_each(@parents) p JOIN outbox o ON ${inReplyTo('o')} = p.value
+WHERE ${live('o')} AND ${ownPost('o')} AND o.ap_id <> @root LIMIT @max`;
 
 /** A reply as the tree needs it; the whole row is read only for the replies shown. */
 interface Reply {
@@ -76,13 +78,44 @@ interface Reply {
   published: string;
 }
 
-/** Stored replies under `root`, each with the post it answers. */
+type Found = { at: number; id: number; apId: string; published: string };
+
+/** Stored replies under `root` (received or our own), each with the post it answers, level by
+ * level (MAX_DEPTH levels at most); within a level by parent, in the order the parents were
+ * found, a parent's received replies before our own. An ap_id is looked up once, so a chain of
+ * inReplyTo that loops (a hostile or broken one) ends, and `root` is never a reply. */
 function repliesUnder(db: DbOrTx, root: string): Reply[] {
-  return prepared<[{ root: string; depth: number; max: number }], Reply>(db, TREE).all({ root, depth: MAX_DEPTH, max: MAX_REPLIES });
+  const replies: Reply[] = [];
+  const looked = new Set([root]);
+  let parents = [root];
+  for (let depth = 1; depth <= MAX_DEPTH && parents.length > 0 && replies.length < MAX_REPLIES; depth++) {
+    const args = { parents: JSON.stringify(parents), root, max: MAX_REPLIES - replies.length };
+    const byParent = (source: string) => {
+      const found: Found[][] = [];
+      for (const r of prepared<[typeof args], Found>(db, source).all(args)) (found[r.at] ??= []).push(r);
+      return found;
+    };
+    const received = byParent(RECEIVED_REPLIES);
+    const own = byParent(OWN_REPLIES);
+    const next: string[] = [];
+    for (let at = 0; at < parents.length && replies.length < MAX_REPLIES; at++) {
+      const parent = parents[at]!;
+      for (const [kind, found] of [['inbox', received[at]], ['own', own[at]]] as const) {
+        for (const r of found ?? []) {
+          if (replies.length === MAX_REPLIES) break;
+          replies.push({ kind, id: r.id, apId: r.apId, parent, published: r.published });
+          if (!looked.has(r.apId)) {
+            looked.add(r.apId);
+            next.push(r.apId);
+          }
+        }
+      }
+    }
+    parents = next;
+  }
+  return replies;
 }
 
-const decodeInbox = rowDecoder(inbox);
-const decodeOutbox = rowDecoder(outbox);
 const INBOX_ROWS = 'SELECT * FROM inbox WHERE id IN (SELECT value FROM json_each(?))';
 const OUTBOX_ROWS = 'SELECT * FROM outbox WHERE id IN (SELECT value FROM json_each(?))';
 
@@ -100,9 +133,19 @@ function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
   });
 }
 
+/** Siblings oldest first, then by id. Each time is read once, and only where there is
+ * something to sort: most replies in a deep thread are an only child. */
+function oldestFirst(siblings: Reply[]): Reply[] {
+  if (siblings.length < 2) return siblings;
+  return siblings
+    .map((reply) => ({ reply, time: parseStoredDate(reply.published).getTime() }))
+    .sort((a, b) => a.time - b.time || a.reply.id - b.reply.id)
+    .map((s) => s.reply);
+}
+
 /** The thread around `apId`; of its replies, `limit` from `cursor` (a place in the depth-first
- * order: the tree is read whole, one statement of about 1 ms for 500 replies, but only the page
- * is turned into views — each reply's row read and its HTML sanitized again). */
+ * order: the tree is read whole, about 1 ms for 500 replies, but only the page is turned into
+ * views — each reply's row read and its HTML sanitized again). */
 export async function getThread(
   deps: ActionDeps,
   me: ActorView,
@@ -130,11 +173,9 @@ export async function getThread(
   // Replies, then ordered as a tree (siblings oldest first). A reply is kept once, where the
   // walk first met it (an ancestor is never shown again as a reply).
   const byParent = new Map<string, Reply[]>();
-  const time = new Map<Reply, number>();
   for (const child of repliesUnder(deps.db, focus.row.apId)) {
     if (seen.has(child.apId)) continue;
     seen.add(child.apId);
-    time.set(child, parseStoredDate(child.published).getTime());
     // Appended in place: copying the list for each sibling cost O(n²) for a post's 500 replies.
     const siblings = byParent.get(child.parent);
     if (siblings) siblings.push(child);
@@ -142,8 +183,9 @@ export async function getThread(
   }
   const flat: { reply: Reply; depth: number }[] = [];
   const walk = (parent: string, depth: number) => {
-    const children = (byParent.get(parent) ?? []).sort((a, b) => time.get(a)! - time.get(b)! || a.id - b.id);
-    for (const child of children) {
+    const children = byParent.get(parent);
+    if (!children) return;
+    for (const child of oldestFirst(children)) {
       flat.push({ reply: child, depth });
       walk(child.apId, depth + 1);
     }
