@@ -115,6 +115,10 @@ export const inbox = sqliteTable(
     index('ix_inbox_relates_to_outbox_object_counts').on(t.relatesToOutboxObjectId, t.apType, t.isDeleted, t.actorId),
     // Tern's revision d58a0b6c3e27: the home stream, newest first (the rows it shows).
     index('ix_inbox_stream').on(t.apPublishedAt, t.id).where(sql`is_hidden_from_stream = 0 AND is_deleted = 0 AND is_transient = 0`),
+    // Tern's revision 70cce0da20c3: Follows standing, by who asks (the People view's requests).
+    index('ix_inbox_follows')
+      .on(t.apType, t.actorId, t.isDeleted, t.undoneByInboxObjectId)
+      .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL`),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],
@@ -224,6 +228,10 @@ export const outbox = sqliteTable(
     index('ix_outbox_pinned').on(t.apPublishedAt, t.id).where(sql`is_pinned = 1`),
     index('ix_outbox_relates_to_outbox_object_id').on(t.relatesToOutboxObjectId),
     index('ix_outbox_relates_to_inbox_object_id').on(t.relatesToInboxObjectId),
+    // Tern's revision 70cce0da20c3: our Follows standing, by whom (the People view's waiting ones).
+    index('ix_outbox_follows')
+      .on(t.apType, t.relatesToActorId, t.isDeleted, t.undoneByOutboxObjectId)
+      .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_outbox_object_id IS NULL`),
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],
