@@ -69,7 +69,7 @@ describe('npm run db', () => {
     expect(db('history')).toEqual(
       ok(
         [
-          'd58a0b6c3e27 -> 70cce0da20c3 (head), indexes: standing Follows by actor',
+          'd58a0b6c3e27 -> 70cce0da20c3 (head), indexes: replies with what the thread reads, standing Follows by actor',
           'c41f7a2e9d15 -> d58a0b6c3e27, indexes for pages at scale',
           'b3e1c5a7d902 -> c41f7a2e9d15, full-text search',
           '9519a2c5ec87 -> b3e1c5a7d902, optional JSON columns take NULL',

@@ -3,6 +3,7 @@
 // and a failing revision rolled back in its own transaction.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, type Sqlite } from '../db/client';
+import { IN_REPLY_TO_SQL } from '../db/schema';
 import {
   HEAD,
   REVISIONS,
@@ -150,13 +151,15 @@ describe('downgrade', () => {
     expect(currentRevision(sqlite)).toBe('4ab54becec04');
   });
 
-  it('to d58a0b6c3e27 removes the two indexes of 70cce0da20c3, and nothing else', () => {
+  it('to d58a0b6c3e27 removes the four indexes of 70cce0da20c3 and puts back the inReplyTo indexes it replaced, and nothing else', () => {
     upgrade(sqlite);
     const before = snapshot(sqlite).schema as { name: string }[];
     expect(downgrade(sqlite, 'd58a0b6c3e27')).toEqual(['70cce0da20c3']);
     const after = snapshot(sqlite).schema as { name: string }[];
-    expect(after.every((a) => before.some((b) => JSON.stringify(a) === JSON.stringify(b)))).toBe(true);
-    expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual(['ix_inbox_follows', 'ix_outbox_follows']);
+    const names = (list: { name: string }[], other: { name: string }[]) =>
+      list.filter((o) => !other.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort();
+    expect(names(before, after)).toEqual(['ix_inbox_follows', 'ix_inbox_replies', 'ix_outbox_follows', 'ix_outbox_replies']);
+    expect(names(after, before)).toEqual(['ix_inbox_in_reply_to', 'ix_outbox_in_reply_to']);
     expect(upgrade(sqlite)).toEqual(['70cce0da20c3']);
     expect(snapshot(sqlite).schema).toEqual(before);
   });
@@ -215,6 +218,14 @@ describe('downgrade', () => {
       .prepare('EXPLAIN QUERY PLAN SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = ? AND relates_to_outbox_object_id = ? AND is_deleted = 0')
       .all('Like', 1) as { detail: string }[];
     expect(plan.map((p) => p.detail)).toEqual([expect.stringContaining('USING COVERING INDEX ix_inbox_relates_to_outbox_object_counts')]);
+  });
+
+  it('at the head, a post\'s replies are counted from the replies indexes alone (no table read)', () => {
+    upgrade(sqlite);
+    for (const table of ['inbox', 'outbox']) {
+      const plan = sqlite.prepare(`EXPLAIN QUERY PLAN SELECT count(*) FROM ${table} WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0`).all('https://x.example/1') as { detail: string }[];
+      expect(plan.map((p) => p.detail)).toEqual([`SEARCH ${table} USING COVERING INDEX ix_${table}_replies (<expr>=? AND is_deleted=? AND is_transient=?)`]);
+    }
   });
 
   it('to 9b404c47970a removes oauth_client and its indexes, and nothing else', () => {
