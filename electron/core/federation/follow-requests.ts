@@ -9,7 +9,7 @@
 // NEW_FOLLOWER then (as the reference does when the admin accepts); rejecting sends Reject and
 // creates no notification (the spec has no type for it). Withdrawing (Undo) removes the request.
 import { eq } from 'drizzle-orm';
-import { prepared, rowDecoder, type Db, type DbOrTx } from '../../../db/client';
+import { allRows, prepared, rowDecoder, type Db, type DbOrTx } from '../../../db/client';
 import { parseStoredDate } from '../../../db/columns';
 import { actor, follower, inbox, outbox, type InboxObject } from '../../../db/schema';
 import { ConflictError, NotFoundError } from '../errors';
@@ -53,7 +53,7 @@ const decodeActor = rowDecoder(actor);
 /** Pending requests, newest first, one per actor. Only an actor's newest Follow counts: once
  * it is answered, their older unanswered Follows are not requests any more. */
 export function listPendingFollowRequests(db: DbOrTx): FollowRequest[] {
-  const rows = prepared<[], { follow_id: number; follow_ap_id: string; follow_at: string; answered: number } & Record<string, unknown>>(db, PENDING).all();
+  const rows = allRows(prepared<[]>(db, PENDING)) as ({ follow_id: number; follow_ap_id: string; follow_at: string; answered: number } & Record<string, unknown>)[];
   const seen = new Set<number>();
   const requests: FollowRequest[] = [];
   for (const row of rows) {

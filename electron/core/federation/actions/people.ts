@@ -3,7 +3,7 @@
 // Followers and followed people come a page at a time, newest first, cut by a cursor on
 // (created_at, id) (indexes of revision d58a0b6c3e27): thousands of followers are thousands of
 // actor documents, too many to read for one view.
-import { prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { parseStoredDate } from '../../../../db/columns';
 import { actor } from '../../../../db/schema';
 import type { PageOf, PeopleView, PersonView } from '../../ipc/author-contract';
@@ -42,9 +42,9 @@ type PageRow = { since_at: string; since_id: number } & Record<string, unknown>;
 export function peoplePage(db: DbOrTx, list: PeopleList, input: { cursor?: string | null; limit: number }): PageOf<PersonView> {
   const cursor = decodeCursor(input.cursor);
   const limit = input.limit + 1;
-  const rows = cursor
-    ? prepared<[{ at: string; id: number; limit: number }], PageRow>(db, PAGE_SQL[list].after).all({ ...cursor, limit })
-    : prepared<[{ limit: number }], PageRow>(db, PAGE_SQL[list].first).all({ limit });
+  const rows = (
+    cursor ? allRows(prepared<[{ at: string; id: number; limit: number }]>(db, PAGE_SQL[list].after), { ...cursor, limit }) : allRows(prepared<[{ limit: number }]>(db, PAGE_SQL[list].first), { limit })
+  ) as PageRow[];
   const page = rows.slice(0, input.limit).map((r) => ({ actor: actorView(decodeActor(r)), at: parseStoredDate(r.since_at), id: r.since_id }));
   const last = page.at(-1);
   return {
@@ -75,7 +75,7 @@ export function listPeople(db: DbOrTx, limit = 50): PeopleView {
   const followers = peoplePage(db, 'followers', { limit });
   const followed = peoplePage(db, 'following', { limit });
   const pending = new Map<number, PeopleView['pendingFollows'][number]>();
-  for (const s of prepared<[], { follow_at: string } & Record<string, unknown>>(db, STANDING).all()) {
+  for (const s of allRows(prepared<[]>(db, STANDING)) as ({ follow_at: string } & Record<string, unknown>)[]) {
     const actorId = s.id as number;
     if (pending.has(actorId)) continue;
     pending.set(actorId, { actor: actorView(decodeActor(s)), since: parseStoredDate(s.follow_at).toISOString() });

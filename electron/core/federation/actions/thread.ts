@@ -1,7 +1,7 @@
 // A thread around one post: its ancestors, walking inReplyTo up to 10 levels (stored rows
 // first; missing parents fetched and stored when online), and the replies stored locally,
 // received or our own, as a tree flattened depth-first.
-import { prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { parseStoredDate } from '../../../../db/columns';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, PostView, ThreadView } from '../../ipc/author-contract';
@@ -62,54 +62,50 @@ const MAX_REPLIES = 20_000;
 // affinity, as the indexed expression has none (a column with TEXT affinity would keep SQLite
 // from using the index for the join).
 const RECEIVED_REPLIES = `
-SELECT p.key AS at, i.id, i.ap_id AS apId, i.ap_published_at AS published
+SELECT 'inbox' AS kind, p.key AS at, i.id, i.ap_id AS apId, p.value AS parent, i.ap_published_at AS published
 FROM json_each(@parents) p JOIN inbox i ON ${inReplyTo('i')} = p.value
 WHERE ${live('i')} AND i.ap_id <> @root LIMIT @max`;
 const OWN_REPLIES = `
-SELECT p.key AS at, o.id, o.ap_id AS apId, o.ap_published_at AS published
+SELECT 'own' AS kind, p.key AS at, o.id, o.ap_id AS apId, p.value AS parent, o.ap_published_at AS published
 FROM json_each(@parents) p JOIN outbox o ON ${inReplyTo('o')} = p.value
 WHERE ${live('o')} AND ${ownPost('o')} AND o.ap_id <> @root LIMIT @max`;
 
-/** A reply as the tree needs it; the whole row is read only for the replies shown. */
+/** A reply as the tree needs it: a row of RECEIVED_REPLIES or OWN_REPLIES, `at` the place of
+ * its parent in the level above. The whole row is read only for the replies shown. Read by
+ * allRows: these rows live as long as the call, and better-sqlite3's own rows of that kind went
+ * to V8's old generation, keeping their strings from the scavenges (see allRows). */
 interface Reply {
   kind: Row['kind'];
+  at: number;
   id: number;
   apId: string;
   parent: string;
   published: string;
 }
 
-type Found = { at: number; id: number; apId: string; published: string };
+const byParentPlace = (a: Reply, b: Reply) => a.at - b.at;
 
 /** Stored replies under `root` (received or our own), each with the post it answers, level by
  * level (MAX_DEPTH levels at most); within a level by parent, in the order the parents were
  * found, a parent's received replies before our own. An ap_id is looked up once, so a chain of
- * inReplyTo that loops (a hostile or broken one) ends, and `root` is never a reply. */
+ * inReplyTo that loops (a hostile or broken one) ends, `root` is never a reply, and the replies
+ * to one post are one run of the list. */
 function repliesUnder(db: DbOrTx, root: string): Reply[] {
   const replies: Reply[] = [];
   const looked = new Set([root]);
   let parents = [root];
   for (let depth = 1; depth <= MAX_DEPTH && parents.length > 0 && replies.length < MAX_REPLIES; depth++) {
     const args = { parents: JSON.stringify(parents), root, max: MAX_REPLIES - replies.length };
-    const byParent = (source: string) => {
-      const found: Found[][] = [];
-      for (const r of prepared<[typeof args], Found>(db, source).all(args)) (found[r.at] ??= []).push(r);
-      return found;
-    };
-    const received = byParent(RECEIVED_REPLIES);
-    const own = byParent(OWN_REPLIES);
+    // Sorted in place (a stable sort: a parent's replies stay in the order SQLite found them).
+    const received = (allRows(prepared<[typeof args]>(db, RECEIVED_REPLIES), args) as unknown as Reply[]).sort(byParentPlace);
+    const own = (allRows(prepared<[typeof args]>(db, OWN_REPLIES), args) as unknown as Reply[]).sort(byParentPlace);
     const next: string[] = [];
-    for (let at = 0; at < parents.length && replies.length < MAX_REPLIES; at++) {
-      const parent = parents[at]!;
-      for (const [kind, found] of [['inbox', received[at]], ['own', own[at]]] as const) {
-        for (const r of found ?? []) {
-          if (replies.length === MAX_REPLIES) break;
-          replies.push({ kind, id: r.id, apId: r.apId, parent, published: r.published });
-          if (!looked.has(r.apId)) {
-            looked.add(r.apId);
-            next.push(r.apId);
-          }
-        }
+    for (let i = 0, j = 0; (i < received.length || j < own.length) && replies.length < MAX_REPLIES; ) {
+      const reply = j === own.length || (i < received.length && received[i]!.at <= own[j]!.at) ? received[i++]! : own[j++]!;
+      replies.push(reply);
+      if (!looked.has(reply.apId)) {
+        looked.add(reply.apId);
+        next.push(reply.apId);
       }
     }
     parents = next;
@@ -124,7 +120,7 @@ const OUTBOX_ROWS = 'SELECT * FROM outbox WHERE id IN (SELECT value FROM json_ea
 function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
   const ids = (kind: Row['kind']) => JSON.stringify(replies.filter((r) => r.kind === kind).map((r) => r.id));
   const read = <T extends { id: number }>(source: string, kind: Row['kind'], decode: (raw: Record<string, unknown>) => T) =>
-    new Map(replies.some((r) => r.kind === kind) ? prepared<[string], Record<string, unknown>>(db, source).all(ids(kind)).map((raw) => [raw.id as number, decode(raw)]) : []);
+    new Map(replies.some((r) => r.kind === kind) ? allRows(prepared<[string]>(db, source), ids(kind)).map((raw) => [raw.id as number, decode(raw)]) : []);
   const received = read(INBOX_ROWS, 'inbox', decodeInbox);
   const own = read(OUTBOX_ROWS, 'own', decodeOutbox);
   return replies.map((r): Row | undefined => {
@@ -132,16 +128,6 @@ function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
     const ownRow = r.kind === 'own' ? own.get(r.id) : undefined;
     return inboxRow ? { kind: 'inbox', row: inboxRow } : ownRow ? { kind: 'own', row: ownRow } : undefined;
   });
-}
-
-/** Siblings oldest first, then by id. Each time is read once, and only where there is
- * something to sort: most replies in a deep thread are an only child. */
-function oldestFirst(siblings: Reply[]): Reply[] {
-  if (siblings.length < 2) return siblings;
-  return siblings
-    .map((reply) => ({ reply, time: parseStoredDate(reply.published).getTime() }))
-    .sort((a, b) => a.time - b.time || a.reply.id - b.reply.id)
-    .map((s) => s.reply);
 }
 
 /** The thread around `apId`; of its replies, `limit` from `cursor` (a place in the depth-first
@@ -172,33 +158,53 @@ export async function getThread(
   }
 
   // Replies, then ordered as a tree (siblings oldest first). A reply is kept once, where the
-  // walk first met it (an ancestor is never shown again as a reply).
-  const byParent = new Map<string, Reply[]>();
-  for (const child of repliesUnder(deps.db, focus.row.apId)) {
-    if (seen.has(child.apId)) continue;
-    seen.add(child.apId);
-    // Appended in place: copying the list for each sibling cost O(n²) for a post's 500 replies.
-    const siblings = byParent.get(child.parent);
-    if (siblings) siblings.push(child);
-    else byParent.set(child.parent, [child]);
-  }
-  const flat: { reply: Reply; depth: number }[] = [];
+  // walk first met it (an ancestor is never shown again as a reply). The tree is places in
+  // `replies` (a post's replies are one run of it), with no list or object made for each post
+  // or reply: V8 gave such lists (one per post, living as long as the call, holding the call's
+  // rows) space in its old generation, where dead ones kept the rows and their strings from the
+  // scavenges, which then took 13 ms instead of 1–4 on later-replies pages.
+  const replies = repliesUnder(deps.db, focus.row.apId);
+  const kept = new Uint8Array(replies.length);
+  const firstReply = new Map<string, number>();
+  replies.forEach((reply, k) => {
+    if (!firstReply.has(reply.parent)) firstReply.set(reply.parent, k);
+    if (seen.has(reply.apId)) return;
+    seen.add(reply.apId);
+    kept[k] = 1;
+  });
+  // A time is read only where there are siblings to sort: most replies in a deep thread are an
+  // only child.
+  const times = new Float64Array(replies.length).fill(Number.NaN);
+  const timeOf = (k: number) => (Number.isNaN(times[k]!) ? (times[k] = parseStoredDate(replies[k]!.published).getTime()) : times[k]!);
+  const oldestFirst = (a: number, b: number) => timeOf(a) - timeOf(b) || replies[a]!.id - replies[b]!.id;
+  const order: number[] = [];
+  const depths: number[] = [];
+  const visit = (k: number, depth: number) => {
+    order.push(k);
+    depths.push(depth);
+    walk(replies[k]!.apId, depth + 1);
+  };
   const walk = (parent: string, depth: number) => {
-    const children = byParent.get(parent);
-    if (!children) return;
-    for (const child of oldestFirst(children)) {
-      flat.push({ reply: child, depth });
-      walk(child.apId, depth + 1);
+    const first = firstReply.get(parent);
+    if (first === undefined) return;
+    let end = first;
+    while (end < replies.length && replies[end]!.parent === parent) end++;
+    if (end - first === 1) {
+      if (kept[first]) visit(first, depth);
+      return;
     }
+    const children: number[] = [];
+    for (let k = first; k < end; k++) if (kept[k]) children.push(k);
+    for (const k of children.sort(oldestFirst)) visit(k, depth);
   };
   walk(focus.row.apId, 1);
 
-  const from = Math.min(flat.length, Number(page.cursor ?? 0) || 0);
-  const slice = flat.slice(from, from + page.limit);
-  const rows = rowsOf(deps.db, slice.map((f) => f.reply));
-  const shown = slice.flatMap((f, i) => {
+  const from = Math.min(order.length, Number(page.cursor ?? 0) || 0);
+  const slice = order.slice(from, from + page.limit);
+  const rows = rowsOf(deps.db, slice.map((k) => replies[k]!));
+  const shown = slice.flatMap((k, i) => {
     const row = rows[i];
-    return row ? [{ row, depth: f.depth }] : [];
+    return row ? [{ row, depth: depths[from + i]! }] : [];
   });
   const all = [focus, ...ancestors, ...shown.map((f) => f.row)];
   const actors = actorsById(deps.db, all.flatMap((r) => (r.kind === 'inbox' ? [r.row.actorId] : [])));
@@ -207,8 +213,8 @@ export async function getThread(
     ancestors: ancestors.map(view),
     post: view(focus),
     replies: shown.map((f) => ({ ...view(f.row), depth: f.depth })),
-    totalReplies: flat.length,
-    nextCursor: from + shown.length < flat.length ? String(from + shown.length) : null,
+    totalReplies: order.length,
+    nextCursor: from + shown.length < order.length ? String(from + shown.length) : null,
     missingParent,
   };
 }

@@ -1,6 +1,6 @@
 // Rows → what the UI shows of a post (PostView). Remote JSON is read totally (any field may be
 // missing or odd) and its HTML sanitized again here, before it leaves the core.
-import { prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
@@ -29,7 +29,8 @@ const ACTORS_BY_ID = 'SELECT * FROM actor WHERE id IN (SELECT value FROM json_ea
 export function actorsById(db: DbOrTx, ids: number[]): Map<number, Actor> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  const rows = prepared<[string], Record<string, unknown>>(db, ACTORS_BY_ID).all(JSON.stringify(unique));
+  // allRows: these rows and their documents live while a page is made (see allRows).
+  const rows = allRows(prepared<[string]>(db, ACTORS_BY_ID), JSON.stringify(unique));
   return new Map(rows.map((raw) => [raw.id as number, decodeActor(raw)]));
 }
 
