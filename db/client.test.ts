@@ -2,7 +2,7 @@
 // does: the processor's hot paths use it in place of drizzle.
 import { describe, expect, it } from 'vitest';
 import { eq, sql } from 'drizzle-orm';
-import { openSqlite, preparedInsert, sqliteOf, wrapDrizzle } from './client';
+import { allRows, openSqlite, prepared, preparedInsert, sqliteOf, wrapDrizzle } from './client';
 import { actor, inbox, notifications } from './schema';
 import { upgrade } from '../migrations/runner';
 
@@ -72,6 +72,19 @@ describe('preparedInsert', () => {
     const defaulted = missingDate(db, { isNew: false } as never);
     expect(defaulted.createdAt).toBeInstanceOf(Date);
     expect(() => insert(db, { createdAt: now, notificationType: 'NOPE' as never, isNew: true, actorId })).toThrow(/CHECK/);
+  });
+});
+
+describe('allRows', () => {
+  it('gives the rows `all` gives (by column name, a repeated name taking the later value), and leaves the statement as it was', () => {
+    const { db, actorId } = openDb();
+    const source = 'SELECT a.id, a.ap_id, a.ap_actor, 7 AS id2, NULL AS absent, a.id AS ap_id FROM actor a WHERE a.id >= ? ORDER BY a.id';
+    const statement = prepared<[number]>(db, source);
+    const expected = statement.all(actorId);
+    expect(allRows(statement, actorId)).toEqual(expected);
+    expect(expected).toEqual([{ id: actorId, ap_id: actorId, ap_actor: '{"id":"https://a.example/u"}', id2: 7, absent: null }]);
+    expect(allRows(statement, actorId + 1)).toEqual([]);
+    expect(statement.all(actorId)).toEqual(expected);
   });
 });
 

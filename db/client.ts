@@ -146,6 +146,33 @@ export function prepared<BindParameters extends unknown[] = unknown[], Result = 
   return statement as unknown as Database.Statement<BindParameters, Result>;
 }
 
+const columnNames = new WeakMap<Database.Statement, string[]>();
+
+/**
+ * All rows of `statement`, each an object by column name as its `all` gives them, but built here
+ * from its array rows. better-sqlite3 makes each object row with one object literal for each
+ * statement, and V8 watches a literal's allocation site: when its scavenges find most of a site's
+ * objects alive (a page's rows, alive while the page is made), it pretenures the site — its next
+ * objects are made in the old generation, where, once dead, they keep the young strings they
+ * hold (a row's JSON text) alive through the following scavenges. The People page's scavenges
+ * then took 11 ms and moved 7 MB to the old generation every 70 pages (1–2 ms and none from
+ * here). An object built from `{}` has no such site.
+ */
+export function allRows<BindParameters extends unknown[]>(statement: Database.Statement<BindParameters, unknown>, ...params: BindParameters): Record<string, unknown>[] {
+  let names = columnNames.get(statement as Database.Statement);
+  if (names === undefined) columnNames.set(statement as Database.Statement, (names = statement.columns().map((c) => c.name)));
+  statement.raw(true);
+  try {
+    return (statement.all(...params) as unknown[][]).map((values) => {
+      const row: Record<string, unknown> = {};
+      for (let i = 0; i < values.length; i++) row[names[i]!] = values[i];
+      return row;
+    });
+  } finally {
+    statement.raw(false);
+  }
+}
+
 /**
  * Turns a raw row of `table` (as better-sqlite3 returns it, by column name) into the row drizzle
  * would return (property names, and each column's own decoding: dates, JSON, booleans).

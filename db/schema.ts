@@ -109,12 +109,19 @@ export const inbox = sqliteTable(
     uniqueIndex('ix_inbox_ap_id').on(t.apId),
     index('ix_inbox_ap_type').on(t.apType),
     index('ix_inbox_id').on(t.id),
-    // Tern's revision 0d4f0c70f784 (not the spec's): for the replies recount.
-    index('ix_inbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
+    // Tern's revision 70cce0da20c3 (not the spec's; 0d4f0c70f784 had the expression alone): the
+    // replies to a post, with what the thread's reply tree and the replies recount read.
+    index('ix_inbox_replies')
+      .on(sql.raw(IN_REPLY_TO_SQL), t.isDeleted, t.isTransient, t.apPublishedAt, t.apId)
+      .where(sql.raw(`${IN_REPLY_TO_SQL} IS NOT NULL`)),
     // Tern's revision 9519a2c5ec87: likes/announces of a post counted from the index alone.
     index('ix_inbox_relates_to_outbox_object_counts').on(t.relatesToOutboxObjectId, t.apType, t.isDeleted, t.actorId),
     // Tern's revision d58a0b6c3e27: the home stream, newest first (the rows it shows).
     index('ix_inbox_stream').on(t.apPublishedAt, t.id).where(sql`is_hidden_from_stream = 0 AND is_deleted = 0 AND is_transient = 0`),
+    // Tern's revision 70cce0da20c3: Follows standing, by who asks (the People view's requests).
+    index('ix_inbox_follows')
+      .on(t.apType, t.actorId, t.isDeleted, t.undoneByInboxObjectId)
+      .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL`),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],
@@ -217,13 +224,20 @@ export const outbox = sqliteTable(
     index('ix_outbox_ap_type').on(t.apType),
     index('ix_outbox_id').on(t.id),
     index('ix_outbox_public_id').on(t.publicId),
-    index('ix_outbox_in_reply_to').on(sql.raw(IN_REPLY_TO_SQL)),
+    // Tern's revision 70cce0da20c3: our replies to a post (see ix_inbox_replies).
+    index('ix_outbox_replies')
+      .on(sql.raw(IN_REPLY_TO_SQL), t.isDeleted, t.isTransient, t.apType, t.apPublishedAt, t.apId)
+      .where(sql.raw(`${IN_REPLY_TO_SQL} IS NOT NULL`)),
     // Tern's revision d58a0b6c3e27: the stream and profile newest first; pinned posts; edits of a
     // post; our answers to a received Follow.
     index('ix_outbox_published').on(t.apPublishedAt, t.id).where(sql`is_deleted = 0 AND is_transient = 0`),
     index('ix_outbox_pinned').on(t.apPublishedAt, t.id).where(sql`is_pinned = 1`),
     index('ix_outbox_relates_to_outbox_object_id').on(t.relatesToOutboxObjectId),
     index('ix_outbox_relates_to_inbox_object_id').on(t.relatesToInboxObjectId),
+    // Tern's revision 70cce0da20c3: our Follows standing, by whom (the People view's waiting ones).
+    index('ix_outbox_follows')
+      .on(t.apType, t.relatesToActorId, t.isDeleted, t.undoneByOutboxObjectId)
+      .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_outbox_object_id IS NULL`),
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],

@@ -8,8 +8,9 @@
 // The newest such Follow per actor is the request. Accepting makes them a follower and creates
 // NEW_FOLLOWER then (as the reference does when the admin accepts); rejecting sends Reject and
 // creates no notification (the spec has no type for it). Withdrawing (Undo) removes the request.
-import { and, desc, eq, exists, isNull, notExists, sql } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../../db/client';
+import { eq } from 'drizzle-orm';
+import { allRows, prepared, rowDecoder, type Db, type DbOrTx } from '../../../db/client';
+import { parseStoredDate } from '../../../db/columns';
 import { actor, follower, inbox, outbox, type InboxObject } from '../../../db/schema';
 import { ConflictError, NotFoundError } from '../errors';
 import { summarizeActor, type ActorSummary } from './actor-summary';
@@ -31,31 +32,40 @@ export interface FollowRequestDeps {
   identity: LocalActor;
 }
 
+// The people who asked (a Follow not withdrawn nor deleted) and do not follow the author, as a
+// merge of two lists in actor order (the Follows' index, ix_inbox_follows, and the follower
+// index) — not a look-up in the follower index for each Follow: a follower's own Follow stays
+// in the inbox, so the Follows are about as many as the followers. Then their Follows, newest
+// first, each with whether we answered it (an Accept or Reject of ours relating to it).
+const PENDING = `
+WITH asking(actor_id) AS (
+  SELECT actor_id FROM inbox WHERE ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL
+  EXCEPT SELECT actor_id FROM follower
+)
+SELECT i.id AS follow_id, i.ap_id AS follow_ap_id, i.created_at AS follow_at,
+  EXISTS (SELECT 1 FROM outbox o WHERE o.relates_to_inbox_object_id = i.id) AS answered, a.*
+FROM inbox i JOIN actor a ON a.id = i.actor_id
+WHERE i.ap_type = 'Follow' AND i.is_deleted = 0 AND i.undone_by_inbox_object_id IS NULL AND i.actor_id IN (SELECT actor_id FROM asking)
+ORDER BY i.created_at DESC, i.id DESC`;
+
+const decodeActor = rowDecoder(actor);
+
 /** Pending requests, newest first, one per actor. Only an actor's newest Follow counts: once
  * it is answered, their older unanswered Follows are not requests any more. */
 export function listPendingFollowRequests(db: DbOrTx): FollowRequest[] {
-  // Correlated sub-queries: an Accept/Reject of ours relating to this Follow answers it; a
-  // follower row for its actor means they follow already.
-  const answers = db.select({ id: outbox.id }).from(outbox).where(eq(outbox.relatesToInboxObjectId, inbox.id));
-  const isFollower = db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, inbox.actorId));
-  const rows = db
-    .select({ follow: inbox, actor, answered: sql<number>`${exists(answers)}` })
-    .from(inbox)
-    .innerJoin(actor, eq(actor.id, inbox.actorId))
-    .where(and(eq(inbox.apType, 'Follow'), eq(inbox.isDeleted, false), isNull(inbox.undoneByInboxObjectId), notExists(isFollower)))
-    .orderBy(desc(inbox.createdAt), desc(inbox.id))
-    .all();
+  const rows = allRows(prepared<[]>(db, PENDING)) as ({ follow_id: number; follow_ap_id: string; follow_at: string; answered: number } & Record<string, unknown>)[];
   const seen = new Set<number>();
   const requests: FollowRequest[] = [];
   for (const row of rows) {
-    if (seen.has(row.actor.id)) continue;
-    seen.add(row.actor.id);
+    const actorId = row.id as number;
+    if (seen.has(actorId)) continue;
+    seen.add(actorId);
     if (row.answered) continue;
     requests.push({
-      inboxObjectId: row.follow.id,
-      followApId: row.follow.apId,
-      requestedAt: row.follow.createdAt.toISOString(),
-      actor: summarizeActor(row.actor),
+      inboxObjectId: row.follow_id,
+      followApId: row.follow_ap_id,
+      requestedAt: parseStoredDate(row.follow_at).toISOString(),
+      actor: summarizeActor(decodeActor(row)),
     });
   }
   return requests;

@@ -3,9 +3,9 @@
 // Followers and followed people come a page at a time, newest first, cut by a cursor on
 // (created_at, id) (indexes of revision d58a0b6c3e27): thousands of followers are thousands of
 // actor documents, too many to read for one view.
-import { and, count, desc, eq, isNull, notExists, sql } from 'drizzle-orm';
-import type { DbOrTx } from '../../../../db/client';
-import { actor, follower, following, inbox, outbox } from '../../../../db/schema';
+import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
+import { parseStoredDate } from '../../../../db/columns';
+import { actor } from '../../../../db/schema';
 import type { PageOf, PeopleView, PersonView } from '../../ipc/author-contract';
 import { listPendingFollowRequests } from '../follow-requests';
 import { actorView } from './views';
@@ -23,57 +23,70 @@ function decodeCursor(text: string | null | undefined): { at: string; id: number
   return { at: at!, id: Number(id) };
 }
 
+/** A page of one list, newest first, after the cursor or from the top: four statements, each
+ * prepared once. */
+const pageSql = (table: 'follower' | 'following', after: boolean) => `
+SELECT f.created_at AS since_at, f.id AS since_id, a.* FROM ${table} f JOIN actor a ON a.id = f.actor_id
+${after ? 'WHERE (f.created_at, f.id) < (@at, @id)' : ''}
+ORDER BY f.created_at DESC, f.id DESC LIMIT @limit`;
+const PAGE_SQL = {
+  followers: { first: pageSql('follower', false), after: pageSql('follower', true) },
+  following: { first: pageSql('following', false), after: pageSql('following', true) },
+};
+
+const decodeActor = rowDecoder(actor);
+
+type PageRow = { since_at: string; since_id: number } & Record<string, unknown>;
+
 /** One page of followers or followed people, newest first. */
 export function peoplePage(db: DbOrTx, list: PeopleList, input: { cursor?: string | null; limit: number }): PageOf<PersonView> {
-  const table = list === 'followers' ? follower : following;
   const cursor = decodeCursor(input.cursor);
-  const rows = db
-    .select({ a: actor, at: table.createdAt, id: table.id })
-    .from(table)
-    .innerJoin(actor, eq(actor.id, table.actorId))
-    .where(cursor ? sql`(${table.createdAt}, ${table.id}) < (${cursor.at}, ${cursor.id})` : undefined)
-    .orderBy(desc(table.createdAt), desc(table.id))
-    .limit(input.limit + 1)
-    .all();
-  const page = rows.slice(0, input.limit);
+  const limit = input.limit + 1;
+  const rows = (
+    cursor ? allRows(prepared<[{ at: string; id: number; limit: number }]>(db, PAGE_SQL[list].after), { ...cursor, limit }) : allRows(prepared<[{ limit: number }]>(db, PAGE_SQL[list].first), { limit })
+  ) as PageRow[];
+  const page = rows.slice(0, input.limit).map((r) => ({ actor: actorView(decodeActor(r)), at: parseStoredDate(r.since_at), id: r.since_id }));
   const last = page.at(-1);
   return {
-    items: page.map((r) => ({ actor: actorView(r.a), since: r.at.toISOString() })),
+    items: page.map((p) => ({ actor: p.actor, since: p.at.toISOString() })),
     nextCursor: rows.length > input.limit && last ? encodeCursor(last.at, last.id) : null,
   };
 }
 
+// Our Follows not answered yet: not undone or deleted, of people we do not follow (a merge of
+// two lists in actor order: the Follows' index, ix_outbox_follows, and the following index), not
+// refused (a Reject of theirs relating to the Follow). Newest first: the first of each person is
+// the one shown. `+o.id`: ordered by the index on ap_type alone (rowid order), SQLite would read
+// every Follow of ours again instead of only those of the people waiting, and sort those few.
+const STANDING = `
+WITH waiting(actor_id) AS (
+  SELECT relates_to_actor_id FROM outbox WHERE ap_type = 'Follow' AND is_deleted = 0 AND undone_by_outbox_object_id IS NULL
+  EXCEPT SELECT actor_id FROM following
+)
+SELECT o.created_at AS follow_at, a.*
+FROM outbox o JOIN actor a ON a.id = o.relates_to_actor_id
+WHERE o.ap_type = 'Follow' AND o.is_deleted = 0 AND o.undone_by_outbox_object_id IS NULL AND o.relates_to_actor_id IN (SELECT actor_id FROM waiting)
+  AND NOT EXISTS (SELECT 1 FROM inbox r WHERE r.relates_to_outbox_object_id = o.id AND r.ap_type = 'Reject')
+ORDER BY +o.id DESC`;
+
+const COUNT = { followers: 'SELECT count(*) FROM follower', following: 'SELECT count(*) FROM following' };
+
 export function listPeople(db: DbOrTx, limit = 50): PeopleView {
   const followers = peoplePage(db, 'followers', { limit });
   const followed = peoplePage(db, 'following', { limit });
-  // Our Follows not answered yet: not undone, the actor not followed, not refused (a Reject of
-  // theirs relating to the Follow).
-  const rejected = db
-    .select({ id: inbox.id })
-    .from(inbox)
-    .where(and(eq(inbox.relatesToOutboxObjectId, outbox.id), eq(inbox.apType, 'Reject')));
-  const followedAlready = db.select({ id: following.id }).from(following).where(eq(following.actorId, outbox.relatesToActorId));
-  const standing = db
-    .select({ follow: outbox, a: actor })
-    .from(outbox)
-    .innerJoin(actor, eq(actor.id, outbox.relatesToActorId))
-    .where(
-      and(eq(outbox.apType, 'Follow'), isNull(outbox.undoneByOutboxObjectId), eq(outbox.isDeleted, false), notExists(followedAlready), notExists(rejected)),
-    )
-    .orderBy(desc(outbox.id))
-    .all();
   const pending = new Map<number, PeopleView['pendingFollows'][number]>();
-  for (const s of standing) {
-    if (pending.has(s.a.id)) continue;
-    pending.set(s.a.id, { actor: actorView(s.a), since: s.follow.createdAt.toISOString() });
+  for (const s of allRows(prepared<[]>(db, STANDING)) as ({ follow_at: string } & Record<string, unknown>)[]) {
+    const actorId = s.id as number;
+    if (pending.has(actorId)) continue;
+    pending.set(actorId, { actor: actorView(decodeActor(s)), since: parseStoredDate(s.follow_at).toISOString() });
   }
-  const countOf = (table: typeof follower | typeof following) => db.select({ n: count() }).from(table).get()?.n ?? 0;
+  const countOf = (list: PeopleList) => prepared<[], number>(db, COUNT[list]).pluck().get() ?? 0;
   return {
     followers: followers.items,
     following: followed.items,
     pendingFollows: [...pending.values()],
     requests: listPendingFollowRequests(db),
-    counts: { followers: countOf(follower), following: countOf(following) },
+    counts: { followers: countOf('followers'), following: countOf('following') },
     nextCursor: { followers: followers.nextCursor, following: followed.nextCursor },
   };
 }

@@ -14,6 +14,8 @@ let dir: string;
 let core: Core;
 let handlers: Handlers;
 let nextId = 1;
+const RANDOM_TREES = 4;
+const randomTrees: { root: string; parentOf: Map<string, string> }[] = [];
 
 const ACTOR = 'https://peer.example/users/ann';
 const post = (n: string) => `https://peer.example/notes/${n}`;
@@ -40,7 +42,13 @@ function insertOwn(apId: string, type: string, inReplyTo: string, published: str
     .run(nextId, published, published, `own${nextId++}`, type, apId, JSON.stringify(object), published);
 }
 
-type Thread = { post: { apId: string }; ancestors: { apId: string }[]; replies: { apId: string; depth: number }[]; totalReplies: number; nextCursor: string | null };
+type Thread = {
+  post: { apId: string };
+  ancestors: { apId: string }[];
+  replies: { apId: string; depth: number; id: number; published: string }[];
+  totalReplies: number;
+  nextCursor: string | null;
+};
 
 async function thread(apId: string, extra: Record<string, unknown> = {}): Promise<Thread> {
   const result = await dispatch(handlers, 'thread.get', { apId, ...extra }, () => {});
@@ -77,6 +85,45 @@ beforeAll(async () => {
   insertInbox(post('x'), post('z'), '2025-01-02T00:00:00Z');
   insertInbox(post('y'), post('x'), '2025-01-02T00:01:00Z');
   insertInbox(post('z'), post('y'), '2025-01-02T00:02:00Z');
+
+  // Siblings at one moment, written three ways: by id (s3 was stored first). Under our own
+  // reply s2o, a received reply, under which our own again: the walk goes through both boxes.
+  insertInbox(post('same'), undefined, '2025-01-04T00:00:00Z');
+  nextId = 1000;
+  insertInbox(post('s3'), post('same'), '2025-01-04T01:00:00Z');
+  nextId = 1002;
+  insertInbox(post('s1'), post('same'), '2025-01-04T01:00:00.000Z');
+  nextId = 1001;
+  insertOwn('https://tern.example/o/s2o', 'Note', post('same'), '2025-01-04T03:00:00+02:00');
+  nextId = 1003;
+  insertInbox(post('s2o-r'), 'https://tern.example/o/s2o', '2025-01-04T01:30:00Z');
+  insertOwn('https://tern.example/o/s2o-r-o', 'Note', post('s2o-r'), '2025-01-04T01:40:00Z');
+
+  // Random trees: replies to random earlier posts of the tree, received or our own, many at the
+  // same moment (written three ways), some deleted or transient (their replies not reached).
+  nextId = 5000;
+  let seed = 7;
+  const random = () => (seed = (seed * 1103515245 + 12345) % 2147483648) / 2147483648;
+  for (let t = 0; t < RANDOM_TREES; t++) {
+    const root = post(`r${t}`);
+    insertInbox(root, undefined, '2025-02-01T00:00:00Z');
+    const live = [root];
+    const tree = new Map<string, string>();
+    for (let k = 0; k < 80; k++) {
+      const parent = live[Math.floor(random() * live.length)]!;
+      const minute = String(Math.floor(random() * 15)).padStart(2, '0');
+      const published = [`2025-02-01T01:${minute}:00Z`, `2025-02-01T01:${minute}:00.000Z`, `2025-02-01T02:${minute}:00+01:00`][k % 3]!;
+      const own = random() < 0.2;
+      const gone = !own && random() < 0.1;
+      const apId = own ? `https://tern.example/o/r${t}-${k}` : post(`r${t}-${k}`);
+      if (own) insertOwn(apId, 'Note', parent, published);
+      else insertInbox(apId, parent, published, gone ? (random() < 0.5 ? { deleted: true } : { transient: true }) : {});
+      if (gone) continue;
+      live.push(apId);
+      tree.set(apId, parent);
+    }
+    randomTrees.push({ root, parentOf: tree });
+  }
 
   // A chain 40 replies deep under `deep`.
   insertInbox(post('deep'), undefined, '2025-01-03T00:00:00Z');
@@ -121,6 +168,53 @@ describe('a thread’s replies', () => {
     expect(fromY.post.apId).toBe(post('y'));
     expect(fromY.ancestors.map((p) => p.apId)).toEqual([post('z'), post('x')]);
     expect(fromY.replies).toEqual([]);
+  });
+
+  it('siblings at the same moment, however the time is written, by id; replies under our own replies and theirs', async () => {
+    const t = await thread(post('same'));
+    expect(t.replies.map((r) => [r.apId.replace(/^.*\//, ''), r.depth])).toEqual([
+      ['s3', 1],
+      ['s2o', 1],
+      ['s2o-r', 2],
+      ['s2o-r-o', 3],
+      ['s1', 1],
+    ]);
+    const later = await thread(post('same'), { cursor: '2', limit: 2 });
+    expect(later.replies.map((r) => r.apId.replace(/^.*\//, ''))).toEqual(['s2o-r', 's2o-r-o']);
+    expect(later.totalReplies).toBe(5);
+    expect(later.nextCursor).toBe('4');
+  });
+
+  it('random trees: every reply reached once, depth first, siblings oldest first then by id; pages of 7 follow one another to the same list', async () => {
+    for (const { root, parentOf } of randomTrees) {
+      const whole = await thread(root, { limit: 500 });
+      expect(whole.replies.map((r) => r.apId).sort()).toEqual([...parentOf.keys()].sort());
+      expect(whole.totalReplies).toBe(parentOf.size);
+      // Depth first: a reply's parent is the post shown (depth 1) or the last reply before it one
+      // level up; siblings in order of time, then id.
+      const path: string[] = [root];
+      const last = new Map<string, { time: number; id: number }>();
+      for (const r of whole.replies) {
+        expect(r.depth).toBeLessThanOrEqual(path.length);
+        path.length = r.depth;
+        expect(parentOf.get(r.apId)).toBe(path[r.depth - 1]);
+        path.push(r.apId);
+        const parent = parentOf.get(r.apId)!;
+        const before = last.get(parent);
+        const now = { time: Date.parse(r.published), id: r.id };
+        if (before) expect(before.time < now.time || (before.time === now.time && before.id < now.id)).toBe(true);
+        last.set(parent, now);
+      }
+      const paged: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: Thread = await thread(root, { limit: 7, ...(cursor ? { cursor } : {}) });
+        expect(page.totalReplies).toBe(parentOf.size);
+        paged.push(...page.replies.map((r) => r.apId));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(paged).toEqual(whole.replies.map((r) => r.apId));
+    }
   });
 
   it('replies are read 30 levels deep', async () => {

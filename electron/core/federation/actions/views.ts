@@ -1,7 +1,6 @@
 // Rows → what the UI shows of a post (PostView). Remote JSON is read totally (any field may be
 // missing or odd) and its HTML sanitized again here, before it leaves the core.
-import { inArray } from 'drizzle-orm';
-import type { DbOrTx } from '../../../../db/client';
+import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
@@ -21,11 +20,18 @@ export function actorView(row: Actor): ActorView {
   return summarizeActor(row);
 }
 
+const decodeActor = rowDecoder(actor);
+// The ids as one JSON array: one statement, prepared once, for any number of them (drizzle's
+// `IN (?, ?, …)` is new SQL, built and prepared again, for each count).
+const ACTORS_BY_ID = 'SELECT * FROM actor WHERE id IN (SELECT value FROM json_each(?))';
+
 /** Actors by row id, in one query. */
 export function actorsById(db: DbOrTx, ids: number[]): Map<number, Actor> {
   const unique = [...new Set(ids)];
   if (unique.length === 0) return new Map();
-  return new Map(db.select().from(actor).where(inArray(actor.id, unique)).all().map((a) => [a.id, a]));
+  // allRows: these rows and their documents live while a page is made (see allRows).
+  const rows = allRows(prepared<[string]>(db, ACTORS_BY_ID), JSON.stringify(unique));
+  return new Map(rows.map((raw) => [raw.id as number, decodeActor(raw)]));
 }
 
 function num(value: unknown): number | null {

@@ -41,7 +41,8 @@ function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 
 
 // Replies to an object: inbox and outbox objects whose `inReplyTo` (an IRI, or an object with an
 // id) is its ap_id, not deleted and not transient (poll votes are not replies). IN_REPLY_TO_SQL is
-// the expression ix_inbox_in_reply_to / ix_outbox_in_reply_to index, so both counts are look-ups.
+// the expression of the ix_inbox_replies / ix_outbox_replies indexes, which hold the two flags
+// too, so both counts read the indexes alone.
 const COUNT_REPLIES_SQL =
   `SELECT (SELECT count(*) FROM inbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)` +
   ` + (SELECT count(*) FROM outbox WHERE ${IN_REPLY_TO_SQL} = ? AND is_deleted = 0 AND is_transient = 0)`;

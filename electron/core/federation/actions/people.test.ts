@@ -1,0 +1,191 @@
+// The People view as the rows make it: followers and followed people newest first, a page at a
+// time by cursor (ties on the time broken by id), the counts, our Follows still waiting (the
+// newest one of each person not answered by a Reject, not undone or deleted, not followed yet)
+// and the follow requests waiting for the author (each person's newest Follow, when we have not
+// answered it and they do not follow already). Rows are written straight into a real core's
+// database, as any writer (the processor, an import, the sqlite3 shell) may have left them.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openCore, type Core } from '../../core';
+import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
+import type { PeopleView, PersonView, PageOf } from '../../ipc/author-contract';
+
+let dir: string;
+let core: Core;
+let handlers: Handlers;
+let nextInbox = 1;
+let nextOutbox = 1;
+
+const ME = 'https://tern.example/users/me';
+const person = (n: number) => `https://peer${n % 3}.example/users/p${n}`;
+const at = (minutes: number) => new Date(Date.UTC(2025, 0, 1) + minutes * 60_000).toISOString();
+
+function insertActor(n: number) {
+  core.sqlite
+    .prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (?, ?, ?, ?, ?, 'Person', ?)`)
+    .run(n, at(0), at(0), person(n), JSON.stringify({ id: person(n), type: 'Person', name: `P ${n}`, preferredUsername: `p${n}` }), `@p${n}@peer${n % 3}.example`);
+}
+
+/** A received activity of actor `n` (a Follow of us, or a Reject of our Follow `relatesTo`). */
+function insertInbox(n: number, type: string, minutes: number, extra: { relatesTo?: number; undoneBy?: number; deleted?: boolean } = {}): number {
+  const id = nextInbox++;
+  const apId = `${person(n)}/activities/${id}`;
+  core.sqlite
+    .prepare(
+      `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
+         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count,
+         relates_to_outbox_object_id, undone_by_inbox_object_id)
+       VALUES (?, ?, ?, ?, 'peer.example', 1, ?, ?, ?, ?, ?, 'PUBLIC', 0, ?, 0, 0, ?, ?)`,
+    )
+    .run(id, at(minutes), at(minutes), n, person(n), type, apId, at(minutes), JSON.stringify({ id: apId, type, actor: person(n), object: ME }), extra.deleted ? 1 : 0, extra.relatesTo ?? null, extra.undoneBy ?? null);
+  return id;
+}
+
+/** An activity of ours: a Follow of actor `n`, or an Accept/Reject of their Follow `answers`, or an Undo. */
+function insertOutbox(type: string, minutes: number, extra: { actor?: number; answers?: number; undoneBy?: number; deleted?: boolean } = {}): number {
+  const id = nextOutbox++;
+  const apId = `https://tern.example/o/${id}`;
+  core.sqlite
+    .prepare(
+      `INSERT INTO outbox (id, created_at, updated_at, is_hidden_from_homepage, public_id, ap_type, ap_id, ap_object, ap_published_at,
+         visibility, likes_count, announces_count, replies_count, is_pinned, is_deleted, relates_to_actor_id, relates_to_inbox_object_id,
+         undone_by_outbox_object_id)
+       VALUES (?, ?, ?, 1, ?, ?, ?, ?, ?, 'PUBLIC', 0, 0, 0, 0, ?, ?, ?, ?)`,
+    )
+    .run(id, at(minutes), at(minutes), `p${id}`, type, apId, JSON.stringify({ id: apId, type, actor: ME }), at(minutes), extra.deleted ? 1 : 0, extra.actor ?? null, extra.answers ?? null, extra.undoneBy ?? null);
+  return id;
+}
+
+const undo = (minutes: number) => insertOutbox('Undo', minutes);
+
+async function call<T>(channel: string, input: Record<string, unknown> = {}): Promise<T> {
+  const result = await dispatch(handlers, channel, input, (error) => {
+    throw error;
+  });
+  if (!result.ok) throw new Error(result.error.message);
+  return result.value as T;
+}
+
+const names = (people: PersonView[]) => people.map((p) => p.actor.name);
+
+beforeAll(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-people-'));
+  core = await openCore({ dataDir: dir, mode: 'headless' });
+  core.settings.update({ baseUrl: 'https://tern.example', username: 'me', displayName: 'Me' });
+  handlers = createHandlers(core);
+  for (let n = 1; n <= 60; n++) insertActor(n);
+
+  // Followers 1–25, each from their Follow (accepted); 11 and 12 at the same time (the larger
+  // id first), 25 the newest.
+  for (let n = 1; n <= 25; n++) {
+    const minutes = n === 12 ? 11 : n;
+    const follow = insertInbox(n, 'Follow', minutes);
+    insertOutbox('Accept', minutes, { answers: follow });
+    core.sqlite
+      .prepare('INSERT INTO follower (id, created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(n, at(minutes), at(minutes), n, follow, person(n));
+  }
+  // A follower who sent a second Follow later, unanswered: not a request (they follow already).
+  insertInbox(3, 'Follow', 500);
+
+  // Followed: 26–32, by our accepted Follows.
+  for (let n = 26; n <= 32; n++) {
+    const follow = insertOutbox('Follow', 100 + n, { actor: n });
+    core.sqlite
+      .prepare('INSERT INTO following (id, created_at, updated_at, actor_id, outbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(n, at(100 + n), at(100 + n), n, follow, person(n));
+  }
+
+  // Our Follows waiting: 40 (one Follow), 41 (two: the newer one shown), 42 (the newer one
+  // refused: the older one waits still), 43 (refused), 44 (undone), 45 (deleted), 46 (two,
+  // both refused); 26 asked again though followed already.
+  insertOutbox('Follow', 200, { actor: 40 });
+  insertOutbox('Follow', 201, { actor: 41 });
+  insertOutbox('Follow', 205, { actor: 41 });
+  insertOutbox('Follow', 202, { actor: 42 });
+  insertInbox(42, 'Reject', 207, { relatesTo: insertOutbox('Follow', 206, { actor: 42 }) });
+  insertInbox(43, 'Reject', 209, { relatesTo: insertOutbox('Follow', 208, { actor: 43 }) });
+  insertOutbox('Follow', 210, { actor: 44, undoneBy: undo(211) });
+  insertOutbox('Follow', 212, { actor: 45, deleted: true });
+  insertInbox(46, 'Reject', 214, { relatesTo: insertOutbox('Follow', 213, { actor: 46 }) });
+  insertInbox(46, 'Reject', 216, { relatesTo: insertOutbox('Follow', 215, { actor: 46 }) });
+  insertOutbox('Follow', 217, { actor: 26 });
+
+  // Follow requests: 50 (one Follow), 51 (an older answered Follow, a newer one not: asks
+  // again), 52 (a newer Follow answered: the older one is no request), 53 (withdrawn: Undo),
+  // 54 (deleted), 55 and 56 at the same time (the larger id first), 57 (the oldest request).
+  insertInbox(57, 'Follow', 290);
+  insertInbox(50, 'Follow', 300);
+  insertOutbox('Reject', 302, { answers: insertInbox(51, 'Follow', 301) });
+  insertInbox(51, 'Follow', 303);
+  insertInbox(52, 'Follow', 304);
+  insertOutbox('Accept', 306, { answers: insertInbox(52, 'Follow', 305) });
+  const withdrawn = insertInbox(53, 'Follow', 307);
+  core.sqlite.prepare('UPDATE inbox SET undone_by_inbox_object_id = ? WHERE id = ?').run(insertInbox(53, 'Undo', 308), withdrawn);
+  insertInbox(54, 'Follow', 309, { deleted: true });
+  insertInbox(55, 'Follow', 310);
+  insertInbox(56, 'Follow', 310);
+}, 60_000);
+
+afterAll(() => {
+  core?.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe('the People view', () => {
+  it('followers and followed people newest first, ties on the time by id, with their counts', async () => {
+    const view = await call<PeopleView>('people.list', { limit: 5 });
+    expect(view.counts).toEqual({ followers: 25, following: 7 });
+    expect(names(view.followers)).toEqual(['P 25', 'P 24', 'P 23', 'P 22', 'P 21']);
+    expect(view.followers[0]!.since).toBe(at(25));
+    expect(names(view.following)).toEqual(['P 32', 'P 31', 'P 30', 'P 29', 'P 28']);
+    expect(view.nextCursor.followers).not.toBeNull();
+    expect(view.nextCursor.following).not.toBeNull();
+  });
+
+  it('the pages of each list follow one another without a gap or a repeat, to the end', async () => {
+    const view = await call<PeopleView>('people.list', { limit: 4 });
+    for (const list of ['followers', 'following'] as const) {
+      const seen = names(view[list]);
+      let cursor = view.nextCursor[list];
+      while (cursor) {
+        const page = await call<PageOf<PersonView>>('people.page', { list, cursor, limit: 4 });
+        seen.push(...names(page.items));
+        cursor = page.nextCursor;
+      }
+      const all = await call<PeopleView>('people.list', { limit: 200 });
+      expect(seen).toEqual(names(all[list]));
+      expect(all.nextCursor[list]).toBeNull();
+    }
+    const followers = names((await call<PeopleView>('people.list', { limit: 200 })).followers);
+    expect(followers).toHaveLength(25);
+    // 12 came at 11's time with a larger id: shown first.
+    expect(followers.slice(13, 16)).toEqual(['P 12', 'P 11', 'P 10']);
+  });
+
+  it('our Follows waiting: each person once, by their newest Follow not refused, undone or deleted; none for people followed', async () => {
+    // In the order our Follows were written (42's older Follow was written after 41's second).
+    const view = await call<PeopleView>('people.list');
+    expect(view.pendingFollows.map((p) => [p.actor.name, p.since])).toEqual([
+      ['P 42', at(202)],
+      ['P 41', at(205)],
+      ['P 40', at(200)],
+    ]);
+  });
+
+  it('follow requests: each person’s newest Follow not answered, newest first; none from followers or withdrawn', async () => {
+    const view = await call<PeopleView>('people.list');
+    const requests = view.requests.map((r) => [r.actor.name, r.requestedAt]);
+    expect(requests).toEqual([
+      ['P 56', at(310)],
+      ['P 55', at(310)],
+      ['P 51', at(303)],
+      ['P 50', at(300)],
+      ['P 57', at(290)],
+    ]);
+    expect(view.requests[0]!.followApId).toBe(`${person(56)}/activities/${view.requests[0]!.inboxObjectId}`);
+    expect(await call('follow-requests.list')).toEqual(view.requests);
+  });
+});
