@@ -2,7 +2,7 @@
 // (the short text first, then more occurrences before fewer, then the newer on a tie), page by
 // page, each hit with its own post and snippet; with filters over a word that most posts hold
 // (visibility:, is:reply, from:); and ranked among the newest RELEVANCE_WINDOW matches, so that a
-// word in fewer posts is ranked over all of them, however old.
+// query with a word or a filter of fewer posts is ranked over all its matches, however old.
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -156,15 +156,15 @@ describe('best match', () => {
     expectOwnSnippets(all);
   });
 
-  it(`ranks the newest ${RELEVANCE_WINDOW} matches of a word in more posts than that, and every match of a word in fewer, however old`, async () => {
+  it(`ranks the newest ${RELEVANCE_WINDOW} matches of a word in more posts than that, and every match when a word or a filter of the query is in fewer, however old`, async () => {
     const posts: Post[] = [];
     // The oldest five say "needle" three times, but are older than the newest RELEVANCE_WINDOW
     // matches; one in the window says it twice. "thimble" is in twelve posts, the oldest two of
-    // them (saying it twice) among them.
+    // them (saying it twice) among them. Every tenth post is a reply, and the third.
     for (let id = 1; id <= RELEVANCE_WINDOW + 5; id++) {
       const text =
         id <= 5 ? `needle needle needle${id <= 2 ? ' thimble thimble' : ''}` : id === 2000 ? 'needle needle' : id % 300 === 1 ? 'needle thimble' : 'needle';
-      posts.push({ id, by: 'ana', text: `${text} ${FILLER}` });
+      posts.push({ id, by: 'ana', text: `${text} ${FILLER}`, reply: id % 10 === 0 || id === 3 });
     }
     const core = await coreWith(posts);
     const best = core.services.search.query({ text: 'needle', sort: 'relevance', kind: 'posts', limit: 3 });
@@ -174,8 +174,20 @@ describe('best match', () => {
     expect(window.posts).toHaveLength(RELEVANCE_WINDOW);
     expect(window.nextCursor).toBeNull();
     expect(ids(window.posts).filter((id) => id <= 5)).toEqual([]);
+    // A filter that every match passes changes nothing.
+    expect(ids(core.services.search.query({ text: 'from:@ana@r.example needle', sort: 'relevance', kind: 'posts', limit: 3 }).posts)).toEqual([
+      2000,
+      RELEVANCE_WINDOW + 5,
+      RELEVANCE_WINDOW + 4,
+    ]);
     const thimble = allPages(core, 'thimble', 4);
     expect(ids(thimble)).toEqual([2, 1, 3001, 2701, 2401, 2101, 1801, 1501, 1201, 901, 601, 301]);
     expectOwnSnippets(thimble);
+    // Beside the common word, the rarer one decides which posts are ranked: all of them.
+    expect(ids(allPages(core, 'needle thimble', 5))).toEqual(ids(thimble));
+    // So does a filter that few posts pass: the old reply saying it three times comes first.
+    const replies = allPages(core, 'is:reply needle', 100);
+    expect(replies).toHaveLength(RELEVANCE_WINDOW / 10 + 1);
+    expect(ids(replies.slice(0, 4))).toEqual([3, 2000, 3000, 2990]);
   });
 });

@@ -61,6 +61,17 @@ export function createSearchService(deps: SearchServiceDeps) {
       `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
        WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`,
     ),
+    // The same window when it holds every match, read oldest first: FTS5 reads a common word's
+    // list of posts forwards by skipping to the next candidate, backwards page by page (a
+    // filter of 1,000 posts and a word in every post: 15 ms newest first, 7 ms oldest first).
+    allForRank: sqlite.prepare(
+      `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW}`,
+    ),
+    // Whether a part of the query has no more matches than the window holds.
+    countUpTo: sqlite
+      .prepare(`SELECT count(*) FROM (SELECT 1 FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW + 1})`)
+      .pluck(),
     // The page's rows of the window, with their snippets: one walk of the matches between the
     // page's oldest and newest row, snippet() only for the page's own (the + keeps the rowid
     // list from FTS5, which would otherwise look each row up on its own: a seek per row and per
@@ -106,7 +117,10 @@ export function createSearchService(deps: SearchServiceDeps) {
       if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
     } else {
       const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
-      const window = s.byRank.all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
+      // With a filter or a word of few posts beside a common word, the window holds every match:
+      // counting up to the window's size in each part costs less than reading newest first.
+      const few = m.parts.some((part) => (s.countUpTo.get(part, BigInt(low), BigInt(high)) as number) <= RELEVANCE_WINDOW);
+      const window = (few ? s.allForRank : s.byRank).all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
       const ranked = rankByTermFrequency(window).slice(offset, offset + limit + 1);
       if (ranked.length > limit) next = `r${offset + limit}`;
       rows = pageRows(m.match, ranked.slice(0, limit).map((r) => r.rowid));
