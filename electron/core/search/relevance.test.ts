@@ -117,6 +117,26 @@ describe('best match', () => {
     }
   });
 
+  it('snippets are the ones newest first gives (FTS5’s snippet() over the index): a long text is cut around the words', async () => {
+    const long = `${FILLER}. ${FILLER}, and then a tern and a gull. ${FILLER} ${FILLER}`;
+    const core = await coreWith([
+      { id: 1, by: 'ana', text: long },
+      { id: 2, by: 'bo', text: `tern ${FILLER}`, visibility: 'DIRECT' },
+      { id: 3, by: 'cy', text: `${FILLER} gull, tern, ${FILLER} tern`, reply: true },
+      { id: 4, by: 'ana', text: `tern ${FILLER} ${FILLER} ${FILLER} gull` },
+    ]);
+    for (const text of ['tern', 'tern gull', '"a tern"', 'tern -is:reply', 'visibility:direct tern', 'tern gull from:@cy@r.example']) {
+      const best = core.services.search.query({ text, sort: 'relevance', kind: 'posts', limit: 20 }).posts;
+      const newest = core.services.search.query({ text, sort: 'date', kind: 'posts', limit: 20 }).posts;
+      expect(best.length, text).toBeGreaterThan(0);
+      expect(new Map(best.map((h) => [h.post.id, h.snippet])), text).toEqual(new Map(newest.map((h) => [h.post.id, h.snippet])));
+      expectOwnSnippets(best);
+    }
+    const cut = core.services.search.query({ text: 'tern gull', sort: 'relevance', kind: 'posts', limit: 20 }).posts.find((h) => h.post.id === 1)!.snippet;
+    expect(cut.startsWith('…') && cut.endsWith('…')).toBe(true);
+    expect(cut).toContain('and then a \u0002tern\u0003 and a \u0002gull\u0003.');
+  });
+
   it('visibility:, is:reply and from: over a word most posts hold: only the posts they name, in the same order, page by page', async () => {
     const posts: Post[] = [
       { id: 10, by: 'ana', text: `dolor dolor dolor ${FILLER}`, reply: true },

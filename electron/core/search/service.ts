@@ -14,6 +14,7 @@ import { summarize } from '../webmention/microformats';
 import type { SearchIndexer } from './indexer';
 import { postMatch, termsMatch, type ResolvedFrom } from './match';
 import { rankByTermFrequency } from './rank';
+import { createPageSnippets } from './snippets';
 import { isEmptyQuery, parseQuery, QuerySyntaxError, type Day, type SearchQuery } from './query';
 
 export interface SearchInput {
@@ -46,6 +47,7 @@ const MAX_ROWID = 2 ** 62;
 // Rowids are bound as BigInt: a JS number is bound as a REAL, and FTS5 then ignores a rowid
 // constraint beside MATCH.
 const MARK = "char(2), char(3), '…'";
+const POST_SNIPPET = `${MARK}, 32`;
 
 export type SearchService = ReturnType<typeof createSearchService>;
 
@@ -53,7 +55,7 @@ export function createSearchService(deps: SearchServiceDeps) {
   const { sqlite } = deps;
   const s = {
     byDate: sqlite.prepare(
-      `SELECT rowid, ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post
+      `SELECT rowid, ref, snippet(search_post, 0, ${POST_SNIPPET}) AS snippet FROM search_post
        WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
     ),
     // The window: each match's body with its matches marked; `ref` is read for the page only.
@@ -72,14 +74,9 @@ export function createSearchService(deps: SearchServiceDeps) {
     countUpTo: sqlite
       .prepare(`SELECT count(*) FROM (SELECT 1 FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW + 1})`)
       .pluck(),
-    // The page's rows of the window, with their snippets: one walk of the matches between the
-    // page's oldest and newest row, snippet() only for the page's own (the + keeps the rowid
-    // list from FTS5, which would otherwise look each row up on its own: a seek per row and per
-    // term in every segment of the index, 0.2-0.5 ms a row with a phrase).
-    pageOf: sqlite.prepare(
-      `SELECT rowid, ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post
-       WHERE search_post MATCH ? AND rowid >= ? AND rowid <= ? AND +rowid IN (SELECT value FROM json_each(?))`,
-    ),
+    // The page's rows of the window, by rowid (no MATCH: FTS5 reads each from its content table
+    // at once); their snippets come from snippets.ts.
+    texts: sqlite.prepare('SELECT rowid, ref, body FROM search_post WHERE rowid IN (SELECT value FROM json_each(?))'),
     people: sqlite.prepare(
       `SELECT rowid, snippet(search_person, -1, ${MARK}, 16) AS snippet FROM search_person
        WHERE search_person MATCH ? ORDER BY bm25(search_person, 4.0, 4.0, 1.0), rowid DESC LIMIT ? OFFSET ?`,
@@ -90,6 +87,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     ),
     actorsByHandle: sqlite.prepare('SELECT id FROM actor WHERE handle IN (?, ?)').pluck(),
   };
+
+  const pageSnippets = createPageSnippets(sqlite, POST_SNIPPET);
 
   function me(): ActorView {
     const local = deps.identity();
@@ -123,20 +122,22 @@ export function createSearchService(deps: SearchServiceDeps) {
       const window = (few ? s.allForRank : s.byRank).all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
       const ranked = rankByTermFrequency(window).slice(offset, offset + limit + 1);
       if (ranked.length > limit) next = `r${offset + limit}`;
-      rows = pageRows(m.match, ranked.slice(0, limit).map((r) => r.rowid));
+      rows = pageRows(m.words!, ranked.slice(0, limit).map((r) => r.rowid));
     }
     rows = rows.slice(0, limit);
     return { hits: postViews(rows), next };
   }
 
-  /** The page's rows (rowids in page order) with their refs and snippets. */
-  function pageRows(match: string, rowids: number[]): { rowid: number; ref: number; snippet: string }[] {
+  /** The page's rows (rowids in page order) with their refs and snippets for the query's words. */
+  function pageRows(words: string, rowids: number[]): { rowid: number; ref: number; snippet: string }[] {
     if (rowids.length === 0) return [];
-    const low = Math.min(...rowids);
-    const high = Math.max(...rowids);
-    const found = s.pageOf.all(match, BigInt(low), BigInt(high), JSON.stringify(rowids)) as { rowid: number; ref: number; snippet: string }[];
+    const found = s.texts.all(JSON.stringify(rowids)) as { rowid: number; ref: number; body: string }[];
+    const snippets = pageSnippets.of(found, words);
     const byRowid = new Map(found.map((r) => [r.rowid, r]));
-    return rowids.flatMap((rowid) => byRowid.get(rowid) ?? []);
+    return rowids.flatMap((rowid) => {
+      const row = byRowid.get(rowid);
+      return row ? [{ rowid, ref: row.ref, snippet: snippets.get(rowid) ?? '' }] : [];
+    });
   }
 
   function postViews(rows: { ref: number; snippet: string }[]): PostHit[] {
@@ -191,6 +192,10 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   return {
+    /** Closes what the service opened of its own (snippets.ts's scratch table). */
+    close(): void {
+      pageSnippets.close();
+    },
     query(input: SearchInput): SearchResults {
       let query: SearchQuery;
       try {
