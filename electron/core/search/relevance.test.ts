@@ -210,4 +210,26 @@ describe('best match', () => {
     expect(replies).toHaveLength(RELEVANCE_WINDOW / 10 + 1);
     expect(ids(replies.slice(0, 4))).toEqual([3, 2000, 3000, 2990]);
   });
+
+  it(`with a filter and a word each in more posts than the window, but together in fewer near the top: exactly the newest ${RELEVANCE_WINDOW} matches`, async () => {
+    // "alpha" is in all but the newest 300 posts; replies are all but the posts 251 to 300. The
+    // newest matches (alpha and a reply) are 3100 down to 301, then 250 down to 1.
+    const count = RELEVANCE_WINDOW + 400;
+    const hasAlpha = (id: number) => id <= count - 300;
+    const isReply = (id: number) => id > 300 || id <= 250;
+    const posts: Post[] = [];
+    for (let id = 1; id <= count; id++) {
+      const word = !hasAlpha(id) ? 'omega' : id === 7 || id === 60 ? 'alpha alpha alpha' : 'alpha';
+      posts.push({ id, by: 'ana', text: `${word} ${FILLER}`, reply: isReply(id) });
+    }
+    const core = await coreWith(posts);
+    const matches = posts.filter((p) => hasAlpha(p.id) && isReply(p.id)).map((p) => p.id);
+    const newest = new Set(matches.sort((a, b) => b - a).slice(0, RELEVANCE_WINDOW));
+    expect(newest.has(60) && !newest.has(7)).toBe(true);
+    const ranked = allPages(core, 'is:reply alpha', 500);
+    expect(new Set(ids(ranked))).toEqual(newest);
+    expect(ranked).toHaveLength(RELEVANCE_WINDOW);
+    // Saying it three times, 60 leads; 7 is older than the window.
+    expect(ids(ranked.slice(0, 3))).toEqual([60, count - 300, count - 301]);
+  });
 });

@@ -61,18 +61,19 @@ export function createSearchService(deps: SearchServiceDeps) {
     // The window: each match's body with its matches marked; `ref` is read for the page only.
     byRank: sqlite.prepare(
       `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
-       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`,
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
     ),
-    // The same window when it holds every match, read oldest first: FTS5 reads a common word's
-    // list of posts forwards by skipping to the next candidate, backwards page by page (a
-    // filter of 1,000 posts and a word in every post: 15 ms newest first, 7 ms oldest first).
-    allForRank: sqlite.prepare(
+    // The same, oldest first, for a stretch of rowids that holds no more matches than the
+    // window: FTS5 reads a common word's list of posts forwards by skipping to the next
+    // candidate, backwards page by page (a filter of 1,000 posts and a word in every post: 15 ms
+    // newest first, 7 ms oldest first; visibility:direct and such a word: 24 ms, 19 ms).
+    forRankOldestFirst: sqlite.prepare(
       `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
        WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW}`,
     ),
-    // Whether a part of the query has no more matches than the window holds.
-    countUpTo: sqlite
-      .prepare(`SELECT count(*) FROM (SELECT 1 FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW + 1})`)
+    // The rowid of a part's RELEVANCE_WINDOW-th newest match (none: it has fewer).
+    windowStart: sqlite
+      .prepare(`SELECT rowid FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT 1 OFFSET ${RELEVANCE_WINDOW - 1}`)
       .pluck(),
     // The page's rows of the window, by rowid (no MATCH: FTS5 reads each from its content table
     // at once); their snippets come from snippets.ts.
@@ -116,16 +117,32 @@ export function createSearchService(deps: SearchServiceDeps) {
       if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
     } else {
       const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
-      // With a filter or a word of few posts beside a common word, the window holds every match:
-      // counting up to the window's size in each part costs less than reading newest first.
-      const few = m.parts.some((part) => (s.countUpTo.get(part, BigInt(low), BigInt(high)) as number) <= RELEVANCE_WINDOW);
-      const window = (few ? s.allForRank : s.byRank).all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
+      const window = relevanceWindow(m.match, m.parts, low, high);
       const ranked = rankByTermFrequency(window).slice(offset, offset + limit + 1);
       if (ranked.length > limit) next = `r${offset + limit}`;
       rows = pageRows(m.words!, ranked.slice(0, limit).map((r) => r.rowid));
     }
     rows = rows.slice(0, limit);
     return { hits: postViews(rows), next };
+  }
+
+  /** The newest RELEVANCE_WINDOW matches, each with its text marked (in no particular order).
+   * Every match is a match of each part (a filter group, a word), so from the RELEVANCE_WINDOW-th
+   * newest match of a part on there are no more matches than the window holds — all of them
+   * when a part has fewer: that stretch is read oldest first, and what it lacks newest first
+   * below it. The part whose matches reach furthest back (a filter beside a common word) gives
+   * the longest stretch; finding each part's start reads RELEVANCE_WINDOW rowids. */
+  function relevanceWindow(match: string, parts: string[], low: number, high: number): { rowid: number; marked: string }[] {
+    type Marked = { rowid: number; marked: string };
+    let start = high;
+    for (const part of parts) {
+      const rowid = s.windowStart.get(part, BigInt(low), BigInt(high)) as number | undefined;
+      if (rowid === undefined) return s.forRankOldestFirst.all(match, BigInt(low), BigInt(high)) as Marked[];
+      start = Math.min(start, rowid);
+    }
+    const newest = start < high ? (s.forRankOldestFirst.all(match, BigInt(start), BigInt(high)) as Marked[]) : [];
+    if (newest.length === RELEVANCE_WINDOW) return newest;
+    return [...newest, ...(s.byRank.all(match, BigInt(low), BigInt(start), RELEVANCE_WINDOW - newest.length) as Marked[])];
   }
 
   /** The page's rows (rowids in page order) with their refs and snippets for the query's words. */
