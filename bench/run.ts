@@ -468,7 +468,7 @@ function printSearch(r: SearchBenchResult): void {
     })),
   );
   note('Wall time is what the author waits; CPU time (this process) is the query’s own cost, whatever else the machine runs.');
-  note('Best match reads the text of the newest 3,000 matches and ranks them (service.ts, rank.ts): the most a query costs,');
+  note('Best match reads the text of the newest 2,500 matches and ranks them (service.ts, rank.ts): the most a query costs,');
   note('whatever its words. Newest first, filters and dates read only as many matches as a page needs.');
   const failed = r.queries.filter((q) => q.p99 > TARGET.p99Ms);
   const worst = [...r.queries].sort((a, b) => b.p99 - a.p99)[0];

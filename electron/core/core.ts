@@ -290,6 +290,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         connectivity.close();
         pollLoop.stop();
         searchLoop.stop();
+        core.services.search.close();
         void inboxLoop.stop();
         void core.listener.stop();
         fed.client.close();

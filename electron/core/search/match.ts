@@ -31,17 +31,30 @@ export type ResolvedFrom = { me: true } | { me: false; actorIds: number[] };
 export interface PostMatch {
   /** null: the query can match nothing (from: someone unknown). */
   match: string | null;
+  /** The positive words and phrases alone, in `body` (null: none): a post's snippet marks
+   * these, and a post of `match` matches them. */
+  words: string | null;
+  /** Expressions that every post of `match` matches as well, when it has more than one
+   * (words, phrases, filter groups; otherwise none): each positive word (not a phrase or a
+   * prefix: those cost more to count) and each positive filter group. When one of them has few
+   * matches, so has `match`, however common its other words. */
+  parts: string[];
   /** Rowid bounds from before:/after: (rowid ≥ low, rowid < high). */
   low: number | null;
   high: number | null;
 }
 
+const NOTHING: PostMatch = { match: null, words: null, parts: [], low: null, high: null };
+
 /** The posts' MATCH: terms in `body`, filters as facet words, dates as rowid bounds. */
 export function postMatch(query: SearchQuery, resolveFrom: (handle: string | 'me') => ResolvedFrom, dayStart: (d: Day) => number): PostMatch {
   const positive: string[] = [];
   const negative: string[] = [];
+  const parts: string[] = [];
   const terms = query.terms.filter((t) => !t.negated).map(phrase);
-  if (terms.length > 0) positive.push(`{body} : (${terms.join(' AND ')})`);
+  const inBody = terms.length > 0 ? `{body} : (${terms.join(' AND ')})` : null;
+  if (inBody) positive.push(inBody);
+  for (const t of query.terms.filter((t) => !t.negated && t.kind === 'word' && !t.text.endsWith('*'))) parts.push(`{body} : ${phrase(t)}`);
   for (const t of query.terms.filter((t) => t.negated)) negative.push(`{body} : ${phrase(t)}`);
 
   // Same-kind positive filters are alternatives (from:a from:b, visibility:public visibility:unlisted).
@@ -55,16 +68,21 @@ export function postMatch(query: SearchQuery, resolveFrom: (handle: string | 'me
     const key = filter.kind === 'has' || filter.kind === 'is' ? `${filter.kind}:${filter.what}` : filter.kind;
     groups.set(key, [...(groups.get(key) ?? []), ...words]);
   }
-  for (const words of groups.values()) {
-    if (words.length === 0) return { match: null, low: null, high: null };
-    positive.push(inColumn('facets', [...new Set(words)].map(quote)));
+  for (const facets of groups.values()) {
+    if (facets.length === 0) return NOTHING;
+    const group = inColumn('facets', [...new Set(facets)].map(quote));
+    positive.push(group);
+    parts.unshift(group);
   }
   // Only negations or dates: every post has one visibility word, so this is "all posts".
   if (positive.length === 0) positive.push(inColumn('facets', Object.values(FACET.visibility).map(quote)));
   const match = `${positive.join(' AND ')}${negative.map((n) => ` NOT ${n}`).join('')}`;
+  if (terms.length + groups.size < 2) parts.length = 0;
   const startSeconds = (d: Day) => Math.max(0, Math.floor(dayStart(d) / 1000));
   return {
     match,
+    words: inBody,
+    parts,
     // after:D is after the end of D: from the start of the next day on (day 32 is the 1st: Date rolls over).
     low: query.after ? rowidOfSecond(startSeconds({ ...query.after, day: query.after.day + 1 })) : null,
     high: query.before ? rowidOfSecond(startSeconds(query.before)) : null,

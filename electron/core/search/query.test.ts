@@ -109,6 +109,18 @@ describe('what reaches MATCH', () => {
     expect(match(q('from:me'), resolve).match).toBe('{facets} : ("imine")');
   });
 
+  it('the parts of a query that bound its matches: each positive word and filter group, when there is more than one part', () => {
+    const resolve = (): ResolvedFrom => ({ me: false, actorIds: [7] });
+    const m = match(q('tern "grey heron" kingf* -gull has:media from:@ana@a.example -is:reply'), resolve);
+    expect(m.words).toBe('{body} : ("tern" AND "grey heron" AND "kingf" *)');
+    expect(m.parts).toEqual(['{facets} : ("a7")', '{facets} : ("hmedia")', '{body} : "tern"']);
+    // One part (or none) bounds nothing more than the match itself.
+    expect(match(q('tern -gull -has:media')).parts).toEqual([]);
+    expect(match(q('has:media')).parts).toEqual([]);
+    expect(match(q('"grey heron" has:media')).parts).toEqual(['{facets} : ("hmedia")']);
+    expect(match(q('has:media')).words).toBeNull();
+  });
+
   it('from: someone unknown matches nothing; only negations match every post but those', () => {
     expect(match(q('tern from:@nobody@x.example')).match).toBeNull();
     expect(match(q('-has:media')).match).toBe('{facets} : ("vpublic" OR "vunlisted" OR "vfollowers" OR "vdirect") NOT {facets} : ("hmedia")');

@@ -22,3 +22,12 @@ it('ranks by occurrences, then by shortness, then newest first', () => {
   expect(order.indexOf(3)).toBeLessThan(order.indexOf(4));
   expect(rankByTermFrequency([])).toEqual([]);
 });
+
+it('weighs length against the window’s average: the same post ranks higher among long texts than among short ones', () => {
+  const text = (length: number, marks: number) => `${`${m('tern')} `.repeat(marks)}${'x'.repeat(length)}`;
+  const twice = row(1, text(100, 2));
+  // Among texts of about its length, saying it twice wins.
+  expect(rankByTermFrequency([twice, row(2, text(95, 1)), row(3, text(110, 1))]).map((r) => r.rowid)).toEqual([1, 2, 3]);
+  // Among much shorter texts, its length costs more than the second occurrence brings.
+  expect(rankByTermFrequency([twice, row(2, text(5, 1)), row(3, text(8, 1))]).map((r) => r.rowid)).toEqual([2, 3, 1]);
+});

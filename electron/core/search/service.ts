@@ -14,6 +14,7 @@ import { summarize } from '../webmention/microformats';
 import type { SearchIndexer } from './indexer';
 import { postMatch, termsMatch, type ResolvedFrom } from './match';
 import { rankByTermFrequency } from './rank';
+import { createPageSnippets } from './snippets';
 import { isEmptyQuery, parseQuery, QuerySyntaxError, type Day, type SearchQuery } from './query';
 
 export interface SearchInput {
@@ -38,14 +39,19 @@ export interface SearchServiceDeps {
  * match's text comes back highlighted, and the score is BM25's term part — how often the words
  * occur (saturating), against the post's length — computed here (rank.ts): every match holds
  * every word (AND), so the corpus-wide weight of a word changes little in the order, and the
- * cost stays that of reading the window, whatever the words. */
-export const RELEVANCE_WINDOW = 3000;
+ * cost stays that of reading the window, whatever the words. 2,500, not 3,000 as first: beside
+ * a filter of 1 post in 125, a word in every post has its window's posts spread over 300,000
+ * (each read on its own), and 3,000 of them took 40-47 ms at p99 on the bench's 2-core
+ * machine under load (2,500: 34 ms). A query with a word or a filter in fewer posts is ranked
+ * in full (relevanceWindow). */
+export const RELEVANCE_WINDOW = 2500;
 /** People and webmentions shown beside the posts when searching everything. */
 const SIDE_HITS = 5;
 const MAX_ROWID = 2 ** 62;
 // Rowids are bound as BigInt: a JS number is bound as a REAL, and FTS5 then ignores a rowid
 // constraint beside MATCH.
 const MARK = "char(2), char(3), '…'";
+const POST_SNIPPET = `${MARK}, 32`;
 
 export type SearchService = ReturnType<typeof createSearchService>;
 
@@ -53,15 +59,29 @@ export function createSearchService(deps: SearchServiceDeps) {
   const { sqlite } = deps;
   const s = {
     byDate: sqlite.prepare(
-      `SELECT rowid, ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post
+      `SELECT rowid, ref, snippet(search_post, 0, ${POST_SNIPPET}) AS snippet FROM search_post
        WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
     ),
     // The window: each match's body with its matches marked; `ref` is read for the page only.
     byRank: sqlite.prepare(
       `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
-       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ${RELEVANCE_WINDOW}`,
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
     ),
-    hitOf: sqlite.prepare(`SELECT ref, snippet(search_post, 0, ${MARK}, 32) AS snippet FROM search_post WHERE search_post MATCH ? AND rowid = ?`),
+    // The same, oldest first, for a stretch of rowids that holds no more matches than the
+    // window: FTS5 reads a common word's list of posts forwards by skipping to the next
+    // candidate, backwards page by page (a filter of 1,000 posts and a word in every post: 15 ms
+    // newest first, 7 ms oldest first; visibility:direct and such a word: 24 ms, 19 ms).
+    forRankOldestFirst: sqlite.prepare(
+      `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
+       WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? LIMIT ${RELEVANCE_WINDOW}`,
+    ),
+    // The rowid of a part's RELEVANCE_WINDOW-th newest match (none: it has fewer).
+    windowStart: sqlite
+      .prepare(`SELECT rowid FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT 1 OFFSET ${RELEVANCE_WINDOW - 1}`)
+      .pluck(),
+    // The page's rows of the window, by rowid (no MATCH: FTS5 reads each from its content table
+    // at once); their snippets come from snippets.ts.
+    texts: sqlite.prepare('SELECT rowid, ref, body FROM search_post WHERE rowid IN (SELECT value FROM json_each(?))'),
     people: sqlite.prepare(
       `SELECT rowid, snippet(search_person, -1, ${MARK}, 16) AS snippet FROM search_person
        WHERE search_person MATCH ? ORDER BY bm25(search_person, 4.0, 4.0, 1.0), rowid DESC LIMIT ? OFFSET ?`,
@@ -72,6 +92,8 @@ export function createSearchService(deps: SearchServiceDeps) {
     ),
     actorsByHandle: sqlite.prepare('SELECT id FROM actor WHERE handle IN (?, ?)').pluck(),
   };
+
+  const pageSnippets = createPageSnippets(sqlite, POST_SNIPPET);
 
   function me(): ActorView {
     const local = deps.identity();
@@ -99,13 +121,44 @@ export function createSearchService(deps: SearchServiceDeps) {
       if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
     } else {
       const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
-      const window = s.byRank.all(m.match, BigInt(low), BigInt(high)) as { rowid: number; marked: string }[];
+      const window = relevanceWindow(m.match, m.parts, low, high);
       const ranked = rankByTermFrequency(window).slice(offset, offset + limit + 1);
       if (ranked.length > limit) next = `r${offset + limit}`;
-      rows = ranked.slice(0, limit).map((r) => ({ rowid: r.rowid, ...(s.hitOf.get(m.match, BigInt(r.rowid)) as { ref: number; snippet: string }) }));
+      rows = pageRows(m.words!, ranked.slice(0, limit).map((r) => r.rowid));
     }
     rows = rows.slice(0, limit);
     return { hits: postViews(rows), next };
+  }
+
+  /** The newest RELEVANCE_WINDOW matches, each with its text marked (in no particular order).
+   * Every match is a match of each part (a filter group, a word), so from the RELEVANCE_WINDOW-th
+   * newest match of a part on there are no more matches than the window holds — all of them
+   * when a part has fewer: that stretch is read oldest first, and what it lacks newest first
+   * below it. The part whose matches reach furthest back (a filter beside a common word) gives
+   * the longest stretch; finding each part's start reads RELEVANCE_WINDOW rowids. */
+  function relevanceWindow(match: string, parts: string[], low: number, high: number): { rowid: number; marked: string }[] {
+    type Marked = { rowid: number; marked: string };
+    let start = high;
+    for (const part of parts) {
+      const rowid = s.windowStart.get(part, BigInt(low), BigInt(high)) as number | undefined;
+      if (rowid === undefined) return s.forRankOldestFirst.all(match, BigInt(low), BigInt(high)) as Marked[];
+      start = Math.min(start, rowid);
+    }
+    const newest = start < high ? (s.forRankOldestFirst.all(match, BigInt(start), BigInt(high)) as Marked[]) : [];
+    if (newest.length === RELEVANCE_WINDOW) return newest;
+    return [...newest, ...(s.byRank.all(match, BigInt(low), BigInt(start), RELEVANCE_WINDOW - newest.length) as Marked[])];
+  }
+
+  /** The page's rows (rowids in page order) with their refs and snippets for the query's words. */
+  function pageRows(words: string, rowids: number[]): { rowid: number; ref: number; snippet: string }[] {
+    if (rowids.length === 0) return [];
+    const found = s.texts.all(JSON.stringify(rowids)) as { rowid: number; ref: number; body: string }[];
+    const snippets = pageSnippets.of(found, words);
+    const byRowid = new Map(found.map((r) => [r.rowid, r]));
+    return rowids.flatMap((rowid) => {
+      const row = byRowid.get(rowid);
+      return row ? [{ rowid, ref: row.ref, snippet: snippets.get(rowid) ?? '' }] : [];
+    });
   }
 
   function postViews(rows: { ref: number; snippet: string }[]): PostHit[] {
@@ -160,6 +213,10 @@ export function createSearchService(deps: SearchServiceDeps) {
   }
 
   return {
+    /** Closes what the service opened of its own (snippets.ts's scratch table). */
+    close(): void {
+      pageSnippets.close();
+    },
     query(input: SearchInput): SearchResults {
       let query: SearchQuery;
       try {
