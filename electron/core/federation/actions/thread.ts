@@ -62,50 +62,58 @@ const MAX_REPLIES = 20_000;
 // affinity, as the indexed expression has none (a column with TEXT affinity would keep SQLite
 // from using the index for the join).
 const RECEIVED_REPLIES = `
-SELECT 'inbox' AS kind, p.key AS at, i.id, i.ap_id AS apId, p.value AS parent, i.ap_published_at AS published
+SELECT p.key, i.id, i.ap_id, i.ap_published_at
 FROM json_each(@parents) p JOIN inbox i ON ${inReplyTo('i')} = p.value
 WHERE ${live('i')} AND i.ap_id <> @root LIMIT @max`;
 const OWN_REPLIES = `
-SELECT 'own' AS kind, p.key AS at, o.id, o.ap_id AS apId, p.value AS parent, o.ap_published_at AS published
+SELECT p.key, o.id, o.ap_id, o.ap_published_at
 FROM json_each(@parents) p JOIN outbox o ON ${inReplyTo('o')} = p.value
 WHERE ${live('o')} AND ${ownPost('o')} AND o.ap_id <> @root LIMIT @max`;
 
-/** A reply as the tree needs it: a row of RECEIVED_REPLIES or OWN_REPLIES, `at` the place of
- * its parent in the level above. The whole row is read only for the replies shown. Read by
- * allRows: these rows live as long as the call, and better-sqlite3's own rows of that kind went
+/** A row of RECEIVED_REPLIES or OWN_REPLIES, as an array: the place of the reply's parent in
+ * the level above, and the reply's id, ap_id and time. */
+type Found = [at: number, id: number, apId: string, published: string];
+
+/** The replies under a post, a column each (entry k of each is reply k): what the tree needs;
+ * the whole row is read only for the replies shown. Columns of the statements' array rows, not
+ * an object per reply: rows that live through the call, made as objects by better-sqlite3, went
  * to V8's old generation, keeping their strings from the scavenges (see allRows). */
-interface Reply {
-  kind: Row['kind'];
-  at: number;
-  id: number;
-  apId: string;
-  parent: string;
-  published: string;
+interface Replies {
+  kind: Row['kind'][];
+  id: number[];
+  apId: string[];
+  parent: string[];
+  published: string[];
 }
 
-const byParentPlace = (a: Reply, b: Reply) => a.at - b.at;
+const byParentPlace = (a: Found, b: Found) => a[0] - b[0];
 
 /** Stored replies under `root` (received or our own), each with the post it answers, level by
  * level (MAX_DEPTH levels at most); within a level by parent, in the order the parents were
  * found, a parent's received replies before our own. An ap_id is looked up once, so a chain of
  * inReplyTo that loops (a hostile or broken one) ends, `root` is never a reply, and the replies
  * to one post are one run of the list. */
-function repliesUnder(db: DbOrTx, root: string): Reply[] {
-  const replies: Reply[] = [];
+function repliesUnder(db: DbOrTx, root: string): Replies {
+  const replies: Replies = { kind: [], id: [], apId: [], parent: [], published: [] };
   const looked = new Set([root]);
   let parents = [root];
-  for (let depth = 1; depth <= MAX_DEPTH && parents.length > 0 && replies.length < MAX_REPLIES; depth++) {
-    const args = { parents: JSON.stringify(parents), root, max: MAX_REPLIES - replies.length };
+  for (let depth = 1; depth <= MAX_DEPTH && parents.length > 0 && replies.id.length < MAX_REPLIES; depth++) {
+    const args = { parents: JSON.stringify(parents), root, max: MAX_REPLIES - replies.id.length };
     // Sorted in place (a stable sort: a parent's replies stay in the order SQLite found them).
-    const received = (allRows(prepared<[typeof args]>(db, RECEIVED_REPLIES), args) as unknown as Reply[]).sort(byParentPlace);
-    const own = (allRows(prepared<[typeof args]>(db, OWN_REPLIES), args) as unknown as Reply[]).sort(byParentPlace);
+    const received = prepared<[typeof args], Found>(db, RECEIVED_REPLIES).raw().all(args).sort(byParentPlace);
+    const own = prepared<[typeof args], Found>(db, OWN_REPLIES).raw().all(args).sort(byParentPlace);
     const next: string[] = [];
-    for (let i = 0, j = 0; (i < received.length || j < own.length) && replies.length < MAX_REPLIES; ) {
-      const reply = j === own.length || (i < received.length && received[i]!.at <= own[j]!.at) ? received[i++]! : own[j++]!;
-      replies.push(reply);
-      if (!looked.has(reply.apId)) {
-        looked.add(reply.apId);
-        next.push(reply.apId);
+    for (let i = 0, j = 0; (i < received.length || j < own.length) && replies.id.length < MAX_REPLIES; ) {
+      const ofOwn = i === received.length || (j < own.length && own[j]![0] < received[i]![0]);
+      const [at, id, apId, published] = ofOwn ? own[j++]! : received[i++]!;
+      replies.kind.push(ofOwn ? 'own' : 'inbox');
+      replies.id.push(id);
+      replies.apId.push(apId);
+      replies.parent.push(parents[at]!);
+      replies.published.push(published);
+      if (!looked.has(apId)) {
+        looked.add(apId);
+        next.push(apId);
       }
     }
     parents = next;
@@ -116,16 +124,16 @@ function repliesUnder(db: DbOrTx, root: string): Reply[] {
 const INBOX_ROWS = 'SELECT * FROM inbox WHERE id IN (SELECT value FROM json_each(?))';
 const OUTBOX_ROWS = 'SELECT * FROM outbox WHERE id IN (SELECT value FROM json_each(?))';
 
-/** The row of each of these replies, in their order (undefined: gone since). */
-function rowsOf(db: DbOrTx, replies: Reply[]): (Row | undefined)[] {
-  const ids = (kind: Row['kind']) => JSON.stringify(replies.filter((r) => r.kind === kind).map((r) => r.id));
+/** The row of each of these replies (places in `replies`), in their order (undefined: gone since). */
+function rowsOf(db: DbOrTx, replies: Replies, shown: number[]): (Row | undefined)[] {
+  const ids = (kind: Row['kind']) => JSON.stringify(shown.filter((k) => replies.kind[k] === kind).map((k) => replies.id[k]));
   const read = <T extends { id: number }>(source: string, kind: Row['kind'], decode: (raw: Record<string, unknown>) => T) =>
-    new Map(replies.some((r) => r.kind === kind) ? allRows(prepared<[string]>(db, source), ids(kind)).map((raw) => [raw.id as number, decode(raw)]) : []);
+    new Map(shown.some((k) => replies.kind[k] === kind) ? allRows(prepared<[string]>(db, source), ids(kind)).map((raw) => [raw.id as number, decode(raw)]) : []);
   const received = read(INBOX_ROWS, 'inbox', decodeInbox);
   const own = read(OUTBOX_ROWS, 'own', decodeOutbox);
-  return replies.map((r): Row | undefined => {
-    const inboxRow = r.kind === 'inbox' ? received.get(r.id) : undefined;
-    const ownRow = r.kind === 'own' ? own.get(r.id) : undefined;
+  return shown.map((k): Row | undefined => {
+    const inboxRow = replies.kind[k] === 'inbox' ? received.get(replies.id[k]!) : undefined;
+    const ownRow = replies.kind[k] === 'own' ? own.get(replies.id[k]!) : undefined;
     return inboxRow ? { kind: 'inbox', row: inboxRow } : ownRow ? { kind: 'own', row: ownRow } : undefined;
   });
 }
@@ -164,31 +172,32 @@ export async function getThread(
   // rows) space in its old generation, where dead ones kept the rows and their strings from the
   // scavenges, which then took 13 ms instead of 1–4 on later-replies pages.
   const replies = repliesUnder(deps.db, focus.row.apId);
-  const kept = new Uint8Array(replies.length);
+  const count = replies.id.length;
+  const kept = new Uint8Array(count);
   const firstReply = new Map<string, number>();
-  replies.forEach((reply, k) => {
-    if (!firstReply.has(reply.parent)) firstReply.set(reply.parent, k);
-    if (seen.has(reply.apId)) return;
-    seen.add(reply.apId);
+  for (let k = 0; k < count; k++) {
+    if (!firstReply.has(replies.parent[k]!)) firstReply.set(replies.parent[k]!, k);
+    if (seen.has(replies.apId[k]!)) continue;
+    seen.add(replies.apId[k]!);
     kept[k] = 1;
-  });
+  }
   // A time is read only where there are siblings to sort: most replies in a deep thread are an
   // only child.
-  const times = new Float64Array(replies.length).fill(Number.NaN);
-  const timeOf = (k: number) => (Number.isNaN(times[k]!) ? (times[k] = parseStoredDate(replies[k]!.published).getTime()) : times[k]!);
-  const oldestFirst = (a: number, b: number) => timeOf(a) - timeOf(b) || replies[a]!.id - replies[b]!.id;
+  const times = new Float64Array(count).fill(Number.NaN);
+  const timeOf = (k: number) => (Number.isNaN(times[k]!) ? (times[k] = parseStoredDate(replies.published[k]!).getTime()) : times[k]!);
+  const oldestFirst = (a: number, b: number) => timeOf(a) - timeOf(b) || replies.id[a]! - replies.id[b]!;
   const order: number[] = [];
   const depths: number[] = [];
   const visit = (k: number, depth: number) => {
     order.push(k);
     depths.push(depth);
-    walk(replies[k]!.apId, depth + 1);
+    walk(replies.apId[k]!, depth + 1);
   };
   const walk = (parent: string, depth: number) => {
     const first = firstReply.get(parent);
     if (first === undefined) return;
     let end = first;
-    while (end < replies.length && replies[end]!.parent === parent) end++;
+    while (end < count && replies.parent[end] === parent) end++;
     if (end - first === 1) {
       if (kept[first]) visit(first, depth);
       return;
@@ -201,7 +210,7 @@ export async function getThread(
 
   const from = Math.min(order.length, Number(page.cursor ?? 0) || 0);
   const slice = order.slice(from, from + page.limit);
-  const rows = rowsOf(deps.db, slice.map((k) => replies[k]!));
+  const rows = rowsOf(deps.db, replies, slice);
   const shown = slice.flatMap((k, i) => {
     const row = rows[i];
     return row ? [{ row, depth: depths[from + i]! }] : [];
