@@ -4,6 +4,7 @@
 // delivery or signRequest); bad ones are peer-signed requests refused for a reason, or requests
 // signed with Fedify's signRequest by "mallory" (a loopback actor whose key the test holds) and
 // then tampered with.
+import { connect } from 'node:net';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { incomingActivity } from '../../../db/schema';
@@ -216,5 +217,45 @@ describe('POST /inbox refuses, storing nothing,', () => {
     const orphanKey = (await newRsaKeys()).privateKey;
     const signed = await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.ghostId)), { privateKey: orphanKey, keyId: mallory.ghostKeyId });
     expect(await refused(t.core, send(signed))).toEqual({ status: 401, error: 'key unavailable' });
+  });
+});
+
+/** Writes `request` as raw HTTP/1.1 on a new connection, then half-closes it (FIN: "nothing more
+ * from me", as `nc -N` and some HTTP/1.0 clients do) and reads what comes back until the server
+ * closes. `cut` bytes are left off the end of the body. */
+async function sendThenHalfClose(request: Request, cut = 0): Promise<string> {
+  const body = Buffer.from(await request.arrayBuffer());
+  const url = new URL(inboxUrl);
+  const head = [`POST ${url.pathname} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close'];
+  request.headers.forEach((value, name) => {
+    if (name !== 'host' && name !== 'connection') head.push(`${name}: ${value}`);
+  });
+  head.push(`Content-Length: ${body.length}`);
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    const chunks: Buffer[] = [];
+    socket.on('data', (chunk) => chunks.push(chunk));
+    socket.on('error', reject);
+    socket.on('close', () => resolve(Buffer.concat(chunks).toString('latin1')));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    socket.end(Buffer.concat([Buffer.from(`${head.join('\r\n')}\r\n\r\n`, 'latin1'), body.subarray(0, body.length - cut)]));
+  });
+}
+
+describe('POST /inbox from a client that half-closes its side after sending', () => {
+  it('is answered 202, and the activity is stored', async () => {
+    const activity = follow(mallory.actorId);
+    const before = incomingCount(t.core);
+    const answer = await sendThenHalfClose(await mallory.sign(inboxUrl, JSON.stringify(activity)));
+    expect(answer).toMatch(/^HTTP\/1\.1 202 /);
+    expect(incomingCount(t.core)).toBe(before + 1);
+    expect(t.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, activity.id)).all()).toHaveLength(1);
+  });
+
+  it('is refused 400 when its body ends early, storing nothing', async () => {
+    const before = incomingCount(t.core);
+    const answer = await sendThenHalfClose(await mallory.sign(inboxUrl, JSON.stringify(follow(mallory.actorId))), 10);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(incomingCount(t.core)).toBe(before);
   });
 });

@@ -44,6 +44,13 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
     server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
       isInboxPost(req) ? inbox(req, res) : viaHono(req, res),
     );
+    // A client may half-close its side once its request is sent (FIN: nothing more from it; `nc
+    // -N`, some HTTP/1.0 clients). node:http then drops the request and ends the socket before an
+    // answer that waits on work (every inbox POST's) is written: the row was stored, the 202 lost.
+    // With this set node:http finishes the request and answers it, then closes (_http_server.js
+    // socketOnEnd; the socket itself is half-open already). A body cut short by the FIN is still
+    // refused 400 (clientError), and idle or slow sockets still meet the timeouts above.
+    (server as Server & { httpAllowHalfOpen: boolean }).httpAllowHalfOpen = true;
     // Inbox work waits while a burst of new connections is being accepted (accept-first.ts).
     server.on('connection', () => acceptFirst.connection());
     // Requests node:http refuses before Tern sees them (malformed lines, CR/LF in headers,
