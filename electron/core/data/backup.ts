@@ -28,6 +28,7 @@ import { writePrivateFile } from './private-file';
 import { parseBoundedJson } from '../net/bounded-json';
 import { workerEntry } from '../worker-host';
 import { isTemporaryFile } from '../media/temporary-files';
+import type { MicroblogPubPreview, TernEnums } from './microblogpub-import';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
@@ -151,15 +152,14 @@ export type BackupJob =
   /** Moving in from microblog.pub (microblogpub-import.ts stageMicroblogPub): the staging
    * folder's path. `settings`: this Tern's Settings. */
   | { kind: 'stageImport'; folder: string; dataDir: string; settings: unknown; now: string }
-  /** A look at a microblog.pub folder (microblogpub-import.ts inspectMicroblogPub). `enums`: Tern's
-   * enumerations (TernEnums). */
-  | { kind: 'inspectImport'; folder: string; copy: string; enums: Record<string, [string, string[]][]> };
+  /** A look at a microblog.pub folder (microblogpub-import.ts inspectMicroblogPub). */
+  | { kind: 'inspectImport'; folder: string; copy: string; enums: TernEnums };
 type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' }
   ? BackupResult
   : J extends { kind: 'stageImport' }
     ? string
     : J extends { kind: 'inspectImport' }
-      ? { revision: string; counts: Record<string, number>; leftBehind: { table: string; column: string; value: string; rows: number }[] }
+      ? Pick<MicroblogPubPreview, 'revision' | 'counts' | 'leftBehind'>
       : { manifest: BackupManifest };
 export type BackupReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 

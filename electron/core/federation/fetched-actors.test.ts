@@ -120,4 +120,16 @@ describe('fetched-actors', () => {
     shareFetchedActor(d, { ...actor, document: { ...person('https://a.example/big'), summary: 'x'.repeat(FETCHED_ACTOR_MAX_CHARS) } });
     expect(sharedFetchedActor(d, 'https://a.example/big', 1_000)).toBeUndefined();
   });
+
+  it('shares at most 256 documents, dropping those older than 5 s and then the oldest', () => {
+    const d = db();
+    const share = (i: number, at: number) => shareFetchedActor(d, { document: person(`https://a.example/users/${i}`), documentUrl: `https://a.example/users/${i}`, at });
+    share(0, 1_000);
+    for (let i = 1; i <= 300; i++) share(i, 7_000 + i);
+    // 0 was over 5 s old when 1 came; then 1..44 made way for the newest 256.
+    expect(sharedFetchedActor(d, 'https://a.example/users/0', 1_000)).toBeUndefined();
+    expect(sharedFetchedActor(d, 'https://a.example/users/44', 7_300)).toBeUndefined();
+    expect(sharedFetchedActor(d, 'https://a.example/users/45', 7_300)?.documentUrl).toBe('https://a.example/users/45');
+    expect(sharedFetchedActor(d, 'https://a.example/users/300', 7_300)?.documentUrl).toBe('https://a.example/users/300');
+  });
 });

@@ -29,18 +29,27 @@ export const FETCHED_ACTOR_TTL_MS = 60_000;
 const kept = new WeakMap<object, Map<string, FetchedActor>>();
 const bare = (id: string) => withoutTrailingSlashes(withoutFragment(id));
 
-export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor, now = Date.now()): void {
+/**
+ * Files `value` under the actor's bare id in `store`'s map for `db`'s connection, newest last,
+ * then drops from the oldest end what `stale` says is out of date and what is over KEPT. Not
+ * kept: a document without an id, or over FETCHED_ACTOR_MAX_CHARS.
+ */
+function keepBounded<V>(store: WeakMap<object, Map<string, V>>, db: DbOrTx, actor: FetchedActor, value: V, stale: (older: V) => boolean): void {
   const id = str(actor.document.id);
   if (id === null || JSON.stringify(actor.document).length > FETCHED_ACTOR_MAX_CHARS) return;
-  let map = kept.get(sqliteOf(db));
-  if (map === undefined) kept.set(sqliteOf(db), (map = new Map()));
+  let map = store.get(sqliteOf(db));
+  if (map === undefined) store.set(sqliteOf(db), (map = new Map()));
   map.delete(bare(id));
-  map.set(bare(id), actor);
-  // Oldest first: drop what expired, then what is over the bound.
-  for (const [key, value] of map) {
-    if (now - value.at <= FETCHED_ACTOR_TTL_MS && map.size <= KEPT) break;
+  map.set(bare(id), value);
+  // Oldest first: stop at the first entry that is fresh while the map is within its bound.
+  for (const [key, older] of map) {
+    if (!stale(older) && map.size <= KEPT) break;
     map.delete(key);
   }
+}
+
+export function rememberFetchedActor(db: DbOrTx, actor: FetchedActor, now = Date.now()): void {
+  keepBounded(kept, db, actor, actor, (older) => now - older.at > FETCHED_ACTOR_TTL_MS);
 }
 
 /** The document of `apId` the inbox fetched less than a minute ago, once (it is forgotten).
@@ -65,16 +74,7 @@ const shared = new WeakMap<object, Map<string, { actor: FetchedActor; left: numb
 /** Keeps `actor` (just loaded for a key) for the next SHARED_ROWS requests of that actor within
  * SHARED_FOR_MS (the checks' connection). */
 export function shareFetchedActor(db: DbOrTx, actor: FetchedActor): void {
-  const id = str(actor.document.id);
-  if (id === null || JSON.stringify(actor.document).length > FETCHED_ACTOR_MAX_CHARS) return;
-  let map = shared.get(sqliteOf(db));
-  if (map === undefined) shared.set(sqliteOf(db), (map = new Map()));
-  map.delete(bare(id));
-  map.set(bare(id), { actor, left: SHARED_ROWS });
-  for (const [key, value] of map) {
-    if (actor.at - value.actor.at <= SHARED_FOR_MS && map.size <= KEPT) break;
-    map.delete(key);
-  }
+  keepBounded(shared, db, actor, { actor, left: SHARED_ROWS }, (older) => actor.at - older.actor.at > SHARED_FOR_MS);
 }
 
 /** The document of `apId` loaded moments ago for another request's key check, if still shared. */
