@@ -21,11 +21,21 @@ import { multipartReader } from '../electron/core/listener/multipart';
 import { MAX_AV_BYTES } from '../electron/core/media/limits';
 import { createMediaService } from '../electron/core/media/service';
 
-const RUNS = 3;
+const RUNS = Number(process.env.RUNS ?? 3);
 const CASES = ['ipc-image', 'ipc-video', 'multipart-image', 'multipart-video'] as const;
 type Case = (typeof CASES)[number];
 
 const MiB = 1024 * 1024;
+
+/** Anonymous memory (RssAnon), in bytes; NaN where /proc is not there. */
+function anonymous(): number {
+  try {
+    const line = /^RssAnon:\s+(\d+) kB/m.exec(readFileSync('/proc/self/status', 'utf8'));
+    return line ? Number(line[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
+}
 const mib = (bytes: number) => (bytes / MiB).toFixed(1);
 
 interface Result {
@@ -34,6 +44,12 @@ interface Result {
   ms: number;
   /** The RSS high-water mark above the RSS just before the upload began. */
   peakRssMib: number;
+  /** The same, once the last chunk has been received (before finish or store). */
+  peakRssReceivedMib: number;
+  /** The most anonymous memory (Linux RssAnon, sampled every 5 ms) above the start. RSS also
+   * counts the pages of files mapped into the process: libvips maps an input file once per
+   * pipeline reading it, pages the page cache holds anyway, since the file was just written. */
+  peakAnonMib: number;
   /** ArrayBuffer memory (Buffers, not Blobs) right after the upload, before any GC. */
   arrayBuffersAfterMib: number;
   /** The longest the main thread was held in one turn while the upload ran. */
@@ -56,9 +72,13 @@ async function runOne(kind: Case, file: string): Promise<Result> {
       .toBuffer();
     gc();
     const rssBefore = process.memoryUsage.rss();
+    const anonBefore = anonymous();
+    let anonPeak = anonBefore;
+    const sampler = setInterval(() => (anonPeak = Math.max(anonPeak, anonymous())), 5);
     const turns = monitorEventLoopDelay({ resolution: 5 });
     turns.enable();
     const start = performance.now();
+    let peakRssReceived = 0;
     if (kind.startsWith('ipc')) {
       const { uploadId, chunkBytes } = media.begin({ contentType, size: bytes.byteLength });
       for (let offset = 0; offset < bytes.byteLength; offset += chunkBytes) {
@@ -66,6 +86,7 @@ async function runOne(kind: Case, file: string): Promise<Result> {
         media.chunk({ uploadId, offset, data: bytes.subarray(offset, offset + chunkBytes).toString('base64') });
         await new Promise((resolve) => setImmediate(resolve));
       }
+      peakRssReceived = process.resourceUsage().maxRSS * 1024 - rssBefore;
       await media.finish({ uploadId });
     } else {
       const boundary = 'bench-boundary-7d1f';
@@ -80,14 +101,20 @@ async function runOne(kind: Case, file: string): Promise<Result> {
         reader.push(Buffer.from(body.subarray(at, at + 65_536)));
         if (at % (16 * 65_536) === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      await media.store({ file: reader.end().get('file') as File, contentType });
+      const file = reader.end().get('file') as File;
+      peakRssReceived = process.resourceUsage().maxRSS * 1024 - rssBefore;
+      await media.store({ file, contentType });
     }
     const ms = performance.now() - start;
     turns.disable();
+    clearInterval(sampler);
+    anonPeak = Math.max(anonPeak, anonymous());
     return {
       bytes: bytes.byteLength,
       ms,
       peakRssMib: (process.resourceUsage().maxRSS * 1024 - rssBefore) / MiB,
+      peakRssReceivedMib: peakRssReceived / MiB,
+      peakAnonMib: (anonPeak - anonBefore) / MiB,
       arrayBuffersAfterMib: process.memoryUsage().arrayBuffers / MiB,
       longestTurnMs: turns.max / 1e6,
     };
@@ -111,7 +138,9 @@ async function main(): Promise<void> {
     writeFileSync(inputs.image, jpeg);
     writeFileSync(inputs.video, mp4);
     console.log(`inputs: JPEG ${width} × ${height}, ${mib(jpeg.byteLength)} MiB; MP4-like ${mib(mp4.byteLength)} MiB; median of ${RUNS} runs, each in its own process`);
-    console.log(`${'case'.padEnd(18)}${'time ms'.padStart(10)}${'peak RSS +MiB'.padStart(16)}${'ArrayBuffers after MiB'.padStart(24)}${'longest turn ms'.padStart(18)}`);
+    console.log(
+      `${'case'.padEnd(18)}${'time ms'.padStart(10)}${'peak RSS +MiB'.padStart(16)}${'received +MiB'.padStart(16)}${'peak anon +MiB'.padStart(17)}${'ArrayBuffers after MiB'.padStart(24)}${'longest turn ms'.padStart(18)}`,
+    );
     const self = fileURLToPath(import.meta.url);
     for (const kind of CASES) {
       const runs: Result[] = [];
@@ -122,7 +151,7 @@ async function main(): Promise<void> {
       }
       const median = (pick: (r: Result) => number) => [...runs.map(pick)].sort((a, b) => a - b)[Math.floor(RUNS / 2)]!;
       console.log(
-        `${kind.padEnd(18)}${median((r) => r.ms).toFixed(0).padStart(10)}${median((r) => r.peakRssMib).toFixed(1).padStart(16)}${median((r) => r.arrayBuffersAfterMib).toFixed(1).padStart(24)}${median((r) => r.longestTurnMs).toFixed(1).padStart(18)}`,
+        `${kind.padEnd(18)}${median((r) => r.ms).toFixed(0).padStart(10)}${median((r) => r.peakRssMib).toFixed(1).padStart(16)}${median((r) => r.peakRssReceivedMib).toFixed(1).padStart(16)}${median((r) => r.peakAnonMib).toFixed(1).padStart(17)}${median((r) => r.arrayBuffersAfterMib).toFixed(1).padStart(24)}${median((r) => r.longestTurnMs).toFixed(1).padStart(18)}`,
       );
     }
   } finally {
