@@ -2,10 +2,10 @@
 // formData() parses a whole body in one synchronous call, and its files are read back with
 // arrayBuffer() in another: with the body's own assembly, a 65 MiB upload held the main thread
 // for 450 ms in one turn. Here each chunk is looked at once, as it comes off the socket (a native
-// indexOf for the delimiter, a copy of at most the chunk): a file part becomes a File made of
-// the chunks' Blobs, which its reader streams without ever holding it in one buffer. Parts are
-// counted, and the fields' text and every part's headers bounded, while the body arrives, so
-// a body over a bound is refused before it is whole.
+// indexOf for the delimiter), and a file's bytes are copied once, into a Blob per chunk: a file
+// part becomes a File made of those Blobs, which its reader streams without ever holding it in
+// one buffer. Parts are counted, and the fields' text and every part's headers bounded, while
+// the body arrives, so a body over a bound is refused before it is whole.
 
 /** Why a body was refused, with the status to answer. */
 export class MultipartError extends Error {
@@ -137,13 +137,9 @@ export function multipartReader(boundary: string, limits: MultipartLimits): Mult
       case 'preamble':
       case 'body': {
         const at = pending.indexOf(delimiter);
-        if (at === -1) {
-          // Keep what could be the start of a delimiter split across chunks.
-          const keep = Math.min(pending.length, delimiter.length - 1);
-          if (state === 'body') take(pending.subarray(0, pending.length - keep));
-          pending = pending.subarray(pending.length - keep);
-          return false;
-        }
+        // No delimiter in what has come: it is kept, whole and uncopied, until the next chunk
+        // shows whether one begins in its last bytes (push).
+        if (at === -1) return false;
         if (state === 'body') take(pending.subarray(0, at));
         finish();
         pending = pending.subarray(at + delimiter.length);
@@ -179,12 +175,43 @@ export function multipartReader(boundary: string, limits: MultipartLimits): Mult
     }
   };
 
+  /**
+   * `pending` (a part's bytes or the preamble, with no whole delimiter in it) followed by the next
+   * chunk, without copying either: a delimiter that straddles them begins in the last `keep`
+   * bytes of one and ends in the first `keep` of the other, and only those are joined to look.
+   * What comes before is the part's, taken (copied into its Blob, the one copy of these bytes);
+   * the chunk becomes `pending`. Joining the chunk to the bytes kept from the last one copied
+   * every chunk of a file once more before its Blob did.
+   */
+  const keep = delimiter.length - 1;
+  const joined = (bytes: Buffer): Buffer => {
+    const tail = Math.min(pending.length, keep);
+    if (bytes.length < keep) {
+      // Too short to end a delimiter begun before it (a trickle of tiny chunks): the last bytes
+      // are joined with it, a copy of fewer than two delimiters.
+      if (state === 'body') take(pending.subarray(0, pending.length - tail));
+      return Buffer.concat([pending.subarray(pending.length - tail), bytes]);
+    }
+    const at = Buffer.concat([pending.subarray(pending.length - tail), bytes.subarray(0, keep)]).indexOf(delimiter);
+    if (at === -1) {
+      if (state === 'body') take(pending);
+      return bytes;
+    }
+    if (state === 'body') take(pending.subarray(0, pending.length - tail + at));
+    finish();
+    state = 'after-delimiter';
+    return bytes.subarray(at + delimiter.length - tail);
+  };
+
   return {
     push(chunk) {
       if (state === 'done') return;
       const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.byteLength);
-      // Only the few bytes kept from the last chunk are copied along with this one.
-      pending = pending.length === 0 ? bytes : Buffer.concat([pending, bytes]);
+      if (pending.length === 0) pending = bytes;
+      else if (state === 'preamble' || state === 'body') pending = joined(bytes);
+      // After a delimiter (a byte or two) or within a part's headers (at most 16 KiB): the chunk
+      // is copied along, the one chunk of a part that can be copied twice.
+      else pending = Buffer.concat([pending, bytes]);
       while (step());
     },
     end() {

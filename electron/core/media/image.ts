@@ -2,14 +2,23 @@
 // (decompression bombs), applies the EXIF orientation and re-encodes the pixels in the same
 // format, which drops EXIF (GPS included), XMP and comments; then a WebP thumbnail and a
 // blurhash of the result. GIFs carry no EXIF and are kept byte for byte, as microblog.pub does.
+// The input is bytes in memory or the path of a file (an upload from the window or the
+// network, already on disk: store.ts saveUploadFile), which libvips reads itself on its
+// threads.
 import sharp, { type Sharp } from 'sharp';
 import { encode } from 'blurhash';
 import { MediaRejectedError } from './errors';
 import { BLURHASH_COMPONENTS, MAX_INPUT_PIXELS, THUMBNAIL_SIZE, type ImageType } from './limits';
 
+// libvips keeps input files open in its operation cache (20 by default); on Windows a file held
+// open cannot be renamed or removed (sharp issues #415, #4093), and saveUploadFile renames or
+// removes its temporary file as soon as the image is processed. Operations are still cached.
+sharp.cache({ files: 0 });
+
 export interface ProcessedImage {
-  /** What is stored and served: the cleaned image, in its own format. */
-  bytes: Buffer;
+  /** What is stored and served: the cleaned image, in its own format; null when the input is
+   * stored as it is (a GIF). */
+  bytes: Buffer | null;
   /** WebP, fitting in THUMBNAIL_SIZE² (first frame of an animation). */
   thumbnail: Buffer;
   /** As displayed (orientation applied; one frame of an animation). */
@@ -18,7 +27,13 @@ export interface ProcessedImage {
   blurhash: string;
 }
 
-const open = (input: Buffer, animated: boolean): Sharp => sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, animated });
+/** Bytes, or the path of a file: saveUploadFile's temporary file, named `incoming-<uuid>.tmp`.
+ * No libvips loader claims a .tmp name by its suffix, so the loader is chosen by the first bytes
+ * as for bytes (and those were checked, sniff.ts); and no two files share a name, so libvips'
+ * operation cache, keyed by it, never answers for other bytes. */
+export type ImageInput = Buffer | string;
+
+const open = (input: ImageInput, animated: boolean): Sharp => sharp(input, { limitInputPixels: MAX_INPUT_PIXELS, animated });
 
 function refuse(error: unknown): never {
   if (error instanceof MediaRejectedError) throw error;
@@ -45,7 +60,7 @@ function reencode(pipeline: Sharp, type: ImageType): Sharp {
   }
 }
 
-export async function processImage(input: Buffer, type: ImageType): Promise<ProcessedImage> {
+export async function processImage(input: ImageInput, type: ImageType): Promise<ProcessedImage> {
   try {
     // The header alone: refuse a bomb before a single pixel is decoded.
     const meta = await sharp(input, { limitInputPixels: false }).metadata();
@@ -57,7 +72,7 @@ export async function processImage(input: Buffer, type: ImageType): Promise<Proc
     // to a smaller size), and the blurhash from the thumbnail: the full image is decoded once
     // per output, never again from the re-encoded bytes.
     const [bytes, thumbnail] = await Promise.all([
-      type === 'image/gif' ? input : reencode(open(input, animated).autoOrient(), type).toBuffer(),
+      type === 'image/gif' ? null : reencode(open(input, animated).autoOrient(), type).toBuffer(),
       open(input, false).autoOrient().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
     ]);
     const width = meta.autoOrient.width;

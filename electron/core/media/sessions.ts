@@ -4,8 +4,8 @@
 // work through Electron's IPC and through the headless HTTP transport (whose bodies are capped
 // at 1 MiB), and the renderer can show progress as the chunks are acknowledged. Chunks are
 // held in memory until the whole file has arrived (an abandoned upload is forgotten after a
-// while); then it is stored as files from the network are, streamed through a temporary file,
-// and nothing is kept of a file that fails a check.
+// while); then it is stored as files from the network are, written to a temporary file, and
+// nothing is kept of a file that fails a check.
 import { randomUUID } from 'node:crypto';
 import type { Upload } from '../../../db/schema';
 import { BadInputError, NotFoundError } from '../errors';
@@ -21,8 +21,9 @@ const IDLE_MS = 10 * 60_000;
 interface Session {
   contentType: string;
   size: number;
-  /** Each chunk as it came (a Blob holds its own copy, so the file is never one buffer). */
-  chunks: Blob[];
+  /** Each chunk as it was decoded, never copied again: saveUploadFile writes these very bytes
+   * (a Blob of each would be a copy in, and reading it to write it one more out). */
+  chunks: Buffer[];
   received: number;
   touched: number;
 }
@@ -65,7 +66,7 @@ export function createUploadSessions(deps: () => UploadDeps, now: () => number =
         sessions.delete(uploadId);
         throw new MediaRejectedError('too_large', 'The file sent is larger than announced; the upload was cancelled.');
       }
-      session.chunks.push(new Blob([bytes]));
+      session.chunks.push(bytes);
       session.received += bytes.byteLength;
       return { received: session.received };
     },
@@ -73,9 +74,10 @@ export function createUploadSessions(deps: () => UploadDeps, now: () => number =
       const session = get(uploadId);
       sessions.delete(uploadId);
       if (session.received !== session.size) throw new BadInputError('The file did not arrive whole; please attach it again.');
-      // Streamed to disk and hashed chunk by chunk (store.ts saveUploadFile): joined and hashed
-      // whole, a 65 MiB video held the main thread — the window's — for 100–200 ms.
-      return (await saveUploadFile(deps(), { file: new Blob(session.chunks), contentType: session.contentType })).upload;
+      // Written to disk and hashed chunk by chunk (store.ts saveUploadFile), which takes each out
+      // of the list as it is written: joined and hashed whole, a 65 MiB video held the main
+      // thread — the window's — for 100–200 ms.
+      return (await saveUploadFile(deps(), { file: session.chunks, contentType: session.contentType })).upload;
     },
     cancel({ uploadId }) {
       return { cancelled: sessions.delete(uploadId) };

@@ -5,12 +5,12 @@
 //
 // Nothing is half-stored: every check and all decoding happen first; files are written under
 // temporary names and renamed into place; the row is written last, and a failure removes
-// whatever this call wrote. Files from the network (saveUploadFile) are never held in one
-// buffer on the main thread: they are streamed to a temporary file, hashed on the way, and
-// their type and size checked on their first bytes before that.
+// whatever this call wrote. Files that come in pieces (saveUploadFile) are never held in one
+// buffer: their type and size are checked on their first bytes, then they are written to a
+// temporary file and hashed on the way, and an image is decoded from that file.
 import { createHash, randomUUID } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
-import { open, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isTemporaryFile } from './temporary-files';
 import { eq } from 'drizzle-orm';
@@ -105,31 +105,67 @@ export async function saveUpload(deps: UploadDeps, input: { bytes: Uint8Array; c
 }
 
 /**
- * saveUpload for a file that came in pieces (a multipart part, or the author's upload through
- * the window, each a Blob made of its chunks as they came): refused on its size and first bytes
- * before anything else; then streamed, chunk by chunk, to a temporary file in the uploads folder
- * while it is hashed. A video is renamed into place from there; an image is read back
- * (asynchronously, at most 16 MiB) for sharp. Whole, a 65 MiB file cost 100 ms to copy into one
- * buffer and 60 ms to hash, each in one piece.
+ * A file that came in pieces: a Blob (a multipart part, made of the Blobs its chunks were copied
+ * into as they came), or the pieces themselves as they were decoded (the author's upload through
+ * the window). A list of pieces is emptied as they are written, so that each piece's memory can
+ * go as soon as it is on disk, before an image is decoded.
+ */
+export type IncomingFile = Blob | Uint8Array[];
+
+const sizeOf = (file: IncomingFile): number => (Array.isArray(file) ? file.reduce((n, piece) => n + piece.byteLength, 0) : file.size);
+
+/** The first `n` bytes of a file (all of it if shorter): a copy of at most `n` bytes. */
+async function headOf(file: IncomingFile, n: number): Promise<Uint8Array> {
+  if (!Array.isArray(file)) return new Uint8Array(await file.slice(0, n).arrayBuffer());
+  const head = new Uint8Array(Math.min(n, sizeOf(file)));
+  let at = 0;
+  for (const piece of file) {
+    if (at === head.byteLength) break;
+    const part = piece.subarray(0, head.byteLength - at);
+    head.set(part, at);
+    at += part.byteLength;
+  }
+  return head;
+}
+
+/** The pieces of a file in order; a list's are taken out of it as they are read. */
+async function* piecesOf(file: IncomingFile): AsyncIterable<Uint8Array> {
+  if (!Array.isArray(file)) {
+    yield* file.stream();
+    return;
+  }
+  for (let piece = file.shift(); piece !== undefined; piece = file.shift()) yield piece;
+}
+
+/**
+ * saveUpload for a file that came in pieces: refused on its size and first bytes before anything
+ * else; then written, piece by piece, to a temporary file in the uploads folder while it is
+ * hashed. A video is renamed into place from there, and sharp reads an image from there too:
+ * from the file, libvips reads on its own threads what each decode needs, while from memory
+ * sharp wants one Buffer, which the pieces would have to be copied into (or read back from the
+ * file into) on the main thread, and which would be held, with the pieces, while the image is
+ * decoded. (libvips maps the file once per pipeline, so RSS counts its pages up to twice; they
+ * are the page cache's, which holds the just-written file anyway: bench/upload-copies.ts shows
+ * 19–41 MiB less anonymous memory for a 14 MiB JPEG.) Whole, a 65 MiB file cost 100 ms to copy
+ * into one buffer and 60 ms to hash, each in one piece.
  * `created`: whether this call stored it (else the same bytes were stored before).
  */
-export async function saveUploadFile(deps: UploadDeps, input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }> {
-  const head = new Uint8Array(await input.file.slice(0, SNIFF_BYTES).arrayBuffer());
-  const type = checkUpload(head, input.contentType, input.file.size);
+export async function saveUploadFile(deps: UploadDeps, input: { file: IncomingFile; contentType: string }): Promise<{ upload: Upload; created: boolean }> {
+  const type = checkUpload(await headOf(input.file, SNIFF_BYTES), input.contentType, sizeOf(input.file));
   mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
   const incoming = join(deps.uploadsDir, `incoming-${randomUUID()}.tmp`);
   try {
     const hash = createHash('sha256');
     const handle = await open(incoming, 'w', 0o600);
     try {
-      for await (const chunk of input.file.stream()) {
-        hash.update(chunk);
-        await handle.write(chunk);
+      for await (const piece of piecesOf(input.file)) {
+        hash.update(piece);
+        await handle.write(piece);
       }
     } finally {
       await handle.close();
     }
-    return await persist(deps, type, hash.digest('hex'), isImageType(type) ? { bytes: await readFile(incoming) } : { path: incoming });
+    return await persist(deps, type, hash.digest('hex'), { path: incoming });
   } finally {
     await rm(incoming, { force: true });
   }
@@ -140,11 +176,12 @@ async function persist(deps: UploadDeps, type: MediaType, hash: string, original
   const existing = findUploadByHash(deps.db, hash);
   if (existing && existsSync(uploadPath(deps.uploadsDir, hash))) return { upload: existing, created: false };
 
-  const image = isImageType(type) && 'bytes' in original ? await processImage(original.bytes, type) : null;
+  const image = isImageType(type) ? await processImage('bytes' in original ? original.bytes : original.path, type) : null;
 
   mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
   const written: string[] = [];
   try {
+    // The cleaned image, or else the original as it came (a GIF, a video).
     const files: [string, Uint8Array | { path: string }][] = [[uploadPath(deps.uploadsDir, hash), image?.bytes ?? ('bytes' in original ? original.bytes : original)]];
     if (image) files.push([thumbnailPath(deps.uploadsDir, hash), image.thumbnail]);
     for (const [path, content] of files) {
