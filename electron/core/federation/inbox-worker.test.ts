@@ -3,7 +3,7 @@
 // outbound client. A worker ended mid-batch or mid-burst (as a crash would) leaves nothing lost
 // and nothing done twice; what the workers signal (rows done, deliveries queued, answers) is
 // heard on the main thread.
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -13,6 +13,7 @@ import { startServer, type LoopbackServer } from '../net/test-server';
 import { createSettingsService } from '../settings-service';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import { ChecksUnavailableError, type InboxWorkerHost } from './inbox-worker-host';
+import { WORKER_NICE } from '../worker-side';
 import type { RowResult } from './inbox-loop';
 
 const LOCAL = 'https://tern.example';
@@ -157,6 +158,27 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     expect(core.fed.keyCache.stats).toMatchObject({ hits: 0, misses: 0, fetches: 0 });
     expect(await core.inboxKeyStats()).toMatchObject({ fetches: 1, hits: 1 });
     expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(2);
+  });
+
+  // Linux gives each thread a nice value of its own (worker-side.ts lowerPriority).
+  it.runIf(process.platform === 'linux')("runs the checks at the main thread's priority and the processor below it", async () => {
+    await listeningWorkerCore(true);
+    const niceOf = new Map<string, Set<number>>();
+    for (const tid of readdirSync('/proc/self/task')) {
+      let stat: string;
+      try {
+        stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      } catch {
+        continue; // a thread that ended meanwhile
+      }
+      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+      const nice = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[16]);
+      niceOf.set(name, (niceOf.get(name) ?? new Set()).add(nice));
+    }
+    const main = Number(readFileSync('/proc/self/stat', 'utf8').split(') ')[1]!.split(' ')[16]);
+    expect(niceOf.get('tern-inbox-chec')).toEqual(new Set([main]));
+    expect(niceOf.get('tern-inbox-work')).toEqual(new Set([Math.min(19, main + WORKER_NICE)]));
+    expect(WORKER_NICE).toBeGreaterThan(0);
   });
 
   it('stops the checks worker after a while without a POST; the next POST starts it again and waits for it', async () => {
