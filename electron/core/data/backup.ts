@@ -28,7 +28,7 @@ import { writePrivateFile } from './private-file';
 import { parseBoundedJson } from '../net/bounded-json';
 import { workerEntry } from '../worker-host';
 import { isTemporaryFile } from '../media/temporary-files';
-import type { MicroblogPubPreview, TernEnums } from './microblogpub-import';
+import type { ImportInspection, TernEnums } from './import-types';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
@@ -159,7 +159,7 @@ type BackupAnswer<J extends BackupJob> = J extends { kind: 'create' }
   : J extends { kind: 'stageImport' }
     ? string
     : J extends { kind: 'inspectImport' }
-      ? Pick<MicroblogPubPreview, 'revision' | 'counts' | 'leftBehind'>
+      ? ImportInspection
       : { manifest: BackupManifest };
 export type BackupReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: { name: string; message: string } };
 

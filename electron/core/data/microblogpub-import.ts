@@ -27,6 +27,7 @@ import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings, type Setting
 import type { DataPaths } from '../paths';
 import { swapIntoDataFolder } from './swap';
 import { onBackupThread } from './backup';
+import type { ImportInspection, LeftBehind, TernEnums } from './import-types';
 import { hashSecret } from '../indieauth/secrets';
 
 /**
@@ -322,19 +323,10 @@ function enumColumns(sqlite: Sqlite, table: string): Map<string, string[]> {
   return new Map([...sql.matchAll(/CHECK \((\w+) IN \(((?:'[A-Z_]+'(?:, )?)+)\)\)/g)].map((m) => [m[1]!, [...m[2]!.matchAll(/'([A-Z_]+)'/g)].map((v) => v[1]!)]));
 }
 
-/** Rows whose enumeration value Tern does not have (microblog.pub's later notification kinds…). */
-export interface LeftBehind {
-  table: string;
-  column: string;
-  value: string;
-  rows: number;
-}
 
 const knownValueSql = (column: string, values: readonly string[], alias: string) =>
   `(${alias}.${q(column)} IS NULL OR ${alias}.${q(column)} IN (${values.map((v) => `'${v}'`).join(', ')}))`;
 
-/** Tern's enumerations of these tables, as plain data (for the backup thread). */
-export type TernEnums = Record<string, [column: string, values: string[]][]>;
 
 export function ternEnums(tern: Sqlite, tables: readonly string[]): TernEnums {
   return Object.fromEntries(tables.map((table) => [table, [...enumColumns(tern, table)]]));
@@ -420,7 +412,7 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
 /** What a copy of microblog.pub's database holds: its revision, rows per table, and the rows
  * Tern would leave behind. Run on the backup thread (a count and a scan per table: 70–80 ms in
  * one piece for 100,000 rows on the main thread). */
-export async function inspectMicroblogPub(folder: string, copy: string, enums: TernEnums): Promise<Pick<MicroblogPubPreview, 'revision' | 'counts' | 'leftBehind'>> {
+export async function inspectMicroblogPub(folder: string, copy: string, enums: TernEnums): Promise<ImportInspection> {
   const revision = await copyDatabase(folder, copy);
   const sqlite = new Database(copy, { readonly: true });
   try {
