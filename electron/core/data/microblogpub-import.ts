@@ -323,7 +323,6 @@ function enumColumns(sqlite: Sqlite, table: string): Map<string, string[]> {
   return new Map([...sql.matchAll(/CHECK \((\w+) IN \(((?:'[A-Z_]+'(?:, )?)+)\)\)/g)].map((m) => [m[1]!, [...m[2]!.matchAll(/'([A-Z_]+)'/g)].map((v) => v[1]!)]));
 }
 
-
 const knownValueSql = (column: string, values: readonly string[], alias: string) =>
   `(${alias}.${q(column)} IS NULL OR ${alias}.${q(column)} IN (${values.map((v) => `'${v}'`).join(', ')}))`;
 

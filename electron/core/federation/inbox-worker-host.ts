@@ -27,7 +27,7 @@ const STOP_WAIT_MS = 15_000;
  * ms), accepted 1,086–1,223/s against 1,008–1,086/s; end to end 931–998/s against 918–964/s; the
  * main thread's loop delay (p99 7.2–7.5 ms) and the IPC page (p99 13–16 ms) as before.
  */
-export const CHECKS_NICE = 0;
+const CHECKS_NICE = 0;
 
 /** The checks worker is stopped after this long without an inbox POST (its memory given back). */
 const CHECKS_IDLE_STOP_MS = 10 * 60_000;
