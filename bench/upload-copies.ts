@@ -20,6 +20,7 @@ import { upgrade } from '../migrations/runner';
 import { multipartReader } from '../electron/core/listener/multipart';
 import { MAX_AV_BYTES } from '../electron/core/media/limits';
 import { createMediaService } from '../electron/core/media/service';
+import { UploadedFile } from '../electron/core/media/uploaded-file';
 
 const RUNS = Number(process.env.RUNS ?? 3);
 const CASES = ['ipc-image', 'ipc-video', 'multipart-image', 'multipart-video'] as const;
@@ -101,9 +102,10 @@ async function runOne(kind: Case, file: string): Promise<Result> {
         reader.push(Buffer.from(body.subarray(at, at + 65_536)));
         if (at % (16 * 65_536) === 0) await new Promise((resolve) => setImmediate(resolve));
       }
-      const file = reader.end().get('file') as File;
+      const file = reader.end().find(([name]) => name === 'file')?.[1];
+      if (!(file instanceof UploadedFile)) throw new Error('no file part');
       peakRssReceived = process.resourceUsage().maxRSS * 1024 - rssBefore;
-      await media.store({ file, contentType });
+      await media.store({ file: file.pieces, contentType });
     }
     const ms = performance.now() - start;
     turns.disable();

@@ -44,6 +44,13 @@ describe('readCappedBody', () => {
     const request = new Request('http://x/', { method: 'POST', body: 'tiny', headers: { 'content-length': '999999' } });
     expect(await readCappedBody(request, 10)).toEqual({ ok: false, reason: 'too_large' });
   });
+
+  it('leaves a body to its watcher unless kept: no array of its size (a 40 MiB multipart upload allocated 40 MiB of zeros)', async () => {
+    const seen: number[] = [];
+    const read = await readCappedBody(new Request('http://x/', { method: 'POST', body: 'x'.repeat(1000) }), 2000, (chunk) => (seen.push(chunk.byteLength), false), false);
+    expect(read).toEqual({ ok: true, bytes: new Uint8Array(0), size: 1000 });
+    expect(seen.reduce((a, b) => a + b, 0)).toBe(1000);
+  });
 });
 
 describe('isBlockedUrl', () => {

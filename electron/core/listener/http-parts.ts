@@ -94,7 +94,8 @@ export async function readCappedBody(request: Request, cap: number, stop?: (chun
     return { ok: false, reason: 'aborted' };
   }
   readToEnd.add(request);
-  const bytes = new Uint8Array(size);
+  // Unless kept, the chunks were the watcher's: an array of the body's size would be empty.
+  const bytes = new Uint8Array(keep ? size : 0);
   let offset = 0;
   for (const chunk of chunks) {
     bytes.set(chunk, offset);

@@ -15,10 +15,12 @@ import { hasScope } from '../indieauth/scopes';
 import { cleanFilename, mediaUrl } from '../media/attachments';
 import { MediaRejectedError } from '../media/errors';
 import { MAX_ATTACHMENTS, MAX_AV_BYTES, MAX_IMAGE_BYTES } from '../media/limits';
+import { UploadedFile } from '../media/uploaded-file';
 import { declaredType } from '../micropub/media';
 import { configQuery, fromForm, fromJson, MAX_FORM_FIELDS, MicropubError, requireScope, runMicropub, sourceQuery, type MicropubRequest } from '../micropub/micropub';
 import { problem, type ListenerCore, type ListenerEnv } from './context';
 import { endpointsOf, INDIEAUTH_PATHS } from './indieauth-routes';
+import type { FormEntry } from './multipart';
 import { BodyError, decodeBody, type DecodedBody } from './request-body';
 
 const MiB = 1024 * 1024;
@@ -73,7 +75,7 @@ async function bodyBeforeToken(c: Context<ListenerEnv>, parts: number): Promise<
 }
 
 /** The fields of a form or multipart body, and the access_token among them. */
-function formOf(body: DecodedBody): { entries: [string, string | File][]; token: string | null } | null {
+function formOf(body: DecodedBody): { entries: FormEntry[]; token: string | null } | null {
   if (body.kind !== 'form' && body.kind !== 'multipart') return null;
   const entries = [...(body.kind === 'form' ? body.params : body.form)];
   let token: string | null = null;
@@ -84,13 +86,13 @@ function formOf(body: DecodedBody): { entries: [string, string | File][]; token:
 /** The media endpoint's form: one file part named file, and maybe the token. */
 const mediaForm = z
   .object({
-    file: z.array(z.instanceof(File), { message: 'a file part named "file" is required' }).length(1, 'send exactly one file part named "file"'),
+    file: z.array(z.instanceof(UploadedFile), { message: 'a file part named "file" is required' }).length(1, 'send exactly one file part named "file"'),
     access_token: z.array(z.string().max(200)).max(1).optional(),
   })
   .strict();
 
-function grouped(form: FormData): Record<string, FormDataEntryValue[]> {
-  const out: Record<string, FormDataEntryValue[]> = {};
+function grouped(form: FormEntry[]): Record<string, FormEntry[1][]> {
+  const out: Record<string, FormEntry[1][]> = {};
   for (const [key, value] of form) (out[key] ??= []).push(value);
   return out;
 }
@@ -185,7 +187,7 @@ export function mountMicropubRoute(app: Hono<ListenerEnv>, core: ListenerCore): 
       const parsed = mediaForm.safeParse(grouped(body.form));
       if (!parsed.success) return answer(c, 400, 'invalid_request', parsed.error.issues[0]?.message ?? 'send one file part named "file"');
       const file = parsed.data.file[0]!;
-      const { upload: row } = await media.store({ file, contentType: await declaredType(file) });
+      const { upload: row } = await media.store({ file: file.pieces, contentType: declaredType(file) });
       return c.body(null, 201, { ...CORS, Location: mediaUrl(c.var.local, row.contentHash, cleanFilename(file.name, row.contentType)) });
     } catch (error) {
       return failure(c, error);

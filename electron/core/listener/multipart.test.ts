@@ -2,7 +2,8 @@
 // wherever the chunks split the body, files kept as pieces and never read whole, and each bound
 // (fields' text, a part's headers, the closing delimiter) refused with its reason.
 import { describe, expect, it, vi } from 'vitest';
-import { multipartReader } from './multipart';
+import { UploadedFile } from '../media/uploaded-file';
+import { multipartReader, PIECE_BYTES, type FormEntry } from './multipart';
 import { BodyError, decodeBody, MULTIPART_FIELD_BYTES } from './request-body';
 
 const MiB = 1024 * 1024;
@@ -25,6 +26,15 @@ const field = (name: string, value: string) => `--${B}\r\nContent-Disposition: f
 const fileHead = (name: string, filename: string, type: string) => `--${B}\r\nContent-Disposition: form-data; name="${name}"; filename="${filename}"\r\nContent-Type: ${type}\r\n\r\n`;
 const refusal = (promise: Promise<unknown>) => promise.then(() => null, (error: unknown) => (error instanceof BodyError ? { status: error.status, message: error.message } : error));
 const decode = (request: Request, parts = 10) => decodeBody(request, 70 * MiB, { multipart: true, fields: parts });
+/** The value of the first part named `name`. */
+const get = (form: FormEntry[], name: string) => form.find(([key]) => key === name)?.[1];
+/** The file part named `name`. */
+const fileOf = (form: FormEntry[], name: string) => {
+  const value = get(form, name);
+  if (!(value instanceof UploadedFile)) throw new Error(`${name} is not a file: ${String(value)}`);
+  return value;
+};
+const bytesOf = (file: UploadedFile) => Buffer.concat(file.pieces);
 
 describe('multipart bodies read as they arrive', () => {
   // Bytes that begin like the delimiter (CR LF - - and most of the boundary) inside the file, so
@@ -37,11 +47,11 @@ describe('multipart bodies read as they arrive', () => {
     for (const size of [1, 2, 3, 5, 7, 13, 31, 40, 41, 42, 64, 97]) {
       const read = await decode(streamed(body, size));
       if (read.kind !== 'multipart') throw new Error(`not multipart: ${read.kind}`);
-      expect([...read.form.keys()]).toEqual(['h', 'content', 'photo']);
-      expect(read.form.get('content')).toBe('héllo "there"');
-      const photo = read.form.get('photo') as File;
-      expect([photo.name, photo.type]).toEqual(['a b; c=d.jpg', 'image/jpeg']);
-      expect(Buffer.from(await photo.arrayBuffer()).equals(file)).toBe(true);
+      expect(read.form.map(([name]) => name)).toEqual(['h', 'content', 'photo']);
+      expect(get(read.form, 'content')).toBe('héllo "there"');
+      const photo = fileOf(read.form, 'photo');
+      expect([photo.name, photo.type, photo.size]).toEqual(['a b; c=d.jpg', 'image/jpeg', file.length]);
+      expect(bytesOf(photo).equals(file)).toBe(true);
     }
     expect(formData).not.toHaveBeenCalled();
     formData.mockRestore();
@@ -54,14 +64,14 @@ describe('multipart bodies read as they arrive', () => {
         const reader = multipartReader(B, { parts: 10, fieldBytes: MiB });
         for (const chunk of [body.subarray(0, first), body.subarray(first, first + middle), body.subarray(first + middle)]) reader.push(new Uint8Array(chunk));
         const form = reader.end();
-        expect(form.get('content')).toBe('héllo "there"');
-        const photo = Buffer.from(await (form.get('photo') as File).arrayBuffer());
+        expect(get(form, 'content')).toBe('héllo "there"');
+        const photo = bytesOf(fileOf(form, 'photo'));
         if (!photo.equals(file)) throw new Error(`chunks of ${first}, ${middle} and the rest: the file differs`);
       }
     }
   });
 
-  it('never parses a whole body nor copies a file into one buffer: the file is a File of its chunks', async () => {
+  it('never parses a whole body nor copies a file into one buffer: the file is the pieces of its chunks', async () => {
     // The Web Request's formData parsed the whole body in one call (65 MiB: 110–135 ms on this
     // machine), and the body was assembled into one buffer before that.
     const big = Buffer.alloc(8 * MiB, 0x41);
@@ -71,11 +81,41 @@ describe('multipart bodies read as they arrive', () => {
     const read = await decode(request);
     expect(formData).not.toHaveBeenCalled();
     // Only the last bytes of a chunk and the first of the next are joined, to look for a
-    // delimiter across them; a chunk is never copied but into its Blob.
+    // delimiter across them.
     expect(Math.max(...concat.mock.calls.map(([list]) => list.reduce((n, b) => n + b.length, 0)))).toBeLessThanOrEqual(2 * (B.length + 4));
     vi.restoreAllMocks();
-    const got = read.kind === 'multipart' ? (read.form.get('file') as File) : null;
+    const got = read.kind === 'multipart' ? fileOf(read.form, 'file') : null;
     expect(got?.size).toBe(big.length);
+  });
+
+  it("keeps a file as its chunks: a piece of 16 KiB or more is the chunk's own bytes, uncopied; only a part's first and last bytes are copied, into one run each", () => {
+    const big = Buffer.from(Array.from({ length: 990_000 }, (_, i) => (i * 7919) % 251));
+    const body = Buffer.concat([Buffer.from(field('h', 'entry') + fileHead('file', 'v.mp4', 'video/mp4')), big, Buffer.from(`\r\n${field('after', 'x')}--${B}--\r\n`)]);
+    // Chunk edges that leave a few bytes of the file at its start and end.
+    const edges = [0, body.indexOf(big) + 10, ...Array.from({ length: 15 }, (_, i) => body.indexOf(big) + 10 + (i + 1) * 65_536), body.length];
+    const chunks = new Set<ArrayBufferLike>();
+    const reader = multipartReader(B, { parts: 10, fieldBytes: MiB });
+    for (let i = 1; i < edges.length; i++) {
+      const chunk = new Uint8Array(body.subarray(edges[i - 1], edges[i]));
+      chunks.add(chunk.buffer);
+      reader.push(chunk);
+    }
+    const form = reader.end();
+    const file = fileOf(form, 'file');
+    expect([bytesOf(file).equals(big), file.size, get(form, 'after')]).toEqual([true, big.length, 'x']);
+    const copied = file.pieces.filter((piece) => !chunks.has(piece.buffer));
+    expect(copied.map((piece) => piece.byteLength)).toEqual([10, big.length - 10 - 15 * 65_536]);
+    expect(file.pieces.length).toBe(17);
+  });
+
+  it(`gathers a file that trickles in, a few bytes a chunk, into pieces of ${PIECE_BYTES} bytes, not one array per chunk`, () => {
+    const small = Buffer.from(Array.from({ length: 3 * PIECE_BYTES + 100 }, (_, i) => (i * 31) % 256));
+    const body = Buffer.concat([Buffer.from(fileHead('file', 'a.bin', 'application/octet-stream')), small, Buffer.from(`\r\n--${B}--\r\n`)]);
+    const reader = multipartReader(B, { parts: 10, fieldBytes: MiB });
+    for (let at = 0; at < body.length; at += 5) reader.push(new Uint8Array(body.subarray(at, at + 5)));
+    const file = fileOf(reader.end(), 'file');
+    expect(bytesOf(file).equals(small)).toBe(true);
+    expect(file.pieces.map((piece) => piece.byteLength)).toEqual([PIECE_BYTES, PIECE_BYTES, PIECE_BYTES, 100]);
   });
 
   it(`refuses fields of more than ${MULTIPART_FIELD_BYTES} bytes in all with 413, files not counted`, async () => {
@@ -103,20 +143,24 @@ describe('names and filenames as clients write them', () => {
     if (read.kind !== 'multipart') throw new Error(`not multipart: ${read.kind}`);
     return read.form;
   };
+  /** The file of the body's one part. */
+  const fileIn = async (disposition: string, data?: string) => {
+    const entries = await form(disposition, data);
+    return fileOf(entries, entries[0]![0]);
+  };
 
   it("reads a browser's %22, %0D and %0A, Go's \\\" and \\\\, and keeps any other backslash", async () => {
-    expect(((await form('form-data; name="f"; filename="say %22hi%22%0D%0A.png"')).get('f') as File).name).toBe('say "hi"\r\n.png');
-    expect(((await form('form-data; name="f"; filename="say \\"hi\\" a\\\\b.png"')).get('f') as File).name).toBe('say "hi" a\\b.png');
-    expect(((await form('form-data; name="f"; filename="C:\\p\\f.png"')).get('f') as File).name).toBe('C:\\p\\f.png');
-    expect([...(await form('form-data; name="a%22b"')).keys()]).toEqual(['a"b']);
+    expect((await fileIn('form-data; name="f"; filename="say %22hi%22%0D%0A.png"')).name).toBe('say "hi"\r\n.png');
+    expect((await fileIn('form-data; name="f"; filename="say \\"hi\\" a\\\\b.png"')).name).toBe('say "hi" a\\b.png');
+    expect((await fileIn('form-data; name="f"; filename="C:\\p\\f.png"')).name).toBe('C:\\p\\f.png');
+    expect((await form('form-data; name="a%22b"')).map(([name]) => name)).toEqual(['a"b']);
   });
 
   it('takes a part with only filename* (RFC 8187) as a file named by it; filename wins when both are sent', async () => {
-    const only = (await form("form-data; name=\"photo\"; filename*=UTF-8''%C3%A9t%C3%A9.png", 'bytes')).get('photo');
-    expect(only).toBeInstanceOf(File);
-    expect([(only as File).name, await (only as File).text()]).toEqual(['été.png', 'bytes']);
-    expect(((await form("form-data; name=\"photo\"; filename=\"plain.png\"; filename*=UTF-8''%C3%A9.png")).get('photo') as File).name).toBe('plain.png');
-    expect(((await form("form-data; name=\"photo\"; filename*=iso-8859-1''caf%E9.png")).get('photo') as File).name).toBe('café.png');
-    expect(((await form("form-data; name=\"photo\"; filename*=UTF-8''%ZZ")).get('photo') as File).name).toBe('');
+    const only = await fileIn("form-data; name=\"photo\"; filename*=UTF-8''%C3%A9t%C3%A9.png", 'bytes');
+    expect([only.name, bytesOf(only).toString()]).toEqual(['été.png', 'bytes']);
+    expect((await fileIn("form-data; name=\"photo\"; filename=\"plain.png\"; filename*=UTF-8''%C3%A9.png")).name).toBe('plain.png');
+    expect((await fileIn("form-data; name=\"photo\"; filename*=iso-8859-1''caf%E9.png")).name).toBe('café.png');
+    expect((await fileIn("form-data; name=\"photo\"; filename*=UTF-8''%ZZ")).name).toBe('');
   });
 });

@@ -32,7 +32,7 @@ describe('decodeBody: fields', () => {
   it('multipart: exactly the bound of parts is read; one more is refused before parsing', async () => {
     const type = 'multipart/form-data; boundary=xyz-123';
     const read = await decodeBody(request(type, parts(10, 'xyz-123')), MiB, { multipart: true, fields: 10 });
-    expect(read.kind === 'multipart' && [...read.form.keys()]).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`));
+    expect(read.kind === 'multipart' && read.form.map(([name]) => name)).toEqual(Array.from({ length: 10 }, (_, i) => `k${i}`));
     expect(await refusal(decodeBody(request(type, parts(11, 'xyz-123')), MiB, { multipart: true, fields: 10 }))).toEqual({ status: 400, message: 'the multipart body has more than 10 parts' });
   });
 
@@ -40,7 +40,7 @@ describe('decodeBody: fields', () => {
     const type = 'multipart/form-data; boundary=----chunked-boundary-0123';
     for (const size of [1, 7, 64]) {
       const read = await decodeBody(streamed(type, parts(10, '----chunked-boundary-0123'), size), MiB, { multipart: true, fields: 10 });
-      expect(read.kind === 'multipart' && [...read.form.keys()].length).toBe(10);
+      expect(read.kind === 'multipart' && read.form.map(([name]) => name).length).toBe(10);
       expect(await refusal(decodeBody(streamed(type, parts(11, '----chunked-boundary-0123'), size), MiB, { multipart: true, fields: 10 }))).toEqual({ status: 400, message: 'the multipart body has more than 10 parts' });
     }
     // A body that never ends: only a count made while reading can answer.
@@ -50,7 +50,7 @@ describe('decodeBody: fields', () => {
 
   it('a quoted boundary (spaces allowed inside) is the one counted and parsed; none, two or an invalid one is 400', async () => {
     const read = await decodeBody(request('multipart/form-data; boundary="a b:c"', parts(2, 'a b:c')), MiB, { multipart: true });
-    expect(read.kind === 'multipart' && [...read.form.keys()]).toEqual(['k0', 'k1']);
+    expect(read.kind === 'multipart' && read.form.map(([name]) => name)).toEqual(['k0', 'k1']);
     for (const type of ['multipart/form-data', 'multipart/form-data; boundary=a; boundary=b', 'multipart/form-data; boundary=a<b', `multipart/form-data; boundary=${'x'.repeat(71)}`]) {
       expect(await refusal(decodeBody(request(type, parts(1, 'a')), MiB, { multipart: true }))).toMatchObject({ status: 400, message: expect.stringMatching(/one boundary/) });
     }

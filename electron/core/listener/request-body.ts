@@ -7,12 +7,13 @@
 // Multipart bodies are parsed as they arrive (multipart.ts), their parts counted on the way.
 import { readCappedBody } from './http-parts';
 import { jsonRefusal, parseBoundedJson } from '../net/bounded-json';
-import { multipartReader, MultipartError } from './multipart';
+import { multipartReader, MultipartError, type FormEntry } from './multipart';
 
 export type DecodedBody =
   | { kind: 'form'; params: URLSearchParams }
   | { kind: 'json'; value: unknown }
-  | { kind: 'multipart'; form: FormData }
+  /** The parts in order: fields as text, files as their pieces (multipart.ts). */
+  | { kind: 'multipart'; form: FormEntry[] }
   | { kind: 'empty' };
 
 export class BodyError extends Error {

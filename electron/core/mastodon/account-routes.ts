@@ -12,6 +12,7 @@ import { OWN_ACCOUNT_ID } from './ids';
 import type { KeyRange } from '../federation/actions/reads';
 import { actorView } from '../federation/actions/views';
 import { MAX_IMAGE_BYTES } from '../media/limits';
+import { UploadedFile } from '../media/uploaded-file';
 import { declaredType } from '../micropub/media';
 import { settingsUpdateSchema } from '../settings';
 import { createSettingsService } from '../settings-service';
@@ -35,8 +36,8 @@ const credentialsInput = z.object({
   display_name: z.string().max(100).optional(),
   note: z.string().max(5000).optional(),
   locked: bool.optional(),
-  avatar: z.instanceof(File).optional(),
-  header: z.instanceof(File).optional(),
+  avatar: z.instanceof(UploadedFile).optional(),
+  header: z.instanceof(UploadedFile).optional(),
   bot: bool.optional(),
   discoverable: bool.optional(),
   source: z.unknown().optional(),
@@ -72,11 +73,11 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     handler(async (c) => {
       requireToken(core, c, 'write');
       const input = parse(credentialsInput, await bodyParams(c, PROFILE_BODY_BYTES, true));
-      const upload = async (file: File | undefined) => {
+      const upload = async (file: UploadedFile | undefined) => {
         if (!file) return undefined;
         const media = core.services?.media;
         if (!media) throw new ApiError(503, 'Uploads are not available on this Tern');
-        return (await media.store({ file, contentType: await declaredType(file) })).upload.id;
+        return (await media.store({ file: file.pieces, contentType: declaredType(file) })).upload.id;
       };
       const change = parse(settingsUpdateSchema, {
         ...(input.display_name !== undefined ? { displayName: input.display_name } : {}),

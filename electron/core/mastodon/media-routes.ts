@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { MAX_ALT_LENGTH, MAX_AV_BYTES } from '../media/limits';
+import { UploadedFile } from '../media/uploaded-file';
 import { MAX_PENDING_ALT, type SettingsStore } from '../settings';
 import { declaredType } from '../micropub/media';
 import { apiOf, postById } from './api';
@@ -35,7 +36,7 @@ export function createDescriptions(settings: SettingsStore): MediaDescriptions {
 }
 
 const uploadForm = z.object({
-  file: z.instanceof(File, { message: 'is required (a multipart file part named "file")' }),
+  file: z.instanceof(UploadedFile, { message: 'is required (a multipart file part named "file")' }),
   description: z.string().max(MAX_ALT_LENGTH).optional(),
   focus: z.string().max(50).optional(),
   thumbnail: z.unknown().optional(),
@@ -57,7 +58,7 @@ export function mountMediaRoutes(app: Hono<ListenerEnv>, core: ListenerCore, des
         requireToken(core, c, 'write');
         if (!/^multipart\/form-data\s*(;|$)/i.test(c.req.header('content-type') ?? '')) throw new ApiError(422, 'Validation failed: send multipart/form-data with a file part named "file"');
         const input = parse(uploadForm, await bodyParams(c, MEDIA_BODY_BYTES, true));
-        const { upload: row } = await media().store({ file: input.file, contentType: await declaredType(input.file) });
+        const { upload: row } = await media().store({ file: input.file.pieces, contentType: declaredType(input.file) });
         const description = input.description?.trim() || null;
         if (description) descriptions.set(row.id, description);
         return json(c, apiOf(core, c).map.upload(row, description));

@@ -7,13 +7,13 @@ import { removeUnattached, sweepUnattached } from './attachments';
 import type { UploadView } from '../ipc/media-contract';
 import { localMediaPath, localThumbnailPath } from './paths';
 import { createUploadSessions, type UploadSessions } from './sessions';
-import { saveUploadFile } from './store';
+import { saveUploadFile, type IncomingFile } from './store';
 
 export type MediaService = UploadSessions & {
   view(row: Upload): UploadView;
-  /** Runs a whole file through the pipeline (store.ts) and stores it; `created` unless the same
-   * bytes were stored before. */
-  store(input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
+  /** Runs a whole file, in its pieces, through the pipeline (store.ts) and stores it, emptying
+   * the list; `created` unless the same bytes were stored before. */
+  store(input: { file: IncomingFile; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
   /** Removes these uploads now unless a post uses them (a refused request's files). */
   discard(ids: readonly number[]): void;
 };

@@ -105,18 +105,17 @@ export async function saveUpload(deps: UploadDeps, input: { bytes: Uint8Array; c
 }
 
 /**
- * A file that came in pieces: a Blob (a multipart part, made of the Blobs its chunks were copied
- * into as they came), or the pieces themselves as they were decoded (the author's upload through
- * the window). A list of pieces is emptied as they are written, so that each piece's memory can
- * go as soon as it is on disk, before an image is decoded.
+ * A file that came in pieces, each as it arrived and never copied again: the window's chunks as
+ * they were decoded (sessions.ts), or a multipart part's subarrays of its socket chunks
+ * (listener/multipart.ts). The list is emptied as the pieces are written, so that each piece's
+ * memory can go as soon as it is on disk, before an image is decoded.
  */
-export type IncomingFile = Blob | Uint8Array[];
+export type IncomingFile = Uint8Array[];
 
-const sizeOf = (file: IncomingFile): number => (Array.isArray(file) ? file.reduce((n, piece) => n + piece.byteLength, 0) : file.size);
+const sizeOf = (file: IncomingFile): number => file.reduce((n, piece) => n + piece.byteLength, 0);
 
 /** The first `n` bytes of a file (all of it if shorter): a copy of at most `n` bytes. */
-async function headOf(file: IncomingFile, n: number): Promise<Uint8Array> {
-  if (!Array.isArray(file)) return new Uint8Array(await file.slice(0, n).arrayBuffer());
+export function headOf(file: IncomingFile, n: number): Uint8Array {
   const head = new Uint8Array(Math.min(n, sizeOf(file)));
   let at = 0;
   for (const piece of file) {
@@ -126,15 +125,6 @@ async function headOf(file: IncomingFile, n: number): Promise<Uint8Array> {
     at += part.byteLength;
   }
   return head;
-}
-
-/** The pieces of a file in order; a list's are taken out of it as they are read. */
-async function* piecesOf(file: IncomingFile): AsyncIterable<Uint8Array> {
-  if (!Array.isArray(file)) {
-    yield* file.stream();
-    return;
-  }
-  for (let piece = file.shift(); piece !== undefined; piece = file.shift()) yield piece;
 }
 
 /**
@@ -151,14 +141,14 @@ async function* piecesOf(file: IncomingFile): AsyncIterable<Uint8Array> {
  * `created`: whether this call stored it (else the same bytes were stored before).
  */
 export async function saveUploadFile(deps: UploadDeps, input: { file: IncomingFile; contentType: string }): Promise<{ upload: Upload; created: boolean }> {
-  const type = checkUpload(await headOf(input.file, SNIFF_BYTES), input.contentType, sizeOf(input.file));
+  const type = checkUpload(headOf(input.file, SNIFF_BYTES), input.contentType, sizeOf(input.file));
   mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
   const incoming = join(deps.uploadsDir, `incoming-${randomUUID()}.tmp`);
   try {
     const hash = createHash('sha256');
     const handle = await open(incoming, 'w', 0o600);
     try {
-      for await (const piece of piecesOf(input.file)) {
+      for (let piece = input.file.shift(); piece !== undefined; piece = input.file.shift()) {
         hash.update(piece);
         await handle.write(piece);
       }

@@ -13,27 +13,23 @@ import type { LocalActor } from '../federation/identity';
 import type { AttachmentInput } from '../media/attachments';
 import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 import { sniffImage } from '../media/sniff';
-import { acceptedType, findUploadByHash, SNIFF_BYTES } from '../media/store';
+import { acceptedType, findUploadByHash, headOf, SNIFF_BYTES, type IncomingFile } from '../media/store';
+import { UploadedFile } from '../media/uploaded-file';
 import { MicropubError, type Properties } from './errors';
 
 export const MEDIA_PROPERTIES = ['photo', 'video', 'audio'] as const;
 export type MediaProperty = (typeof MEDIA_PROPERTIES)[number];
 export const isMediaProperty = (name: string): name is MediaProperty => (MEDIA_PROPERTIES as readonly string[]).includes(name);
 
-/** A file part of a multipart request, kept in the properties where the client put it. */
-export class FilePart {
-  constructor(readonly file: File) {}
-}
-
 /** What the media endpoint and multipart creates store, and what a refused request gives back. */
 export interface MicropubMedia {
-  store(input: { file: Blob; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
+  store(input: { file: IncomingFile; contentType: string }): Promise<{ upload: Upload; created: boolean }>;
   discard(ids: readonly number[]): void;
 }
 
 type Item =
   | { kind: 'upload'; upload: Upload; filename: string; alt: string | null }
-  | { kind: 'file'; file: File; property: MediaProperty; alt: string | null }
+  | { kind: 'file'; file: UploadedFile; property: MediaProperty; alt: string | null }
   | { kind: 'link'; url: string; alt: string | null };
 
 export interface MediaPlan {
@@ -86,8 +82,9 @@ export function planMedia(db: Db, local: LocalActor, props: Properties): MediaPl
   const items: Item[] = [];
   for (const property of MEDIA_PROPERTIES) {
     (props[property] ?? []).forEach((value, index) => {
-      if (value instanceof FilePart) {
-        items.push({ kind: 'file', file: value.file, property, alt: altOf(props, property, undefined, index) });
+      // A file part of a multipart request, kept in the properties where the client put it.
+      if (value instanceof UploadedFile) {
+        items.push({ kind: 'file', file: value, property, alt: altOf(props, property, undefined, index) });
         return;
       }
       const parsed = urlValue.safeParse(value);
@@ -107,11 +104,10 @@ export function planMedia(db: Db, local: LocalActor, props: Properties): MediaPl
 
 /** The type a file part is stored as: the one it declares, or what its first bytes say when it
  * declares none. */
-export async function declaredType(file: Blob): Promise<string> {
+export function declaredType(file: UploadedFile): string {
   const declared = file.type.split(';')[0]!.trim().toLowerCase();
   if (declared !== '' && declared !== 'application/octet-stream') return declared;
-  const head = new Uint8Array(await file.slice(0, SNIFF_BYTES).arrayBuffer());
-  return sniffImage(head) ?? (declared || 'application/octet-stream');
+  return sniffImage(headOf(file.pieces, SNIFF_BYTES)) ?? (declared || 'application/octet-stream');
 }
 
 /**
@@ -130,9 +126,9 @@ export async function storePlan(db: Db, media: MicropubMedia | null, plan: Media
         continue;
       }
       if (media === null) throw new MicropubError('invalid_request', 'this Tern cannot store files right now');
-      const type = await declaredType(item.file);
+      const type = declaredType(item.file);
       family(item.property, acceptedType(type), `the file ${JSON.stringify(item.file.name)}`);
-      const stored = await media.store({ file: item.file, contentType: type });
+      const stored = await media.store({ file: item.file.pieces, contentType: type });
       if (stored.created) created.push(stored.upload.id);
       attachments.push({ uploadId: stored.upload.id, alt: item.alt, filename: item.file.name || null });
     }

@@ -161,9 +161,9 @@ describe('the media endpoint', () => {
   it('uploads no post used are swept after two days, like Compose’s', async () => {
     let now = Date.now();
     const media = createMediaService({ db: rig.core.db, uploadsDir: rig.core.paths.uploads, clock: () => new Date(now) });
-    const { upload: unused } = await media.store({ file: blob(await photo(33, 17), 'image/jpeg'), contentType: 'image/jpeg' });
+    const { upload: unused } = await media.store({ file: [await photo(33, 17)], contentType: 'image/jpeg' });
     now += 3 * 24 * 60 * 60_000;
-    await media.store({ file: blob(await photo(17, 33), 'image/jpeg'), contentType: 'image/jpeg' }); // any later upload runs the sweep
+    await media.store({ file: [await photo(17, 33)], contentType: 'image/jpeg' }); // any later upload runs the sweep
     expect(rig.core.db.select().from(upload).where(eq(upload.id, unused.id)).get()).toBeUndefined();
     expect(existsSync(uploadPath(rig.core.paths.uploads, unused.contentHash))).toBe(false);
   });

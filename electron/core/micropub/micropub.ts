@@ -18,7 +18,8 @@ import type { LocalActor } from '../federation/identity';
 import { hasScope, type Scope } from '../indieauth/scopes';
 import { mediaUrl } from '../media/attachments';
 import { MicropubError, type Properties } from './errors';
-import { FilePart, isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
+import type { UploadedFile } from '../media/uploaded-file';
+import { isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 import { authorInputs } from '../ipc/author-contract';
 import { sanitizePlainText } from '../federation/sanitize';
 
@@ -62,7 +63,7 @@ export const MAX_FORM_FIELDS = 1_000;
 const MAX_PROPERTIES = 100;
 
 /** A form-encoded or multipart body (`name[]` repeated); files only as photo, video or audio. */
-export function fromForm(entries: Iterable<[string, string | File]>): MicropubRequest {
+export function fromForm(entries: Iterable<[string, string | UploadedFile]>): MicropubRequest {
   // A Map, not an object: a field named __proto__ is a property like any other.
   const props = new Map<string, unknown[]>();
   let h: string | null = null;
@@ -80,7 +81,7 @@ export function fromForm(entries: Iterable<[string, string | File]>): MicropubRe
     const key = rawKey.endsWith('[]') ? rawKey.slice(0, -2) : rawKey;
     if (typeof value !== 'string') {
       if (!isMediaProperty(key)) throw new MicropubError('invalid_request', `${key}: only photo, video and audio can be files`);
-      add(key, new FilePart(value));
+      add(key, value);
     } else if (key === 'h') h = value;
     else if (key === 'action') action = value;
     else if (key === 'url') target = value;
