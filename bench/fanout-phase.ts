@@ -18,6 +18,7 @@ import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { noHooks, type PartHooks } from './inbox-phase';
+import { cpuByThreadKind, cpuByThreadKindSince, perUnit } from './thread-cpu';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
@@ -42,6 +43,8 @@ export interface Delivered {
   mainThreadCpuUsPerDelivery: number;
   /** The loopback receivers' CPU per request (the remote process, on the same cores). */
   receiverCpuUsPerDelivery: number;
+  /** µs per delivery by thread kind (thread-cpu.ts); empty where /proc is not there. */
+  byThread: string;
   serversReached: number;
   serversWithAll: number;
   received: number;
@@ -97,12 +100,13 @@ const mainThreadMicros = (since: NodeJS.CpuUsage) => {
 };
 
 /** Runs `work`: its wall time, the process's CPU and the main thread's (µs). */
-async function measured(work: () => Promise<void>): Promise<{ wallMs: number; cpu: number; mainCpu: number }> {
+async function measured(work: () => Promise<void>): Promise<{ wallMs: number; cpu: number; mainCpu: number; byThread: Map<string, number> }> {
+  const threadsBefore = cpuByThreadKind();
   const cpuStart = process.cpuUsage();
   const mainStart = process.threadCpuUsage();
   const started = performance.now();
   await work();
-  return { wallMs: performance.now() - started, cpu: cpuMicros(cpuStart), mainCpu: mainThreadMicros(mainStart) };
+  return { wallMs: performance.now() - started, cpu: cpuMicros(cpuStart), mainCpu: mainThreadMicros(mainStart), byThread: cpuByThreadKindSince(threadsBefore) };
 }
 
 /** Runs `send` for every item in the list's order, `concurrency` at a time. */
@@ -115,10 +119,11 @@ async function eachInFlight<T>(items: readonly T[], concurrency: number, send: (
   );
 }
 
-function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number): Delivered {
+function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number, byThread?: Map<string, number>): Delivered {
   const counts = Object.values(stats.perServer);
   return {
     wallMs,
+    byThread: byThread === undefined ? '' : perUnit(byThread, stats.total),
     perSec: stats.total / (wallMs / 1000),
     cpuUsPerDelivery: cpu / Math.max(1, stats.total),
     mainThreadCpuUsPerDelivery: mainCpu / Math.max(1, stats.total),
@@ -184,7 +189,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   try {
     await hooks.start('fan-out loop');
     const watch = watchMainThread(core);
-    const { wallMs, cpu, mainCpu } = await measured(() => {
+    const { wallMs, cpu, mainCpu, byThread } = await measured(() => {
       core.settings.update({ workOffline: false });
       if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
       return loop.drain();
@@ -196,7 +201,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     const states = core.db.all<{ state: string; n: number }>(sql`
       SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
       FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
-    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
+    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
   } catch (error) {
     await hooks.stop();
     loopResult = { unavailable: (error as Error).message };
@@ -207,9 +212,9 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   let secondPost: Delivered | null = null;
   if (!('unavailable' in loopResult)) {
     await core.services.author.createPost({ content: 'Hello again, 1,000 followers.', visibility: 'PUBLIC' });
-    const { wallMs, cpu, mainCpu } = await measured(() => loop.drain());
+    const { wallMs, cpu, mainCpu, byThread } = await measured(() => loop.drain());
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
-    secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer);
+    secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread);
   }
 
   // The same requests with signedFetch alone: the signing + HTTP floor of a delivery.

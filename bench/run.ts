@@ -223,6 +223,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
       { label: '  with Signature / Signature-Input header', value: `${n0(l.withSignature)} / ${n0(l.withSignatureInput)}` },
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
       { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
+      ...(l.byThread ? [{ label: '    by thread (µs each)', value: l.byThread }] : []),
       { label: '  receivers’ CPU per delivery (remote process)', value: `${n0(l.receiverCpuUsPerDelivery)} µs` },
       { label: '  main thread meanwhile: loop delay p50 / p99 / max', value: `${n1(l.feel.loopDelayMs.p50)} / ${n1(l.feel.loopDelayMs.p99)} / ${n1(l.feel.loopDelayMs.max)} ms` },
       { label: `    IPC timeline.stream page, every 100 ms (${l.feel.ipc.calls} calls)`, value: `p50 ${n1(l.feel.ipc.p50)} / p99 ${n1(l.feel.ipc.p99)} / max ${n1(l.feel.ipc.max)} ms` },
@@ -235,6 +236,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
         { label: 'second post, same followers (code optimised by then)', value: `${n0(s2.perSec)}/s (${n0(s2.wallMs)} ms)`, target: 'comparison only' },
         { label: '  received / servers with all their requests', value: `${n0(s2.received)} / ${s2.serversWithAll} of ${o.servers}` },
         { label: '  Tern CPU per delivery (main thread)', value: `${n0(s2.cpuUsPerDelivery)} µs (${n0(s2.mainThreadCpuUsPerDelivery)} µs)` },
+        ...(s2.byThread ? [{ label: '    by thread (µs each)', value: s2.byThread }] : []),
       ]);
     }
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));
