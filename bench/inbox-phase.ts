@@ -11,7 +11,7 @@ import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import { startLeanBaseline } from './lean-baseline';
 import { startAcceptTrace, type ClientRecord } from './accept-trace';
-import { cpuByThreadKind, cpuByThreadKindSince, perUnit } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, machineShareSince, machineTicks, perUnit } from './thread-cpu';
 
 export interface InboxOptions {
   activities: number;
@@ -46,6 +46,8 @@ export interface InboxResult {
     mainThreadCpuUsPerActivity: number;
     /** µs per accepted activity by thread kind (thread-cpu.ts), meanwhile: processing overlaps. */
     byThread: string;
+    /** The machine's CPU time meanwhile: busy, idle, stolen by the hypervisor (thread-cpu.ts). */
+    machine: string;
     slices: Slice[];
   };
   keys: { fetchesCounted: number; actorDocGets: Record<string, number>; cacheHits: number; cacheMisses: number };
@@ -168,6 +170,7 @@ export async function runInbox(
   const remoteSide: string[] = [];
   await hooks.start('inbox accept');
   const threadsBefore = cpuByThreadKind();
+  const machineBefore = machineTicks();
   for (let from = 0; from < options.activities; from += options.slice) {
     const to = Math.min(options.activities, from + options.slice);
     const cpuStart = process.cpuUsage();
@@ -189,6 +192,7 @@ export async function runInbox(
     trace?.aside(asideFrom, performance.timeOrigin + performance.now());
   }
   const byThread = cpuByThreadKindSince(threadsBefore);
+  const machine = machineShareSince(machineBefore);
   await hooks.stop();
   trace?.stop();
   const traceLines = trace ? [...trace.report(clientTrace, { slice: options.slice, concurrency: options.concurrency }), `  the remote (client) process per slice: ${remoteSide.join(' · ')}`] : [];
@@ -286,6 +290,7 @@ export async function runInbox(
       cpuUsPerActivity: cpu / Math.max(1, accepted),
       mainThreadCpuUsPerActivity: mainCpu / Math.max(1, accepted),
       byThread: perUnit(byThread, accepted),
+      machine,
       slices,
     },
     keys,

@@ -111,6 +111,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: 'Tern CPU per accepted activity (all threads)', value: `${n0(a.cpuUsPerActivity)} µs = ${n1(a.cpuUsPerActivity / rawSumUs)}× raw` },
     { label: '  of which on the main thread', value: `${n0(a.mainThreadCpuUsPerActivity)} µs` },
     ...(a.byThread ? [{ label: '  by thread (µs each, processing meanwhile)', value: a.byThread }] : []),
+    ...(a.machine ? [{ label: '  the machine’s CPU time meanwhile (/proc/stat)', value: a.machine }] : []),
     { label: 'key fetches while accepting (Tern count)', value: `${r.keys.fetchesCounted} for ${o.actors} actors`, target: `≈ ${o.actors} (one per actor)`, verdict: pass(keysOk) },
     { label: '  actor server saw', value: per(r.keys.actorDocGets) },
     { label: '  key cache hits / misses', value: `${n0(r.keys.cacheHits)} / ${n0(r.keys.cacheMisses)}` },

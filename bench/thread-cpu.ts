@@ -58,3 +58,33 @@ export function perUnit(used: Map<string, number>, units: number): string {
     .map(([kind, us]) => `${kind} ${Math.round(us / Math.max(1, units)).toLocaleString('en-US')}`)
     .join(' · ');
 }
+
+/** The whole machine's CPU time so far, in ticks, from /proc/stat's first line; null elsewhere. */
+export interface MachineTicks {
+  busy: number;
+  idle: number;
+  /** Time the hypervisor ran something else while this machine's CPUs wanted to run. */
+  steal: number;
+}
+
+export function machineTicks(): MachineTicks | null {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]!.trim().split(/\s+/);
+    const [user = 0, nice = 0, system = 0, idle = 0, iowait = 0, irq = 0, softirq = 0, steal = 0] = fields.map(Number);
+    return { busy: user + nice + system + irq + softirq, idle: idle + iowait, steal };
+  } catch {
+    return null;
+  }
+}
+
+/** "busy 93 % · idle 5 % · stolen by the hypervisor 2 %" of the machine's CPU time since `before`. */
+export function machineShareSince(before: MachineTicks | null): string {
+  const now = machineTicks();
+  if (before === null || now === null) return '';
+  const busy = now.busy - before.busy;
+  const idle = now.idle - before.idle;
+  const steal = now.steal - before.steal;
+  const all = Math.max(1, busy + idle + steal);
+  const pct = (n: number) => `${Math.round((n / all) * 100)} %`;
+  return `busy ${pct(busy)} · idle ${pct(idle)} · stolen by the hypervisor ${pct(steal)}`;
+}
