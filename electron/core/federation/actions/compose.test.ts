@@ -13,7 +13,7 @@ import { PUBLIC } from '../ap';
 import { lookup } from '../lookup';
 import { saveOutboxObject } from '../outbox-store';
 import { persistInboxObject } from '../process/store';
-import { computeRecipients } from '../recipients';
+import { computeRecipients, targetOfActor } from '../recipients';
 import type { AuthorService } from '.';
 
 let dir: string;
@@ -61,6 +61,25 @@ describe('posting', () => {
     const doc = JSON.parse(readFileSync(new URL('../../../../test/fixtures/actors/activitypub-express-actor.json', import.meta.url), 'utf8'));
     cacheActor(doc);
     expect(computeRecipients(core.db, local(), { to: [PUBLIC], cc: [doc.id] })).toEqual(['https://apex.example/inbox/dana']);
+  });
+
+  // Every reader of an actor's inbox goes through ap.ts inboxOf; each form `endpoints` takes in
+  // the wild (activitypub-express: a string IRI, interop-notes) gives an inbox, none a crash.
+  it.each([
+    ['an object with sharedInbox', { sharedInbox: 'https://far.example/inbox' }, 'https://far.example/inbox'],
+    ['an object whose sharedInbox is a Link-like object', { sharedInbox: { id: 'https://far.example/inbox' } }, 'https://far.example/inbox'],
+    ['an array of one such object (compacted JSON-LD)', [{ sharedInbox: 'https://far.example/inbox' }], 'https://far.example/inbox'],
+    ['a string IRI (activitypub-express)', 'https://far.example/users/zed#endpoints', 'https://far.example/users/zed/inbox'],
+    ['an object without sharedInbox', { oauthAuthorizationEndpoint: 'https://far.example/oauth' }, 'https://far.example/users/zed/inbox'],
+    ['a sharedInbox that is not an http(s) URL', { sharedInbox: 'javascript:alert(1)' }, 'https://far.example/users/zed/inbox'],
+    ['an empty array', [], 'https://far.example/users/zed/inbox'],
+    ['null', null, 'https://far.example/users/zed/inbox'],
+    ['missing', undefined, 'https://far.example/users/zed/inbox'],
+  ])('`endpoints` as %s: posts reach its shared inbox or else the own one; personal activities the own one', (_name, endpoints, shared) => {
+    const doc = { id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox', ...(endpoints === undefined ? {} : { endpoints }) };
+    cacheActor(doc);
+    expect(computeRecipients(core.db, local(), { to: [PUBLIC], cc: [doc.id] })).toEqual([shared]);
+    expect(targetOfActor(core.db, doc.id, true)).toBe('https://far.example/users/zed/inbox');
   });
 
   it('offline, an uncached actor named by URL is tagged and queued by address, without waiting', async () => {
