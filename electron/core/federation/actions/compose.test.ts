@@ -82,6 +82,31 @@ describe('posting', () => {
     expect(targetOfActor(core.db, doc.id, true)).toBe('https://far.example/users/zed/inbox');
   });
 
+  it.each([
+    ['its actor id', () => local().id],
+    ['its actor id with the slash Fedify adds', () => `${local().id}/`],
+  ])('a direct message naming the author by %s alone is refused; nothing is queued to the author', async (_name, self) => {
+    await expect(author.createPost({ content: 'note to self', visibility: 'DIRECT', mentions: [self()] })).rejects.toThrow(/needs someone/);
+    expect(core.db.select().from(outgoingActivity).all()).toEqual([]);
+  });
+
+  it('the author’s own handle in a public post queues nothing to the author, offline or online', async () => {
+    const offline = await author.createPost({ content: 'hi @alice@127.0.0.1:9', visibility: 'PUBLIC' });
+    expect(rows(offline.id)).toEqual([]);
+    net.set(true);
+    const online = await author.createPost({ content: 'hi @Alice@127.0.0.1:9', visibility: 'PUBLIC' });
+    expect(rows(online.id)).toEqual([]);
+  });
+
+  it('the author named beside someone else: only the other person is addressed, tagged and queued', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox' }, '@zed@far.example');
+    const post = await author.createPost({ content: 'us two', visibility: 'DIRECT', mentions: [`${local().id}/`, 'https://far.example/users/zed'] });
+    const object = stored(post.id).apObject;
+    expect(object).toMatchObject({ to: ['https://far.example/users/zed'], cc: [] });
+    expect((object.tag as { href: string }[]).map((t) => t.href)).toEqual(['https://far.example/users/zed']);
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://far.example/users/zed/inbox']);
+  });
+
   it('offline, an uncached actor named by URL is tagged and queued by address, without waiting', async () => {
     const started = Date.now();
     const post = await author.createPost({ content: 'hello', visibility: 'DIRECT', mentions: ['https://far.example/users/zed'] });
@@ -136,6 +161,24 @@ describe('editing', () => {
     expect(first.delivery.activity).toBe('Update');
     const updates = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, question.id)).all();
     expect(updates.map((u) => u.apType)).toEqual(['Update', 'Update']);
+  });
+});
+
+describe('an edit that mentions someone new', () => {
+  // microblog.pub's send_update keeps the old audience, so a person mentioned in an edit never
+  // receives it (microblogpub-behaviour §13.8).
+  it('names them in the object (tag and cc) and queues the Update to them, besides everyone reached before', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox' }, '@zed@far.example');
+    cacheActor({ id: 'https://near.example/users/amy', type: 'Person', inbox: 'https://near.example/users/amy/inbox' }, '@amy@near.example');
+    const post = await author.createPost({ content: 'hello @zed@far.example', visibility: 'PUBLIC' });
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://far.example/users/zed/inbox']);
+    await author.editPost({ apId: stored(post.id).apId, content: 'hello @zed@far.example and @amy@near.example' });
+    const object = stored(post.id).apObject;
+    expect(object.cc).toEqual(expect.arrayContaining(['https://far.example/users/zed', 'https://near.example/users/amy']));
+    expect((object.tag as { href: string }[]).map((t) => t.href).sort()).toEqual(['https://far.example/users/zed', 'https://near.example/users/amy']);
+    const [update] = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all();
+    expect(update?.apType).toBe('Update');
+    expect(rows(update!.id).map((r) => r.recipient).sort()).toEqual(['https://far.example/users/zed/inbox', 'https://near.example/users/amy/inbox']);
   });
 });
 
