@@ -166,6 +166,18 @@ describe('authorization: the author decides in the app', () => {
     expect(row).toMatchObject({ scope: 'create', redirectUri: REDIRECT, codeChallengeMethod: 'S256', isUsed: false });
   });
 
+  // Our id is the bare origin; IndieAuth's URL rules add the slash (and Fedify-based clients
+  // write it too, interop-notes): both are this Tern's `me`.
+  it.each([
+    ['without the slash', () => base],
+    ['with the slash', () => `${base}/`],
+  ])('takes our profile URL as `me` %s', async (_name, me) => {
+    const client = await register(base);
+    const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge, me: me() });
+    expect((await getManual(wait)).status).toBe(200);
+    await answer(t.core, false, []);
+  });
+
   it('the author cannot grant a scope the app did not ask for', async () => {
     const client = await register(base);
     await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
