@@ -138,6 +138,29 @@ describe('posting', () => {
   });
 });
 
+describe('following a microblog.pub author', () => {
+  // microblog.pub's id is the bare origin and it drops a Follow whose object is not that exact
+  // string (interop-notes): the Follow names the id the actor document gives, however it was typed.
+  const mbp = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real/microblogpub-follow.json', import.meta.url), 'utf8')) as { actors: Record<string, unknown>[] };
+
+  it.each([
+    ['the bare origin', (origin: string) => origin],
+    ['the origin with a slash', (origin: string) => `${origin}/`],
+  ])('typed as %s: the Follow’s object and to are the id exactly, queued to its inbox', async (_name, typed) => {
+    const s = await startServer((req, res) => {
+      if ((req.url ?? '/').split('?')[0] !== '/') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(mbp.actors[0]).replaceAll('https://quill.example', s.origin));
+    });
+    servers.push(s);
+    net.set(true);
+    const { actor: person } = await author.follow(typed(s.origin));
+    expect(person.apId).toBe(s.origin);
+    const [follow] = core.db.select().from(outbox).where(eq(outbox.apType, 'Follow')).all();
+    expect(follow?.apObject).toMatchObject({ type: 'Follow', actor: local().id, object: s.origin, to: [s.origin] });
+    expect(rows(follow!.id).map((r) => r.recipient)).toEqual([`${s.origin}/inbox`]);
+  });
+});
+
 describe('editing', () => {
   it('keeps a poll’s fields and type, appends revisions as new lists, refreshes tags, and queues an Update', async () => {
     const question = saveOutboxObject(core.db, local(), {
