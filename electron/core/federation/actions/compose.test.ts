@@ -187,6 +187,15 @@ describe('editing', () => {
   });
 });
 
+describe('an edit that gives only new text', () => {
+  // microblog.pub's send_update rebuilds the object without the Article's name (§13.8).
+  it('keeps an Article’s title, content warning and addressing', async () => {
+    const post = await author.createPost({ content: 'Long *read*', title: 'On terns', summary: 'birds', visibility: 'UNLISTED' });
+    await author.editPost({ apId: stored(post.id).apId, content: 'Longer *read*' });
+    expect(stored(post.id).apObject).toMatchObject({ type: 'Article', name: 'On terns', summary: 'birds', sensitive: true, to: [local().followers], cc: [PUBLIC], content: '<p>Longer <em>read</em></p>' });
+  });
+});
+
 describe('an edit that mentions someone new', () => {
   // microblog.pub's send_update keeps the old audience, so a person mentioned in an edit never
   // receives it (microblogpub-behaviour §13.8).
