@@ -57,13 +57,17 @@ export function httpUrl(value: unknown): string | null {
 
 export const ACTOR_TYPES = new Set(['Person', 'Service', 'Application', 'Group', 'Organization']);
 
-/** The shared inbox of an actor document, accepting `endpoints` as an object or as a string IRI
- * (activitypub-express); falls back to the actor's own inbox. */
+/** The shared inbox of an actor document, else the actor's own inbox. `endpoints` comes as an
+ * object, an array of one (compacted JSON-LD), or a string IRI (activitypub-express, which is
+ * not fetched: the own inbox reaches the actor as well); `sharedInbox` as an IRI or an object
+ * with an id. Every reader of an actor's inbox goes through here. */
 export function inboxOf(actorDoc: Json, preferShared = true): string | null {
-  const own = httpUrl(actorDoc.inbox);
+  const own = httpUrl(idOf(actorDoc.inbox));
   if (!preferShared) return own;
-  const endpoints = actorDoc.endpoints;
-  const shared = isObject(endpoints) ? httpUrl(endpoints.sharedInbox) : null;
+  const shared = asArray(actorDoc.endpoints)
+    .filter(isObject)
+    .map((endpoints) => httpUrl(idOf(endpoints.sharedInbox)))
+    .find((url) => url !== null);
   return shared ?? own;
 }
 

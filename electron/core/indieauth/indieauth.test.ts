@@ -166,6 +166,34 @@ describe('authorization: the author decides in the app', () => {
     expect(row).toMatchObject({ scope: 'create', redirectUri: REDIRECT, codeChallengeMethod: 'S256', isUsed: false });
   });
 
+  // Our id is the bare origin; IndieAuth's URL rules add the slash (and Fedify-based clients
+  // write it too, interop-notes): both are this Tern's `me`.
+  it.each([
+    ['without the slash', () => base],
+    ['with the slash', () => `${base}/`],
+  ])('takes our profile URL as `me` %s', async (_name, me) => {
+    const client = await register(base);
+    const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge, me: me() });
+    expect((await getManual(wait)).status).toBe(200);
+    await answer(t.core, false, []);
+  });
+
+  // microblog.pub appends `?code=…` to the redirect URI as a string, breaking one that has a
+  // query already (microblogpub-behaviour §7): the client's own parameters must survive.
+  it('a redirect_uri with a query of its own keeps it; code, state and iss are added to it', async () => {
+    const withQuery = `${REDIRECT}?app=notes&lang=en`;
+    const client = await register(base, { redirect_uris: [withQuery] });
+    const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: withQuery, scope: 'create', code_challenge: pkce().challenge });
+    await answer(t.core, true, ['create']);
+    const back = await collect(wait);
+    expect(back.origin + back.pathname).toBe(REDIRECT);
+    expect(back.searchParams.get('app')).toBe('notes');
+    expect(back.searchParams.get('lang')).toBe('en');
+    expect(back.searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(back.searchParams.get('state')).toBe('st4te');
+    expect(back.searchParams.get('iss')).toBe(`${base}/`);
+  });
+
   it('the author cannot grant a scope the app did not ask for', async () => {
     const client = await register(base);
     await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });

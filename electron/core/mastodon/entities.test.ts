@@ -5,6 +5,7 @@
 import { Create, Note, PUBLIC_COLLECTION, Question } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
+import { inbox } from '../../../db/schema';
 import { instant } from '../../../test/peer/state';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, pngBytes, signIn, type MastodonRig } from './test-support';
@@ -89,6 +90,15 @@ describe('entities have Mastodon’s documented shape', () => {
     expect(new Set(notifications.map((n) => n.type))).toEqual(new Set(['mention', 'favourite', 'follow']));
     const [relationship] = await ok(z.array(S.Relationship), get(`/api/v1/accounts/relationships?id[]=${peerAccountId}`));
     expect(relationship).toMatchObject({ following: true, followed_by: true });
+  });
+
+  it('a mention of the author written with the slash Fedify adds to our bare-origin id lists the author’s account', async () => {
+    const notifications = await ok(z.array(S.Notification), get('/api/v1/notifications?types[]=mention'));
+    const status = notifications.find((n) => n.type === 'mention')?.status;
+    const raw = t.rig.core.db.select().from(inbox).all().find((r) => r.apId === status?.uri);
+    expect([(raw?.apObject as { tag?: unknown }).tag].flat().map((tag) => (tag as { href?: string } | undefined)?.href)).toContain(`${t.url}/`);
+    const me = await ok(S.Account, get('/api/v1/accounts/verify_credentials'));
+    expect(status?.mentions.map((m) => m.id)).toEqual([me.id]);
   });
 
   it('Poll: voting in the peer’s poll through the API reaches the peer', async () => {

@@ -9,6 +9,7 @@ import type { Visibility } from '../../../db/schema';
 import { cleanFilename, mediaUrl, thumbnailUrl } from '../media/attachments';
 import type { NotificationItem } from '../notifications/service';
 import type { Upload } from '../../../db/schema';
+import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
 import { endedPollOf, mastodonTypeOf } from './notification-types';
 import { createAccounts } from './account-entity';
@@ -81,7 +82,8 @@ export function createMapper(deps: MapperDeps) {
     const mentions = view.tags
       .filter((t) => t.type === 'Mention')
       .map((t) => {
-        const known = t.href === local.id ? ({ id: 0 } as const) : deps.reads.actorByApId(t.href);
+        // Fedify writes our bare-origin id with a trailing slash (interop-notes).
+        const known = isLocalActorId(t.href, local) ? ({ id: 0 } as const) : deps.reads.actorByApId(t.href);
         const name = t.name.replace(/^@/, '');
         return known ? { id: String(known.id), username: name.split('@')[0] ?? name, url: t.href, acct: name.endsWith(`@${local.host}`) ? (name.split('@')[0] ?? name) : name } : null;
       })

@@ -157,6 +157,25 @@ describe('verifyInbound', () => {
     expect(await verifyInbound(await handSigned(['(request-target)', 'date', 'digest']), deps)).toMatchObject({ ok: false, reason: 'bad_signature' });
   });
 
+  // microblog.pub's verifier (microblogpub-behaviour §13.4) takes a POST whose signature leaves
+  // out the digest (the body and its Digest can then be swapped together) and refuses one
+  // without an `algorithm` parameter (optional in draft-cavage; hs2019 senders leave it out).
+  it('draft-cavage: a POST whose signature does not cover Digest is refused; one without `algorithm` is verified', async () => {
+    const body = activity(peer.actor('alice'));
+    const digest = `SHA-256=${Buffer.from(await crypto.subtle.digest('SHA-256', new TextEncoder().encode(body))).toString('base64')}`;
+    const date = new Date().toUTCString();
+    const handSigned = async (names: string[], algorithm: string | null) => {
+      const values: Record<string, string> = { '(request-target)': 'post /inbox', host: 'tern.example', date, digest };
+      const text = names.map((n) => `${n}: ${values[n] ?? ''}`).join('\n');
+      const sig = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', keys.alice.privateKey, new TextEncoder().encode(text));
+      const params = [`keyId="${peer.key('alice')}"`, ...(algorithm === null ? [] : [`algorithm="${algorithm}"`]), `headers="${names.join(' ')}"`, `signature="${Buffer.from(sig).toString('base64')}"`];
+      return new Request(INBOX, { method: 'POST', headers: { host: 'tern.example', date, digest, signature: params.join(',') }, body });
+    };
+    expect(await verifyInbound(await handSigned(['(request-target)', 'host', 'date'], 'rsa-sha256'), deps)).toMatchObject({ ok: false, reason: 'bad_signature' });
+    expectOk(await verifyInbound(await handSigned(['(request-target)', 'host', 'date', 'digest'], null), deps));
+    expectOk(await verifyInbound(await handSigned(['(request-target)', 'host', 'date', 'digest'], 'hs2019'), deps));
+  });
+
   it.each(SPECS)('%s: a Date older than the window is expired', async (spec) => {
     const request = await signed('alice', spec);
     const result = await verifyInbound(request, { ...deps, clock: () => new Date(Date.now() + 2 * HOUR) });

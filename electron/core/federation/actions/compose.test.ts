@@ -13,7 +13,7 @@ import { PUBLIC } from '../ap';
 import { lookup } from '../lookup';
 import { saveOutboxObject } from '../outbox-store';
 import { persistInboxObject } from '../process/store';
-import { computeRecipients } from '../recipients';
+import { computeRecipients, targetOfActor } from '../recipients';
 import type { AuthorService } from '.';
 
 let dir: string;
@@ -63,6 +63,50 @@ describe('posting', () => {
     expect(computeRecipients(core.db, local(), { to: [PUBLIC], cc: [doc.id] })).toEqual(['https://apex.example/inbox/dana']);
   });
 
+  // Every reader of an actor's inbox goes through ap.ts inboxOf; each form `endpoints` takes in
+  // the wild (activitypub-express: a string IRI, interop-notes) gives an inbox, none a crash.
+  it.each([
+    ['an object with sharedInbox', { sharedInbox: 'https://far.example/inbox' }, 'https://far.example/inbox'],
+    ['an object whose sharedInbox is a Link-like object', { sharedInbox: { id: 'https://far.example/inbox' } }, 'https://far.example/inbox'],
+    ['an array of one such object (compacted JSON-LD)', [{ sharedInbox: 'https://far.example/inbox' }], 'https://far.example/inbox'],
+    ['a string IRI (activitypub-express)', 'https://far.example/users/zed#endpoints', 'https://far.example/users/zed/inbox'],
+    ['an object without sharedInbox', { oauthAuthorizationEndpoint: 'https://far.example/oauth' }, 'https://far.example/users/zed/inbox'],
+    ['a sharedInbox that is not an http(s) URL', { sharedInbox: 'javascript:alert(1)' }, 'https://far.example/users/zed/inbox'],
+    ['an empty array', [], 'https://far.example/users/zed/inbox'],
+    ['null', null, 'https://far.example/users/zed/inbox'],
+    ['missing', undefined, 'https://far.example/users/zed/inbox'],
+  ])('`endpoints` as %s: posts reach its shared inbox or else the own one; personal activities the own one', (_name, endpoints, shared) => {
+    const doc = { id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox', ...(endpoints === undefined ? {} : { endpoints }) };
+    cacheActor(doc);
+    expect(computeRecipients(core.db, local(), { to: [PUBLIC], cc: [doc.id] })).toEqual([shared]);
+    expect(targetOfActor(core.db, doc.id, true)).toBe('https://far.example/users/zed/inbox');
+  });
+
+  it.each([
+    ['its actor id', () => local().id],
+    ['its actor id with the slash Fedify adds', () => `${local().id}/`],
+  ])('a direct message naming the author by %s alone is refused; nothing is queued to the author', async (_name, self) => {
+    await expect(author.createPost({ content: 'note to self', visibility: 'DIRECT', mentions: [self()] })).rejects.toThrow(/needs someone/);
+    expect(core.db.select().from(outgoingActivity).all()).toEqual([]);
+  });
+
+  it('the author’s own handle in a public post queues nothing to the author, offline or online', async () => {
+    const offline = await author.createPost({ content: 'hi @alice@127.0.0.1:9', visibility: 'PUBLIC' });
+    expect(rows(offline.id)).toEqual([]);
+    net.set(true);
+    const online = await author.createPost({ content: 'hi @Alice@127.0.0.1:9', visibility: 'PUBLIC' });
+    expect(rows(online.id)).toEqual([]);
+  });
+
+  it('the author named beside someone else: only the other person is addressed, tagged and queued', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox' }, '@zed@far.example');
+    const post = await author.createPost({ content: 'us two', visibility: 'DIRECT', mentions: [`${local().id}/`, 'https://far.example/users/zed'] });
+    const object = stored(post.id).apObject;
+    expect(object).toMatchObject({ to: ['https://far.example/users/zed'], cc: [] });
+    expect((object.tag as { href: string }[]).map((t) => t.href)).toEqual(['https://far.example/users/zed']);
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://far.example/users/zed/inbox']);
+  });
+
   it('offline, an uncached actor named by URL is tagged and queued by address, without waiting', async () => {
     const started = Date.now();
     const post = await author.createPost({ content: 'hello', visibility: 'DIRECT', mentions: ['https://far.example/users/zed'] });
@@ -94,6 +138,29 @@ describe('posting', () => {
   });
 });
 
+describe('following a microblog.pub author', () => {
+  // microblog.pub's id is the bare origin and it drops a Follow whose object is not that exact
+  // string (interop-notes): the Follow names the id the actor document gives, however it was typed.
+  const mbp = JSON.parse(readFileSync(new URL('../../../../test/fixtures/real/microblogpub-follow.json', import.meta.url), 'utf8')) as { actors: Record<string, unknown>[] };
+
+  it.each([
+    ['the bare origin', (origin: string) => origin],
+    ['the origin with a slash', (origin: string) => `${origin}/`],
+  ])('typed as %s: the Follow’s object and to are the id exactly, queued to its inbox', async (_name, typed) => {
+    const s = await startServer((req, res) => {
+      if ((req.url ?? '/').split('?')[0] !== '/') return res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(mbp.actors[0]).replaceAll('https://quill.example', s.origin));
+    });
+    servers.push(s);
+    net.set(true);
+    const { actor: person } = await author.follow(typed(s.origin));
+    expect(person.apId).toBe(s.origin);
+    const [follow] = core.db.select().from(outbox).where(eq(outbox.apType, 'Follow')).all();
+    expect(follow?.apObject).toMatchObject({ type: 'Follow', actor: local().id, object: s.origin, to: [s.origin] });
+    expect(rows(follow!.id).map((r) => r.recipient)).toEqual([`${s.origin}/inbox`]);
+  });
+});
+
 describe('editing', () => {
   it('keeps a poll’s fields and type, appends revisions as new lists, refreshes tags, and queues an Update', async () => {
     const question = saveOutboxObject(core.db, local(), {
@@ -117,6 +184,33 @@ describe('editing', () => {
     expect(first.delivery.activity).toBe('Update');
     const updates = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, question.id)).all();
     expect(updates.map((u) => u.apType)).toEqual(['Update', 'Update']);
+  });
+});
+
+describe('an edit that gives only new text', () => {
+  // microblog.pub's send_update rebuilds the object without the Article's name (§13.8).
+  it('keeps an Article’s title, content warning and addressing', async () => {
+    const post = await author.createPost({ content: 'Long *read*', title: 'On terns', summary: 'birds', visibility: 'UNLISTED' });
+    await author.editPost({ apId: stored(post.id).apId, content: 'Longer *read*' });
+    expect(stored(post.id).apObject).toMatchObject({ type: 'Article', name: 'On terns', summary: 'birds', sensitive: true, to: [local().followers], cc: [PUBLIC], content: '<p>Longer <em>read</em></p>' });
+  });
+});
+
+describe('an edit that mentions someone new', () => {
+  // microblog.pub's send_update keeps the old audience, so a person mentioned in an edit never
+  // receives it (microblogpub-behaviour §13.8).
+  it('names them in the object (tag and cc) and queues the Update to them, besides everyone reached before', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox' }, '@zed@far.example');
+    cacheActor({ id: 'https://near.example/users/amy', type: 'Person', inbox: 'https://near.example/users/amy/inbox' }, '@amy@near.example');
+    const post = await author.createPost({ content: 'hello @zed@far.example', visibility: 'PUBLIC' });
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://far.example/users/zed/inbox']);
+    await author.editPost({ apId: stored(post.id).apId, content: 'hello @zed@far.example and @amy@near.example' });
+    const object = stored(post.id).apObject;
+    expect(object.cc).toEqual(expect.arrayContaining(['https://far.example/users/zed', 'https://near.example/users/amy']));
+    expect((object.tag as { href: string }[]).map((t) => t.href).sort()).toEqual(['https://far.example/users/zed', 'https://near.example/users/amy']);
+    const [update] = core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all();
+    expect(update?.apType).toBe('Update');
+    expect(rows(update!.id).map((r) => r.recipient).sort()).toEqual(['https://far.example/users/zed/inbox', 'https://near.example/users/amy/inbox']);
   });
 });
 

@@ -10,7 +10,7 @@ import { httpUrl } from '../ap';
 import { findActorByHandle, parseHandle, resolveHandle } from '../lookup';
 import type { ActionDeps } from './deps';
 import type { ResolvedMention } from './markdown';
-import type { LocalActor } from '../identity';
+import { isLocalActorId, type LocalActor } from '../identity';
 
 /** How long posting waits for one remote look-up before deferring it to delivery time. */
 export const MENTION_LOOKUP_MS = 4_000;
@@ -80,15 +80,19 @@ export async function resolveMentions(
     out.uncachedActors.push(url);
   };
 
-  const handles = new Set(input.textHandles);
+  // The author is never a recipient of their own post, however they are named: by handle, or by
+  // actor id with or without the slash Fedify adds to a bare origin (interop-notes).
+  const isAuthor = (handle: string) => handle.toLowerCase() === local.handle.toLowerCase();
+  const handles = new Set(input.textHandles.filter((h) => !isAuthor(h)));
   await Promise.all([...handles].map((h) => byHandle(h, false)));
   for (const entry of input.explicit) {
     const url = httpUrl(entry.trim());
-    if (url) await byId(url);
-    else {
+    if (url) {
+      if (!isLocalActorId(url, local)) await byId(url);
+    } else {
       const parsed = parseHandle(entry);
       if (!parsed) throw new BadInputError(`“${entry}” is neither a handle (@user@host) nor an account URL.`);
-      if (!handles.has(parsed.handle)) await byHandle(parsed.handle, true);
+      if (!handles.has(parsed.handle) && !isAuthor(parsed.handle)) await byHandle(parsed.handle, true);
     }
   }
   return out;

@@ -4,7 +4,7 @@
 // could only be resolved once online (deferred.ts).
 import type { JsonValue, Visibility } from '../../../../db/schema';
 import { PUBLIC, idOf, isObject, type Json } from '../ap';
-import type { LocalActor } from '../identity';
+import { isLocalActorId, type LocalActor } from '../identity';
 import type { ApObject } from '../outbox';
 import { hashtagHrefOf, normalizeHandle, renderPost, type RenderedPost, type ResolvedMention } from './markdown';
 import { renderPostAnywhere } from './render-off-thread';
@@ -22,7 +22,7 @@ export const hashtagHref = (local: LocalActor) => hashtagHrefOf(local.baseUrl);
 
 /** to/cc for a visibility (reference §5.1); `mentioned` are actor ids. */
 export function addressing(local: LocalActor, visibility: Visibility, mentioned: string[]): { to: string[]; cc: string[] } {
-  const people = [...new Set(mentioned)].filter((id) => id !== local.id);
+  const people = [...new Set(mentioned)].filter((id) => !isLocalActorId(id, local));
   switch (visibility) {
     case 'PUBLIC':
       return { to: [PUBLIC], cc: [local.followers, ...people] };
@@ -51,7 +51,7 @@ export function mentionsOf(object: Json): ResolvedMention[] {
  * mentioned); an edit keeps them so nobody loses a post they could read. */
 export function addressedPeople(local: LocalActor, object: Json): string[] {
   const ids = ['to', 'cc'].flatMap((k) => (Array.isArray(object[k]) ? (object[k] as unknown[]) : object[k] ? [object[k]] : []));
-  return ids.map(idOf).filter((id): id is string => id !== null && id !== PUBLIC && id !== local.followers && id !== local.id);
+  return ids.map(idOf).filter((id): id is string => id !== null && id !== PUBLIC && id !== local.followers && !isLocalActorId(id, local));
 }
 
 function handleMap(mentions: ResolvedMention[]): Map<string, ResolvedMention> {
@@ -85,7 +85,7 @@ export interface PostInput {
 }
 
 /** The people a post tags and addresses: each once, never the author. */
-const uniqueMentions = (input: PostInput) => [...new Map(input.mentions.map((m) => [m.href, m])).values()].filter((m) => m.href !== input.local.id);
+const uniqueMentions = (input: PostInput) => [...new Map(input.mentions.map((m) => [m.href, m])).values()].filter((m) => !isLocalActorId(m.href, input.local));
 
 /**
  * The post object. `mentions` are the people resolved so far (by handle or by id); every one is
