@@ -15,3 +15,14 @@ export function withoutFragment(text: string): string {
   const at = text.indexOf('#');
   return at === -1 ? text : text.slice(0, at);
 }
+
+/** The other spelling of a bare origin's id: `https://host/` for `https://host` and back; null
+ * for any id with a path. Fedify writes a bare origin with the slash, microblog.pub (whose actor
+ * is its origin) without it (interop-notes): both name the one actor. */
+export function bareOriginTwin(id: string): string | null {
+  const scheme = id.startsWith('https://') ? 8 : id.startsWith('http://') ? 7 : 0;
+  if (scheme === 0) return null;
+  const slash = id.indexOf('/', scheme);
+  if (slash === -1) return id.length > scheme && !/[?#]/.test(id) ? `${id}/` : null;
+  return slash === id.length - 1 && slash > scheme && !/[?#]/.test(id) ? id.slice(0, slash) : null;
+}

@@ -14,7 +14,7 @@ import { readDocument } from './read-document';
 import { sanitizeActorHtml } from './sanitize';
 import { webfingerActorId, webfingerSubjectOf } from './webfinger-client';
 import { takeFetchedActor } from './fetched-actors';
-import { withoutTrailingSlashes } from '../trailing-slashes';
+import { bareOriginTwin, withoutTrailingSlashes } from '../trailing-slashes';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
@@ -28,7 +28,11 @@ const decodeActor = rowDecoder(actor);
 
 /** The cached actor (prepared once per connection: every inbound activity looks its actor up). */
 export function findActor(db: DbOrTx, apId: string): Actor | undefined {
-  const raw = prepared<[string], Record<string, unknown>>(db, 'SELECT * FROM actor WHERE ap_id = ?').get(apId);
+  const byId = prepared<[string], Record<string, unknown>>(db, 'SELECT * FROM actor WHERE ap_id = ?');
+  // A bare origin is one actor with or without its trailing slash (bareOriginTwin): without
+  // this, an actor stored as `https://host` was fetched again at every mention of `https://host/`.
+  const twin = bareOriginTwin(apId);
+  const raw = byId.get(apId) ?? (twin === null ? undefined : byId.get(twin));
   return raw === undefined ? undefined : decodeActor(raw);
 }
 

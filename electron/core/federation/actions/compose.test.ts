@@ -10,6 +10,7 @@ import { manualSource, type ManualSource } from '../../connectivity/watch';
 import { openCore, type Core } from '../../core';
 import { startServer, type LoopbackServer } from '../../net/test-server';
 import { PUBLIC } from '../ap';
+import { findActor, getOrFetchActor } from '../actors';
 import { lookup } from '../lookup';
 import { saveOutboxObject } from '../outbox-store';
 import { persistInboxObject } from '../process/store';
@@ -158,6 +159,25 @@ describe('following a microblog.pub author', () => {
     const [follow] = core.db.select().from(outbox).where(eq(outbox.apType, 'Follow')).all();
     expect(follow?.apObject).toMatchObject({ type: 'Follow', actor: local().id, object: s.origin, to: [s.origin] });
     expect(rows(follow!.id).map((r) => r.recipient)).toEqual([`${s.origin}/inbox`]);
+  });
+
+  it('once stored, the actor is found under either spelling of its origin: not fetched again', async () => {
+    let gets = 0; // of the actor document (its handle's WebFinger is asked besides)
+    const s = await startServer((req, res) => {
+      if ((req.url ?? '/').split('?')[0] !== '/') return res.writeHead(404).end();
+      gets++;
+      res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify(mbp.actors[0]).replaceAll('https://quill.example', s.origin));
+    });
+    servers.push(s);
+    net.set(true);
+    const deps = { db: core.db, fed: core.fed, clock: core.clock };
+    const stored = await getOrFetchActor(deps, s.origin);
+    expect([stored.apId, gets]).toEqual([s.origin, 1]);
+    // Fedify peers write a bare origin with the slash: the same row, no second GET.
+    expect((await getOrFetchActor(deps, `${s.origin}/`)).id).toBe(stored.id);
+    expect(findActor(core.db, `${s.origin}/`)?.id).toBe(stored.id);
+    expect(gets).toBe(1);
+    expect(core.db.select().from(actor).all().filter((a) => a.apId.startsWith(s.origin))).toHaveLength(1);
   });
 });
 
