@@ -5,6 +5,7 @@
 import type { Db, Sqlite } from '../../../db/client';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import { resolveQueuedAddress } from '../federation/actions/deferred';
+import { createGoneCheck } from '../federation/actions/gone';
 import type { LocalActor } from '../federation/identity';
 import { createDeliveryPayloads } from '../federation/outbox';
 import type { FederationContext } from '../net/federation-context';
@@ -33,6 +34,7 @@ export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
     const local = identity();
     return local ? { keyId: new URL(local.keyId), privateKey: fed.keys.rsa.privateKey, contextLoader: fed.contextLoader } : null;
   });
+  const goneCheck = createGoneCheck({ db, fed, clock, log: deps.log });
   return createDeliveryLoop({
     sqlite: deps.sqlite,
     clock,
@@ -54,6 +56,7 @@ export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
       if (!local) return { kind: 'retry', reason: 'Tern has no public address set.' };
       return resolveQueuedAddress({ db, fed, clock, local }, row);
     },
+    gone: (row) => (row.webmentionTarget === null ? goneCheck(row.recipient) : Promise.resolve()),
     ...(deps.onInFlightChange ? { onInFlightChange: deps.onInFlightChange } : {}),
     // 64 in flight (still 2 per server): real servers take 100+ ms to answer, so a fan-out to
     // many servers is bound by waiting, not by signing (which runs on the thread pool). On

@@ -97,6 +97,9 @@ export interface DeliveryLoopDeps {
   /** What to POST; may take a moment the first time (an LD signature), hence the promise. */
   payload: (row: OutgoingActivity) => DeliveryPayload | Promise<DeliveryPayload>;
   resolve: (row: OutgoingActivity, signal: AbortSignal) => Promise<ResolveOutcome>;
+  /** The row's recipient answered 410 Gone (its row is given up): looks at what that says of the
+   * actors behind it (federation/actions/gone.ts). Awaited within the row's task. */
+  gone?: (row: OutgoingActivity) => Promise<void>;
   log?: (line: string) => void;
   /** Called whenever a row starts or stops being in flight (inFlight() changed). */
   onInFlightChange?: () => void;
@@ -323,6 +326,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     const body = await readSnippet(response);
     const verdict = judgeResponse({ status: response.status, retryAfter: response.headers.get('retry-after'), host, tries: row.tries + 1, now: clock(), random });
     apply(row, { at, status: response.status, body }, verdict);
+    if (response.status === 410 && deps.gone) {
+      await deps.gone(row).catch((error: unknown) => log(`delivery #${row.id}: after its 410: ${(error as Error)?.message ?? String(error)}`));
+    }
   }
 
   // ---- scheduling -------------------------------------------------------------------------
