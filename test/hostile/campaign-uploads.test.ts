@@ -67,7 +67,7 @@ const images: [string, () => Buffer, string, string, boolean?][] = [
   ['a PNG claiming 2^31-1 × 1', () => pngClaiming(0x7fffffff, 1, 0), 'image/png', 'wide.png'],
   ['a PNG claiming 0 × 0', () => pngClaiming(0, 0, 0), 'image/png', 'zero.png'],
   ['a PNG with 7,000 × 7,000 declared and one row', () => pngClaiming(7_000, 7_000), 'image/png', 'short.png'],
-  ['a PNG with a wrong CRC', () => { const b = Buffer.from(png); b[29] ^= 0xff; return b; }, 'image/png', 'crc.png'],
+  ['a PNG with a wrong CRC', () => { const b = Buffer.from(png); b.writeUInt8(b.readUInt8(29) ^ 0xff, 29); return b; }, 'image/png', 'crc.png'],
   ['a PNG cut in half', () => png.subarray(0, png.length >> 1), 'image/png', 'half.png'],
   ['a PNG of its signature alone', () => png.subarray(0, 8), 'image/png', 'sig.png'],
   ['a GIF claiming 65,535 × 65,535', () => gifClaiming(65_535, 65_535), 'image/gif', 'bomb.gif'],
