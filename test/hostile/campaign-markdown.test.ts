@@ -88,6 +88,30 @@ describe('a profile note nested thousands of levels deep', () => {
     }
   });
 
+  // marked is quadratic in emphasis marks, and the note is rendered for every fetch of the actor:
+  // 5,000 characters of `1.*` held the main thread 700 ms each time.
+  it.each([
+    ['`1.*` 1,666 times', '1.*'.repeat(1_666)],
+    ['`_a*` 1,666 times', '_a*'.repeat(1_666)],
+    ['800 emphasis openers, then their closers', `${'*a '.repeat(800)}x${' a*'.repeat(800)}`],
+  ])('a note of %s: 422 with the reason, the note kept', async (name, note) => {
+    const before = t.core.settings.get().summary;
+    await runCase(h, { name: `note: ${name}`, send: json('PATCH', '/api/v1/accounts/update_credentials', { note }), status: 422, reason: /more than 256 emphasis marks/ });
+    expect(t.core.settings.get().summary).toBe(before);
+  });
+
+  it('a note of many emphasis marks saved before they were refused is rendered once, not at every fetch', async () => {
+    t.core.settings.update({ summary: '1.*'.repeat(1_666) });
+    try {
+      await fetch(`${t.url}/`, { headers: { accept: 'application/activity+json' } }).then((r) => r.text()); // the first render
+      for (let i = 0; i < 3; i++) {
+        await runCase(h, { name: `stored dense note, fetch ${i + 1}`, send: () => fetch(`${t.url}/`, { headers: { accept: 'application/activity+json' } }), status: 200 });
+      }
+    } finally {
+      t.core.settings.update({ summary: '' });
+    }
+  });
+
   it('a note saved before this was refused is served as its text, not a 500', async () => {
     t.core.settings.update({ summary: '>'.repeat(4_000) });
     try {
