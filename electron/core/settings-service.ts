@@ -14,6 +14,7 @@ import { publishedKeys, toPerson, type PublishedKeys } from './federation/actor-
 import { resolveAliases } from './federation/aliases';
 import { countFollowers } from './federation/collections';
 import { localActor } from './federation/identity';
+import { summaryProblem } from './federation/profile-html';
 import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-update';
 import { isImageType } from './media/limits';
 import { localMediaPath } from './media/paths';
@@ -131,6 +132,10 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
       const current = core.settings.get();
       refuseSilentIdentityChange(current, change);
       const { confirmIdentityChange: _confirmed, listener, tunnel, alsoKnownAs: aliases, avatar: avatarId, header: headerId, ...fields } = change;
+      // Saved, a summary marked cannot read, or reads slowly, would be rendered at every fetch. (One
+      // saved before is kept as it is: the rest of the settings can still be changed.)
+      const summaryRefused = fields.summary === undefined || fields.summary === current.summary ? null : summaryProblem(fields.summary);
+      if (summaryRefused !== null) throw new BadInputError(`summary: ${summaryRefused}`);
       const avatar = profileImage('avatar', avatarId);
       const header = profileImage('header', headerId);
       const imagesChanged = (avatar !== undefined && avatar?.hash !== current.avatar?.hash) || (header !== undefined && header?.hash !== current.header?.hash);

@@ -26,10 +26,11 @@ export interface ListeningCore {
 }
 
 /** `extra`: run the inbox processor and the delivery loop on their threads, as the apps do;
- * trust a test certificate authority for HTTPS peers. */
+ * trust a test certificate authority for HTTPS peers; `allowPrivateAddresses: false` for a core
+ * whose outbound client refuses loopback as the apps' does (SSRF tests). */
 export async function openListeningCore(
   username = 'alice',
-  extra: Pick<CoreOptions, 'inboxWorker' | 'deliveryWorker' | 'deliveryIdleStopMs' | 'trustedCa'> = {},
+  extra: Pick<CoreOptions, 'inboxWorker' | 'deliveryWorker' | 'deliveryIdleStopMs' | 'trustedCa' | 'allowPrivateAddresses'> = {},
 ): Promise<ListeningCore> {
   const dir = mkdtempSync(join(tmpdir(), 'tern-listener-'));
   let offset = 0;

@@ -169,6 +169,51 @@ export function renderPost(
   return { html, handles, hashtags };
 }
 
+/** How deep the author's Markdown may nest. marked recurses, and copies the rest of the text,
+ * once per level of block quote, list or emphasis: a few thousand levels overflow its stack,
+ * 30,000 exhaust the page reader's heap — which does not always end the worker alone
+ * (nodejs/node#47224: some allocations abort the whole process). markdown-it stops at 100 too
+ * (its maxNesting). */
+export const MAX_MARKDOWN_NESTING = 100;
+
+const THEMATIC_BREAK = /^ {0,3}([-*_])(?:[ \t]*\1)*[ \t]*$/;
+
+/** Whether a line of `source` has a run of more than MAX_MARKDOWN_NESTING block quote, list or
+ * emphasis markers — `>`, `*`, `_`, `~`, and `-`, `+`, `1.`, `1)` before a space (else they are
+ * text) — with spaces between them, but for a line that is a thematic break (`* * * *`). One
+ * pass: a regex for the run would be retried from every position of a long line of runs just
+ * under the bound. */
+export function nestedTooDeeply(source: string): boolean {
+  const spaceAt = (j: number) => j >= source.length || source[j] === ' ' || source[j] === '\t' || source[j] === '\n';
+  let run = 0;
+  let lineStart = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i]!;
+    if (c === '\n') {
+      run = 0;
+      lineStart = i + 1;
+      continue;
+    }
+    if (c === ' ' || c === '\t') continue;
+    if ('>*_~'.includes(c)) run++;
+    else if (c === '-' || c === '+') run = spaceAt(i + 1) ? run + 1 : 0;
+    else if (c >= '0' && c <= '9') {
+      let j = i;
+      while (j < source.length && j - i < 9 && source[j]! >= '0' && source[j]! <= '9') j++;
+      const marker = (source[j] === '.' || source[j] === ')') && spaceAt(j + 1);
+      run = marker ? run + 1 : 0;
+      i = marker ? j : j - 1;
+    } else run = 0;
+    if (run > MAX_MARKDOWN_NESTING) {
+      const end = source.indexOf('\n', i);
+      if (!THEMATIC_BREAK.test(source.slice(lineStart, end === -1 ? source.length : end))) return true;
+      run = 0;
+      i = (end === -1 ? source.length : end) - 1;
+    }
+  }
+  return false;
+}
+
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

@@ -4,11 +4,12 @@
 // Markdown there, and sanitizing the rendered HTML as much again. A source over
 // RENDER_INLINE_CHARS is handed to the page reader's worker (webmention/source-parse.ts), which
 // runs the same functions; shorter ones — nearly every post — are rendered where they are, in a
-// millisecond or two.
+// millisecond or two, unless they hold many emphasis marks (marked is quadratic in those). A
+// source nested deeper than MAX_MARKDOWN_NESTING is refused before either.
 import { isMainThread } from 'node:worker_threads';
 import { BadInputError } from '../../errors';
 import { readInWorker } from '../../webmention/source-parse';
-import { hashtagHrefOf, renderPost, scanPost, type RenderedPost, type ResolvedMention } from './markdown';
+import { hashtagHrefOf, MAX_MARKDOWN_NESTING, nestedTooDeeply, renderPost, scanPost, type RenderedPost, type ResolvedMention } from './markdown';
 
 /** Sources up to this many characters are read and rendered on the thread that asks. */
 export const RENDER_INLINE_CHARS = 16 * 1024;
@@ -19,22 +20,54 @@ export interface RenderInput {
   baseUrl: string;
 }
 
-const inline = (source: string) => !isMainThread || source.length <= RENDER_INLINE_CHARS;
+/** marked pairs emphasis delimiters in time quadratic in their number (markedjs/marked#4099):
+ * 2 KB of `1.*` held the main thread 200 ms, 16 KB of `*a_` 11 s. A source with more than this
+ * many is read on the worker whatever its length; a post has a handful. */
+const INLINE_DELIMITERS = 64;
+
+function manyDelimiters(source: string): boolean {
+  let n = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if ((c === 0x2a || c === 0x5f || c === 0x7e) && ++n > INLINE_DELIMITERS) return true; // * _ ~
+  }
+  return false;
+}
+
+const inline = (source: string) => !isMainThread || (source.length <= RENDER_INLINE_CHARS && !manyDelimiters(source));
 
 function refused(reason: string): never {
   throw new BadInputError(`This post could not be rendered (${reason}).`);
 }
 
+/** Reads a source on this thread. Deeper than marked's stack by a way nestedTooDeeply does not
+ * see (a RangeError), it is refused as on the worker (source-worker.ts). */
+function here<T>(read: () => T): T {
+  try {
+    return read();
+  } catch (error) {
+    if (error instanceof RangeError) refused('its markup is nested too deeply to read');
+    throw error;
+  }
+}
+
+/** Before marked reads a source, on any thread. */
+function refuseDeepNesting(source: string): void {
+  if (nestedTooDeeply(source)) refused(`its Markdown is nested more than ${MAX_MARKDOWN_NESTING} levels deep`);
+}
+
 /** scanPost, on the page reader's worker for a long source. */
 export async function scanPostAnywhere(source: string): Promise<{ handles: string[]; hashtags: string[] }> {
-  if (inline(source)) return scanPost(source);
+  refuseDeepNesting(source);
+  if (inline(source)) return here(() => scanPost(source));
   const result = await readInWorker({ kind: 'scan', source });
   return result.ok ? result.scanned : refused(result.reason);
 }
 
 /** renderPost, on the page reader's worker for a long source. */
 export async function renderPostAnywhere(source: string, input: RenderInput): Promise<RenderedPost> {
-  if (inline(source)) return renderPost(source, { mentions: input.mentions, hashtagHref: hashtagHrefOf(input.baseUrl) });
+  refuseDeepNesting(source);
+  if (inline(source)) return here(() => renderPost(source, { mentions: input.mentions, hashtagHref: hashtagHrefOf(input.baseUrl) }));
   const result = await readInWorker({ kind: 'render', source, mentions: [...input.mentions], baseUrl: input.baseUrl });
   return result.ok ? result.rendered : refused(result.reason);
 }
