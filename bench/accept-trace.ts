@@ -18,6 +18,9 @@ import type { InboxWorkerHost } from '../electron/core/federation/inbox-worker-h
 interface ServerSide {
   start: number;
   bodyAt?: number;
+  /** Handed to the inbox checks worker, and its verdict back (when the checks run there). */
+  checkAt?: number;
+  checkedAt?: number;
   /** Handed to the inbox worker's insert (verified), and its ids back. */
   writeAt?: number;
   writtenAt?: number;
@@ -112,8 +115,8 @@ export function startAcceptTrace(core: Core): AcceptTrace {
       const pending = accept(post);
       if (pending !== null && entry) {
         checksOnWorker = true;
-        entry.writeAt = at;
-        void pending.then(() => (entry.writtenAt = now()), () => undefined);
+        entry.checkAt = at;
+        void pending.then(() => (entry.checkedAt = now()), () => undefined);
       }
       return pending;
     };
@@ -187,16 +190,21 @@ export function startAcceptTrace(core: Core): AcceptTrace {
       const slow = sorted.filter((r) => r.ms >= p99);
       const mid = sorted.slice(Math.floor(0.45 * sorted.length), Math.floor(0.55 * sorted.length));
       const parts = (set: ClientRecord[]) => {
-        const sum = { ms: 0, pre: 0, read: 0, verify: 0, write: 0, answer: 0, back: 0, gc: 0, scav: 0, mc: 0, gap: 0, n: 0 };
+        const sum = { ms: 0, pre: 0, read: 0, toChecks: 0, checks: 0, verify: 0, write: 0, answer: 0, back: 0, gc: 0, scav: 0, mc: 0, gap: 0, n: 0 };
         for (const r of set) {
           const s = server.get(r.seq);
           if (!s?.finish || !s.bodyAt || !s.queuedAt || !s.writeAt || !s.writtenAt) continue;
+          if (checksOnWorker && (!s.checkAt || !s.checkedAt)) continue;
           const end = r.sentAt + r.ms;
           sum.n++;
           sum.ms += r.ms;
           sum.pre += s.start - r.sentAt;
           sum.read += s.bodyAt - s.start;
-          sum.verify += s.writeAt - s.bodyAt;
+          if (checksOnWorker) {
+            sum.toChecks += s.checkAt! - s.bodyAt;
+            sum.checks += s.checkedAt! - s.checkAt!;
+            sum.verify += s.writeAt - s.checkedAt!;
+          } else sum.verify += s.writeAt - s.bodyAt;
           sum.write += s.writtenAt - s.writeAt;
           sum.answer += s.finish - s.writtenAt;
           sum.back += end - s.finish;
@@ -206,8 +214,12 @@ export function startAcceptTrace(core: Core): AcceptTrace {
           sum.gap += overlap(gapIn, r.sentAt, end);
         }
         const m = (x: number) => (x / Math.max(1, sum.n)).toFixed(1).padStart(5);
-        const [toWorker, onWorker, answer] = checksOnWorker ? ['to the checks worker', 'checks worker', 'insert (processor) + answer'] : ['verify', 'worker insert', 'answer'];
-        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + ${toWorker} ${m(sum.verify)} + ${onWorker} ${m(sum.write)} + ${answer} ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
+        // With the checks on their worker: the body is handed to it, its verdict comes back, the
+        // main thread hands the row to the processor's insert (inbox worker), its id comes back.
+        const middle = checksOnWorker
+          ? `to the checks worker ${m(sum.toChecks)} + checks (there and back) ${m(sum.checks)} + to the insert ${m(sum.verify)} + insert (processor, there and back) ${m(sum.write)}`
+          : `verify ${m(sum.verify)} + worker insert ${m(sum.write)}`;
+        return `n ${String(sum.n).padStart(3)}: ${m(sum.ms)} ms = before the listener ${m(sum.pre)} + body ${m(sum.read)} + ${middle} + answer ${m(sum.answer)} + back ${m(sum.back)}; overlapping: GC ${m(sum.gc)} (scavenge ${m(sum.scav)}, mark-compact ${m(sum.mc)}), loop gaps > 3 ms ${m(sum.gap)}`;
       };
       const byKind = new Map<string, { n: number; ms: number; max: number }>();
       for (const s of gcIn) {
