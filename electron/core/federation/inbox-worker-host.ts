@@ -26,6 +26,13 @@ const STOP_WAIT_MS = 15_000;
  * checks at 0 against 5: accept p99 61–78 against 87–98 ms (second burst 44–46 against 52–72
  * ms), accepted 1,086–1,223/s against 1,008–1,086/s; end to end 931–998/s against 918–964/s; the
  * main thread's loop delay (p99 7.2–7.5 ms) and the IPC page (p99 13–16 ms) as before.
+ * The processor's thread is not quite out of the accept path: it stores the accepted rows (an
+ * 'insert' message, between its rows). In the bench's accept trace a median POST's 25–32 ms
+ * were 13–19 ms of checks (there and back) and 6–7 ms of that insert (there and back). Neither
+ * committing the insert at once instead of with the processor's next rows, nor groups of 3 ms
+ * instead of 10 (inbox-loop GROUP_MAX_MS), nor the processor at nice 0 or 10 changed the
+ * insert's time or the rates beyond the runs' noise; the processor at nice 10 fell behind
+ * other work on the machine (second burst end to end 647–1,046/s against 1,098–1,195/s).
  */
 const CHECKS_NICE = 0;
 
