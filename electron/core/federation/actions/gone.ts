@@ -6,14 +6,13 @@
 // and leaves the followers and the following, as it would with the Delete its server sends
 // (process/delete.ts) — which a laptop with its listener off never receives. An actor still
 // there is left as it is, and not asked again for a day.
-import { and, eq, or } from 'drizzle-orm';
 import { prepared, type Db } from '../../../../db/client';
-import { follower, following, outbox } from '../../../../db/schema';
 import type { FederationContext } from '../../ports';
 import { ACTIVITY_ACCEPT } from '../../net/signatures';
 import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../../net/document-loader';
 import { typeOf } from '../ap';
 import { readDocument } from '../read-document';
+import { forgetActorRelations } from '../process/delete';
 
 export interface GoneCheckDeps {
   db: Db;
@@ -56,20 +55,6 @@ async function lookAt(fed: GoneCheckDeps['fed'], apId: string): Promise<Verdict>
   return { gone: false, found: reading.ok };
 }
 
-/** Removes a gone actor from the followers and the following; our Follows of it stop meaning
- * "request sent" (as process/delete.ts onActorDeleted does). */
-function forget(db: Db, actor: { id: number; apId: string }, now: Date): { followers: number; following: number } {
-  return db.transaction((tx) => {
-    const followers = tx.delete(follower).where(eq(follower.actorId, actor.id)).run().changes;
-    const followed = tx.delete(following).where(eq(following.actorId, actor.id)).run().changes;
-    tx.update(outbox)
-      .set({ isDeleted: true, updatedAt: now })
-      .where(and(eq(outbox.apType, 'Follow'), eq(outbox.isDeleted, false), or(eq(outbox.relatesToActorId, actor.id), eq(outbox.activityObjectApId, actor.apId))))
-      .run();
-    return { followers, following: followed };
-  });
-}
-
 /** The check the delivery loop runs after a 410 (delivery/loop.ts `gone`), with its memory of
  * the actors found. */
 export function createGoneCheck(deps: GoneCheckDeps): (recipient: string) => Promise<void> {
@@ -84,7 +69,7 @@ export function createGoneCheck(deps: GoneCheckDeps): (recipient: string) => Pro
       try {
         const verdict = await lookAt(deps.fed, actor.apId);
         if (verdict.gone) {
-          const removed = forget(deps.db, actor, deps.clock());
+          const removed = deps.db.transaction((tx) => forgetActorRelations(tx, actor, deps.clock()));
           found.delete(actor.id);
           deps.log(`${actor.apId} is gone (its inbox answered 410 and ${verdict.why}): removed from followers (${removed.followers}) and following (${removed.following})`);
         } else if (verdict.found) {

@@ -113,6 +113,18 @@ export function markRestored(tx: DbOrTx, post: InboxObject, now: Date): void {
   if (parent !== null) recountReplies(tx, parent);
 }
 
+/** A gone actor leaves the followers and the following, and our Follows of it no longer mean
+ * "request sent" (its Delete here; a 410 at its address, actions/gone.ts). */
+export function forgetActorRelations(tx: DbOrTx, gone: { id: number; apId: string }, now: Date): { followers: number; following: number } {
+  const followers = tx.delete(follower).where(eq(follower.actorId, gone.id)).run().changes;
+  const followed = tx.delete(following).where(eq(following.actorId, gone.id)).run().changes;
+  tx.update(outbox)
+    .set({ isDeleted: true, updatedAt: now })
+    .where(and(eq(outbox.apType, 'Follow'), or(eq(outbox.relatesToActorId, gone.id), eq(outbox.activityObjectApId, gone.apId))))
+    .run();
+  return { followers, following: followed };
+}
+
 /** Delete whose object is its own actor. Needs no fetch: the actor is gone (410) by now, and
  * an actor we never stored leaves nothing to clean up. */
 export async function onActorDeleted(deps: ProcessDeps, row: { id: string; activity: Json; actorId: string; now: Date }): Promise<ProcessOutcome> {
@@ -128,13 +140,7 @@ export async function onActorDeleted(deps: ProcessDeps, row: { id: string; activ
       relatesToInboxObjectId: null,
       relatesToOutboxObjectId: null,
     });
-    tx.delete(follower).where(eq(follower.actorId, gone.id)).run();
-    tx.delete(following).where(eq(following.actorId, gone.id)).run();
-    // Our Follows of them no longer mean "request sent".
-    tx.update(outbox)
-      .set({ isDeleted: true, updatedAt: row.now })
-      .where(and(eq(outbox.apType, 'Follow'), or(eq(outbox.relatesToActorId, gone.id), eq(outbox.activityObjectApId, gone.apId))))
-      .run();
+    forgetActorRelations(tx, gone, row.now);
     const theirs = tx
       .select()
       .from(inbox)
