@@ -259,3 +259,57 @@ describe('POST /inbox from a client that half-closes its side after sending', ()
     expect(incomingCount(t.core)).toBe(before);
   });
 });
+
+/** Sends headers with `Expect: 100-continue` and waits for the server's first answer before any
+ * body: what a client such as curl does for a large upload. Then sends `body` if the server said
+ * 100, and returns everything it answered. */
+async function expectContinue(path: string, headers: string[], declared: number, body?: Buffer): Promise<string> {
+  const url = new URL(inboxUrl);
+  const head = [`POST ${path} HTTP/1.1`, `Host: ${url.host}`, 'Connection: close', `Content-Length: ${declared}`, 'Expect: 100-continue', ...headers];
+  return new Promise((resolve, reject) => {
+    const socket = connect(Number(url.port), url.hostname);
+    let seen = '';
+    socket.on('data', (chunk: Buffer) => {
+      const first = seen === '';
+      seen += chunk.toString('latin1');
+      if (first && seen.startsWith('HTTP/1.1 100 ') && body) socket.write(body);
+    });
+    socket.on('error', reject);
+    socket.on('close', () => resolve(seen));
+    socket.setTimeout(10_000, () => socket.destroy(new Error('no answer within 10 s')));
+    socket.write(`${head.join('\r\n')}\r\n\r\n`);
+  });
+}
+
+describe('Expect: 100-continue', () => {
+  it('a body declared larger than the route can read is refused 413 at once, never invited with 100 Continue', async () => {
+    const before = incomingCount(t.core);
+    for (const [path, declared] of [
+      ['/inbox', 2 * 1024 * 1024], // the inbox reads 1 MiB
+      ['/inbox', 1024 ** 3],
+      ['/micropub', 1024 ** 3], // no route reads a gigabyte
+      ['/api/v2/media', 1024 ** 3],
+    ] as const) {
+      const answer = await expectContinue(path, ['Content-Type: application/activity+json'], declared);
+      expect([path, answer.slice(0, 13), answer.includes('100 Continue')]).toEqual([path, 'HTTP/1.1 413 ', false]);
+      expect(answer).toMatch(/"error":"body larger than \d+ bytes"/);
+    }
+    expect(incomingCount(t.core)).toBe(before);
+  });
+
+  it('a body within the cap is invited with 100 Continue, then read and answered as any other', async () => {
+    const activity = follow(mallory.actorId);
+    const signed = await mallory.sign(inboxUrl, JSON.stringify(activity));
+    const body = Buffer.from(await signed.arrayBuffer());
+    const headers: string[] = [];
+    signed.headers.forEach((value, name) => {
+      if (!['host', 'connection', 'content-length'].includes(name)) headers.push(`${name}: ${value}`);
+    });
+    const answer = await expectContinue(new URL(inboxUrl).pathname, headers, body.length, body);
+    expect(answer).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 202 /);
+    expect(t.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, activity.id)).all()).toHaveLength(1);
+    // The other routes too (the Hono app): Micropub reads the form, then wants a token.
+    const form = Buffer.from('h=entry&content=hello');
+    expect(await expectContinue('/micropub', ['Content-Type: application/x-www-form-urlencoded'], form.length, form)).toMatch(/^HTTP\/1\.1 100 Continue\r\n\r\nHTTP\/1\.1 401 /);
+  });
+});

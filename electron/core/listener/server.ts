@@ -5,7 +5,8 @@ import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
-import { inboxRequestListener, isInboxPost } from './inbox-route';
+import { inboxRequestListener, isInboxPost, MAX_INBOX_BYTES } from './inbox-route';
+import { MAX_ATTACHMENTS, MAX_IMAGE_BYTES, MAX_AV_BYTES } from '../media/limits';
 import { createAcceptFirst } from './accept-first';
 import type { ListenerAppOptions, ListenerCore } from './context';
 import type { ListenerAddress, ListenerStatus } from '../ports';
@@ -56,6 +57,21 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
     // Requests node:http refuses before Tern sees them (malformed lines, CR/LF in headers,
     // oversized headers, conflicting lengths) get the status with a reason, like every refusal.
     server.on('clientError', (error: NodeJS.ErrnoException, socket) => answerClientError(error, socket));
+    // `Expect: 100-continue` (curl sends it for bodies over 1 MiB): node:http would answer 100 at
+    // once and have the client send the whole body, only for the route to refuse it once its cap
+    // is read. A body declared larger than any route reads is refused before it is sent.
+    const inboxCap = options.maxInboxBytes ?? MAX_INBOX_BYTES;
+    server.on('checkContinue', (req, res) => {
+      const declared = Number(req.headers['content-length']);
+      const cap = isInboxPost(req) ? inboxCap : LARGEST_BODY_BYTES;
+      if (Number.isFinite(declared) && declared > cap) {
+        const body = JSON.stringify({ error: `body larger than ${cap} bytes` });
+        res.writeHead(413, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', Connection: 'close' }).end(body);
+        return;
+      }
+      res.writeContinue();
+      server.emit('request', req, res);
+    });
     // A CONNECT has no route here: refused with a reason rather than a silently closed socket.
     server.on('connect', (_req, socket) => answerClientError(Object.assign(new Error('CONNECT'), { code: 'HPE_CONNECT' }), socket));
     server.listen(address.port, address.host);
@@ -134,6 +150,10 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
 
 /** The answer to a request node:http's parser refused: 431, 413 or 405 when that is the reason,
  * else 400; a problem+JSON body naming it; the connection closed. */
+/** No route reads a larger body: Micropub's multipart create with its four largest images. A
+ * route refuses past its own cap (smaller for most) as it reads. */
+export const LARGEST_BODY_BYTES = Math.max(MAX_ATTACHMENTS * MAX_IMAGE_BYTES, MAX_AV_BYTES) + 1024 * 1024;
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A request in flight whose answer has not begun (its body's framing broke: a bad chunk size,
   // a Transfer-Encoding that is not chunked) is answered here too; what its handler writes later
