@@ -54,7 +54,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
     name: 'net and db',
     parts: [
       'electron/core/net/', 'db/', 'migrations/', 'electron/core/paths.ts', 'electron/core/folder-lock.ts', 'electron/core/errors.ts', 'electron/core/version.ts',
-      'electron/core/worker-host.ts', 'electron/core/worker-side.ts', 'electron/core/trailing-slashes.ts',
+      'electron/core/worker-host.ts', 'electron/core/worker-side.ts', 'electron/core/trailing-slashes.ts', 'electron/core/without-nul.ts',
     ],
   },
 ];

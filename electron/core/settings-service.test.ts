@@ -67,6 +67,13 @@ describe('settings.get', () => {
 });
 
 describe('settings.update', () => {
+  it('takes U+0000 out of the profile’s text (Postgres-based peers refuse it)', async () => {
+    await ok(call('settings.update', { baseUrl: 'https://tern.example/', username: 'alice', displayName: 'Al\u0000ice', summary: 'I write\u0000 here' }));
+    const view = await ok<SettingsView>(call('settings.get', {}));
+    expect([view.displayName, view.summary]).toEqual(['Alice', 'I write here']);
+    expect(JSON.stringify(core.settings.get())).not.toContain('\\u0000');
+  });
+
   it.each([
     [{ baseUrl: 'ftp://tern.example' }, 'baseUrl must be an http(s) URL.'],
     [{ baseUrl: 'not a url' }, 'baseUrl must be a URL such as https://example.com.'],

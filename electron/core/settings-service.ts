@@ -15,6 +15,7 @@ import { resolveAliases } from './federation/aliases';
 import { countFollowers } from './federation/collections';
 import { localActor } from './federation/identity';
 import { summaryProblem } from './federation/profile-html';
+import { withoutNul } from './without-nul';
 import { queueProfileUpdate, type QueuedUpdate } from './federation/profile-update';
 import { isImageType } from './media/limits';
 import { localMediaPath } from './media/paths';
@@ -128,7 +129,8 @@ export function createSettingsService(core: SettingsServiceCore): SettingsServic
   return {
     get: view,
 
-    async update(change) {
+    async update(given) {
+      const change = withoutNul(given);
       const current = core.settings.get();
       refuseSilentIdentityChange(current, change);
       const { confirmIdentityChange: _confirmed, listener, tunnel, alsoKnownAs: aliases, avatar: avatarId, header: headerId, ...fields } = change;

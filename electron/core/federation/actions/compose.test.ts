@@ -49,6 +49,18 @@ function cacheActor(doc: Record<string, unknown>, handle: string | null = null) 
 }
 
 describe('posting', () => {
+  it('takes U+0000 out of everything the author wrote, in the post as stored and as sent (Postgres-based peers refuse it)', async () => {
+    const nul = '\u0000';
+    const post = await author.createPost({ content: `hel${nul}lo`, title: `On${nul} terns`, summary: `bi${nul}rds`, visibility: 'PUBLIC' });
+    const row = stored(post.id);
+    expect(JSON.stringify(row)).not.toContain('\\u0000');
+    expect([row.source, row.apObject.name, row.apObject.summary]).toEqual(['hello', 'On terns', 'birds']);
+    await author.editPost({ apId: row.apId, content: `bye${nul}` });
+    expect(stored(post.id).source).toBe('bye');
+    const poll = await author.createPost({ content: 'Tea?', visibility: 'PUBLIC', poll: { options: [`ye${nul}s`, 'no'], durationSeconds: 600, multiple: false, hideTotals: false } });
+    expect(JSON.stringify(stored(poll.id).apObject)).not.toContain('\\u0000');
+  });
+
   it('an Article: a title makes the type and the name; a content warning marks it sensitive', async () => {
     const post = await author.createPost({ content: 'Long *read*', title: 'On terns', summary: 'birds', visibility: 'UNLISTED' });
     const object = stored(post.id).apObject;

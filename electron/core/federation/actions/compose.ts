@@ -24,6 +24,7 @@ import { addressedPeople, buildPost, fieldsOf, mentionsOf } from './post-object'
 import { scanPostAnywhere } from './render-off-thread';
 import { questionFields, type PollSpec } from '../polls/question';
 import { linkAttachments, resolveAttachments, toApAttachments, type AttachmentInput } from '../../media/attachments';
+import { withoutNul } from '../../without-nul';
 
 export interface PostInput {
   /** Markdown. */
@@ -105,7 +106,8 @@ function writeTags(tx: DbOrTx, outboxObjectId: number, hashtags: string[]): void
 }
 
 /** Publishes a Note (or an Article when titled): saved, tagged and queued in one transaction. */
-export async function createPost(deps: ActionDeps, input: PostInput): Promise<OutboxObject> {
+export async function createPost(deps: ActionDeps, given: PostInput): Promise<OutboxObject> {
+  const input = withoutNul(given);
   const local = requireLocal(deps);
   const content = input.content.trim();
   const media = resolveAttachments(deps.db, input.attachments ?? []);
@@ -187,7 +189,8 @@ function sameVersion(a: ApObject, b: ApObject): boolean {
  * refreshed, a title and poll fields are kept, and an Update is queued to everyone the post
  * reached before plus anyone newly mentioned.
  */
-export async function editPost(deps: ActionDeps, input: EditInput): Promise<OutboxObject> {
+export async function editPost(deps: ActionDeps, given: EditInput): Promise<OutboxObject> {
+  const input = withoutNul(given);
   const local = requireLocal(deps);
   const row = findOwnPost(deps.db, input.apId);
   const old = row.apObject as ApObject;
