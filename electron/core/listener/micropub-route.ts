@@ -26,9 +26,9 @@ import { BodyError, decodeBody, type DecodedBody } from './request-body';
 const MiB = 1024 * 1024;
 const MICROPUB_BODY_BYTES = MiB;
 /** A multipart create may carry as many full-size images as a post can have, plus its fields. */
-const MICROPUB_MULTIPART_BYTES = MAX_ATTACHMENTS * MAX_IMAGE_BYTES + MiB;
+export const MICROPUB_MULTIPART_BYTES = MAX_ATTACHMENTS * MAX_IMAGE_BYTES + MiB;
 /** The media endpoint takes one file: the largest Tern accepts (video), plus the multipart framing. */
-const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
+export const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
 /** Without an Authorization header, the token can only be access_token in a form body: this much
  * is read to find it — a post's text and fields, or a small file; larger bodies need the header. */
 const BODY_BEFORE_TOKEN_BYTES = 64 * 1024;

@@ -6,7 +6,9 @@ import type { Duplex } from 'node:stream';
 import { getRequestListener } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost, MAX_INBOX_BYTES } from './inbox-route';
-import { MAX_ATTACHMENTS, MAX_IMAGE_BYTES, MAX_AV_BYTES } from '../media/limits';
+import { MEDIA_BODY_BYTES as MICROPUB_MEDIA_BYTES, MICROPUB_MULTIPART_BYTES } from './micropub-route';
+import { MEDIA_BODY_BYTES as MASTODON_MEDIA_BYTES } from '../mastodon/media-routes';
+import { PROFILE_BODY_BYTES } from '../mastodon/account-routes';
 import { createAcceptFirst } from './accept-first';
 import type { ListenerAppOptions, ListenerCore } from './context';
 import type { ListenerAddress, ListenerStatus } from '../ports';
@@ -150,9 +152,10 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
 
 /** The answer to a request node:http's parser refused: 431, 413 or 405 when that is the reason,
  * else 400; a problem+JSON body naming it; the connection closed. */
-/** No route reads a larger body: Micropub's multipart create with its four largest images. A
- * route refuses past its own cap (smaller for most) as it reads. */
-export const LARGEST_BODY_BYTES = Math.max(MAX_ATTACHMENTS * MAX_IMAGE_BYTES, MAX_AV_BYTES) + 1024 * 1024;
+/** The largest body any route reads (the routes' own caps: Micropub's multipart create with its
+ * four images, the media endpoints, the profile's two images). Each route refuses past its own
+ * cap, smaller for most, as it reads. */
+export const LARGEST_BODY_BYTES = Math.max(MAX_INBOX_BYTES, MICROPUB_MULTIPART_BYTES, MICROPUB_MEDIA_BYTES, MASTODON_MEDIA_BYTES, PROFILE_BODY_BYTES);
 
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A request in flight whose answer has not begun (its body's framing broke: a bad chunk size,

@@ -31,7 +31,7 @@ export function actorById(api: Api, id: string): ActorView {
 
 const viewOf = actorById;
 
-const PROFILE_BODY_BYTES = 2 * MAX_IMAGE_BYTES + 64 * 1024;
+export const PROFILE_BODY_BYTES = 2 * MAX_IMAGE_BYTES + 64 * 1024;
 const credentialsInput = z.object({
   display_name: z.string().max(100).optional(),
   note: z.string().max(5000).optional(),

@@ -13,7 +13,7 @@ import { declaredType } from '../micropub/media';
 import { apiOf, postById } from './api';
 import { ApiError, bodyParams, handler, int, json, list, notFound, parse, requireToken } from './http';
 
-const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
+export const MEDIA_BODY_BYTES = MAX_AV_BYTES + 64 * 1024;
 /** Alt texts waiting for their post, in the settings file (they survive a restart). */
 export interface MediaDescriptions {
   get(uploadId: number): string | undefined;
