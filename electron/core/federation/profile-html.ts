@@ -2,7 +2,7 @@
 // Rendered with marked, then reduced to the same allowlist as remote HTML, so a pasted <script>
 // or an odd tag never reaches a peer or the profile page.
 import { marked } from 'marked';
-import { escapeHtml, MAX_MARKDOWN_NESTING, nestedTooDeeply } from './actions/markdown';
+import { escapeHtml, MAX_MARKDOWN_NESTING, moreEmphasisMarksThan, nestedTooDeeply } from './actions/markdown';
 import { sanitizeContentHtml } from './sanitize';
 
 /** marked pairs emphasis marks in time quadratic in their number (markedjs/marked#4099), and the
@@ -13,7 +13,7 @@ export const MAX_SUMMARY_EMPHASIS_MARKS = 256;
 /** Why `markdown` cannot be a summary, or null. (settings-service.ts refuses it with this.) */
 export function summaryProblem(markdown: string): string | null {
   if (nestedTooDeeply(markdown)) return `its Markdown is nested more than ${MAX_MARKDOWN_NESTING} levels deep`;
-  if ((markdown.match(/[*_~]/g)?.length ?? 0) > MAX_SUMMARY_EMPHASIS_MARKS) return `its Markdown has more than ${MAX_SUMMARY_EMPHASIS_MARKS} emphasis marks (*, _ or ~)`;
+  if (moreEmphasisMarksThan(markdown, MAX_SUMMARY_EMPHASIS_MARKS)) return `its Markdown has more than ${MAX_SUMMARY_EMPHASIS_MARKS} emphasis marks (*, _ or ~)`;
   return null;
 }
 

@@ -214,6 +214,17 @@ export function nestedTooDeeply(source: string): boolean {
   return false;
 }
 
+/** Whether `source` holds more than `most` emphasis marks (`*`, `_`, `~`): marked pairs them in
+ * time quadratic in their number (markedjs/marked#4099). Stops counting past `most`. */
+export function moreEmphasisMarksThan(source: string, most: number): boolean {
+  let n = 0;
+  for (let i = 0; i < source.length; i++) {
+    const c = source.charCodeAt(i);
+    if ((c === 0x2a || c === 0x5f || c === 0x7e) && ++n > most) return true; // * _ ~
+  }
+  return false;
+}
+
 export function escapeHtml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;').replace(/'/g, '&#39;');
 }

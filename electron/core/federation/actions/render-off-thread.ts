@@ -9,7 +9,7 @@
 import { isMainThread } from 'node:worker_threads';
 import { BadInputError } from '../../errors';
 import { readInWorker } from '../../webmention/source-parse';
-import { hashtagHrefOf, MAX_MARKDOWN_NESTING, nestedTooDeeply, renderPost, scanPost, type RenderedPost, type ResolvedMention } from './markdown';
+import { hashtagHrefOf, MAX_MARKDOWN_NESTING, moreEmphasisMarksThan, nestedTooDeeply, renderPost, scanPost, type RenderedPost, type ResolvedMention } from './markdown';
 
 /** Sources up to this many characters are read and rendered on the thread that asks. */
 export const RENDER_INLINE_CHARS = 16 * 1024;
@@ -25,16 +25,7 @@ export interface RenderInput {
  * many is read on the worker whatever its length; a post has a handful. */
 const INLINE_DELIMITERS = 64;
 
-function manyDelimiters(source: string): boolean {
-  let n = 0;
-  for (let i = 0; i < source.length; i++) {
-    const c = source.charCodeAt(i);
-    if ((c === 0x2a || c === 0x5f || c === 0x7e) && ++n > INLINE_DELIMITERS) return true; // * _ ~
-  }
-  return false;
-}
-
-const inline = (source: string) => !isMainThread || (source.length <= RENDER_INLINE_CHARS && !manyDelimiters(source));
+const inline = (source: string) => !isMainThread || (source.length <= RENDER_INLINE_CHARS && !moreEmphasisMarksThan(source, INLINE_DELIMITERS));
 
 function refused(reason: string): never {
   throw new BadInputError(`This post could not be rendered (${reason}).`);
