@@ -135,3 +135,12 @@ it('an element keeps at most 32 of its classes (a hostile server wrote thousands
   expect(html.match(/class="([^"]*)"/)![1]!.split(' ')).toEqual(Array.from({ length: 32 }, (_, i) => `h-c${i}`));
   expect(sanitizeStoredHtml('<p><a href="https://a.example/" class="u-url mention">@a</a></p>')).toContain('class="u-url mention"');
 });
+
+it("Misskey's empty content warning (summary U+200B) is a warning without words: hidden as sensitive, no invisible label", () => {
+  const view = inboxPostView(row({ type: 'Note', summary: '\u200B', content: 'behind it', sensitive: true }), undefined);
+  expect({ summary: view.summary, sensitive: view.sensitive }).toEqual({ summary: null, sensitive: true });
+  // Without Misskey's sensitive flag too: the summary was there, so the post stays hidden.
+  const bare = inboxPostView(row({ type: 'Note', summary: '<p>\u200B \uFEFF</p>', content: 'behind it' }), undefined);
+  expect({ summary: bare.summary, sensitive: bare.sensitive }).toEqual({ summary: null, sensitive: true });
+  expect(inboxPostView(row({ type: 'Note', summary: 'tides \u200B', content: 'x' }), undefined).summary).toBe('tides \u200B');
+});

@@ -204,6 +204,10 @@ export function contentHtmlOf(html: string): string {
   return clean;
 }
 
+/** Text made only of white space and zero-width or invisible format characters (U+200B–U+200D,
+ * U+2060, U+FEFF, U+00AD). */
+const INVISIBLE_ONLY = /^[\s\u200B-\u200D\u2060\uFEFF\u00AD]*$/;
+
 /** Plain text of an HTML field, whole (what a text node shows; no markup, entities decoded). */
 const plain = (html: string | null): string | null => {
   const text = html ? htmlToExcerpt(html, 10_000) : '';
@@ -231,7 +235,11 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
   // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
   // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
   const warns = summaryIsWarning(object);
-  const warning = warns ? plain(summary) : null;
+  const warningText = warns ? plain(summary) : null;
+  // Misskey (and its forks) send a warning left empty as U+200B, so that servers which read an
+  // empty summary as none still hide the post: a warning with no visible character is a warning
+  // without words (shown as "sensitive"), not one whose label is an invisible character.
+  const warning = warningText !== null && INVISIBLE_ONLY.test(warningText) ? null : warningText;
   return {
     apId,
     url: originalUrlOf(object, apId),
@@ -241,7 +249,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     contentHtml: contentHtmlOf(contentOf(object)),
     summary: warning,
     excerpt: warns ? null : plain(summary),
-    sensitive: object.sensitive === true || warning !== null,
+    sensitive: object.sensitive === true || warningText !== null,
     card: isCardType(type),
     inReplyTo: idOf(object.inReplyTo),
     attachments: attachmentsOf(object, ownBase),
