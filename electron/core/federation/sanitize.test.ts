@@ -135,3 +135,29 @@ describe('what is stored is what is shown (views sanitize the stored content aga
     expect(sanitizeContentHtml(stored)).toBe(stored);
   });
 });
+
+describe("a list PHP wrote as an object (Pixelfed's reply tags)", () => {
+  it('is read as the list: the Mention whose keys hold it first, then "0", "1", … in order, each cleaned', () => {
+    const object = sanitizeObjectHtml({
+      type: 'Note',
+      tag: {
+        type: 'Mention',
+        href: 'https://px.example/users/sedge',
+        name: '@sedge',
+        '1': { type: 'Hashtag', href: 'javascript:alert(1)', name: '#<b>tide</b>' },
+        '0': { type: 'Mention', href: 'https://tern.example/', name: '@author@tern.example' },
+      },
+    });
+    expect(object.tag).toEqual([
+      { type: 'Mention', href: 'https://px.example/users/sedge', name: '@sedge' },
+      { type: 'Mention', href: 'https://tern.example/', name: '@author@tern.example' },
+      { type: 'Hashtag', name: '#tide' },
+    ]);
+  });
+
+  it('an object without index keys, or whose index keys hold no objects, is one entry as before', () => {
+    const one = { type: 'Mention', href: 'https://px.example/u', name: '@u' };
+    expect(sanitizeObjectHtml({ type: 'Note', tag: one }).tag).toEqual(one);
+    expect(sanitizeObjectHtml({ type: 'Note', tag: { ...one, '0': 'x' } }).tag).toEqual({ ...one, '0': 'x' });
+  });
+});
