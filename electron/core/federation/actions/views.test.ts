@@ -144,3 +144,8 @@ it("Misskey's empty content warning (summary U+200B) is a warning without words:
   expect({ summary: bare.summary, sensitive: bare.sensitive }).toEqual({ summary: null, sensitive: true });
   expect(inboxPostView(row({ type: 'Note', summary: 'tides \u200B', content: 'x' }), undefined).summary).toBe('tides \u200B');
 });
+
+it("an Article's image given as a bare IRI (Ghost's feature image) is shown as its picture", () => {
+  const view = inboxPostView(row({ type: 'Article', name: 'Spring tides', content: '<p>x</p>', image: 'https://ghost.example/content/images/tide.jpg' }), undefined);
+  expect(view.attachments.map((a) => ({ url: a.url, kind: a.kind }))).toEqual([{ url: 'https://ghost.example/content/images/tide.jpg', kind: 'image' }]);
+});

@@ -76,7 +76,10 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
   // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
+  // Either may be the picture's IRI alone: Ghost's Article names its feature image so (Fedify
+  // writes an `image` given as a URL as a bare string).
   const thumbnails = [...boundedList(object.image), ...boundedList(object.icon)]
+    .map((a) => (typeof a === 'string' ? { url: a } : a))
     .filter(isObject)
     .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
     .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
