@@ -149,3 +149,11 @@ it("an Article's image given as a bare IRI (Ghost's feature image) is shown as i
   const view = inboxPostView(row({ type: 'Article', name: 'Spring tides', content: '<p>x</p>', image: 'https://ghost.example/content/images/tide.jpg' }), undefined);
   expect(view.attachments.map((a) => ({ url: a.url, kind: a.kind }))).toEqual([{ url: 'https://ghost.example/content/images/tide.jpg', kind: 'image' }]);
 });
+
+it("an attachment's alt text is its summary, else its name, as Mastodon reads it (GoToSocial writes it in summary alone)", () => {
+  const alts = (attachment: Record<string, unknown>) => inboxPostView(row({ type: 'Note', content: 'x', attachment: [{ type: 'Image', url: 'https://x.example/a.png', ...attachment }] }), undefined).attachments[0]!.name;
+  expect(alts({ summary: 'A heron <b>standing</b>' })).toBe('A heron standing');
+  expect(alts({ summary: ' ', name: 'A heron' })).toBe('A heron');
+  expect(alts({ summary: 'From summary', name: 'From name' })).toBe('From summary');
+  expect(alts({})).toBeNull();
+});

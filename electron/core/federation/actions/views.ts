@@ -5,7 +5,7 @@ import { actor, type Actor, type InboxObject, type OutboxObject } from '../../..
 import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
 import { htmlToExcerpt, sanitizePlainText, unparsedText } from '../sanitize';
 import { sanitizeStoredHtml } from '../sanitize-stored';
@@ -38,12 +38,17 @@ function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+const descriptionOf = (a: Json): string | null => {
+  const text = attachmentDescription(a);
+  return text === null ? null : sanitizePlainText(text);
+};
+
 function attachmentOf(a: Json, ownBase: string | null): AttachmentView {
   return withSources(
     {
       url: httpUrl(a.url) ?? linksOf(a.url)[0]?.href ?? httpUrl(a.href) ?? '',
       mediaType: str(a.mediaType),
-      name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
+      name: descriptionOf(a),
       blurhash: str(a.blurhash),
       width: num(a.width),
       height: num(a.height),
