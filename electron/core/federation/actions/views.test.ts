@@ -157,3 +157,19 @@ it("an attachment's alt text is its summary, else its name, as Mastodon reads it
   expect(alts({ summary: 'From summary', name: 'From name' })).toBe('From summary');
   expect(alts({})).toBeNull();
 });
+
+it('a Mention named without its server (Misskey\'s and Pixelfed\'s local users) is shown with the host of its href', () => {
+  const names = inboxPostView(
+    row({
+      type: 'Note',
+      content: 'x',
+      tag: [
+        { type: 'Mention', href: 'https://mk.example/users/9xk1', name: '@sedge' },
+        { type: 'Mention', href: 'https://mk.example/users/9xk2', name: '@heron@mastodon.example' },
+        { type: 'Hashtag', href: 'https://mk.example/tags/kelp', name: '#kelp' },
+      ],
+    }),
+    undefined,
+  ).tags.map((t) => t.name);
+  expect(names).toEqual(['@sedge@mk.example', '@heron@mastodon.example', '#kelp']);
+});

@@ -117,10 +117,24 @@ function tagsOf(object: Json): PostView['tags'] {
     const href = httpUrl(idOf(tag.href));
     // A Mention without a name (Smithereen) is named from its href; the processor names it from
     // the actor cache when it stores the post.
-    const name = str(tag.name) ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
-    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(name), href });
+    const given = str(tag.name);
+    const name = given ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
+    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(tag.type === 'Mention' ? withDomain(name, href) : name), href });
   }
   return out;
+}
+
+/** A mention named without its server (`@sedge`: Misskey and Pixelfed name a user of their own
+ * server so) read as what it is, `@sedge@<the host of its href>`: shown bare, it would pass for
+ * an account on the author's own server. */
+function withDomain(name: string, href: string): string {
+  const local = /^@?([^@\s]+)$/.exec(name.trim())?.[1];
+  if (local === undefined) return name;
+  try {
+    return `@${local}@${new URL(href).host}`;
+  } catch {
+    return name;
+  }
 }
 
 /** A time as sent, when it is one (ISO 8601 that Date reads); else null. */
