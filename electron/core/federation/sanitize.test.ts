@@ -161,3 +161,15 @@ describe("a list PHP wrote as an object (Pixelfed's reply tags)", () => {
     expect(sanitizeObjectHtml({ type: 'Note', tag: { ...one, '0': 'x' } }).tag).toEqual({ ...one, '0': 'x' });
   });
 });
+
+describe("a PodcastEpisode's description and audio (Castopod)", () => {
+  it('are cleaned like content and attachments: markup sanitized, names plain, non-http(s) URLs dropped', () => {
+    const object = sanitizeObjectHtml({
+      type: 'PodcastEpisode',
+      description: { type: 'Note', content: 'md', contentMap: { en: '<p>ok<script>alert(1)</script><img src=x onerror=alert(2)></p>' }, name: '<b>n</b>' },
+      audio: { type: 'Audio', name: '<i>Ep</i>', url: { type: 'Link', href: 'javascript:alert(3)' } },
+    });
+    expect(object.description).toEqual({ type: 'Note', content: 'md', contentMap: { en: '<p>ok</p>' }, name: 'n' });
+    expect(object.audio).toEqual({ type: 'Audio', name: 'Ep' });
+  });
+});

@@ -265,6 +265,16 @@ export function sanitizeObjectHtml<T extends Json>(object: T): T {
   for (const key of ['attachment', 'tag', 'oneOf', 'anyOf']) {
     if (key in out) out[key] = mapEntries(out[key], cleanEntry);
   }
+  // Castopod's PodcastEpisode (the Podcast Index's draft vocabulary) has no content of its own:
+  // its text is in a `description` Note, its file in an `audio` object. Cleaned as the object's
+  // own content (HTML) and as an attachment (plain name, http(s)-only URLs); one level only.
+  if (isObject(out.description)) {
+    const description: Json = { ...out.description };
+    for (const key of ['content', 'contentMap']) if (key in description) description[key] = mapStrings(description[key], cleanHtml);
+    if (typeof description.name === 'string') description.name = sanitizePlainText(description.name);
+    out.description = description;
+  }
+  if (isObject(out.audio)) out.audio = cleanEntry(out.audio);
   cleanObjects.add(out);
   return out as T;
 }

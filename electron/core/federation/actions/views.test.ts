@@ -173,3 +173,19 @@ it('a Mention named without its server (Misskey\'s and Pixelfed\'s local users) 
   ).tags.map((t) => t.name);
   expect(names).toEqual(['@sedge@mk.example', '@heron@mastodon.example', '#kelp']);
 });
+
+it("a PodcastEpisode (Castopod) is shown by its audio's name, its description's HTML and its audio file", () => {
+  const view = inboxPostView(
+    row({
+      type: 'PodcastEpisode',
+      description: { type: 'Note', mediaType: 'text/markdown', content: 'Worms, **coils**.', contentMap: { en: '<p>Worms, <strong>coils</strong>.</p>' } },
+      audio: { type: 'Audio', name: 'Episode 12', url: { type: 'Link', href: 'https://cp.example/audio/12.mp3', mediaType: 'audio/mpeg' } },
+    }),
+    undefined,
+  );
+  expect({ title: view.title, content: view.contentHtml, files: view.attachments.map((a) => [a.kind, a.url]) }).toEqual({
+    title: 'Episode 12',
+    content: '<p>Worms, <strong>coils</strong>.</p>',
+    files: [['audio', 'https://cp.example/audio/12.mp3']],
+  });
+});

@@ -80,6 +80,11 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   if (file && !out.some((a) => a.url === file.href)) {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
+  // A PodcastEpisode's (Castopod's) file is its `audio`, whose `url` is a Link.
+  const audio = isObject(object.audio) ? linksOf(object.audio.url)[0] : undefined;
+  if (audio && !out.some((a) => a.url === audio.href)) {
+    out.push(attachmentOf({ type: 'Audio', url: audio.href, mediaType: audio.mediaType ?? 'audio/mpeg' }, ownBase));
+  }
   // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
   // Either may be the picture's IRI alone: Ghost's Article names its feature image so (Fedify
   // writes an `image` given as a URL as a bare string).
@@ -240,14 +245,27 @@ const plain = (html: string | null): string | null => {
  * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
  * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
 function contentOf(object: Json): string {
+  // A PodcastEpisode (Castopod) has no content: its text is its `description` Note's.
+  if (languageField(object, 'content') === null && isObject(object.description)) return contentOf(object.description);
   const content = languageField(object, 'content') ?? '';
   if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
+  // Markdown in `content` with the server's own HTML of it in `contentMap` (Castopod's episode
+  // description): that HTML.
+  const rendered = isObject(object.contentMap) ? Object.values(object.contentMap).find((v): v is string => typeof v === 'string' && /<[a-z/]/i.test(v)) : undefined;
+  if (rendered !== undefined) return rendered;
   return content
     .split(/\r?\n\s*\r?\n/)
     .map((p) => p.trim())
     .filter((p) => p !== '')
     .map((p) => `<p>${p.replace(/\r?\n/g, '<br>')}</p>`)
     .join('');
+}
+
+/** The `name` of a titled type; a PodcastEpisode (Castopod) has none, and its `audio` names it. */
+function titleOf(object: Json, name: string | null): string | null {
+  if (!nameIsTitle(object)) return null;
+  const title = name ?? (isObject(object.audio) ? str(object.audio.name) : null);
+  return title ? sanitizePlainText(title) : null;
 }
 
 function common(object: Json, apId: string, ownBase: string | null = null) {
@@ -267,7 +285,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     url: originalUrlOf(object, apId),
     type,
     updated: str(object.updated),
-    title: name && nameIsTitle(object) ? sanitizePlainText(name) : null,
+    title: titleOf(object, name),
     contentHtml: contentHtmlOf(contentOf(object)),
     summary: warning,
     excerpt: warns ? null : plain(summary),
