@@ -44,6 +44,7 @@ import { actorIdOf, idOf, inboundActivitySchema, typeOf, type Json } from './ap'
 import { isBlockedUrl } from './blocked-servers';
 import type { InboxEvents, QueuedActivity } from './inbox-events';
 import { queuedIncomingId, writeIncoming, type IncomingRow } from './incoming-writer';
+import { activityIdOf } from './process/synthetic-id';
 import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 
 export interface InboxDeps {
@@ -308,7 +309,9 @@ export async function checkInboxPost(deps: InboxDeps, request: Request, body: Ui
   }
 
   const now = deps.clock().toISOString();
-  const apId = typeof activity.id === 'string' ? activity.id : null;
+  // (An activity that carries its object under the object's own id is queued under an id of its
+  // own: synthetic-id.ts activityIdOf.)
+  const apId = activityIdOf(activity);
   // A replay (the same signed request again, inside the signature's window) or a server's
   // retry of what was already taken: the activity is queued once.
   if (apId !== null && queuedIncomingId(deps.db, apId, verified.ownerActorId) !== undefined) {

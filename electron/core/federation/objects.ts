@@ -107,6 +107,17 @@ export const MAX_LIST_ENTRIES = 100;
 /** `value` as a list (asArray), its first MAX_LIST_ENTRIES entries. */
 export const boundedList = (value: unknown): unknown[] => asArray(value).slice(0, MAX_LIST_ENTRIES);
 
+/** An attachment's description (its alt text), as Mastodon reads it: `summary`, else `name`
+ * (app/lib/activitypub/parser/media_attachment_parser.rb). GoToSocial writes it in `summary`
+ * alone, Hollo in both, most others in `name`. Raw: the caller makes it plain text. */
+export function attachmentDescription(attachment: Json): string | null {
+  for (const key of ['summary', 'name'] as const) {
+    const text = str(attachment[key]);
+    if (text !== null && text.trim() !== '') return text;
+  }
+  return null;
+}
+
 interface LinkLike {
   href: string;
   mediaType: string | null;

@@ -135,3 +135,41 @@ describe('what is stored is what is shown (views sanitize the stored content aga
     expect(sanitizeContentHtml(stored)).toBe(stored);
   });
 });
+
+describe("a list PHP wrote as an object (Pixelfed's reply tags)", () => {
+  it('is read as the list: the Mention whose keys hold it first, then "0", "1", … in order, each cleaned', () => {
+    const object = sanitizeObjectHtml({
+      type: 'Note',
+      tag: {
+        type: 'Mention',
+        href: 'https://px.example/users/sedge',
+        name: '@sedge',
+        '1': { type: 'Hashtag', href: 'javascript:alert(1)', name: '#<b>tide</b>' },
+        '0': { type: 'Mention', href: 'https://tern.example/', name: '@author@tern.example' },
+      },
+    });
+    expect(object.tag).toEqual([
+      { type: 'Mention', href: 'https://px.example/users/sedge', name: '@sedge' },
+      { type: 'Mention', href: 'https://tern.example/', name: '@author@tern.example' },
+      { type: 'Hashtag', name: '#tide' },
+    ]);
+  });
+
+  it('an object without index keys, or whose index keys hold no objects, is one entry as before', () => {
+    const one = { type: 'Mention', href: 'https://px.example/u', name: '@u' };
+    expect(sanitizeObjectHtml({ type: 'Note', tag: one }).tag).toEqual(one);
+    expect(sanitizeObjectHtml({ type: 'Note', tag: { ...one, '0': 'x' } }).tag).toEqual({ ...one, '0': 'x' });
+  });
+});
+
+describe("a PodcastEpisode's description and audio (Castopod)", () => {
+  it('are cleaned like content and attachments: markup sanitized, names plain, non-http(s) URLs dropped', () => {
+    const object = sanitizeObjectHtml({
+      type: 'PodcastEpisode',
+      description: { type: 'Note', content: 'md', contentMap: { en: '<p>ok<script>alert(1)</script><img src=x onerror=alert(2)></p>' }, name: '<b>n</b>' },
+      audio: { type: 'Audio', name: '<i>Ep</i>', url: { type: 'Link', href: 'javascript:alert(3)' } },
+    });
+    expect(object.description).toEqual({ type: 'Note', content: 'md', contentMap: { en: '<p>ok</p>' }, name: 'n' });
+    expect(object.audio).toEqual({ type: 'Audio', name: 'Ep' });
+  });
+});

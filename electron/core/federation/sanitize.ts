@@ -171,8 +171,27 @@ function cleanUrlField(value: unknown): unknown {
 
 /** Each entry of a list field (attachment, tag, oneOf…) cleaned by `clean`; one entry or many. */
 function mapEntries(value: unknown, clean: (entry: Json) => Json): unknown {
-  if (Array.isArray(value)) return value.map((v) => (isObject(v) ? clean(v) : v));
-  return isObject(value) ? clean(value) : value;
+  const list = unfoldedPhpList(value);
+  if (Array.isArray(list)) return list.map((v) => (isObject(v) ? clean(v) : v));
+  return isObject(list) ? clean(list) : list;
+}
+
+const INDEX_KEY = /^(0|[1-9]\d{0,5})$/;
+
+/** A list PHP wrote as an object: Pixelfed builds a reply's `tag` with array_merge() of the
+ * parent author's Mention (an associative array) and the list of other mentions and hashtags,
+ * which json_encode() writes as ONE object — the Mention's keys beside "0", "1", … holding the
+ * rest. Read as the list it was meant to be (the Mention first, then the entries in index
+ * order), so those mentions (ours among them) and hashtags are not lost, and are cleaned like
+ * any entry. Anything else is returned as it is. */
+export function unfoldedPhpList(value: unknown): unknown {
+  if (!isObject(value)) return value;
+  const indexed = new Set(Object.keys(value).filter((k) => INDEX_KEY.test(k) && isObject(value[k])));
+  if (indexed.size === 0) return value;
+  const head: Json = {};
+  for (const [k, v] of Object.entries(value)) if (!indexed.has(k)) head[k] = v;
+  const rest = [...indexed].sort((a, b) => Number(a) - Number(b)).map((k) => value[k]);
+  return Object.keys(head).length > 0 ? [head, ...rest] : rest;
 }
 
 /** A nested object (attachment, tag, poll option, icon): its name plain, its URLs http(s) only. */
@@ -246,6 +265,16 @@ export function sanitizeObjectHtml<T extends Json>(object: T): T {
   for (const key of ['attachment', 'tag', 'oneOf', 'anyOf']) {
     if (key in out) out[key] = mapEntries(out[key], cleanEntry);
   }
+  // Castopod's PodcastEpisode (the Podcast Index's draft vocabulary) has no content of its own:
+  // its text is in a `description` Note, its file in an `audio` object. Cleaned as the object's
+  // own content (HTML) and as an attachment (plain name, http(s)-only URLs); one level only.
+  if (isObject(out.description)) {
+    const description: Json = { ...out.description };
+    for (const key of ['content', 'contentMap']) if (key in description) description[key] = mapStrings(description[key], cleanHtml);
+    if (typeof description.name === 'string') description.name = sanitizePlainText(description.name);
+    out.description = description;
+  }
+  if (isObject(out.audio)) out.audio = cleanEntry(out.audio);
   cleanObjects.add(out);
   return out as T;
 }

@@ -3,7 +3,7 @@
 // servers: read totally (any field may be missing or odd).
 import { Parser } from 'htmlparser2';
 import { asArray, isObject, str, type Json } from '../federation/ap';
-import { boundedList, isShowableType } from '../federation/objects';
+import { attachmentDescription, boundedList, isShowableType } from '../federation/objects';
 import { summarize } from '../webmention/microformats';
 
 // Tags whose text is not text a person reads (sanitizing removed them already; stored rows from
@@ -97,7 +97,7 @@ export function postDocument(row: PostRowFields): PostDocument | null {
 function postText(object: Json): string {
   const parts = [object.type !== 'Note' ? textOf(object.name) : '', textOf(object.summary), textOf(object.content)];
   // The first entries only, as the views (objects.ts MAX_LIST_ENTRIES): this runs on the main thread.
-  for (const a of boundedList(object.attachment)) if (isObject(a)) parts.push(textOf(a.name));
+  for (const a of boundedList(object.attachment)) if (isObject(a)) parts.push(textOf(attachmentDescription(a)));
   for (const o of [...boundedList(object.oneOf), ...boundedList(object.anyOf)]) if (isObject(o)) parts.push(textOf(o.name));
   return parts.filter((p) => p !== '').join(' \n ');
 }

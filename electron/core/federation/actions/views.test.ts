@@ -135,3 +135,57 @@ it('an element keeps at most 32 of its classes (a hostile server wrote thousands
   expect(html.match(/class="([^"]*)"/)![1]!.split(' ')).toEqual(Array.from({ length: 32 }, (_, i) => `h-c${i}`));
   expect(sanitizeStoredHtml('<p><a href="https://a.example/" class="u-url mention">@a</a></p>')).toContain('class="u-url mention"');
 });
+
+it("Misskey's empty content warning (summary U+200B) is a warning without words: hidden as sensitive, no invisible label", () => {
+  const view = inboxPostView(row({ type: 'Note', summary: '\u200B', content: 'behind it', sensitive: true }), undefined);
+  expect({ summary: view.summary, sensitive: view.sensitive }).toEqual({ summary: null, sensitive: true });
+  // Without Misskey's sensitive flag too: the summary was there, so the post stays hidden.
+  const bare = inboxPostView(row({ type: 'Note', summary: '<p>\u200B \uFEFF</p>', content: 'behind it' }), undefined);
+  expect({ summary: bare.summary, sensitive: bare.sensitive }).toEqual({ summary: null, sensitive: true });
+  expect(inboxPostView(row({ type: 'Note', summary: 'tides \u200B', content: 'x' }), undefined).summary).toBe('tides \u200B');
+});
+
+it("an Article's image given as a bare IRI (Ghost's feature image) is shown as its picture", () => {
+  const view = inboxPostView(row({ type: 'Article', name: 'Spring tides', content: '<p>x</p>', image: 'https://ghost.example/content/images/tide.jpg' }), undefined);
+  expect(view.attachments.map((a) => ({ url: a.url, kind: a.kind }))).toEqual([{ url: 'https://ghost.example/content/images/tide.jpg', kind: 'image' }]);
+});
+
+it("an attachment's alt text is its summary, else its name, as Mastodon reads it (GoToSocial writes it in summary alone)", () => {
+  const alts = (attachment: Record<string, unknown>) => inboxPostView(row({ type: 'Note', content: 'x', attachment: [{ type: 'Image', url: 'https://x.example/a.png', ...attachment }] }), undefined).attachments[0]!.name;
+  expect(alts({ summary: 'A heron <b>standing</b>' })).toBe('A heron standing');
+  expect(alts({ summary: ' ', name: 'A heron' })).toBe('A heron');
+  expect(alts({ summary: 'From summary', name: 'From name' })).toBe('From summary');
+  expect(alts({})).toBeNull();
+});
+
+it('a Mention named without its server (Misskey\'s and Pixelfed\'s local users) is shown with the host of its href', () => {
+  const names = inboxPostView(
+    row({
+      type: 'Note',
+      content: 'x',
+      tag: [
+        { type: 'Mention', href: 'https://mk.example/users/9xk1', name: '@sedge' },
+        { type: 'Mention', href: 'https://mk.example/users/9xk2', name: '@heron@mastodon.example' },
+        { type: 'Hashtag', href: 'https://mk.example/tags/kelp', name: '#kelp' },
+      ],
+    }),
+    undefined,
+  ).tags.map((t) => t.name);
+  expect(names).toEqual(['@sedge@mk.example', '@heron@mastodon.example', '#kelp']);
+});
+
+it("a PodcastEpisode (Castopod) is shown by its audio's name, its description's HTML and its audio file", () => {
+  const view = inboxPostView(
+    row({
+      type: 'PodcastEpisode',
+      description: { type: 'Note', mediaType: 'text/markdown', content: 'Worms, **coils**.', contentMap: { en: '<p>Worms, <strong>coils</strong>.</p>' } },
+      audio: { type: 'Audio', name: 'Episode 12', url: { type: 'Link', href: 'https://cp.example/audio/12.mp3', mediaType: 'audio/mpeg' } },
+    }),
+    undefined,
+  );
+  expect({ title: view.title, content: view.contentHtml, files: view.attachments.map((a) => [a.kind, a.url]) }).toEqual({
+    title: 'Episode 12',
+    content: '<p>Worms, <strong>coils</strong>.</p>',
+    files: [['audio', 'https://cp.example/audio/12.mp3']],
+  });
+});

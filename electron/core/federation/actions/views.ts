@@ -5,7 +5,7 @@ import { actor, type Actor, type InboxObject, type OutboxObject } from '../../..
 import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
-import { boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
+import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
 import { htmlToExcerpt, sanitizePlainText, unparsedText } from '../sanitize';
 import { sanitizeStoredHtml } from '../sanitize-stored';
@@ -38,12 +38,17 @@ function num(value: unknown): number | null {
   return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
+const descriptionOf = (a: Json): string | null => {
+  const text = attachmentDescription(a);
+  return text === null ? null : sanitizePlainText(text);
+};
+
 function attachmentOf(a: Json, ownBase: string | null): AttachmentView {
   return withSources(
     {
       url: httpUrl(a.url) ?? linksOf(a.url)[0]?.href ?? httpUrl(a.href) ?? '',
       mediaType: str(a.mediaType),
-      name: str(a.name) === null ? null : sanitizePlainText(str(a.name)!),
+      name: descriptionOf(a),
       blurhash: str(a.blurhash),
       width: num(a.width),
       height: num(a.height),
@@ -75,8 +80,16 @@ function attachmentsOf(object: Json, ownBase: string | null): AttachmentView[] {
   if (file && !out.some((a) => a.url === file.href)) {
     out.push(attachmentOf({ type: 'Document', url: file.href, mediaType: file.mediaType, width: file.width, height: file.height }, ownBase));
   }
+  // A PodcastEpisode's (Castopod's) file is its `audio`, whose `url` is a Link.
+  const audio = isObject(object.audio) ? linksOf(object.audio.url)[0] : undefined;
+  if (audio && !out.some((a) => a.url === audio.href)) {
+    out.push(attachmentOf({ type: 'Audio', url: audio.href, mediaType: audio.mediaType ?? 'audio/mpeg' }, ownBase));
+  }
   // `image` before `icon` when neither says its width (AS2: an icon is the small, square one).
+  // Either may be the picture's IRI alone: Ghost's Article names its feature image so (Fedify
+  // writes an `image` given as a URL as a bare string).
   const thumbnails = [...boundedList(object.image), ...boundedList(object.icon)]
+    .map((a) => (typeof a === 'string' ? { url: a } : a))
     .filter(isObject)
     .sort((a, b) => (num(b.width) ?? 0) - (num(a.width) ?? 0))
     .map((a) => attachmentOf({ ...a, type: 'Image' }, ownBase))
@@ -109,10 +122,24 @@ function tagsOf(object: Json): PostView['tags'] {
     const href = httpUrl(idOf(tag.href));
     // A Mention without a name (Smithereen) is named from its href; the processor names it from
     // the actor cache when it stores the post.
-    const name = str(tag.name) ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
-    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(name), href });
+    const given = str(tag.name);
+    const name = given ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
+    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(tag.type === 'Mention' ? withDomain(name, href) : name), href });
   }
   return out;
+}
+
+/** A mention named without its server (`@sedge`: Misskey and Pixelfed name a user of their own
+ * server so) read as what it is, `@sedge@<the host of its href>`: shown bare, it would pass for
+ * an account on the author's own server. */
+function withDomain(name: string, href: string): string {
+  const local = /^@?([^@\s]+)$/.exec(name.trim())?.[1];
+  if (local === undefined) return name;
+  try {
+    return `@${local}@${new URL(href).host}`;
+  } catch {
+    return name;
+  }
 }
 
 /** A time as sent, when it is one (ISO 8601 that Date reads); else null. */
@@ -204,6 +231,10 @@ export function contentHtmlOf(html: string): string {
   return clean;
 }
 
+/** Text made only of white space and zero-width or invisible format characters (U+200B–U+200D,
+ * U+2060, U+FEFF, U+00AD). */
+const INVISIBLE_ONLY = /^[\s\u200B-\u200D\u2060\uFEFF\u00AD]*$/;
+
 /** Plain text of an HTML field, whole (what a text node shows; no markup, entities decoded). */
 const plain = (html: string | null): string | null => {
   const text = html ? htmlToExcerpt(html, 10_000) : '';
@@ -214,14 +245,27 @@ const plain = (html: string | null): string | null => {
  * text/markdown): its paragraphs and line breaks are kept, nothing else of Markdown is read. The
  * stored text is sanitized HTML already (entities escaped), and is sanitized again after. */
 function contentOf(object: Json): string {
+  // A PodcastEpisode (Castopod) has no content: its text is its `description` Note's.
+  if (languageField(object, 'content') === null && isObject(object.description)) return contentOf(object.description);
   const content = languageField(object, 'content') ?? '';
   if (!/^text\/markdown\b/i.test(str(object.mediaType) ?? '') || /<[a-z/]/i.test(content)) return content;
+  // Markdown in `content` with the server's own HTML of it in `contentMap` (Castopod's episode
+  // description): that HTML.
+  const rendered = isObject(object.contentMap) ? Object.values(object.contentMap).find((v): v is string => typeof v === 'string' && /<[a-z/]/i.test(v)) : undefined;
+  if (rendered !== undefined) return rendered;
   return content
     .split(/\r?\n\s*\r?\n/)
     .map((p) => p.trim())
     .filter((p) => p !== '')
     .map((p) => `<p>${p.replace(/\r?\n/g, '<br>')}</p>`)
     .join('');
+}
+
+/** The `name` of a titled type; a PodcastEpisode (Castopod) has none, and its `audio` names it. */
+function titleOf(object: Json, name: string | null): string | null {
+  if (!nameIsTitle(object)) return null;
+  const title = name ?? (isObject(object.audio) ? str(object.audio.name) : null);
+  return title ? sanitizePlainText(title) : null;
 }
 
 function common(object: Json, apId: string, ownBase: string | null = null) {
@@ -231,17 +275,21 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
   // Mastodon's rule: a summary is a content warning on a Note or Question, or when the object
   // says it is sensitive; on an Article, a Page or a Video it is the lead, shown as an excerpt.
   const warns = summaryIsWarning(object);
-  const warning = warns ? plain(summary) : null;
+  const warningText = warns ? plain(summary) : null;
+  // Misskey (and its forks) send a warning left empty as U+200B, so that servers which read an
+  // empty summary as none still hide the post: a warning with no visible character is a warning
+  // without words (shown as "sensitive"), not one whose label is an invisible character.
+  const warning = warningText !== null && INVISIBLE_ONLY.test(warningText) ? null : warningText;
   return {
     apId,
     url: originalUrlOf(object, apId),
     type,
     updated: str(object.updated),
-    title: name && nameIsTitle(object) ? sanitizePlainText(name) : null,
+    title: titleOf(object, name),
     contentHtml: contentHtmlOf(contentOf(object)),
     summary: warning,
     excerpt: warns ? null : plain(summary),
-    sensitive: object.sensitive === true || warning !== null,
+    sensitive: object.sensitive === true || warningText !== null,
     card: isCardType(type),
     inReplyTo: idOf(object.inReplyTo),
     attachments: attachmentsOf(object, ownBase),

@@ -34,7 +34,7 @@ import { onPostCreated } from './create';
 import { onActorDeleted, onPostDeleted } from './delete';
 import { onBlocked, onFollowAnswered, onFollowed } from './follow';
 import { onFlagged } from './flag';
-import { syntheticActivityId } from './synthetic-id';
+import { activityIdOf, syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
 import { findInbox, persistActivity } from './store';
@@ -72,7 +72,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
   if (isLocalActorId(actorId, deps.identity) || actorId.startsWith(`${deps.identity.id}/`)) drop('claims to come from the local actor');
 
   // Mastodon's Flag and GoToSocial's Delete have no id; they get a synthetic one (synthetic-id.ts).
-  const id = str(activity.id) ?? syntheticActivityId(activity, type, actorId);
+  const id = activityIdOf(activity) ?? syntheticActivityId(activity, type, actorId);
   if (!id) drop(`${type} without an id: transient, ignored`);
   if (findInbox(deps.db, id)) drop('duplicate: already processed');
   // Relayed by someone other than its actor: trusted as if the actor had sent it only with the
