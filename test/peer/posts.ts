@@ -6,7 +6,9 @@ import {
   Announce,
   Create,
   Delete,
+  Emoji,
   Hashtag,
+  Image,
   Like,
   Mention,
   Note,
@@ -34,6 +36,8 @@ export interface NoteInput {
   mentions?: string[];
   /** Hashtag names, with or without '#'. */
   tags?: string[];
+  /** Custom emoji, as Mastodon tags one: an Emoji named `:shortcode:` with its picture. */
+  emojis?: { shortcode: string; url: string }[];
 }
 
 /** What the actions need from a running peer. */
@@ -87,6 +91,9 @@ export async function createNote(rt: PeerRuntime, input: NoteInput): Promise<Sen
         const bare = tag.replace(/^#/, '');
         return new Hashtag({ href: new URL(`/tags/${encodeURIComponent(bare)}`, rt.origin), name: `#${bare}` });
       }),
+      ...(input.emojis ?? []).map(
+        (e) => new Emoji({ id: new URL(`/emojis/${e.shortcode}`, rt.origin), name: `:${e.shortcode}:`, icon: new Image({ mediaType: 'image/png', url: new URL(e.url) }) }),
+      ),
     ],
     inReplyTo: input.inReplyTo == null ? null : new URL(input.inReplyTo),
     recipients: [...followerCopies, ...tagged.map(toRecipient)],

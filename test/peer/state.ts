@@ -9,6 +9,7 @@ import {
   PUBLIC_COLLECTION,
   type Activity,
   type Announce,
+  type Emoji,
   type Follow,
   type Hashtag,
   type Like,
@@ -35,7 +36,7 @@ export interface StoredNote {
   updated: Instant | null;
   to: URL[];
   cc: URL[];
-  tags: (Mention | Hashtag)[];
+  tags: (Mention | Hashtag | Emoji)[];
   inReplyTo: URL | null;
   /** Who got the Create; Update and Delete go to the same inboxes. */
   recipients: Recipient[];

@@ -1,7 +1,9 @@
 // What the UI shows of a remote actor next to a notification or a follow request: name, handle,
 // avatar URL, profile URL — read from the cached actor document (untrusted JSON, read totally).
 import type { Actor } from '../../../db/schema';
-import { asArray, httpUrl, idOf, isObject, str, type Json } from './ap';
+import { asArray, httpUrl, idOf, str, type Json } from './ap';
+import { customEmojisOf, type CustomEmoji } from './custom-emoji';
+import { imageUrlOf } from './objects';
 import { proxyPath } from '../media/paths';
 
 export interface ActorSummary {
@@ -19,25 +21,15 @@ export interface ActorSummary {
   url: string;
   /** Where the account moved (its own document's `movedTo`), when it did. */
   movedTo?: string;
-}
-
-/** The first http(s) URL of an image-ish value: a string, a Link/Image object, or a list. */
-export function imageUrlOf(value: unknown): string | null {
-  for (const item of asArray(value)) {
-    if (typeof item === 'string') return httpUrl(item);
-    if (isObject(item)) {
-      const url = httpUrl(item.url) ?? httpUrl(idOf(item.url)) ?? httpUrl(item.href);
-      if (url) return url;
-      if (Array.isArray(item.url)) return imageUrlOf(item.url);
-    }
-  }
-  return null;
+  /** The custom emoji its name may show (`:blobcat:`), when it has any. */
+  emojis?: CustomEmoji[];
 }
 
 export function summarizeActor(row: Actor): ActorSummary {
   const doc = row.apActor as Json;
   const name = str(doc.name)?.trim() || str(doc.preferredUsername) || row.handle || row.apId;
   const movedTo = httpUrl(idOf(doc.movedTo));
+  const emojis = customEmojisOf(doc.tag);
   return {
     id: row.id,
     apId: row.apId,
@@ -47,5 +39,6 @@ export function summarizeActor(row: Actor): ActorSummary {
     iconSrc: proxyPath(imageUrlOf(doc.icon)),
     url: httpUrl(doc.url) ?? httpUrl(idOf(asArray(doc.url)[0])) ?? row.apId,
     ...(movedTo ? { movedTo } : {}),
+    ...(emojis.length > 0 ? { emojis } : {}),
   };
 }

@@ -107,6 +107,19 @@ export const MAX_LIST_ENTRIES = 100;
 /** `value` as a list (asArray), its first MAX_LIST_ENTRIES entries. */
 export const boundedList = (value: unknown): unknown[] => asArray(value).slice(0, MAX_LIST_ENTRIES);
 
+/** The first http(s) URL of an image-ish value: a string, a Link/Image object, or a list. */
+export function imageUrlOf(value: unknown): string | null {
+  for (const item of asArray(value)) {
+    if (typeof item === 'string') return httpUrl(item);
+    if (isObject(item)) {
+      const url = httpUrl(item.url) ?? httpUrl(idOf(item.url)) ?? httpUrl(item.href);
+      if (url) return url;
+      if (Array.isArray(item.url)) return imageUrlOf(item.url);
+    }
+  }
+  return null;
+}
+
 /** An attachment's description (its alt text), as Mastodon reads it: `summary`, else `name`
  * (app/lib/activitypub/parser/media_attachment_parser.rb). GoToSocial writes it in `summary`
  * alone, Hollo in both, most others in `name`. Raw: the caller makes it plain text. */

@@ -8,6 +8,15 @@ import { MAX_ALT_LENGTH, MAX_ATTACHMENTS } from '../media/limits';
 
 // ---- views ------------------------------------------------------------------------------------
 
+/** A custom emoji a name or a post shows for `:shortcode:` (federation/custom-emoji.ts). */
+export interface EmojiView {
+  shortcode: string;
+  /** The picture's own URL. */
+  url: string;
+  /** The picture through Tern's media proxy: what the page loads. */
+  src: string;
+}
+
 export interface ActorView {
   /** actor.id; 0 for the author. */
   id: number;
@@ -20,6 +29,8 @@ export interface ActorView {
   url: string;
   /** Where the account moved (its document's `movedTo`), when it did. */
   movedTo?: string;
+  /** The custom emoji its name may show, when it has any. */
+  emojis?: EmojiView[];
 }
 
 export interface AttachmentView {
@@ -55,6 +66,8 @@ export interface PostView {
   title: string | null;
   /** Sanitized HTML. */
   contentHtml: string;
+  /** The custom emoji its content may show (`:blobcat:`), when it has any. */
+  emojis?: EmojiView[];
   /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
   summary: string | null;
   /** The `summary` when it is not a warning (an Article's or a Page's lead), as plain text. */

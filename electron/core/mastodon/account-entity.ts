@@ -1,9 +1,9 @@
 // The Account entity: the author's own (from the settings, with counts from the core), and
 // another's from the stored actor document (read totally; its HTML sanitized).
-import type { ActorView, PeopleView } from '../ipc/author-contract';
+import type { ActorView, EmojiView, PeopleView } from '../ipc/author-contract';
 import type { Actor } from '../../../db/schema';
 import { asArray, isObject, str, type Json } from '../federation/ap';
-import { imageUrlOf } from '../federation/actor-summary';
+import { imageUrlOf } from '../federation/objects';
 import { sanitizePlainText } from '../federation/sanitize';
 import { sanitizeStoredHtml } from '../federation/sanitize-stored';
 import { summaryToHtml } from '../federation/profile-html';
@@ -11,6 +11,12 @@ import { photoUrlOf } from '../listener/avatar-route';
 import { profileImageUrl } from '../media/profile-images';
 import type { MapperDeps } from './mapper-deps';
 import { OWN_ACCOUNT_ID } from './ids';
+
+/** Mastodon's CustomEmoji entities for a name's or a post's custom emoji: the picture's own URL
+ * (a client loads it itself, as it loads a remote avatar), not offered in a picker. */
+export function mastodonEmojis(emojis: readonly EmojiView[] | undefined) {
+  return (emojis ?? []).map((e) => ({ shortcode: e.shortcode, url: e.url, static_url: e.url, visible_in_picker: false }));
+}
 
 const day = (d: Date | string) => `${new Date(d).toISOString().slice(0, 10)}T00:00:00.000Z`;
 
@@ -95,7 +101,7 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       statuses_count: 0,
       last_status_at: null,
       hide_collections: false,
-      emojis: [],
+      emojis: mastodonEmojis(view.emojis),
       fields,
       roles: [],
     };

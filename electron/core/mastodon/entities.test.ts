@@ -92,6 +92,13 @@ describe('entities have Mastodon’s documented shape', () => {
     expect(relationship).toMatchObject({ following: true, followed_by: true });
   });
 
+  it("a peer's post with a custom emoji lists it in the status's emojis, with the picture's own URL", async () => {
+    const note = await t.peer.createNote({ content: '<p>Low tide :kelp:</p>', to: 'public', emojis: [{ shortcode: 'kelp', url: 'https://pictures.example/kelp.png' }] });
+    const status = S.Status.parse(await eventually(async () => ((await get('/api/v1/timelines/home')).json as { uri: string }[]).find((s) => s.uri === note.noteId)));
+    expect(status.emojis).toEqual([{ shortcode: 'kelp', url: 'https://pictures.example/kelp.png', static_url: 'https://pictures.example/kelp.png', visible_in_picker: false }]);
+    expect(status.content).toContain(':kelp:');
+  });
+
   it('a mention of the author written with the slash Fedify adds to our bare-origin id lists the author’s account', async () => {
     const notifications = await ok(z.array(S.Notification), get('/api/v1/notifications?types[]=mention'));
     const status = notifications.find((n) => n.type === 'mention')?.status;

@@ -12,7 +12,7 @@ import type { Upload } from '../../../db/schema';
 import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
 import { endedPollOf, mastodonTypeOf } from './notification-types';
-import { createAccounts } from './account-entity';
+import { createAccounts, mastodonEmojis } from './account-entity';
 import type { MapperDeps } from './mapper-deps';
 
 const VISIBILITY: Record<Visibility, 'public' | 'unlisted' | 'private' | 'direct'> = {
@@ -102,7 +102,7 @@ export function createMapper(deps: MapperDeps) {
       application: null,
       mentions,
       tags: view.tags.filter((t) => t.type === 'Hashtag').map((t) => ({ name: t.name.replace(/^#/, ''), url: t.href })),
-      emojis: [],
+      emojis: mastodonEmojis(view.emojis),
       reblogs_count: view.counts.boosts ?? 0,
       favourites_count: view.counts.likes ?? 0,
       replies_count: view.counts.replies,

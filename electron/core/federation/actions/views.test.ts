@@ -189,3 +189,20 @@ it("a PodcastEpisode (Castopod) is shown by its audio's name, its description's 
     files: [['audio', 'https://cp.example/audio/12.mp3']],
   });
 });
+
+it("a post's custom emoji (Mastodon's Emoji tags) come with its view, each with its picture through the media proxy; a post without has none", () => {
+  const view = inboxPostView(
+    row({
+      type: 'Note',
+      content: '<p>Low tide :kelp: and :tide_pool:</p>',
+      tag: [
+        { type: 'Emoji', name: ':kelp:', id: 'https://x.example/emojis/1', icon: { type: 'Image', mediaType: 'image/png', url: 'https://x.example/e/kelp.png' } },
+        { type: 'Hashtag', name: '#tides', href: 'https://x.example/tags/tides' },
+      ],
+    }),
+    undefined,
+  );
+  expect(view.emojis).toEqual([{ shortcode: 'kelp', url: 'https://x.example/e/kelp.png', src: expect.stringMatching(/^\/media\/proxy\/[^/]+\/[^/]+$/) }]);
+  expect(view.tags.map((t) => t.name)).toEqual(['#tides']);
+  expect(inboxPostView(row({ type: 'Note', content: 'plain' }), undefined)).not.toHaveProperty('emojis');
+});

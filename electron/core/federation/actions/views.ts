@@ -4,6 +4,7 @@ import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/clien
 import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
 import { summarizeActor } from '../actor-summary';
+import { customEmojisOf } from '../custom-emoji';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
@@ -113,6 +114,12 @@ function mediaLinksOf(value: unknown): { href: string; mediaType: string | null;
     const own = linksOf(entry).map((l) => ({ ...l, width: entry.width, height: entry.height }));
     return [...own, ...(Array.isArray(entry.tag) ? mediaLinksOf(entry.tag) : [])];
   });
+}
+
+/** The custom emoji of a post, as an optional field: none for nearly every post. */
+function emojisOf(object: Json): { emojis?: PostView['emojis'] } {
+  const emojis = customEmojisOf(object.tag);
+  return emojis.length > 0 ? { emojis } : {};
 }
 
 function tagsOf(object: Json): PostView['tags'] {
@@ -294,6 +301,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     inReplyTo: idOf(object.inReplyTo),
     attachments: attachmentsOf(object, ownBase),
     tags: tagsOf(object),
+    ...emojisOf(object),
     event: eventOf(object),
   };
 }
