@@ -6,7 +6,8 @@ import { toApiError, type ApiError } from '../api';
 import { CheckIcon, ClockIcon, AttentionIcon, SendIcon } from '../components/icons';
 import type { DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { DeliveryRows } from '../deliveries/DeliveryRows';
-import { strings } from '../strings';
+import { useNow } from '../components/RelativeTime';
+import { formatDateTime, formatRelative, strings } from '../strings';
 import { fetchPostDeliveries } from '../deliveries/forPost';
 import type { ShownPost } from './model';
 
@@ -45,6 +46,8 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
             ? [AttentionIcon, t.failed(delivery.sent, delivery.total, delivery.error), 'failed']
             : [CheckIcon, t.local, 'quiet'];
   const canOpen = delivery.state !== 'local';
+  // A try failed and another is due: say why and when (a "failed" summary already says why).
+  const retrying = (delivery.state === 'sending' || delivery.state === 'queued') && delivery.error !== null;
 
   return (
     <div className={`delivery delivery--${tone}`} data-testid="delivery-state" data-state={delivery.state}>
@@ -59,6 +62,7 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
           <span>{text}</span>
         </p>
       )}
+      {retrying && <RetryNote why={delivery.error!} nextTry={delivery.nextTry} />}
       {open && (
         <div id={id} className="delivery__servers">
           {error ? (
@@ -78,5 +82,24 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** "mastodon.social did not answer in time. Tern will try again in 5 minutes." */
+function RetryNote({ why, nextTry }: { why: string; nextTry: string | null }) {
+  const now = useNow(30_000);
+  const at = nextTry === null ? null : new Date(nextTry);
+  const due = at !== null && !Number.isNaN(at.getTime()) && at.getTime() - now.getTime() > 45_000 ? at : null;
+  const sentence = t.willRetry(why, due ? formatRelative(due, now) : null);
+  return (
+    <p className="delivery__retry" data-testid="delivery-retry">
+      {due ? (
+        <time dateTime={due.toISOString()} title={formatDateTime(due)}>
+          {sentence}
+        </time>
+      ) : (
+        sentence
+      )}
+    </p>
   );
 }
