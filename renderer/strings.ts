@@ -533,6 +533,7 @@ export const strings = {
     preview: 'Preview',
     previewEmpty: 'Your post will look like this.',
     markdownHint: '**bold**, _italic_, [link](https://…), lists, `code`',
+    mentionsLabel: 'People to mention',
     posted: 'Posted — on its way to your followers',
     postedLocal: 'Posted — it is on your profile; no one follows you yet to send it to',
     savedOffline: 'Saved — will be delivered when you’re online',
