@@ -212,3 +212,22 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
 });
+
+test('a post’s author opens their card in People, and Back returns to the stream', async ({ page, tern }) => {
+  await answer(page, 'lookup.resolve', (input) => {
+    expect(input).toEqual({ query: ben.apId });
+    return { kind: 'actor', actor: ben, followState: 'following', summaryHtml: '<p>Rides bikes in the rain.</p>', followsYou: true };
+  });
+  await openStream(page, tern);
+  const author = page.getByTestId('post').nth(1).getByRole('link', { name: /Ben Okafor/ });
+  await expect(author).toHaveAttribute('title', 'See Ben Okafor’s profile');
+  await author.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'People' })).toBeVisible();
+  const card = page.getByTestId('lookup-result');
+  await expect(card).toContainText('@ben@gts.example');
+  await expect(card).toContainText('Rides bikes in the rain.');
+  await expect(card.getByRole('button', { name: 'Unfollow' })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
+  await expect(page.getByTestId('post')).toHaveCount(STREAM.length);
+});

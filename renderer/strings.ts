@@ -402,6 +402,7 @@ export const strings = {
 
   post: {
     boostedBy: (name: string) => `${name} boosted`,
+    openAuthor: (name: string) => `See ${name}’s profile`,
     pinned: 'Pinned',
     openThread: 'Open the thread',
     edited: 'edited',

@@ -89,8 +89,14 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
         <div className="post__main">
           <header className="post__header">
             <span className="post__who" id={`${id}-author`}>
-              <span className="post__name">{post.author.name}</span>{' '}
-              <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+              {own ? (
+                <AuthorName post={post} />
+              ) : (
+                // Someone else: their card (who they are, follow or unfollow) opens in People.
+                <a className="post__who-link" href={hrefOf('people', { q: post.author.apId })} title={t.openAuthor(post.author.name)}>
+                  <AuthorName post={post} />
+                </a>
+              )}
             </span>
             <span className="post__meta">
               <VisibilityMark visibility={post.visibility} />
@@ -233,6 +239,14 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
         </div>
       </div>
     </article>
+  );
+}
+
+function AuthorName({ post }: { post: ShownPost }) {
+  return (
+    <>
+      <span className="post__name">{post.author.name}</span> <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+    </>
   );
 }
 
