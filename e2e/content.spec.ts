@@ -5,6 +5,7 @@
 // Tern.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import type { Output } from '../electron/core/ipc/contract';
 import type { NotificationItem } from '../renderer/notifications/groups';
 import { ana, answer, ben, chloe, post } from './fake-answers';
 import type { Headless } from './headless';
@@ -230,4 +231,69 @@ test('a post’s author opens their card in People, and Back returns to the stre
   await page.goBack();
   await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
   await expect(page.getByTestId('post')).toHaveCount(STREAM.length);
+});
+
+test('a like keeps its pending mark until the server has it, and one given up on says why and tries again', async ({ page, tern }) => {
+  type Row = Output<'deliveries.list'>['items'][number];
+  const delivery = (apId: string, state: Row['state'], error: string | null = null): Row => ({
+    id: apId.endsWith('/1') ? 901 : 903,
+    createdAt: new Date().toISOString(),
+    state,
+    recipient: 'https://mastodon.example/users/ana/inbox',
+    host: 'mastodon.example',
+    activity: { type: 'Like', apId: `https://tern.test/o/like-${apId.slice(-1)}`, label: 'Like' },
+    tries: state === 'queued' ? 0 : 1,
+    nextTry: null,
+    lastTry: null,
+    lastStatus: state === 'failed' ? 403 : null,
+    lastResponse: null,
+    error,
+  });
+  const states = new Map<string, Row['state']>();
+  const REFUSED = 'mastodon.example refused the delivery (HTTP 403 Forbidden); Tern stopped trying.';
+  const asked: unknown[] = [];
+  let checks = 0;
+  await page.route('**/ipc/posts.like', (route) => {
+    const { apId } = route.request().postDataJSON() as { apId: string };
+    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, value: STREAM.find((p) => p.apId === apId) }) });
+  });
+  await answer(page, 'deliveries.list', (input) => {
+    const { postApId } = input as { postApId: string };
+    const state = states.get(postApId);
+    if (postApId === STREAM[0]!.apId && state === 'sending') checks++;
+    return { items: state ? [delivery(postApId, state, state === 'failed' ? REFUSED : null)] : [], nextCursor: null, counts: { queued: 0, resolving: 0, sending: 0, retrying: 0, sent: 0, failed: 0 } };
+  });
+  await answer(page, 'deliveries.retryNow', (input) => {
+    asked.push(input);
+    states.set(STREAM[2]!.apId, 'sent');
+    return { retried: 1 };
+  });
+  await openStream(page, tern);
+
+  // Recorded by Tern, still on its way: the mark stays until the queue says it was sent.
+  const first = page.getByTestId('post').first();
+  states.set(STREAM[0]!.apId, 'sending');
+  await first.getByRole('button', { name: 'Like' }).click();
+  await expect(first.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(first.getByTestId('pending')).toBeVisible();
+  // Asked again and still on its way: still marked.
+  await expect.poll(() => checks, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  await expect(first.getByTestId('pending')).toBeVisible();
+  states.set(STREAM[0]!.apId, 'sent');
+  await expect(first.getByTestId('pending')).toHaveCount(0, { timeout: 10_000 });
+
+  // Given up on: the like stays (it is recorded), the post says why and offers to try again.
+  const third = page.getByTestId('post').nth(2);
+  states.set(STREAM[2]!.apId, 'failed');
+  await third.getByRole('button', { name: 'Like' }).click();
+  const alert = third.getByRole('alert');
+  await expect(alert).toContainText(`Your like was not delivered. ${REFUSED}`);
+  await expect(third.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(third.getByTestId('pending')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('stream-like-not-delivered') });
+  await alert.getByRole('button', { name: 'Try again' }).click();
+  await expect(alert).toHaveCount(0);
+  expect(asked).toEqual([{ id: 903 }]);
+  await expect(third.getByTestId('pending')).toHaveCount(0, { timeout: 10_000 });
+  await expect(third.getByRole('alert')).toHaveCount(0);
 });

@@ -438,6 +438,9 @@ export const strings = {
       pinned: (on: boolean) => (on ? 'pin' : 'unpin'),
     } satisfies Record<string, (on: boolean) => string>, // one per posts/actions.ts Flag (Post.tsx looks each up)
     failed: (what: string, why: string) => `Could not ${what}: ${why}`,
+    /** Recorded here, but a server it was for was given up on. */
+    notDelivered: (what: string, servers: number, why: string | null) =>
+      `Your ${what} was not delivered${servers > 1 ? ` to ${formatNumber(servers)} servers` : ''}.${why ? ` ${why}` : ''}`,
   },
 
   delivery: {

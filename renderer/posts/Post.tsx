@@ -44,8 +44,10 @@ export interface PostProps {
 export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   const id = useId();
   const state = usePostState(post);
+  const failure = state.failed;
   const toggle = usePostActions((s) => s.toggle);
   const retry = usePostActions((s) => s.set);
+  const retryDelivery = usePostActions((s) => s.retryDelivery);
   const [revealed, setRevealed] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const threadHref = hrefOf('thread', { ap: post.apId });
@@ -160,10 +162,11 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
 
           {post.delivery && <DeliveryLine post={post} />}
 
-          {state.failed && (
+          {failure && (
             <p className="post__failed" role="alert">
-              <span>{t.failed(t.flagVerb[state.failed.flag](state.failed.wanted), state.failed.message)}</span>{' '}
-              <button type="button" className="link-button" onClick={() => void retry(post.apId, state.failed!.flag, state.failed!.wanted)}>
+              {/* Refused by Tern: "Could not like: …"; recorded but not delivered: said as it is. */}
+              <span>{failure.deliveryIds ? failure.message : t.failed(t.flagVerb[failure.flag](failure.wanted), failure.message)}</span>{' '}
+              <button type="button" className="link-button" onClick={() => void (failure.deliveryIds ? retryDelivery(post.apId) : retry(post.apId, failure.flag, failure.wanted))}>
                 {strings.retry}
               </button>
             </p>
