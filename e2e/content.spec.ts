@@ -297,3 +297,28 @@ test('a like keeps its pending mark until the server has it, and one given up on
   await expect(third.getByTestId('pending')).toHaveCount(0, { timeout: 10_000 });
   await expect(third.getByRole('alert')).toHaveCount(0);
 });
+
+test('media under a content warning stay covered until clicked, even when the server did not mark them sensitive', async ({ page, tern }) => {
+  const image = { mediaType: 'image/jpeg', blurhash: null, width: 400, height: 300, kind: 'image' as const, src: '/media/proxy/forged', thumbSrc: '/media/proxy/forged' };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(ben, '<p>Found this in the shed.</p>', {
+        id: 1,
+        summary: 'Spiders',
+        sensitive: false,
+        attachments: [{ ...image, url: 'https://gts.example/media/spider.jpg', name: 'A large house spider on a glove' }],
+      }),
+      post(ana, '<p>The estuary at dawn.</p>', { id: 2, attachments: [{ ...image, url: 'https://mastodon.example/media/dawn.jpg', name: 'Mist over mudflats' }] }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  const [warned, plain] = [page.getByTestId('post').nth(0), page.getByTestId('post').nth(1)];
+  const cover = warned.getByRole('button', { name: 'Sensitive media — show' });
+  await expect(cover).toBeVisible();
+  await expect(warned.getByRole('button', { name: 'Show the description' })).toHaveCount(0);
+  await expect(plain.getByRole('button', { name: 'Sensitive media — show' })).toHaveCount(0);
+  await cover.click();
+  await expect(cover).toHaveCount(0);
+  await expect(warned.getByTestId('post-media')).toContainText('A large house spider on a glove');
+});

@@ -151,8 +151,9 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           ) : (
             <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
           )}
-          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
-          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
+          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked;
+              so do those under a content warning, which some servers send without marking them sensitive. */}
+          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
             <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
