@@ -322,3 +322,20 @@ test('media under a content warning stay covered until clicked, even when the se
   await expect(cover).toHaveCount(0);
   await expect(warned.getByTestId('post-media')).toContainText('A large house spider on a glove');
 });
+
+test('a follow notification opens the follower’s card in People, where the author can follow back', async ({ page, tern }) => {
+  await answer(page, 'notifications.list', { items: [notification(1, 'NEW_FOLLOWER', ben, true, 5, null)], nextOffset: null, nextCursor: null, unreadCount: 1 });
+  await answer(page, 'notifications.markRead', { updated: 1 });
+  await answer(page, 'lookup.resolve', (input) => {
+    expect(input).toEqual({ query: ben.apId });
+    return { kind: 'actor', actor: ben, followState: 'none', summaryHtml: null, followsYou: true };
+  });
+  await page.goto(`${tern.url}#/notifications`);
+  const row = page.getByTestId('notification');
+  await expect(row).toContainText('Ben Okafor followed you');
+  await row.getByRole('link').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'People' })).toBeVisible();
+  const card = page.getByTestId('lookup-result');
+  await expect(card).toContainText('Follows you');
+  await expect(card.getByRole('button', { name: 'Follow' })).toBeVisible();
+});
