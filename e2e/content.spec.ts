@@ -228,7 +228,7 @@ test('a post’s author opens their card in People, and Back returns to the stre
   await expect(card).toContainText('@ben@gts.example');
   await expect(card).toContainText('Rides bikes in the rain.');
   await expect(card.getByRole('button', { name: 'Unfollow' })).toBeVisible();
-  await page.goBack();
+  await page.getByRole('button', { name: 'Back' }).click();
   await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
   await expect(page.getByTestId('post')).toHaveCount(STREAM.length);
 });
