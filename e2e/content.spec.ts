@@ -339,3 +339,27 @@ test('a follow notification opens the follower’s card in People, where the aut
   await expect(card).toContainText('Follows you');
   await expect(card.getByRole('button', { name: 'Follow' })).toBeVisible();
 });
+
+test('back from a thread opened with o, the keyboard is on the post it was on, and j goes on from there', async ({ page, tern }) => {
+  await answer(page, 'thread.get', (input) => ({
+    ancestors: [],
+    post: STREAM.find((p) => p.apId === (input as { apId: string }).apId)!,
+    replies: [],
+    totalReplies: 0,
+    nextCursor: null,
+    missingParent: null,
+  }));
+  await openStream(page, tern);
+  const posts = page.getByTestId('post');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await expect(posts.nth(2)).toBeFocused();
+  await page.keyboard.press('o');
+  await expect(page.getByRole('heading', { level: 1, name: 'Thread' })).toBeVisible();
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
+  await expect(posts.nth(2)).toBeFocused();
+  await page.keyboard.press('j');
+  await expect(posts.nth(3)).toBeFocused();
+});

@@ -13,7 +13,7 @@ import { hrefOf, navigate } from '../places';
 import { formatNumber, strings } from '../strings';
 import { usePostState, usePostActions, type Flag } from './actions';
 import { DeliveryLine } from './DeliveryLine';
-import type { ShownPost } from './model';
+import { listKeyOf, type ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
@@ -68,7 +68,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   return (
     <article
       className={focused ? 'post post--focused' : 'post'}
-      data-post
+      data-post={listKeyOf(post)}
       data-testid="post"
       tabIndex={0}
       aria-labelledby={`${id}-author`}
