@@ -3,6 +3,7 @@
 // its own state (from the delivery queue).
 import { useId, useState } from 'react';
 import { toApiError, type ApiError } from '../api';
+import { Delayed } from '../components/Delayed';
 import { CheckIcon, ClockIcon, AttentionIcon, SendIcon } from '../components/icons';
 import type { DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { DeliveryRows } from '../deliveries/DeliveryRows';
@@ -73,7 +74,11 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
               </button>
             </p>
           ) : rows === null ? (
-            <p className="delivery__loading">{strings.loading}</p>
+            <Delayed>
+              <p className="delivery__loading" role="status">
+                {strings.loading}
+              </p>
+            </Delayed>
           ) : rows.length === 0 ? (
             <p className="delivery__loading">{t.noServers}</p>
           ) : (
