@@ -20,15 +20,17 @@ test('a post whose delivery will be tried again says why and when, and one deliv
   await answer(page, 'timeline.profile', {
     items: [
       own(1, 'Retrying', { ...base, state: 'sending', error: 'mastodon.social did not answer in time.', nextTry: inFive }),
-      own(2, 'Due now', { ...base, state: 'queued', error: 'Could not reach gts.example (ECONNRESET).', nextTry: new Date().toISOString() }),
+      own(2, 'Due now', { ...base, state: 'sending', error: 'Could not reach gts.example (ECONNRESET).', nextTry: new Date().toISOString() }),
       own(3, 'Delivered', { ...base, state: 'sent', sent: 2, pending: 0 }),
       own(4, 'Sending for the first time', { ...base, state: 'sending' }),
+      // Offline: the summary says it waits for the network; only why the last try failed is added.
+      own(5, 'Offline', { ...base, state: 'queued', error: 'pleroma.example had a server error (HTTP 502 Bad Gateway).', nextTry: inFive }),
     ],
     nextCursor: null,
   });
   await page.goto(`${tern.url}#/profile`);
   const posts = page.getByTestId('post');
-  await expect(posts).toHaveCount(4);
+  await expect(posts).toHaveCount(5);
 
   const retry = posts.nth(0).getByTestId('delivery-retry');
   await expect(posts.nth(0).getByTestId('delivery-state')).toContainText('Sending — delivered to 1 of 2 servers');
@@ -37,5 +39,7 @@ test('a post whose delivery will be tried again says why and when, and one deliv
   await expect(posts.nth(1).getByTestId('delivery-retry')).toHaveText('Could not reach gts.example (ECONNRESET). Tern will try again shortly.');
   await expect(posts.nth(2).getByTestId('delivery-retry')).toHaveCount(0);
   await expect(posts.nth(3).getByTestId('delivery-retry')).toHaveCount(0);
+  await expect(posts.nth(4).getByTestId('delivery-state')).toContainText('will be sent when you’re online');
+  await expect(posts.nth(4).getByTestId('delivery-retry')).toHaveText('Last try: pleroma.example had a server error (HTTP 502 Bad Gateway).');
   await posts.nth(0).screenshot({ path: screenshotPath('profile-delivery-retry') });
 });

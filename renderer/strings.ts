@@ -454,8 +454,10 @@ export const strings = {
       `Failed — delivered to ${formatNumber(sent)} of ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })}${why ? `. ${why}` : ''}`,
     local: 'Kept here — no one to deliver it to yet',
     noServers: 'No deliveries recorded for this post.',
-    /** Under "Sending" or "Queued" when a try failed: why, and when Tern tries again ("in 5 minutes"). */
+    /** Under "Sending" when a try failed: why, and when Tern tries again ("in 5 minutes"). */
     willRetry: (why: string, when: string | null) => `${why} Tern will try again ${when ?? 'shortly'}.`,
+    /** Under "Queued" (offline) when a try had failed before. */
+    lastFailure: (why: string) => `Last try: ${why}`,
   },
 
   deliveries: {

@@ -48,7 +48,9 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
             : [CheckIcon, t.local, 'quiet'];
   const canOpen = delivery.state !== 'local';
   // A try failed and another is due: say why and when (a "failed" summary already says why).
-  const retrying = (delivery.state === 'sending' || delivery.state === 'queued') && delivery.error !== null;
+  // Queued (offline), the next try waits for the network, as the summary says: only why.
+  const retrying = delivery.state === 'sending' && delivery.error !== null;
+  const lastFailure = delivery.state === 'queued' ? delivery.error : null;
 
   return (
     <div className={`delivery delivery--${tone}`} data-testid="delivery-state" data-state={delivery.state}>
@@ -64,6 +66,11 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
         </p>
       )}
       {retrying && <RetryNote why={delivery.error!} nextTry={delivery.nextTry} />}
+      {lastFailure && (
+        <p className="delivery__retry" data-testid="delivery-retry">
+          {t.lastFailure(lastFailure)}
+        </p>
+      )}
       {open && (
         <div id={id} className="delivery__servers">
           {error ? (
