@@ -184,11 +184,22 @@ test('notifications are grouped by kind and post, unread first, and follow reque
     return { updated: 4 };
   });
   const dana = { id: 9, apId: 'https://pleroma.example/users/dana', name: 'Dana Ruiz', handle: '@dana@pleroma.example', iconUrl: null, url: 'https://pleroma.example/users/dana' };
-  let requests = [{ inboxObjectId: 51, followApId: 'https://pleroma.example/activities/f1', requestedAt: new Date(Date.now() - 20 * 60_000).toISOString(), actor: dana }];
+  const eli = { ...dana, id: 10, apId: 'https://pleroma.example/users/eli', name: 'Eli Park', handle: '@eli@pleroma.example', url: 'https://pleroma.example/users/eli' };
+  let requests = [
+    { inboxObjectId: 51, followApId: 'https://pleroma.example/activities/f1', requestedAt: new Date(Date.now() - 20 * 60_000).toISOString(), actor: dana },
+    { inboxObjectId: 52, followApId: 'https://pleroma.example/activities/f2', requestedAt: new Date(Date.now() - 25 * 60_000).toISOString(), actor: eli },
+  ];
+  const answered: unknown[] = [];
   await answer(page, 'follow-requests.list', () => requests);
-  await answer(page, 'social.acceptRequest', () => {
-    requests = [];
+  await answer(page, 'social.acceptRequest', (input) => {
+    answered.push(['accept', input]);
+    requests = requests.filter((r) => r.inboxObjectId !== 51);
     return { outboxObjectId: 60 };
+  });
+  await answer(page, 'social.rejectRequest', (input) => {
+    answered.push(['reject', input]);
+    requests = requests.filter((r) => r.inboxObjectId !== 52);
+    return { outboxObjectId: 61 };
   });
 
   await page.goto(`${tern.url}#/notifications`);
@@ -200,14 +211,20 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(rows.nth(2)).toContainText('Chloé Martin boosted your post');
   await expect(rows.nth(3)).toContainText('Ana Lima mentioned you');
   await expect(page.getByRole('link', { name: /Notifications/ })).toContainText('4');
-  await expect(page.getByTestId('follow-request')).toContainText('Dana Ruiz');
+  await expect(page.getByTestId('follow-request')).toHaveText([/Dana Ruiz/, /Eli Park/]);
   await page.screenshot({ path: screenshotPath('notifications-grouped') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: screenshotPath('notifications-grouped-dark') });
   await page.emulateMedia({ colorScheme: 'light' });
 
   await page.getByRole('button', { name: 'Accept Dana Ruiz' }).click();
+  await expect(page.getByTestId('follow-request')).toHaveText([/Eli Park/]);
+  await page.getByRole('button', { name: 'Reject Eli Park' }).click();
   await expect(page.getByTestId('follow-request')).toHaveCount(0);
+  expect(answered).toEqual([
+    ['accept', { inboxObjectId: 51 }],
+    ['reject', { inboxObjectId: 52 }],
+  ]);
 
   await page.getByRole('button', { name: 'Mark all as read' }).click();
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
