@@ -85,7 +85,8 @@ export function useMentionSuggestions(editor: RefObject<HTMLTextAreaElement | nu
   }
 
   function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
-    if (!open || event.ctrlKey || event.metaKey || event.altKey) return;
+    // Ctrl+Enter still posts; keys that finish an input method's composition are its own.
+    if (!open || event.ctrlKey || event.metaKey || event.altKey || event.nativeEvent.isComposing) return;
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       event.preventDefault();
       const step = event.key === 'ArrowDown' ? 1 : -1;
