@@ -5,6 +5,7 @@
 // Tern.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import type { Output } from '../electron/core/ipc/contract';
 import type { NotificationItem } from '../renderer/notifications/groups';
 import { ana, answer, ben, chloe, post } from './fake-answers';
 import type { Headless } from './headless';
@@ -183,11 +184,22 @@ test('notifications are grouped by kind and post, unread first, and follow reque
     return { updated: 4 };
   });
   const dana = { id: 9, apId: 'https://pleroma.example/users/dana', name: 'Dana Ruiz', handle: '@dana@pleroma.example', iconUrl: null, url: 'https://pleroma.example/users/dana' };
-  let requests = [{ inboxObjectId: 51, followApId: 'https://pleroma.example/activities/f1', requestedAt: new Date(Date.now() - 20 * 60_000).toISOString(), actor: dana }];
+  const eli = { ...dana, id: 10, apId: 'https://pleroma.example/users/eli', name: 'Eli Park', handle: '@eli@pleroma.example', url: 'https://pleroma.example/users/eli' };
+  let requests = [
+    { inboxObjectId: 51, followApId: 'https://pleroma.example/activities/f1', requestedAt: new Date(Date.now() - 20 * 60_000).toISOString(), actor: dana },
+    { inboxObjectId: 52, followApId: 'https://pleroma.example/activities/f2', requestedAt: new Date(Date.now() - 25 * 60_000).toISOString(), actor: eli },
+  ];
+  const answered: unknown[] = [];
   await answer(page, 'follow-requests.list', () => requests);
-  await answer(page, 'social.acceptRequest', () => {
-    requests = [];
+  await answer(page, 'social.acceptRequest', (input) => {
+    answered.push(['accept', input]);
+    requests = requests.filter((r) => r.inboxObjectId !== 51);
     return { outboxObjectId: 60 };
+  });
+  await answer(page, 'social.rejectRequest', (input) => {
+    answered.push(['reject', input]);
+    requests = requests.filter((r) => r.inboxObjectId !== 52);
+    return { outboxObjectId: 61 };
   });
 
   await page.goto(`${tern.url}#/notifications`);
@@ -199,16 +211,172 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(rows.nth(2)).toContainText('Chloé Martin boosted your post');
   await expect(rows.nth(3)).toContainText('Ana Lima mentioned you');
   await expect(page.getByRole('link', { name: /Notifications/ })).toContainText('4');
-  await expect(page.getByTestId('follow-request')).toContainText('Dana Ruiz');
+  await expect(page.getByTestId('follow-request')).toHaveText([/Dana Ruiz/, /Eli Park/]);
   await page.screenshot({ path: screenshotPath('notifications-grouped') });
   await page.emulateMedia({ colorScheme: 'dark' });
   await page.screenshot({ path: screenshotPath('notifications-grouped-dark') });
   await page.emulateMedia({ colorScheme: 'light' });
 
   await page.getByRole('button', { name: 'Accept Dana Ruiz' }).click();
+  await expect(page.getByTestId('follow-request')).toHaveText([/Eli Park/]);
+  await page.getByRole('button', { name: 'Reject Eli Park' }).click();
   await expect(page.getByTestId('follow-request')).toHaveCount(0);
+  expect(answered).toEqual([
+    ['accept', { inboxObjectId: 51 }],
+    ['reject', { inboxObjectId: 52 }],
+  ]);
 
   await page.getByRole('button', { name: 'Mark all as read' }).click();
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
+});
+
+test('a post’s author opens their card in People, and Back returns to the stream', async ({ page, tern }) => {
+  await answer(page, 'lookup.resolve', (input) => {
+    expect(input).toEqual({ query: ben.apId });
+    return { kind: 'actor', actor: ben, followState: 'following', summaryHtml: '<p>Rides bikes in the rain.</p>', followsYou: true };
+  });
+  await openStream(page, tern);
+  const author = page.getByTestId('post').nth(1).getByRole('link', { name: /Ben Okafor/ });
+  await expect(author).toHaveAttribute('title', 'See Ben Okafor’s profile');
+  await author.click();
+  await expect(page.getByRole('heading', { level: 1, name: 'People' })).toBeVisible();
+  const card = page.getByTestId('lookup-result');
+  await expect(card).toContainText('@ben@gts.example');
+  await expect(card).toContainText('Rides bikes in the rain.');
+  await expect(card.getByRole('button', { name: 'Unfollow' })).toBeVisible();
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
+  await expect(page.getByTestId('post')).toHaveCount(STREAM.length);
+});
+
+test('a like keeps its pending mark until the server has it, and one given up on says why and tries again', async ({ page, tern }) => {
+  type Row = Output<'deliveries.list'>['items'][number];
+  const delivery = (apId: string, state: Row['state'], error: string | null = null): Row => ({
+    id: apId.endsWith('/1') ? 901 : 903,
+    createdAt: new Date().toISOString(),
+    state,
+    recipient: 'https://mastodon.example/users/ana/inbox',
+    host: 'mastodon.example',
+    activity: { type: 'Like', apId: `https://tern.test/o/like-${apId.slice(-1)}`, label: 'Like' },
+    tries: state === 'queued' ? 0 : 1,
+    nextTry: null,
+    lastTry: null,
+    lastStatus: state === 'failed' ? 403 : null,
+    lastResponse: null,
+    error,
+  });
+  const states = new Map<string, Row['state']>();
+  const REFUSED = 'mastodon.example refused the delivery (HTTP 403 Forbidden); Tern stopped trying.';
+  const asked: unknown[] = [];
+  let checks = 0;
+  await page.route('**/ipc/posts.like', (route) => {
+    const { apId } = route.request().postDataJSON() as { apId: string };
+    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify({ ok: true, value: STREAM.find((p) => p.apId === apId) }) });
+  });
+  await answer(page, 'deliveries.list', (input) => {
+    const { postApId } = input as { postApId: string };
+    const state = states.get(postApId);
+    if (postApId === STREAM[0]!.apId && state === 'sending') checks++;
+    return { items: state ? [delivery(postApId, state, state === 'failed' ? REFUSED : null)] : [], nextCursor: null, counts: { queued: 0, resolving: 0, sending: 0, retrying: 0, sent: 0, failed: 0 } };
+  });
+  await answer(page, 'deliveries.retryNow', (input) => {
+    asked.push(input);
+    states.set(STREAM[2]!.apId, 'sent');
+    return { retried: 1 };
+  });
+  await openStream(page, tern);
+
+  // Recorded by Tern, still on its way: the mark stays until the queue says it was sent.
+  const first = page.getByTestId('post').first();
+  states.set(STREAM[0]!.apId, 'sending');
+  await first.getByRole('button', { name: 'Like' }).click();
+  await expect(first.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(first.getByTestId('pending')).toBeVisible();
+  // Asked again and still on its way: still marked.
+  await expect.poll(() => checks, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
+  await expect(first.getByTestId('pending')).toBeVisible();
+  states.set(STREAM[0]!.apId, 'sent');
+  await expect(first.getByTestId('pending')).toHaveCount(0, { timeout: 10_000 });
+
+  // Given up on: the like stays (it is recorded), the post says why and offers to try again.
+  const third = page.getByTestId('post').nth(2);
+  states.set(STREAM[2]!.apId, 'failed');
+  await third.getByRole('button', { name: 'Like' }).click();
+  const alert = third.getByRole('alert');
+  await expect(alert).toContainText(`Your like was not delivered. ${REFUSED}`);
+  await expect(third.getByRole('button', { name: 'Like' })).toHaveAttribute('aria-pressed', 'true');
+  await expect(third.getByTestId('pending')).toHaveCount(0);
+  await page.screenshot({ path: screenshotPath('stream-like-not-delivered') });
+  await alert.getByRole('button', { name: 'Try again' }).click();
+  await expect(alert).toHaveCount(0);
+  expect(asked).toEqual([{ id: 903 }]);
+  await expect(third.getByTestId('pending')).toHaveCount(0, { timeout: 10_000 });
+  await expect(third.getByRole('alert')).toHaveCount(0);
+});
+
+test('media under a content warning stay covered until clicked, even when the server did not mark them sensitive', async ({ page, tern }) => {
+  const image = { mediaType: 'image/jpeg', blurhash: null, width: 400, height: 300, kind: 'image' as const, src: '/media/proxy/forged', thumbSrc: '/media/proxy/forged' };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(ben, '<p>Found this in the shed.</p>', {
+        id: 1,
+        summary: 'Spiders',
+        sensitive: false,
+        attachments: [{ ...image, url: 'https://gts.example/media/spider.jpg', name: 'A large house spider on a glove' }],
+      }),
+      post(ana, '<p>The estuary at dawn.</p>', { id: 2, attachments: [{ ...image, url: 'https://mastodon.example/media/dawn.jpg', name: 'Mist over mudflats' }] }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  const [warned, plain] = [page.getByTestId('post').nth(0), page.getByTestId('post').nth(1)];
+  const cover = warned.getByRole('button', { name: 'Sensitive media — show' });
+  await expect(cover).toBeVisible();
+  await expect(warned.getByRole('button', { name: 'Show the description' })).toHaveCount(0);
+  await expect(plain.getByRole('button', { name: 'Sensitive media — show' })).toHaveCount(0);
+  await cover.click();
+  await expect(cover).toHaveCount(0);
+  await expect(warned.getByTestId('post-media')).toContainText('A large house spider on a glove');
+});
+
+test('a follow notification opens the follower’s card in People, where the author can follow back', async ({ page, tern }) => {
+  await answer(page, 'notifications.list', { items: [notification(1, 'NEW_FOLLOWER', ben, true, 5, null)], nextOffset: null, nextCursor: null, unreadCount: 1 });
+  await answer(page, 'notifications.markRead', { updated: 1 });
+  await answer(page, 'lookup.resolve', (input) => {
+    expect(input).toEqual({ query: ben.apId });
+    return { kind: 'actor', actor: ben, followState: 'none', summaryHtml: null, followsYou: true };
+  });
+  await page.goto(`${tern.url}#/notifications`);
+  const row = page.getByTestId('notification');
+  await expect(row).toContainText('Ben Okafor followed you');
+  await row.getByRole('link').click();
+  await expect(page.getByRole('heading', { level: 1, name: 'People' })).toBeVisible();
+  const card = page.getByTestId('lookup-result');
+  await expect(card).toContainText('Follows you');
+  await expect(card.getByRole('button', { name: 'Follow' })).toBeVisible();
+});
+
+test('back from a thread opened with o, the keyboard is on the post it was on, and j goes on from there', async ({ page, tern }) => {
+  await answer(page, 'thread.get', (input) => ({
+    ancestors: [],
+    post: STREAM.find((p) => p.apId === (input as { apId: string }).apId)!,
+    replies: [],
+    totalReplies: 0,
+    nextCursor: null,
+    missingParent: null,
+  }));
+  await openStream(page, tern);
+  const posts = page.getByTestId('post');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await expect(posts.nth(2)).toBeFocused();
+  await page.keyboard.press('o');
+  await expect(page.getByRole('heading', { level: 1, name: 'Thread' })).toBeVisible();
+  await page.getByRole('button', { name: 'Back' }).click();
+  await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
+  await expect(posts.nth(2)).toBeFocused();
+  await page.keyboard.press('j');
+  await expect(posts.nth(3)).toBeFocused();
 });

@@ -147,3 +147,30 @@ base('sensitive media stay under their blurhash until clicked; an image that can
   await sensitive.getByRole('button', { name: 'Show the description' }).click();
   await expect(sensitive.locator('figcaption')).toHaveText('A flooded footpath');
 });
+
+base('an attached image and its alt text are kept with the draft across a reload, and post as they were', async ({ page, tern }) => {
+  await page.goto(`${tern.url}#/compose`);
+  await page.getByRole('textbox', { name: 'Your post' }).fill('The heron came back');
+  await page.getByTestId('compose-file').setInputFiles({ name: 'heron.jpg', mimeType: 'image/jpeg', buffer: await photo(800, 600, 'jpeg') });
+  const item = page.getByTestId('compose-attachment');
+  await expect(item).toHaveAttribute('data-state', 'ready');
+  await item.getByRole('textbox', { name: 'Description (alt text)' }).fill('A grey heron standing in the reeds');
+
+  // A reload (as a restart would): the file is still attached, shown from Tern's copy, with its words.
+  await page.reload();
+  await expect(page.getByRole('textbox', { name: 'Your post' })).toHaveValue('The heron came back');
+  await expect(item).toHaveAttribute('data-state', 'ready');
+  await expect(item.locator('img')).toHaveAttribute('src', /^\/media\//);
+  await expect(item.getByRole('textbox', { name: 'Description (alt text)' })).toHaveValue('A grey heron standing in the reeds');
+  const send = page.getByRole('button', { name: 'Post', exact: true });
+  await expect(send).toBeEnabled();
+  await send.click();
+  await expect(page.getByTestId('compose-sent')).toBeVisible();
+  await expect(item).toHaveCount(0);
+
+  // Posted with the image and its description; the draft's files are gone with it.
+  await page.reload();
+  await expect(item).toHaveCount(0);
+  await page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name: 'Profile' }).click();
+  await expect(page.getByTestId('post').first().getByRole('img', { name: 'A grey heron standing in the reeds' })).toBeVisible();
+});

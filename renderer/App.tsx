@@ -135,8 +135,10 @@ function Frame({ handle }: { handle: string | null }) {
 const viewKey = (route: Route, routeKey: string) => (route.id === 'people' || route.id === 'search' ? route.id : routeKey);
 
 // Going back to a list returns to where the author was reading in it (its items are kept in
-// the list store, so they are on screen at once); any other page opens at its top.
+// the list store, so they are on screen at once), with the keyboard on the post it was on, so
+// j/k go on from there; any other page opens at its top.
 const scrollPositions = new Map<string, number>();
+const focusedPosts = new Map<string, string>();
 
 function useScrollMemory(routeKey: string) {
   const previous = useRef(routeKey);
@@ -146,9 +148,20 @@ function useScrollMemory(routeKey: string) {
     if (previous.current !== routeKey) {
       main.scrollTop = scrollPositions.get(routeKey) ?? 0;
       previous.current = routeKey;
+      const key = focusedPosts.get(routeKey);
+      const post = key === undefined ? null : [...main.querySelectorAll<HTMLElement>('[data-post]')].find((p) => p.dataset.post === key);
+      post?.focus({ preventScroll: true });
     }
     const remember = () => scrollPositions.set(routeKey, main.scrollTop);
+    const rememberPost = (event: FocusEvent) => {
+      const key = event.target instanceof HTMLElement ? event.target.closest<HTMLElement>('[data-post]')?.dataset.post : undefined;
+      if (key !== undefined) focusedPosts.set(routeKey, key);
+    };
     main.addEventListener('scroll', remember, { passive: true });
-    return () => main.removeEventListener('scroll', remember);
+    main.addEventListener('focusin', rememberPost);
+    return () => {
+      main.removeEventListener('scroll', remember);
+      main.removeEventListener('focusin', rememberPost);
+    };
   }, [routeKey]);
 }

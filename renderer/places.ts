@@ -42,6 +42,12 @@ export function navigate(id: RouteId, params?: Record<string, string | number | 
   window.location.hash = hrefOf(id, params);
 }
 
+/** Back to where the author came from (a list, a post); the first place when there is nothing before. */
+export function goBack(): void {
+  if (window.history.length > 1) window.history.back();
+  else navigate(PLACES[0].id);
+}
+
 function isRouteId(id: string): id is RouteId {
   return PLACES.some((p) => p.id === id) || (PAGES as readonly string[]).includes(id);
 }

@@ -402,6 +402,7 @@ export const strings = {
 
   post: {
     boostedBy: (name: string) => `${name} boosted`,
+    openAuthor: (name: string) => `See ${name}’s profile`,
     pinned: 'Pinned',
     openThread: 'Open the thread',
     edited: 'edited',
@@ -437,6 +438,9 @@ export const strings = {
       pinned: (on: boolean) => (on ? 'pin' : 'unpin'),
     } satisfies Record<string, (on: boolean) => string>, // one per posts/actions.ts Flag (Post.tsx looks each up)
     failed: (what: string, why: string) => `Could not ${what}: ${why}`,
+    /** Recorded here, but a server it was for was given up on. */
+    notDelivered: (what: string, servers: number, why: string | null) =>
+      `Your ${what} was not delivered${servers > 1 ? ` to ${formatNumber(servers)} servers` : ''}.${why ? ` ${why}` : ''}`,
   },
 
   delivery: {
@@ -450,6 +454,10 @@ export const strings = {
       `Failed — delivered to ${formatNumber(sent)} of ${formatNumber(total)} ${plural(total, { one: 'server', other: 'servers' })}${why ? `. ${why}` : ''}`,
     local: 'Kept here — no one to deliver it to yet',
     noServers: 'No deliveries recorded for this post.',
+    /** Under "Sending" when a try failed: why, and when Tern tries again ("in 5 minutes"). */
+    willRetry: (why: string, when: string | null) => `${why} Tern will try again ${when ?? 'shortly'}.`,
+    /** Under "Queued" (offline) when a try had failed before. */
+    lastFailure: (why: string) => `Last try: ${why}`,
   },
 
   deliveries: {
@@ -531,6 +539,7 @@ export const strings = {
     preview: 'Preview',
     previewEmpty: 'Your post will look like this.',
     markdownHint: '**bold**, _italic_, [link](https://…), lists, `code`',
+    mentionsLabel: 'People to mention',
     posted: 'Posted — on its way to your followers',
     postedLocal: 'Posted — it is on your profile; no one follows you yet to send it to',
     savedOffline: 'Saved — will be delivered when you’re online',

@@ -3,6 +3,7 @@ import { useEffect, useRef, useState } from 'react';
 import type { PostView } from '../posts/model';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
+import { Delayed } from '../components/Delayed';
 import { CloseIcon, ReplyIcon } from '../components/icons';
 import { Html } from '../content/Html';
 import { strings } from '../strings';
@@ -50,8 +51,14 @@ export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCan
             {post.summary ? <p className="reply-context__cw">{post.summary}</p> : <Html className="reply-context__content" html={post.contentHtml} />}
           </div>
         </div>
+      ) : failed ? (
+        <p className="reply-context__missing">{t.replyMissing}</p>
       ) : (
-        <p className="reply-context__missing">{failed ? t.replyMissing : strings.loading}</p>
+        <Delayed>
+          <p className="reply-context__missing" role="status">
+            {strings.loading}
+          </p>
+        </Delayed>
       )}
     </section>
   );

@@ -1,10 +1,12 @@
 // The files attached in Compose: each one uploads as soon as it is picked (with progress), shows
 // a preview made on this machine (a blob: URL — nothing leaves the app to show it), and carries
-// its alt text. Images need a description unless the author says they need none.
+// its alt text. Images need a description unless the author says they need none. Uploaded files
+// and their alt text are kept with the draft across restarts (keptAttachments.ts).
 import { useCallback, useEffect, useRef, useState } from 'react';
 import type { UploadView } from '../../electron/core/ipc/media-contract';
 import { toApiError } from '../api';
 import { strings } from '../strings';
+import { readKeptMedia, writeKeptMedia, type KeptAttachment } from './keptAttachments';
 import { uploadFile } from './upload';
 
 export const MAX_FILES = 4;
@@ -27,10 +29,24 @@ export interface PendingAttachment {
 const isImage = (type: string) => type.startsWith('image/');
 export const needsAlt = (a: PendingAttachment) => isImage(a.type) && !a.noAlt && a.alt.trim() === '';
 
+/** A kept file as attached again: uploaded, its preview Tern's own copy. */
+function restored(kept: KeptAttachment): PendingAttachment {
+  const preview = isImage(kept.type) ? (kept.upload.thumbSrc ?? kept.upload.src) : null;
+  return { ...kept, preview, progress: 1, state: 'ready', error: null };
+}
+
+const isBlob = (url: string | null): url is string => url !== null && url.startsWith('blob:');
+
 export function useAttachments() {
-  const [items, setItems] = useState<PendingAttachment[]>([]);
+  const [kept] = useState(() => readKeptMedia(MAX_FILES));
+  const [items, setItems] = useState<PendingAttachment[]>(() => kept.items.map(restored));
   /** The author marked the media sensitive: shown blurred until clicked, everywhere. */
-  const [sensitive, setSensitive] = useState(false);
+  const [sensitive, setSensitive] = useState(kept.sensitive);
+
+  useEffect(() => {
+    const uploaded = items.flatMap((a) => (a.upload ? [{ key: a.key, name: a.name, type: a.type, upload: a.upload, alt: a.alt, noAlt: a.noAlt }] : []));
+    writeKeptMedia({ items: uploaded, sensitive });
+  }, [items, sensitive]);
   const aborts = useRef(new Map<string, AbortController>());
   const update = useCallback((key: string, change: Partial<PendingAttachment>) => setItems((all) => all.map((a) => (a.key === key ? { ...a, ...change } : a))), []);
 
@@ -67,14 +83,14 @@ export function useAttachments() {
     aborts.current.delete(key);
     setItems((all) => {
       const gone = all.find((a) => a.key === key);
-      if (gone?.preview) URL.revokeObjectURL(gone.preview);
+      if (isBlob(gone?.preview ?? null)) URL.revokeObjectURL(gone!.preview!);
       return all.filter((a) => a.key !== key);
     });
   }, []);
 
   const clear = useCallback(() => {
     setItems((all) => {
-      for (const a of all) if (a.preview) URL.revokeObjectURL(a.preview);
+      for (const a of all) if (isBlob(a.preview)) URL.revokeObjectURL(a.preview);
       return [];
     });
     aborts.current.clear();

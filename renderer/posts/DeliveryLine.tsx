@@ -3,10 +3,12 @@
 // its own state (from the delivery queue).
 import { useId, useState } from 'react';
 import { toApiError, type ApiError } from '../api';
+import { Delayed } from '../components/Delayed';
 import { CheckIcon, ClockIcon, AttentionIcon, SendIcon } from '../components/icons';
 import type { DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { DeliveryRows } from '../deliveries/DeliveryRows';
-import { strings } from '../strings';
+import { useNow } from '../components/RelativeTime';
+import { formatDateTime, formatRelative, strings } from '../strings';
 import { fetchPostDeliveries } from '../deliveries/forPost';
 import type { ShownPost } from './model';
 
@@ -45,6 +47,10 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
             ? [AttentionIcon, t.failed(delivery.sent, delivery.total, delivery.error), 'failed']
             : [CheckIcon, t.local, 'quiet'];
   const canOpen = delivery.state !== 'local';
+  // A try failed and another is due: say why and when (a "failed" summary already says why).
+  // Queued (offline), the next try waits for the network, as the summary says: only why.
+  const retrying = delivery.state === 'sending' && delivery.error !== null;
+  const lastFailure = delivery.state === 'queued' ? delivery.error : null;
 
   return (
     <div className={`delivery delivery--${tone}`} data-testid="delivery-state" data-state={delivery.state}>
@@ -59,6 +65,12 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
           <span>{text}</span>
         </p>
       )}
+      {retrying && <RetryNote why={delivery.error!} nextTry={delivery.nextTry} />}
+      {lastFailure && (
+        <p className="delivery__retry" data-testid="delivery-retry">
+          {t.lastFailure(lastFailure)}
+        </p>
+      )}
       {open && (
         <div id={id} className="delivery__servers">
           {error ? (
@@ -69,7 +81,11 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
               </button>
             </p>
           ) : rows === null ? (
-            <p className="delivery__loading">{strings.loading}</p>
+            <Delayed>
+              <p className="delivery__loading" role="status">
+                {strings.loading}
+              </p>
+            </Delayed>
           ) : rows.length === 0 ? (
             <p className="delivery__loading">{t.noServers}</p>
           ) : (
@@ -78,5 +94,24 @@ export function DeliveryLine({ post }: { post: ShownPost }) {
         </div>
       )}
     </div>
+  );
+}
+
+/** "mastodon.social did not answer in time. Tern will try again in 5 minutes." */
+function RetryNote({ why, nextTry }: { why: string; nextTry: string | null }) {
+  const now = useNow(30_000);
+  const at = nextTry === null ? null : new Date(nextTry);
+  const due = at !== null && !Number.isNaN(at.getTime()) && at.getTime() - now.getTime() > 45_000 ? at : null;
+  const sentence = t.willRetry(why, due ? formatRelative(due, now) : null);
+  return (
+    <p className="delivery__retry" data-testid="delivery-retry">
+      {due ? (
+        <time dateTime={due.toISOString()} title={formatDateTime(due)}>
+          {sentence}
+        </time>
+      ) : (
+        sentence
+      )}
+    </p>
   );
 }

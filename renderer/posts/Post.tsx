@@ -13,7 +13,7 @@ import { hrefOf, navigate } from '../places';
 import { formatNumber, strings } from '../strings';
 import { usePostState, usePostActions, type Flag } from './actions';
 import { DeliveryLine } from './DeliveryLine';
-import type { ShownPost } from './model';
+import { listKeyOf, type ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
@@ -44,8 +44,10 @@ export interface PostProps {
 export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   const id = useId();
   const state = usePostState(post);
+  const failure = state.failed;
   const toggle = usePostActions((s) => s.toggle);
   const retry = usePostActions((s) => s.set);
+  const retryDelivery = usePostActions((s) => s.retryDelivery);
   const [revealed, setRevealed] = useState(false);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const threadHref = hrefOf('thread', { ap: post.apId });
@@ -66,7 +68,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   return (
     <article
       className={focused ? 'post post--focused' : 'post'}
-      data-post
+      data-post={listKeyOf(post)}
       data-testid="post"
       tabIndex={0}
       aria-labelledby={`${id}-author`}
@@ -89,8 +91,14 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
         <div className="post__main">
           <header className="post__header">
             <span className="post__who" id={`${id}-author`}>
-              <span className="post__name">{post.author.name}</span>{' '}
-              <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+              {own ? (
+                <AuthorName post={post} />
+              ) : (
+                // Someone else: their card (who they are, follow or unfollow) opens in People.
+                <a className="post__who-link" href={hrefOf('people', { q: post.author.apId })} title={t.openAuthor(post.author.name)}>
+                  <AuthorName post={post} />
+                </a>
+              )}
             </span>
             <span className="post__meta">
               <VisibilityMark visibility={post.visibility} />
@@ -143,8 +151,9 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           ) : (
             <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
           )}
-          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked. */}
-          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={post.sensitive} />}
+          {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked;
+              so do those under a content warning, which some servers send without marking them sensitive. */}
+          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
             <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
@@ -154,10 +163,11 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
 
           {post.delivery && <DeliveryLine post={post} />}
 
-          {state.failed && (
+          {failure && (
             <p className="post__failed" role="alert">
-              <span>{t.failed(t.flagVerb[state.failed.flag](state.failed.wanted), state.failed.message)}</span>{' '}
-              <button type="button" className="link-button" onClick={() => void retry(post.apId, state.failed!.flag, state.failed!.wanted)}>
+              {/* Refused by Tern: "Could not like: …"; recorded but not delivered: said as it is. */}
+              <span>{failure.deliveryIds ? failure.message : t.failed(t.flagVerb[failure.flag](failure.wanted), failure.message)}</span>{' '}
+              <button type="button" className="link-button" onClick={() => void (failure.deliveryIds ? retryDelivery(post.apId) : retry(post.apId, failure.flag, failure.wanted))}>
                 {strings.retry}
               </button>
             </p>
@@ -233,6 +243,14 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
         </div>
       </div>
     </article>
+  );
+}
+
+function AuthorName({ post }: { post: ShownPost }) {
+  return (
+    <>
+      <span className="post__name">{post.author.name}</span> <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+    </>
   );
 }
 

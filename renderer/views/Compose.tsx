@@ -2,10 +2,11 @@
 // — the post answered above. The draft is kept across restarts; posting works offline (Tern
 // saves the post and its deliveries at once, and sends them when it is online). With
 // ?edit=<post id> it edits one of the author's posts instead.
-import { useEffect, useId, useState, type FormEvent, type KeyboardEvent } from 'react';
+import { useEffect, useId, useRef, useState, type FormEvent, type KeyboardEvent } from 'react';
 import { ApiError, call, toApiError } from '../api';
 import { CheckIcon, ClockIcon } from '../components/icons';
 import { isEmptyDraft, useDraft } from '../compose/draft';
+import { useMentionSuggestions } from '../compose/MentionSuggestions';
 import { ReplyContext } from '../compose/ReplyContext';
 import { VisibilityPicker } from '../compose/VisibilityPicker';
 import { EditPost } from '../compose/EditPost';
@@ -36,6 +37,8 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
   const [pollDraft, changePoll, clearPoll] = usePollDraft();
   const media = useAttachments();
   const empty = isEmptyDraft(draft) && media.items.length === 0;
+  const editor = useRef<HTMLTextAreaElement>(null);
+  const mentions = useMentionSuggestions(editor, draft.text, (text) => change({ text }));
 
   // Opening Compose from a post's Reply makes the draft a reply to it.
   useEffect(() => {
@@ -131,16 +134,24 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         <label className="visually-hidden" htmlFor={`${id}-text`}>
           {t.textLabel}
         </label>
-        <textarea
-          id={`${id}-text`}
-          className="compose__text"
-          placeholder={t.placeholder}
-          value={draft.text}
-          rows={6}
-          autoFocus
-          aria-describedby={`${id}-count`}
-          onChange={(e) => change({ text: e.target.value })}
-        />
+        <div className="compose__editor">
+          <textarea
+            ref={editor}
+            id={`${id}-text`}
+            className="compose__text"
+            placeholder={t.placeholder}
+            value={draft.text}
+            rows={6}
+            autoFocus
+            aria-describedby={`${id}-count`}
+            {...mentions.editorProps}
+            onChange={(e) => {
+              change({ text: e.target.value });
+              mentions.onTyped(e.target.selectionEnd);
+            }}
+          />
+          {mentions.popup}
+        </div>
         <div className="compose__toolbar">
           <VisibilityPicker value={draft.visibility} onChange={(visibility) => change({ visibility })} />
           <button

@@ -88,7 +88,7 @@ export function Notifications() {
   );
 }
 
-/** Where a group leads: the post it is about, else the actor's own page (webmentions: their place). */
+/** Where a group leads: the post it is about, else the actor's card in People (webmentions: their place). */
 function targetOf(group: NotificationGroup): { href: string; external: boolean } | null {
   // A webmention opens the Webmentions place, where the page, its author and state are shown.
   if (group.kind?.endsWith('_WEBMENTION')) return { href: hrefOf('webmentions'), external: false };
@@ -96,8 +96,9 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
   const object =
     group.outboxObject ?? (group.kind === 'MENTION' || (group.kind === null && group.inboxObject?.apType === 'Question') ? group.inboxObject : null);
   if (object && !object.isDeleted) return { href: hrefOf('thread', { ap: object.apId }), external: false };
+  // Someone (a follow): their card in People, where the author can follow back.
   const actor = group.actors[0];
-  if (actor?.url) return { href: actor.url, external: true };
+  if (actor) return { href: hrefOf('people', { q: actor.apId }), external: false };
   return null;
 }
 

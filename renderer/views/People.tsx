@@ -6,12 +6,12 @@ import type { PeopleView, PersonView } from '../../electron/core/ipc/author-cont
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { ErrorState } from '../components/ErrorState';
-import { PeopleIcon } from '../components/icons';
+import { BackIcon, PeopleIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ListSkeleton } from '../lists/ListParts';
 import { FollowRequests } from '../notifications/FollowRequests';
 import { Lookup } from '../people/Lookup';
-import { hrefOf, type Route } from '../places';
+import { goBack, hrefOf, type Route } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { formatNumber, strings } from '../strings';
 
@@ -70,6 +70,13 @@ export function People({ route }: { route: Route }) {
           <h1 id="people-title">{t.title}</h1>
           <p className="view__lede">{t.lede}</p>
         </div>
+        {/* Opened on someone (from a post, a notification, a search): back to where that was. */}
+        {route.params.get('q') && (
+          <button type="button" className="button button--quiet" onClick={goBack}>
+            <BackIcon />
+            <span>{strings.back}</span>
+          </button>
+        )}
       </header>
       <Lookup autoFocus={route.params.get('focus') === 'lookup'} initialQuery={route.params.get('q')} onChanged={() => void load()} />
 

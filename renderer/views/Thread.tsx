@@ -7,17 +7,12 @@ import { ErrorState } from '../components/ErrorState';
 import { BackIcon } from '../components/icons';
 import { ListSkeleton } from '../lists/ListParts';
 import { Post } from '../posts/Post';
-import { navigate, type Route } from '../places';
+import { goBack, type Route } from '../places';
 import { strings } from '../strings';
 
 const t = strings.thread;
 /** Replies deeper than this are drawn at this depth, so the column stays readable. */
 const MAX_INDENT = 3;
-
-function goBack() {
-  if (window.history.length > 1) window.history.back();
-  else navigate('stream');
-}
 
 export function Thread({ route }: { route: Route }) {
   const apId = route.params.get('ap') ?? '';
