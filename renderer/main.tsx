@@ -10,6 +10,7 @@ import './styles/lists.css';
 import './styles/posts.css';
 import './styles/views.css';
 import './styles/polls.css';
+import './styles/emoji.css';
 
 document.documentElement.lang = STRINGS_LANG;
 

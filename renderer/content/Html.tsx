@@ -1,9 +1,12 @@
 // HTML from a post or a profile, sanitized here before React puts it in the page (the core has
-// sanitized it already; this is the second pass ARCHITECTURE.md asks for).
+// sanitized it already; this is the second pass ARCHITECTURE.md asks for). A post's custom emoji
+// are put in after, in place of their `:shortcode:` text (emoji.tsx).
 import { useMemo } from 'react';
+import type { EmojiView } from '../../electron/core/ipc/author-contract';
+import { withCustomEmoji } from './emoji';
 import { sanitizeHtml } from './sanitize';
 
-export function Html({ html, className, id }: { html: string; className?: string; id?: string }) {
-  const safe = useMemo(() => sanitizeHtml(html), [html]);
+export function Html({ html, className, id, emojis }: { html: string; className?: string; id?: string; emojis?: readonly EmojiView[] | undefined }) {
+  const safe = useMemo(() => withCustomEmoji(sanitizeHtml(html), emojis), [html, emojis]);
   return <div id={id} className={className} dangerouslySetInnerHTML={{ __html: safe }} />;
 }

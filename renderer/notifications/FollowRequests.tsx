@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import type { Output } from '../../electron/core/ipc/contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
+import { EmojiText } from '../content/emoji';
 import { ErrorState } from '../components/ErrorState';
 import { RelativeTime } from '../components/RelativeTime';
 import { useUnreadStore } from '../store/unread';
@@ -72,7 +73,7 @@ export function FollowRequests({ showEmpty = false, onAnswered }: { showEmpty?: 
               <Avatar name={request.actor.name} id={request.actor.apId} src={request.actor.iconSrc} />
               <div className="person__who">
                 <a className="person__name" href={request.actor.url} target="_blank" rel="noopener noreferrer">
-                  {request.actor.name}
+                  <EmojiText text={request.actor.name} emojis={request.actor.emojis} />
                 </a>
                 <span className="person__handle">{request.actor.handle ?? request.actor.apId}</span>
                 <span className="person__meta">

@@ -5,6 +5,7 @@ import type { LookupView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { SearchIcon } from '../components/icons';
+import { EmojiText } from '../content/emoji';
 import { Html } from '../content/Html';
 import { Post } from '../posts/Post';
 import { strings } from '../strings';
@@ -115,7 +116,7 @@ function FoundActor({ found, onChanged }: { found: Extract<LookupView, { kind: '
         <Avatar name={actor.name} id={actor.apId} size="large" src={actor.iconSrc} />
         <div className="person__who">
           <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">
-            {actor.name}
+            <EmojiText text={actor.name} emojis={actor.emojis} />
           </a>
           <span className="person__handle">{actor.handle ?? actor.apId}</span>
           {actor.movedTo && <span className="person__meta">{t.movedTo(actor.movedTo)}</span>}
@@ -133,7 +134,7 @@ function FoundActor({ found, onChanged }: { found: Extract<LookupView, { kind: '
         </div>
       </div>
       {state === 'requested' && <p className="found__note">{t.requestedNote}</p>}
-      {found.summaryHtml && <Html className="found__summary" html={found.summaryHtml} />}
+      {found.summaryHtml && <Html className="found__summary" html={found.summaryHtml} emojis={actor.emojis} />}
       {error && <p className="field__error found__note">{error.message}</p>}
     </div>
   );

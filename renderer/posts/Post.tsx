@@ -9,6 +9,7 @@ import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, ReplyIcon } from
 import { Menu, type MenuItem } from '../components/Menu';
 import { RelativeTime } from '../components/RelativeTime';
 import { Html } from '../content/Html';
+import { EmojiText } from '../content/emoji';
 import { hrefOf, navigate } from '../places';
 import { formatNumber, strings } from '../strings';
 import { usePostState, usePostActions, type Flag } from './actions';
@@ -149,7 +150,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {post.deleted ? (
             <p className="post__deleted" id={`${id}-content`}>{t.deleted}</p>
           ) : (
-            <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} />
+            <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} emojis={post.emojis} />
           )}
           {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked;
               so do those under a content warning, which some servers send without marking them sensitive. */}
@@ -249,7 +250,10 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
 function AuthorName({ post }: { post: ShownPost }) {
   return (
     <>
-      <span className="post__name">{post.author.name}</span> <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
+      <span className="post__name">
+        <EmojiText text={post.author.name} emojis={post.author.emojis} />
+      </span>{' '}
+      <span className="post__handle">{post.author.handle ?? post.author.apId}</span>
     </>
   );
 }

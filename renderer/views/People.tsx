@@ -5,6 +5,7 @@ import { useCallback, useEffect, useState } from 'react';
 import type { PeopleView, PersonView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
+import { EmojiText } from '../content/emoji';
 import { ErrorState } from '../components/ErrorState';
 import { BackIcon, PeopleIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
@@ -153,7 +154,7 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
       <Avatar name={actor.name} id={actor.apId} src={actor.iconSrc} />
       <div className="person__who">
         <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">
-          {actor.name}
+          <EmojiText text={actor.name} emojis={actor.emojis} />
         </a>
         <span className="person__handle">{actor.handle ?? actor.apId}</span>
         {actor.movedTo && <span className="person__meta">{t.movedTo(actor.movedTo)}</span>}
