@@ -5,7 +5,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ana, answer, post } from './fake-answers';
-import { expect, expectAfterReload, place, test } from './peer-fixtures';
+import { expect, expectAfterReload, followPeer, test } from './peer-fixtures';
 
 /** A 1 × 1 PNG. */
 const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
@@ -30,13 +30,7 @@ test('a peer’s custom emoji shows as its picture, through Tern’s media proxy
     if (!request.url().startsWith(tern.origin)) outside.push(request.url());
   });
   // The author follows the peer, whose public post then reaches the stream.
-  await page.goto(tern.url);
-  await place(page, 'People').click();
-  await page.getByRole('searchbox', { name: 'Handle or URL' }).fill(peer.actorId);
-  await page.getByRole('button', { name: 'Look up' }).click();
-  await page.getByTestId('lookup-result').getByRole('button', { name: 'Follow', exact: true }).click();
-  await peer.waitFor((a) => a.type === 'Follow');
-  await expectAfterReload(page, tern, '#/people?tab=following', (p) => p.getByRole('list', { name: 'Following' }), 'bob');
+  await followPeer(page, tern, peer);
   await peer.createNote({
     content: '<p>Low tide at last :kelp: and :driftwood:</p><pre><code>:kelp:</code></pre>',
     to: 'public',

@@ -2,17 +2,11 @@
 // pending mark on the post lasts until the delivery queue says the peer has it, then goes, with
 // no failure shown — the real queue, not fixed answers (content.spec.ts covers a failure).
 import type { DeliveriesView } from '../electron/core/ipc/author-contract';
-import { expect, expectAfterReload, ipc, place, test } from './peer-fixtures';
+import { expect, expectAfterReload, followPeer, ipc, test } from './peer-fixtures';
 
 test('liking and boosting a followed peer’s post: the peer receives both, and the pending marks go once delivered', async ({ page, tern, peer, request }) => {
   test.setTimeout(90_000);
-  await page.goto(tern.url);
-  await place(page, 'People').click();
-  await page.getByRole('searchbox', { name: 'Handle or URL' }).fill(peer.actorId);
-  await page.getByRole('button', { name: 'Look up' }).click();
-  await page.getByTestId('lookup-result').getByRole('button', { name: 'Follow', exact: true }).click();
-  await peer.waitFor((a) => a.type === 'Follow');
-  await expectAfterReload(page, tern, '#/people?tab=following', (p) => p.getByRole('list', { name: 'Following' }), 'bob');
+  await followPeer(page, tern, peer);
 
   const { noteId } = await peer.createNote({ content: '<p>The first swifts are over the river.</p>', to: 'public' });
   await expectAfterReload(page, tern, '#/stream', (p) => p.getByRole('main'), 'The first swifts are over the river.');

@@ -72,3 +72,15 @@ export async function ipc<T>(request: APIRequestContext, tern: Headless, channel
   expect(body.ok, JSON.stringify(body.error)).toBe(true);
   return body.value;
 }
+
+/** The author looks the peer up in People and follows it; returns once the peer has the Follow
+ * and Tern lists it under Following (the peer accepts at once). */
+export async function followPeer(page: Page, tern: Headless, peer: Peer): Promise<void> {
+  await page.goto(tern.url);
+  await place(page, 'People').click();
+  await page.getByRole('searchbox', { name: 'Handle or URL' }).fill(peer.actorId);
+  await page.getByRole('button', { name: 'Look up' }).click();
+  await page.getByTestId('lookup-result').getByRole('button', { name: 'Follow', exact: true }).click();
+  await peer.waitFor((a) => a.type === 'Follow');
+  await expectAfterReload(page, tern, '#/people?tab=following', (p) => p.getByRole('list', { name: 'Following' }), peer.name);
+}

@@ -1,18 +1,9 @@
 // The kept draft: written as it is, read back whatever the storage holds.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { memoryLocalStorage } from '../test-support';
 import { EMPTY_DRAFT, readDraft, writeDraft, type Draft } from './draft';
 
-let store: Map<string, string>;
-
-beforeEach(() => {
-  store = new Map();
-  vi.stubGlobal('localStorage', {
-    getItem: (key: string) => store.get(key) ?? null,
-    setItem: (key: string, value: string) => void store.set(key, value),
-    removeItem: (key: string) => void store.delete(key),
-  });
-});
-afterEach(() => vi.unstubAllGlobals());
+const store = memoryLocalStorage();
 
 describe('the kept draft', () => {
   it('reads back what was written, reply and content warning included', () => {

@@ -1,21 +1,12 @@
 // The kept files of the draft: written as they are, read back whatever the storage holds.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { memoryLocalStorage } from '../test-support';
 import { readKeptMedia, writeKeptMedia, type KeptAttachment } from './keptAttachments';
 
 const upload = { id: 7, contentType: 'image/jpeg', contentHash: 'ab', width: 10, height: 10, blurhash: null, hasThumbnail: true, src: '/media/ab/x.jpg', thumbSrc: '/media/ab/thumb' };
 const item: KeptAttachment = { key: 'k1', name: 'x.jpg', type: 'image/jpeg', upload, alt: 'A heron', noAlt: false };
 
-let store: Map<string, string>;
-
-beforeEach(() => {
-  store = new Map();
-  vi.stubGlobal('localStorage', {
-    getItem: (key: string) => store.get(key) ?? null,
-    setItem: (key: string, value: string) => void store.set(key, value),
-    removeItem: (key: string) => void store.delete(key),
-  });
-});
-afterEach(() => vi.unstubAllGlobals());
+memoryLocalStorage();
 
 describe('kept attachments', () => {
   it('reads back what was written, and nothing once the draft has no files', () => {

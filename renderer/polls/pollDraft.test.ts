@@ -1,17 +1,9 @@
 // The poll builder's draft: what it sends to posts.create, and reading back whatever storage holds.
-import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it } from 'vitest';
+import { memoryLocalStorage } from '../test-support';
 import { EMPTY_POLL, pollInput, readPollDraft } from './pollDraft';
 
-let store: Map<string, string>;
-beforeEach(() => {
-  store = new Map();
-  vi.stubGlobal('localStorage', {
-    getItem: (key: string) => store.get(key) ?? null,
-    setItem: (key: string, value: string) => void store.set(key, value),
-    removeItem: (key: string) => void store.delete(key),
-  });
-});
-afterEach(() => vi.unstubAllGlobals());
+const store = memoryLocalStorage();
 
 describe('poll draft', () => {
   it('no poll when it is off; blank options are left out; fewer than two, or repeated, is incomplete', () => {
