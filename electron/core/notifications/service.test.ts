@@ -42,6 +42,14 @@ describe('notifications service', () => {
       // The page loads the avatar only through Tern's media proxy.
       iconSrc: expect.stringMatching(/^\/media\/proxy\/[\w-]{32}\/[\w-]+$/),
       url: expect.stringMatching(/\/@alice$/),
+      // The custom emoji of the name (its Emoji tag), its picture through the proxy too.
+      emojis: [
+        {
+          shortcode: 'verified',
+          url: expect.stringMatching(/^https:\/\/files\.mastodon\.example\/custom_emojis\//),
+          src: expect.stringMatching(/^\/media\/proxy\/[\w-]{32}\/[\w-]+$/),
+        },
+      ],
     });
     expect(like!.outboxObject).toMatchObject({ box: 'outbox', apId: OUR_POST, apType: 'Note', excerpt: 'Our post & its text', isDeleted: false });
     expect(like!.inboxObject).toMatchObject({ box: 'inbox', apType: 'Like', excerpt: null });
