@@ -61,7 +61,7 @@ export function Menu({ label, icon, items }: { label: string; icon: ReactNode; i
         {icon}
       </button>
       {open && (
-        <ul ref={list} id={id} className="menu__list" role="menu" aria-label={label} onKeyDown={onKeyDown}>
+        <ul ref={list} id={id} className="menu__list popover" role="menu" aria-label={label} onKeyDown={onKeyDown}>
           {items.map((item) => (
             <li key={item.label} role="none">
               <button

@@ -118,7 +118,7 @@ export function useMentionSuggestions(editor: RefObject<HTMLTextAreaElement | nu
       setFocused(true);
     },
     popup: open ? (
-      <ul id={`${id}-list`} className="mentions" role="listbox" aria-label={t.mentionsLabel}>
+      <ul id={`${id}-list`} className="mentions popover" role="listbox" aria-label={t.mentionsLabel}>
         {choices.map((actor, i) => (
           <li
             key={actor.apId}
