@@ -41,7 +41,9 @@ test('a post written offline is saved, shown as queued in Profile, and counted a
   await page.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(page.getByTestId('compose-sent')).toContainText('Saved — will be delivered when you’re online');
   await expect(text).toHaveValue('');
-  await expect(status.getByTestId('status-waiting')).toHaveText('1 delivery waiting to send');
+  // Said as what the author did (UX.md: "3 posts waiting to send"); the deliveries on hover.
+  await expect(status.getByTestId('status-waiting')).toHaveText('1 post waiting to send');
+  await expect(status.getByTestId('status-waiting')).toHaveAttribute('title', '1 delivery to servers not sent yet');
 
   await page.getByRole('link', { name: 'See it in your profile' }).click();
   const post = page.getByTestId('post').first();

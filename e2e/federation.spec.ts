@@ -56,9 +56,9 @@ test('follow a peer, be followed back, post offline, deliver when online, and se
   await page.getByRole('textbox', { name: 'Your post' }).fill('Written on a train, **offline**.');
   await page.getByRole('button', { name: 'Post', exact: true }).click();
   await expect(page.getByTestId('compose-sent')).toContainText('will be delivered when you’re online');
-  // The status line counts what waits: one delivery, to bob's inbox.
+  // The status line counts what waits: one post (one delivery, to bob's inbox).
   const waiting = page.getByRole('contentinfo', { name: 'Status' }).getByTestId('status-waiting');
-  await expect(waiting).toHaveText('1 delivery waiting to send');
+  await expect(waiting).toHaveText('1 post waiting to send');
   await place(page, 'Profile').click();
   const state = page.getByTestId('delivery-state').first();
   await expect(state).toHaveAttribute('data-state', 'queued');

@@ -19,12 +19,12 @@ import { CLOSE_HINT, decideClose } from './shell/policy/close-to-tray';
 import type { NotifierPort } from './shell/ports';
 import { handleAppProtocol, registerAppScheme } from './shell/protocol';
 import { createUiMediaHandler } from './core/media/ui-routes';
+import { waitingToSend } from './core/delivery/status';
 import { hardenSession } from './shell/security';
 import { createShellStateStore, type ShellStateStore } from './shell/shell-state';
 import { createShutdown } from './shell/shutdown';
 import { electronTray } from './shell/tray';
 import { createTrayController, type TrayController } from './shell/tray-controller';
-import { waitingPostsCounter } from './shell/waiting-posts';
 import { createMainWindow, showWindow } from './shell/window';
 
 app.enableSandbox();
@@ -96,8 +96,7 @@ async function start(): Promise<void> {
   }));
 
   notifier = electronNotifier();
-  const waitingPosts = waitingPostsCounter(open.sqlite);
-  tray = startTray(open, waitingPosts);
+  tray = startTray(open);
   const watch: NotificationWatch = createNotificationWatch({
     list: (limit) => open.services.notifications.list({ limit }).items,
     prefs: () => open.settings.get().osNotifications,
@@ -175,11 +174,11 @@ async function reopenByRelaunch<T>(swap: (dataDir: string) => Promise<T>): Promi
   }
 }
 
-function startTray(open: Core, waitingPosts: () => number): TrayController | null {
+function startTray(open: Core): TrayController | null {
   try {
     return createTrayController({
       port: electronTray(),
-      state: () => ({ ...open.connectivity.state(), unread: open.services.notifications.unreadCount(), waitingPosts: waitingPosts() }),
+      state: () => ({ ...open.connectivity.state(), unread: open.services.notifications.unreadCount(), waiting: waitingToSend(open.db) }),
       actions: {
         open: () => openWindow(),
         compose: () => openWindow('#/compose'),

@@ -2,7 +2,7 @@
 // the Intl helpers that format numbers, times and plurals for the user's locale. Components
 // never hold user-visible text of their own.
 // It imports nothing from the renderer (every screen imports it), only the IPC contract's types.
-import type { DeliveryRowState, PostView } from '../electron/core/ipc/author-contract';
+import type { DeliveryRowState, PostView, WaitingView } from '../electron/core/ipc/author-contract';
 import type { CountedTable, Output } from '../electron/core/ipc/contract';
 
 type Visibility = PostView['visibility'];
@@ -300,8 +300,16 @@ export const strings = {
     offline: 'Offline',
     workingOffline: 'Working offline',
     workOffline: 'Work offline',
-    waiting: (n: number) =>
-      n === 0 ? 'Nothing waiting to send' : `${formatNumber(n)} ${plural(n, { one: 'delivery', other: 'deliveries' })} waiting to send`,
+    /** What waits to be sent, said as what the author did: posts, and other actions (likes,
+     * boosts, follows…), each once however many servers it goes to. */
+    waiting: (w: WaitingView) => {
+      if (w.deliveries === 0) return 'Nothing waiting to send';
+      const posts = w.posts > 0 ? `${formatNumber(w.posts)} ${plural(w.posts, { one: 'post', other: 'posts' })}` : null;
+      const other = w.other > 0 ? `${formatNumber(w.other)} ${w.posts > 0 ? 'other ' : ''}${plural(w.other, { one: 'action', other: 'actions' })}` : null;
+      return `${[posts, other].filter((x) => x !== null).join(' and ')} waiting to send`;
+    },
+    /** The same, as deliveries (one per server): the status line's tooltip. */
+    waitingDeliveries: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'delivery', other: 'deliveries' })} to servers not sent yet`,
     listenerOn: (url: string) => `Listener on ${url}`,
     listenerOff: 'Listener off',
     checked: 'Checked',

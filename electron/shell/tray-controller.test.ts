@@ -4,7 +4,7 @@ import type { TrayAction, TrayInput } from './policy/tray-model';
 import { createTrayController } from './tray-controller';
 
 function rig(initial: Partial<TrayInput> = {}) {
-  const state: TrayInput = { unread: 0, online: true, network: 'online', workOffline: false, waitingPosts: 0, ...initial };
+  const state: TrayInput = { unread: 0, online: true, network: 'online', workOffline: false, waiting: { posts: 0, other: 0 }, ...initial };
   const port = fakeTray();
   const done: TrayAction[] = [];
   const actions = Object.fromEntries(
@@ -28,7 +28,7 @@ describe('tray controller', () => {
 
   it('going offline with posts queued shows "3 posts waiting — offline"', () => {
     const { state, port, controller } = rig();
-    Object.assign(state, { online: false, network: 'offline', waitingPosts: 3 });
+    Object.assign(state, { online: false, network: 'offline', waiting: { posts: 3, other: 0 } });
     controller.refresh();
     expect(port.last()?.menu).toContainEqual({ kind: 'status', id: 'sync-state', label: '3 posts waiting — offline' });
   });

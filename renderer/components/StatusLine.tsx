@@ -10,6 +10,7 @@ import { strings } from '../strings';
 import { RelativeTime } from './RelativeTime';
 
 const s = strings.statusLine;
+const NOTHING_WAITING = { deliveries: 0, posts: 0, other: 0 };
 const c = strings.connectivity;
 
 export function StatusLine() {
@@ -17,7 +18,7 @@ export function StatusLine() {
   const failed = useStatusStore((state) => state.error !== null);
   const { online, view, checkedAt, refresh } = useConnectivityStore();
   const workOffline = view?.workOffline ?? false;
-  const waiting = view?.queued ?? 0;
+  const waiting = view?.waiting ?? NOTHING_WAITING;
   const settings = useSettingsStore((state) => state.settings);
 
   useEffect(() => {
@@ -48,7 +49,12 @@ export function StatusLine() {
         )
       )}
       {online !== null && (
-        <a className="status-line__item status-line__link" href={hrefOf('deliveries')} data-testid="status-waiting">
+        <a
+          className="status-line__item status-line__link"
+          href={hrefOf('deliveries')}
+          data-testid="status-waiting"
+          title={waiting.deliveries > 0 ? c.waitingDeliveries(waiting.deliveries) : undefined}
+        >
           {c.waiting(waiting)}
         </a>
       )}

@@ -142,7 +142,7 @@ function ConnectionPanel() {
           </div>
         </div>
         <p className="connection__waiting" data-testid="connection-waiting">
-          {c.waiting(view?.queued ?? 0)}
+          {c.waiting(view?.waiting ?? { deliveries: 0, posts: 0, other: 0 })}
         </p>
       </div>
       <Switch

@@ -3,7 +3,8 @@
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { outbox, outgoingActivity, type OutgoingActivity } from '../../../db/schema';
-import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState } from '../ipc/author-contract';
+import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState, WaitingView } from '../ipc/author-contract';
+import { NON_POST_TYPES } from '../federation/objects';
 import { ConflictError, NotFoundError } from '../errors';
 import { hostOfRecipient, isAddress } from './addresses';
 import { deliveryCounts } from './counts';
@@ -182,7 +183,16 @@ export function retryNow(db: DbOrTx, now: Date, id?: number): number {
     .run().changes;
 }
 
-/** Deliveries not sent yet (for the status line). */
-export function pendingDeliveries(db: DbOrTx): number {
-  return db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0`)?.n ?? 0;
+/** What waits to be sent (the status line's "2 posts waiting to send"): deliveries not sent yet
+ * (one per server), and what they are for — the author's posts (an outbox object of a post's
+ * type) and their other actions (likes, boosts, follows, deletions… each one thing however many
+ * servers it goes to). Reads only the unsent rows (ix_outgoing_activity_unsent). */
+export function waitingToSend(db: DbOrTx): WaitingView {
+  const row = db.get<{ deliveries: number; posts: number; other: number }>(sql`
+    SELECT count(*) AS deliveries,
+           count(DISTINCT CASE WHEN o.ap_type NOT IN (SELECT value FROM json_each(${JSON.stringify(NON_POST_TYPES)})) THEN a.outbox_object_id END) AS posts,
+           count(DISTINCT CASE WHEN o.ap_type IS NULL OR o.ap_type IN (SELECT value FROM json_each(${JSON.stringify(NON_POST_TYPES)})) THEN coalesce(a.outbox_object_id, -a.id) END) AS other
+    FROM outgoing_activity a LEFT JOIN outbox o ON o.id = a.outbox_object_id
+    WHERE a.is_sent = 0 AND a.is_errored = 0`);
+  return { deliveries: row?.deliveries ?? 0, posts: row?.posts ?? 0, other: row?.other ?? 0 };
 }

@@ -200,6 +200,18 @@ export interface ConnectivityView {
   since: string;
   /** Deliveries not sent yet (waiting or being sent). */
   queued: number;
+  /** What those deliveries are for. */
+  waiting: WaitingView;
+}
+
+/** What waits to be sent (delivery/status.ts waitingToSend). */
+export interface WaitingView {
+  /** Deliveries not sent yet, one per server (as `queued`). */
+  deliveries: number;
+  /** The author's posts they carry (new, edited: each post once). */
+  posts: number;
+  /** The author's other actions they carry (likes, boosts, follows, deletions…). */
+  other: number;
 }
 
 // ---- inputs -----------------------------------------------------------------------------------

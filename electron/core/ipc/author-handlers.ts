@@ -5,7 +5,7 @@ import type { Db } from '../../../db/client';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import type { AuthorService } from '../federation/actions';
 import type { SettingsStore } from '../settings';
-import { pendingDeliveries } from '../delivery/status';
+import { waitingToSend } from '../delivery/status';
 import type { authorInputs, AuthorOutputs, ConnectivityView } from './author-contract';
 
 type AuthorChannel = keyof typeof authorInputs;
@@ -23,7 +23,10 @@ export interface AuthorHandlersCore {
 
 export function createAuthorHandlers(core: AuthorHandlersCore): AuthorHandlers {
   const author = core.services.author;
-  const connectivity = (): ConnectivityView => ({ ...core.connectivity.state(), queued: pendingDeliveries(core.db) });
+  const connectivity = (): ConnectivityView => {
+    const waiting = waitingToSend(core.db);
+    return { ...core.connectivity.state(), queued: waiting.deliveries, waiting };
+  };
   return {
     'posts.create': (input) => author.createPost(input),
     'posts.edit': (input) => author.editPost(input),

@@ -1,18 +1,21 @@
 import { describe, expect, it } from 'vitest';
 import { badgeText, syncStateLabel, trayModel, type TrayInput } from './tray-model';
 
-const base: TrayInput = { unread: 0, online: true, network: 'online', workOffline: false, waitingPosts: 0 };
+const base: TrayInput = { unread: 0, online: true, network: 'online', workOffline: false, waiting: { posts: 0, other: 0 } };
 const labels = (input: TrayInput) => trayModel(input).menu.map((i) => (i.kind === 'separator' ? '—' : i.label));
 
 describe('tray model', () => {
   it('says "3 posts waiting — offline" when the machine is offline with three posts queued', () => {
-    expect(syncStateLabel({ ...base, online: false, network: 'offline', waitingPosts: 3 })).toBe('3 posts waiting — offline');
-    expect(trayModel({ ...base, online: false, network: 'offline', waitingPosts: 3 }).tooltip).toContain('3 posts waiting — offline');
+    expect(syncStateLabel({ ...base, online: false, network: 'offline', waiting: { posts: 3, other: 0 } })).toBe('3 posts waiting — offline');
+    expect(trayModel({ ...base, online: false, network: 'offline', waiting: { posts: 3, other: 0 } }).tooltip).toContain('3 posts waiting — offline');
   });
 
   it('tells paused from offline, one post from many, and nothing waiting', () => {
-    expect(syncStateLabel({ ...base, online: false, workOffline: true, waitingPosts: 1 })).toBe('1 post waiting — delivery paused');
-    expect(syncStateLabel({ ...base, waitingPosts: 2 })).toBe('2 posts waiting — sending');
+    expect(syncStateLabel({ ...base, online: false, workOffline: true, waiting: { posts: 1, other: 0 } })).toBe('1 post waiting — delivery paused');
+    expect(syncStateLabel({ ...base, waiting: { posts: 2, other: 0 } })).toBe('2 posts waiting — sending');
+    // Likes, boosts and follows are the author's actions, not posts.
+    expect(syncStateLabel({ ...base, waiting: { posts: 1, other: 2 } })).toBe('1 post and 2 other actions waiting — sending');
+    expect(syncStateLabel({ ...base, network: 'offline', online: false, waiting: { posts: 0, other: 1 } })).toBe('1 action waiting — offline');
     expect(syncStateLabel(base)).toBe('All delivered');
     expect(syncStateLabel({ ...base, online: false, network: 'offline' })).toBe('Nothing waiting — offline');
   });
@@ -35,7 +38,7 @@ describe('tray model', () => {
   });
 
   it('while paused it offers Resume, and Sync now is greyed out', () => {
-    const menu = trayModel({ ...base, online: false, workOffline: true, waitingPosts: 3 }).menu;
+    const menu = trayModel({ ...base, online: false, workOffline: true, waiting: { posts: 3, other: 0 } }).menu;
     expect(menu).toContainEqual({ kind: 'action', id: 'resume', label: 'Resume delivery', enabled: true });
     expect(menu.some((i) => i.kind === 'action' && i.id === 'pause')).toBe(false);
     expect(menu).toContainEqual({ kind: 'action', id: 'sync', label: 'Sync now', enabled: false });

@@ -10,8 +10,9 @@ export interface TrayInput {
   network: 'online' | 'offline';
   /** "Work offline" (delivery paused by the author). */
   workOffline: boolean;
-  /** Posts (outbox objects) with deliveries not sent yet. */
-  waitingPosts: number;
+  /** What waits to be sent: the author's posts, and their other actions (likes, boosts,
+   * follows…), each once however many servers it goes to (delivery/status.ts waitingToSend). */
+  waiting: { posts: number; other: number };
 }
 
 export type TrayAction = 'open' | 'compose' | 'pause' | 'resume' | 'sync' | 'quit';
@@ -38,10 +39,12 @@ export function badgeText(unread: number): string {
 }
 
 /** The sync line: what is waiting and why. Offline is a state, not an error (UX.md). */
-export function syncStateLabel(input: Pick<TrayInput, 'online' | 'network' | 'workOffline' | 'waitingPosts'>): string {
+export function syncStateLabel(input: Pick<TrayInput, 'online' | 'network' | 'workOffline' | 'waiting'>): string {
   const why = input.workOffline ? 'delivery paused' : input.network === 'offline' ? 'offline' : null;
-  if (input.waitingPosts === 0) return why ? `Nothing waiting — ${why}` : 'All delivered';
-  const waiting = `${plural(input.waitingPosts, 'post', 'posts')} waiting`;
+  const { posts, other } = input.waiting;
+  if (posts + other === 0) return why ? `Nothing waiting — ${why}` : 'All delivered';
+  const parts = [posts > 0 ? plural(posts, 'post', 'posts') : null, other > 0 ? plural(other, posts > 0 ? 'other action' : 'action', posts > 0 ? 'other actions' : 'actions') : null];
+  const waiting = `${parts.filter((p) => p !== null).join(' and ')} waiting`;
   return why ? `${waiting} — ${why}` : `${waiting} — sending`;
 }
 
