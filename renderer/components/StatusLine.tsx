@@ -3,14 +3,13 @@
 // when Tern last answered; at the end, how Tern runs and its version.
 import { useEffect } from 'react';
 import { hrefOf } from '../places';
-import { CONNECTIVITY_POLL_MS, useConnectivityStore } from '../store/connectivity';
+import { CONNECTIVITY_POLL_MS, NOTHING_WAITING, useConnectivityStore } from '../store/connectivity';
 import { useSettingsStore } from '../store/settings';
 import { useStatusStore } from '../store/status';
 import { strings } from '../strings';
 import { RelativeTime } from './RelativeTime';
 
 const s = strings.statusLine;
-const NOTHING_WAITING = { deliveries: 0, posts: 0, other: 0 };
 const c = strings.connectivity;
 
 export function StatusLine() {

@@ -3,11 +3,14 @@
 // every few seconds while the window is open, and at once after the author flips Work offline.
 // The same poll refreshes the settings, whose listener status the status line shows.
 import { create } from 'zustand';
-import type { ConnectivityView } from '../../electron/core/ipc/author-contract';
+import type { ConnectivityView, WaitingView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
 import { useSettingsStore } from './settings';
 
 export const CONNECTIVITY_POLL_MS = 10_000;
+
+/** What waits to be sent before the first answer (and when nothing does). */
+export const NOTHING_WAITING: WaitingView = { deliveries: 0, posts: 0, other: 0 };
 
 interface ConnectivityStoreState {
   /** The network may be used now. Null until Tern has said. */

@@ -13,7 +13,7 @@ import { EmptyState } from '../lists/ListParts';
 import { ListFrame } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
 import { hrefOf, type Route } from '../places';
-import { useConnectivityStore } from '../store/connectivity';
+import { NOTHING_WAITING, useConnectivityStore } from '../store/connectivity';
 import { useSettingsStore } from '../store/settings';
 import { formatNumber, strings } from '../strings';
 
@@ -142,7 +142,7 @@ function ConnectionPanel() {
           </div>
         </div>
         <p className="connection__waiting" data-testid="connection-waiting">
-          {c.waiting(view?.waiting ?? { deliveries: 0, posts: 0, other: 0 })}
+          {c.waiting(view?.waiting ?? NOTHING_WAITING)}
         </p>
       </div>
       <Switch

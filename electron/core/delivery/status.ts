@@ -183,6 +183,9 @@ export function retryNow(db: DbOrTx, now: Date, id?: number): number {
     .run().changes;
 }
 
+/** The types that are no post (likes, follows…), as the JSON list SQLite's json_each reads. */
+const NON_POST_TYPES_JSON = JSON.stringify(NON_POST_TYPES);
+
 /** What waits to be sent (the status line's "2 posts waiting to send"): deliveries not sent yet
  * (one per server), and what they are for — the author's posts (an outbox object of a post's
  * type) and their other actions (likes, boosts, follows, deletions… each one thing however many
@@ -190,8 +193,8 @@ export function retryNow(db: DbOrTx, now: Date, id?: number): number {
 export function waitingToSend(db: DbOrTx): WaitingView {
   const row = db.get<{ deliveries: number; posts: number; other: number }>(sql`
     SELECT count(*) AS deliveries,
-           count(DISTINCT CASE WHEN o.ap_type NOT IN (SELECT value FROM json_each(${JSON.stringify(NON_POST_TYPES)})) THEN a.outbox_object_id END) AS posts,
-           count(DISTINCT CASE WHEN o.ap_type IS NULL OR o.ap_type IN (SELECT value FROM json_each(${JSON.stringify(NON_POST_TYPES)})) THEN coalesce(a.outbox_object_id, -a.id) END) AS other
+           count(DISTINCT CASE WHEN o.ap_type NOT IN (SELECT value FROM json_each(${NON_POST_TYPES_JSON})) THEN a.outbox_object_id END) AS posts,
+           count(DISTINCT CASE WHEN o.ap_type IS NULL OR o.ap_type IN (SELECT value FROM json_each(${NON_POST_TYPES_JSON})) THEN coalesce(a.outbox_object_id, -a.id) END) AS other
     FROM outgoing_activity a LEFT JOIN outbox o ON o.id = a.outbox_object_id
     WHERE a.is_sent = 0 AND a.is_errored = 0`);
   return { deliveries: row?.deliveries ?? 0, posts: row?.posts ?? 0, other: row?.other ?? 0 };
