@@ -40,7 +40,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   {
     name: 'services',
     parts: [
-      'electron/core/federation/', 'electron/core/indieauth/', 'electron/core/micropub/', 'electron/core/webmention/', 'electron/core/media/', 'electron/core/data/',
+      'electron/core/federation/', 'electron/core/indieauth/', 'electron/core/micropub/', 'electron/core/webmention/', 'electron/core/media/', 'electron/core/data/', 'electron/core/previews/',
       'electron/core/notifications/', 'electron/core/search/', 'electron/core/tunnel/', 'electron/core/settings-service.ts', 'electron/core/settings.ts', 'electron/core/status.ts',
       'electron/core/ipc/*contract.ts', 'electron/core/ipc/channels.ts', 'electron/core/delivery/status.ts', 'electron/core/delivery/counts.ts',
       'electron/core/delivery/app-loop.ts', 'electron/core/delivery/worker*.ts',

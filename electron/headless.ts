@@ -154,6 +154,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       opened.loops.delivery.start();
       opened.loops.polls.start();
       opened.loops.search.start();
+      opened.loops.previews.start();
       const backups = createBackupScheduler({ core: opened, log: options.log });
       backups.start();
       return async () => {
@@ -162,6 +163,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
         await opened.loops.inbox.stop();
         await opened.loops.polls.stop();
         opened.loops.search.stop();
+        await opened.loops.previews.stop();
         // Lets deliveries in flight finish (up to 5 s) so their answers are recorded.
         await opened.loops.delivery.stop();
       };

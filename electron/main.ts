@@ -148,6 +148,7 @@ async function start(): Promise<void> {
   open.loops.delivery.start();
   open.loops.polls.start();
   open.loops.search.start();
+  open.loops.previews.start();
   backups.start();
   watch.start();
   openWindow();

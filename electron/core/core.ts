@@ -38,6 +38,7 @@ import { profileImageIds } from './media/profile-images';
 import { removeOrphanFiles } from './media/store';
 import { createSearchIndexer, createSearchLoop, type SearchLoop } from './search/indexer';
 import { createSearchService, type SearchService } from './search/service';
+import { createPreviewRunner, type PreviewRunner } from './previews/runner';
 
 export interface CoreOptions {
   dataDir: string;
@@ -110,8 +111,9 @@ export interface Core {
   connectivity: ConnectivityWatch;
   /** Background loops; created stopped — headless and desktop start them. */
   /** `polls`: tally Updates at most once per window, and closing polls that ended. `search`:
-   * indexes written rows, and builds the index of the rows that predate it. */
-  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop; search: SearchLoop };
+   * indexes written rows, and builds the index of the rows that predate it. `previews`: fetches
+   * the link previews (og_meta) of the author's posts and of followed people's. */
+  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop; search: SearchLoop; previews: PreviewRunner };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
   close(): void;
@@ -233,6 +235,16 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     const searchIndexer = createSearchIndexer(sqlite);
     const searchLoop = createSearchLoop(searchIndexer, { log });
+    const previews = createPreviewRunner({ sqlite, client: fed.client, clock, connectivity, identity: () => core.identity(), log });
+    // Posts the inbox processor stored: looked at once for a whole burst of them.
+    let previewsSoon: NodeJS.Timeout | null = null;
+    rowsDone.add(() => {
+      previewsSoon ??= setTimeout(() => {
+        previewsSoon = null;
+        previews.wake();
+      }, 1_000);
+      previewsSoon.unref();
+    });
     // What the author's actions need (posting, voting): the same for every service that queues.
     const actionDeps = {
       db,
@@ -240,7 +252,10 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       clock,
       identity: () => core.identity(),
       isOnline: () => connectivity.isOnline(),
-      wake: () => deliveryLoop.wake(),
+      wake: () => {
+        deliveryLoop.wake();
+        previews.wake();
+      },
       displayName: () => settings.get().displayName,
       keepUploads: () => profileImageIds(settings.get()),
     };
@@ -281,7 +296,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         search: createSearchService({ db, sqlite, indexer: searchIndexer, identity: () => core.identity(), displayName: () => settings.get().displayName }),
       },
       connectivity,
-      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop, search: searchLoop },
+      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop, search: searchLoop, previews },
       close() {
         // Requests still in flight are aborted; their rows stay due. Await loops.delivery.stop()
         // first to let them finish, and, with the delivery worker, to have the answers it
@@ -290,6 +305,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         connectivity.close();
         pollLoop.stop();
         searchLoop.stop();
+        void previews.stop();
+        if (previewsSoon) clearTimeout(previewsSoon);
         core.services.search.close();
         void inboxLoop.stop();
         void core.listener.stop();

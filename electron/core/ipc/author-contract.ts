@@ -49,6 +49,18 @@ export interface AttachmentView {
   kind?: 'image' | 'video' | 'audio' | 'file';
 }
 
+/** A link preview of a page the post links to (its og_meta entry: previews/opengraph.ts). */
+export interface LinkPreviewView {
+  url: string;
+  title: string;
+  description: string | null;
+  siteName: string | null;
+  /** The page's picture: its own URL (for the Mastodon API's clients), or null. */
+  image: string | null;
+  /** The same through Tern's media proxy: what Tern's own pages load. */
+  imageSrc: string | null;
+}
+
 export interface PostView {
   /** Where the row lives: a received object (inbox) or one of the author's posts (outbox). */
   origin: 'inbox' | 'outbox';
@@ -68,6 +80,8 @@ export interface PostView {
   contentHtml: string;
   /** The custom emoji its content may show (`:blobcat:`), when it has any. */
   emojis?: EmojiView[];
+  /** Previews of the pages it links to, when any were fetched (the first is shown). */
+  previews?: LinkPreviewView[];
   /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
   summary: string | null;
   /** The `summary` when it is not a warning (an Article's or a Page's lead), as plain text. */

@@ -3,6 +3,7 @@
 // and a reply), Context, Notification, Poll, MediaAttachment, Relationship, Application, Token —
 // plus voting in a peer's poll, pages by max_id/since_id/min_id with Link headers, and CORS.
 import { Create, Note, PUBLIC_COLLECTION, Question } from '@fedify/vocab';
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { inbox } from '../../../db/schema';
@@ -97,6 +98,31 @@ describe('entities have Mastodon’s documented shape', () => {
     const status = S.Status.parse(await eventually(async () => ((await get('/api/v1/timelines/home')).json as { uri: string }[]).find((s) => s.uri === note.noteId)));
     expect(status.emojis).toEqual([{ shortcode: 'kelp', url: 'https://pictures.example/kelp.png', static_url: 'https://pictures.example/kelp.png', visible_in_picker: false }]);
     expect(status.content).toContain(':kelp:');
+  });
+
+  it("a post's first link preview is its status's card (Mastodon's PreviewCard, a link card)", async () => {
+    const note = await t.peer.createNote({ content: '<p>Read <a href="https://news.example/tides">this</a></p>', to: 'public' });
+    await eventually(async () => ((await get('/api/v1/timelines/home')).json as { uri: string }[]).find((s) => s.uri === note.noteId));
+    const preview = { url: 'https://news.example/tides', title: 'Tide tables', description: 'When the sea comes in', image: 'https://news.example/tide.jpg', site_name: 'News' };
+    t.rig.core.db.update(inbox).set({ ogMeta: [preview] }).where(eq(inbox.apId, note.noteId)).run();
+    const status = S.Status.parse(((await get('/api/v1/timelines/home')).json as { uri: string }[]).find((s) => s.uri === note.noteId));
+    expect(status.card).toEqual({
+      url: 'https://news.example/tides',
+      title: 'Tide tables',
+      description: 'When the sea comes in',
+      type: 'link',
+      author_name: '',
+      author_url: '',
+      provider_name: 'News',
+      provider_url: '',
+      html: '',
+      width: 0,
+      height: 0,
+      image: 'https://news.example/tide.jpg',
+      embed_url: '',
+      blurhash: null,
+    });
+    expect(imageStatus.card).toBeNull();
   });
 
   it('a mention of the author written with the slash Fedify adds to our bare-origin id lists the author’s account', async () => {

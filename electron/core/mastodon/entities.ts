@@ -74,6 +74,28 @@ export function createMapper(deps: MapperDeps) {
     };
   }
 
+  /** The first link preview as Mastodon's PreviewCard (a "link" card; no embeds). */
+  function cardOf(view: PostView) {
+    const p = view.previews?.[0];
+    if (!p) return null;
+    return {
+      url: p.url,
+      title: p.title,
+      description: p.description ?? '',
+      type: 'link' as const,
+      author_name: '',
+      author_url: '',
+      provider_name: p.siteName ?? '',
+      provider_url: '',
+      html: '',
+      width: 0,
+      height: 0,
+      image: p.image,
+      embed_url: '',
+      blurhash: null,
+    };
+  }
+
   function statusOf(view: PostView, key: RowKey) {
     const id = statusId(key);
     const parent = view.inReplyTo ? deps.reads.find(view.inReplyTo) : null;
@@ -110,7 +132,7 @@ export function createMapper(deps: MapperDeps) {
       in_reply_to_account_id: parentPost ? account(parentPost.view.author).id : null,
       reblog: null as unknown,
       poll: view.poll ? poll(view, id, view.poll) : null,
-      card: null,
+      card: cardOf(view),
       language: null,
       text: null,
       edited_at: view.updated && !Number.isNaN(Date.parse(view.updated)) ? iso(view.updated) : null,

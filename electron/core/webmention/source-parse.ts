@@ -17,12 +17,16 @@ import type { ReaderJob, ReaderResult, ReaderTask } from './source-worker';
 import type { ClientPage } from '../indieauth/client-page';
 import type { JsonValue } from '../../../db/schema';
 import type { DocumentReading } from '../federation/document-reading';
+import type { LinkPreview } from '../previews/opengraph';
 
 /** A source page is read only within these (a long blog page has a few thousand elements). */
 export const SOURCE_HTML_LIMITS = { chars: 1024 * 1024, elements: 30_000, depth: 400 } as const;
 /** An IndieAuth client's page is fetched up to 512 KiB (indieauth/clients.ts); the same bounds
  * of markup apply (an app's home page may be a whole site's front page). */
 export const CLIENT_HTML_LIMITS = { chars: 512 * 1024, elements: 30_000, depth: 400 } as const;
+/** The head of a page a post links to, read for its link preview (previews/fetch-preview.ts
+ * reads at most this much of it). */
+export const PREVIEW_HTML_LIMITS = { chars: 512 * 1024, elements: 30_000, depth: 400 } as const;
 /** How long one page may take to parse, in the worker. */
 export const SOURCE_PARSE_MS = 5_000;
 
@@ -166,6 +170,17 @@ export async function readClientPage(html: string, url: string): Promise<ClientP
   if (over !== null) return { ok: false, reason: over };
   const result = await readInWorker({ kind: 'client', html, url });
   return result.ok ? { ok: true, page: result.page } : { ok: false, reason: result.reason };
+}
+
+export type PreviewReading = { ok: true; preview: LinkPreview | null } | { ok: false; reason: string };
+
+/** The link preview of the page `html` (fetched from `url`, after redirects; linked from a post
+ * as `linked`), null when it names no title; or why it cannot be read. */
+export async function readPreviewPage(html: string, url: string, linked: string): Promise<PreviewReading> {
+  const over = htmlOverLimits(html, PREVIEW_HTML_LIMITS);
+  if (over !== null) return { ok: false, reason: over };
+  const result = await readInWorker({ kind: 'preview', html, url, linked });
+  return result.ok ? { ok: true, preview: result.preview } : { ok: false, reason: result.reason };
 }
 
 /** A fetched ActivityPub document read on the worker (read-document.ts readDocumentHere there):

@@ -2,7 +2,8 @@
 // webmention source pages (whether the page links to the target, and its sanitized
 // microformats) and IndieAuth client pages (the h-app and rel=redirect_uri of a client_id) —
 // the larger ActivityPub documents the author's look-ups fetch (federation/read-document.ts),
-// and long Markdown posts (federation/actions/render-off-thread.ts).
+// long Markdown posts (federation/actions/render-off-thread.ts), and the heads of pages a post
+// links to, for their link previews (previews/opengraph.ts).
 // Parsing a page took from half a second (a 120 KB blog page with many microformats) to tens of
 // seconds and a stack overflow (50,000 nested elements), so it never runs on the main thread.
 // One page at a time; an exception is answered as the page's refusal.
@@ -12,6 +13,7 @@ import { parseSource } from './microformats';
 import { readClientPageHtml, type ClientPage } from '../indieauth/client-page';
 import { readDocumentHere, type DocumentReading } from '../federation/document-reading';
 import { hashtagHrefOf, renderPost, scanPost, type RenderedPost, type ResolvedMention } from '../federation/actions/markdown';
+import { readLinkPreview, type LinkPreview } from '../previews/opengraph';
 
 /** A page to read, and what to read it for. */
 export type ReaderJob =
@@ -19,7 +21,8 @@ export type ReaderJob =
   | { kind: 'client'; html: string; url: string }
   | { kind: 'document'; text: string; maxChars: number }
   | { kind: 'scan'; source: string }
-  | { kind: 'render'; source: string; mentions: [string, ResolvedMention][]; baseUrl: string };
+  | { kind: 'render'; source: string; mentions: [string, ResolvedMention][]; baseUrl: string }
+  | { kind: 'preview'; html: string; url: string; linked: string };
 export type ReaderTask = ReaderJob & { id: number };
 
 export type ReaderResult =
@@ -28,12 +31,14 @@ export type ReaderResult =
   | { id: number; ok: true; kind: 'document'; reading: DocumentReading }
   | { id: number; ok: true; kind: 'scan'; scanned: { handles: string[]; hashtags: string[] } }
   | { id: number; ok: true; kind: 'render'; rendered: RenderedPost }
+  | { id: number; ok: true; kind: 'preview'; preview: LinkPreview | null }
   | { id: number; ok: false; reason: string };
 
 function read(task: ReaderTask): ReaderResult {
   if (task.kind === 'client') return { id: task.id, ok: true, kind: 'client', page: readClientPageHtml(task.html, task.url) };
   if (task.kind === 'document') return { id: task.id, ok: true, kind: 'document', reading: readDocumentHere(task.text, task.maxChars) };
   if (task.kind === 'scan') return { id: task.id, ok: true, kind: 'scan', scanned: scanPost(task.source) };
+  if (task.kind === 'preview') return { id: task.id, ok: true, kind: 'preview', preview: readLinkPreview(task.html, task.url, task.linked) };
   if (task.kind === 'render') {
     const rendered = renderPost(task.source, { mentions: new Map(task.mentions), hashtagHref: hashtagHrefOf(task.baseUrl) });
     return { id: task.id, ok: true, kind: 'render', rendered };

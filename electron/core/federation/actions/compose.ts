@@ -233,7 +233,7 @@ export async function editPost(deps: ActionDeps, given: EditInput): Promise<Outb
   const saved = deps.db.transaction((tx) => {
     const next = tx
       .update(outbox)
-      .set({ apObject: built.object, source: content, revisions, updatedAt: now })
+      .set({ apObject: built.object, source: content, revisions, updatedAt: now, ogMeta: null }) // its link previews are fetched again (previews/runner.ts)
       .where(and(eq(outbox.id, row.id), eq(outbox.isDeleted, false)))
       .returning()
       .get();

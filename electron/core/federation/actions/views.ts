@@ -1,8 +1,10 @@
 // Rows → what the UI shows of a post (PostView). Remote JSON is read totally (any field may be
 // missing or odd) and its HTML sanitized again here, before it leaves the core.
 import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
-import { actor, type Actor, type InboxObject, type OutboxObject } from '../../../../db/schema';
-import type { ActorView, AttachmentView, EventView, PostView } from '../../ipc/author-contract';
+import { actor, storedValue, type Actor, type InboxObject, type JsonValue, type OutboxObject } from '../../../../db/schema';
+import type { ActorView, AttachmentView, EventView, LinkPreviewView, PostView } from '../../ipc/author-contract';
+import { storedPreviews } from '../../previews/opengraph';
+import { proxyPath } from '../../media/paths';
 import { summarizeActor } from '../actor-summary';
 import { customEmojisOf } from '../custom-emoji';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
@@ -117,6 +119,19 @@ function mediaLinksOf(value: unknown): { href: string; mediaType: string | null;
 }
 
 /** The custom emoji of a post, as an optional field: none for nearly every post. */
+/** The stored link previews (og_meta), checked again, their pictures through the media proxy. */
+function previewsOf(ogMeta: unknown): { previews?: LinkPreviewView[] } {
+  const previews = storedPreviews(storedValue(ogMeta as JsonValue)).map((p) => ({
+    url: p.url,
+    title: p.title,
+    description: p.description,
+    siteName: p.site_name,
+    image: p.image,
+    imageSrc: proxyPath(p.image),
+  }));
+  return previews.length > 0 ? { previews } : {};
+}
+
 function emojisOf(object: Json): { emojis?: PostView['emojis'] } {
   const emojis = customEmojisOf(object.tag);
   return emojis.length > 0 ? { emojis } : {};
@@ -327,6 +342,7 @@ export function inboxPostView(row: InboxObject, author: Actor | undefined): Post
     markdown: null,
     deleted: row.isDeleted,
     poll: pollViewOf(object, row.votedForAnswers ?? null),
+    ...previewsOf(row.ogMeta),
   };
 }
 
@@ -345,5 +361,6 @@ export function outboxPostView(row: OutboxObject, me: ActorView): PostView {
     markdown: row.source,
     deleted: row.isDeleted,
     poll: pollViewOf(object, null),
+    ...previewsOf(row.ogMeta),
   };
 }

@@ -1,0 +1,105 @@
+// Fetching one link preview: a GET of the page through Tern's one outbound client (its SSRF
+// guard at connect time, its time limit, redirects re-checked hop by hop), reading only the
+// start of the page: up to its </head>, at most PREVIEW_MAX_BYTES (a news site's page is often
+// 1–2 MB, its <head> a few KiB), then the rest is not downloaded. Only HTML is read; its charset
+// is the one the Content-Type or a <meta charset> names, else UTF-8. The head is parsed on the
+// page reader's worker (webmention/source-parse.ts), never on the main thread.
+import type { HttpClient } from '../net/http-client';
+import { looksLikeLocalNetworkDown } from '../delivery/policy';
+import { readPreviewPage } from '../webmention/source-parse';
+import type { LinkPreview } from './opengraph';
+
+/** At most this much of a page is downloaded for its preview. */
+export const PREVIEW_MAX_BYTES = 512 * 1024;
+/** One page's fetch, redirects and reading included. */
+export const PREVIEW_TIMEOUT_MS = 8_000;
+
+export type PreviewOutcome =
+  | { kind: 'preview'; preview: LinkPreview }
+  /** The page has no preview to give (not HTML, no title, an error status, refused): for good. */
+  | { kind: 'none'; reason: string }
+  /** The machine's own network failed (offline, no DNS): worth another try later. */
+  | { kind: 'retry'; reason: string };
+
+const HEAD_END = /<\/head[\s>]|<body[\s>]/i;
+
+/** The charset a Content-Type names, else the first <meta charset> / http-equiv of the bytes. */
+function charsetOf(contentType: string, start: Uint8Array): string {
+  const declared = /;\s*charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
+  if (declared) return declared;
+  const ascii = Buffer.from(start.buffer, start.byteOffset, Math.min(start.byteLength, 2048)).toString('latin1');
+  return /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(ascii)?.[1] ?? 'utf-8';
+}
+
+function decode(bytes: Uint8Array, charset: string): string {
+  try {
+    return new TextDecoder(charset).decode(bytes);
+  } catch {
+    return new TextDecoder('utf-8').decode(bytes); // a charset TextDecoder does not know
+  }
+}
+
+/** Reads the response's body until its head ends or PREVIEW_MAX_BYTES, then stops the download. */
+async function readHead(response: Response): Promise<Uint8Array> {
+  if (!response.body) return new Uint8Array(0);
+  const reader = response.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  let tail = '';
+  try {
+    while (size < PREVIEW_MAX_BYTES) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      const take = value.byteLength > PREVIEW_MAX_BYTES - size ? value.subarray(0, PREVIEW_MAX_BYTES - size) : value;
+      chunks.push(take);
+      size += take.byteLength;
+      // Looked for in the bytes as Latin-1 (ASCII markup reads the same in every charset the
+      // decoder takes), with the end of the previous chunk in case the tag was split.
+      const text = tail + Buffer.from(take.buffer, take.byteOffset, take.byteLength).toString('latin1');
+      if (HEAD_END.test(text)) break;
+      tail = text.slice(-8);
+    }
+  } finally {
+    void reader.cancel().catch(() => {});
+  }
+  return Buffer.concat(chunks);
+}
+
+/** The preview of the page at `url` (as a post links to it), or why there is none. */
+export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: string, signal?: AbortSignal): Promise<PreviewOutcome> {
+  const limit = AbortSignal.timeout(PREVIEW_TIMEOUT_MS);
+  const both = signal ? AbortSignal.any([signal, limit]) : limit;
+  let response: Response;
+  try {
+    response = await client.fetch(url, {
+      headers: { accept: 'text/html, application/xhtml+xml;q=0.9, */*;q=0.1' },
+      signal: both,
+      // Above what is read: the client's own cap must not cut the part that is.
+      maxBodyBytes: 2 * PREVIEW_MAX_BYTES,
+    });
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    const reason = `${new URL(url).host} could not be reached (${(error as Error)?.message ?? String(error)})`;
+    return looksLikeLocalNetworkDown(error) ? { kind: 'retry', reason } : { kind: 'none', reason };
+  }
+  if (!response.ok) {
+    await response.body?.cancel().catch(() => {});
+    return { kind: 'none', reason: `${new URL(url).host} answered HTTP ${response.status}` };
+  }
+  const type = (response.headers.get('content-type') ?? '').toLowerCase();
+  if (!/\bhtml\b/.test(type) && type !== '') {
+    await response.body?.cancel().catch(() => {});
+    return { kind: 'none', reason: `not a web page (${type.split(';')[0]})` };
+  }
+  let bytes: Uint8Array;
+  try {
+    bytes = await readHead(response);
+  } catch (error) {
+    if (signal?.aborted) throw error;
+    return { kind: 'none', reason: `the page could not be read (${(error as Error)?.message ?? String(error)})` };
+  }
+  const html = decode(bytes, charsetOf(type, bytes));
+  const reading = await readPreviewPage(html, response.url || url, url);
+  if (!reading.ok) return { kind: 'none', reason: reading.reason };
+  return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview };
+}

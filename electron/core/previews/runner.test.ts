@@ -1,0 +1,191 @@
+// Link previews in the background, end to end: a real core (SQLite in a temp folder), its
+// outbound client, the page reader's worker, and a loopback web server that stands for the
+// pages posts link to. What is checked is what the author sees (the stream's PostView and the
+// og_meta column) and what the web server saw (who fetched what, and when).
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { eq } from 'drizzle-orm';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { actor, following, inbox, outbox } from '../../../db/schema';
+import { manualSource, type ManualSource } from '../connectivity/watch';
+import { openCore, type Core } from '../core';
+import { startServer, type LoopbackServer } from '../net/test-server';
+import { persistInboxObject } from '../federation/process/store';
+import { saveOutboxObject } from '../federation/outbox-store';
+
+let dir: string;
+let core: Core;
+let net: ManualSource;
+let server: LoopbackServer;
+/** What each path answers: [status, content type, body]. */
+let pages: Record<string, [number, string, string | Buffer]>;
+
+const OG_PAGE = `<!doctype html><html><head><meta charset="utf-8"><title>fallback</title>
+<meta property="og:title" content="The Tern field guide">
+<meta property="og:description" content="Where terns nest, and why.">
+<meta property="og:image" content="/cover.png"><meta property="og:site_name" content="Birds Weekly">
+</head><body>${'<p>text</p>'.repeat(2000)}</body></html>`;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-previews-'));
+  core = await openCore({ dataDir: dir, mode: 'headless', allowPrivateAddresses: true });
+  core.settings.update({ baseUrl: 'http://127.0.0.1:9', username: 'alice' });
+  net = manualSource(true);
+  core.connectivity.setSource(net);
+  pages = {};
+  server = await startServer((req, res) => {
+    const [status, type, body] = pages[(req.url ?? '/').split('?')[0]!] ?? [404, 'text/plain', 'not here'];
+    res.writeHead(status, { 'content-type': type }).end(body);
+  });
+});
+
+afterEach(async () => {
+  await core.loops.previews.stop();
+  await server.close();
+  core.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const link = (path: string) => `${server.origin}${path}`;
+const fetched = (path: string) => server.seen.filter((r) => r.method === 'GET' && r.path === path).length;
+const ogMetaOf = (id: number) => core.sqlite.prepare<[number], { og_meta: string | null }>('SELECT og_meta FROM outbox WHERE id = ?').get(id)!.og_meta;
+
+async function post(content: string) {
+  const created = await core.services.author.createPost({ content, visibility: 'PUBLIC' });
+  await core.loops.previews.idle();
+  return created;
+}
+
+describe('link previews of the author’s posts', () => {
+  it('fetches the linked page after the post is stored and shows its preview, picture through the media proxy', async () => {
+    pages['/guide'] = [200, 'text/html; charset=utf-8', OG_PAGE];
+    core.loops.previews.start();
+    const created = await post(`Read [this guide](${link('/guide')}) today.`);
+    expect(fetched('/guide')).toBe(1);
+    expect(JSON.parse(ogMetaOf(created.id)!)).toEqual([
+      { url: link('/guide'), title: 'The Tern field guide', description: 'Where terns nest, and why.', image: link('/cover.png'), site_name: 'Birds Weekly' },
+    ]);
+    const [shown] = core.services.author.stream({}).items;
+    expect(shown?.previews).toEqual([
+      { url: link('/guide'), title: 'The Tern field guide', description: 'Where terns nest, and why.', siteName: 'Birds Weekly', image: link('/cover.png'), imageSrc: expect.stringMatching(/^\/media\/proxy\//) },
+    ]);
+    // The page was asked for as HTML, by Tern's client.
+    const request = server.seen.find((r) => r.path === '/guide')!;
+    expect(request.headers.accept).toMatch(/^text\/html/);
+    expect(request.headers['user-agent']).toMatch(/Tern/);
+  });
+
+  it('offline, fetches nothing; back online, fills the preview in', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    net.set(false);
+    core.loops.previews.start();
+    const created = await post(`See ${link('/guide')}`);
+    expect(fetched('/guide')).toBe(0);
+    expect(ogMetaOf(created.id)).toBeNull();
+    net.set(true);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    await core.loops.previews.idle();
+    expect(fetched('/guide')).toBe(1);
+    expect(JSON.parse(ogMetaOf(created.id)!)[0].title).toBe('The Tern field guide');
+  });
+
+  it('records "no preview" for good for a missing page, a non-page and a page without a title; a post without links costs no request', async () => {
+    pages['/file'] = [200, 'application/pdf', '%PDF-1.7'];
+    pages['/untitled'] = [200, 'text/html', '<head><meta name="x" content="y"></head><body>hi</body>'];
+    core.loops.previews.start();
+    const plain = await post('No links here.');
+    const missing = await post(`Gone: ${link('/missing')}`);
+    const file = await post(`A file: ${link('/file')}`);
+    const untitled = await post(`Untitled: ${link('/untitled')}`);
+    expect(ogMetaOf(plain.id)).toBe('[]');
+    for (const p of [missing, file, untitled]) expect(ogMetaOf(p.id)).toBe('[]');
+    expect(server.seen.map((r) => r.path).sort()).toEqual(['/file', '/missing', '/untitled']);
+    expect(core.services.author.stream({}).items.every((p) => p.previews === undefined)).toBe(true);
+  });
+
+  it('a page linked from two posts is fetched once; an edit fetches the new link', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    pages['/other'] = [200, 'text/html', '<head><title>Other page</title></head>'];
+    core.loops.previews.start();
+    await post(`One ${link('/guide')}`);
+    const second = await post(`Two ${link('/guide')}`);
+    expect(fetched('/guide')).toBe(1);
+    await core.services.author.editPost({ apId: second.apId, content: `Now ${link('/other')}` });
+    await core.loops.previews.idle();
+    expect(fetched('/other')).toBe(1);
+    expect(JSON.parse(ogMetaOf(second.id)!)).toMatchObject([{ url: link('/other'), title: 'Other page' }]);
+  });
+
+  it('reads a page in a legacy charset, and a 3 MiB page (over the 512 KiB read) by its head', async () => {
+    const latin1 = Buffer.from('<head><meta charset="iso-8859-1"><title>Caf\xe9 cr\xe8me</title></head>', 'latin1');
+    pages['/latin1'] = [200, 'text/html', latin1];
+    // 3 MiB of body after a small head: the preview comes from the head alone.
+    pages['/huge'] = [200, 'text/html', `<head><title>Huge</title></head><body>${'x'.repeat(3 * 1024 * 1024)}</body>`];
+    core.loops.previews.start();
+    const a = await post(`A ${link('/latin1')}`);
+    const b = await post(`B ${link('/huge')}`);
+    expect(JSON.parse(ogMetaOf(a.id)!)[0].title).toBe('Café crème');
+    expect(JSON.parse(ogMetaOf(b.id)!)[0].title).toBe('Huge');
+  });
+
+  it('a post whose link points at a private address the guard refuses gets no preview', async () => {
+    // A core without the test's loopback exemption: what a user's Tern is.
+    const strictDir = mkdtempSync(join(tmpdir(), 'tern-previews-strict-'));
+    const strict = await openCore({ dataDir: strictDir, mode: 'headless' });
+    try {
+      strict.settings.update({ baseUrl: 'https://tern.example', username: 'alice' });
+      strict.connectivity.setSource(manualSource(true));
+      strict.loops.previews.start();
+      const created = await strict.services.author.createPost({ content: `Internal ${link('/guide')}`, visibility: 'PUBLIC' });
+      await strict.loops.previews.idle();
+      expect(fetched('/guide')).toBe(0);
+      expect(strict.sqlite.prepare('SELECT og_meta FROM outbox WHERE id = ?').pluck().get(created.id)).toBe('[]');
+    } finally {
+      await strict.loops.previews.stop();
+      strict.close();
+      rmSync(strictDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('link previews of received posts', () => {
+  function remotePost(name: string, path: string, followed: boolean): number {
+    const now = new Date();
+    const apId = `https://${name}.example/users/${name}`;
+    const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
+    if (followed) {
+      const ours = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Follow', actor: core.identity()!.id, object: apId }, visibility: 'DIRECT', now, activityObjectApId: apId, relatesToActorId: row.id });
+      core.db.insert(following).values({ actorId: row.id, outboxObjectId: ours.id, apActorId: apId, createdAt: now, updatedAt: now }).run();
+    }
+    const noteId = `${apId}/statuses/1`;
+    const note = { id: noteId, type: 'Note', attributedTo: apId, content: `<p>Look <a href="${link(path)}">here</a></p>`, published: now.toISOString(), to: ['https://www.w3.org/ns/activitystreams#Public'] };
+    return persistInboxObject(core.db, { object: note, apId: noteId, actor: row, now }).id;
+  }
+  const inboxOgMeta = (id: number) => core.db.select({ og: inbox.ogMeta }).from(inbox).where(eq(inbox.id, id)).get()!.og;
+
+  it('fetches previews for posts of people the author follows, never for a stranger’s', async () => {
+    pages['/friend'] = [200, 'text/html', OG_PAGE];
+    pages['/stranger'] = [200, 'text/html', OG_PAGE];
+    const friend = remotePost('friend', '/friend', true);
+    const stranger = remotePost('stranger', '/stranger', false);
+    core.loops.previews.start();
+    await core.loops.previews.idle();
+    expect(fetched('/friend')).toBe(1);
+    expect(fetched('/stranger')).toBe(0);
+    expect(inboxOgMeta(friend)).toMatchObject([{ title: 'The Tern field guide' }]);
+    expect(inboxOgMeta(stranger)).toBeNull();
+    // Looking again later asks for nothing more.
+    core.loops.previews.wake();
+    await core.loops.previews.idle();
+    expect(server.seen.length).toBe(1);
+  });
+});
+
+it('the own post table keeps what it had when the column holds an old microblog.pub value', () => {
+  const now = new Date();
+  const saved = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Note', content: 'x' }, visibility: 'PUBLIC', now });
+  core.db.update(outbox).set({ ogMeta: [{ url: 'https://a.example/', title: 'Imported', image: null, description: null, site_name: null }] }).where(eq(outbox.id, saved.id)).run();
+  const shown = core.services.author.stream({}).items.find((p) => p.id === saved.id);
+  expect(shown?.previews?.[0]).toMatchObject({ url: 'https://a.example/', title: 'Imported', imageSrc: null });
+});
