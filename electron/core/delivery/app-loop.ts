@@ -24,6 +24,8 @@ export interface AppDeliveryLoopDeps {
   log: (line: string) => void;
   /** The rows in flight changed (the worker tells the main thread). */
   onInFlightChange?: () => void;
+  /** The loop's turn budget (loop.ts turnBudgetMs): Infinity on the delivery worker. */
+  turnBudgetMs?: number;
 }
 
 export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
@@ -63,6 +65,6 @@ export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
     // loopback, more answers per turn of the event loop also share its fixed costs: 64 against
     // 32 measured +18% deliveries/s and -15% CPU per delivery (4 interleaved runs each). Slow
     // requests beside them stay at 256, the sockets a laptop's open-file limit can spare.
-    options: { concurrency: 64, maxSlow: 256 },
+    options: { concurrency: 64, maxSlow: 256, ...(deps.turnBudgetMs === undefined ? {} : { turnBudgetMs: deps.turnBudgetMs }) },
   });
 }

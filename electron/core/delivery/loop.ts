@@ -35,7 +35,7 @@ import type { Sqlite } from '../../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../../db/schema';
 import type { HttpClient } from '../net/http-client';
 import { signedFetch } from '../net/signatures';
-import { createTurnBudget } from './pace';
+import { createTurnBudget, type TurnBudget } from './pace';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import { hostOfRecipient, isAddress } from './addresses';
 import { onDeliveriesQueued } from './queue';
@@ -74,7 +74,8 @@ export interface DeliveryLoopOptions {
   /** After a wake, failures without an HTTP answer spend no try for this long. Default 60 s. */
   wakeGraceMs?: number;
   /** Time one turn may spend starting and sending attempts before the rest wait for a later
-   * turn. Default TURN_BUDGET_MS. */
+   * turn. Default TURN_BUDGET_MS. Infinity: no pacing at all, for a loop on a thread of its own
+   * (the delivery worker), where nothing else waits for the thread. */
   turnBudgetMs?: number;
 }
 
@@ -131,6 +132,9 @@ interface Task {
   slow: boolean;
 }
 
+/** The budget of a loop with the thread to itself: every turn has time. */
+const unpaced: TurnBudget = { hasTime: () => true, wait: () => Promise.resolve() };
+
 const RESPONSE_CHARS = 500;
 const DELIVERY_HEADERS = { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' };
 const encoder = new TextEncoder();
@@ -151,7 +155,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   const log = deps.log ?? (() => {});
   const { clock } = deps;
   const monotonic = o.monotonic ?? (() => performance.now());
-  const turn = createTurnBudget(o.turnBudgetMs ?? TURN_BUDGET_MS);
+  const turnBudgetMs = o.turnBudgetMs ?? TURN_BUDGET_MS;
+  const turn = turnBudgetMs === Infinity ? unpaced : createTurnBudget(turnBudgetMs);
   const wakeSpreadMs = o.wakeSpreadMs ?? 60_000;
   const wakeGraceMs = o.wakeGraceMs ?? 60_000;
   // The last look at both clocks (sleep detection), and until when (monotonic) a try is not
@@ -311,7 +316,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
         // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
         const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
         const { bytes, sha256 } = encoded(payload);
-        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal, beforeSend: turn.wait });
+        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal, ...(turn === unpaced ? {} : { beforeSend: turn.wait }) });
       }
     } catch (error) {
       // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
