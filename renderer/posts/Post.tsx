@@ -21,6 +21,7 @@ import { Attachments } from '../media/Attachments';
 import { externalHref } from './links';
 import { EventLine } from './EventLine';
 import { LinkPreview } from './LinkPreview';
+import { QuotedPost } from './QuotedPost';
 
 const t = strings.post;
 
@@ -151,14 +152,21 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {post.deleted ? (
             <p className="post__deleted" id={`${id}-content`}>{t.deleted}</p>
           ) : (
-            <Html id={`${id}-content`} className={hidden ? 'post__content post__content--hidden' : 'post__content'} html={post.contentHtml} emojis={post.emojis} />
+            <Html
+              id={`${id}-content`}
+              // Quoting: the text's own "RE: <link>" fallback (Mastodon's quote-inline) is hidden, the quoted post shown instead.
+              className={`post__content${hidden ? ' post__content--hidden' : ''}${post.quote ? ' post__content--quoting' : ''}`}
+              html={post.contentHtml}
+              emojis={post.emojis}
+            />
           )}
           {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked;
               so do those under a content warning, which some servers send without marking them sensitive. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
-          {/* As Mastodon shows it: one card, for the first link, on a post without media or poll. */}
-          {post.previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && post.attachments.length === 0 && <LinkPreview preview={post.previews[0]} />}
+          {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
+          {post.quote && !hidden && !post.deleted && <QuotedPost apId={post.quote} />}
+          {post.previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={post.previews[0]} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
             <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
               {t.original(hostOf(post.url))}

@@ -82,7 +82,7 @@ function violations(html: string): string[] {
       onopentag(name, attributes) {
         if (!(CONTENT_ALLOWLIST.tags as readonly string[]).includes(name)) found.push(`tag ${name}`);
         for (const [key, value] of Object.entries(attributes)) {
-          const allowed = name === 'a' ? ['href', 'rel', 'class'] : name === 'span' ? ['class'] : [];
+          const allowed = name === 'a' ? ['href', 'rel', 'class'] : name === 'span' || name === 'p' ? ['class'] : [];
           if (!allowed.includes(key)) found.push(`attribute ${key} on ${name}`);
           if (key === 'href' && !hrefAllowed(value)) found.push(`href ${value}`);
           if (key === 'rel' && value !== LINK_REL) found.push(`rel ${value}`);
@@ -112,6 +112,16 @@ describe('the stored HTML pass of views', () => {
       .filter((stored) => sanitizeStoredHtml(stored) !== stored)
       .map((stored) => ({ stored, view: sanitizeStoredHtml(stored) }));
     expect(changed).toEqual([]);
+  });
+
+  it('keeps a quote post’s fallback class (quote-inline) on p and span, and no other class on p, in both passes', () => {
+    const html = '<p>Quoting</p><p class="quote-inline status-link">RE: <a href="https://a.example/1">link</a></p><p class="h-entry">x</p><span class="quote-inline">QT</span>';
+    const stored = sanitizeContentHtml(html);
+    expect(stored).toContain('<p class="quote-inline">RE:');
+    expect(stored).toContain('<span class="quote-inline">QT</span>');
+    expect(stored).toContain('<p>x</p>');
+    expect(sanitizeStoredHtml(stored)).toBe(stored);
+    expect(sanitizeStoredHtml(html)).toBe(stored);
   });
 
   it('gives only the allowlist for raw hostile input (a row the stored pass never saw)', () => {

@@ -48,7 +48,7 @@ function classesOf(tag: string, value: string): string {
 
 function openTag(name: string, attributes: Record<string, string>): string {
   let out = `<${name}`;
-  if (name === 'a' || name === 'span') {
+  if (name === 'a' || name === 'span' || name === 'p') {
     let rel = false;
     for (const [key, raw] of Object.entries(attributes)) {
       let value: string;

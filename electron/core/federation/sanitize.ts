@@ -16,10 +16,13 @@ export const CONTENT_ALLOWLIST = {
   tags: ['p', 'br', 'a', 'span', 'strong', 'em', 'b', 'i', 'u', 'del', 'pre', 'code', 'blockquote', 'ul', 'ol', 'li'],
   // Mastodon keeps microformats (h-card, u-url, …) and its own presentation classes; any other
   // class could restyle the app's own UI, so it is dropped.
-  classes: [/^[hpuedt]-/, 'mention', 'hashtag', 'ellipsis', 'invisible'] as Array<string | RegExp>,
+  classes: [/^[hpuedt]-/, 'mention', 'hashtag', 'ellipsis', 'invisible', 'quote-inline'] as Array<string | RegExp>,
   schemes: ['http', 'https', 'mailto'],
-  /** Whether `name` is a class `tag` may keep (classes are kept on a and span only). */
+  /** Whether `name` is a class `tag` may keep (classes are kept on a and span; on p only
+   * `quote-inline`, Mastodon's "RE: <link>" fallback of a quote post, hidden when the quoted
+   * post is shown). */
   classAllowed(tag: string, name: string): boolean {
+    if (tag === 'p') return name === 'quote-inline';
     if (tag !== 'a' && tag !== 'span') return false;
     return CONTENT_ALLOWLIST.classes.some((c) => (typeof c === 'string' ? c === name : c.test(name)));
   },
@@ -27,8 +30,8 @@ export const CONTENT_ALLOWLIST = {
 
 const CONTENT_OPTIONS: sanitizeHtml.IOptions = {
   allowedTags: [...CONTENT_ALLOWLIST.tags],
-  allowedAttributes: { a: ['href', 'rel', 'class'], span: ['class'] },
-  allowedClasses: { a: CONTENT_ALLOWLIST.classes, span: CONTENT_ALLOWLIST.classes },
+  allowedAttributes: { a: ['href', 'rel', 'class'], span: ['class'], p: ['class'] },
+  allowedClasses: { a: CONTENT_ALLOWLIST.classes, span: CONTENT_ALLOWLIST.classes, p: ['quote-inline'] },
   allowedSchemes: [...CONTENT_ALLOWLIST.schemes],
   allowedSchemesAppliedToAttributes: ['href'],
   allowProtocolRelative: false,

@@ -80,6 +80,8 @@ export interface PostView {
   contentHtml: string;
   /** The custom emoji its content may show (`:blobcat:`), when it has any. */
   emojis?: EmojiView[];
+  /** The id of the post it quotes (federation/quotes.ts), when it quotes one. */
+  quote?: string;
   /** Previews of the pages it links to, when any were fetched (the first is shown). */
   previews?: LinkPreviewView[];
   /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */

@@ -125,6 +125,23 @@ describe('entities have Mastodon’s documented shape', () => {
     expect(imageStatus.card).toBeNull();
   });
 
+  it("a quote post's status carries the quoted status (Mastodon 4.5's quote), and no card", async () => {
+    const quoted = await t.peer.createNote({ content: '<p>The original</p>', to: 'public' });
+    const quoting = await t.peer.createNote({ content: `<p>So true</p><p class="quote-inline">RE: <a href="${quoted.noteId}">${quoted.noteId}</a></p>`, to: 'public' });
+    await eventually(async () => ((await get('/api/v1/timelines/home')).json as { uri: string }[]).find((s) => s.uri === quoting.noteId));
+    const row = t.rig.core.db.select().from(inbox).where(eq(inbox.apId, quoting.noteId)).get()!;
+    t.rig.core.db.update(inbox).set({ apObject: { ...row.apObject, quote: quoted.noteId }, ogMeta: [{ url: quoted.noteId, title: 'A card', image: null, description: null, site_name: null }] }).where(eq(inbox.id, row.id)).run();
+    const statuses = (await get('/api/v1/timelines/home')).json as { uri: string }[];
+    const status = statuses.find((s) => s.uri === quoting.noteId) as unknown as { quote: { state: string; quoted_status: { uri: string; content: string } }; card: unknown; content: string };
+    expect(status.quote.state).toBe('accepted');
+    expect(status.quote.quoted_status.uri).toBe(quoted.noteId);
+    expect(status.quote.quoted_status.content).toContain('The original');
+    expect(status.card).toBeNull();
+    expect(status.content).toContain('class="quote-inline"');
+    const plain = statuses.find((s) => s.uri === quoted.noteId) as unknown as { quote: unknown };
+    expect(plain.quote).toBeNull();
+  });
+
   it('a mention of the author written with the slash Fedify adds to our bare-origin id lists the author’s account', async () => {
     const notifications = await ok(z.array(S.Notification), get('/api/v1/notifications?types[]=mention'));
     const status = notifications.find((n) => n.type === 'mention')?.status;

@@ -96,7 +96,16 @@ export function createMapper(deps: MapperDeps) {
     };
   }
 
-  function statusOf(view: PostView, key: RowKey) {
+  function quoteOf(view: PostView, depth: number): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | null {
+    if (!view.quote) return null;
+    const found = deps.reads.find(view.quote);
+    const quoted = found ? deps.reads.post(found.origin, found.id) : null;
+    if (!quoted || quoted.view.deleted) return null;
+    if (depth > 0) return { state: 'accepted' as const, quoted_status_id: statusId(quoted.key) };
+    return { state: 'accepted' as const, quoted_status: statusOf(quoted.view, quoted.key, depth + 1) };
+  }
+
+  function statusOf(view: PostView, key: RowKey, depth = 0) {
     const id = statusId(key);
     const parent = view.inReplyTo ? deps.reads.find(view.inReplyTo) : null;
     const parentPost = parent ? deps.reads.post(parent.origin, parent.id) : null;
@@ -132,7 +141,9 @@ export function createMapper(deps: MapperDeps) {
       in_reply_to_account_id: parentPost ? account(parentPost.view.author).id : null,
       reblog: null as unknown,
       poll: view.poll ? poll(view, id, view.poll) : null,
-      card: cardOf(view),
+      card: view.quote ? null : cardOf(view),
+      // Mastodon 4.5's quote: the quoted post when Tern has it (a quote inside it as its id only).
+      quote: quoteOf(view, depth),
       language: null,
       text: null,
       edited_at: view.updated && !Number.isNaN(Date.parse(view.updated)) ? iso(view.updated) : null,

@@ -7,6 +7,7 @@ import { storedPreviews } from '../../previews/opengraph';
 import { proxyPath } from '../../media/paths';
 import { summarizeActor } from '../actor-summary';
 import { customEmojisOf } from '../custom-emoji';
+import { quotedIdOf } from '../quotes';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
@@ -130,6 +131,11 @@ function previewsOf(ogMeta: unknown): { previews?: LinkPreviewView[] } {
     imageSrc: proxyPath(p.image),
   }));
   return previews.length > 0 ? { previews } : {};
+}
+
+function quoteOf(object: Json, apId: string): { quote?: string } {
+  const quote = quotedIdOf(object);
+  return quote !== null && quote !== apId ? { quote } : {};
 }
 
 function emojisOf(object: Json): { emojis?: PostView['emojis'] } {
@@ -317,6 +323,7 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
     attachments: attachmentsOf(object, ownBase),
     tags: tagsOf(object),
     ...emojisOf(object),
+    ...quoteOf(object, apId),
     event: eventOf(object),
   };
 }
