@@ -150,8 +150,7 @@ describe('link previews of the author’s posts', () => {
 });
 
 describe('link previews of received posts', () => {
-  function remotePost(name: string, path: string, followed: boolean): number {
-    const now = new Date();
+  function remotePost(name: string, path: string, followed: boolean, now = new Date()): number {
     const apId = `https://${name}.example/users/${name}`;
     const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
     if (followed) {
@@ -164,15 +163,20 @@ describe('link previews of received posts', () => {
   }
   const inboxOgMeta = (id: number) => core.db.select({ og: inbox.ogMeta }).from(inbox).where(eq(inbox.id, id)).get()!.og;
 
-  it('fetches previews for posts of people the author follows, never for a stranger’s', async () => {
+  it('fetches previews for recent posts of people the author follows, never for a stranger’s', async () => {
     pages['/friend'] = [200, 'text/html', OG_PAGE];
     pages['/stranger'] = [200, 'text/html', OG_PAGE];
+    pages['/old'] = [200, 'text/html', OG_PAGE];
+    const old = remotePost('oldfriend', '/old', true, new Date(Date.now() - 3 * 24 * 60 * 60_000));
     const friend = remotePost('friend', '/friend', true);
     const stranger = remotePost('stranger', '/stranger', false);
     core.loops.previews.start();
     await core.loops.previews.idle();
     expect(fetched('/friend')).toBe(1);
     expect(fetched('/stranger')).toBe(0);
+    // Received three days ago (before this Tern looked at previews, say): left as it was.
+    expect(fetched('/old')).toBe(0);
+    expect(inboxOgMeta(old)).toBeNull();
     expect(inboxOgMeta(friend)).toMatchObject([{ title: 'The Tern field guide' }]);
     expect(inboxOgMeta(stranger)).toBeNull();
     // Looking again later asks for nothing more.

@@ -4,8 +4,8 @@
 // can a slow page hold the author's "Publish": reference bug 16).
 //
 //  * What gets previews: the author's own posts (not deleted, not votes) written or edited in
-//    the last RECENT_MS, and received posts from accounts the author follows (a stranger's
-//    post, a DM from anyone, never makes Tern visit the pages it links to). Up to PREVIEW_LINKS
+//    the last RECENT_MS, and posts received in that time from accounts the author follows (a
+//    stranger's post never makes Tern visit the pages it links to). Up to PREVIEW_LINKS
 //    of each post's external links (as webmention/send.ts picks them: not mentions, hashtags,
 //    the author's own pages or media files).
 //  * `og_meta` NULL means "not looked at yet"; once looked at it holds the list, [] when no
@@ -30,7 +30,7 @@ import type { LinkPreview } from './opengraph';
 
 /** Links of one post that are fetched for previews, first first. */
 export const PREVIEW_LINKS = 2;
-/** The author's posts written or edited this recently get previews (older ones are left as they are). */
+/** Posts written, edited or received this recently get previews (older ones are left as they are). */
 export const RECENT_MS = 2 * 24 * 60 * 60_000;
 /** Received posts: at start, only the newest this many rows are looked at (not years of them). */
 export const INBOX_START_WINDOW = 500;
@@ -122,9 +122,9 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
        WHERE og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES} AND updated_at >= ?
        ORDER BY id LIMIT ?`,
     ),
-    inbox: sqlite.prepare<[number, number], Candidate>(
+    inbox: sqlite.prepare<[number, string, number], Candidate>(
       `SELECT 'inbox' AS "table", id, ap_object, ap_actor_id FROM inbox
-       WHERE id > ? AND og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES}
+       WHERE id > ? AND og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES} AND created_at >= ?
          AND ap_actor_id IN (SELECT ap_actor_id FROM following)
        ORDER BY id LIMIT ?`,
     ),
@@ -193,7 +193,7 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       // Read first: every received row up to it is looked at once this round finds no more.
       const newest = q.newestInbox.get()?.id ?? 0;
       const outboxRows = q.outbox.all(since, BATCH);
-      const inboxRows = q.inbox.all(inboxFloor, BATCH);
+      const inboxRows = q.inbox.all(inboxFloor, since, BATCH);
       const rows = [...outboxRows, ...inboxRows];
       if (rows.length === 0) {
         inboxFloor = Math.max(inboxFloor, newest);
