@@ -4,6 +4,7 @@
 // link to where it lives; one with a content warning shows the warning, not its text.
 import { ana, answer, ben, post } from './fake-answers';
 import { expect, test } from './fixtures';
+import { screenshotPath } from './screenshots';
 
 const QUOTED = 'https://gts.example/users/ben/statuses/77';
 const GONE = 'https://gone.example/notes/1';
@@ -40,6 +41,7 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; a 
   await expect(quote.getByRole('link', { name: 'Open the thread' })).toHaveAttribute('href', /thread/);
   await expect(quoting.locator('.quote-inline')).toBeHidden();
   await expect(quoting.locator('.post__content')).toContainText('Worth knowing');
+  await quoting.screenshot({ path: screenshotPath('quote-post') });
 
   const missing = page.getByTestId('post').filter({ hasText: 'This one is gone' }).getByTestId('quoted-post');
   await expect(missing).toHaveText('Quoted post on gone.example (could not be loaded)');
