@@ -130,6 +130,7 @@ async function start(): Promise<void> {
     delivery: open.loops.delivery,
     inbox: open.loops.inbox,
     listener: open.listener,
+    others: [open.loops.previews],
     log: (line) => console.log(line),
     beforeClose: () => {
       void tunnel.stop();

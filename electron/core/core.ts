@@ -252,10 +252,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       clock,
       identity: () => core.identity(),
       isOnline: () => connectivity.isOnline(),
-      wake: () => {
-        deliveryLoop.wake();
-        previews.wake();
-      },
+      wake: () => deliveryLoop.wake(),
+      postWritten: (outboxId: number) => previews.wake(outboxId),
       displayName: () => settings.get().displayName,
       keepUploads: () => profileImageIds(settings.get()),
     };

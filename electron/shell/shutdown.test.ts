@@ -38,6 +38,19 @@ describe('quitting', () => {
     expect(rig.events.slice(-2)).toEqual(['beforeClose', 'close']);
   });
 
+  it('background writers (link previews) are stopped, their writes done, before the database closes', async () => {
+    const rig = parts();
+    let finishPreviews = () => {};
+    const previews = { stop: () => new Promise<void>((resolve) => (finishPreviews = () => (rig.events.push('previews.stopped'), resolve()))) };
+    const done = createShutdown({ ...rig.parts, others: [previews] })();
+    rig.finishDelivery();
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(rig.events).not.toContain('close');
+    finishPreviews();
+    await done;
+    expect(rig.events.slice(-3)).toEqual(['previews.stopped', 'beforeClose', 'close']);
+  });
+
   it('runs once however many times Quit is asked', async () => {
     const rig = parts();
     const quit = createShutdown(rig.parts, 10);

@@ -10,6 +10,8 @@ export interface ShutdownParts {
   delivery: { stop(options?: { graceMs?: number }): Promise<void> };
   inbox: { stop(): Promise<void> };
   listener: { stop(): Promise<void> };
+  /** Background work that writes rows (link previews): stopped, its writes done, before closing. */
+  others?: { stop(): Promise<void> }[];
   /** Shell things to undo before the database closes (timers, watches, tray). */
   beforeClose: () => void;
   close: () => void;
@@ -20,7 +22,7 @@ export function createShutdown(parts: ShutdownParts, graceMs = QUIT_GRACE_MS): (
   let done: Promise<void> | null = null;
   return () =>
     (done ??= (async () => {
-      const results = await Promise.allSettled([parts.delivery.stop({ graceMs }), parts.inbox.stop(), parts.listener.stop()]);
+      const results = await Promise.allSettled([parts.delivery.stop({ graceMs }), parts.inbox.stop(), parts.listener.stop(), ...(parts.others ?? []).map((o) => o.stop())]);
       for (const r of results) if (r.status === 'rejected') parts.log?.(`stopping: ${String(r.reason)}`);
       try {
         parts.beforeClose();

@@ -21,7 +21,8 @@ export interface LoopbackServer {
 
 export type Handler = (req: IncomingMessage, res: ServerResponse, body: string) => unknown;
 
-export async function startServer(handler: Handler, host = '127.0.0.1'): Promise<LoopbackServer> {
+/** `port`: 0 (any free one), or a given one (a server that comes back where it was). */
+export async function startServer(handler: Handler, host = '127.0.0.1', port = 0): Promise<LoopbackServer> {
   const seen: SeenRequest[] = [];
   const server = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -35,11 +36,11 @@ export async function startServer(handler: Handler, host = '127.0.0.1'): Promise
       });
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, host, resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, host, resolve));
+  const bound = (server.address() as AddressInfo).port;
   return {
-    origin: `http://${host}:${port}`,
-    port,
+    origin: `http://${host}:${bound}`,
+    port: bound,
     seen,
     close: () =>
       new Promise<void>((resolve) => {

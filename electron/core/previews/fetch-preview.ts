@@ -5,7 +5,7 @@
 // is the one the Content-Type or a <meta charset> names, else UTF-8. The head is parsed on the
 // page reader's worker (webmention/source-parse.ts), never on the main thread.
 import type { HttpClient } from '../net/http-client';
-import { looksLikeLocalNetworkDown } from '../delivery/policy';
+import { BlockedAddressError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
 import { readPreviewPage } from '../webmention/source-parse';
 import type { LinkPreview } from './opengraph';
 
@@ -18,8 +18,13 @@ export type PreviewOutcome =
   | { kind: 'preview'; preview: LinkPreview }
   /** The page has no preview to give (not HTML, no title, an error status, refused): for good. */
   | { kind: 'none'; reason: string }
-  /** The machine's own network failed (offline, no DNS): worth another try later. */
+  /** No answer came (no network, a time-out, a refused or reset connection, a name that did not
+   * resolve — what a laptop going offline looks like before the watch says so): another try later. */
   | { kind: 'retry'; reason: string };
+
+/** Refused by Tern's own rules (a private address, another scheme, a redirect loop): no try
+ * would do better. */
+const refusedByTern = (error: unknown) => error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof TooManyRedirectsError;
 
 const HEAD_END = /<\/head[\s>]|<body[\s>]/i;
 
@@ -80,7 +85,7 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   } catch (error) {
     if (signal?.aborted) throw error;
     const reason = `${new URL(url).host} could not be reached (${(error as Error)?.message ?? String(error)})`;
-    return looksLikeLocalNetworkDown(error) ? { kind: 'retry', reason } : { kind: 'none', reason };
+    return refusedByTern(error) ? { kind: 'none', reason } : { kind: 'retry', reason };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
@@ -96,7 +101,8 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
     bytes = await readHead(response);
   } catch (error) {
     if (signal?.aborted) throw error;
-    return { kind: 'none', reason: `the page could not be read (${(error as Error)?.message ?? String(error)})` };
+    // Cut off while arriving (a time-out, a reset): another try.
+    return { kind: 'retry', reason: `the page could not be read (${(error as Error)?.message ?? String(error)})` };
   }
   const html = decode(bytes, charsetOf(type, bytes));
   const reading = await readPreviewPage(html, response.url || url, url);

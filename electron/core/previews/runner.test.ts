@@ -13,6 +13,7 @@ import { openCore, type Core } from '../core';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { persistInboxObject } from '../federation/process/store';
 import { saveOutboxObject } from '../federation/outbox-store';
+import { createPreviewRunner } from './runner';
 
 let dir: string;
 let core: Core;
@@ -129,6 +130,66 @@ describe('link previews of the author’s posts', () => {
     expect(JSON.parse(ogMetaOf(b.id)!)[0].title).toBe('Huge');
   });
 
+  it('a page that does not answer (connection refused) is tried again later; one that answers then gives its preview', async () => {
+    const down = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(OG_PAGE));
+    const port = down.port;
+    await down.close();
+    const created = await core.services.author.createPost({ content: `Later: http://127.0.0.1:${port}/guide`, visibility: 'PUBLIC' });
+    const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 150 });
+    runner.start();
+    try {
+      await runner.idle();
+      expect(ogMetaOf(created.id)).toBeNull();
+      const up = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(OG_PAGE), '127.0.0.1', port);
+      try {
+        await expect.poll(() => ogMetaOf(created.id), { timeout: 5_000 }).not.toBeNull();
+        expect(JSON.parse(ogMetaOf(created.id)!)[0].title).toBe('The Tern field guide');
+        expect(up.seen).toHaveLength(1);
+      } finally {
+        await up.close();
+      }
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('an edit while the old link is being fetched wins: the new link’s preview is stored, not the old one’s', async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startServer(async (_req, res) => {
+      await released;
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Old link</title></head>');
+    });
+    try {
+      pages['/new'] = [200, 'text/html', '<head><title>New link</title></head>'];
+      core.loops.previews.start();
+      const created = await core.services.author.createPost({ content: `See ${slow.origin}/old`, visibility: 'PUBLIC' });
+      await expect.poll(() => slow.seen.length).toBe(1);
+      await core.services.author.editPost({ apId: created.apId, content: `See ${link('/new')} instead` });
+      release();
+      await core.loops.previews.idle();
+      expect(JSON.parse(ogMetaOf(created.id)!)).toMatchObject([{ url: link('/new'), title: 'New link' }]);
+    } finally {
+      release();
+      await slow.close();
+    }
+  });
+
+  it('stopping does not wait for a page that never answers; the post is looked at next time', async () => {
+    const silent = await startServer(() => new Promise(() => {}));
+    try {
+      core.loops.previews.start();
+      const created = await core.services.author.createPost({ content: `See ${silent.origin}/never`, visibility: 'PUBLIC' });
+      await expect.poll(() => silent.seen.length).toBe(1);
+      const started = Date.now();
+      await core.loops.previews.stop();
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(ogMetaOf(created.id)).toBeNull();
+    } finally {
+      await silent.close().catch(() => {});
+    }
+  });
+
   it('a post whose link points at a private address the guard refuses gets no preview', async () => {
     // A core without the test's loopback exemption: what a user's Tern is.
     const strictDir = mkdtempSync(join(tmpdir(), 'tern-previews-strict-'));
@@ -162,6 +223,19 @@ describe('link previews of received posts', () => {
     return persistInboxObject(core.db, { object: note, apId: noteId, actor: row, now }).id;
   }
   const inboxOgMeta = (id: number) => core.db.select({ og: inbox.ogMeta }).from(inbox).where(eq(inbox.id, id)).get()!.og;
+
+  it('looks at every recent post of followed people, past one batch, and not at a deleted one', async () => {
+    pages['/many'] = [200, 'text/html', OG_PAGE];
+    const ids = Array.from({ length: 25 }, (_, i) => remotePost(`friend${i}`, '/many', true));
+    const deleted = remotePost('gone', '/many', true);
+    core.db.update(inbox).set({ isDeleted: true }).where(eq(inbox.id, deleted)).run();
+    core.loops.previews.start();
+    await core.loops.previews.idle();
+    for (const id of ids) expect(inboxOgMeta(id)).toMatchObject([{ title: 'The Tern field guide' }]);
+    expect(inboxOgMeta(deleted)).toBeNull();
+    // One page, many posts: fetched once.
+    expect(fetched('/many')).toBe(1);
+  });
 
   it('fetches previews for recent posts of people the author follows, never for a stranger’s', async () => {
     pages['/friend'] = [200, 'text/html', OG_PAGE];

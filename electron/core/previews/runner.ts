@@ -3,17 +3,18 @@
 // sent (microblog.pub scrapes inside the request that creates the post, 5 s per link, and so
 // can a slow page hold the author's "Publish": reference bug 16).
 //
-//  * What gets previews: the author's own posts (not deleted, not votes) written or edited in
-//    the last RECENT_MS, and posts received in that time from accounts the author follows (a
-//    stranger's post never makes Tern visit the pages it links to). Up to PREVIEW_LINKS
-//    of each post's external links (as webmention/send.ts picks them: not mentions, hashtags,
-//    the author's own pages or media files).
+//  * What gets previews: the author's own posts (not deleted, not votes) as they are written or
+//    edited (and, at start, the newest OUTBOX_START_WINDOW rows), and posts received in the last
+//    RECENT_MS from accounts the author follows (a stranger's post never makes Tern visit the
+//    pages it links to). Up to PREVIEW_LINKS of each post's external links (as
+//    webmention/send.ts picks them: not mentions, hashtags, the author's own pages or media).
 //  * `og_meta` NULL means "not looked at yet"; once looked at it holds the list, [] when no
-//    link gave a preview. An edit of one of the author's posts sets it back to NULL.
+//    link gave a preview. An edit of one of the author's posts sets it back to NULL; previews
+//    are written only if the post is still the version they were read from.
 //  * Offline (the connectivity watch) nothing is fetched; coming online looks again. A fetch
-//    that fails because this machine's network is down leaves the post for a later look (up to
-//    MAX_TRIES); any other failure (404, not HTML, no title, refused address) gives the link no
-//    preview, for good.
+//    that got no answer (no network, a time-out, a refused connection, a name that did not
+//    resolve) leaves the post for another look RETRY_MS later, up to MAX_TRIES; an answer that
+//    gives no preview (404, not HTML, no title) or a refused address is final: no preview.
 //  * Pages are fetched through the app's one outbound client (SSRF guard at connect time);
 //    their heads are parsed on the page reader's worker (fetch-preview.ts). A page linked from
 //    many posts is fetched once an hour at most (a small cache by URL).
@@ -30,10 +31,13 @@ import type { LinkPreview } from './opengraph';
 
 /** Links of one post that are fetched for previews, first first. */
 export const PREVIEW_LINKS = 2;
-/** Posts written, edited or received this recently get previews (older ones are left as they are). */
+/** Received posts get previews when they arrived this recently (older ones are left as they are). */
 export const RECENT_MS = 2 * 24 * 60 * 60_000;
-/** Received posts: at start, only the newest this many rows are looked at (not years of them). */
+/** At start, only the newest this many rows of each table are looked at (not years of them). */
 export const INBOX_START_WINDOW = 500;
+export const OUTBOX_START_WINDOW = 200;
+/** Of a post's HTML, links are looked for in this much (a post is rarely a tenth of it). */
+const CONTENT_CHARS = 64 * 1024;
 const MAX_TRIES = 3;
 const RETRY_MS = 60_000;
 const CONCURRENCY = 3;
@@ -60,16 +64,17 @@ export interface PreviewRunnerDeps {
   identity: () => LocalActor | null;
   log?: (line: string) => void;
   /** Tests: what fetches a page's preview (default fetchLinkPreview over `client`). */
-  fetchPreview?: (url: string) => Promise<PreviewOutcome>;
-  /** Told after a post's og_meta was written. */
-  onWritten?: (table: Table, id: number) => void;
+  fetchPreview?: (url: string, signal: AbortSignal) => Promise<PreviewOutcome>;
+  /** Tests: the wait before a post whose links got no answer is looked at again (RETRY_MS). */
+  retryMs?: number;
 }
 
 export interface PreviewRunner {
   start(): void;
+  /** Stops looking; fetches under way are aborted (their posts are looked at next time). */
   stop(): Promise<void>;
-  /** Posts were written (the author's, or received ones): look soon. */
-  wake(): void;
+  /** One of the author's posts was written or edited (its id), or received posts were stored (no id). */
+  wake(outboxId?: number): void;
   /** Resolves once nothing is left to look at now (tests). */
   idle(): Promise<void>;
 }
@@ -93,7 +98,7 @@ const tagHrefs = (object: Record<string, JsonValue>): Set<string> => {
 export function previewLinks(object: unknown, origin: string | null): string[] {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return [];
   const o = object as Record<string, JsonValue>;
-  const content = typeof o.content === 'string' ? o.content : '';
+  const content = typeof o.content === 'string' ? o.content.slice(0, CONTENT_CHARS) : '';
   if (content === '') return [];
   const tags = tagHrefs(o);
   return linkedPages(content)
@@ -112,43 +117,74 @@ const originOf = (value: string | undefined): string | null => {
   }
 };
 
+const yieldToLoop = () => new Promise<void>((resolve) => setImmediate(resolve));
+
 export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
   const { sqlite, clock } = deps;
   const log = deps.log ?? (() => {});
-  const fetchPreview = deps.fetchPreview ?? ((url: string) => fetchLinkPreview(deps.client, url));
+  const retryMs = deps.retryMs ?? RETRY_MS;
+  const fetchPreview = deps.fetchPreview ?? ((url: string, signal: AbortSignal) => fetchLinkPreview(deps.client, url, signal));
+  const POST = `og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES}`;
+  // Each walks the primary key from a floor: its cost follows the rows since then, not the table.
   const q = {
-    outbox: sqlite.prepare<[string, number], Candidate>(
-      `SELECT 'outbox' AS "table", id, ap_object FROM outbox
-       WHERE og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES} AND updated_at >= ?
-       ORDER BY id LIMIT ?`,
-    ),
+    outbox: sqlite.prepare<[number, number], Candidate>(`SELECT 'outbox' AS "table", id, ap_object FROM outbox WHERE id > ? AND ${POST} ORDER BY id LIMIT ?`),
+    outboxRow: sqlite.prepare<[number], Candidate>(`SELECT 'outbox' AS "table", id, ap_object FROM outbox WHERE id = ? AND ${POST}`),
     inbox: sqlite.prepare<[number, string, number], Candidate>(
       `SELECT 'inbox' AS "table", id, ap_object, ap_actor_id FROM inbox
-       WHERE id > ? AND og_meta IS NULL AND is_deleted = 0 AND is_transient = 0 AND ap_type IN ${TYPES} AND created_at >= ?
-         AND ap_actor_id IN (SELECT ap_actor_id FROM following)
+       WHERE id > ? AND ${POST} AND created_at >= ? AND ap_actor_id IN (SELECT ap_actor_id FROM following)
        ORDER BY id LIMIT ?`,
     ),
-    newestInbox: sqlite.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM inbox'),
-    writeOutbox: sqlite.prepare<[string, number]>('UPDATE outbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL'),
-    writeInbox: sqlite.prepare<[string, number]>('UPDATE inbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL'),
+    newest: {
+      outbox: sqlite.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM outbox'),
+      inbox: sqlite.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM inbox'),
+    },
+    // Written only over the version the links were read from (an edit meanwhile wins).
+    write: {
+      outbox: sqlite.prepare<[string, number, string]>('UPDATE outbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL AND ap_object = ?'),
+      inbox: sqlite.prepare<[string, number, string]>('UPDATE inbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL AND ap_object = ?'),
+    },
   };
 
   let running = false;
+  let aborter = new AbortController();
   let looking: Promise<void> | null = null;
   let again = false;
   let retryTimer: NodeJS.Timeout | null = null;
   let unsubscribe: (() => void) | null = null;
-  /** Received posts below this id have been looked at (or are older than the start window). */
-  let inboxFloor: number | null = null;
-  /** Posts whose links could not be fetched for want of a network, with their tries. */
-  const tries = new Map<string, number>();
+  /** Rows at or below a table's floor have been looked at (or are older than its start window). */
+  const floors: Record<Table, number | null> = { outbox: null, inbox: null };
+  const dirty: Record<Table, boolean> = { outbox: true, inbox: true };
+  /** The author's posts written or edited since the last look (an edit may be below the floor). */
+  const written = new Set<number>();
+  /** Posts whose links got no answer: their tries, and when to try again. */
+  const waiting = new Map<string, { tries: number; notBefore: number }>();
+  /** Posts whose look failed inside Tern (a write refused): not looked at again this session. */
+  const broken = new Set<string>();
   const cache = new Map<string, { outcome: PreviewOutcome; at: number }>();
 
-  async function previewOf(url: string): Promise<PreviewOutcome> {
-    const now = clock().getTime();
+  /** Pages being fetched now: posts that link to the same page wait for the one fetch. */
+  const inFlight = new Map<string, Promise<PreviewOutcome>>();
+
+  function previewOf(url: string, signal: AbortSignal): Promise<PreviewOutcome> {
     const hit = cache.get(url);
-    if (hit && now - hit.at < CACHE_MS) return hit.outcome;
-    const outcome = await fetchPreview(url).catch((error: unknown): PreviewOutcome => ({ kind: 'none', reason: (error as Error)?.message ?? String(error) }));
+    if (hit && clock().getTime() - hit.at < CACHE_MS) return Promise.resolve(hit.outcome);
+    let flight = inFlight.get(url);
+    if (flight === undefined) {
+      flight = fetchOnce(url, signal).finally(() => inFlight.delete(url));
+      inFlight.set(url, flight);
+    }
+    return flight;
+  }
+
+  async function fetchOnce(url: string, signal: AbortSignal): Promise<PreviewOutcome> {
+    const now = clock().getTime();
+    let outcome: PreviewOutcome;
+    try {
+      outcome = await fetchPreview(url, signal);
+    } catch (error) {
+      outcome = signal.aborted ? { kind: 'retry', reason: 'stopped' } : { kind: 'none', reason: (error as Error)?.message ?? String(error) };
+    }
+    // Only answers are kept: a fetch that got none is tried again.
     if (outcome.kind !== 'retry') {
       cache.delete(url);
       cache.set(url, { outcome, at: now });
@@ -157,8 +193,10 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     return outcome;
   }
 
-  /** Looks at one post; false when it waits for the network (left as it is). */
-  async function one(row: Candidate, local: LocalActor): Promise<boolean> {
+  /** Looks at one post: true when done (its previews written, or an edit came first), false
+   * when it waits for the network. */
+  async function one(row: Candidate, local: LocalActor, signal: AbortSignal): Promise<boolean> {
+    const key = `${row.table}:${row.id}`;
     let object: unknown;
     try {
       object = JSON.parse(row.ap_object);
@@ -168,68 +206,118 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     const origin = row.table === 'outbox' ? new URL(local.baseUrl).origin : originOf(row.ap_actor_id);
     const previews: LinkPreview[] = [];
     for (const url of previewLinks(object, origin)) {
-      const outcome = await previewOf(url);
+      const outcome = await previewOf(url, signal);
+      if (signal.aborted) return false;
       if (outcome.kind === 'retry') {
-        const key = `${row.table}:${row.id}`;
-        const n = (tries.get(key) ?? 0) + 1;
-        tries.set(key, n);
-        if (n < MAX_TRIES) return false;
-        log(`link preview of ${url}: ${outcome.reason}; given up after ${n} tries`);
+        const tries = (waiting.get(key)?.tries ?? 0) + 1;
+        if (tries < MAX_TRIES) {
+          waiting.set(key, { tries, notBefore: clock().getTime() + retryMs });
+          return false;
+        }
+        log(`link preview of ${url}: ${outcome.reason}; no preview after ${tries} tries`);
       } else if (outcome.kind === 'preview') previews.push(outcome.preview);
     }
-    tries.delete(`${row.table}:${row.id}`);
-    (row.table === 'outbox' ? q.writeOutbox : q.writeInbox).run(JSON.stringify(previews), row.id);
-    deps.onWritten?.(row.table, row.id);
+    waiting.delete(key);
+    q.write[row.table].run(JSON.stringify(previews), row.id, row.ap_object);
     return true;
+  }
+
+  /** Looks at `rows` (a few at a time); returns the ids that wait for the network. */
+  async function lookAt(rows: Candidate[], local: LocalActor, signal: AbortSignal): Promise<Set<number>> {
+    const held = new Set<number>();
+    const now = clock().getTime();
+    const due = rows.filter((r) => {
+      const key = `${r.table}:${r.id}`;
+      if (broken.has(key)) return false;
+      if ((waiting.get(key)?.notBefore ?? 0) > now) {
+        held.add(r.id);
+        return false;
+      }
+      return true;
+    });
+    let next = 0;
+    await Promise.all(
+      Array.from({ length: Math.min(CONCURRENCY, due.length) }, async () => {
+        while (next < due.length && !signal.aborted) {
+          const row = due[next++]!;
+          try {
+            if (!(await one(row, local, signal))) held.add(row.id);
+          } catch (error) {
+            broken.add(`${row.table}:${row.id}`);
+            log(`link previews of ${row.table} #${row.id}: ${(error as Error)?.message ?? String(error)}`);
+          }
+          // Rows done without a fetch (no links, cached pages) never wait for I/O: the thread
+          // is let go between them all the same.
+          await yieldToLoop();
+        }
+      }),
+    );
+    if (signal.aborted) for (const row of due) held.add(row.id);
+    return held;
+  }
+
+  /** Walks a table's rows above its floor; moves the floor past what is done. */
+  async function scan(table: Table, local: LocalActor, signal: AbortSignal): Promise<boolean> {
+    const since = new Date(clock().getTime() - RECENT_MS).toISOString();
+    const window = table === 'inbox' ? INBOX_START_WINDOW : OUTBOX_START_WINDOW;
+    let floor = (floors[table] ??= Math.max(0, (q.newest[table].get()?.id ?? 0) - window));
+    let cursor = floor;
+    let firstHeld: number | null = null;
+    for (;;) {
+      const newest = q.newest[table].get()?.id ?? 0;
+      const rows = table === 'inbox' ? q.inbox.all(cursor, since, BATCH) : q.outbox.all(cursor, BATCH);
+      if (rows.length === 0) {
+        if (firstHeld === null) floor = Math.max(floor, newest);
+        break;
+      }
+      cursor = rows.at(-1)!.id;
+      const held = await lookAt(rows, local, signal);
+      for (const row of rows) if (held.has(row.id)) firstHeld = Math.min(firstHeld ?? row.id, row.id);
+      if (firstHeld === null) floor = Math.max(floor, cursor);
+      if (signal.aborted || !deps.connectivity.isOnline()) break;
+    }
+    // Past every batch done before the first held row (that row, and what follows it, are read
+    // again next time; those done meanwhile no longer match).
+    floors[table] = floor;
+    return firstHeld !== null;
   }
 
   async function lookOnce(): Promise<void> {
     const local = deps.identity();
     if (!running || local === null || !deps.connectivity.isOnline()) return;
-    inboxFloor ??= Math.max(0, (q.newestInbox.get()?.id ?? 0) - INBOX_START_WINDOW);
-    let waiting = false;
-    while (running && !waiting && deps.connectivity.isOnline()) {
-      const since = new Date(clock().getTime() - RECENT_MS).toISOString();
-      // Read first: every received row up to it is looked at once this round finds no more.
-      const newest = q.newestInbox.get()?.id ?? 0;
-      const outboxRows = q.outbox.all(since, BATCH);
-      const inboxRows = q.inbox.all(inboxFloor, since, BATCH);
-      const rows = [...outboxRows, ...inboxRows];
-      if (rows.length === 0) {
-        inboxFloor = Math.max(inboxFloor, newest);
-        break;
-      }
-      let next = 0;
-      const results = new Map<Candidate, boolean>();
-      await Promise.all(
-        Array.from({ length: Math.min(CONCURRENCY, rows.length) }, async () => {
-          while (next < rows.length && running) {
-            const row = rows[next++]!;
-            const done = await one(row, local).catch((error: unknown) => {
-              log(`link previews of ${row.table} #${row.id}: ${(error as Error)?.message ?? String(error)}`);
-              return true;
-            });
-            results.set(row, done);
-          }
-        }),
-      );
-      // The floor moves past the received posts that are done; the first that waits holds it.
-      const firstWaiting = inboxRows.find((r) => results.get(r) === false);
-      if (firstWaiting !== undefined) inboxFloor = Math.max(inboxFloor, firstWaiting.id - 1);
-      else if (inboxRows.length > 0 && inboxRows.every((r) => results.get(r) === true)) inboxFloor = Math.max(inboxFloor, inboxRows.at(-1)!.id);
-      waiting = rows.some((r) => results.get(r) === false);
+    const signal = aborter.signal;
+    let holding = false;
+    if (written.size > 0) {
+      // Edited posts may be below the floor: looked at by id.
+      const ids = [...written];
+      written.clear();
+      const rows = ids.map((id) => q.outboxRow.get(id)).filter((r): r is Candidate => r !== undefined);
+      const held = await lookAt(rows, local, signal);
+      for (const id of held) written.add(id);
+      holding ||= held.size > 0;
     }
-    if (waiting && running && retryTimer === null) {
+    for (const table of ['outbox', 'inbox'] as const) {
+      if (!dirty[table] || signal.aborted) continue;
+      dirty[table] = false;
+      const held = await scan(table, local, signal);
+      // A table with posts waiting is looked at again when their time comes.
+      if (held) dirty[table] = true;
+      holding ||= held;
+    }
+    if (holding && running && retryTimer === null) {
       retryTimer = setTimeout(() => {
         retryTimer = null;
         wake();
-      }, RETRY_MS);
+      }, retryMs);
       retryTimer.unref();
     }
   }
 
-  function wake(): void {
+  function wake(outboxId?: number): void {
     if (!running) return;
+    if (outboxId !== undefined) written.add(outboxId);
+    dirty.inbox = true;
+    if (outboxId !== undefined) dirty.outbox = true;
     if (looking) {
       again = true;
       return;
@@ -248,13 +336,19 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     start() {
       if (running) return;
       running = true;
+      aborter = new AbortController();
+      dirty.outbox = true;
+      dirty.inbox = true;
       unsubscribe = deps.connectivity.onChange((state) => {
-        if (state.online) wake();
+        if (!state.online) return;
+        dirty.outbox = true;
+        wake();
       });
       wake();
     },
     async stop() {
       running = false;
+      aborter.abort(new Error('Tern is stopping'));
       unsubscribe?.();
       unsubscribe = null;
       if (retryTimer) clearTimeout(retryTimer);

@@ -157,6 +157,7 @@ export async function createPost(deps: ActionDeps, given: PostInput): Promise<Ou
     return saved;
   });
   deps.wake();
+  deps.postWritten?.(row.id);
   return row;
 }
 
@@ -245,5 +246,6 @@ export async function editPost(deps: ActionDeps, given: EditInput): Promise<Outb
     return next;
   });
   deps.wake();
+  deps.postWritten?.(saved.id);
   return saved;
 }

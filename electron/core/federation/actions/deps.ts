@@ -15,6 +15,9 @@ export interface ActionDeps {
   isOnline: () => boolean;
   /** Wakes the delivery loop after new rows were queued. */
   wake: () => void;
+  /** One of the author's posts was written or edited (its outbox id): its link previews are
+   * looked for (previews/runner.ts). */
+  postWritten?: (outboxId: number) => void;
   /** The data folder's uploads/ (deleting a post removes files no other post uses). */
   uploadsDir?: string;
   /** Uploads kept even when no post uses them (the author's picture and header image). */
