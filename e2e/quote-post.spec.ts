@@ -1,7 +1,9 @@
 // Quote posts (Mastodon 4.5's `quote`, Misskey's `quoteUrl`, Fedibird's `quoteUri`…): the quoted
 // post shows inside the one that quotes it — its author, its text, a link to its thread — and the
-// quoting text's own "RE: <link>" fallback is hidden. A quoted post that cannot be looked up is a
-// link to where it lives; one with a content warning shows the warning, not its text.
+// quoting text's own "RE: <link>" fallback is hidden. One the core will not fetch unasked (a
+// stranger's quote) waits behind a button; one that is gone is a link to where it was; one with
+// a content warning shows the warning, not its text; a failure (offline) can be tried again.
+import type { Page } from '@playwright/test';
 import { ana, answer, ben, post } from './fake-answers';
 import { expect, test } from './fixtures';
 import { screenshotPath } from './screenshots';
@@ -9,25 +11,41 @@ import { screenshotPath } from './screenshots';
 const QUOTED = 'https://gts.example/users/ben/statuses/77';
 const GONE = 'https://gone.example/notes/1';
 const WARNED = 'https://gts.example/users/ben/statuses/78';
+const STRANGERS = 'https://far.example/notes/9';
 
-test('a quoted post shows inside the quoting one; the RE: fallback is hidden; a missing one is a link', async ({ page, tern }) => {
-  const asked: string[] = [];
-  const found: Record<string, unknown> = {
-    [QUOTED]: { kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) },
-    [WARNED]: { kind: 'post', post: post(ben, '<p>Spoilers here</p>', { id: 6, apId: WARNED, summary: 'film ending', sensitive: true }) },
-  };
-  await page.route('**/ipc/lookup.resolve', (route) => {
-    const query = (route.request().postDataJSON() as { query: string }).query;
-    asked.push(query);
-    // The gone one: the core's typed error, as when the server answers 404 or 410.
-    const body = query in found ? { ok: true, value: found[query] } : { ok: false, error: { code: 'not_found', message: 'gone.example answered 410.' } };
-    return route.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
+/** Answers a channel with a value, or with the core's typed error when `value` is an Error. */
+async function route(page: Page, channel: string, answerFor: (input: Record<string, string>) => unknown, asked: string[]) {
+  await page.route(`**/ipc/${channel}`, (r) => {
+    const input = r.request().postDataJSON() as Record<string, string>;
+    asked.push(`${channel} ${input.apId ?? input.query}`);
+    const value = answerFor(input);
+    const body = value instanceof Error ? { ok: false, error: { code: 'unavailable', message: value.message } } : { ok: true, value };
+    return r.fulfill({ status: 200, contentType: 'application/json', body: JSON.stringify(body) });
   });
+}
+
+test('a quoted post shows inside the quoting one; the RE: fallback is hidden; gone, warned and stranger’s quotes', async ({ page, tern }) => {
+  const asked: string[] = [];
+  await route(
+    page,
+    'posts.quoted',
+    ({ apId }) =>
+      apId === QUOTED
+        ? { kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) }
+        : apId === WARNED
+          ? { kind: 'post', post: post(ben, '<p>Spoilers here</p>', { id: 6, apId: WARNED, summary: 'film ending', sensitive: true }) }
+          : apId === STRANGERS
+            ? { kind: 'ask' }
+            : { kind: 'gone' },
+    asked,
+  );
+  await route(page, 'lookup.resolve', () => ({ kind: 'post', post: post(ben, '<p>Fetched when asked</p>', { id: 7, apId: STRANGERS }) }), asked);
   await answer(page, 'timeline.stream', {
     items: [
       post(ana, `<p>Worth knowing</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { id: 1, quote: QUOTED }),
       post(ana, '<p>This one is gone</p>', { id: 2, quote: GONE }),
       post(ana, '<p>No spoilers</p>', { id: 3, quote: WARNED }),
+      post(ana, '<p>A stranger quoted</p>', { id: 4, quote: STRANGERS }),
     ],
     nextCursor: null,
   });
@@ -44,12 +62,35 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; a 
   await quoting.screenshot({ path: screenshotPath('quote-post') });
 
   const missing = page.getByTestId('post').filter({ hasText: 'This one is gone' }).getByTestId('quoted-post');
-  await expect(missing).toHaveText('Quoted post on gone.example (could not be loaded)');
+  await expect(missing).toHaveText('Quoted post on gone.example (no longer there)');
   await expect(missing).toHaveAttribute('href', GONE);
 
   const warned = page.getByTestId('post').filter({ hasText: 'No spoilers' }).getByTestId('quoted-post');
   await expect(warned).toContainText('Content warning: film ending');
   await expect(warned).not.toContainText('Spoilers here');
-  // Each quoted post is looked up once.
-  expect(asked.sort()).toEqual([GONE, QUOTED, WARNED].sort());
+
+  // A stranger's quote: nothing fetched until the author asks.
+  const strangers = page.getByTestId('post').filter({ hasText: 'A stranger quoted' }).getByTestId('quoted-post');
+  const ask = strangers.getByRole('button', { name: 'Show the quoted post (from far.example)' });
+  await expect(ask).toBeVisible();
+  expect(asked.filter((a) => a.startsWith('lookup.resolve'))).toEqual([]);
+  await ask.click();
+  await expect(strangers).toContainText('Fetched when asked');
+  expect(asked.filter((a) => a.startsWith('lookup.resolve'))).toEqual([`lookup.resolve ${STRANGERS}`]);
+  // Each quote asked of the core once, with the quoting post.
+  expect(asked.filter((a) => a.startsWith('posts.quoted')).sort()).toEqual([GONE, QUOTED, STRANGERS, WARNED].map((id) => `posts.quoted ${id}`).sort());
+});
+
+test('a quote that could not be loaded (offline) says so and is tried again', async ({ page, tern }) => {
+  let online = false;
+  const asked: string[] = [];
+  await route(page, 'posts.quoted', () => (online ? { kind: 'post', post: post(ben, '<p>Back online</p>', { id: 9, apId: QUOTED }) } : new Error('gts.example did not answer.')), asked);
+  await route(page, 'lookup.resolve', () => ({ kind: 'post', post: post(ben, '<p>Back online</p>', { id: 9, apId: QUOTED }) }), asked);
+  await answer(page, 'timeline.stream', { items: [post(ana, '<p>Quoting while offline</p>', { id: 1, quote: QUOTED })], nextCursor: null });
+  await page.goto(`${tern.url}#/stream`);
+  const quote = page.getByTestId('quoted-post');
+  await expect(quote).toContainText('The quoted post on gts.example could not be loaded.');
+  online = true;
+  await quote.getByRole('button', { name: 'Try again' }).click();
+  await expect(quote).toContainText('Back online');
 });

@@ -1,11 +1,14 @@
 // The post a post quotes (its `quote`, `quoteUrl`, `_misskey_quote`…: federation/quotes.ts),
 // shown inside it: who wrote it, its text (sanitized again, as every post's), how many
-// attachments it has, and a link to its thread. The core looks it up by id (lookup.resolve: a
-// stored post at once, another fetched through the core's client and sanitized there), once per
-// id for the whole page. A quote inside a quote is not shown again (a link says it is there).
-// A quoted post with a content warning shows the warning, not its text.
+// attachments it has, and a link to its thread. The core gives it (posts.quoted): a stored post
+// at once; one it fetches when the quoting post is the author's own or from someone they follow;
+// for a stranger's quote it asks first (a button), so that showing a post never makes Tern
+// contact a server of a stranger's choosing unasked. What the core answered is remembered for
+// the page, once per quote; a failure (offline) is not, so the next showing tries again.
+// A quote inside a quote is not shown again (a line says it is there). A quoted post with a
+// content warning shows the warning, not its text.
 import { useEffect, useState } from 'react';
-import type { PostView } from '../../electron/core/ipc/author-contract';
+import type { PostView, QuotedView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
 import { Html } from '../content/Html';
@@ -16,20 +19,23 @@ import { externalHref } from './links';
 
 const t = strings.post;
 const KEEP = 200;
-const looked = new Map<string, Promise<PostView | null>>();
+const answered = new Map<string, QuotedView>();
 
-/** The quoted post, looked up once per id (the newest KEEP ids are remembered). */
-function quotedPost(apId: string): Promise<PostView | null> {
-  let found = looked.get(apId);
-  if (found === undefined) {
-    found = call('lookup.resolve', { query: apId }).then(
-      (result) => (result.kind === 'post' ? result.post : null),
-      () => null,
-    );
-    looked.set(apId, found);
-    if (looked.size > KEEP) looked.delete(looked.keys().next().value!);
-  }
-  return found;
+function remember(apId: string, view: QuotedView): QuotedView {
+  answered.delete(apId);
+  answered.set(apId, view);
+  if (answered.size > KEEP) answered.delete(answered.keys().next().value!);
+  return view;
+}
+
+async function quotedPost(apId: string, by: string): Promise<QuotedView> {
+  return answered.get(apId) ?? remember(apId, await call('posts.quoted', { apId, by }));
+}
+
+/** Fetched when the author asks (a stranger's quote): through the core's look-up. */
+async function fetchQuoted(apId: string): Promise<QuotedView> {
+  const found = await call('lookup.resolve', { query: apId });
+  return remember(apId, found.kind === 'post' ? { kind: 'post', post: found.post } : { kind: 'gone' });
 }
 
 const hostOf = (url: string) => {
@@ -40,32 +46,69 @@ const hostOf = (url: string) => {
   }
 };
 
-export function QuotedPost({ apId }: { apId: string }) {
-  const [post, setPost] = useState<PostView | null | undefined>(undefined);
+type Shown = QuotedView | { kind: 'loading' } | { kind: 'failed' };
+
+export function QuotedPost({ apId, by }: { apId: string; by: string }) {
+  const [shown, setShown] = useState<Shown>(() => answered.get(apId) ?? { kind: 'loading' });
   useEffect(() => {
     let live = true;
-    setPost(undefined);
-    void quotedPost(apId).then((found) => live && setPost(found));
+    const known = answered.get(apId);
+    if (known) setShown(known);
+    else {
+      setShown({ kind: 'loading' });
+      quotedPost(apId, by).then(
+        (view) => live && setShown(view),
+        () => live && setShown({ kind: 'failed' }),
+      );
+    }
     return () => {
       live = false;
     };
-  }, [apId]);
+  }, [apId, by]);
 
-  if (post === undefined) {
+  const load = () => {
+    setShown({ kind: 'loading' });
+    fetchQuoted(apId).then(setShown, () => setShown({ kind: 'failed' }));
+  };
+
+  const host = hostOf(apId);
+  if (shown.kind === 'loading') {
     return (
       <div className="post__quote post__quote--loading" aria-busy="true" data-testid="quoted-post">
         {t.quoteLoading}
       </div>
     );
   }
-  if (post === null || post.deleted) {
-    const href = externalHref(apId);
+  if (shown.kind === 'ask') {
     return (
-      <a className="post__quote post__quote--missing" data-testid="quoted-post" href={href} target="_blank" rel="noopener noreferrer nofollow">
-        {t.quoteUnavailable(hostOf(apId))}
+      <div className="post__quote post__quote--missing" data-testid="quoted-post">
+        <button type="button" className="link-button" onClick={load}>
+          {t.quoteAsk(host)}
+        </button>
+      </div>
+    );
+  }
+  if (shown.kind === 'failed') {
+    return (
+      <div className="post__quote post__quote--missing" data-testid="quoted-post" role="status">
+        <span>{t.quoteFailed(host)}</span>{' '}
+        <button type="button" className="link-button" onClick={load}>
+          {strings.retry}
+        </button>
+      </div>
+    );
+  }
+  if (shown.kind === 'gone' || shown.post.deleted) {
+    return (
+      <a className="post__quote post__quote--missing" data-testid="quoted-post" href={externalHref(apId)} target="_blank" rel="noopener noreferrer nofollow">
+        {t.quoteUnavailable(host)}
       </a>
     );
   }
+  return <QuoteBody post={shown.post} />;
+}
+
+function QuoteBody({ post }: { post: PostView }) {
   const warning = post.summary ?? (post.sensitive ? t.sensitive : null);
   return (
     <section className="post__quote" data-testid="quoted-post" aria-label={t.quoted(post.author.name)}>

@@ -182,6 +182,12 @@ export interface PeopleView {
 
 export type FollowStateName = 'following' | 'requested' | 'none';
 
+/** The post another post quotes (posts.quoted): stored, or fetched when the quoting post is the
+ * author's own or from someone they follow; otherwise the author is asked before Tern contacts
+ * the quoted post's server (`ask`: lookup.resolve fetches it); `gone`: its server says it is not
+ * there. */
+export type QuotedView = { kind: 'post'; post: PostView } | { kind: 'ask' } | { kind: 'gone' };
+
 export type LookupView =
   | { kind: 'actor'; actor: ActorView; followState: FollowStateName; summaryHtml: string | null; followsYou: boolean }
   | { kind: 'post'; post: PostView };
@@ -285,6 +291,7 @@ export const authorInputs = {
   'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'social.removeFollower': z.object({ actorApId: apId }).strict(),
   'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
+  'posts.quoted': z.object({ apId, by: apId }).strict(),
   'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
   'timeline.stream': z.object(page).strict(),
   'timeline.profile': z.object(page).strict(),
@@ -316,6 +323,7 @@ export interface AuthorOutputs {
   'social.rejectRequest': { outboxObjectId: number };
   'social.removeFollower': { outboxObjectId: number };
   'lookup.resolve': LookupView;
+  'posts.quoted': QuotedView;
   'thread.get': ThreadView;
   'timeline.stream': PageOf<PostView>;
   'timeline.profile': PageOf<ProfilePost>;

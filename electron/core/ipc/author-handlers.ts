@@ -45,6 +45,7 @@ export function createAuthorHandlers(core: AuthorHandlersCore): AuthorHandlers {
     'social.rejectRequest': ({ inboxObjectId }) => author.rejectRequest(inboxObjectId),
     'social.removeFollower': ({ actorApId }) => author.removeFollower(actorApId),
     'lookup.resolve': ({ query }) => author.lookup(query),
+    'posts.quoted': ({ apId, by }) => author.quoted(apId, by),
     'thread.get': ({ apId, cursor, limit }) => author.thread(apId, { cursor: cursor ?? null, limit }),
     'timeline.stream': (page) => author.stream(page),
     'timeline.profile': (page) => author.profile(page),

@@ -38,6 +38,7 @@ export const CHANNEL_NAMES = [
   'social.rejectRequest',
   'social.removeFollower',
   'lookup.resolve',
+  'posts.quoted',
   'thread.get',
   'timeline.stream',
   'timeline.profile',

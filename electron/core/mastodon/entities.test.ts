@@ -140,6 +140,14 @@ describe('entities have Mastodon’s documented shape', () => {
     expect(status.content).toContain('class="quote-inline"');
     const plain = statuses.find((s) => s.uri === quoted.noteId) as unknown as { quote: unknown };
     expect(plain.quote).toBeNull();
+    // A quote of a quote (here a cycle: the original quotes it back) is given by id only, once.
+    const original = t.rig.core.db.select().from(inbox).where(eq(inbox.apId, quoted.noteId)).get()!;
+    t.rig.core.db.update(inbox).set({ apObject: { ...original.apObject, quoteUrl: quoting.noteId } }).where(eq(inbox.id, original.id)).run();
+    const again = ((await get('/api/v1/timelines/home')).json as { uri: string; id: string }[]).find((s) => s.uri === quoting.noteId) as unknown as {
+      id: string;
+      quote: { quoted_status: { quote: { state: string; quoted_status_id: string } } };
+    };
+    expect(again.quote.quoted_status.quote).toEqual({ state: 'accepted', quoted_status_id: again.id });
   });
 
   it('a mention of the author written with the slash Fedify adds to our bare-origin id lists the author’s account', async () => {

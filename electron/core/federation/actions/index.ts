@@ -2,6 +2,7 @@
 // The IPC handlers are one-line adapters over these methods.
 import type {
   LookupView,
+  QuotedView,
   PageOf,
   PeopleView,
   PersonView,
@@ -13,7 +14,8 @@ import type {
   DeliveriesView,
 } from '../../ipc/author-contract';
 import { listDeliveries, retryNow, type QueueContext } from '../../delivery/status';
-import { follower } from '../../../../db/schema';
+import { follower, following, inbox, outbox } from '../../../../db/schema';
+import { NotFoundError } from '../../errors';
 import { eq } from 'drizzle-orm';
 import { str, type Json } from '../ap';
 import { lookup } from '../lookup';
@@ -44,6 +46,21 @@ export function createAuthorService(deps: AuthorServiceDeps) {
   const inboxView = (row: InboxObject): PostView => inboxPostView(row, actorsById(deps.db, [row.actorId]).get(row.actorId));
   const page = (input: { cursor?: string | null; limit?: number }) => ({ cursor: input.cursor ?? null, limit: input.limit ?? 30 });
 
+  async function lookupView(query: string): Promise<LookupView> {
+    const local = requireLocal(deps);
+    const found = await lookup({ db: deps.db, fed: deps.fed, clock: deps.clock, local }, query);
+    if (found.kind === 'own') return { kind: 'post', post: outboxPostView(found.row, me()) };
+    if (found.kind === 'object') return { kind: 'post', post: inboxView(found.row) };
+    const summary = str((found.actor.apActor as Json).summary);
+    return {
+      kind: 'actor',
+      actor: actorView(found.actor),
+      followState: followStateOf(deps.db, found.actor),
+      summaryHtml: summary ? sanitizeStoredHtml(summary) : null,
+      followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
+    };
+  }
+
   return {
     /** Reads by row and key (the Mastodon client API). */
     reads: createReads(deps.db, me),
@@ -73,19 +90,26 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     rejectRequest: (inboxObjectId: number) => rejectRequest(deps, inboxObjectId),
     removeFollower: (actorApId: string) => removeFollower(deps, actorApId),
 
-    async lookup(query: string): Promise<LookupView> {
-      const local = requireLocal(deps);
-      const found = await lookup({ db: deps.db, fed: deps.fed, clock: deps.clock, local }, query);
-      if (found.kind === 'own') return { kind: 'post', post: outboxPostView(found.row, me()) };
-      if (found.kind === 'object') return { kind: 'post', post: inboxView(found.row) };
-      const summary = str((found.actor.apActor as Json).summary);
-      return {
-        kind: 'actor',
-        actor: actorView(found.actor),
-        followState: followStateOf(deps.db, found.actor),
-        summaryHtml: summary ? sanitizeStoredHtml(summary) : null,
-        followsYou: deps.db.select({ id: follower.id }).from(follower).where(eq(follower.actorId, found.actor.id)).get() !== undefined,
-      };
+    lookup: lookupView,
+    /** The post `apId` that the post `by` quotes (QuotedView): a stored one at once; another
+     * fetched only when `by` is the author's own or from someone they follow (as link previews:
+     * a stranger's post never makes Tern contact a server of its choosing unasked). */
+    async quoted(apId: string, by: string): Promise<QuotedView> {
+      const own = deps.db.select().from(outbox).where(eq(outbox.apId, apId)).get();
+      if (own) return { kind: 'post', post: outboxPostView(own, me()) };
+      const stored = deps.db.select().from(inbox).where(eq(inbox.apId, apId)).get();
+      if (stored) return { kind: 'post', post: inboxView(stored) };
+      const byOwn = deps.db.select({ id: outbox.id }).from(outbox).where(eq(outbox.apId, by)).get() !== undefined;
+      const quoting = byOwn ? null : deps.db.select({ actor: inbox.apActorId }).from(inbox).where(eq(inbox.apId, by)).get();
+      const followed = quoting ? deps.db.select({ id: following.id }).from(following).where(eq(following.apActorId, quoting.actor)).get() !== undefined : false;
+      if (!byOwn && !followed) return { kind: 'ask' };
+      try {
+        const found = await lookupView(apId);
+        return found.kind === 'post' ? { kind: 'post', post: found.post } : { kind: 'gone' };
+      } catch (error) {
+        if (error instanceof NotFoundError) return { kind: 'gone' };
+        throw error;
+      }
     },
     thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
