@@ -91,8 +91,8 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
     await response.body?.cancel().catch(() => {});
     return { kind: 'none', reason: `${new URL(url).host} answered HTTP ${response.status}` };
   }
-  const type = (response.headers.get('content-type') ?? '').toLowerCase();
-  if (!/\bhtml\b/.test(type) && type !== '') {
+  const type = (response.headers.get('content-type') ?? '').trim().toLowerCase();
+  if (!/^(text\/html|application\/xhtml\+xml)\b/.test(type) && type !== '') {
     await response.body?.cancel().catch(() => {});
     return { kind: 'none', reason: `not a web page (${type.split(';')[0]})` };
   }

@@ -118,16 +118,19 @@ describe('link previews of the author’s posts', () => {
     expect(JSON.parse(ogMetaOf(second.id)!)).toMatchObject([{ url: link('/other'), title: 'Other page' }]);
   });
 
-  it('reads a page in a legacy charset, and a 3 MiB page (over the 512 KiB read) by its head', async () => {
+  it('reads a page in a legacy charset, an XHTML page, and a 3 MiB page (over the 512 KiB read) by its head', async () => {
     const latin1 = Buffer.from('<head><meta charset="iso-8859-1"><title>Caf\xe9 cr\xe8me</title></head>', 'latin1');
     pages['/latin1'] = [200, 'text/html', latin1];
     // 3 MiB of body after a small head: the preview comes from the head alone.
     pages['/huge'] = [200, 'text/html', `<head><title>Huge</title></head><body>${'x'.repeat(3 * 1024 * 1024)}</body>`];
+    pages['/xhtml'] = [200, 'application/xhtml+xml; charset=utf-8', '<html xmlns="http://www.w3.org/1999/xhtml"><head><title>An XHTML page</title></head><body/></html>'];
     core.loops.previews.start();
     const a = await post(`A ${link('/latin1')}`);
     const b = await post(`B ${link('/huge')}`);
+    const c = await post(`C ${link('/xhtml')}`);
     expect(JSON.parse(ogMetaOf(a.id)!)[0].title).toBe('Café crème');
     expect(JSON.parse(ogMetaOf(b.id)!)[0].title).toBe('Huge');
+    expect(JSON.parse(ogMetaOf(c.id)!)[0].title).toBe('An XHTML page');
   });
 
   it('a page that does not answer (connection refused) is tried again later; one that answers then gives its preview', async () => {
