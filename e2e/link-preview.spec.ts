@@ -20,12 +20,16 @@ test.beforeAll(async () => {
   site = createServer((req, res) => {
     asked.push(req.url ?? '');
     if (req.url === '/cover.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
-    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-    res.end(`<!doctype html><html><head><title>fallback</title>
+    // A slow site: the preview comes after the author's profile has been read.
+    const delay = req.url === '/slow' ? 4_000 : 0;
+    setTimeout(() => {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+      res.end(`<!doctype html><html><head><title>fallback</title>
       <meta property="og:title" content="Where terns nest">
       <meta property="og:description" content="A field guide to the coast, season by season.">
       <meta property="og:image" content="/cover.png"><meta property="og:site_name" content="Coast Notes">
       </head><body><p>The article.</p></body></html>`);
+    }, delay);
   });
   await new Promise<void>((done) => site.listen(0, '127.0.0.1', done));
   origin = `http://127.0.0.1:${(site.address() as AddressInfo).port}`;
@@ -57,6 +61,20 @@ test('a post with a link shows the page’s preview card, its picture through Te
   await card.screenshot({ path: screenshotPath('link-preview') });
   expect(asked.filter((path) => path === '/terns')).toHaveLength(1);
   expect(outside).toEqual([]);
+});
+
+test('the author’s new post shows its preview when it arrives, without a reload', async ({ page, tern }) => {
+  test.setTimeout(60_000);
+  await page.goto(`${tern.url}#/compose`);
+  await page.getByRole('textbox', { name: 'Your post' }).fill(`Slow page: ${origin}/slow`);
+  await page.getByRole('radio', { name: 'Unlisted' }).check();
+  await page.getByRole('button', { name: 'Post', exact: true }).click();
+  await page.getByRole('link', { name: 'See it in your profile' }).click();
+  const post = page.getByTestId('post').filter({ hasText: 'Slow page' });
+  await expect(post).toBeVisible();
+  // Read before the page answered: no card yet; it comes by itself.
+  await expect(post.locator('.post__preview')).toHaveCount(0);
+  await expect(post.locator('.post__preview-title')).toHaveText('Where terns nest', { timeout: 15_000 });
 });
 
 test('a preview is shown once, not over media, and never loads a picture that is not Tern’s own proxy path', async ({ page, tern }) => {

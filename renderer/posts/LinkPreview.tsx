@@ -2,8 +2,47 @@
 // core from the page's head (previews/opengraph.ts) and stored with the post (og_meta). The
 // whole card is one link to the page, opened outside Tern. The picture is loaded only through
 // Tern's media proxy (the page contacts no other server); any other src is left out.
-import type { LinkPreviewView } from '../../electron/core/ipc/author-contract';
+import { useEffect, useState } from 'react';
+import type { LinkPreviewView, PostView } from '../../electron/core/ipc/author-contract';
+import { call } from '../api';
 import { externalHref } from './links';
+
+/** The author's own post just written: its previews are fetched in the background and may come
+ * after the list was read. It is asked for again (by its id, from Tern's own rows: no network)
+ * at these moments after it is shown, while it is this new. */
+const LATE_TRIES_MS = [1_500, 5_000];
+const LATE_WINDOW_MS = 60_000;
+
+/** The post's previews; for the author's post of the last minute, those that arrive after it was read. */
+export function usePreviews(post: PostView): LinkPreviewView[] | undefined {
+  const [late, setLate] = useState<LinkPreviewView[] | undefined>(undefined);
+  const waiting =
+    post.mine.own &&
+    !post.deleted &&
+    post.previews === undefined &&
+    post.attachments.length === 0 &&
+    Date.now() - Date.parse(post.published) < LATE_WINDOW_MS &&
+    /<a\s[^>]*href="https?:/i.test(post.contentHtml);
+  useEffect(() => {
+    if (!waiting) return;
+    let live = true;
+    const timers = LATE_TRIES_MS.map((ms) =>
+      setTimeout(() => {
+        call('lookup.resolve', { query: post.apId }).then(
+          (found) => {
+            if (live && found.kind === 'post' && found.post.previews) setLate(found.post.previews);
+          },
+          () => undefined,
+        );
+      }, ms),
+    );
+    return () => {
+      live = false;
+      timers.forEach(clearTimeout);
+    };
+  }, [waiting, post.apId]);
+  return post.previews ?? late;
+}
 
 const hostOf = (url: string) => {
   try {

@@ -20,7 +20,7 @@ import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
 import { externalHref } from './links';
 import { EventLine } from './EventLine';
-import { LinkPreview } from './LinkPreview';
+import { LinkPreview, usePreviews } from './LinkPreview';
 import { QuotedPost } from './QuotedPost';
 
 const t = strings.post;
@@ -57,6 +57,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   const warning = post.summary ?? (post.sensitive ? '' : null);
   const hidden = warning !== null && !revealed;
   const own = post.mine.own;
+  const previews = usePreviews(post);
 
   const action = (flag: Flag) => () => void toggle(post, flag);
   const moreItems: MenuItem[] = [];
@@ -166,7 +167,7 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
           {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
           {post.quote && !hidden && !post.deleted && <QuotedPost apId={post.quote} by={post.apId} />}
-          {post.previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={post.previews[0]} />}
+          {previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={previews[0]} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
             <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
               {t.original(hostOf(post.url))}
