@@ -29,8 +29,11 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; go
   await route(
     page,
     'posts.quoted',
-    ({ apId }) =>
-      apId === QUOTED
+    ({ apId, by }) =>
+      // The same post quoted by someone the author follows: fetched by the core, shown at once.
+      apId === STRANGERS && by.includes('/ben/')
+        ? { kind: 'post', post: post(ben, '<p>Fetched for a friend</p>', { id: 8, apId: STRANGERS }) }
+        : apId === QUOTED
         ? { kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) }
         : apId === WARNED
           ? { kind: 'post', post: post(ben, '<p>Spoilers here</p>', { id: 6, apId: WARNED, summary: 'film ending', sensitive: true }) }
@@ -46,6 +49,7 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; go
       post(ana, '<p>This one is gone</p>', { id: 2, quote: GONE }),
       post(ana, '<p>No spoilers</p>', { id: 3, quote: WARNED }),
       post(ana, '<p>A stranger quoted</p>', { id: 4, quote: STRANGERS }),
+      post(ben, '<p>A friend quoted the same</p>', { id: 5, quote: STRANGERS }),
     ],
     nextCursor: null,
   });
@@ -69,6 +73,8 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; go
   await expect(warned).toContainText('Content warning: film ending');
   await expect(warned).not.toContainText('Spoilers here');
 
+  // A followed account's quote of a post is shown, even where a stranger's quote of it waits.
+  await expect(page.getByTestId('post').filter({ hasText: 'A friend quoted the same' }).getByTestId('quoted-post')).toContainText('Fetched for a friend');
   // A stranger's quote: nothing fetched until the author asks.
   const strangers = page.getByTestId('post').filter({ hasText: 'A stranger quoted' }).getByTestId('quoted-post');
   const ask = strangers.getByRole('button', { name: 'Show the quoted post (from far.example)' });
@@ -78,7 +84,7 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; go
   await expect(strangers).toContainText('Fetched when asked');
   expect(asked.filter((a) => a.startsWith('lookup.resolve'))).toEqual([`lookup.resolve ${STRANGERS}`]);
   // Each quote asked of the core once, with the quoting post.
-  expect(asked.filter((a) => a.startsWith('posts.quoted')).sort()).toEqual([GONE, QUOTED, STRANGERS, WARNED].map((id) => `posts.quoted ${id}`).sort());
+  expect(asked.filter((a) => a.startsWith('posts.quoted')).sort()).toEqual([GONE, QUOTED, STRANGERS, STRANGERS, WARNED].map((id) => `posts.quoted ${id}`).sort());
 });
 
 test('a quote that could not be loaded (offline) says so and is tried again', async ({ page, tern }) => {

@@ -9,13 +9,15 @@ import { externalHref } from './links';
 
 /** The author's own post just written: its previews are fetched in the background and may come
  * after the list was read. It is asked for again (by its id, from Tern's own rows: no network)
- * at these moments after it is shown, while it is this new. */
-const LATE_TRIES_MS = [1_500, 5_000];
+ * at these moments after it is shown, while it is this new (a slow page takes up to 8 s to
+ * fetch, and its head a few more to read). */
+const LATE_TRIES_MS = [1_500, 5_000, 15_000];
 const LATE_WINDOW_MS = 60_000;
 
 /** The post's previews; for the author's post of the last minute, those that arrive after it was read. */
 export function usePreviews(post: PostView): LinkPreviewView[] | undefined {
-  const [late, setLate] = useState<LinkPreviewView[] | undefined>(undefined);
+  // Kept with the version of the post they belong to: another post, or an edit, shows none of them.
+  const [late, setLate] = useState<{ apId: string; updated: string | null; previews: LinkPreviewView[] } | null>(null);
   const waiting =
     post.mine.own &&
     !post.deleted &&
@@ -23,14 +25,15 @@ export function usePreviews(post: PostView): LinkPreviewView[] | undefined {
     post.attachments.length === 0 &&
     Date.now() - Date.parse(post.published) < LATE_WINDOW_MS &&
     /<a\s[^>]*href="https?:/i.test(post.contentHtml);
+  const { apId, updated } = post;
   useEffect(() => {
     if (!waiting) return;
     let live = true;
     const timers = LATE_TRIES_MS.map((ms) =>
       setTimeout(() => {
-        call('lookup.resolve', { query: post.apId }).then(
+        call('lookup.resolve', { query: apId }).then(
           (found) => {
-            if (live && found.kind === 'post' && found.post.previews) setLate(found.post.previews);
+            if (live && found.kind === 'post' && found.post.previews && found.post.updated === updated) setLate({ apId, updated, previews: found.post.previews });
           },
           () => undefined,
         );
@@ -40,8 +43,8 @@ export function usePreviews(post: PostView): LinkPreviewView[] | undefined {
       live = false;
       timers.forEach(clearTimeout);
     };
-  }, [waiting, post.apId]);
-  return post.previews ?? late;
+  }, [waiting, apId, updated]);
+  return post.previews ?? (late !== null && late.apId === apId && late.updated === updated ? late.previews : undefined);
 }
 
 const hostOf = (url: string) => {

@@ -7,7 +7,7 @@
 // the page, once per quote; a failure (offline) is not, so the next showing tries again.
 // A quote inside a quote is not shown again (a line says it is there). A quoted post with a
 // content warning shows the warning, not its text.
-import { useEffect, useState } from 'react';
+import { useEffect, useRef, useState } from 'react';
 import type { PostView, QuotedView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -28,8 +28,23 @@ function remember(apId: string, view: QuotedView): QuotedView {
   return view;
 }
 
+/** Answers being asked now, one per quote for the whole page. */
+const asking = new Map<string, Promise<QuotedView>>();
+
 async function quotedPost(apId: string, by: string): Promise<QuotedView> {
-  return answered.get(apId) ?? remember(apId, await call('posts.quoted', { apId, by }));
+  const known = answered.get(apId);
+  if (known) return known;
+  const key = `${apId} ${by}`;
+  let flight = asking.get(key);
+  if (!flight) {
+    flight = call('posts.quoted', { apId, by }).then(
+      // "ask" depends on who quotes (a followed account's quote of the same post is fetched): not remembered.
+      (view) => (view.kind === 'ask' ? view : remember(apId, view)),
+    );
+    flight.finally(() => asking.delete(key)).catch(() => undefined);
+    asking.set(key, flight);
+  }
+  return flight;
 }
 
 /** Fetched when the author asks (a stranger's quote): through the core's look-up. */
@@ -50,6 +65,14 @@ type Shown = QuotedView | { kind: 'loading' } | { kind: 'failed' };
 
 export function QuotedPost({ apId, by }: { apId: string; by: string }) {
   const [shown, setShown] = useState<Shown>(() => answered.get(apId) ?? { kind: 'loading' });
+  // The quote this component shows now, while it is mounted: a late answer to another is dropped.
+  const current = useRef<string | null>(apId);
+  useEffect(() => {
+    current.current = apId;
+    return () => {
+      current.current = null;
+    };
+  }, [apId]);
   useEffect(() => {
     let live = true;
     const known = answered.get(apId);
@@ -68,7 +91,11 @@ export function QuotedPost({ apId, by }: { apId: string; by: string }) {
 
   const load = () => {
     setShown({ kind: 'loading' });
-    fetchQuoted(apId).then(setShown, () => setShown({ kind: 'failed' }));
+    const still = () => current.current === apId;
+    fetchQuoted(apId).then(
+      (view) => still() && setShown(view),
+      () => still() && setShown({ kind: 'failed' }),
+    );
   };
 
   const host = hostOf(apId);

@@ -89,7 +89,9 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
-    return { kind: 'none', reason: `${new URL(url).host} answered HTTP ${response.status}` };
+    const reason = `${new URL(url).host} answered HTTP ${response.status}`;
+    // Busy or failing for now (a link that spreads brings many readers at once): another try.
+    return response.status === 429 || response.status >= 500 ? { kind: 'retry', reason } : { kind: 'none', reason };
   }
   const type = (response.headers.get('content-type') ?? '').trim().toLowerCase();
   if (!/^(text\/html|application\/xhtml\+xml)\b/.test(type) && type !== '') {

@@ -156,6 +156,29 @@ describe('link previews of the author’s posts', () => {
     }
   });
 
+  it('a page that is busy (503) is tried again; its preview comes with the next answer', async () => {
+    let answers = 0;
+    const busy = await startServer((_req, res) => {
+      answers++;
+      if (answers === 1) return res.writeHead(503, { 'retry-after': '1' }).end();
+      res.writeHead(200, { 'content-type': 'text/html' }).end(OG_PAGE);
+    });
+    try {
+      const created = await core.services.author.createPost({ content: `Busy: ${busy.origin}/guide`, visibility: 'PUBLIC' });
+      const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 100 });
+      runner.start();
+      try {
+        await expect.poll(() => ogMetaOf(created.id), { timeout: 5_000 }).not.toBeNull();
+        expect(JSON.parse(ogMetaOf(created.id)!)[0].title).toBe('The Tern field guide');
+        expect(busy.seen).toHaveLength(2);
+      } finally {
+        await runner.stop();
+      }
+    } finally {
+      await busy.close();
+    }
+  });
+
   it('an edit while the old link is being fetched wins: the new link’s preview is stored, not the old one’s', async () => {
     let release = () => {};
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -226,6 +249,39 @@ describe('link previews of received posts', () => {
     return persistInboxObject(core.db, { object: note, apId: noteId, actor: row, now }).id;
   }
   const inboxOgMeta = (id: number) => core.db.select({ og: inbox.ogMeta }).from(inbox).where(eq(inbox.id, id)).get()!.og;
+
+  it('a received post updated while its link was being fetched is looked at again as it is now', async () => {
+    let release = () => {};
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const slow = await startServer(async (_req, res) => {
+      await released;
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Before the edit</title></head>');
+    });
+    pages['/after'] = [200, 'text/html', '<head><title>After the edit</title></head>'];
+    const id = (() => {
+      const now = new Date();
+      const apId = 'https://friend.example/users/friend';
+      const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
+      const ours = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Follow', actor: core.identity()!.id, object: apId }, visibility: 'DIRECT', now, activityObjectApId: apId, relatesToActorId: row.id });
+      core.db.insert(following).values({ actorId: row.id, outboxObjectId: ours.id, apActorId: apId, createdAt: now, updatedAt: now }).run();
+      const note = { id: `${apId}/statuses/1`, type: 'Note', attributedTo: apId, content: `<p><a href="${slow.origin}/before">link</a></p>`, published: now.toISOString() };
+      return persistInboxObject(core.db, { object: note, apId: note.id, actor: row, now }).id;
+    })();
+    const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 100 });
+    runner.start();
+    try {
+      await expect.poll(() => slow.seen.length).toBe(1);
+      // As an Update from its author does (process/update.ts): the object replaced.
+      const row = core.db.select().from(inbox).where(eq(inbox.id, id)).get()!;
+      core.db.update(inbox).set({ apObject: { ...row.apObject, content: `<p><a href="${link('/after')}">link</a></p>` } }).where(eq(inbox.id, id)).run();
+      release();
+      await expect.poll(() => inboxOgMeta(id), { timeout: 5_000 }).toMatchObject([{ title: 'After the edit' }]);
+    } finally {
+      release();
+      await runner.stop();
+      await slow.close();
+    }
+  });
 
   it('looks at every recent post of followed people, past one batch, and not at a deleted one', async () => {
     pages['/many'] = [200, 'text/html', OG_PAGE];

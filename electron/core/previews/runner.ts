@@ -134,6 +134,9 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
        WHERE id > ? AND ${POST} AND created_at >= ? AND ap_actor_id IN (SELECT ap_actor_id FROM following)
        ORDER BY id LIMIT ?`,
     ),
+    inboxRow: sqlite.prepare<[number], Candidate>(
+      `SELECT 'inbox' AS "table", id, ap_object, ap_actor_id FROM inbox WHERE id = ? AND ${POST} AND ap_actor_id IN (SELECT ap_actor_id FROM following)`,
+    ),
     newest: {
       outbox: sqlite.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM outbox'),
       inbox: sqlite.prepare<[], { id: number | null }>('SELECT max(id) AS id FROM inbox'),
@@ -154,9 +157,10 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
   /** Rows at or below a table's floor have been looked at (or are older than its start window). */
   const floors: Record<Table, number | null> = { outbox: null, inbox: null };
   const dirty: Record<Table, boolean> = { outbox: true, inbox: true };
-  /** The author's posts written or edited since the last look (an edit may be below the floor). */
-  const written = new Set<number>();
-  /** Posts whose links got no answer: their tries, and when to try again. */
+  /** Posts to look at by id, below the floor: the author's posts written or edited since the
+   * last look, and posts of either table waiting for the network. */
+  const byId: Record<Table, Set<number>> = { outbox: new Set(), inbox: new Set() };
+  /** Posts whose links got no answer: their tries, and when to try again (1 min, then 10). */
   const waiting = new Map<string, { tries: number; notBefore: number }>();
   /** Posts whose look failed inside Tern (a write refused): not looked at again this session. */
   const broken = new Set<string>();
@@ -211,14 +215,17 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       if (outcome.kind === 'retry') {
         const tries = (waiting.get(key)?.tries ?? 0) + 1;
         if (tries < MAX_TRIES) {
-          waiting.set(key, { tries, notBefore: clock().getTime() + retryMs });
+          waiting.set(key, { tries, notBefore: clock().getTime() + retryMs * (tries === 1 ? 1 : 10) });
           return false;
         }
         log(`link preview of ${url}: ${outcome.reason}; no preview after ${tries} tries`);
       } else if (outcome.kind === 'preview') previews.push(outcome.preview);
     }
     waiting.delete(key);
-    q.write[row.table].run(JSON.stringify(previews), row.id, row.ap_object);
+    const { changes } = q.write[row.table].run(JSON.stringify(previews), row.id, row.ap_object);
+    // Changed meanwhile (an Update of a received post): looked at again as it is now. (An edit
+    // of the author's own comes back by wake(id).)
+    if (changes === 0 && row.table === 'inbox') byId.inbox.add(row.id);
     return true;
   }
 
@@ -256,55 +263,56 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     return held;
   }
 
-  /** Walks a table's rows above its floor; moves the floor past what is done. */
-  async function scan(table: Table, local: LocalActor, signal: AbortSignal): Promise<boolean> {
+  /** Walks a table's rows above its floor, and moves the floor past them: those that wait for
+   * the network are looked at again by id (a floor held below them would have every later look
+   * read again every row received since). */
+  async function scan(table: Table, local: LocalActor, signal: AbortSignal): Promise<void> {
     const since = new Date(clock().getTime() - RECENT_MS).toISOString();
     const window = table === 'inbox' ? INBOX_START_WINDOW : OUTBOX_START_WINDOW;
     let floor = (floors[table] ??= Math.max(0, (q.newest[table].get()?.id ?? 0) - window));
-    let cursor = floor;
-    let firstHeld: number | null = null;
     for (;;) {
       const newest = q.newest[table].get()?.id ?? 0;
-      const rows = table === 'inbox' ? q.inbox.all(cursor, since, BATCH) : q.outbox.all(cursor, BATCH);
+      const rows = table === 'inbox' ? q.inbox.all(floor, since, BATCH) : q.outbox.all(floor, BATCH);
       if (rows.length === 0) {
-        if (firstHeld === null) floor = Math.max(floor, newest);
+        floor = Math.max(floor, newest);
         break;
       }
-      cursor = rows.at(-1)!.id;
       const held = await lookAt(rows, local, signal);
-      for (const row of rows) if (held.has(row.id)) firstHeld = Math.min(firstHeld ?? row.id, row.id);
-      if (firstHeld === null) floor = Math.max(floor, cursor);
-      if (signal.aborted || !deps.connectivity.isOnline()) break;
+      if (signal.aborted) break; // this batch is read again next time
+      for (const id of held) byId[table].add(id);
+      floor = rows.at(-1)!.id;
+      if (!deps.connectivity.isOnline()) break;
     }
-    // Past every batch done before the first held row (that row, and what follows it, are read
-    // again next time; those done meanwhile no longer match).
     floors[table] = floor;
-    return firstHeld !== null;
+  }
+
+  /** Looks again at the posts of `byId`; those that still wait stay there. */
+  async function lookById(table: Table, local: LocalActor, signal: AbortSignal): Promise<void> {
+    const ids = [...byId[table]];
+    byId[table].clear();
+    const rows: Candidate[] = [];
+    for (const id of ids) {
+      const row = (table === 'inbox' ? q.inboxRow : q.outboxRow).get(id);
+      if (row) rows.push(row);
+      else waiting.delete(`${table}:${id}`); // done meanwhile, deleted, or no longer followed
+    }
+    const held = await lookAt(rows, local, signal);
+    for (const id of held) byId[table].add(id);
   }
 
   async function lookOnce(): Promise<void> {
     const local = deps.identity();
     if (!running || local === null || !deps.connectivity.isOnline()) return;
     const signal = aborter.signal;
-    let holding = false;
-    if (written.size > 0) {
-      // Edited posts may be below the floor: looked at by id.
-      const ids = [...written];
-      written.clear();
-      const rows = ids.map((id) => q.outboxRow.get(id)).filter((r): r is Candidate => r !== undefined);
-      const held = await lookAt(rows, local, signal);
-      for (const id of held) written.add(id);
-      holding ||= held.size > 0;
-    }
     for (const table of ['outbox', 'inbox'] as const) {
+      if (signal.aborted) break;
+      if (byId[table].size > 0) await lookById(table, local, signal);
       if (!dirty[table] || signal.aborted) continue;
       dirty[table] = false;
-      const held = await scan(table, local, signal);
-      // A table with posts waiting is looked at again when their time comes.
-      if (held) dirty[table] = true;
-      holding ||= held;
+      await scan(table, local, signal);
     }
-    if (holding && running && retryTimer === null) {
+    // Posts waiting for the network are looked at again when the first of them is due.
+    if (running && retryTimer === null && (byId.outbox.size > 0 || byId.inbox.size > 0)) {
       retryTimer = setTimeout(() => {
         retryTimer = null;
         wake();
@@ -315,9 +323,12 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
 
   function wake(outboxId?: number): void {
     if (!running) return;
-    if (outboxId !== undefined) written.add(outboxId);
+    if (outboxId !== undefined) {
+      byId.outbox.add(outboxId);
+      broken.delete(`outbox:${outboxId}`);
+      waiting.delete(`outbox:${outboxId}`);
+    }
     dirty.inbox = true;
-    if (outboxId !== undefined) dirty.outbox = true;
     if (looking) {
       again = true;
       return;

@@ -15,7 +15,7 @@ import type {
 } from '../../ipc/author-contract';
 import { listDeliveries, retryNow, type QueueContext } from '../../delivery/status';
 import { follower, following, inbox, outbox } from '../../../../db/schema';
-import { NotFoundError } from '../../errors';
+import { BadInputError, NotFoundError } from '../../errors';
 import { eq } from 'drizzle-orm';
 import { str, type Json } from '../ap';
 import { lookup } from '../lookup';
@@ -107,7 +107,8 @@ export function createAuthorService(deps: AuthorServiceDeps) {
         const found = await lookupView(apId);
         return found.kind === 'post' ? { kind: 'post', post: found.post } : { kind: 'gone' };
       } catch (error) {
-        if (error instanceof NotFoundError) return { kind: 'gone' };
+        // Not there, or not a post Tern can look up (an address of the author's own server that is no post).
+        if (error instanceof NotFoundError || error instanceof BadInputError) return { kind: 'gone' };
         throw error;
       }
     },
