@@ -31,7 +31,7 @@ test('a quoted post shows inside the quoting one; the RE: fallback is hidden; go
     'posts.quoted',
     ({ apId, by }) =>
       // The same post quoted by someone the author follows: fetched by the core, shown at once.
-      apId === STRANGERS && by.includes('/ben/')
+      apId === STRANGERS && by?.includes('/ben/')
         ? { kind: 'post', post: post(ben, '<p>Fetched for a friend</p>', { id: 8, apId: STRANGERS }) }
         : apId === QUOTED
         ? { kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) }

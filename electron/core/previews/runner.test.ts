@@ -7,12 +7,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actor, following, inbox, outbox } from '../../../db/schema';
+import { inbox, outbox } from '../../../db/schema';
 import { manualSource, type ManualSource } from '../connectivity/watch';
 import { openCore, type Core } from '../core';
 import { startServer, type LoopbackServer } from '../net/test-server';
-import { persistInboxObject } from '../federation/process/store';
 import { saveOutboxObject } from '../federation/outbox-store';
+import { storeRemotePost } from '../federation/test-remote-post';
 import { createPreviewRunner } from './runner';
 
 let dir: string;
@@ -49,6 +49,9 @@ afterEach(async () => {
 });
 
 const link = (path: string) => `${server.origin}${path}`;
+/** A runner of its own on the test's core, retrying after `retryMs` instead of a minute. */
+const quickRetryRunner = (retryMs: number) =>
+  createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs });
 const fetched = (path: string) => server.seen.filter((r) => r.method === 'GET' && r.path === path).length;
 const ogMetaOf = (id: number) => core.sqlite.prepare<[number], { og_meta: string | null }>('SELECT og_meta FROM outbox WHERE id = ?').get(id)!.og_meta;
 
@@ -138,7 +141,7 @@ describe('link previews of the author’s posts', () => {
     const port = down.port;
     await down.close();
     const created = await core.services.author.createPost({ content: `Later: http://127.0.0.1:${port}/guide`, visibility: 'PUBLIC' });
-    const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 150 });
+    const runner = quickRetryRunner(150);
     runner.start();
     try {
       await runner.idle();
@@ -165,7 +168,7 @@ describe('link previews of the author’s posts', () => {
     });
     try {
       const created = await core.services.author.createPost({ content: `Busy: ${busy.origin}/guide`, visibility: 'PUBLIC' });
-      const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 100 });
+      const runner = quickRetryRunner(100);
       runner.start();
       try {
         await expect.poll(() => ogMetaOf(created.id), { timeout: 5_000 }).not.toBeNull();
@@ -237,17 +240,8 @@ describe('link previews of the author’s posts', () => {
 });
 
 describe('link previews of received posts', () => {
-  function remotePost(name: string, path: string, followed: boolean, now = new Date()): number {
-    const apId = `https://${name}.example/users/${name}`;
-    const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
-    if (followed) {
-      const ours = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Follow', actor: core.identity()!.id, object: apId }, visibility: 'DIRECT', now, activityObjectApId: apId, relatesToActorId: row.id });
-      core.db.insert(following).values({ actorId: row.id, outboxObjectId: ours.id, apActorId: apId, createdAt: now, updatedAt: now }).run();
-    }
-    const noteId = `${apId}/statuses/1`;
-    const note = { id: noteId, type: 'Note', attributedTo: apId, content: `<p>Look <a href="${link(path)}">here</a></p>`, published: now.toISOString(), to: ['https://www.w3.org/ns/activitystreams#Public'] };
-    return persistInboxObject(core.db, { object: note, apId: noteId, actor: row, now }).id;
-  }
+  const remotePost = (name: string, path: string, followed: boolean, now = new Date()): number =>
+    storeRemotePost(core, name, { content: `<p>Look <a href="${link(path)}">here</a></p>` }, { followed, now }).id;
   const inboxOgMeta = (id: number) => core.db.select({ og: inbox.ogMeta }).from(inbox).where(eq(inbox.id, id)).get()!.og;
 
   it('a received post updated while its link was being fetched is looked at again as it is now', async () => {
@@ -258,16 +252,8 @@ describe('link previews of received posts', () => {
       res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Before the edit</title></head>');
     });
     pages['/after'] = [200, 'text/html', '<head><title>After the edit</title></head>'];
-    const id = (() => {
-      const now = new Date();
-      const apId = 'https://friend.example/users/friend';
-      const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
-      const ours = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Follow', actor: core.identity()!.id, object: apId }, visibility: 'DIRECT', now, activityObjectApId: apId, relatesToActorId: row.id });
-      core.db.insert(following).values({ actorId: row.id, outboxObjectId: ours.id, apActorId: apId, createdAt: now, updatedAt: now }).run();
-      const note = { id: `${apId}/statuses/1`, type: 'Note', attributedTo: apId, content: `<p><a href="${slow.origin}/before">link</a></p>`, published: now.toISOString() };
-      return persistInboxObject(core.db, { object: note, apId: note.id, actor: row, now }).id;
-    })();
-    const runner = createPreviewRunner({ sqlite: core.sqlite, client: core.fed.client, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs: 100 });
+    const { id } = storeRemotePost(core, 'friend', { content: `<p><a href="${slow.origin}/before">link</a></p>` }, { followed: true });
+    const runner = quickRetryRunner(100);
     runner.start();
     try {
       await expect.poll(() => slow.seen.length).toBe(1);

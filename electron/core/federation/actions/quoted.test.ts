@@ -6,11 +6,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { actor, following } from '../../../../db/schema';
 import { openCore, type Core } from '../../core';
 import { startServer, type LoopbackServer } from '../../net/test-server';
-import { persistInboxObject } from '../process/store';
-import { saveOutboxObject } from '../outbox-store';
+import { storeRemotePost } from '../test-remote-post';
 
 let dir: string;
 let core: Core;
@@ -38,18 +36,7 @@ afterEach(async () => {
 const url = (path: string) => `${server.origin}${path}`;
 
 /** A remote author (followed or not) and one post of theirs that quotes `quoted`. */
-function quotingPost(name: string, quoted: string, followed: boolean): string {
-  const now = new Date();
-  const apId = `https://${name}.example/users/${name}`;
-  const row = core.db.insert(actor).values({ apId, apActor: { id: apId, type: 'Person', inbox: `${apId}/inbox` } as never, apType: 'Person', handle: null, createdAt: now, updatedAt: now }).returning().get();
-  if (followed) {
-    const ours = saveOutboxObject(core.db, core.identity()!, { apObject: { type: 'Follow', actor: core.identity()!.id, object: apId }, visibility: 'DIRECT', now, activityObjectApId: apId, relatesToActorId: row.id });
-    core.db.insert(following).values({ actorId: row.id, outboxObjectId: ours.id, apActorId: apId, createdAt: now, updatedAt: now }).run();
-  }
-  const noteId = `${apId}/statuses/1`;
-  persistInboxObject(core.db, { object: { id: noteId, type: 'Note', attributedTo: apId, content: '<p>Look at this</p>', quote: quoted, published: now.toISOString() }, apId: noteId, actor: row, now });
-  return noteId;
-}
+const quotingPost = (name: string, quoted: string, followed: boolean): string => storeRemotePost(core, name, { content: '<p>Look at this</p>', quote: quoted }, { followed }).apId;
 
 function serveQuoted(path: string, text: string): string {
   docs['/users/heron'] = { '@context': 'https://www.w3.org/ns/activitystreams', id: url('/users/heron'), type: 'Person', preferredUsername: 'heron', name: 'Heron', inbox: url('/users/heron/inbox') };
