@@ -13,19 +13,19 @@
 //    are written only if the post is still the version they were read from.
 //  * Offline (the connectivity watch) nothing is fetched; coming online looks again. A fetch
 //    that got no answer (no network, a time-out, a refused connection, a name that did not
-//    resolve) leaves the post for another look RETRY_MS later, up to MAX_TRIES; an answer that
-//    gives no preview (404, not HTML, no title) or a refused address is final: no preview.
+//    resolve) or a busy one (429, 5xx) leaves the post for another look a minute later, then
+//    ten, MAX_TRIES in all; an answer that gives no preview (404, not HTML, no title) or an
+//    address Tern refuses is final: no preview.
 //  * Pages are fetched through the app's one outbound client (SSRF guard at connect time);
 //    their heads are parsed on the page reader's worker (fetch-preview.ts). A page linked from
 //    many posts is fetched once an hour at most (a small cache by URL).
 // The runner only looks when told (start, a post written, rows processed, back online) and on
 // a retry timer while something waits for the network: an idle Tern does not wake for it.
 import type { Sqlite } from '../../../db/client';
-import type { JsonValue } from '../../../db/schema';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import type { HttpClient } from '../net/http-client';
 import type { LocalActor } from '../federation/identity';
-import { linkedPages } from '../webmention/links';
+import { externalPages } from '../webmention/send';
 import { fetchLinkPreview, type PreviewOutcome } from './fetch-preview';
 import type { LinkPreview } from './opengraph';
 
@@ -46,7 +46,6 @@ const CACHE_MS = 60 * 60_000;
 const BATCH = 20;
 
 const TYPES = "('Note', 'Article', 'Page', 'Question', 'Video', 'Event')";
-const MEDIA = /\.(jpe?g|png|gif|webp|avif|svg|mp4|webm|mov|mp3|ogg|opus|wav|flac|pdf)$/i;
 
 type Table = 'outbox' | 'inbox';
 interface Candidate {
@@ -79,32 +78,15 @@ export interface PreviewRunner {
   idle(): Promise<void>;
 }
 
-const tagHrefs = (object: Record<string, JsonValue>): Set<string> => {
-  const out = new Set<string>();
-  for (const tag of Array.isArray(object.tag) ? object.tag.slice(0, 200) : []) {
-    if (typeof tag === 'object' && tag !== null && !Array.isArray(tag) && typeof tag.href === 'string') {
-      try {
-        out.add(new URL(tag.href).href);
-      } catch {
-        // not a URL: not a link of the post either
-      }
-    }
-  }
-  return out;
-};
-
-/** The external links of a post that may get a preview: not the author's own pages (`origin`),
- * mentions, hashtags or media files; the first PREVIEW_LINKS. */
+/** The external links of a post that may get a preview (webmention/send.ts externalPages:
+ * not the author's own pages, mentions, hashtags or media files; none with a user name or
+ * password in it), the first PREVIEW_LINKS. */
 export function previewLinks(object: unknown, origin: string | null): string[] {
   if (typeof object !== 'object' || object === null || Array.isArray(object)) return [];
-  const o = object as Record<string, JsonValue>;
-  const content = typeof o.content === 'string' ? o.content.slice(0, CONTENT_CHARS) : '';
-  if (content === '') return [];
-  const tags = tagHrefs(o);
-  return linkedPages(content)
+  return externalPages(object as Parameters<typeof externalPages>[0], origin, CONTENT_CHARS)
     .filter((href) => {
       const url = new URL(href);
-      return url.origin !== origin && !tags.has(href) && !MEDIA.test(url.pathname) && url.username === '' && url.password === '';
+      return url.username === '' && url.password === '';
     })
     .slice(0, PREVIEW_LINKS);
 }

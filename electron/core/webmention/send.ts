@@ -38,16 +38,21 @@ function tagHrefs(object: Json): Set<string> {
   return out;
 }
 
-/** The external pages one version of a post links to: <a href>s of its content, except the
- * author's own pages, mentioned people and hashtags, and media files. */
-export function webmentionTargets(local: LocalActor, object: Json): string[] {
-  const own = new URL(local.baseUrl).origin;
+/** The external pages a post links to: <a href>s of its content (the first `maxChars` of it,
+ * when given), except pages of `ownOrigin` (its author's), mentioned people and hashtags, and
+ * media files. Webmentions go to them; link previews are read from them (previews/runner.ts). */
+export function externalPages(object: Json, ownOrigin: string | null, maxChars = Infinity): string[] {
   const tags = tagHrefs(object);
-  const content = typeof object.content === 'string' ? object.content : '';
+  const content = typeof object.content === 'string' ? object.content.slice(0, maxChars) : '';
   return linkedPages(content).filter((href) => {
     const url = new URL(href);
-    return url.origin !== own && !tags.has(href) && !MEDIA.test(url.pathname);
+    return url.origin !== ownOrigin && !tags.has(href) && !MEDIA.test(url.pathname);
   });
+}
+
+/** The external pages one version of the author's post links to. */
+export function webmentionTargets(local: LocalActor, object: Json): string[] {
+  return externalPages(object, new URL(local.baseUrl).origin);
 }
 
 /** The versions of a post: the current object, then those kept in `revisions`. */
