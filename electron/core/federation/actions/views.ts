@@ -119,7 +119,6 @@ function mediaLinksOf(value: unknown): { href: string; mediaType: string | null;
   });
 }
 
-/** The custom emoji of a post, as an optional field: none for nearly every post. */
 /** The stored link previews (og_meta), checked again, their pictures through the media proxy. */
 function previewsOf(ogMeta: unknown): { previews?: LinkPreviewView[] } {
   const previews = storedPreviews(storedValue(ogMeta as JsonValue)).map((p) => ({
@@ -133,11 +132,13 @@ function previewsOf(ogMeta: unknown): { previews?: LinkPreviewView[] } {
   return previews.length > 0 ? { previews } : {};
 }
 
+/** The post it quotes, as an optional field (not itself: a post that names its own id). */
 function quoteOf(object: Json, apId: string): { quote?: string } {
   const quote = quotedIdOf(object);
   return quote !== null && quote !== apId ? { quote } : {};
 }
 
+/** The custom emoji of a post, as an optional field: none for nearly every post. */
 function emojisOf(object: Json): { emojis?: PostView['emojis'] } {
   const emojis = customEmojisOf(object.tag);
   return emojis.length > 0 ? { emojis } : {};
