@@ -165,8 +165,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
               so do those under a content warning, which some servers send without marking them sensitive. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
-          {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
           {post.quote && !hidden && !post.deleted && <QuotedPost apId={post.quote} by={post.apId} />}
+          {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
           {previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={previews[0]} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
             <a className="post__original" href={originalHref} target="_blank" rel="noopener noreferrer nofollow">
