@@ -6,7 +6,7 @@ import { Create, Note, PUBLIC_COLLECTION, Question } from '@fedify/vocab';
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { inbox } from '../../../db/schema';
+import { inbox, outbox } from '../../../db/schema';
 import { instant } from '../../../test/peer/state';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, pngBytes, signIn, type MastodonRig } from './test-support';
@@ -122,7 +122,9 @@ describe('entities have Mastodon’s documented shape', () => {
       embed_url: '',
       blurhash: null,
     });
-    expect(imageStatus.card).toBeNull();
+    // A post with media has no card, even with a preview stored.
+    t.rig.core.db.update(outbox).set({ ogMeta: [preview] }).where(eq(outbox.apId, imageStatus.uri)).run();
+    expect(S.Status.parse((await get(`/api/v1/statuses/${imageStatus.id}`)).json).card).toBeNull();
   });
 
   it("a quote post's status carries the quoted status (Mastodon 4.5's quote), and no card", async () => {

@@ -141,7 +141,8 @@ export function createMapper(deps: MapperDeps) {
       in_reply_to_account_id: parentPost ? account(parentPost.view.author).id : null,
       reblog: null as unknown,
       poll: view.poll ? poll(view, id, view.poll) : null,
-      card: view.quote ? null : cardOf(view),
+      // As Mastodon gives one: for a post without media or a quote.
+      card: view.quote || view.attachments.length > 0 ? null : cardOf(view),
       // Mastodon 4.5's quote: the quoted post when Tern has it (a quote inside it as its id only).
       quote: quoteOf(view, depth),
       language: null,
