@@ -5,18 +5,15 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ana, answer, post } from './fake-answers';
-import { expect, expectAfterReload, followPeer, test } from './peer-fixtures';
-
-/** A 1 × 1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
+import { ONE_PIXEL_PNG, expect, expectAfterReload, followPeer, test } from './peer-fixtures';
 
 let pictures: Server;
 let pictureUrl = '';
 
 test.beforeAll(async () => {
   pictures = createServer((_req, res) => {
-    res.writeHead(200, { 'content-type': 'image/png', 'content-length': PNG.length });
-    res.end(PNG);
+    res.writeHead(200, { 'content-type': 'image/png', 'content-length': ONE_PIXEL_PNG.length });
+    res.end(ONE_PIXEL_PNG);
   });
   await new Promise<void>((done) => pictures.listen(0, '127.0.0.1', done));
   pictureUrl = `http://127.0.0.1:${(pictures.address() as AddressInfo).port}/emoji/kelp.png`;

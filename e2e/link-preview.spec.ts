@@ -6,11 +6,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { answer, ana, post } from './fake-answers';
-import { expect, expectAfterReload, listeningTest as test } from './peer-fixtures';
+import { ONE_PIXEL_PNG, expect, expectAfterReload, listeningTest as test } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
-
-/** A 1 × 1 PNG. */
-const PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');
 
 let site: Server;
 let origin = '';
@@ -19,7 +16,7 @@ const asked: string[] = [];
 test.beforeAll(async () => {
   site = createServer((req, res) => {
     asked.push(req.url ?? '');
-    if (req.url === '/cover.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(PNG);
+    if (req.url === '/cover.png') return res.writeHead(200, { 'content-type': 'image/png' }).end(ONE_PIXEL_PNG);
     // A slow site: the preview comes after the author's profile has been read.
     const delay = req.url === '/slow' ? 4_000 : 0;
     setTimeout(() => {

@@ -84,3 +84,6 @@ export async function followPeer(page: Page, tern: Headless, peer: Peer): Promis
   await peer.waitFor((a) => a.type === 'Follow');
   await expectAfterReload(page, tern, '#/people?tab=following', (p) => p.getByRole('list', { name: 'Following' }), peer.name);
 }
+
+/** A 1 × 1 PNG, for pictures a loopback server hands out (custom emoji, link previews). */
+export const ONE_PIXEL_PNG = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==', 'base64');

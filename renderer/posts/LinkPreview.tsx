@@ -5,7 +5,7 @@
 import { useEffect, useState } from 'react';
 import type { LinkPreviewView, PostView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
-import { externalHref } from './links';
+import { externalHref, hostOf } from './links';
 
 /** The author's own post just written: its previews are fetched in the background and may come
  * after the list was read. It is asked for again (by its id, from Tern's own rows: no network)
@@ -47,14 +47,6 @@ export function usePreviews(post: PostView): LinkPreviewView[] | undefined {
   return post.previews ?? (late !== null && late.apId === apId && late.updated === updated ? late.previews : undefined);
 }
 
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).hostname.replace(/^www\./, '');
-  } catch {
-    return url;
-  }
-};
-
 export function LinkPreview({ preview }: { preview: LinkPreviewView }) {
   const href = externalHref(preview.url);
   if (href === undefined) return null;
@@ -63,7 +55,7 @@ export function LinkPreview({ preview }: { preview: LinkPreviewView }) {
     <a className="post__preview" href={href} target="_blank" rel="noopener noreferrer nofollow">
       {image && <img className="post__preview-image" src={image} alt="" loading="lazy" decoding="async" />}
       <span className="post__preview-text">
-        <span className="post__preview-site">{preview.siteName ?? hostOf(href)}</span>
+        <span className="post__preview-site">{preview.siteName ?? hostOf(href).replace(/^www\./, '')}</span>
         <span className="post__preview-title">{preview.title}</span>
         {preview.description && <span className="post__preview-description">{preview.description}</span>}
       </span>

@@ -18,7 +18,7 @@ import { listKeyOf, type ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
-import { externalHref } from './links';
+import { externalHref, hostOf } from './links';
 import { EventLine } from './EventLine';
 import { LinkPreview, usePreviews } from './LinkPreview';
 import { QuotedPost } from './QuotedPost';
@@ -27,14 +27,6 @@ const t = strings.post;
 
 /** Types read on their own page (an Article, a Video, an Event): a link to it under the post. */
 const LINKED_TYPES = new Set(['Article', 'Page', 'Video', 'Audio', 'Image', 'Event']);
-
-function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-}
 
 export interface PostProps {
   post: ShownPost;

@@ -15,7 +15,7 @@ import { Html } from '../content/Html';
 import { EmojiText } from '../content/emoji';
 import { hrefOf } from '../places';
 import { strings } from '../strings';
-import { externalHref } from './links';
+import { externalHref, hostOf } from './links';
 
 const t = strings.post;
 const KEEP = 200;
@@ -52,14 +52,6 @@ async function fetchQuoted(apId: string): Promise<QuotedView> {
   const found = await call('lookup.resolve', { query: apId });
   return remember(apId, found.kind === 'post' ? { kind: 'post', post: found.post } : { kind: 'gone' });
 }
-
-const hostOf = (url: string) => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return url;
-  }
-};
 
 type Shown = QuotedView | { kind: 'loading' } | { kind: 'failed' };
 

@@ -11,3 +11,13 @@ export function externalHref(url: string): string | undefined {
     return undefined;
   }
 }
+
+/** The host a URL names (with its port), or the text itself when it is no URL: for saying where
+ * something lives ("Open on mastodon.example"). */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return url;
+  }
+}

@@ -25,6 +25,7 @@ import type { Sqlite } from '../../../db/client';
 import type { ConnectivityWatch } from '../connectivity/watch';
 import type { HttpClient } from '../net/http-client';
 import type { LocalActor } from '../federation/identity';
+import { POST_OBJECT_TYPES } from '../federation/objects';
 import { externalPages } from '../webmention/send';
 import { fetchLinkPreview, type PreviewOutcome } from './fetch-preview';
 import type { LinkPreview } from './opengraph';
@@ -45,7 +46,8 @@ const CACHE_MAX = 500;
 const CACHE_MS = 60 * 60_000;
 const BATCH = 20;
 
-const TYPES = "('Note', 'Article', 'Page', 'Question', 'Video', 'Event')";
+/** The types Tern shows as posts, as an SQL list (constants, not input). */
+const TYPES = `(${POST_OBJECT_TYPES.map((type) => `'${type}'`).join(', ')})`;
 
 type Table = 'outbox' | 'inbox';
 interface Candidate {
