@@ -236,11 +236,16 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const searchIndexer = createSearchIndexer(sqlite);
     const searchLoop = createSearchLoop(searchIndexer, { log });
     const previews = createPreviewRunner({ sqlite, client: fed.client, clock, connectivity, identity: () => core.identity(), log });
-    // Posts the inbox processor stored: looked at once for a whole burst of them.
+    // Posts the inbox processor stored: looked at once for a whole burst of them; a post whose
+    // content an Update changed is looked at again by its id.
     let previewsSoon: NodeJS.Timeout | null = null;
-    rowsDone.add(() => {
+    const relinked = new Set<number>();
+    rowsDone.add((results) => {
+      for (const result of results) if (result.outcome === 'processed' && result.previewsFor !== undefined) relinked.add(result.previewsFor);
       previewsSoon ??= setTimeout(() => {
         previewsSoon = null;
+        for (const id of relinked) previews.wake({ table: 'inbox', id });
+        relinked.clear();
         previews.wake();
       }, 1_000);
       previewsSoon.unref();
@@ -253,7 +258,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       identity: () => core.identity(),
       isOnline: () => connectivity.isOnline(),
       wake: () => deliveryLoop.wake(),
-      postWritten: (outboxId: number) => previews.wake(outboxId),
+      postWritten: (outboxId: number) => previews.wake({ table: 'outbox', id: outboxId }),
       displayName: () => settings.get().displayName,
       keepUploads: () => profileImageIds(settings.get()),
     };

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { inbox, outbox } from '../../../db/schema';
+import { inbox, incomingActivity, outbox } from '../../../db/schema';
 import { manualSource, type ManualSource } from '../connectivity/watch';
 import { openCore, type Core } from '../core';
 import { startServer, type LoopbackServer } from '../net/test-server';
@@ -267,6 +267,34 @@ describe('link previews of received posts', () => {
       await runner.stop();
       await slow.close();
     }
+  });
+
+  it('a followed person’s Update to another link, processed by the inbox, brings the new link’s preview', async () => {
+    pages['/first'] = [200, 'text/html', '<head><title>First page</title></head>'];
+    pages['/second'] = [200, 'text/html', '<head><title>Second page</title></head>'];
+    const { id, apId } = storeRemotePost(core, 'friend', { content: `<p><a href="${link('/first')}">link</a></p>` }, { followed: true });
+    core.loops.previews.start();
+    await core.loops.previews.idle();
+    expect(inboxOgMeta(id)).toMatchObject([{ title: 'First page' }]);
+    const row = core.db.select().from(inbox).where(eq(inbox.id, id)).get()!;
+    const actorId = row.apActorId;
+    core.db
+      .insert(incomingActivity)
+      .values({
+        createdAt: new Date(),
+        sentByApActorId: actorId,
+        apId: `${apId}#updates/1`,
+        apObject: { id: `${apId}#updates/1`, type: 'Update', actor: actorId, object: { ...row.apObject, content: `<p><a href="${link('/second')}">link</a></p>` } } as never,
+        tries: 0,
+        nextTry: new Date(),
+        isProcessed: false,
+        isErrored: false,
+      })
+      .run();
+    await core.loops.inbox.drain();
+    await expect.poll(() => inboxOgMeta(id), { timeout: 5_000 }).toMatchObject([{ title: 'Second page' }]);
+    expect(fetched('/first')).toBe(1);
+    expect(fetched('/second')).toBe(1);
   });
 
   it('looks at every recent post of followed people, past one batch, and not at a deleted one', async () => {

@@ -9,8 +9,10 @@
 //    pages it links to). Up to PREVIEW_LINKS of each post's external links (as
 //    webmention/send.ts picks them: not mentions, hashtags, the author's own pages or media).
 //  * `og_meta` NULL means "not looked at yet"; once looked at it holds the list, [] when no
-//    link gave a preview. An edit of one of the author's posts sets it back to NULL; previews
-//    are written only if the post is still the version they were read from.
+//    link gave a preview. An edit of one of the author's posts, or an Update that changes a
+//    received post's text (process/update.ts), sets it back to NULL and the post is looked at
+//    again by its id; previews are written only if the post is still the version they were
+//    read from.
 //  * Offline (the connectivity watch) nothing is fetched; coming online looks again. A fetch
 //    that got no answer (no network, a time-out, a refused connection, a name that did not
 //    resolve) or a busy one (429, 5xx) leaves the post for another look a minute later, then
@@ -74,8 +76,9 @@ export interface PreviewRunner {
   start(): void;
   /** Stops looking; fetches under way are aborted (their posts are looked at next time). */
   stop(): Promise<void>;
-  /** One of the author's posts was written or edited (its id), or received posts were stored (no id). */
-  wake(outboxId?: number): void;
+  /** One of the author's posts was written or edited (its id), a received post's content changed
+   * (an Update: its inbox id), or received posts were stored (no post). */
+  wake(post?: { table: 'outbox' | 'inbox'; id: number }): void;
   /** Resolves once nothing is left to look at now (tests). */
   idle(): Promise<void>;
 }
@@ -305,12 +308,12 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     }
   }
 
-  function wake(outboxId?: number): void {
+  function wake(post?: { table: Table; id: number }): void {
     if (!running) return;
-    if (outboxId !== undefined) {
-      byId.outbox.add(outboxId);
-      broken.delete(`outbox:${outboxId}`);
-      waiting.delete(`outbox:${outboxId}`);
+    if (post !== undefined) {
+      byId[post.table].add(post.id);
+      broken.delete(`${post.table}:${post.id}`);
+      waiting.delete(`${post.table}:${post.id}`);
     }
     dirty.inbox = true;
     if (looking) {

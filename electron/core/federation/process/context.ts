@@ -36,7 +36,13 @@ export interface Received {
 }
 
 export type ProcessOutcome =
-  | { status: 'processed'; inboxObjectId: number | null }
+  | {
+      status: 'processed';
+      inboxObjectId: number | null;
+      /** A received post whose links may have changed (an Update of its content): its link
+       * previews were cleared, to be looked for again (previews/runner.ts). */
+      previewsFor?: number;
+    }
   | { status: 'dropped'; reason: string };
 
 /** Thrown (also from inside a transaction, which then rolls back) to drop an activity on purpose. */

@@ -1,6 +1,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { actor, outbox } from '../../../../db/schema';
+import { actor, inbox, outbox } from '../../../../db/schema';
 import { findActor } from '../actors';
 import { PUBLIC, type Json } from '../ap';
 import { countRows, openRig, startRemotes, type Remotes, type Rig } from './test-rig';
@@ -65,6 +65,31 @@ describe('Update', () => {
     expect(stored.apObject.content).toBe('<p>edited <b>bold</b></p>');
     expect(stored.updatedAt.getTime()).toBe(rig.now().getTime());
     expect(stored.createdAt.getTime()).toBe(rig.now().getTime() - 60_000);
+  });
+
+  it('an Update that changes a post’s text clears its link previews and asks for them again; one that keeps the text keeps them', async () => {
+    rig = await openRig();
+    const n = note(aliceId(), '3', { content: '<p><a href="https://pages.example/a">a</a></p>' });
+    await rig.receive(create(n));
+    const id = rig.inboxRow(String(n.id))!.id;
+    const preview = [{ url: 'https://pages.example/a', title: 'A', image: null, description: null, site_name: null }];
+    rig.core.db.update(inbox).set({ ogMeta: preview }).where(eq(inbox.id, id)).run();
+    const asked: number[] = [];
+    const unsubscribe = rig.core.onInboxRowsDone((results) => {
+      for (const r of results) if (r.outcome === 'processed' && r.previewsFor !== undefined) asked.push(r.previewsFor);
+    });
+    try {
+      // The same text, a content warning added: the previews stay.
+      await rig.receive({ id: `${String(n.id)}#updates/1`, type: 'Update', actor: aliceId(), object: { ...n, summary: 'cw' } });
+      expect(rig.inboxRow(String(n.id))!.ogMeta).toEqual(preview);
+      expect(asked).toEqual([]);
+      // Another link: cleared, and the post is named for the previews runner.
+      await rig.receive({ id: `${String(n.id)}#updates/2`, type: 'Update', actor: aliceId(), object: { ...n, content: '<p><a href="https://pages.example/b">b</a></p>' } });
+      expect(rig.inboxRow(String(n.id))!.ogMeta).toBeNull();
+      expect(asked).toEqual([id]);
+    } finally {
+      unsubscribe();
+    }
   });
 
   it("an Update of someone else's post is dropped; an Update of an unknown post is stored and ignored", async () => {

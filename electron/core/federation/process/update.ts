@@ -101,9 +101,15 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
     if (!known || !clean) return processed(row.id); // unknown object, or not a post: ignored
     const oldParent = idOf(known.apObject.inReplyTo);
     // The type is kept as stored (a Question stays a Question even if a server sends a Note).
-    tx.update(inbox).set({ apObject: clean as typeof known.apObject, updatedAt: r.now }).where(eq(inbox.id, known.id)).run();
+    // New content may link elsewhere: its link previews are looked for again, as after an edit
+    // of the author's own (an unchanged text keeps them).
+    const relink = clean.content !== known.apObject.content;
+    tx.update(inbox)
+      .set({ apObject: clean as typeof known.apObject, updatedAt: r.now, ...(relink ? { ogMeta: null } : {}) })
+      .where(eq(inbox.id, known.id))
+      .run();
     const newParent = idOf(clean.inReplyTo);
     for (const parent of new Set([oldParent, newParent])) if (parent) recountReplies(tx, parent);
-    return processed(row.id);
+    return relink ? { ...processed(row.id), previewsFor: known.id } : processed(row.id);
   });
 }
