@@ -34,7 +34,14 @@ export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
   // Public posts' Create/Update/Delete are LD-signed with our RSA key, once per activity.
   const deliveryPayload = createDeliveryPayloads(32, () => {
     const local = identity();
-    return local ? { keyId: new URL(local.keyId), privateKey: fed.keys.rsa.privateKey, contextLoader: fed.contextLoader } : null;
+    return local
+      ? {
+          keyId: new URL(local.keyId),
+          privateKey: fed.keys.rsa.privateKey,
+          contextLoader: fed.contextLoader,
+          onUnsigned: (reason: string) => deps.log(`delivery: a public activity goes out without its LD signature (${reason})`),
+        }
+      : null;
   });
   const goneCheck = createGoneCheck({ db, fed, clock, log: deps.log });
   return createDeliveryLoop({

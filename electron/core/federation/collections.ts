@@ -33,12 +33,14 @@ function embedded(apObject: Json): Json {
 }
 
 /** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
-const contextOf = (object: Json) => (object.type === 'Question' ? AP_CONTEXT : AS_CONTEXT);
+// Served posts carry the context they are sent with (AP_CONTEXT): under the bare ActivityStreams
+// one a JSON-LD reader (Fedify's) lost `sensitive` and the hashtags of a post fetched rather than
+// received.
 
 /** A local object as served bare: with a @context even if stored without one. */
 export function bareObject(row: OutboxObject): Json {
   const object = row.apObject as Json;
-  return { '@context': object['@context'] ?? contextOf(object), ...embedded(object) };
+  return { '@context': object['@context'] ?? AP_CONTEXT, ...embedded(object) };
 }
 
 /**
@@ -53,7 +55,7 @@ export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Cre
   const updated = typeof object.updated === 'string' ? object.updated : null;
   const type = kind;
   return {
-    '@context': object['@context'] ?? contextOf(object),
+    '@context': object['@context'] ?? AP_CONTEXT,
     id: local.activityUrl(row.publicId),
     type,
     actor: local.id,

@@ -24,8 +24,12 @@ export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
 export type PostType = (typeof POST_TYPES)[number];
 export const isPostType = (type: string): type is PostType => (POST_TYPES as readonly string[]).includes(type);
 
-/** The JSON-LD context of everything Tern sends: ActivityStreams, security (publicKey), and
- * the extension terms Mastodon-compatible servers read (sensitive, Hashtag, conversation). */
+/** The JSON-LD context of the posts and activities Tern sends and serves: ActivityStreams,
+ * security (publicKey), and every extension term they carry that Mastodon-compatible servers
+ * read (sensitive, Hashtag, conversation, votersCount, an attachment's blurhash and focalPoint,
+ * custom Emoji). A term used but not defined here is dropped by a reader that expands JSON-LD
+ * (Fedify's: Hollo, and others), and makes the LD signature fail in safe mode, so the post
+ * would go out without it (federation/actions/ld-interop.test.ts: a picture's blurhash). */
 export const AP_CONTEXT: JsonValue = [
   'https://www.w3.org/ns/activitystreams',
   'https://w3id.org/security/v1',
@@ -36,15 +40,21 @@ export const AP_CONTEXT: JsonValue = [
     conversation: 'ostatus:conversation',
     toot: 'http://joinmastodon.org/ns#',
     votersCount: 'toot:votersCount',
+    blurhash: 'toot:blurhash',
+    focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
+    Emoji: 'toot:Emoji',
   },
 ];
 
 export type ApObject = Record<string, JsonValue>;
 
-/** Adds the context for sending; the stored JSON stays context-free. */
+/** Adds the context for sending: AP_CONTEXT, or the one the activity was stored with (a profile
+ * Update carries the actor document's, ACTOR_CONTEXT, which defines manuallyApprovesFollowers,
+ * featured, discoverable and the keys: under AP_CONTEXT a JSON-LD reader lost them, and the
+ * locked account read as open). */
 export function withContext(activity: Json): ApObject {
-  const { '@context': _ignored, ...rest } = activity;
-  return { '@context': AP_CONTEXT, ...(rest as ApObject) };
+  const { '@context': stored, ...rest } = activity;
+  return { '@context': (stored ?? AP_CONTEXT) as JsonValue, ...(rest as ApObject) };
 }
 
 /** Audience fields copied from an object to the activity that carries it. */
@@ -165,6 +175,9 @@ export interface LdSigner {
   privateKey: CryptoKey;
   /** Resolves the contexts of what is signed; default the preloaded ones (all Tern sends). */
   contextLoader?: DocumentLoader;
+  /** Told when a body that should be signed goes out unsigned (peers then do not forward it):
+   * a term its context does not define fails the signing in safe mode. */
+  onUnsigned?: (reason: string) => void;
 }
 
 /**
@@ -183,7 +196,8 @@ export async function withLdSignature(payload: DeliveryPayload, signer: LdSigner
   try {
     const signed = await signLdDocument(JSON.parse(payload.body) as object, signer, { contextLoader: signer.contextLoader });
     return { kind: 'send', body: JSON.stringify(signed) };
-  } catch {
+  } catch (error) {
+    signer.onUnsigned?.(error instanceof Error ? error.message : String(error));
     return payload;
   }
 }

@@ -6,9 +6,13 @@
 // to our followers, where Fedify verifies the replier's LD signature on the body we relayed. Tests share their peers and run in order.
 import { eq } from 'drizzle-orm';
 import { detachSignature } from '@fedify/fedify';
+import { Create, Document, Hashtag, Note, Person, Update } from '@fedify/vocab';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { incomingActivity, outgoingActivity } from '../../../../db/schema';
 import { startPeer, type Peer, type ReceivedActivity } from '../../../../test/peer/peer';
+import { saveUpload } from '../../media/store';
+import { photo } from '../../media/test-images';
+import { createSettingsService } from '../../settings-service';
 import { openAuthorRig, type AuthorRig } from './test-rig';
 
 let rig: AuthorRig;
@@ -69,6 +73,51 @@ describe('our LD signatures', () => {
     expect(signatureOf(create)).toBeUndefined();
     expect(create.signer.verifiedBy).toBe('http-signature');
     expect(ours(create.signer.ownerId)).toBe(true);
+  });
+});
+
+describe('what a JSON-LD reader (Fedify) reads of what Tern sends and serves', () => {
+  it('a public post with a picture: its Create and its edit are LD-signed, and the picture’s blurhash is read', async () => {
+    const upload = await saveUpload({ db: rig.core.db, uploadsDir: rig.core.paths.uploads, clock: () => new Date() }, { bytes: await photo(64, 48, 'png'), contentType: 'image/png' });
+    const post = await rig.author.createPost({ content: 'a picture', visibility: 'PUBLIC', attachments: [{ uploadId: upload.id, alt: 'A tern', filename: 't.png' }] });
+    const create = await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId, 10_000);
+    // Signed over its canonical form, blurhash included: a term its context did not define made
+    // the signing fail in safe mode, and the Create went out unsigned (not forwarded by peers).
+    expect(create.signer.verifiedBy).toBe('ld-signature');
+    const raw = create.raw as { object: { attachment: { blurhash?: string }[] } };
+    expect(raw.object.attachment[0]?.blurhash).toEqual(expect.any(String));
+    const note = await (await Create.fromJsonLd(create.raw)).getObject();
+    const attachments = [];
+    for await (const attachment of (note as Note).getAttachments()) attachments.push(attachment);
+    expect(attachments[0]).toBeInstanceOf(Document);
+    await rig.author.editPost({ apId: post.apId, content: 'a picture, edited' });
+    const update = await fan.waitFor((x) => x.type === 'Update' && x.objectId === post.apId, 10_000);
+    expect(update.signer.verifiedBy).toBe('ld-signature');
+  });
+
+  it('a served post keeps its content warning and hashtags for a reader that fetches it', async () => {
+    const post = await rig.author.createPost({ content: 'about #Terns', summary: 'birds', visibility: 'PUBLIC' });
+    const served = (await fan.lookup(post.apId, { signed: false })) as Note;
+    expect(served).toBeInstanceOf(Note);
+    expect(served.sensitive).toBe(true);
+    const tags = [];
+    for await (const tag of served.getTags()) tags.push(tag);
+    expect(tags.some((t) => t instanceof Hashtag && t.name?.toString().toLowerCase() === '#terns')).toBe(true);
+  });
+
+  it('a profile Update is LD-signed, and a reader keeps the account’s lock and its featured collection', async () => {
+    const settings = createSettingsService(rig.core);
+    await settings.update({ manuallyApprovesFollowers: true });
+    try {
+      const update = await fan.waitFor((x) => x.type === 'Update' && ours(x.objectId), 10_000);
+      expect(update.signer.verifiedBy).toBe('ld-signature');
+      const person = (await (await Update.fromJsonLd(update.raw)).getObject()) as Person;
+      expect(person).toBeInstanceOf(Person);
+      expect(person.manuallyApprovesFollowers).toBe(true);
+      expect(person.featuredId?.href).toMatch(/\/featured$/);
+    } finally {
+      await settings.update({ manuallyApprovesFollowers: false });
+    }
   });
 });
 
