@@ -141,8 +141,11 @@ export function followingPage(db: DbOrTx, page: number): Page<string> {
 
 export const MAX_FEATURED = 50;
 
-/** Pinned posts visible to anyone, as bare objects. */
-export function featuredItems(db: DbOrTx): Json[] {
+/** Pinned posts visible to anyone: a Note as its bare object, any other post (an Article, a
+ * poll) by its id. Mastodon takes from the featured collection only ids and embedded Notes
+ * (fetch_featured_collection_service.rb, process_note_items): an embedded Article was skipped,
+ * and its pin dropped at the next refresh. Peers fetch an id from its own server. */
+export function featuredItems(db: DbOrTx): (Json | string)[] {
   return db
     .select()
     .from(outbox)
@@ -158,7 +161,7 @@ export function featuredItems(db: DbOrTx): Json[] {
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(MAX_FEATURED)
     .all()
-    .map((row) => embedded(row.apObject as Json));
+    .map((row) => (row.apType === 'Note' ? embedded(row.apObject as Json) : row.apId));
 }
 
 // ---- collection documents -------------------------------------------------------------------
@@ -169,7 +172,8 @@ export function orderedCollection(id: string, totalItems: number): Json {
 
 export function orderedCollectionPage(collectionId: string, page: number, result: Page<unknown>): Json {
   return {
-    '@context': AS_CONTEXT,
+    // AP_CONTEXT: an outbox page embeds posts, which carry its terms (sensitive, Hashtag, blurhash).
+    '@context': AP_CONTEXT,
     id: `${collectionId}?page=${page}`,
     type: 'OrderedCollectionPage',
     partOf: collectionId,

@@ -13,10 +13,10 @@ import {
   orderedCollectionPage,
   outboxPage,
   recentPublicPosts,
-  AS_CONTEXT,
   type Page,
 } from '../federation/collections';
 import type { LocalActor } from '../federation/identity';
+import { AP_CONTEXT } from '../federation/outbox';
 import { summaryToHtml } from '../federation/profile-html';
 import { activityJson, html, pageParam, problem, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { wantsActivityJson } from './http-parts';
@@ -64,6 +64,7 @@ export function mountActorRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
 
   app.get('/featured', (c) => {
     const items = featuredItems(core.db);
-    return activityJson(c, { '@context': AS_CONTEXT, id: c.var.local.featured, type: 'OrderedCollection', totalItems: items.length, orderedItems: items });
+    // AP_CONTEXT: the embedded Notes carry its terms (sensitive, Hashtag).
+    return activityJson(c, { '@context': AP_CONTEXT, id: c.var.local.featured, type: 'OrderedCollection', totalItems: items.length, orderedItems: items });
   });
 }

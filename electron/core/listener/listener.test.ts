@@ -196,13 +196,14 @@ describe('collections', () => {
     expect((await getJson('/following?page=1')).json.orderedItems).toEqual([]);
   });
 
-  it('features pinned posts visible to anyone, as bare objects', async () => {
-    const pinned = addPost(t.core, { pinned: true, content: '<p>pinned</p>' });
+  it('features pinned posts visible to anyone: a Note as its bare object, an Article by its id (Mastodon reads only these two forms)', async () => {
+    const pinned = addPost(t.core, { pinned: true, content: '<p>pinned</p>', published: new Date(Date.now() - 60_000) });
+    const article = addPost(t.core, { pinned: true, type: 'Article', content: '<p>a long read</p>' });
     addPost(t.core, { pinned: true, visibility: 'FOLLOWERS_ONLY' });
     addPost(t.core, { pinned: true, deleted: true });
     const featured = (await getJson('/featured')).json;
-    expect(featured).toMatchObject({ type: 'OrderedCollection', totalItems: 1 });
-    expect(featured.orderedItems).toEqual([expect.objectContaining({ id: pinned.apId, type: 'Note' })]);
+    expect(featured).toMatchObject({ type: 'OrderedCollection', totalItems: 2, '@context': expect.arrayContaining([expect.objectContaining({ sensitive: 'as:sensitive' })]) });
+    expect(featured.orderedItems).toEqual([article.apId, expect.objectContaining({ id: pinned.apId, type: 'Note' })]);
   });
 });
 
