@@ -63,7 +63,7 @@ describe('followers and posting', () => {
     expect(note.content).toContain('<strong>fediverse</strong>');
     expect(note.content).toContain('<a href="https://example.org" rel="nofollow noopener noreferrer">https://example.org</a>');
     expect(note.source).toEqual({ content: 'Hello **fediverse** #Tern https://example.org', mediaType: 'text/markdown' });
-    expect(note.tag).toEqual([{ type: 'Hashtag', href: `${rig.url}/t/tern`, name: '#tern' }]);
+    expect(note.tag).toEqual([{ type: 'Hashtag', href: `${rig.url}/t/tern`, name: '#Tern' }]); // the link lower-cased, the name as written
     expect(create.json.to).toBe('as:Public');
     expect(rig.core.db.select().from(taggedOutboxObject).where(eq(taggedOutboxObject.outboxObjectId, post.id)).all().map((t) => t.tag)).toEqual(['tern']);
     await drain();

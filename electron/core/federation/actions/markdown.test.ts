@@ -21,6 +21,12 @@ describe('Markdown → safe HTML', () => {
     expect(html).toContain('<a href="https://example.org/a?b=1" rel="nofollow noopener noreferrer">https://example.org/a?b=1</a>');
   });
 
+  it('a hashtag written several ways is one tag, lower-cased, named as first written', () => {
+    const { hashtags, hashtagNames } = render('#TernApp then #ternapp and #TERNAPP, #tides', {});
+    expect(hashtags).toEqual(['ternapp', 'tides']);
+    expect(hashtagNames).toEqual(['TernApp', 'tides']);
+  });
+
   it('finds no mentions or tags in code, e-mail addresses, URLs or all-digit tags', () => {
     expect(scanPost('`@a@b.com #x` mail a@b.com, https://x.org/#frag #2024 word#tag')).toEqual({ handles: [], hashtags: [] });
   });

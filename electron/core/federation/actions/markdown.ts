@@ -19,6 +19,9 @@ export interface RenderedPost {
   handles: string[];
   /** Hashtags, lower-cased, without '#', in order, unique. */
   hashtags: string[];
+  /** The same hashtags as the author first wrote each (#TernApp, not #ternapp): the Hashtag tags'
+   * names, from which Mastodon takes a tag's display name. Absent: as `hashtags`. */
+  hashtagNames?: string[];
 }
 
 // `@user@host` with an optional port (loopback peers); the host never ends with a dot, so a
@@ -142,20 +145,25 @@ function lex(source: string, mentions: ReadonlyMap<string, ResolvedMention>, has
   return { marked, tokens: marked.lexer(source) };
 }
 
-function collect(marked: Marked, tokens: Token[]): { handles: string[]; hashtags: string[] } {
+function collect(marked: Marked, tokens: Token[]): { handles: string[]; hashtags: string[]; hashtagNames: string[] } {
   const handles = new Set<string>();
-  const hashtags = new Set<string>();
+  // Lower-cased tag → the tag as first written.
+  const hashtags = new Map<string, string>();
   marked.walkTokens(tokens, (token) => {
     if (token.type === 'mention') handles.add((token as MentionToken).handle);
-    if (token.type === 'hashtag') hashtags.add((token as HashtagToken).tag.toLowerCase());
+    if (token.type === 'hashtag') {
+      const { tag } = token as HashtagToken;
+      if (!hashtags.has(tag.toLowerCase())) hashtags.set(tag.toLowerCase(), tag);
+    }
   });
-  return { handles: [...handles], hashtags: [...hashtags] };
+  return { handles: [...handles], hashtags: [...hashtags.keys()], hashtagNames: [...hashtags.values()] };
 }
 
 /** The handles and hashtags a source mentions, without rendering. */
 export function scanPost(source: string): { handles: string[]; hashtags: string[] } {
   const { marked, tokens } = lex(source, new Map(), () => '');
-  return collect(marked, tokens);
+  const { handles, hashtags } = collect(marked, tokens);
+  return { handles, hashtags };
 }
 
 /** Renders the author's Markdown to sanitized HTML, linking the mentions that resolved. */
@@ -164,9 +172,9 @@ export function renderPost(
   options: { mentions: ReadonlyMap<string, ResolvedMention>; hashtagHref: (tag: string) => string },
 ): RenderedPost {
   const { marked, tokens } = lex(source, options.mentions, options.hashtagHref);
-  const { handles, hashtags } = collect(marked, tokens);
+  const { handles, hashtags, hashtagNames } = collect(marked, tokens);
   const html = sanitizePostHtml(marked.parser(tokens).trim());
-  return { html, handles, hashtags };
+  return { html, handles, hashtags, hashtagNames };
 }
 
 /** How deep the author's Markdown may nest. marked recurses, and copies the rest of the text,

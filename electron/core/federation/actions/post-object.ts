@@ -101,7 +101,8 @@ export function buildPostObject(input: PostInput & { rendered?: RenderedPost }):
   const { to, cc } = addressing(local, fields.visibility, [...unique.map((m) => m.href), ...(input.alsoAddressed ?? [])]);
   const tag: JsonValue[] = [
     ...unique.map((m) => ({ type: 'Mention', href: m.href, name: m.name })),
-    ...rendered.hashtags.map((t) => ({ type: 'Hashtag', href: hashtagHref(local)(t), name: `#${t}` })),
+    // The link lower-cased, the name as written (Mastodon does the same).
+    ...rendered.hashtags.map((t, i) => ({ type: 'Hashtag', href: hashtagHref(local)(t), name: `#${rendered.hashtagNames?.[i] ?? t}` })),
   ];
   // A title makes an Article; a poll stays a Question whatever is edited.
   const type = input.base?.type === 'Question' ? 'Question' : fields.title ? 'Article' : 'Note';

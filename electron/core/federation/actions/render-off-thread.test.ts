@@ -61,7 +61,7 @@ describe('long posts are rendered on the page reader’s worker', () => {
     expect(object.content).toContain('<a href="http://127.0.0.1:9/t/terns" class="mention hashtag"');
     expect(object.tag).toEqual([
       { type: 'Mention', href: 'https://far.example/users/zed', name: '@zed@far.example' },
-      { type: 'Hashtag', href: 'http://127.0.0.1:9/t/terns', name: '#terns' },
+      { type: 'Hashtag', href: 'http://127.0.0.1:9/t/terns', name: '#Terns' },
     ]);
     expect(object.source.content).toBe(source);
     expect(recipients(post.id)).toEqual(['https://far.example/users/zed/inbox']);
