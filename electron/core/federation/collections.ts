@@ -4,7 +4,7 @@
 // than they show to know whether a next page exists; only the collection itself counts.
 import { and, count, desc, eq, inArray, isNull, or, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { follower, following, outbox, type OutboxObject } from '../../../db/schema';
+import { follower, following, outbox, taggedOutboxObject, type OutboxObject } from '../../../db/schema';
 import type { LocalActor } from './identity';
 import { AP_CONTEXT } from './outbox';
 import { publishedForm } from './polls/question';
@@ -181,6 +181,27 @@ export function orderedCollectionPage(collectionId: string, page: number, result
     ...(result.hasNext ? { next: `${collectionId}?page=${page + 1}` } : {}),
     ...(page > 1 ? { prev: `${collectionId}?page=${page - 1}` } : {}),
   };
+}
+
+/** The latest public posts tagged `tag` (lower-cased, as stored), newest first (`/t/<tag>`). */
+export function taggedPublicPosts(db: DbOrTx, tag: string, limit = PAGE_SIZE): OutboxObject[] {
+  return db
+    .select()
+    .from(outbox)
+    .innerJoin(taggedOutboxObject, eq(taggedOutboxObject.outboxObjectId, outbox.id))
+    .where(
+      and(
+        eq(taggedOutboxObject.tag, tag),
+        eq(outbox.visibility, 'PUBLIC'),
+        eq(outbox.isDeleted, false),
+        eq(outbox.isTransient, false),
+        inArray(outbox.apType, [...POST_TYPES]),
+      ),
+    )
+    .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
+    .limit(limit)
+    .all()
+    .map((r) => r.outbox);
 }
 
 /** The latest public posts that belong on the profile page (replies are kept off it). */

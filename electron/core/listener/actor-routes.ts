@@ -13,6 +13,7 @@ import {
   orderedCollectionPage,
   outboxPage,
   recentPublicPosts,
+  taggedPublicPosts,
   type Page,
 } from '../federation/collections';
 import type { LocalActor } from '../federation/identity';
@@ -20,7 +21,8 @@ import { AP_CONTEXT } from '../federation/outbox';
 import { summaryToHtml } from '../federation/profile-html';
 import { activityJson, html, pageParam, problem, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { wantsActivityJson } from './http-parts';
-import { pageLinkHeader, profilePage, type ProfileView } from './pages';
+import { hashtagHrefOf } from '../federation/actions/markdown';
+import { pageLinkHeader, profilePage, tagPage, type ProfileView } from './pages';
 import { photoUrlOf } from './avatar-route';
 
 /** Memoises the last rendering of the Markdown summary (it changes rarely, is read often). */
@@ -61,6 +63,21 @@ export function mountActorRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
   app.get('/outbox', (c) => collection(c, c.var.local.outbox, () => countOutbox(core.db), (n) => outboxPage(core.db, c.var.local, n)));
   app.get('/followers', (c) => collection(c, c.var.local.followers, () => countFollowers(core.db), (n) => followersPage(core.db, n)));
   app.get('/following', (c) => collection(c, c.var.local.following, () => countFollowing(core.db), (n) => followingPage(core.db, n)));
+
+  // A hashtag's link (the href of the Hashtag tags Tern sends, as microblog.pub's): the author's
+  // latest public posts with it — their ids for ActivityPub, the posts as a page for a browser;
+  // 404 when there is none.
+  app.get('/t/:tag', (c) => {
+    const tag = c.req.param('tag').toLowerCase();
+    const posts = tag.length > 0 && tag.length <= 200 ? taggedPublicPosts(core.db, tag) : [];
+    const local = c.var.local;
+    const id = hashtagHrefOf(local.baseUrl)(tag);
+    if (wantsActivityJson(c.req.header('accept'))) {
+      if (posts.length === 0) return activityJson(c, { error: 'no public post has this tag' }, 404);
+      return activityJson(c, { '@context': AP_CONTEXT, id, type: 'OrderedCollection', totalItems: posts.length, orderedItems: posts.map((p) => p.apId) });
+    }
+    return html(c, tagPage(profileView(local), tag, posts), posts.length === 0 ? 404 : 200);
+  });
 
   app.get('/featured', (c) => {
     const items = featuredItems(core.db);

@@ -39,7 +39,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
     c.set('local', local);
     await next();
   };
-  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub', '/micropub/media', '/webmention', AVATAR_PATH]) {
+  for (const path of ['/', '/.well-known/*', '/nodeinfo/*', '/outbox', '/followers', '/following', '/featured', '/t/*', '/o/*', '/inbox', '/auth', '/auth/*', '/token', '/token/*', '/register', '/micropub', '/micropub/media', '/webmention', AVATAR_PATH]) {
     app.use(path, configured);
   }
 

@@ -9,6 +9,7 @@ import { startPeer, type Peer } from '../../../test/peer/peer';
 import { signRequest } from '@fedify/fedify';
 import { addFollower, addPost, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
 import { SIGNED_GET_KEY_MAX_BYTES } from './signed-get';
+import { taggedOutboxObject } from '../../../db/schema';
 
 const AP = 'application/activity+json';
 let t: ListeningCore;
@@ -204,6 +205,23 @@ describe('collections', () => {
     const featured = (await getJson('/featured')).json;
     expect(featured).toMatchObject({ type: 'OrderedCollection', totalItems: 2, '@context': expect.arrayContaining([expect.objectContaining({ sensitive: 'as:sensitive' })]) });
     expect(featured.orderedItems).toEqual([article.apId, expect.objectContaining({ id: pinned.apId, type: 'Note' })]);
+  });
+
+  it('a hashtag’s link (/t/<tag>) lists the author’s public posts with it: their ids for ActivityPub, the posts as a page; 404 with none', async () => {
+    const tagged = addPost(t.core, { content: '<p>about <a href="x">#Dunes</a></p>' });
+    const secret = addPost(t.core, { visibility: 'FOLLOWERS_ONLY', content: '<p>for followers #dunes</p>' });
+    for (const post of [tagged, secret]) t.core.db.insert(taggedOutboxObject).values({ outboxObjectId: post.id, tag: 'dunes' }).run();
+    const collection = await get('/t/Dunes', 'application/activity+json');
+    expect(collection.status).toBe(200);
+    expect(await collection.json()).toMatchObject({ id: `${t.url}/t/dunes`, type: 'OrderedCollection', totalItems: 1, orderedItems: [tagged.apId] });
+    const page = await get('/t/dunes', 'text/html');
+    expect(page.status).toBe(200);
+    const body = await page.text();
+    expect(body).toContain('<h1>#dunes</h1>');
+    expect(body).toContain('about');
+    expect(body).not.toContain('for followers');
+    expect((await get('/t/nothing', 'application/activity+json')).status).toBe(404);
+    expect((await get('/t/nothing', 'text/html')).status).toBe(404);
   });
 });
 

@@ -123,6 +123,13 @@ export function profilePage(profile: ProfileView, posts: OutboxObject[]): string
   return page(`${profile.name} (${local.handle})`, alternate(local.id) + indieLinks(local.baseUrl), `${card}\n${feed}`);
 }
 
+/** A hashtag's page: the author's latest public posts with it. */
+export function tagPage(profile: ProfileView, tag: string, posts: OutboxObject[]): string {
+  const heading = `<header><h1>#${escapeHtml(tag)}</h1><p class="meta">Posts by ${authorCard(profile)}</p></header>`;
+  const feed = posts.length === 0 ? '<main><p>No public post has this tag.</p></main>' : `<main class="h-feed">${posts.map((p) => entry(profile, p, false)).join('\n')}</main>`;
+  return page(`#${tag} · ${profile.name}`, indieLinks(profile.local.baseUrl), `${heading}\n${feed}`);
+}
+
 /** A post's permalink page. */
 export function objectPage(profile: ProfileView, row: OutboxObject): string {
   const object = row.apObject as Record<string, unknown>;
