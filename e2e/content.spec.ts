@@ -73,6 +73,26 @@ test('the stream shows boosts, content warnings and sanitized HTML, and loads no
   await page.screenshot({ path: screenshotPath('stream-posts-dark') });
 });
 
+test('a link whose text names another server than it opens shows the real host beside it; an honest trimmed link does not', async ({ page, tern }) => {
+  const spoofs = post(
+    ben,
+    '<p><a href="https://evil.example/phish">https://bank.example/login</a> and ' +
+      // Mastodon's trimming, with the claim in the visible part.
+      '<a href="https://evil.example/x"><span class="invisible">https://evil.example/</span>bank.example/login</a> and ' +
+      '<a href="https://blog.example/2024/long-post"><span class="invisible">https://</span><span class="ellipsis">blog.example/2024/lo</span><span class="invisible">ng-post</span></a></p>',
+    { id: 21 },
+  );
+  await answer(page, 'timeline.stream', { items: [spoofs], nextCursor: null });
+  await page.goto(`${tern.url}#/stream`);
+  const links = page.getByTestId('post').locator('.post__content a');
+  await expect(links).toHaveCount(3);
+  await expect(links.nth(0)).toHaveText('https://bank.example/login (evil.example)');
+  await expect(links.nth(0)).toHaveAttribute('title', 'https://evil.example/phish');
+  await expect(links.nth(1).locator('.link-host')).toHaveText(' (evil.example)');
+  await expect(links.nth(2).locator('.link-host')).toHaveCount(0);
+  await expect(links.nth(2)).not.toHaveAttribute('title', /./);
+});
+
 test('other kinds of posts: a Video and an Article by title, the lead shown and not hidden, a link to the original; an unknown type as a link card; an Event with its time and place', async ({ page, tern }) => {
   const kinds = [
     post(ana, '<p>How to true a wheel with a spoke key.</p>', { id: 11, type: 'Video', title: 'Truing a bicycle wheel', url: 'https://videos.example/w/wheel' }),

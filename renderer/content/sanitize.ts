@@ -4,6 +4,7 @@
 // loaded until the media proxy exists), no styles (the CSP forbids them anyway), no handlers.
 // Every link opens outside Tern's window, without a referrer.
 import DOMPurify from 'dompurify';
+import { hostBehindLink } from './link-claims';
 
 const ALLOWED_TAGS = [
   'p', 'br', 'a', 'span', 'em', 'strong', 'b', 'i', 'u', 'del', 's', 'code', 'pre', 'blockquote',
@@ -23,7 +24,27 @@ purify.addHook('afterSanitizeAttributes', (node) => {
   }
   node.setAttribute('target', '_blank');
   node.setAttribute('rel', 'noopener noreferrer nofollow');
+  // Text that reads as an address on another server than the link opens: the real host is said
+  // beside it (content/link-claims.ts). The window has no status bar that would show it.
+  const behind = hostBehindLink(visibleText(node), href);
+  if (behind !== null) {
+    const note = node.ownerDocument.createElement('span');
+    note.className = 'link-host';
+    note.textContent = ` (${behind})`;
+    node.appendChild(note);
+    node.setAttribute('title', href);
+  }
 });
+
+/** A link's text as shown: without the parts Mastodon's long-link trimming hides (.invisible). */
+function visibleText(node: Element): string {
+  let text = '';
+  for (const child of node.childNodes) {
+    if (child.nodeType === child.TEXT_NODE) text += child.textContent ?? '';
+    else if (child.nodeType === child.ELEMENT_NODE && !(child as Element).classList.contains('invisible')) text += visibleText(child as Element);
+  }
+  return text;
+}
 
 /** `html` with everything but text formatting and http(s)/mailto links removed. */
 export function sanitizeHtml(html: string): string {

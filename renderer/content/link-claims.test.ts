@@ -1,0 +1,27 @@
+import { describe, expect, it } from 'vitest';
+import { claimedHost, hostBehindLink } from './link-claims';
+
+describe('link text that names another server than the link opens', () => {
+  it('reads a host from text that is a web address, with or without scheme, trimmed or not', () => {
+    expect(claimedHost('https://bank.example/login')).toBe('bank.example');
+    expect(claimedHost('bank.example/login…')).toBe('bank.example');
+    expect(claimedHost('www.Bank.example')).toBe('www.bank.example');
+    expect(claimedHost('http://bänk.example/')).toBe('xn--bnk-qla.example');
+    expect(claimedHost('https://me@bank.example:8443/a?b#c')).toBe('bank.example');
+  });
+
+  it('reads none from words, mentions, tags, sentences, and a bare name with a dot (a file, a version)', () => {
+    for (const text of ['the notes', '@ana@mastodon.example', '#birds', 'see bank.example now', 'v1.2', 'report.pdf', 'bank.example', '']) {
+      expect(claimedHost(text)).toBeNull();
+    }
+  });
+
+  it('names the real host only when it differs from the claimed one (www. and subdomains are the same site)', () => {
+    expect(hostBehindLink('https://bank.example/login', 'https://evil.example/phish')).toBe('evil.example');
+    expect(hostBehindLink('bank.example/login', 'https://bank.example.evil.example/')).toBe('bank.example.evil.example');
+    expect(hostBehindLink('https://bank.example/login', 'https://bank.example/login')).toBeNull();
+    expect(hostBehindLink('bank.example/login', 'https://www.bank.example/login')).toBeNull();
+    expect(hostBehindLink('example.org/post', 'https://blog.example.org/post')).toBeNull();
+    expect(hostBehindLink('the notes', 'https://evil.example/')).toBeNull();
+  });
+});
