@@ -202,7 +202,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
 // ---------------------------------------------------------------------------------------------
 // Incoming
 
-export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'query_not_covered' | 'key_unavailable';
+export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'digest_list' | 'query_not_covered' | 'key_unavailable';
 
 export type VerifyInboundResult =
   | { ok: true; keyId: string; ownerActorId: string; spec: SignatureSpec }
