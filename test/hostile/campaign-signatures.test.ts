@@ -27,6 +27,9 @@ beforeAll(async () => {
   // owner is not the activity's actor.
   peer.serve('/stolen', JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${peer.origin}/stolen`, type: 'Person', inbox: `${peer.origin}/inbox`, publicKey: { id: `${peer.origin}/stolen#k`, owner: `${peer.origin}/stolen`, publicKeyPem: pem.publicKey.publicKeyPem } }));
   peer.serve('/key-owned-by-mallory', JSON.stringify({ '@context': 'https://w3id.org/security/v1', id: `${peer.origin}/key-owned-by-mallory`, type: 'Key', owner: mallory.actorId, publicKeyPem: pem.publicKey.publicKeyPem }));
+  // 680 keys, none the one asked for: Fedify would import every PEM, the listener's thread held
+  // 118–201 ms a request (refused before, key-document.ts MAX_KEYS_PER_DOCUMENT).
+  peer.serve('/many-keys', JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${peer.origin}/many-keys`, type: 'Person', inbox: `${peer.origin}/inbox`, publicKey: Array.from({ length: 680 }, (_, i) => ({ id: `${peer.origin}/many-keys#k${i}`, owner: `${peer.origin}/many-keys`, publicKeyPem: pem.publicKey.publicKeyPem })) }));
   peer.serve('/deep', `{"id":"${peer.origin}/deep","publicKey":${nestedJson(20_000)}}`);
   peer.serve('/huge', JSON.stringify({ id: `${peer.origin}/huge`, type: 'Person', pad: 'x'.repeat(3 << 20) }));
   peer.serve('/array', '[]');
@@ -103,7 +106,7 @@ const cavage: Mutation[] = [
   ['a Digest that is not base64', () => ({ digest: 'SHA-256=!!!' })],
   ['a Digest list of 1,000 unknown algorithms', (hd) => ({ digest: `${'X=abc,'.repeat(1000)}${hd.get('digest')!}` })],
 ];
-const keyIds = ['/html', '/person-without-key', '/garbage-pem', '/stolen#k', '/key-owned-by-mallory', '/deep', '/huge', '/array', '/null', '/missing'];
+const keyIds = ['/html', '/person-without-key', '/garbage-pem', '/stolen#k', '/key-owned-by-mallory', '/many-keys#other', '/deep', '/huge', '/array', '/null', '/missing'];
 for (const path of keyIds) cavage.push([`a keyId at the peer’s ${path}`, (hd) => ({ signature: cavageWith(hd.get('signature')!, 'keyId', `"${peer.origin}${path}"`) })]);
 
 const rfc9421: Mutation[] = [
