@@ -3,7 +3,7 @@
 // Timeouts are short, as for any server facing the internet.
 import { createServer, type Server } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost, MAX_INBOX_BYTES } from './inbox-route';
 import { MEDIA_BODY_BYTES as MICROPUB_MEDIA_BYTES, MICROPUB_MULTIPART_BYTES } from './micropub-route';
@@ -41,7 +41,10 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
   const port = await new Promise<number>((resolve, reject) => {
     // What @hono/node-server's serve() builds, with POST /inbox answered on node:http directly
     // (inbox-route.ts: the same checks and answers as the app's route, less per-request work).
-    const viaHono = getRequestListener(app.fetch, { hostname: address.host });
+    // A request Hono cannot make a URL of (a Host of `a b`, `[::1` or port 99999, `OPTIONS *`, a
+    // backslash in the path) was answered 400 with an empty body by the adapter: it gets its
+    // reason, as node:http's own refusals do (answerClientError).
+    const viaHono = getRequestListener(app.fetch, { hostname: address.host, errorHandler: (error) => unreadableRequest(error, options.log) });
     const acceptFirst = createAcceptFirst();
     const inbox = inboxRequestListener(core, options, acceptFirst);
     server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
@@ -157,6 +160,27 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
  * cap, smaller for most, as it reads. */
 export const LARGEST_BODY_BYTES = Math.max(MAX_INBOX_BYTES, MICROPUB_MULTIPART_BYTES, MICROPUB_MEDIA_BYTES, MASTODON_MEDIA_BYTES, PROFILE_BODY_BYTES);
 
+// @hono/node-server's RequestError messages, said as the listener's other refusals say them.
+const REQUEST_ERRORS: Record<string, string> = {
+  'Invalid URL': 'its Host and target do not make a URL',
+  'Invalid absolute URL': 'its target is not a URL',
+  'Invalid host header': 'its Host is not a host name',
+  'Missing host header': 'it has no Host',
+  'Backslash in request path': 'a backslash in its path',
+};
+
+/** The answer to a request the adapter could not turn into a Request (RequestError): a 400
+ * naming why. Anything else that reaches the adapter's error handler is the app's fault: a 500. */
+function unreadableRequest(error: unknown, log: ((line: string) => void) | undefined): Response {
+  const headers = { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', Connection: 'close' };
+  if (error instanceof RequestError) {
+    const why = REQUEST_ERRORS[error.message] ?? error.message.toLowerCase();
+    return new Response(JSON.stringify({ error: `the request could not be read (${why})` }), { status: 400, headers });
+  }
+  log?.(`listener: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return new Response(JSON.stringify({ error: 'internal error' }), { status: 500, headers });
+}
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A request in flight whose answer has not begun (its body's framing broke: a bad chunk size,
   // a Transfer-Encoding that is not chunked) is answered here too; what its handler writes later
@@ -177,6 +201,6 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
           : [400, 'Bad Request', `the request could not be read (${code || 'malformed'})`];
   const body = JSON.stringify({ error: reason });
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
   );
 }
