@@ -169,10 +169,8 @@ describe.each([
     const text = body();
     const digest = createHash(algorithm).update(text).digest('base64');
     const label = algorithm === 'sha256' ? 'sha-256' : 'sha-512';
-    const headers =
-      spec === 'rfc9421'
-        ? { 'content-digest': Array(copies).fill(`${label}=:${digest}:`).join(',') }
-        : { digest: Array(copies).fill(`${label.toUpperCase()}=${digest}`).join(',') };
+    const headers: Record<string, string> =
+      spec === 'rfc9421' ? { 'content-digest': Array(copies).fill(`${label}=:${digest}:`).join(',') } : { digest: Array(copies).fill(`${label.toUpperCase()}=${digest}`).join(',') };
     const signed = await mallory.sign(inboxUrl, text, { spec, headers });
     await runCase(h, { name: `${spec}: a digest list of ${name}`, send: () => send(signed, {}), status: 401, reason: /digest header lists one algorithm twice or more than/ });
   });
