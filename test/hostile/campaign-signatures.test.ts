@@ -5,6 +5,7 @@
 // with a reason, stores nothing, and the unchanged request is still taken afterwards. (What
 // verifiers ignore is not a change: draft-cavage's `algorithm` — the key decides, as for
 // Mastodon's hs2019 — and unquoted parameters.)
+import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, it } from 'vitest';
 import { openListeningCore, startMallory, type ListeningCore, type Mallory } from '../../electron/core/listener/test-support';
 import { nestedJson, reportStalls, runCase } from './rig';
@@ -26,6 +27,9 @@ beforeAll(async () => {
   // owner is not the activity's actor.
   peer.serve('/stolen', JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${peer.origin}/stolen`, type: 'Person', inbox: `${peer.origin}/inbox`, publicKey: { id: `${peer.origin}/stolen#k`, owner: `${peer.origin}/stolen`, publicKeyPem: pem.publicKey.publicKeyPem } }));
   peer.serve('/key-owned-by-mallory', JSON.stringify({ '@context': 'https://w3id.org/security/v1', id: `${peer.origin}/key-owned-by-mallory`, type: 'Key', owner: mallory.actorId, publicKeyPem: pem.publicKey.publicKeyPem }));
+  // 680 keys, none the one asked for: Fedify would import every PEM, the listener's thread held
+  // 118–201 ms a request (refused before, key-document.ts MAX_KEYS_PER_DOCUMENT).
+  peer.serve('/many-keys', JSON.stringify({ '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: `${peer.origin}/many-keys`, type: 'Person', inbox: `${peer.origin}/inbox`, publicKey: Array.from({ length: 680 }, (_, i) => ({ id: `${peer.origin}/many-keys#k${i}`, owner: `${peer.origin}/many-keys`, publicKeyPem: pem.publicKey.publicKeyPem })) }));
   peer.serve('/deep', `{"id":"${peer.origin}/deep","publicKey":${nestedJson(20_000)}}`);
   peer.serve('/huge', JSON.stringify({ id: `${peer.origin}/huge`, type: 'Person', pad: 'x'.repeat(3 << 20) }));
   peer.serve('/array', '[]');
@@ -102,7 +106,7 @@ const cavage: Mutation[] = [
   ['a Digest that is not base64', () => ({ digest: 'SHA-256=!!!' })],
   ['a Digest list of 1,000 unknown algorithms', (hd) => ({ digest: `${'X=abc,'.repeat(1000)}${hd.get('digest')!}` })],
 ];
-const keyIds = ['/html', '/person-without-key', '/garbage-pem', '/stolen#k', '/key-owned-by-mallory', '/deep', '/huge', '/array', '/null', '/missing'];
+const keyIds = ['/html', '/person-without-key', '/garbage-pem', '/stolen#k', '/key-owned-by-mallory', '/many-keys#other', '/deep', '/huge', '/array', '/null', '/missing'];
 for (const path of keyIds) cavage.push([`a keyId at the peer’s ${path}`, (hd) => ({ signature: cavageWith(hd.get('signature')!, 'keyId', `"${peer.origin}${path}"`) })]);
 
 const rfc9421: Mutation[] = [
@@ -153,6 +157,22 @@ describe.each([
   it('a request signed for this server, under a Host of another: taken', async () => {
     const signed = await mallory.sign(inboxUrl, body(), { spec });
     await runCase(h, { name: `${spec}: Host of another server`, send: () => send(signed, { host: 'evil.example' }), status: 202, changes: ACCEPTED, after: async () => void (await t.core.loops.inbox.drain()) });
+  });
+
+  // Every entry of a digest list was hashed, here and again in Fedify: the right digest 200 times
+  // over a 1 MiB body cost 130–370 ms of CPU. The list is signed, so only its length gives it away.
+  it.each([
+    ['the right sha-256 200 times', 'sha256', 200],
+    ['the right sha-512 140 times', 'sha512', 140],
+    ['the right sha-256 twice', 'sha256', 2],
+  ] as const)('a validly signed digest list of %s: 401 saying so, nothing stored', async (name, algorithm, copies) => {
+    const text = body();
+    const digest = createHash(algorithm).update(text).digest('base64');
+    const label = algorithm === 'sha256' ? 'sha-256' : 'sha-512';
+    const headers: Record<string, string> =
+      spec === 'rfc9421' ? { 'content-digest': Array(copies).fill(`${label}=:${digest}:`).join(',') } : { digest: Array(copies).fill(`${label.toUpperCase()}=${digest}`).join(',') };
+    const signed = await mallory.sign(inboxUrl, text, { spec, headers });
+    await runCase(h, { name: `${spec}: a digest list of ${name}`, send: () => send(signed, {}), status: 401, reason: /digest header lists one algorithm twice or more than/ });
   });
 
   it('the same request unchanged is taken', async () => {

@@ -38,7 +38,8 @@ import {
   type LdVerifyFailureReason,
   type VerifyFailureReason,
 } from '../net/signatures';
-import { parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
+import { MAX_KEYS_PER_DOCUMENT } from '../net/key-document';
+import { MAX_DIGEST_ENTRIES, parseCavageSignature, parseSignatureInput } from '../net/signature-precheck';
 import { findActor } from './actors';
 import { actorIdOf, idOf, inboundActivitySchema, typeOf, type Json } from './ap';
 import { isBlockedUrl } from './blocked-servers';
@@ -82,8 +83,10 @@ const REASONS: Record<VerifyFailureReason, string> = {
   bad_signature: 'signature does not verify',
   expired: 'signature expired',
   digest_mismatch: 'digest mismatch',
+  digest_list: `the digest header lists one algorithm twice or more than ${MAX_DIGEST_ENTRIES} digests`,
   query_not_covered: 'the signature does not cover the query string',
   key_unavailable: 'key unavailable',
+  too_many_keys: `key unavailable: its document lists more than ${MAX_KEYS_PER_DOCUMENT} keys`,
 };
 
 const LD_REASONS: Record<LdVerifyFailureReason, string> = {

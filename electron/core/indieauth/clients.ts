@@ -3,7 +3,7 @@
 // that publishes who they are (an h-app / h-x-app, or a JSON client metadata document) and
 // where they may be sent back to. Fetching that URL goes through the one outbound client, so
 // the SSRF guard holds; a client that publishes nothing is still shown by its host name.
-import { and, count, eq, lt, notExists } from 'drizzle-orm';
+import { and, asc, count, eq, inArray, lt, notExists, notInArray } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../../db/client';
 import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
@@ -114,19 +114,32 @@ function registeredCount(db: DbOrTx): number {
   return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
 }
 
-/** Makes room for one more registration (forgetting old unused ones) or refuses. */
-function checkRoom(db: DbOrTx, now: Date): void {
-  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) {
-    const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
-    db.delete(oauthClient)
-      .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), notExists(used)))
-      .run();
+/**
+ * Makes room for one more registration, or refuses. Unused registrations (no code or token was
+ * ever issued to them) a day old go first; if the table is still full, the oldest unused ones of
+ * any age: the endpoints are open, and 500 junk registrations took every slot in about a second,
+ * so waiting for them to be a day old locked the author out of registering an app for that day.
+ * A used registration is never dropped (its app holds a token), nor one in `keep` (a sign-in
+ * waiting for the author); only a table full of those refuses.
+ */
+function checkRoom(db: DbOrTx, now: Date, keep: readonly string[]): void {
+  if (registeredCount(db) < MAX_REGISTERED_CLIENTS) return;
+  const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
+  const unused = and(notExists(used), notInArray(oauthClient.clientId, [...keep]));
+  db.delete(oauthClient)
+    .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), unused))
+    .run();
+  const over = registeredCount(db) - MAX_REGISTERED_CLIENTS + 1;
+  if (over > 0) {
+    const oldest = db.select({ id: oauthClient.id }).from(oauthClient).where(unused).orderBy(asc(oauthClient.createdAt), asc(oauthClient.id)).limit(over);
+    db.delete(oauthClient).where(inArray(oauthClient.id, oldest)).run();
   }
   if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
 }
 
-export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date): RegisteredClient {
-  checkRoom(db, now);
+/** `keep`: client ids not to drop to make room (checkRoom). */
+export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date, keep: readonly string[] = []): RegisteredClient {
+  checkRoom(db, now, keep);
   const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
   // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
@@ -189,8 +202,8 @@ export interface MastodonAppRequest {
 }
 
 /** Registers a Mastodon app as an oauth_client row; the secret is in the answer only. */
-export function registerMastodonApp(db: DbOrTx, request: MastodonAppRequest, now: Date): { row: OauthClient; clientSecret: string } {
-  checkRoom(db, now);
+export function registerMastodonApp(db: DbOrTx, request: MastodonAppRequest, now: Date, keep: readonly string[] = []): { row: OauthClient; clientSecret: string } {
+  checkRoom(db, now, keep);
   const secret = randomSecret();
   const row = db
     .insert(oauthClient)

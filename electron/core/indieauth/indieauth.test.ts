@@ -2,7 +2,7 @@
 // registration (RFC 7591), the authorization request waiting for the author, the author's
 // answer through IPC, the code exchange with PKCE and client authentication, revocation and
 // introspection — and every refusal, each with its reason and nothing stored.
-import { eq, like } from 'drizzle-orm';
+import { eq, inArray, like, or } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from '../../../db/schema';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
@@ -103,7 +103,7 @@ describe('registration (RFC 7591)', () => {
 });
 
 describe('registration when full', () => {
-  it(`at ${MAX_REGISTERED_CLIENTS} clients, forgets those a day old never used for a sign-in, then registers; fresh or used ones are kept`, async () => {
+  it(`at ${MAX_REGISTERED_CLIENTS} clients, forgets first every registration a day old never used for a sign-in, then registers; used ones are kept, and fresh ones when that made room`, async () => {
     const now = t.core.clock();
     const old = new Date(now.getTime() - UNUSED_CLIENT_MS - 1000);
     const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
@@ -118,14 +118,90 @@ describe('registration when full', () => {
       expect(left).toContain('flood-0');
       expect(left.filter((id) => /^flood-[1-9]$/.test(id))).toEqual([]);
       expect(left).toContain('flood-10');
-      // Full again with fresh registrations only: refused with the reason.
-      t.core.db.insert(oauthClient).values(Array.from({ length: MAX_REGISTERED_CLIENTS - left.length }, (_, i) => row(1000 + i, now))).run();
-      const refused = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ redirect_uris: [REDIRECT] }) });
-      expect(refused.status).toBe(400);
-      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/no more client registrations/) });
     } finally {
       t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, 'flood-0')).run();
       t.core.db.delete(oauthClient).where(like(oauthClient.clientId, 'flood-%')).run();
+    }
+  });
+});
+
+describe('registration when full of fresh registrations', () => {
+  const FLOOD_REDIRECT = 'https://flood.invalid/cb';
+  const json = (body: unknown) => ({ method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const clientIds = () => t.core.db.select({ clientId: oauthClient.clientId }).from(oauthClient).all().map((r) => r.clientId);
+  const cleanUp = () => {
+    t.core.db.delete(indieauthAuthorizationRequest).where(like(indieauthAuthorizationRequest.clientId, 'flood-%')).run();
+    t.core.db.delete(oauthClient).where(or(like(oauthClient.clientId, 'flood-%'), like(oauthClient.clientName, 'junk %'))).run();
+  };
+
+  it(`${MAX_REGISTERED_CLIENTS} junk registrations over HTTP do not lock the author out: the oldest unused ones make room; an app holding a token is kept`, async () => {
+    let app: { client_id: string; client_secret: string } | undefined;
+    try {
+      // The oldest registration of all (less than a day old): first in line, but for its token.
+      t.setClockOffset(-3 * 60 * 60 * 1000);
+      app = (await (await fetch(`${base}/api/v1/apps`, json({ client_name: 'Phanpy', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).json()) as { client_id: string; client_secret: string };
+      const token = await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret });
+      expect(token.status).toBe(200);
+      t.setClockOffset(0);
+      for (let i = 0; i < MAX_REGISTERED_CLIENTS; i++) {
+        const junk = i % 2 === 0 ? fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' })) : fetch(`${base}/register`, json({ client_name: `junk ${i}`, redirect_uris: [REDIRECT] }));
+        expect([200, 201]).toContain((await junk).status);
+      }
+      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk legit', redirect_uris: [REDIRECT] }))).status).toBe(201);
+      expect((await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk legit app', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).status).toBe(200);
+      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
+      expect(clientIds()).toContain(app.client_id);
+      const verified = await fetch(`${base}/api/v1/apps/verify_credentials`, { headers: { authorization: `Bearer ${token.json.access_token as string}` } });
+      expect(verified.status).toBe(200);
+    } finally {
+      cleanUp();
+      // The app's token would outlive this test (an app token never expires).
+      const requests = t.core.db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? ''));
+      t.core.db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, requests)).run();
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? '')).run();
+      t.core.db.delete(oauthClient).where(eq(oauthClient.clientId, app?.client_id ?? '')).run();
+    }
+  });
+
+  it('the oldest unused registration goes first; one whose sign-in waits for the author is kept', async () => {
+    const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
+    const now = t.core.clock();
+    const row = (i: number, createdAt: Date) => ({ createdAt, clientName: `flood ${i}`, redirectUris: [REDIRECT], clientId: `flood-${i}`, clientSecret: hashSecret(`flood-${i}`) });
+    try {
+      // Older than every other registration, less than a day old: first in line.
+      t.setClockOffset(-2 * 60 * 60 * 1000);
+      const waiting = await register(base, { client_name: 'junk waiting' });
+      t.setClockOffset(-60 * 60 * 1000);
+      const next = await register(base, { client_name: 'junk next' });
+      t.setClockOffset(0);
+      await startAuthorization(base, { client_id: waiting.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+      t.core.db.insert(oauthClient).values(Array.from({ length: room - 2 }, (_, i) => row(i, now))).run();
+      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk new', redirect_uris: [REDIRECT] }))).status).toBe(201);
+      expect(clientIds()).toContain(waiting.client_id);
+      expect(clientIds()).not.toContain(next.client_id);
+    } finally {
+      await answer(t.core, false, []);
+      cleanUp();
+    }
+  });
+
+  it('a table full of registrations that were all used still refuses, with its reason', async () => {
+    const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
+    const now = t.core.clock();
+    try {
+      t.core.db.insert(oauthClient).values(Array.from({ length: room }, (_, i) => ({ createdAt: now, clientName: `flood ${i}`, redirectUris: [REDIRECT], clientId: `flood-${i}`, clientSecret: hashSecret(`flood-${i}`) }))).run();
+      // Every client, the earlier tests' too, is given a code: used.
+      const used = clientIds().map((clientId, i) => ({ createdAt: now, code: hashSecret(`flood-code-${i}`), scope: 'create', redirectUri: FLOOD_REDIRECT, clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true }));
+      t.core.db.insert(indieauthAuthorizationRequest).values(used).run();
+      const refused = await fetch(`${base}/register`, json({ redirect_uris: [REDIRECT] }));
+      expect(refused.status).toBe(400);
+      expect(await refused.json()).toMatchObject({ error: 'invalid_client_metadata', error_description: expect.stringMatching(/no more client registrations/) });
+      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
+    } finally {
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, FLOOD_REDIRECT)).run();
+      cleanUp();
     }
   });
 });

@@ -219,6 +219,12 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     return grantOf(token);
   }
 
+  /** The clients of the sign-ins waiting for the author (or for their app to collect the code). */
+  const waitingClients = () => {
+    sweep();
+    return [...pending.values()].map((p) => p.params.clientId);
+  };
+
   const isActive = (grant: TokenGrant) => !grant.token.isRevoked && (grant.expiresAt === null || grant.expiresAt.getTime() > now());
 
   return {
@@ -274,11 +280,12 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
         : { kind: 'redirect', location: withQuery(redirectUri, { error: 'access_denied', error_description: 'The author did not allow it.', ...state, iss }) };
     },
 
-    /** RFC 7591 registration; the secret is in the answer only. */
-    register: (request: RegistrationRequest) => registerClient(deps.db, request, deps.clock()),
+    /** RFC 7591 registration; the secret is in the answer only. A full table drops unused
+     * registrations, never one whose sign-in waits for the author. */
+    register: (request: RegistrationRequest) => registerClient(deps.db, request, deps.clock(), waitingClients()),
 
     /** POST /api/v1/apps: a Mastodon app, registered as an oauth_client row. */
-    registerMastodonApp: (request: MastodonAppRequest) => registerMastodonApp(deps.db, request, deps.clock()),
+    registerMastodonApp: (request: MastodonAppRequest) => registerMastodonApp(deps.db, request, deps.clock(), waitingClients()),
 
     /** A registered client, checked with its secret (the Mastodon API's /oauth/revoke). */
     authenticate(clientId: string, clientSecret: string | null): OauthClient {

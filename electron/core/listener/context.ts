@@ -34,6 +34,15 @@ export interface ListenerCore {
   paths?: { uploads: string };
 }
 
+export interface ListenerTimeouts {
+  /** From a request's first byte to the end of its headers. */
+  headersMs: number;
+  /** From a request's first byte to the end of its body. */
+  requestMs: number;
+  /** An idle kept-alive connection. */
+  keepAliveMs: number;
+}
+
 export interface ListenerAppOptions {
   /** Called after an activity is queued (besides core.inboxEvents), e.g. to wake a loop. */
   onQueued?: (queued: QueuedActivity) => void;
@@ -43,6 +52,8 @@ export interface ListenerAppOptions {
   maxInboxBytes?: number;
   /** LD-signature / proof checks of forwarded activities run at once (default 2; past it, 503). */
   embeddedChecksAtOnce?: number;
+  /** node:http's deadlines, ms (server.ts LISTENER_TIMEOUTS by default; shorter in tests). */
+  timeouts?: Partial<ListenerTimeouts>;
   /** POST /webmention limits per window (default 10 per source host, 60 in all, per minute). */
   webmentionRateLimit?: { perSourceHost?: number; total?: number; windowMs?: number };
 }

@@ -10,6 +10,7 @@ import { signRequest } from '@fedify/fedify';
 import { addFollower, addPost, openListeningCore, startMallory, type ListeningCore, type Mallory } from './test-support';
 import { SIGNED_GET_KEY_MAX_BYTES } from './signed-get';
 import { taggedOutboxObject } from '../../../db/schema';
+import { MAX_KEYS_PER_DOCUMENT } from '../net/key-document';
 
 const AP = 'application/activity+json';
 let t: ListeningCore;
@@ -312,6 +313,19 @@ describe('signed GETs are checked on this thread, so the key documents they read
       expect((await signedGet(big, toBig.apId)).status).toBe(404);
     } finally {
       await Promise.all([small.server.close(), big.server.close()]);
+    }
+  });
+
+  it(`not when the addressee's actor lists more than ${MAX_KEYS_PER_DOCUMENT} keys (Fedify would import each); a few keys are fine`, async () => {
+    const multikeys = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `#m${i}`, type: 'Multikey', publicKeyMultibase: 'z6MkhaXgBZDvotDkL5257faiztiGiC2QtKLGpbnnEGta2doK' }));
+    const [few, many] = await Promise.all([startMallory({ assertionMethod: multikeys(2) }), startMallory({ assertionMethod: multikeys(680) })]);
+    try {
+      const toFew = addPost(t.core, { visibility: 'DIRECT', to: [few.actorId], content: '<p>for you</p>' });
+      const toMany = addPost(t.core, { visibility: 'DIRECT', to: [many.actorId], content: '<p>for you</p>' });
+      expect((await signedGet(few, toFew.apId)).status).toBe(200);
+      expect((await signedGet(many, toMany.apId)).status).toBe(404);
+    } finally {
+      await Promise.all([few.server.close(), many.server.close()]);
     }
   });
 });

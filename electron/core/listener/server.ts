@@ -1,19 +1,24 @@
 // Runs the listener app on a host:port with node:http and @hono/node-server's adapter (default 127.0.0.1: a tunnel in
 // front exposes it), and the control the core keeps so Settings can start, restart and stop it.
 // Timeouts are short, as for any server facing the internet.
-import { createServer, type Server } from 'node:http';
+import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { getRequestListener } from '@hono/node-server';
+import { getRequestListener, RequestError } from '@hono/node-server';
 import { createListenerApp } from './app';
 import { inboxRequestListener, isInboxPost, MAX_INBOX_BYTES } from './inbox-route';
 import { MEDIA_BODY_BYTES as MICROPUB_MEDIA_BYTES, MICROPUB_MULTIPART_BYTES } from './micropub-route';
 import { MEDIA_BODY_BYTES as MASTODON_MEDIA_BYTES } from '../mastodon/media-routes';
 import { PROFILE_BODY_BYTES } from '../mastodon/account-routes';
 import { createAcceptFirst } from './accept-first';
-import type { ListenerAppOptions, ListenerCore } from './context';
+import type { ListenerAppOptions, ListenerCore, ListenerTimeouts } from './context';
 import type { ListenerAddress, ListenerStatus } from '../ports';
 
 export const DEFAULT_LISTENER_HOST = '127.0.0.1';
+
+/** Short, as for any server facing the internet: a slow client holds a socket and its memory. */
+export const LISTENER_TIMEOUTS: ListenerTimeouts = { headersMs: 20_000, requestMs: 30_000, keepAliveMs: 5_000 };
+/** How often node:http checks the deadlines above: a request is cut at most this late. */
+export const CONNECTIONS_CHECKING_MS = 1_000;
 
 // Declared in ports.ts, where services that switch the listener find them without importing it.
 export type { ListenerAddress, ListenerStatus } from '../ports';
@@ -41,11 +46,28 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
   const port = await new Promise<number>((resolve, reject) => {
     // What @hono/node-server's serve() builds, with POST /inbox answered on node:http directly
     // (inbox-route.ts: the same checks and answers as the app's route, less per-request work).
-    const viaHono = getRequestListener(app.fetch, { hostname: address.host });
+    // A request Hono cannot make a URL of (a Host of `a b`, `[::1` or port 99999, `OPTIONS *`, a
+    // backslash in the path) was answered 400 with an empty body by the adapter: it gets its
+    // reason, as node:http's own refusals do (answerClientError).
+    const viaHono = getRequestListener(app.fetch, { hostname: address.host, errorHandler: (error) => unreadableRequest(error, options.log) });
     const acceptFirst = createAcceptFirst();
     const inbox = inboxRequestListener(core, options, acceptFirst);
-    server = createServer({ requestTimeout: 30_000, headersTimeout: 20_000, keepAliveTimeout: 5_000 }, (req, res) =>
-      isInboxPost(req) ? inbox(req, res) : viaHono(req, res),
+    const timeouts = { ...LISTENER_TIMEOUTS, ...options.timeouts };
+    server = createServer(
+      {
+        requestTimeout: timeouts.requestMs,
+        headersTimeout: timeouts.headersMs,
+        keepAliveTimeout: timeouts.keepAliveMs,
+        // node:http looks for requests past their deadline only this often (default 30 s): headers
+        // trickled a byte a second were cut at 30 s instead of 20, a body at 60 s instead of 30.
+        connectionsCheckingInterval: CONNECTIONS_CHECKING_MS,
+      },
+      (req, res) => {
+        // RFC 9112 §3.2: a request with more than one Host is answered 400. node:http joins them
+        // ("a, b") or keeps the first, so two servers behind each other could read different ones.
+        if (hostCount(req.rawHeaders) > 1) return refuse(res, 400, 'the request has more than one Host header');
+        return isInboxPost(req) ? inbox(req, res) : viaHono(req, res);
+      },
     );
     // A client may half-close its side once its request is sent (FIN: nothing more from it; `nc
     // -N`, some HTTP/1.0 clients). node:http then drops the request and ends the socket before an
@@ -157,6 +179,39 @@ export function createListenerControl(core: () => ListenerCore, options: Listene
  * cap, smaller for most, as it reads. */
 export const LARGEST_BODY_BYTES = Math.max(MAX_INBOX_BYTES, MICROPUB_MULTIPART_BYTES, MICROPUB_MEDIA_BYTES, MASTODON_MEDIA_BYTES, PROFILE_BODY_BYTES);
 
+function hostCount(rawHeaders: string[]): number {
+  let hosts = 0;
+  for (let i = 0; i < rawHeaders.length; i += 2) if (rawHeaders[i]!.length === 4 && rawHeaders[i]!.toLowerCase() === 'host') hosts++;
+  return hosts;
+}
+
+/** A refusal before any route, in the listener's usual shape; the body, unread, is not waited for. */
+function refuse(res: ServerResponse, status: number, reason: string): void {
+  const body = JSON.stringify({ error: reason });
+  res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', Connection: 'close' }).end(body);
+}
+
+// @hono/node-server's RequestError messages, said as the listener's other refusals say them.
+const REQUEST_ERRORS: Record<string, string> = {
+  'Invalid URL': 'its Host and target do not make a URL',
+  'Invalid absolute URL': 'its target is not a URL',
+  'Invalid host header': 'its Host is not a host name',
+  'Missing host header': 'it has no Host',
+  'Backslash in request path': 'a backslash in its path',
+};
+
+/** The answer to a request the adapter could not turn into a Request (RequestError): a 400
+ * naming why. Anything else that reaches the adapter's error handler is the app's fault: a 500. */
+function unreadableRequest(error: unknown, log: ((line: string) => void) | undefined): Response {
+  const headers = { 'Content-Type': 'application/json', 'X-Content-Type-Options': 'nosniff', Connection: 'close' };
+  if (error instanceof RequestError) {
+    const why = REQUEST_ERRORS[error.message] ?? error.message.toLowerCase();
+    return new Response(JSON.stringify({ error: `the request could not be read (${why})` }), { status: 400, headers });
+  }
+  log?.(`listener: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  return new Response(JSON.stringify({ error: 'internal error' }), { status: 500, headers });
+}
+
 function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   // A request in flight whose answer has not begun (its body's framing broke: a bad chunk size,
   // a Transfer-Encoding that is not chunked) is answered here too; what its handler writes later
@@ -177,6 +232,6 @@ function answerClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
           : [400, 'Bad Request', `the request could not be read (${code || 'malformed'})`];
   const body = JSON.stringify({ error: reason });
   socket.end(
-    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+    `HTTP/1.1 ${status} ${text}\r\nContent-Type: application/problem+json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nX-Content-Type-Options: nosniff\r\nConnection: close\r\n\r\n${body}`,
   );
 }

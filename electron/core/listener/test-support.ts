@@ -164,8 +164,13 @@ export interface Mallory {
   /** An actor whose document and key answer 410 Gone (a deleted account). */
   ghostId: string;
   ghostKeyId: string;
-  /** Signs a POST of `body` to `url` with mallory's key (or another key under mallory's keyId). */
-  sign(url: string, body: string, options?: { spec?: HttpMessageSignaturesSpec; privateKey?: CryptoKey; keyId?: string }): Promise<Request>;
+  /** Signs a POST of `body` to `url` with mallory's key (or another key under mallory's keyId);
+   * `headers` are set before signing (a Digest of one's own, say: Fedify keeps it). */
+  sign(
+    url: string,
+    body: string,
+    options?: { spec?: HttpMessageSignaturesSpec; privateKey?: CryptoKey; keyId?: string; headers?: Record<string, string> },
+  ): Promise<Request>;
 }
 
 export const newRsaKeys = () =>
@@ -205,7 +210,7 @@ export async function startMallory(extra: Record<string, unknown> = {}): Promise
     ghostId: `${server.origin}/users/ghost`,
     ghostKeyId: `${server.origin}/users/ghost#main-key`,
     sign(url, body, options = {}) {
-      const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body });
+      const request = new Request(url, { method: 'POST', headers: { 'content-type': 'application/activity+json', ...options.headers }, body });
       return signRequest(request, options.privateKey ?? keys.privateKey, new URL(options.keyId ?? `${actorId}#main-key`), {
         spec: options.spec ?? 'rfc9421',
       });

@@ -7,7 +7,7 @@ import { createHttpClient, type HttpClient } from './http-client';
 import { createDocumentLoader } from './document-loader';
 import { createKeyCache } from './key-cache';
 import { exportPublicKeyPem } from './key-files';
-import { SECURITY_CONTEXT, keyMembersOnly, withKeyVocabulary } from './key-document';
+import { KeyDocumentRefusedError, MAX_KEYS_PER_DOCUMENT, SECURITY_CONTEXT, keyCountOf, keyMembersOnly, keyVocabularyLoader, withKeyVocabulary } from './key-document';
 import { keyBelongsToActor, verifyInbound } from './signatures';
 import { startServer, type LoopbackServer } from './test-server';
 
@@ -62,6 +62,13 @@ describe('verifying with the key of an actor whose context is ActivityStreams al
       const id = `${origin}${req.url ?? ''}`;
       // Honk's actor: /u/honker. A forger's: /u/forger lists a key owned by someone else.
       const owner = req.url === '/u/forger' ? `${origin}/u/honker` : id;
+      // /u/many: 680 keys, none the one asked for (a fresh keyId each time: the cache never helps);
+      // /u/few: three, the right one last.
+      const listed = (n: number) => Array.from({ length: n }, (_, i) => ({ id: `${id}#k${i}`, owner: id, publicKeyPem: pem }));
+      if (req.url === '/u/many' || req.url === '/u/few') {
+        const publicKey = req.url === '/u/many' ? listed(680) : [...listed(2), { id: `${id}#key`, owner: id, publicKeyPem: pem }];
+        return res.writeHead(200, { 'content-type': 'application/activity+json' }).end(JSON.stringify({ '@context': [AS, SECURITY_CONTEXT], id, type: 'Person', inbox: `${id}/inbox`, publicKey }));
+      }
       if (req.url !== '/u/honker' && req.url !== '/u/forger' && req.url !== '/u/big') return res.writeHead(404).end();
       // /u/big: an actor of about 900 KB, nearly all of it terms no context defines.
       const junk = req.url === '/u/big' ? { junk: Array.from({ length: 30_000 }, (_, i) => ({ [`zz${i}`]: i })), attachment: [{ type: 'PropertyValue', name: 'site', value: 'x' }] } : {};
@@ -100,5 +107,26 @@ describe('verifying with the key of an actor whose context is ActivityStreams al
     const forger = `${server.origin}/u/forger`;
     const forged = await verifyInbound(await signed(forger, `${forger}#key`, pair.privateKey), deps());
     expect(forged.ok && keyBelongsToActor(forged.ownerActorId, forger)).toBe(false);
+  });
+
+  it(`refuses an actor listing more than ${MAX_KEYS_PER_DOCUMENT} keys before Fedify walks them, and says so; one listing three still verifies`, async () => {
+    const many = `${server.origin}/u/many`;
+    expect(await verifyInbound(await signed(many, `${many}#fresh-1`, pair.privateKey), deps())).toMatchObject({ ok: false, reason: 'too_many_keys' });
+    const loader = keyVocabularyLoader(createDocumentLoader(client));
+    await expect(loader(many)).rejects.toThrow(new KeyDocumentRefusedError(`${many} lists 680 keys; a key document may list at most ${MAX_KEYS_PER_DOCUMENT}`));
+    const few = `${server.origin}/u/few`;
+    expect(await verifyInbound(await signed(few, `${few}#key`, pair.privateKey), deps())).toMatchObject({ ok: true, keyId: `${few}#key`, ownerActorId: few });
+  });
+});
+
+describe('keyCountOf', () => {
+  it('counts keys, key URLs and the PEMs or multibases inside a key, through JSON-LD wrappers', () => {
+    const key = { id: 'https://a.example/u#k', publicKeyPem: 'PEM' };
+    expect(keyCountOf({ publicKey: key })).toBe(1);
+    expect(keyCountOf({ publicKey: [key, 'https://a.example/u#k2'], assertionMethod: [{ id: 'x', publicKeyMultibase: 'z6Mk' }] })).toBe(3);
+    expect(keyCountOf({ publicKey: { ...key, publicKeyPem: Array(30).fill('PEM') } })).toBe(30);
+    expect(keyCountOf({ publicKey: { '@set': Array(30).fill(key) } })).toBe(30);
+    expect(keyCountOf({ type: 'CryptographicKey', publicKeyPem: Array(30).fill('PEM') })).toBe(30);
+    expect(keyCountOf('https://a.example/u')).toBe(0);
   });
 });

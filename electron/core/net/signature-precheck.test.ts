@@ -1,5 +1,6 @@
+import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { parseCavageSignature, parseSignatureInput, precheckSignedRequest } from './signature-precheck';
+import { MAX_DIGEST_ENTRIES, parseCavageSignature, parseSignatureInput, precheckSignedRequest } from './signature-precheck';
 
 describe('signature header parsing', () => {
   it('draft-cavage: parameters split on commas outside quotes, quotes removed, names lower-cased', () => {
@@ -57,5 +58,58 @@ describe('the query string must be covered', () => {
       expect(await check(rfc9421('https://me.example/o/1?x=1', covering))).toEqual({ ok: true, spec: 'rfc9421' });
     }
     expect(await check(rfc9421('https://me.example/o/1', '"@method" "@path" "@authority"'))).toEqual({ ok: true, spec: 'rfc9421' });
+  });
+});
+
+describe('a digest list is refused when long or repeating an algorithm', () => {
+  const now = Date.parse('2024-05-01T12:00:00Z');
+  const created = Math.floor(now / 1000);
+  const body = new TextEncoder().encode('{"type":"Follow"}');
+  const sha256 = createHash('sha256').update(body).digest('base64');
+  const sha512 = createHash('sha512').update(body).digest('base64');
+  const cavage = (digest: string) =>
+    new Request('https://me.example/inbox', {
+      method: 'POST',
+      body,
+      headers: {
+        date: new Date(now).toUTCString(),
+        digest,
+        signature: 'keyId="https://a.example/k",algorithm="rsa-sha256",headers="(request-target) host date digest",signature="AA=="',
+      },
+    });
+  const rfc9421 = (contentDigest: string) =>
+    new Request('https://me.example/inbox', {
+      method: 'POST',
+      body,
+      headers: {
+        'content-digest': contentDigest,
+        'signature-input': `sig1=("@method" "@target-uri" "content-digest");created=${created};keyid="https://a.example/k"`,
+        signature: 'sig1=:AA==:',
+      },
+    });
+  const check = (request: Request) => precheckSignedRequest(request, now, 3_600_000, body);
+  const refused = { ok: false, reason: 'digest_list' };
+
+  it('draft-cavage: the right SHA-256 200 times, or SHA-256 twice in two spellings, is refused', async () => {
+    expect(await check(cavage(Array(200).fill(`SHA-256=${sha256}`).join(',')))).toEqual(refused);
+    expect(await check(cavage(Array(140).fill(`SHA-512=${sha512}`).join(',')))).toEqual(refused);
+    expect(await check(cavage(`SHA-256=${sha256},sha-256=${sha256}`))).toEqual(refused);
+    expect(await check(cavage(`${'X=abc,'.repeat(MAX_DIGEST_ENTRIES)}SHA-256=${sha256}`))).toEqual(refused);
+  });
+
+  it('RFC 9421: the right sha-256 200 times, or sha-512 140 times, is refused', async () => {
+    expect(await check(rfc9421(Array(200).fill(`sha-256=:${sha256}:`).join(',')))).toEqual(refused);
+    expect(await check(rfc9421(Array(140).fill(`sha-512=:${sha512}:`).join(', ')))).toEqual(refused);
+  });
+
+  it('a list hidden in a quoted value counts by its commas, as Fedify splits it', async () => {
+    const hidden = `SHA-256=${sha256},x="${Array(200).fill(`SHA-256=${sha256}`).join(',')}"`;
+    expect(await check(cavage(hidden))).toEqual(refused);
+  });
+
+  it('one digest per algorithm, up to the limit, is taken', async () => {
+    expect(await check(cavage(`SHA-256=${sha256}`))).toEqual({ ok: true, spec: 'draft-cavage-http-signatures-12' });
+    expect(await check(cavage(`SHA-256=${sha256}, SHA-512=${sha512}, MD5=abc`))).toEqual({ ok: true, spec: 'draft-cavage-http-signatures-12' });
+    expect(await check(rfc9421(`sha-256=:${sha256}:, sha-512=:${sha512}:`))).toEqual({ ok: true, spec: 'rfc9421' });
   });
 });

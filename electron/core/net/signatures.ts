@@ -22,7 +22,7 @@ import { TooManyRedirectsError } from './errors';
 import { headerRecord, type HttpClient } from './http-client';
 import type { TernKeyCache } from './key-cache';
 import { preloadedContextLoader } from './document-loader';
-import { keyVocabularyLoader } from './key-document';
+import { KeyDocumentRefusedError, keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
 import { noTracing } from './no-tracing';
 import { withoutTrailingSlashes } from '../trailing-slashes';
@@ -202,7 +202,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
 // ---------------------------------------------------------------------------------------------
 // Incoming
 
-export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'query_not_covered' | 'key_unavailable';
+export type VerifyFailureReason = 'unsigned' | 'bad_signature' | 'expired' | 'digest_mismatch' | 'digest_list' | 'query_not_covered' | 'key_unavailable' | 'too_many_keys';
 
 export type VerifyInboundResult =
   | { ok: true; keyId: string; ownerActorId: string; spec: SignatureSpec }
@@ -282,6 +282,7 @@ async function verifyWithFedify(
     if (reason.type === 'noSignature') return { ok: false, reason: 'unsigned' };
     const keyId = reason.keyId?.href;
     if (reason.type === 'keyFetchError') {
+      if ('error' in reason.result && reason.result.error instanceof KeyDocumentRefusedError) return { ok: false, reason: 'too_many_keys', keyId };
       const status = 'status' in reason.result ? reason.result.status : undefined;
       return { ok: false, reason: 'key_unavailable', keyId, ...(status === undefined ? {} : { keyFetchStatus: status }) };
     }
