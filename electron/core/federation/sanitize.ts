@@ -138,6 +138,23 @@ export function sanitizePlainText(text: string): string {
   return out.replace(LOOKS_LIKE_A_TAG, '< ');
 }
 
+/**
+ * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). One of them in a name
+ * reorders whatever is shown after it: "Ana Lima\u202E liked your post" reads backwards, and a
+ * preferredUsername "\u202Elaicos.nodotsam" shows as "mastodon.social". Nobody needs them in a
+ * name or a label (the renderer isolates each one anyway). The marks U+200E and U+200F are
+ * kept: they are single strong characters with no scope (they cannot turn the text after them
+ * around), and names written in Arabic or Hebrew use them to place their punctuation.
+ */
+export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** A plain-text field from outside as the UI shows it as a name or a label (an actor's name, a
+ * poll option, a content warning, a title): no markup (sanitizePlainText) and no bidi controls.
+ * Applied when a view is built, not when stored: a vote must carry an option's name as sent. */
+export function plainLabel(text: string): string {
+  return sanitizePlainText(text).replace(BIDI_CONTROLS, '');
+}
+
 /** An absolute http(s) URL, or null: every URL field from outside is one of these or dropped
  * (javascript:, data:, file: and the rest are never kept, linked or fetched). */
 export function httpUrlOrNull(value: unknown): string | null {
