@@ -3,11 +3,11 @@
 // headless Tern has none of these, so the channels that list them answer with fixed content
 // (./fake-answers.ts); the actions go through the same routes, and everything else is the real
 // Tern.
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import type { Output } from '../electron/core/ipc/contract';
 import type { NotificationItem } from '../renderer/notifications/groups';
-import { ana, answer, ben, chloe, post } from './fake-answers';
+import { actor, ana, answer, ben, chloe, post } from './fake-answers';
 import type { Headless } from './headless';
 import { screenshotPath } from './screenshots';
 
@@ -230,6 +230,62 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
 });
+
+test('names from other servers cannot reorder the words around them', async ({ page, tern }) => {
+  // As a peer could still send them (the core takes bidi controls out; the renderer does not
+  // count on it).
+  const rlo = actor(20, 'Support Team\u202E', '@rlo@rlo.example');
+  const poll = { kind: 'oneOf' as const, options: [{ name: '\u202Eyes', votes: 2 }, { name: 'no', votes: 1 }], votersCount: 3, endTime: null, closed: true, hideTotals: false, myVotes: null };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(rlo, '<p>Quick question.</p>', { id: 1, boostedBy: { actor: rlo, apId: 'https://rlo.example/b/1', at: new Date().toISOString() }, poll }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  const posts = page.getByTestId('post');
+  await expect(posts).toHaveCount(1);
+
+  const bidiOf = (locator: Locator) => locator.evaluateAll((els) => els.map((el) => getComputedStyle(el).unicodeBidi));
+  for (const [selector, count] of [['.post__name', 1], ['.post__handle', 1], ['.post__context-text bdi', 1], ['.poll__name bdi', 2]] as const) {
+    expect(await bidiOf(posts.first().locator(selector)), selector).toEqual(Array(count).fill('isolate'));
+  }
+  // The words after the name read as written: an override left in the name, not isolated, would
+  // have turned " boosted" around.
+  await expect(posts.first().locator('.post__context-text')).toHaveText('Support Team\u202E boosted');
+  expect(await readsOnAfterName(posts.first().locator('.post__context-text'))).toBe(true);
+
+  const walk = { id: 7, excerpt: 'The estuary at low tide.' };
+  await answer(page, 'notifications.list', { items: [notification(1, 'LIKE', rlo, true, 3, walk)], nextOffset: null, nextCursor: null, unreadCount: 1 });
+  await page.goto(`${tern.url}#/notifications`);
+  const rows = page.getByTestId('notification');
+  await expect(rows).toHaveCount(1);
+  const liked = rows.first().locator('.notification__sentence');
+  await expect(liked).toHaveText('Support Team\u202E liked your post');
+  expect(await bidiOf(liked)).toEqual(['isolate']);
+  expect(await bidiOf(liked.locator('bdi'))).toEqual(['isolate']);
+  expect(await readsOnAfterName(liked)).toBe(true);
+});
+
+/** Whether the words after the first <bdi> in `locator` read as written: laid out after the
+ * name, and left to right (their first letter left of their last). */
+function readsOnAfterName(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => {
+    const name = el.querySelector('bdi');
+    const rest = name?.nextSibling;
+    if (!name || !rest?.textContent) return false;
+    const text = rest.textContent;
+    const letter = (i: number) => {
+      const range = document.createRange();
+      range.setStart(rest, i);
+      range.setEnd(rest, i + 1);
+      return range.getBoundingClientRect();
+    };
+    const first = letter(text.search(/\S/));
+    const last = letter(text.trimEnd().length - 1);
+    return first.left >= name.getBoundingClientRect().right - 1 && first.left < last.left;
+  });
+}
 
 test('a post’s author opens their card in People, and Back returns to the stream', async ({ page, tern }) => {
   await answer(page, 'lookup.resolve', (input) => {
