@@ -231,20 +231,22 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
 });
 
-test('names from other servers cannot reorder the words around them', async ({ page, tern }) => {
-  // As a peer could still send them (the core takes bidi controls out; the renderer does not
-  // count on it).
+test('names from other servers cannot reorder the words around them or overflow their row', async ({ page, tern }) => {
+  // As a peer could still send them (the core takes bidi controls out and cuts names at 100
+  // characters; the renderer does not count on it).
   const rlo = actor(20, 'Support Team\u202E', '@rlo@rlo.example');
+  const long = actor(21, 'W'.repeat(1_000), '@long@long.example');
   const poll = { kind: 'oneOf' as const, options: [{ name: '\u202Eyes', votes: 2 }, { name: 'no', votes: 1 }], votersCount: 3, endTime: null, closed: true, hideTotals: false, myVotes: null };
   await answer(page, 'timeline.stream', {
     items: [
       post(rlo, '<p>Quick question.</p>', { id: 1, boostedBy: { actor: rlo, apId: 'https://rlo.example/b/1', at: new Date().toISOString() }, poll }),
+      post(ana, '<p>The terns are back.</p>', { id: 2, boostedBy: { actor: long, apId: 'https://long.example/b/2', at: new Date().toISOString() } }),
     ],
     nextCursor: null,
   });
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');
-  await expect(posts).toHaveCount(1);
+  await expect(posts).toHaveCount(2);
 
   const bidiOf = (locator: Locator) => locator.evaluateAll((els) => els.map((el) => getComputedStyle(el).unicodeBidi));
   for (const [selector, count] of [['.post__name', 1], ['.post__handle', 1], ['.post__context-text bdi', 1], ['.poll__name bdi', 2]] as const) {
@@ -255,16 +257,29 @@ test('names from other servers cannot reorder the words around them', async ({ p
   await expect(posts.first().locator('.post__context-text')).toHaveText('Support Team\u202E boosted');
   expect(await readsOnAfterName(posts.first().locator('.post__context-text'))).toBe(true);
 
+  // A long name: the "boosted" line stays within its post (it was 1.4 million pixels wide).
+  const context = posts.nth(1).locator('.post__context');
+  await expect(context).toContainText('boosted');
+  const fits = (locator: Locator) => locator.evaluate((el) => el.scrollWidth <= el.clientWidth);
+  expect(await fits(context)).toBe(true);
+  expect(await fits(posts.nth(1))).toBe(true);
+
   const walk = { id: 7, excerpt: 'The estuary at low tide.' };
-  await answer(page, 'notifications.list', { items: [notification(1, 'LIKE', rlo, true, 3, walk)], nextOffset: null, nextCursor: null, unreadCount: 1 });
+  await answer(page, 'notifications.list', { items: [notification(1, 'LIKE', rlo, true, 3, walk), notification(2, 'NEW_FOLLOWER', long, true, 5, null)], nextOffset: null, nextCursor: null, unreadCount: 2 });
   await page.goto(`${tern.url}#/notifications`);
   const rows = page.getByTestId('notification');
-  await expect(rows).toHaveCount(1);
+  await expect(rows).toHaveCount(2);
   const liked = rows.first().locator('.notification__sentence');
   await expect(liked).toHaveText('Support Team\u202E liked your post');
   expect(await bidiOf(liked)).toEqual(['isolate']);
   expect(await bidiOf(liked.locator('bdi'))).toEqual(['isolate']);
   expect(await readsOnAfterName(liked)).toBe(true);
+  // The long name wraps within the sentence, which ends before the time begins.
+  const followed = rows.nth(1);
+  expect(await fits(followed.locator('.notification__sentence'))).toBe(true);
+  const sentenceRight = await followed.locator('.notification__sentence').evaluate((el) => el.getBoundingClientRect().right);
+  const timeLeft = await followed.locator('.notification__meta').evaluate((el) => el.getBoundingClientRect().left);
+  expect(sentenceRight).toBeLessThanOrEqual(timeLeft);
 });
 
 /** Whether the words after the first <bdi> in `locator` read as written: laid out after the

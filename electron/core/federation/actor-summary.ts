@@ -27,6 +27,14 @@ export interface ActorSummary {
   emojis?: CustomEmoji[];
 }
 
+/**
+ * The longest name shown, in characters; a longer one is cut, with an ellipsis. A name from
+ * outside has any length its server allows (a 100,000-character one made the "boosted" line 1.4
+ * million pixels wide): 100 is the most the common servers let their users have (Pleroma and
+ * Akkoma; Misskey 50, Mastodon 30), so no real name is cut.
+ */
+export const ACTOR_NAME_MAX_CHARS = 100;
+
 export function summarizeActor(row: Actor): ActorSummary {
   const doc = row.apActor as Json;
   // A handle stored before handles were checked for bidi controls is no handle now.
@@ -47,13 +55,15 @@ export function summarizeActor(row: Actor): ActorSummary {
   };
 }
 
-/** The display name, else the preferredUsername, as a label (no markup, no bidi controls);
- * '' when neither has a visible character. */
+/** The display name, else the preferredUsername, as a label (no markup, no bidi controls), cut
+ * to ACTOR_NAME_MAX_CHARS; '' when neither has a visible character. */
 function nameOf(doc: Json): string {
   for (const given of [str(doc.name), str(doc.preferredUsername)]) {
     const label = given === null ? '' : plainLabel(given).trim();
     if (label === '') continue;
-    return label;
+    if (label.length <= ACTOR_NAME_MAX_CHARS) return label;
+    const chars = [...label];
+    return chars.length > ACTOR_NAME_MAX_CHARS ? `${chars.slice(0, ACTOR_NAME_MAX_CHARS - 1).join('').trimEnd()}…` : label;
   }
   return '';
 }

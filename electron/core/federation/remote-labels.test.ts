@@ -1,12 +1,12 @@
 // Names and labels from other servers as the UI gets them: no handle with a bidi control in it,
 // no bidi control in a name, a poll option or a content warning (each would reorder the text
-// shown around it).
+// shown around it), and no name longer than ACTOR_NAME_MAX_CHARS.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
 import type { Actor, InboxObject } from '../../../db/schema';
 import { saveActor } from './actors';
-import { summarizeActor } from './actor-summary';
+import { ACTOR_NAME_MAX_CHARS, summarizeActor } from './actor-summary';
 import { inboxPostView } from './actions/views';
 import { pollViewOf } from './polls/view';
 
@@ -94,3 +94,19 @@ describe('names and labels', () => {
   });
 });
 
+describe('long names', () => {
+  it(`a 100,000-character name is cut to ${ACTOR_NAME_MAX_CHARS} characters with an ellipsis, in the ActorView and in the PostView`, () => {
+    const saved = saveActor(db, person({ name: 'W'.repeat(100_000) }), '@e@evil.example', NOW);
+    const name = summarizeActor(saved).name;
+    expect([...name]).toHaveLength(ACTOR_NAME_MAX_CHARS);
+    expect(name).toBe(`${'W'.repeat(ACTOR_NAME_MAX_CHARS - 1)}…`);
+    expect(inboxPostView(row({ type: 'Note', content: 'hi' }), saved).author.name).toBe(name);
+  });
+
+  it('a cut never splits a character written as two UTF-16 units, and a name at the bound is whole', () => {
+    const emoji = saveActor(db, person({ name: '🐦'.repeat(150) }), null, NOW);
+    expect(summarizeActor(emoji).name).toBe(`${'🐦'.repeat(ACTOR_NAME_MAX_CHARS - 1)}…`);
+    const atBound = saveActor(db, person({ name: 'n'.repeat(ACTOR_NAME_MAX_CHARS) }), null, NOW);
+    expect(summarizeActor(atBound).name).toBe('n'.repeat(ACTOR_NAME_MAX_CHARS));
+  });
+});
