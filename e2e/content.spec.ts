@@ -282,6 +282,20 @@ test('names from other servers cannot reorder the words around them or overflow 
   expect(sentenceRight).toBeLessThanOrEqual(timeLeft);
 });
 
+test('a link preview names the host its link leads to, whatever the page calls itself', async ({ page, tern }) => {
+  const preview = (url: string, siteName: string) => ({ url, title: 'Sign in to your account', description: null, siteName, image: null, imageSrc: null });
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(ana, '<p><a href="https://evil.example/phish">log in</a></p>', { id: 1, previews: [preview('https://evil.example/phish', 'accounts.google.com')] }),
+      post(ben, '<p><a href="https://www.birds.example/w/1">terns</a></p>', { id: 2, previews: [preview('https://www.birds.example/w/1', 'Birds Weekly')] }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  await expect(page.locator('.post__preview-site')).toHaveText(['evil.example', 'Birds Weekly · birds.example']);
+  await expect(page.locator('.post__preview-host')).toHaveText(['evil.example', 'birds.example']);
+});
+
 /** Whether the words after the first <bdi> in `locator` read as written: laid out after the
  * name, and left to right (their first letter left of their last). */
 function readsOnAfterName(locator: Locator): Promise<boolean> {
