@@ -280,6 +280,14 @@ test('names from other servers cannot reorder the words around them or overflow 
   const sentenceRight = await followed.locator('.notification__sentence').evaluate((el) => el.getBoundingClientRect().right);
   const timeLeft = await followed.locator('.notification__meta').evaluate((el) => el.getBoundingClientRect().left);
   expect(sentenceRight).toBeLessThanOrEqual(timeLeft);
+
+  // The post a reply answers names its author the same way.
+  const answered = post(rlo, '<p>Anyone?</p>', { id: 3 });
+  await answer(page, 'thread.get', { ancestors: [], post: answered, replies: [], totalReplies: 0, nextCursor: null, missingParent: null });
+  await page.goto(`${tern.url}#/compose?reply=${encodeURIComponent(answered.apId)}`);
+  const replyingTo = page.locator('.reply-context__head > span');
+  await expect(replyingTo).toHaveText('Replying to Support Team\u202E');
+  expect(await bidiOf(replyingTo.locator('bdi'))).toEqual(['isolate']);
 });
 
 test('a link preview names the host its link leads to, whatever the page calls itself', async ({ page, tern }) => {
