@@ -5,7 +5,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
 import type { Actor, InboxObject } from '../../../db/schema';
-import { saveActor } from './actors';
+import { handleOf, saveActor } from './actors';
+import type { FederationContext } from '../ports';
 import { ACTOR_NAME_MAX_CHARS, summarizeActor } from './actor-summary';
 import { inboxPostView } from './actions/views';
 import { pollViewOf } from './polls/view';
@@ -56,6 +57,11 @@ describe('handles', () => {
       expect(saveActor(db, person({}), bad, NOW).handle, JSON.stringify(bad)).toBeNull();
     }
     expect(saveActor(db, person({}), '@e@evil.example', NOW).handle).toBe('@e@evil.example');
+  });
+
+  it('a WebFinger subject with a bidi override gives way to @preferredUsername@host', async () => {
+    const fed = { allowPrivateAddresses: false, client: { fetchJson: async () => ({ response: { status: 200 }, json: { subject: `acct:${RLO}e@evil.example` } }) } } as unknown as FederationContext;
+    expect(await handleOf(fed, person({}))).toBe('@e@evil.example');
   });
 
   it('a handle stored before the check is not shown', () => {
