@@ -3,11 +3,11 @@
 // headless Tern has none of these, so the channels that list them answer with fixed content
 // (./fake-answers.ts); the actions go through the same routes, and everything else is the real
 // Tern.
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import type { Output } from '../electron/core/ipc/contract';
 import type { NotificationItem } from '../renderer/notifications/groups';
-import { ana, answer, ben, chloe, post } from './fake-answers';
+import { actor, ana, answer, ben, chloe, post } from './fake-answers';
 import type { Headless } from './headless';
 import { screenshotPath } from './screenshots';
 
@@ -250,6 +250,99 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
 });
+
+test('names from other servers cannot reorder the words around them or overflow their row', async ({ page, tern }) => {
+  // As a peer could still send them (the core takes bidi controls out and cuts names at 100
+  // characters; the renderer does not count on it).
+  const rlo = actor(20, 'Support Team\u202E', '@rlo@rlo.example');
+  const long = actor(21, 'W'.repeat(1_000), '@long@long.example');
+  const poll = { kind: 'oneOf' as const, options: [{ name: '\u202Eyes', votes: 2 }, { name: 'no', votes: 1 }], votersCount: 3, endTime: null, closed: true, hideTotals: false, myVotes: null };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(rlo, '<p>Quick question.</p>', { id: 1, boostedBy: { actor: rlo, apId: 'https://rlo.example/b/1', at: new Date().toISOString() }, poll }),
+      post(ana, '<p>The terns are back.</p>', { id: 2, boostedBy: { actor: long, apId: 'https://long.example/b/2', at: new Date().toISOString() } }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  const posts = page.getByTestId('post');
+  await expect(posts).toHaveCount(2);
+
+  const bidiOf = (locator: Locator) => locator.evaluateAll((els) => els.map((el) => getComputedStyle(el).unicodeBidi));
+  for (const [selector, count] of [['.post__name', 1], ['.post__handle', 1], ['.post__context-text bdi', 1], ['.poll__name bdi', 2]] as const) {
+    expect(await bidiOf(posts.first().locator(selector)), selector).toEqual(Array(count).fill('isolate'));
+  }
+  // The words after the name read as written: an override left in the name, not isolated, would
+  // have turned " boosted" around.
+  await expect(posts.first().locator('.post__context-text')).toHaveText('Support Team\u202E boosted');
+  expect(await readsOnAfterName(posts.first().locator('.post__context-text'))).toBe(true);
+
+  // A long name: the "boosted" line stays within its post (it was 1.4 million pixels wide).
+  const context = posts.nth(1).locator('.post__context');
+  await expect(context).toContainText('boosted');
+  const fits = (locator: Locator) => locator.evaluate((el) => el.scrollWidth <= el.clientWidth);
+  expect(await fits(context)).toBe(true);
+  expect(await fits(posts.nth(1))).toBe(true);
+
+  const walk = { id: 7, excerpt: 'The estuary at low tide.' };
+  await answer(page, 'notifications.list', { items: [notification(1, 'LIKE', rlo, true, 3, walk), notification(2, 'NEW_FOLLOWER', long, true, 5, null)], nextOffset: null, nextCursor: null, unreadCount: 2 });
+  await page.goto(`${tern.url}#/notifications`);
+  const rows = page.getByTestId('notification');
+  await expect(rows).toHaveCount(2);
+  const liked = rows.first().locator('.notification__sentence');
+  await expect(liked).toHaveText('Support Team\u202E liked your post');
+  expect(await bidiOf(liked)).toEqual(['isolate']);
+  expect(await bidiOf(liked.locator('bdi'))).toEqual(['isolate']);
+  expect(await readsOnAfterName(liked)).toBe(true);
+  // The long name wraps within the sentence, which ends before the time begins.
+  const followed = rows.nth(1);
+  expect(await fits(followed.locator('.notification__sentence'))).toBe(true);
+  const sentenceRight = await followed.locator('.notification__sentence').evaluate((el) => el.getBoundingClientRect().right);
+  const timeLeft = await followed.locator('.notification__meta').evaluate((el) => el.getBoundingClientRect().left);
+  expect(sentenceRight).toBeLessThanOrEqual(timeLeft);
+
+  // The post a reply answers names its author the same way.
+  const answered = post(rlo, '<p>Anyone?</p>', { id: 3 });
+  await answer(page, 'thread.get', { ancestors: [], post: answered, replies: [], totalReplies: 0, nextCursor: null, missingParent: null });
+  await page.goto(`${tern.url}#/compose?reply=${encodeURIComponent(answered.apId)}`);
+  const replyingTo = page.locator('.reply-context__head > span');
+  await expect(replyingTo).toHaveText('Replying to Support Team\u202E');
+  expect(await bidiOf(replyingTo.locator('bdi'))).toEqual(['isolate']);
+});
+
+test('a link preview names the host its link leads to, whatever the page calls itself', async ({ page, tern }) => {
+  const preview = (url: string, siteName: string) => ({ url, title: 'Sign in to your account', description: null, siteName, image: null, imageSrc: null });
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(ana, '<p><a href="https://evil.example/phish">log in</a></p>', { id: 1, previews: [preview('https://evil.example/phish', 'accounts.google.com')] }),
+      post(ben, '<p><a href="https://www.birds.example/w/1">terns</a></p>', { id: 2, previews: [preview('https://www.birds.example/w/1', 'Birds Weekly')] }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+  await expect(page.locator('.post__preview-site')).toHaveText(['evil.example', 'Birds Weekly · birds.example']);
+  await expect(page.locator('.post__preview-host')).toHaveText(['evil.example', 'birds.example']);
+});
+
+/** Whether the words after the first <bdi> in `locator` read as written: laid out after the
+ * name, and left to right (their first letter left of their last). */
+function readsOnAfterName(locator: Locator): Promise<boolean> {
+  return locator.evaluate((el) => {
+    const name = el.querySelector('bdi');
+    const rest = name?.nextSibling;
+    if (!name || !rest?.textContent) return false;
+    const text = rest.textContent;
+    const letter = (i: number) => {
+      const range = document.createRange();
+      range.setStart(rest, i);
+      range.setEnd(rest, i + 1);
+      return range.getBoundingClientRect();
+    };
+    const first = letter(text.search(/\S/));
+    const last = letter(text.trimEnd().length - 1);
+    return first.left >= name.getBoundingClientRect().right - 1 && first.left < last.left;
+  });
+}
 
 test('a post’s author opens their card in People, and Back returns to the stream', async ({ page, tern }) => {
   await answer(page, 'lookup.resolve', (input) => {

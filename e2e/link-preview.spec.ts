@@ -50,7 +50,8 @@ test('a post with a link shows the page’s preview card, its picture through Te
   const card = page.getByTestId('post').first().locator('.post__preview');
   await expect(card).toHaveAttribute('href', `${origin}/terns`);
   await expect(card).toHaveAttribute('target', '_blank');
-  await expect(card.locator('.post__preview-site')).toHaveText('Coast Notes');
+  // The page's name for itself, and always the host the link leads to.
+  await expect(card.locator('.post__preview-site')).toHaveText(`Coast Notes · ${new URL(origin).host}`);
   await expect(card.locator('.post__preview-description')).toHaveText('A field guide to the coast, season by season.');
   const picture = card.locator('img');
   await expect(picture).toHaveAttribute('src', /^\/media\/proxy\//);

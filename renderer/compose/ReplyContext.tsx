@@ -5,6 +5,7 @@ import { call } from '../api';
 import { Avatar } from '../components/Avatar';
 import { Delayed } from '../components/Delayed';
 import { CloseIcon, ReplyIcon } from '../components/icons';
+import { nameSlot, WithNames } from '../components/WithNames';
 import { Html } from '../content/Html';
 import { strings } from '../strings';
 
@@ -37,7 +38,7 @@ export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCan
     <section className="reply-context card" aria-label={t.replyingTo}>
       <div className="reply-context__head">
         <ReplyIcon />
-        <span>{post ? t.replyingToName(post.author.name) : t.replyingTo}</span>
+        <span>{post ? <WithNames text={t.replyingToName(nameSlot(0))} names={[post.author.name]} /> : t.replyingTo}</span>
         <button type="button" className="icon-button" onClick={onCancel} aria-label={t.cancelReply} title={t.cancelReply}>
           <CloseIcon />
         </button>

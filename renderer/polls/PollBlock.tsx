@@ -68,7 +68,7 @@ export function PollBlock({ apId, poll: initial, own }: { apId: string; poll: Po
                   setChosen((c) => (type === 'radio' ? [option.name] : e.target.checked ? [...c, option.name] : c.filter((n) => n !== option.name)))
                 }
               />
-              <span>{option.name}</span>
+              <bdi>{option.name}</bdi>
             </label>
           ))}
         </fieldset>
@@ -98,7 +98,7 @@ export function PollBlock({ apId, poll: initial, own }: { apId: string; poll: Po
             {poll.options.map((option) => (
               <li key={option.name} className={mine.has(option.name) ? 'poll__result poll__result--mine' : 'poll__result'} data-testid="poll-result">
                 <span className="poll__name">
-                  {option.name} {mine.has(option.name) && <span className="poll__mine">{t.yourVote}</span>}
+                  <bdi>{option.name}</bdi> {mine.has(option.name) && <span className="poll__mine">{t.yourVote}</span>}
                 </span>
               </li>
             ))}
@@ -115,7 +115,7 @@ export function PollBlock({ apId, poll: initial, own }: { apId: string; poll: Po
                 <span className="poll__bar" style={{ width: `${Math.min(share, 100)}%` }} aria-hidden="true" />
                 <span className="poll__percent">{t.percent(votes, whole)}</span>
                 <span className="poll__name">
-                  {option.name} {mine.has(option.name) && <span className="poll__mine">{t.yourVote}</span>}
+                  <bdi>{option.name}</bdi> {mine.has(option.name) && <span className="poll__mine">{t.yourVote}</span>}
                 </span>
                 <span className="poll__count">{t.votes(votes)}</span>
               </li>

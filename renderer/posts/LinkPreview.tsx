@@ -1,11 +1,12 @@
 // A link preview under a post: the page's picture, title, description and site, read by the
-// core from the page's head (previews/opengraph.ts) and stored with the post (og_meta). The
-// whole card is one link to the page, opened outside Tern. The picture is loaded only through
-// Tern's media proxy (the page contacts no other server); any other src is left out.
+// core from the page's head (previews/opengraph.ts) and stored with the post (og_meta), and the
+// host the link leads to, always, whatever the page calls itself. The whole card is one link to
+// the page, opened outside Tern. The picture is loaded only through Tern's media proxy (the page
+// contacts no other server); any other src is left out.
 import { useEffect, useState } from 'react';
 import type { LinkPreviewView, PostView } from '../../electron/core/ipc/author-contract';
 import { call } from '../api';
-import { externalHref, hostOf } from './links';
+import { externalHref, previewSource } from './links';
 
 /** The author's own post just written: its previews are fetched in the background and may come
  * after the list was read. It is asked for again (by its id, from Tern's own rows: no network)
@@ -51,11 +52,20 @@ export function LinkPreview({ preview }: { preview: LinkPreviewView }) {
   const href = externalHref(preview.url);
   if (href === undefined) return null;
   const image = preview.imageSrc?.startsWith('/media/proxy/') ? preview.imageSrc : null;
+  const source = previewSource(href, preview.siteName);
   return (
     <a className="post__preview" href={href} target="_blank" rel="noopener noreferrer nofollow">
       {image && <img className="post__preview-image" src={image} alt="" loading="lazy" decoding="async" />}
       <span className="post__preview-text">
-        <span className="post__preview-site">{preview.siteName ?? hostOf(href).replace(/^www\./, '')}</span>
+        <span className="post__preview-site">
+          {source.site !== null && (
+            <>
+              <bdi>{source.site}</bdi>
+              {' · '}
+            </>
+          )}
+          <span className="post__preview-host">{source.host}</span>
+        </span>
         <span className="post__preview-title">{preview.title}</span>
         {preview.description && <span className="post__preview-description">{preview.description}</span>}
       </span>

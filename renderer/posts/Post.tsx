@@ -8,6 +8,7 @@ import { Avatar } from '../components/Avatar';
 import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, ReplyIcon } from '../components/icons';
 import { Menu, type MenuItem } from '../components/Menu';
 import { RelativeTime } from '../components/RelativeTime';
+import { nameSlot, WithNames } from '../components/WithNames';
 import { Html } from '../content/Html';
 import { EmojiText } from '../content/emoji';
 import { hrefOf, navigate } from '../places';
@@ -73,7 +74,9 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
       {post.boostedBy && (
         <p className="post__context">
           <BoostIcon className="post__context-icon" />
-          <span>{t.boostedBy(post.boostedBy.actor.name)}</span>
+          <span className="post__context-text">
+            <WithNames text={t.boostedBy(nameSlot(0))} names={[post.boostedBy.actor.name]} />
+          </span>
         </p>
       )}
       {state.pinned && own && !post.boostedBy && (

@@ -21,3 +21,20 @@ export function hostOf(url: string): string {
     return url;
   }
 }
+
+const HOST_NAME = /^[a-z0-9-]+(\.[a-z0-9-]+)+\.?$/i;
+const bare = (host: string) => host.toLowerCase().replace(/^www\./, '').replace(/\.$/, '');
+
+/**
+ * Where a link preview says it leads: the link's own host (without `www.`), always — a page's
+ * `og:site_name` is only what the page says of itself ("accounts.google.com" on a page of
+ * evil.example) — and the site's name beside it when that says something the host does not
+ * ("Birds Weekly · birds.example"). A site name that is another host name is left out: it can
+ * only mislead.
+ */
+export function previewSource(href: string, siteName: string | null): { site: string | null; host: string } {
+  const host = bare(hostOf(href));
+  const site = siteName?.trim() ?? '';
+  if (site === '' || bare(site) === host || HOST_NAME.test(site)) return { site: null, host };
+  return { site, host };
+}

@@ -6,6 +6,7 @@ import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { BellIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
+import { nameSlot, WithNames } from '../components/WithNames';
 import { ListFrame, EmptyState } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
 import { FollowRequests } from '../notifications/FollowRequests';
@@ -110,13 +111,16 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
   const typeless = typelessWording(group);
   const KindIcon = pollEnded || votedPollEnded ? PollIcon : typeless ? TYPELESS_ICONS[typeless.kind] : KIND_ICONS[group.kind ?? 'MENTION'];
   const first = group.actors[0];
+  // Each name in the sentence isolated from the words around it (components/WithNames.tsx).
+  const names = group.actors.map((a) => a.name);
+  const who = t.actors(names.map((_, i) => nameSlot(i)));
   const sentence = pollEnded
     ? strings.polls.pollEnded
     : votedPollEnded
-      ? strings.polls.votedPollEnded(t.actors(group.actors.map((a) => a.name)))
+      ? strings.polls.votedPollEnded(who)
       : typeless
         ? typeless.sentence
-        : t.sentence(group.kind, t.actors(group.actors.map((a) => a.name)));
+        : t.sentence(group.kind, who);
   const excerpt = group.kind === 'MENTION' || votedPollEnded ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
   const target = typeless ? typeless.target : targetOf(group);
@@ -131,7 +135,9 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
             <Avatar key={actor.id} name={actor.name} id={actor.apId} size="small" src={actor.iconSrc} />
           ))}
         </span>
-        <span className="notification__sentence">{sentence}</span>
+        <span className="notification__sentence">
+          <WithNames text={sentence} names={names} />
+        </span>
         {(excerpt || deleted) && <span className="notification__excerpt">{deleted ? t.deleted : excerpt}</span>}
         {typeless?.links.map((link) => (
           <a key={link.href} className="notification__excerpt" href={link.href} onClick={group.isNew ? onRead : undefined}>

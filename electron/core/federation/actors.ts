@@ -105,6 +105,8 @@ export async function handleOf(fed: FederationContext, doc: Json): Promise<strin
     const subject = await webfingerSubjectOf(fed, id);
     if (!subject) return fallback;
     const handle = `@${subject.user}@${subject.domain}`;
+    // A subject that is no handle (saveActor would refuse it) gives way to the fallback.
+    if (validHandle(handle) === null) return fallback;
     if (subject.domain === host.toLowerCase()) return handle;
     // A custom WebFinger domain: ask that domain, and keep the handle only if it names this actor.
     return sameActor(await webfingerActorId(fed, subject.user, subject.domain), id) ? handle : fallback;
@@ -115,8 +117,18 @@ export async function handleOf(fed: FederationContext, doc: Json): Promise<strin
 }
 
 /** A handle as stored: `@user@host` with no markup, quotes, spaces or slashes in it (it comes
- * from a remote preferredUsername or WebFinger subject); anything else is no handle. */
-const HANDLE_RE = /^@[^\s<>"'`@/\\]+@[^\s<>"'`@/\\]+$/;
+ * from a remote preferredUsername or WebFinger subject), and no control or format character —
+ * a bidi override turns `@\u202Elaicos.nodotsam@evil.example` into what reads as
+ * `@elpmaxe.live@mastodon.social`, and zero-width ones hide in a name that looks like another.
+ * No server's user names have them (Mastodon's are [a-z0-9_]). At most as long as an address
+ * can be (64 characters, @, a 253-character domain). Anything else is no handle. */
+const HANDLE_RE = /^@[^\s<>"'`@/\\\p{Cc}\p{Cf}]+@[^\s<>"'`@/\\\p{Cc}\p{Cf}]+$/u;
+const HANDLE_MAX_CHARS = 1 + 64 + 1 + 253;
+
+/** `handle` when it may be stored and shown as one, else null. */
+export function validHandle(handle: string | null): string | null {
+  return handle !== null && handle.length <= HANDLE_MAX_CHARS && HANDLE_RE.test(handle) ? handle : null;
+}
 
 /** Stores (or refreshes) an actor document in the cache, its HTML sanitized, and returns the row. */
 /**
@@ -132,7 +144,7 @@ export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | nul
   if (chars > MAX_STORED_ACTOR_CHARS) {
     throw new NotFoundError(`${String(doc.id)} has a profile too large to keep (${chars} characters of JSON, at most ${MAX_STORED_ACTOR_CHARS}).`);
   }
-  const handle = givenHandle !== null && HANDLE_RE.test(givenHandle) ? givenHandle : null;
+  const handle = validHandle(givenHandle);
   const apId = str(doc.id)!;
   const existing = findActor(db, apId);
   if (existing) {

@@ -66,6 +66,14 @@ describe('sanitizing objects', () => {
     expect(out.summary).toBe('<p>bio</p>');
     expect(out.attachment).toEqual([{ type: 'PropertyValue', name: 'Site', value: '<a href="https://a.example" rel="nofollow noopener noreferrer">a</a>' }]);
   });
+
+  it('cleans a PropertyValue field sent alone, not in a list (AS2 allows a single value)', () => {
+    const out = sanitizeActorHtml({
+      type: 'Person',
+      attachment: { type: 'PropertyValue', name: 'Site', value: '<img src=https://tracker.example/p.png onerror=alert(1)><a href="javascript:alert(1)" style="x">x</a><script>alert(2)</script>' },
+    });
+    expect(out.attachment).toEqual({ type: 'PropertyValue', name: 'Site', value: '<a rel="nofollow noopener noreferrer">x</a>' });
+  });
 });
 
 describe('plain-text and URL fields of what is stored', () => {
@@ -171,5 +179,15 @@ describe("a PodcastEpisode's description and audio (Castopod)", () => {
     });
     expect(object.description).toEqual({ type: 'Note', content: 'md', contentMap: { en: '<p>ok</p>' }, name: 'n' });
     expect(object.audio).toEqual({ type: 'Audio', name: 'Ep' });
+  });
+
+  it("a description's own description is cleaned too (the view reads its content), and one nested deeper than three is dropped", () => {
+    const raw = '<script>alert(1)</script><img src=https://tracker.example/x.png><p>text</p>';
+    const object = sanitizeObjectHtml({ type: 'PodcastEpisode', name: 'Ep', description: { type: 'Note', description: { content: raw, name: '<b>n</b>' } } });
+    expect(object.description).toEqual({ type: 'Note', description: { content: '<p>text</p>', name: 'n' } });
+    const nested = (depth: number): Record<string, unknown> => (depth === 0 ? { content: raw } : { description: nested(depth - 1) });
+    const deep = sanitizeObjectHtml({ type: 'PodcastEpisode', description: nested(5) });
+    expect(JSON.stringify(deep)).not.toContain('<script');
+    expect(deep.description).toEqual({ description: { description: {} } });
   });
 });

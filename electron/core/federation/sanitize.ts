@@ -138,6 +138,23 @@ export function sanitizePlainText(text: string): string {
   return out.replace(LOOKS_LIKE_A_TAG, '< ');
 }
 
+/**
+ * Bidi embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069). One of them in a name
+ * reorders whatever is shown after it: "Ana Lima\u202E liked your post" reads backwards, and a
+ * preferredUsername "\u202Elaicos.nodotsam" shows as "mastodon.social". Nobody needs them in a
+ * name or a label (the renderer isolates each one anyway). The marks U+200E and U+200F are
+ * kept: they are single strong characters with no scope (they cannot turn the text after them
+ * around), and names written in Arabic or Hebrew use them to place their punctuation.
+ */
+export const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** A plain-text field from outside as the UI shows it as a name or a label (an actor's name, a
+ * poll option, a content warning, a title): no markup (sanitizePlainText) and no bidi controls.
+ * Applied when a view is built, not when stored: a vote must carry an option's name as sent. */
+export function plainLabel(text: string): string {
+  return sanitizePlainText(text).replace(BIDI_CONTROLS, '');
+}
+
 /** An absolute http(s) URL, or null: every URL field from outside is one of these or dropped
  * (javascript:, data:, file: and the rest are never kept, linked or fetched). */
 export function httpUrlOrNull(value: unknown): string | null {
@@ -270,16 +287,35 @@ export function sanitizeObjectHtml<T extends Json>(object: T): T {
   }
   // Castopod's PodcastEpisode (the Podcast Index's draft vocabulary) has no content of its own:
   // its text is in a `description` Note, its file in an `audio` object. Cleaned as the object's
-  // own content (HTML) and as an attachment (plain name, http(s)-only URLs); one level only.
+  // own content (HTML) and as an attachment (plain name, http(s)-only URLs).
   if (isObject(out.description)) {
-    const description: Json = { ...out.description };
-    for (const key of ['content', 'contentMap']) if (key in description) description[key] = mapStrings(description[key], cleanHtml);
-    if (typeof description.name === 'string') description.name = sanitizePlainText(description.name);
-    out.description = description;
+    const description = cleanDescription(out.description, cleanHtml, 1);
+    if (description === undefined) delete out.description;
+    else out.description = description;
   }
   if (isObject(out.audio)) out.audio = cleanEntry(out.audio);
   cleanObjects.add(out);
   return out as T;
+}
+
+/** How many `description` objects deep a description is kept: Castopod sends one. */
+const DESCRIPTION_DEPTH = 3;
+
+/** A `description` object cleaned as content: its HTML sanitized, its name plain, and the
+ * description it has in turn the same way — the view reads the text of the first one that has
+ * content, however deep (actions/views.ts contentOf), so none may be stored raw. One deeper than
+ * DESCRIPTION_DEPTH is dropped (undefined). */
+function cleanDescription(value: Json, cleanHtml: (s: string) => string, depth: number): Json | undefined {
+  if (depth > DESCRIPTION_DEPTH) return undefined;
+  const description: Json = { ...value };
+  for (const key of ['content', 'contentMap', 'summary', 'summaryMap']) if (key in description) description[key] = mapStrings(description[key], cleanHtml);
+  for (const key of ['name', 'nameMap']) if (key in description) description[key] = mapStrings(description[key], sanitizePlainText);
+  if (isObject(description.description)) {
+    const inner = cleanDescription(description.description, cleanHtml, depth + 1);
+    if (inner === undefined) delete description.description;
+    else description.description = inner;
+  }
+  return description;
 }
 
 /** An activity with its own HTML fields and those of an embedded object (one level, and a
@@ -300,10 +336,9 @@ export function sanitizeActivityHtml<T extends Json>(activity: T): T {
 export function sanitizeActorHtml<T extends Json>(doc: T): T {
   if (cleanActors.has(doc)) return doc;
   const out: Json = { ...sanitizeObjectHtml(doc) };
-  if (Array.isArray(out.attachment)) {
-    out.attachment = out.attachment.map((a: unknown) =>
-      isObject(a) && typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value) } : a,
-    );
+  // One field or a list of them: AS2 lets a single value stand for a one-element list.
+  if ('attachment' in out) {
+    out.attachment = mapEntries(out.attachment, (a) => (typeof a.value === 'string' ? { ...a, value: sanitizeContentHtml(a.value) } : a));
   }
   cleanActors.add(out);
   cleanObjects.add(out);

@@ -60,7 +60,10 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
 
   function remoteAccount(view: ActorView, row: Actor | null) {
     const doc = (row?.apActor ?? {}) as Json;
-    const username = str(doc.preferredUsername) ?? view.handle?.split('@')[1] ?? 'unknown';
+    // A client shows `acct` as the account's address: no control or format character in it (a
+    // bidi override makes \u202Elaicos.nodotsam@evil.example read as elpmaxe.live@mastodon.social;
+    // the core keeps no such handle, and this is made from the preferredUsername when it has none).
+    const username = (str(doc.preferredUsername) ?? view.handle?.split('@')[1] ?? '').replace(/[\p{Cc}\p{Cf}]/gu, '') || 'unknown';
     const host = (() => {
       try {
         return new URL(view.apId).host;

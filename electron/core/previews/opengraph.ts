@@ -10,6 +10,7 @@
 // without control characters, cut to a bounded length; the image is an absolute http(s) URL.
 // Pure: the page reader worker runs it (webmention/source-worker.ts), never the main thread.
 import { Parser } from 'htmlparser2';
+import { BIDI_CONTROLS } from '../federation/sanitize';
 
 /** One link preview, as stored in `og_meta` (a JSON list of these). */
 export interface LinkPreview {
@@ -28,14 +29,15 @@ export const PREVIEW_SITE_CHARS = 100;
 /** A post gets previews for at most this many of its links. */
 export const MAX_PREVIEWS = 3;
 
-// C0/C1 controls (tabs and newlines become spaces first), bidi overrides and isolates.
+// C0/C1 controls (tabs and newlines become spaces first); bidi controls are BIDI_CONTROLS, the
+// one definition all remote labels are cleaned by.
 // eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001F\u007F-\u009F\u202A-\u202E\u2066-\u2069]/g;
+const CONTROL = /[\u0000-\u001F\u007F-\u009F]/g;
 
 /** Plain text for a preview: white space folded, controls out, cut at `max` characters. */
 export function previewText(value: unknown, max: number): string | null {
   if (typeof value !== 'string') return null;
-  const text = value.replace(/\s+/g, ' ').replace(CONTROL, '').trim();
+  const text = value.replace(/\s+/g, ' ').replace(CONTROL, '').replace(BIDI_CONTROLS, '').trim();
   if (text === '') return null;
   const chars = [...text];
   return chars.length > max ? `${chars.slice(0, max - 1).join('').trimEnd()}…` : text;

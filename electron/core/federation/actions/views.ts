@@ -11,7 +11,7 @@ import { quotedIdOf } from '../quotes';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
-import { htmlToExcerpt, sanitizePlainText, unparsedText } from '../sanitize';
+import { BIDI_CONTROLS, htmlToExcerpt, plainLabel, sanitizePlainText, unparsedText } from '../sanitize';
 import { sanitizeStoredHtml } from '../sanitize-stored';
 import { pollViewOf } from '../polls/view';
 import { withSources } from '../../media/views';
@@ -294,7 +294,7 @@ function contentOf(object: Json): string {
 function titleOf(object: Json, name: string | null): string | null {
   if (!nameIsTitle(object)) return null;
   const title = name ?? (isObject(object.audio) ? str(object.audio.name) : null);
-  return title ? sanitizePlainText(title) : null;
+  return title ? plainLabel(title) : null;
 }
 
 function common(object: Json, apId: string, ownBase: string | null = null) {
@@ -308,7 +308,9 @@ function common(object: Json, apId: string, ownBase: string | null = null) {
   // Misskey (and its forks) send a warning left empty as U+200B, so that servers which read an
   // empty summary as none still hide the post: a warning with no visible character is a warning
   // without words (shown as "sensitive"), not one whose label is an invisible character.
-  const warning = warningText !== null && INVISIBLE_ONLY.test(warningText) ? null : warningText;
+  // Shown as a label: a bidi override in it would turn the post's header around.
+  const label = warningText?.replace(BIDI_CONTROLS, '') ?? null;
+  const warning = label !== null && INVISIBLE_ONLY.test(label) ? null : label;
   return {
     apId,
     url: originalUrlOf(object, apId),

@@ -10,7 +10,7 @@ import { BadInputError, ConflictError, NotFoundError } from '../../errors';
 import { httpUrl, idOf, type Json } from '../ap';
 import { allocatePublicId, saveOutboxObject } from '../outbox-store';
 import { findInbox } from '../process/store';
-import { sanitizePlainText } from '../sanitize';
+import { plainLabel } from '../sanitize';
 import { targetOfActor } from '../recipients';
 import { requireLocal, type ActionDeps } from '../actions/deps';
 import { isClosed, pollOf } from './question';
@@ -25,11 +25,11 @@ export function voteInPoll(deps: ActionDeps, apId: string, choices: string[]): I
     if (!poll) throw new NotFoundError('That post has no poll to vote in.');
     if (question.votedForAnswers !== null) throw new ConflictError('You have already voted in this poll.');
     if (isClosed(poll, now)) throw new ConflictError('This poll has closed.');
-    // The UI shows names as plain text (markup removed); the vote carries the name as the poll
+    // The UI shows names as labels (markup and bidi controls removed: polls/view.ts); the vote carries the name as the poll
     // has it, or the poll's server would not recognise it.
     const chosen: string[] = [];
     for (const choice of new Set(choices)) {
-      const option = poll.options.find((o) => o.name === choice) ?? poll.options.find((o) => sanitizePlainText(o.name) === choice);
+      const option = poll.options.find((o) => o.name === choice) ?? poll.options.find((o) => plainLabel(o.name) === choice);
       if (!option) throw new BadInputError(`This poll has no option “${choice}”.`);
       if (!chosen.includes(option.name)) chosen.push(option.name);
     }
