@@ -79,7 +79,9 @@ test('a link whose text names another server than it opens shows the real host b
     '<p><a href="https://evil.example/phish">https://bank.example/login</a> and ' +
       // Mastodon's trimming, with the claim in the visible part.
       '<a href="https://evil.example/x"><span class="invisible">https://evil.example/</span>bank.example/login</a> and ' +
-      '<a href="https://blog.example/2024/long-post"><span class="invisible">https://</span><span class="ellipsis">blog.example/2024/lo</span><span class="invisible">ng-post</span></a></p>',
+      '<a href="https://blog.example/2024/long-post"><span class="invisible">https://</span><span class="ellipsis">blog.example/2024/lo</span><span class="invisible">ng-post</span></a>' +
+      // A note of its own, faking the one Tern adds: shown as plain text, not as a note.
+      ' <span class="link-host">(bank.example)</span></p>',
     { id: 21 },
   );
   await answer(page, 'timeline.stream', { items: [spoofs], nextCursor: null });
@@ -90,6 +92,7 @@ test('a link whose text names another server than it opens shows the real host b
   await expect(links.nth(0)).toHaveAttribute('title', 'https://evil.example/phish');
   await expect(links.nth(1).locator('.link-host')).toHaveText(' (evil.example)');
   await expect(links.nth(2).locator('.link-host')).toHaveCount(0);
+  await expect(page.getByTestId('post').locator('.link-host')).toHaveCount(2);
   await expect(links.nth(2)).not.toHaveAttribute('title', /./);
 });
 

@@ -8,5 +8,7 @@ import { sanitizeHtml } from './sanitize';
 
 export function Html({ html, className, id, emojis }: { html: string; className?: string; id?: string; emojis?: readonly EmojiView[] | undefined }) {
   const safe = useMemo(() => withCustomEmoji(sanitizeHtml(html), emojis), [html, emojis]);
-  return <div id={id} className={className} dangerouslySetInnerHTML={{ __html: safe }} />;
+  // remote-html: what every such block shares (Mastodon's hidden parts of long links stay hidden
+  // wherever a post or profile is shown: a quote, a reply's context, a card).
+  return <div id={id} className={className ? `remote-html ${className}` : 'remote-html'} dangerouslySetInnerHTML={{ __html: safe }} />;
 }

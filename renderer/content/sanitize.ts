@@ -14,6 +14,15 @@ const ALLOWED_ATTR = ['href', 'class', 'start', 'reversed', 'value', 'translate'
 const HTTP_OR_MAIL = /^(?:https?:|mailto:)/i;
 
 const purify = DOMPurify();
+// The host notes this pass adds (below): a remote post's own "link-host" class is taken off, so
+// it cannot fake one.
+const notes = new WeakSet<Node>();
+
+purify.addHook('uponSanitizeAttribute', (node, data) => {
+  if (data.attrName === 'class' && !notes.has(node) && /\blink-host\b/.test(data.attrValue)) {
+    data.attrValue = data.attrValue.replace(/\blink-host\b/g, ' ').trim();
+  }
+});
 
 purify.addHook('afterSanitizeAttributes', (node) => {
   if (node.tagName !== 'A') return;
@@ -31,6 +40,7 @@ purify.addHook('afterSanitizeAttributes', (node) => {
     const note = node.ownerDocument.createElement('span');
     note.className = 'link-host';
     note.textContent = ` (${behind})`;
+    notes.add(note);
     node.appendChild(note);
     node.setAttribute('title', href);
   }

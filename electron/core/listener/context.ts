@@ -39,6 +39,9 @@ export interface ListenerTimeouts {
   headersMs: number;
   /** From a request's first byte to the end of its body. */
   requestMs: number;
+  /** The same for a file upload (a multipart/form-data body: media, a profile picture,
+   * Micropub): large, and often sent from a phone. */
+  uploadMs: number;
   /** An idle kept-alive connection. */
   keepAliveMs: number;
 }

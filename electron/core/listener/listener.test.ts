@@ -11,6 +11,7 @@ import { addFollower, addPost, openListeningCore, startMallory, type ListeningCo
 import { SIGNED_GET_KEY_MAX_BYTES } from './signed-get';
 import { taggedOutboxObject } from '../../../db/schema';
 import { MAX_KEYS_PER_DOCUMENT } from '../net/key-document';
+import { AP_CONTEXT } from '../federation/outbox';
 
 const AP = 'application/activity+json';
 let t: ListeningCore;
@@ -231,7 +232,8 @@ describe('objects and who may read them', () => {
     const row = addPost(t.core, { content: '<p>Hello <script>x()</script>world</p>', inReplyTo: 'https://elsewhere.example/notes/1' });
     const { res, json } = await getJson(`/o/${row.publicId}`);
     expect(res.status).toBe(200);
-    expect(json).toMatchObject({ '@context': 'https://www.w3.org/ns/activitystreams', id: row.apId, type: 'Note' });
+    // Served with the context it is sent with, which defines sensitive, Hashtag and blurhash.
+    expect(json).toMatchObject({ '@context': AP_CONTEXT, id: row.apId, type: 'Note' });
     const create = (await getJson(`/o/${row.publicId}/activity`)).json;
     expect(create).toMatchObject({ id: `${row.apId}/activity`, type: 'Create', actor: t.url, object: { id: row.apId } });
 

@@ -4,6 +4,7 @@ import { connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openListeningCore, type ListeningCore } from './test-support';
 import { startListener, type RunningListener } from './server';
+import { issueToken } from '../indieauth/test-flow';
 
 let t: ListeningCore;
 beforeAll(async () => {
@@ -86,7 +87,7 @@ describe('two Host headers', () => {
 describe('slow requests are cut at their configured deadline, not at node:httpâ€™s next 30 s check', () => {
   let short: RunningListener;
   beforeAll(async () => {
-    short = await startListener(t.core, { host: '127.0.0.1', port: 0 }, { timeouts: { headersMs: 300, requestMs: 600 } });
+    short = await startListener(t.core, { host: '127.0.0.1', port: 0 }, { timeouts: { headersMs: 300, requestMs: 600, uploadMs: 1_800 } });
   });
   afterAll(async () => {
     await short?.close();
@@ -110,6 +111,16 @@ describe('slow requests are cut at their configured deadline, not at node:httpâ€
     const answer = await trickle('GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ', 'a');
     expect(answer).toMatch(/^HTTP\/1\.1 408 /);
     expect(answer).toContain('the request took too long to arrive');
+  });
+
+  it('a file upload has the longer upload deadline: still open past the request deadline, then cut', async () => {
+    const token = await issueToken(t.url, t.core, ['create', 'media']);
+    const started = Date.now();
+    const answer = await trickle(`POST /micropub/media HTTP/1.1\r\nHost: 127.0.0.1\r\nAuthorization: Bearer ${token}\r\nContent-Type: multipart/form-data; boundary=x\r\nContent-Length: 100000\r\n\r\n`, ' ');
+    expect(answer).toMatch(/^HTTP\/1\.1 408 /);
+    expect(answer).toContain('the request took too long to arrive');
+    // Not at requestMs (600 ms) as any other body: at uploadMs (1.8 s).
+    expect(Date.now() - started).toBeGreaterThan(1_500);
   });
 
   it('an inbox body trickled a byte at a time: 408 with its reason', async () => {

@@ -1,7 +1,7 @@
 // Runs the listener app on a host:port with node:http and @hono/node-server's adapter (default 127.0.0.1: a tunnel in
 // front exposes it), and the control the core keeps so Settings can start, restart and stop it.
 // Timeouts are short, as for any server facing the internet.
-import { createServer, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { getRequestListener, RequestError } from '@hono/node-server';
 import { createListenerApp } from './app';
@@ -16,7 +16,7 @@ import type { ListenerAddress, ListenerStatus } from '../ports';
 export const DEFAULT_LISTENER_HOST = '127.0.0.1';
 
 /** Short, as for any server facing the internet: a slow client holds a socket and its memory. */
-export const LISTENER_TIMEOUTS: ListenerTimeouts = { headersMs: 20_000, requestMs: 30_000, keepAliveMs: 5_000 };
+export const LISTENER_TIMEOUTS: ListenerTimeouts = { headersMs: 20_000, requestMs: 30_000, uploadMs: 10 * 60_000, keepAliveMs: 5_000 };
 /** How often node:http checks the deadlines above: a request is cut at most this late. */
 export const CONNECTIONS_CHECKING_MS = 1_000;
 
@@ -55,7 +55,9 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
     const timeouts = { ...LISTENER_TIMEOUTS, ...options.timeouts };
     server = createServer(
       {
-        requestTimeout: timeouts.requestMs,
+        // node:http's deadline is the uploads' (a 40 MiB video at 8 Mbit/s takes 40 s); every
+        // other body is held to requestMs by bodyDeadline below.
+        requestTimeout: Math.max(timeouts.requestMs, timeouts.uploadMs),
         headersTimeout: timeouts.headersMs,
         keepAliveTimeout: timeouts.keepAliveMs,
         // node:http looks for requests past their deadline only this often (default 30 s): headers
@@ -66,6 +68,7 @@ export async function startListener(core: ListenerCore, address: ListenerAddress
         // RFC 9112 §3.2: a request with more than one Host is answered 400. node:http joins them
         // ("a, b") or keeps the first, so two servers behind each other could read different ones.
         if (hostCount(req.rawHeaders) > 1) return refuse(res, 400, 'the request has more than one Host header');
+        bodyDeadline(req, res, isUpload(req) ? timeouts.uploadMs : timeouts.requestMs);
         return isInboxPost(req) ? inbox(req, res) : viaHono(req, res);
       },
     );
@@ -186,6 +189,30 @@ function hostCount(rawHeaders: string[]): number {
 }
 
 /** A refusal before any route, in the listener's usual shape; the body, unread, is not waited for. */
+/** A file upload: its body may take minutes (LISTENER_TIMEOUTS.uploadMs). */
+function isUpload(req: IncomingMessage): boolean {
+  return /^multipart\/form-data\b/i.test(req.headers['content-type'] ?? '');
+}
+
+/**
+ * Answers 408, as node:http does for its own deadline, when the body of `req` has not all arrived
+ * `ms` after its headers did (a body sent a byte at a time holds a socket and its memory); the
+ * connection is then closed. A request without a body, or answered before it is read, sets none.
+ */
+function bodyDeadline(req: IncomingMessage, res: ServerResponse, ms: number): void {
+  if (req.complete) return;
+  const timer = setTimeout(() => {
+    if (req.complete || res.writableEnded) return;
+    if (!res.headersSent) refuse(res, 408, 'the request took too long to arrive');
+    res.once('finish', () => req.socket.destroy());
+    if (res.headersSent && !res.writableEnded) req.socket.destroy();
+  }, ms);
+  timer.unref();
+  const clear = () => clearTimeout(timer);
+  req.once('end', clear);
+  res.once('close', clear);
+}
+
 function refuse(res: ServerResponse, status: number, reason: string): void {
   const body = JSON.stringify({ error: reason });
   res.writeHead(status, { 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff', Connection: 'close' }).end(body);

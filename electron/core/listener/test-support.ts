@@ -135,7 +135,7 @@ export function addPost(core: Core, input: PostInput = {}): OutboxObject {
   const published = input.published ?? core.clock();
   const row = saveOutboxObject(core.db, local, {
     apObject: {
-      '@context': 'https://www.w3.org/ns/activitystreams',
+      // No @context, as Compose stores them: the listener serves each with AP_CONTEXT.
       type: input.type ?? 'Note',
       attributedTo: local.id,
       content: input.content ?? '<p>Hello</p>',
