@@ -25,6 +25,8 @@ export interface HttpSignatureReport {
   ownerId: string | null;
   /** Fedify's reason when it did not verify: 'invalidSignature', 'keyFetchError', ... */
   failure: string | null;
+  /** The key id as the request wrote it (Fedify's keyId above is a parsed URL). */
+  keyIdAsSent: string | null;
 }
 
 export interface SignerReport {
@@ -93,15 +95,16 @@ async function checkHttpSignature(
       ? 'draft-cavage-http-signatures-12'
       : null;
   if (spec == null) return null;
+  const keyIdAsSent = /keyid="([^"]*)"/i.exec(request.headers.get(spec === 'rfc9421' ? 'signature-input' : 'signature') ?? '')?.[1] ?? null;
   try {
     const result = await verifyRequestDetailed(request, { ...options, spec });
     if (result.verified) {
-      return { spec, verified: true, keyId: result.key.id?.href ?? null, ownerId: result.key.ownerId?.href ?? null, failure: null };
+      return { spec, verified: true, keyId: result.key.id?.href ?? null, ownerId: result.key.ownerId?.href ?? null, failure: null, keyIdAsSent };
     }
     const keyId = 'keyId' in result.reason ? (result.reason.keyId?.href ?? null) : null;
-    return { spec, verified: false, keyId, ownerId: null, failure: result.reason.type };
+    return { spec, verified: false, keyId, ownerId: null, failure: result.reason.type, keyIdAsSent };
   } catch (error) {
-    return { spec, verified: false, keyId: null, ownerId: null, failure: error instanceof Error ? error.message : String(error) };
+    return { spec, verified: false, keyId: null, ownerId: null, failure: error instanceof Error ? error.message : String(error), keyIdAsSent };
   }
 }
 

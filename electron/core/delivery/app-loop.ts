@@ -52,7 +52,7 @@ export function createAppDeliveryLoop(deps: AppDeliveryLoopDeps): DeliveryLoop {
     log: deps.log,
     signer: () => {
       const local = identity();
-      return local ? { keyId: new URL(local.keyId), privateKey: fed.keys.rsa.privateKey } : null;
+      return local ? { keyId: new URL(local.keyId), publishedKeyId: local.keyId, privateKey: fed.keys.rsa.privateKey } : null;
     },
     payload: (row) => {
       if (row.webmentionTarget !== null) return webmentionPayload(db, row);

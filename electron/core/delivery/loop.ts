@@ -94,7 +94,7 @@ export interface DeliveryLoopDeps {
   client: HttpClient;
   connectivity: Pick<ConnectivityWatch, 'isOnline' | 'onChange' | 'recheck'>;
   /** The key to sign with, or null while the local actor is not set up (nothing is sent). */
-  signer: () => { keyId: URL; privateKey: CryptoKey } | null;
+  signer: () => { keyId: URL; publishedKeyId?: string; privateKey: CryptoKey } | null;
   /** What to POST; may take a moment the first time (an LD signature), hence the promise. */
   payload: (row: OutgoingActivity) => DeliveryPayload | Promise<DeliveryPayload>;
   resolve: (row: OutgoingActivity, signal: AbortSignal) => Promise<ResolveOutcome>;
@@ -296,7 +296,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   async function send(
     row: OutgoingActivity,
     payload: Exclude<DeliveryPayload, { kind: 'cancel' }>,
-    signer: { keyId: URL; privateKey: CryptoKey },
+    signer: { keyId: URL; publishedKeyId?: string; privateKey: CryptoKey },
     host: string,
     at: Date,
     requestSignal: AbortSignal,

@@ -34,9 +34,12 @@ export function localActor(baseUrl: string, username: string): LocalActor {
   return {
     baseUrl: base,
     id: base,
-    // In URL-normalised form (https://host/#main-key for a bare origin): signatures carry the
-    // key id as a parsed URL, and strict peers compare it with publicKey.id as a string.
-    keyId: new URL(`${base}#main-key`).href,
+    // As the reference writes it (<actor id>#main-key: https://host#main-key, no slash added):
+    // publicKey.id, and the keyId of draft-cavage signatures (net/signatures.ts publishedKeyId).
+    // Mastodon matches the part before '#' with the actor id exactly, and strict peers compare
+    // the keyId with publicKey.id as text. Fedify signs with the URL form (https://host/#main-key:
+    // RFC 9421 signatures, LD signatures), which URL-parsing verifiers take as the same key.
+    keyId: `${base}#main-key`,
     ed25519KeyId: new URL(`${base}#ed25519-key`).href,
     username,
     host,

@@ -85,7 +85,7 @@ export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, u
     // No more than an ActivityPub document may be (it is read whole, then parsed).
     const maxBodyBytes = ACTIVITY_DOCUMENT_MAX_BYTES;
     const response = signed
-      ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), privateKey: deps.fed.keys.rsa.privateKey, maxBodyBytes })
+      ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), publishedKeyId: deps.local.keyId, privateKey: deps.fed.keys.rsa.privateKey, maxBodyBytes })
       : await deps.fed.client.fetch(request, { maxBodyBytes });
     return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), finalUrl: response.url || url };
   };

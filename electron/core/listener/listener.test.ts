@@ -117,7 +117,8 @@ describe('the actor', () => {
       endpoints: { sharedInbox: `${t.url}/inbox` },
       manuallyApprovesFollowers: false,
       url: t.url,
-      publicKey: { id: `${t.url}/#main-key`, owner: t.url },
+      // As the reference writes it: <actor id>#main-key, no slash added (identity.ts).
+      publicKey: { id: `${t.url}#main-key`, owner: t.url },
     });
     expect(person.summary).toBe('<p>Writes <em>things</em>.</p>');
     const pem = await exportPublicKeyPem(t.core.fed.keys.rsa.publicKey);

@@ -69,8 +69,16 @@ export function createSpecMemory(maxOrigins = 10_000): SpecMemory {
 export const defaultSpecMemory = createSpecMemory();
 
 export interface SignedFetchOptions {
-  /** Our key id, e.g. https://example.com/#main-key; must match the actor's publicKey.id. */
+  /** Our key id, e.g. https://example.com/#main-key, as Fedify signs with it (a URL). */
   keyId: URL;
+  /** The key id as the actor document publishes it (publicKey.id), when its text is not the
+   * URL's: `https://example.com#main-key` (the URL form adds a slash). A draft-cavage signature
+   * names it so, as microblog.pub's do (reference §5): the keyId is not part of what that
+   * signature covers, and Mastodon finds the signer's account by the keyId up to its '#'
+   * (TagManager#uri_to_resource, an exact match with the actor id): `https://example.com/` never
+   * matched the actor `https://example.com`, so Mastodon fetched Tern's actor back at every
+   * signed request, and could verify none while Tern's listener was off. */
+  publishedKeyId?: string;
   privateKey: CryptoKey;
   /** Spec to try first; default: what the origin accepted last, else FIRST_KNOCK (draft-cavage). */
   spec?: SignatureSpec;
@@ -167,7 +175,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
       if (options.beforeSend) await options.beforeSend();
       return client.fetch(url, {
         method,
-        headers: signed.headers,
+        headers: spec === 'rfc9421' ? signed.headers : withPublishedKeyId(signed.headers, options.keyId, options.publishedKeyId),
         ...(signal === undefined ? {} : { signal }),
         redirect: 'manual',
         rawBody: body === null ? null : new Uint8Array(body),
@@ -197,6 +205,18 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
       for (const name of ['content-type', 'digest', 'content-digest']) delete headers[name];
     }
   }
+}
+
+/** `headers` with a draft-cavage Signature's keyId written as published (SignedFetchOptions.
+ * publishedKeyId); the same headers when there is nothing to rewrite. */
+function withPublishedKeyId(headers: Headers, keyId: URL, published: string | undefined): Headers {
+  if (published === undefined || published === keyId.href) return headers;
+  const signature = headers.get('signature');
+  const signedAs = `keyId="${keyId.href}"`;
+  if (signature === null || !signature.includes(signedAs)) return headers;
+  const out = new Headers(headers);
+  out.set('signature', signature.replace(signedAs, `keyId="${published}"`));
+  return out;
 }
 
 // ---------------------------------------------------------------------------------------------

@@ -68,7 +68,7 @@ describe('a peer votes in our poll', () => {
     expect(rig.core.loops.polls.sweep()?.broadcast).toBe(1);
     const update = await pat.waitFor((x) => x.type === 'Update' && x.objectId === poll.apId, 10_000);
     // A public poll: Fedify believes the Update on its LD signature first; the HTTP one holds too.
-    expect(update.signer).toMatchObject({ verifiedBy: 'ld-signature', keyId: rig.core.identity()!.keyId, httpSignature: { verified: true } });
+    expect(update.signer).toMatchObject({ verifiedBy: 'ld-signature', keyId: new URL(rig.core.identity()!.keyId).href, httpSignature: { verified: true } });
     const object = (update.raw as { object: Record<string, unknown> }).object;
     expect(object).toMatchObject({ type: 'Question', votersCount: 2 });
     await quinn.waitFor((x) => x.type === 'Update' && x.objectId === poll.apId, 10_000);
