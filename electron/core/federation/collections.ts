@@ -137,6 +137,17 @@ export function followingPage(db: DbOrTx, page: number): Page<string> {
   return { items: rows.slice(0, PAGE_SIZE).map((r) => r.id), hasNext: rows.length > PAGE_SIZE };
 }
 
+/** The author's posts (no activities) that are not deleted or transient, with one of these
+ * visibilities: what the featured collection, a tag's page and the profile page list. */
+function livePosts(visibilities: readonly OutboxObject['visibility'][]): SQL {
+  return and(
+    inArray(outbox.visibility, [...visibilities]),
+    eq(outbox.isDeleted, false),
+    eq(outbox.isTransient, false),
+    inArray(outbox.apType, [...POST_TYPES]),
+  )!;
+}
+
 // ---- featured -------------------------------------------------------------------------------
 
 export const MAX_FEATURED = 50;
@@ -149,15 +160,7 @@ export function featuredItems(db: DbOrTx): (Json | string)[] {
   return db
     .select()
     .from(outbox)
-    .where(
-      and(
-        eq(outbox.isPinned, true),
-        inArray(outbox.visibility, [...OPEN_VISIBILITIES]),
-        eq(outbox.isDeleted, false),
-        eq(outbox.isTransient, false),
-        inArray(outbox.apType, [...POST_TYPES]),
-      ),
-    )
+    .where(and(eq(outbox.isPinned, true), livePosts(OPEN_VISIBILITIES)))
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(MAX_FEATURED)
     .all()
@@ -189,15 +192,7 @@ export function taggedPublicPosts(db: DbOrTx, tag: string, limit = PAGE_SIZE): O
     .select()
     .from(outbox)
     .innerJoin(taggedOutboxObject, eq(taggedOutboxObject.outboxObjectId, outbox.id))
-    .where(
-      and(
-        eq(taggedOutboxObject.tag, tag),
-        eq(outbox.visibility, 'PUBLIC'),
-        eq(outbox.isDeleted, false),
-        eq(outbox.isTransient, false),
-        inArray(outbox.apType, [...POST_TYPES]),
-      ),
-    )
+    .where(and(eq(taggedOutboxObject.tag, tag), livePosts(['PUBLIC'])))
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(limit)
     .all()
@@ -209,15 +204,7 @@ export function recentPublicPosts(db: DbOrTx, limit = PAGE_SIZE): OutboxObject[]
   return db
     .select()
     .from(outbox)
-    .where(
-      and(
-        eq(outbox.visibility, 'PUBLIC'),
-        eq(outbox.isDeleted, false),
-        eq(outbox.isTransient, false),
-        eq(outbox.isHiddenFromHomepage, false),
-        inArray(outbox.apType, [...POST_TYPES]),
-      ),
-    )
+    .where(and(livePosts(['PUBLIC']), eq(outbox.isHiddenFromHomepage, false)))
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(limit)
     .all();

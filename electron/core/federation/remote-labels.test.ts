@@ -4,12 +4,13 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Db, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
-import type { Actor, InboxObject } from '../../../db/schema';
+import type { Actor } from '../../../db/schema';
 import { handleOf, saveActor } from './actors';
 import type { FederationContext } from '../ports';
 import { ACTOR_NAME_MAX_CHARS, summarizeActor } from './actor-summary';
 import { inboxPostView } from './actions/views';
 import { pollViewOf } from './polls/view';
+import { fakeInboxRow } from './test-inbox-row';
 
 const RLO = '\u202E';
 const NOW = new Date('2026-11-27T10:00:00Z');
@@ -27,21 +28,7 @@ afterEach(() => {
 
 const person = (extra: Record<string, unknown>) => ({ id: 'https://evil.example/users/e', type: 'Person', inbox: 'https://evil.example/users/e/inbox', preferredUsername: 'e', ...extra });
 
-const row = (apObject: Record<string, unknown>) =>
-  ({
-    id: 1,
-    apObject,
-    apId: 'https://evil.example/n/1',
-    actorId: 1,
-    apActorId: 'https://evil.example/users/e',
-    apPublishedAt: NOW,
-    visibility: 'PUBLIC',
-    repliesCount: 0,
-    likedViaOutboxObjectApId: null,
-    announcedViaOutboxObjectApId: null,
-    isBookmarked: false,
-    isDeleted: false,
-  }) as unknown as InboxObject;
+const row = (apObject: Record<string, unknown>) => fakeInboxRow(apObject, { apId: 'https://evil.example/n/1', apActorId: 'https://evil.example/users/e', apPublishedAt: NOW });
 
 describe('handles', () => {
   it('a preferredUsername with a bidi override is stored with no handle: it would read as @elpmaxe.live@mastodon.social', () => {

@@ -3,28 +3,14 @@
 // shown with the first MAX_LIST_ENTRIES of each, so one such post cannot hold the window (reading
 // all 5,000 attachments cost 80 ms a post, 1.6 s for a page of twenty).
 import { expect, it } from 'vitest';
-import type { InboxObject } from '../../../../db/schema';
 import { MAX_LIST_ENTRIES } from '../objects';
 import { contentHtmlOf, inboxPostView } from './views';
 import { unparsedText } from '../sanitize';
 import { sanitizeStoredHtml } from '../sanitize-stored';
 import { postDocument } from '../../search/text';
+import { fakeInboxRow } from '../test-inbox-row';
 
-const row = (apObject: Record<string, unknown>, apId = 'https://x.example/n/1') =>
-  ({
-    id: 1,
-    apObject,
-    apId,
-    actorId: 1,
-    apActorId: 'https://x.example/u/ana',
-    apPublishedAt: new Date('2024-01-01T00:00:00Z'),
-    visibility: 'PUBLIC',
-    repliesCount: 0,
-    likedViaOutboxObjectApId: null,
-    announcedViaOutboxObjectApId: null,
-    isBookmarked: false,
-    isDeleted: false,
-  }) as unknown as InboxObject;
+const row = (apObject: Record<string, unknown>, apId?: string) => fakeInboxRow(apObject, apId === undefined ? {} : { apId });
 
 it('a post with 5,000 attachments and 10,000 hashtags shows the first of each', () => {
   const view = inboxPostView(
