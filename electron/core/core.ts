@@ -263,6 +263,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       keepUploads: () => profileImageIds(settings.get()),
     };
     const identityOf = identityCache();
+    fed.signingKeyId = () => identityOf(settings.get())?.keyId ?? null;
     const core: Core = {
       paths,
       sqlite,

@@ -2,7 +2,7 @@
 // inbox listeners that record every verified activity and keep the follow graph. Fedify verifies
 // every incoming activity before a listener runs (HTTP signature, LD signature or proof) and
 // answers 401 when none verifies.
-import { createFederation, MemoryKvStore, type Federation, type InboxContext, type KvStore } from '@fedify/fedify';
+import { createFederation, MemoryKvStore, type Federation, type InboxContext, type KvStore, type RequestContext } from '@fedify/fedify';
 import {
   Accept,
   Activity,
@@ -28,6 +28,8 @@ export interface PeerFederationDeps {
   state: PeerState;
   inboxLog: InboxLog;
   log: (line: string) => void;
+  /** Serve the actor and notes only to GETs signed by a key Fedify verifies (PeerOptions). */
+  authorizedFetch: boolean;
   /** Called for a Follow of our actor that arrives while follows are auto-accepted. */
   onAutoAccept: (follow: Follow, follower: Recipient) => void;
 }
@@ -50,16 +52,28 @@ export function createPeerFederation(deps: PeerFederationDeps): PeerFederation {
     allowPrivateAddress: true,
   });
 
+  // Authorized fetch: Fedify verifies the GET's signature and fetches the signer's key (401 when
+  // either fails). Every GET is logged with its verdict.
+  const signedGet = async (ctx: RequestContext<RequestData>): Promise<boolean> => {
+    if (!deps.authorizedFetch) return true;
+    const owner = await ctx.getSignedKeyOwner();
+    deps.log(`GET ${ctx.url.pathname}: ${owner === null ? 'refused, no verified signature' : `signed by ${owner.id?.href}`}`);
+    return owner !== null;
+  };
+
   federation
     .setActorDispatcher('/users/{identifier}', (ctx, identifier) =>
       identifier === state.identifier ? toPerson(ctx, state) : null,
     )
-    .setKeyPairsDispatcher((_ctx, identifier) => (identifier === state.identifier ? state.keyPairs : []));
+    .setKeyPairsDispatcher((_ctx, identifier) => (identifier === state.identifier ? state.keyPairs : []))
+    .authorize((ctx) => signedGet(ctx));
 
-  federation.setObjectDispatcher(Note, '/users/{identifier}/notes/{id}', (ctx, values) => {
-    const note = state.notes.get(ctx.getObjectUri(Note, values).href);
-    return values.identifier === state.identifier && note != null ? toNote(ctx, state, note) : null;
-  });
+  federation
+    .setObjectDispatcher(Note, '/users/{identifier}/notes/{id}', (ctx, values) => {
+      const note = state.notes.get(ctx.getObjectUri(Note, values).href);
+      return values.identifier === state.identifier && note != null ? toNote(ctx, state, note) : null;
+    })
+    .authorize((ctx) => signedGet(ctx));
 
   federation.setOutboxDispatcher('/users/{identifier}/outbox', (_ctx, identifier) =>
     identifier === state.identifier ? { items: [...state.outbox].reverse() } : null,

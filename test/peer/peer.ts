@@ -30,6 +30,9 @@ export interface PeerOptions {
   autoAcceptFollows?: boolean;
   /** Where to write one line per event; default silent (or stderr when TERN_PEER_LOG is set). */
   log?: (line: string) => void;
+  /** "Authorized fetch", as GoToSocial always runs and Mastodon with AUTHORIZED_FETCH: the actor
+   * and its notes are served only to a GET whose HTTP signature Fedify verifies (401 else). */
+  authorizedFetch?: boolean;
 }
 
 export interface Peer {
@@ -139,6 +142,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     state,
     inboxLog,
     log,
+    authorizedFetch: options.authorizedFetch ?? false,
     onAutoAccept: (follow, follower) => background('Accept', () => answerFollow('accept', follow, follower)),
   }));
 

@@ -29,6 +29,7 @@ function run(fed: FederationContext): void {
   const db = wrapDrizzle(sqlite, { immediate: true });
   let settings: Settings = data.settings;
   const identityOf = identityCache();
+  fed.signingKeyId = () => identityOf(settings)?.keyId ?? null;
 
   // The main thread's watch, mirrored: its state by message, a recheck asked of it by message.
   let connectivity: ConnectivityState = data.connectivity;

@@ -7,8 +7,7 @@ import { actor, type Actor } from '../../../db/schema';
 import type { FederationContext } from '../ports';
 import { NotFoundError, UnavailableError } from '../errors';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
-import { ACTIVITY_ACCEPT } from '../net/signatures';
-import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../net/document-loader';
+import { fetchActivityDocument } from '../net/document-fetch';
 import { authorOf } from './objects';
 import { readDocument } from './read-document';
 import { sanitizeActorHtml } from './sanitize';
@@ -36,14 +35,15 @@ export function findActor(db: DbOrTx, apId: string): Actor | undefined {
   return raw === undefined ? undefined : decodeActor(raw);
 }
 
-/** Fetches an actor document (unsigned; through the SSRF-guarded client) and checks its shape.
- * It comes back with its HTML sanitized, read off the main thread when large (read-document.ts). */
+/** Fetches an actor document (through the SSRF-guarded client; signed when its server refuses
+ * unsigned GETs, as GoToSocial does: document-fetch.ts) and checks its shape. It comes back with
+ * its HTML sanitized, read off the main thread when large (read-document.ts). */
 export async function fetchActorDocument(fed: FederationContext, apId: string): Promise<Json> {
   let text: string;
   let status: number;
   let finalUrl: string;
   try {
-    const res = await fed.client.fetchText(apId, { headers: { accept: ACTIVITY_ACCEPT }, maxBodyBytes: ACTIVITY_DOCUMENT_MAX_BYTES });
+    const res = await fetchActivityDocument(fed, apId);
     status = res.response.status;
     text = res.text;
     finalUrl = res.response.url || apId;

@@ -49,6 +49,7 @@ function run(fed: FederationContext): void {
   const clock = () => new Date();
   let settings: Settings = data.settings;
   const identityOf = identityCache();
+  fed.signingKeyId = () => identityOf(settings)?.keyId ?? null;
   if (data.acceptOnly) {
     // The checks worker: the listener's inbox POSTs, answered with what the checks decided; a row
     // to store goes back with it, and the main thread hands it to the processor's connection

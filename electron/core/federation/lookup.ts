@@ -9,7 +9,7 @@ import { actor as actorTable, inbox, outbox, type Actor, type InboxObject, type 
 import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, BodyTooLargeError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
-import { ACTIVITY_ACCEPT, signedFetch } from '../net/signatures';
+import { fetchActivityDocument } from '../net/document-fetch';
 import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
 import { authorOf, isAttributedTo, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
@@ -18,7 +18,6 @@ import { isLocalActorId, isLocalUrl, type LocalActor } from './identity';
 import { MAX_STORED_OBJECT_CHARS, persistInboxObject } from './process/store';
 import { sanitizeObjectHtml } from './sanitize';
 import { readDocument } from './read-document';
-import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../net/document-loader';
 
 export interface LookupDeps {
   db: DbOrTx;
@@ -80,19 +79,11 @@ export function alternateLink(html: string): string | null {
  * document comes back with its HTML sanitized (read-document.ts). */
 export async function fetchApDocument(deps: Pick<LookupDeps, 'fed' | 'local'>, url: string, hops = 0): Promise<Json> {
   if (!httpUrl(url)) throw new BadInputError(`“${url}” is not an http(s) URL.`);
-  const get = async (signed: boolean): Promise<{ status: number; type: string; text: string; finalUrl: string }> => {
-    const request = new Request(url, { headers: { accept: ACTIVITY_ACCEPT } });
-    // No more than an ActivityPub document may be (it is read whole, then parsed).
-    const maxBodyBytes = ACTIVITY_DOCUMENT_MAX_BYTES;
-    const response = signed
-      ? await signedFetch(deps.fed.client, request, { keyId: new URL(deps.local.keyId), publishedKeyId: deps.local.keyId, privateKey: deps.fed.keys.rsa.privateKey, maxBodyBytes })
-      : await deps.fed.client.fetch(request, { maxBodyBytes });
-    return { status: response.status, type: response.headers.get('content-type') ?? '', text: await response.text(), finalUrl: response.url || url };
-  };
-  let res: Awaited<ReturnType<typeof get>>;
+  let res: { status: number; type: string; text: string; finalUrl: string };
   try {
-    res = await get(false);
-    if (res.status === 401 || res.status === 403) res = await get(true);
+    // Plainly, then signed as the local actor when refused 401/403 (document-fetch.ts).
+    const { response, text } = await fetchActivityDocument(deps.fed, url, { keyId: deps.local.keyId });
+    res = { status: response.status, type: response.headers.get('content-type') ?? '', text, finalUrl: response.url || url };
   } catch (error) {
     if (error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof HostNotFoundError) {
       throw new NotFoundError((error as Error).message);

@@ -17,6 +17,10 @@ export interface FederationContext {
   keyCache: TernKeyCache;
   keys: TernKeyPairs;
   allowPrivateAddresses: boolean;
+  /** The local actor's key id as published (https://host#main-key), or null while Tern has no
+   * address: what GETs refused unsigned are signed with (document-fetch.ts). Set by whoever
+   * holds the settings (the core, each worker); null until then. */
+  signingKeyId: () => string | null;
   /** The certificate authority (PEM) trusted instead of the system's: tests and the bench only. */
   trustedCa?: string;
 }
@@ -35,6 +39,7 @@ export async function openFederationContext(keysDir: string, allowPrivateAddress
     keyCache: createKeyCache({ contextLoader }),
     keys,
     allowPrivateAddresses,
+    signingKeyId: () => null,
     ...(trustedCa === undefined ? {} : { trustedCa }),
   };
 }

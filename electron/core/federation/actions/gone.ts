@@ -8,15 +8,14 @@
 // there is left as it is, and not asked again for a day.
 import { prepared, type Db } from '../../../../db/client';
 import type { FederationContext } from '../../ports';
-import { ACTIVITY_ACCEPT } from '../../net/signatures';
-import { ACTIVITY_DOCUMENT_MAX_BYTES } from '../../net/document-loader';
+import { fetchActivityDocument } from '../../net/document-fetch';
 import { typeOf } from '../ap';
 import { readDocument } from '../read-document';
 import { forgetActorRelations } from '../process/delete';
 
 export interface GoneCheckDeps {
   db: Db;
-  fed: Pick<FederationContext, 'client'>;
+  fed: Pick<FederationContext, 'client' | 'keys' | 'signingKeyId'>;
   clock: () => Date;
   log: (line: string) => void;
 }
@@ -44,7 +43,9 @@ async function lookAt(fed: GoneCheckDeps['fed'], apId: string): Promise<Verdict>
   let status: number;
   let text: string;
   try {
-    ({ response: { status }, text } = await fed.client.fetchText(apId, { headers: { accept: ACTIVITY_ACCEPT }, maxBodyBytes: ACTIVITY_DOCUMENT_MAX_BYTES }));
+    // Signed when refused unsigned: an account of a server in authorized-fetch mode answers an
+    // unsigned GET 401 whether it is there or gone.
+    ({ response: { status }, text } = await fetchActivityDocument(fed, apId));
   } catch {
     return { gone: false, found: false };
   }

@@ -4,7 +4,8 @@
 // Errors say whether trying again can help: NotFoundError (gone, refused, not an object) is
 // final; UnavailableError (network, 5xx) is worth a retry.
 import { NotFoundError, UnavailableError } from '../../errors';
-import { ACTIVITY_ACCEPT } from '../../net/signatures';
+import { fetchActivityDocument } from '../../net/document-fetch';
+import { parseBoundedJson } from '../../net/bounded-json';
 import {
   BlockedAddressError,
   BodyTooLargeError,
@@ -29,21 +30,28 @@ export async function fetchRemoteObject(fed: FederationContext, url: string): Pr
   let json: unknown;
   let status: number;
   let finalUrl: string;
+  let text: string;
   try {
-    const res = await fed.client.fetchJson(url, { headers: { accept: ACTIVITY_ACCEPT } });
+    // Signed when the server refuses an unsigned GET (authorized fetch: GoToSocial, some Mastodons).
+    const res = await fetchActivityDocument(fed, url);
     status = res.response.status;
-    json = res.json;
+    text = res.text;
     finalUrl = res.response.url || url;
   } catch (error) {
     if (PERMANENT.some((cls) => error instanceof cls)) throw new NotFoundError(`Could not fetch ${url}: ${(error as Error).message}`);
     throw new UnavailableError(`Could not fetch ${url}: ${(error as Error).message}`);
   }
-  // 401/403: the server wants signed fetches (authorized fetch); retrying unsigned will not help.
   if (status === 404 || status === 410) throw new ObjectGoneError(`${url} is gone (HTTP ${status}).`);
+  // 401/403 even to a signed request (or no address to sign with): refused, not down.
   if (status === 401 || status === 403) {
     throw new NotFoundError(`${url} is not available (HTTP ${status}).`);
   }
   if (status >= 400) throw new UnavailableError(`${originOf(url) ?? url} answered HTTP ${status} for ${url}.`);
+  try {
+    json = parseBoundedJson(text);
+  } catch (cause) {
+    throw new NotFoundError(`Could not fetch ${url}: ${new InvalidJsonError(url, cause).message}`);
+  }
   if (!isObject(json) || typeOf(json) === null) throw new NotFoundError(`${url} is not an ActivityPub object.`);
   // Served by the object's own server: an open redirect elsewhere must not vouch for it.
   if (originOf(finalUrl) !== originOf(url)) throw new NotFoundError(`${url} was redirected to another server.`);
