@@ -212,7 +212,9 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   let secondPost: Delivered | null = null;
   if (!('unavailable' in loopResult)) {
     await core.services.author.createPost({ content: 'Hello again, 1,000 followers.', visibility: 'PUBLIC' });
+    await hooks.start('fan-out second post');
     const { wallMs, cpu, mainCpu, byThread } = await measured(() => loop.drain());
+    await hooks.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
     secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread);
   }
