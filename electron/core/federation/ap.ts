@@ -82,6 +82,24 @@ export function visibilityOf(object: Json, followersUrl: string | null): Visibil
   return 'DIRECT';
 }
 
+const ADDRESSING = ['to', 'cc', 'bto', 'bcc', 'audience'] as const;
+
+/**
+ * An object that names no audience of its own (no to, cc, bto, bcc or audience), addressed as
+ * the activity carrying it is: its to, cc and audience, as ids (bto and bcc are not kept). Some
+ * servers address only the Create; Mastodon falls back to it too (mastodon/mastodon#12249), and
+ * without it such a post was stored as DIRECT. Unchanged (the same object) otherwise.
+ */
+export function addressedAs(object: Json, activity: Json): Json {
+  if (ADDRESSING.some((key) => idsOf(object[key]).length > 0)) return object;
+  const fields: Json = {};
+  for (const key of ['to', 'cc', 'audience'] as const) {
+    const ids = idsOf(activity[key]);
+    if (ids.length > 0) fields[key] = ids;
+  }
+  return Object.keys(fields).length > 0 ? { ...object, ...fields } : object;
+}
+
 const actorRefSchema = z.union([z.string().url(), z.object({ id: z.string().url() }).passthrough()]);
 
 /** The minimum an inbound activity must have before it is queued. The actor is one: an IRI, an

@@ -94,7 +94,9 @@ export interface PostView {
   visibility: Visibility;
   inReplyTo: string | null;
   attachments: AttachmentView[];
-  tags: { type: 'Mention' | 'Hashtag'; name: string; href: string }[];
+  /** Mentions and hashtags; a Hashtag's name as `#name`, and its href only when the post gave one
+   * (PeerTube and Funkwhale send none). */
+  tags: ({ type: 'Mention'; name: string; href: string } | { type: 'Hashtag'; name: string; href?: string })[];
   counts: { replies: number; likes: number | null; boosts: number | null };
   mine: { own: boolean; liked: boolean; boosted: boolean; bookmarked: boolean; pinned: boolean };
   /** Set when the item is in the stream because someone boosted it. */

@@ -9,6 +9,7 @@ import type { Visibility } from '../../../db/schema';
 import { cleanFilename, mediaUrl, thumbnailUrl } from '../media/attachments';
 import type { NotificationItem } from '../notifications/service';
 import type { Upload } from '../../../db/schema';
+import { hashtagHrefOf } from '../federation/actions/markdown';
 import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
 import { endedPollOf, mastodonTypeOf } from './notification-types';
@@ -105,6 +106,13 @@ export function createMapper(deps: MapperDeps) {
     return { state: 'accepted' as const, quoted_status: statusOf(quoted.view, quoted.key, depth + 1) };
   }
 
+  /** A Tag entity; one sent without a link (PeerTube's, Funkwhale's) links to the author's own
+   * page of the tag, as Mastodon links every tag to its own server's page. */
+  function hashtagEntity(name: string, href: string | undefined) {
+    const bare = name.replace(/^#/, '');
+    return { name: bare, url: href ?? hashtagHrefOf(local.baseUrl)(bare.toLowerCase()) };
+  }
+
   function statusOf(view: PostView, key: RowKey, depth = 0) {
     const id = statusId(key);
     const parent = view.inReplyTo ? deps.reads.find(view.inReplyTo) : null;
@@ -132,7 +140,7 @@ export function createMapper(deps: MapperDeps) {
       media_attachments: view.attachments.map((a, i) => attachment(a, i, id)),
       application: null,
       mentions,
-      tags: view.tags.filter((t) => t.type === 'Hashtag').map((t) => ({ name: t.name.replace(/^#/, ''), url: t.href })),
+      tags: view.tags.filter((t) => t.type === 'Hashtag').map((t) => hashtagEntity(t.name, t.href)),
       emojis: mastodonEmojis(view.emojis),
       reblogs_count: view.counts.boosts ?? 0,
       favourites_count: view.counts.likes ?? 0,

@@ -105,6 +105,21 @@ describe('lists of statuses', () => {
     await t.peer.waitFor((x) => x.type === 'Undo');
     expect((await get('/api/v1/bookmarks')).json).toEqual([]);
   });
+
+  it("a followed account's video whose hashtags have no link (PeerTube's, Funkwhale's) is in the tag timeline, its tags linked to the author's tag page", async () => {
+    // PeerTube names a Video's tags without '#' and without href; Funkwhale with '#', without href.
+    const PUBLIC = 'https://www.w3.org/ns/activitystreams#Public';
+    const id = t.peer.newId('videos').href;
+    const video = { id, type: 'Video', name: 'A film', attributedTo: t.peer.actorId, to: [PUBLIC], content: '<p>about boats</p>', tag: [{ type: 'Hashtag', name: 'boats' }, { type: 'Hashtag', name: '#Sails' }] };
+    const sent = await t.peer.postSigned(`${t.url}/inbox`, { '@context': 'https://www.w3.org/ns/activitystreams', id: `${id}/activity`, type: 'Create', actor: t.peer.actorId, to: [PUBLIC], object: video });
+    expect(sent.status).toBe(202);
+    const status = await eventually(async () => S.Status.array().parse((await get('/api/v1/timelines/tag/boats')).json).find((x) => x.uri === id));
+    expect(status.tags).toEqual([
+      { name: 'boats', url: `${t.url}/t/boats` },
+      { name: 'Sails', url: `${t.url}/t/sails` },
+    ]);
+    expect(ids((await get('/api/v1/timelines/tag/sails')).json)).toEqual([status.id]);
+  });
 });
 
 describe('parameters as clients send them', () => {

@@ -192,3 +192,25 @@ it("a post's custom emoji (Mastodon's Emoji tags) come with its view, each with 
   expect(view.tags.map((t) => t.name)).toEqual(['#tides']);
   expect(inboxPostView(row({ type: 'Note', content: 'plain' }), undefined)).not.toHaveProperty('emojis');
 });
+
+it("hashtags sent without a link are kept, named #name: PeerTube's Videos (`name: 'boats'`) and Funkwhale's Audio (`name: '#sails'`)", () => {
+  const view = inboxPostView(
+    row({
+      type: 'Video',
+      name: 'A film',
+      content: 'about boats',
+      tag: [
+        { type: 'Hashtag', name: 'boats' },
+        { type: 'Hashtag', name: '#sails' },
+        { type: 'Hashtag', name: '#' },
+        { type: 'Hashtag', name: '#kelp', href: 'https://x.example/tags/kelp' },
+      ],
+    }),
+    undefined,
+  );
+  expect(view.tags).toEqual([
+    { type: 'Hashtag', name: '#boats' },
+    { type: 'Hashtag', name: '#sails' },
+    { type: 'Hashtag', name: '#kelp', href: 'https://x.example/tags/kelp' },
+  ]);
+});

@@ -147,15 +147,27 @@ function emojisOf(object: Json): { emojis?: PostView['emojis'] } {
 function tagsOf(object: Json): PostView['tags'] {
   const out: PostView['tags'] = [];
   for (const tag of boundedList(object.tag)) {
-    if (!isObject(tag) || (tag.type !== 'Mention' && tag.type !== 'Hashtag')) continue;
+    if (!isObject(tag)) continue;
     const href = httpUrl(idOf(tag.href));
-    // A Mention without a name (Smithereen) is named from its href; the processor names it from
-    // the actor cache when it stores the post.
     const given = str(tag.name);
-    const name = given ?? (tag.type === 'Mention' && href ? mentionNameOf(href) : null);
-    if (href && name) out.push({ type: tag.type, name: sanitizePlainText(tag.type === 'Mention' ? withDomain(name, href) : name), href });
+    if (tag.type === 'Hashtag') {
+      const name = given === null ? null : hashtagName(given);
+      if (name !== null) out.push({ type: 'Hashtag', name: sanitizePlainText(name), ...(href ? { href } : {}) });
+    } else if (tag.type === 'Mention' && href) {
+      // A Mention without a name (Smithereen) is named from its href; the processor names it from
+      // the actor cache when it stores the post.
+      out.push({ type: 'Mention', name: sanitizePlainText(withDomain(given ?? mentionNameOf(href), href)), href });
+    }
   }
   return out;
+}
+
+/** A Hashtag's name as Mastodon writes it, `#name`, whatever the server sent: PeerTube's Videos
+ * name their tags without the '#' and with no href (`{type: 'Hashtag', name: 'boats'}`),
+ * Funkwhale's Audio with the '#' and no href; null when nothing is left. */
+function hashtagName(name: string): string | null {
+  const bare = name.trim().replace(/^#+/, '');
+  return bare === '' ? null : `#${bare}`;
 }
 
 /** A mention named without its server (`@sedge`: Misskey and Pixelfed name a user of their own

@@ -159,14 +159,34 @@ describe('votes on our polls', () => {
     expect(tallies(poll.id)).toEqual({ voters: 2, Tea: 2, Coffee: 1, Neither: 0 });
   });
 
-  it('a vote for an option the poll does not have is dropped', async () => {
+  it('a named Note for no option of the poll is no vote but a reply (as Mastodon takes it): no answer, a reply counted', async () => {
     rig = await openRig();
     const poll = await newPoll();
-    const row = await rig.receive(vote(actors().alice, poll, 'Milk'));
-    expect(row).toMatchObject({ isProcessed: true, isErrored: false });
-    expect(row.error).toMatch(/^vote for an option the poll does not have/);
+    const milk = vote(actors().alice, poll, 'Milk');
+    const row = await rig.receive(milk);
+    expect(row).toMatchObject({ isProcessed: true, isErrored: false, error: null });
     expect(answers(poll.id)).toEqual([]);
-    expect(countRows(rig.core, 'inbox')).toBe(0);
+    expect(rig.inboxRow(String((milk.object as Json).id))).toMatchObject({ apType: 'Note', isTransient: false });
+    expect(rig.outboxRow(poll.id).repliesCount).toBe(1);
+  });
+
+  it("a Friendica reply to the poll, named for its title (Friendica names every item that has one), is a reply that shows, not a vote", async () => {
+    rig = await openRig();
+    const poll = await newPoll();
+    const { zoe } = actors();
+    const id = `${zoe}/objects/reply-1`;
+    const row = await rig.receive({
+      id: `${id}/activity`,
+      type: 'Create',
+      actor: zoe,
+      to: [PUBLIC],
+      object: { id, type: 'Note', name: 'Re: Tea or coffee?', attributedTo: zoe, inReplyTo: poll.apId, to: [PUBLIC], content: '<p>Water, honestly.</p>' },
+    });
+    expect(row).toMatchObject({ isProcessed: true, error: null });
+    expect(answers(poll.id)).toEqual([]);
+    expect(rig.inboxRow(id)).toMatchObject({ apType: 'Note', isTransient: false, isHiddenFromStream: false, isDeleted: false });
+    expect(rig.outboxRow(poll.id).repliesCount).toBe(1);
+    expect(tallies(poll.id)).toEqual({ voters: 0, Tea: 0, Coffee: 0, Neither: 0 });
   });
 
   it('a vote after the poll closed is dropped, before and after the closing sweep', async () => {

@@ -159,6 +159,35 @@ describe('Create', () => {
     expect(rig.inboxRow(`${zoe}/statuses/2`)!.isHiddenFromStream).toBe(true);
   });
 
+  it('an object that names no audience of its own is addressed as its Create: public to Public, followers-only to the followers', async () => {
+    rig = await openRig();
+    const alice = String(remotes.fixture('actors/mastodon-alice.json').id);
+    await rig.follow(alice);
+    const followers = `${alice}/followers`;
+    const bare = (suffix: string, addressing: Json): Json => ({
+      id: `${alice}/statuses/${suffix}/activity`,
+      type: 'Create',
+      actor: alice,
+      ...addressing,
+      object: { id: `${alice}/statuses/${suffix}`, type: 'Note', attributedTo: alice, content: '<p>hello</p>' },
+    });
+    await rig.receive(bare('open', { to: [PUBLIC], cc: [followers] }));
+    await rig.receive(bare('circle', { to: followers }));
+    const open = rig.inboxRow(`${alice}/statuses/open`)!;
+    expect(open).toMatchObject({ visibility: 'PUBLIC', isHiddenFromStream: false });
+    expect(open.apObject).toMatchObject({ to: [PUBLIC], cc: [followers] });
+    expect(rig.inboxRow(`${alice}/statuses/circle`)!.visibility).toBe('FOLLOWERS_ONLY');
+    const stream = rig.core.services.author.stream({ limit: 10 }).items;
+    expect(stream.find((p) => p.apId === open.apId)?.visibility).toBe('PUBLIC');
+  });
+
+  it('an object addressed on its own keeps its addressing, whatever its Create says', async () => {
+    rig = await openRig();
+    const alice = String(remotes.fixture('actors/mastodon-alice.json').id);
+    await rig.receive({ ...createNote(alice, 'dm', { to: ['https://tern.example'] }), cc: [PUBLIC] });
+    expect(rig.inboxRow(`${alice}/statuses/dm`)).toMatchObject({ visibility: 'DIRECT', apObject: expect.objectContaining({ to: ['https://tern.example'] }) });
+  });
+
   it('a reply that arrives before its parent is counted when the parent arrives', async () => {
     rig = await openRig();
     const alice = String(remotes.fixture('actors/mastodon-alice.json').id);

@@ -11,7 +11,7 @@ import { eq } from 'drizzle-orm';
 import { NotFoundError } from '../../errors';
 import { inbox, type Actor } from '../../../../db/schema';
 import { cachedActorType, getOrFetchAuthor } from '../actors';
-import { asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { addressedAs, asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attributedIds, authorOf, isCreatedBy, isShowableType } from '../objects';
 import { isLocalActorId, isLocalUrl, type LocalActor } from '../identity';
 import { sanitizeActivityHtml, sanitizeObjectHtml } from '../sanitize';
@@ -88,7 +88,8 @@ export async function onPostCreated(deps: ProcessDeps, r: Received): Promise<Pro
   const type = typeOf(object) ?? 'Object';
   if (!isShowableType(type)) drop(`Create of a ${type}: not a post`);
   const author = await authorRow(deps, r, object);
-  const clean = sanitizeObjectHtml(object);
+  // Addressed as its Create when it names no audience of its own: stored so, and its visibility with it.
+  const clean = addressedAs(sanitizeObjectHtml(object), r.activity);
   const parentId = idOf(object.inReplyTo);
   const local = deps.identity;
   // Forwarding (process/forward.ts): decided before the transaction, which cannot wait on keys.

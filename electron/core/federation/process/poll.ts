@@ -1,9 +1,10 @@
-// Votes on our polls: a Note with a `name` (the chosen option) replying to one of our Questions
-// (Mastodon's shape; see test/fixtures/README.md). A valid vote is stored as a transient inbox
-// object (kept out of the stream and of replies_count), becomes a poll_answer row, and the
-// Question's tallies are recounted from poll_answer. A vote the poll cannot take — after it
-// closed, for an option it does not have, the same option twice, a second choice in a
-// single-choice poll — is dropped: processed with its reason, never retried, nothing stored.
+// Votes on our polls: a Note whose `name` is one of the options, replying to one of our
+// Questions (Mastodon's shape; see test/fixtures/README.md). Any other name makes it a reply:
+// Friendica names every item that has a title, replies included. A valid vote is stored as a
+// transient inbox object (kept out of the stream and of replies_count), becomes a poll_answer row,
+// and the Question's tallies are recounted from poll_answer. A vote the poll cannot take — after
+// it closed, the same option twice, a second choice in a single-choice poll — is dropped:
+// processed with its reason, never retried, nothing stored.
 // (The service behind the spec let the unique constraint fail and retried such votes until
 // they errored: reference §8 and §13.10.)
 import type { DbOrTx } from '../../../../db/client';
@@ -16,9 +17,12 @@ import { recountPoll } from '../polls/tallies';
 import { drop } from './context';
 import { persistInboxObject } from './store';
 
-/** Whether a created object is a vote on one of our polls rather than a reply. */
+/** Whether a created object is a vote on one of our polls rather than a reply: its name is one
+ * of the poll's options, as Mastodon decides (ActivityPub::Activity::Create#poll_vote?). */
 export function isPollVote(object: Json, parent: OutboxObject | undefined): boolean {
-  return parent?.apType === 'Question' && typeof object.name === 'string' && object.name !== '';
+  if (parent?.apType !== 'Question' || typeof object.name !== 'string' || object.name === '') return false;
+  const options = pollOf(parent.apObject as Json)?.options ?? [];
+  return options.some((o) => o.name === object.name);
 }
 
 /** Drops (ActivityDropped) a vote the poll cannot take; returns the poll's kind otherwise. */

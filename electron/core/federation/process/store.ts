@@ -199,7 +199,21 @@ export function hasNotification(db: DbOrTx, type: NotificationType, inboxObjectI
 
 /** The newest stored activity of a type by an actor about an object id (e.g. a prior Delete). */
 export function findActivityAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): InboxObject | undefined {
-  const rows = prepared<[string, string, string], Record<string, unknown>>(
+  let newest: Record<string, unknown> | undefined;
+  for (const row of activitiesAbout(db, type, apActorId, objectApId)) if (newest === undefined || (row.id as number) > (newest.id as number)) newest = row;
+  return newest === undefined ? undefined : decodeInbox(newest);
+}
+
+/** The stored activities of a type by an actor about an object id that were not undone, newest first. */
+export function findLiveActivitiesAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): InboxObject[] {
+  return activitiesAbout(db, type, apActorId, objectApId)
+    .filter((row) => row.undone_by_inbox_object_id === null)
+    .sort((a, b) => (b.id as number) - (a.id as number))
+    .map(decodeInbox);
+}
+
+function activitiesAbout(db: DbOrTx, type: string, apActorId: string, objectApId: string): Record<string, unknown>[] {
+  return prepared<[string, string, string], Record<string, unknown>>(
     db,
     // `+ap_type`: look up by the object id (a handful of rows), not through ix_inbox_ap_type,
     // which SQLite otherwise picks and which walks every stored activity of that type. No
@@ -207,7 +221,4 @@ export function findActivityAbout(db: DbOrTx, type: string, apActorId: string, o
     // (measured); the few matches are compared here instead.
     'SELECT * FROM inbox WHERE +ap_type = ? AND ap_actor_id = ? AND activity_object_ap_id = ?',
   ).all(type, apActorId, objectApId);
-  let newest: Record<string, unknown> | undefined;
-  for (const row of rows) if (newest === undefined || (row.id as number) > (newest.id as number)) newest = row;
-  return newest === undefined ? undefined : decodeInbox(newest);
 }

@@ -67,6 +67,16 @@ describe('Update', () => {
     expect(stored.createdAt.getTime()).toBe(rig.now().getTime() - 60_000);
   });
 
+  it('an Update whose new version names no audience keeps the addressing stored with the post, and its visibility', async () => {
+    rig = await openRig();
+    const n = note(aliceId(), '1', { cc: [`${aliceId()}/followers`] });
+    await rig.receive(create(n));
+    const { to: _to, cc: _cc, ...unaddressed } = n;
+    await rig.receive({ id: `${aliceId()}/statuses/1#updates/1`, type: 'Update', actor: aliceId(), to: ['https://tern.example'], object: { ...unaddressed, content: '<p>edited</p>' } });
+    const stored = rig.inboxRow(String(n.id))!;
+    expect(stored).toMatchObject({ visibility: 'PUBLIC', apObject: expect.objectContaining({ content: '<p>edited</p>', to: [PUBLIC], cc: [`${aliceId()}/followers`] }) });
+  });
+
   it('an Update that changes a post’s text clears its link previews and asks for them again; one that keeps the text keeps them', async () => {
     rig = await openRig();
     const n = note(aliceId(), '3', { content: '<p><a href="https://pages.example/a">a</a></p>' });

@@ -6,7 +6,7 @@ import { eq } from 'drizzle-orm';
 import { inbox } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { fetchActorDocument, handleOf, saveActor } from '../actors';
-import { ACTOR_TYPES, asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
+import { ACTOR_TYPES, addressedAs, asArray, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { sanitizeActivityHtml, sanitizeActorHtml, sanitizeObjectHtml } from '../sanitize';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountReplies } from './counters';
@@ -86,7 +86,10 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
       drop(`updated object ${objectId} is not attributed to ${r.actor.apId}`);
     }
   }
-  const clean = fresh ? sanitizeObjectHtml(fresh) : null;
+  // A new version that names no audience keeps the one stored (the row keeps its visibility: an
+  // edit does not change who a post is for), else takes the Update's, so that the stored object
+  // and its visibility agree.
+  const clean = fresh && known ? addressedAs(addressedAs(sanitizeObjectHtml(fresh), known.apObject as Json), r.activity) : null;
 
   return deps.db.transaction((tx) => {
     const row = persistActivity(tx, {
