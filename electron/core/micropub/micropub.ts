@@ -22,6 +22,7 @@ import type { UploadedFile } from '../media/uploaded-file';
 import { isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 import { authorInputs } from '../ipc/author-contract';
 import { sanitizePlainText } from '../federation/sanitize';
+import { htmlToMarkdown } from './html-content';
 
 // Declared in errors.ts, which the media step (media.ts) shares without importing this file.
 export { MicropubError, type Properties } from './errors';
@@ -131,6 +132,15 @@ function text(value: unknown): string | null {
   return null;
 }
 
+/** The content as Tern stores it (Markdown): a string is the author's text as written (Markdown,
+ * as in Compose); {html} is HTML (Micropub §3.3.2), turned into the Markdown that renders the same
+ * — not published as text showing its tags. */
+function content(props: Properties): string | null {
+  const value = props.content?.[0];
+  if (typeof value === 'object' && value !== null && typeof (value as { html?: unknown }).html === 'string') return htmlToMarkdown((value as { html: string }).html);
+  return first(props, 'content');
+}
+
 /** A post's name from an app is plain text (published as AS2 `name`): no markup kept. */
 function plainTitle(name: string | null): string | null {
   return name === null ? null : sanitizePlainText(name).trim() || null;
@@ -223,7 +233,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     const media = planMedia(deps.db, deps.local, props);
     // Compose's own limits (text and title lengths), checked before any file is stored.
     const input = checked('posts.create', {
-      content: composeText(first(props, 'content') ?? '', props, media),
+      content: composeText(content(props) ?? '', props, media),
       title: plainTitle(first(props, 'name')),
       visibility,
       inReplyTo: firstUrl(props, 'in-reply-to'),
@@ -269,14 +279,14 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     throw new MicropubError('invalid_request', `Tern can update content and name only, not ${[...new Set(unsupported)].join(', ')} (hashtags come from the text)`);
   }
   if (Object.hasOwn(request.add, 'content') || Object.hasOwn(request.add, 'name')) throw new MicropubError('invalid_request', 'content and name take one value: use replace');
-  let content = fields.source;
+  let text = fields.source;
   let title: string | null | undefined;
-  if (request.replace.content) content = first(request.replace, 'content') ?? '';
+  if (request.replace.content) text = content(request.replace) ?? '';
   if (request.replace.name) title = plainTitle(first(request.replace, 'name'));
   if (deleted.includes('name')) title = null;
-  if (deleted.includes('content')) content = '';
-  checked('posts.edit', { apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
-  const saved = await deps.author.editPost({ apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
+  if (deleted.includes('content')) text = '';
+  checked('posts.edit', { apId: row.apId, content: text, ...(title !== undefined ? { title } : {}) });
+  const saved = await deps.author.editPost({ apId: row.apId, content: text, ...(title !== undefined ? { title } : {}) });
   return { status: 200, location: saved.apId };
 }
 
