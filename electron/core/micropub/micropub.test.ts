@@ -244,6 +244,24 @@ describe('update, delete and queries', () => {
     expect(await micropub(full, { action: 'undelete', url })).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/cannot undelete/) } });
   });
 
+  // like-of and repost-of answer with the Like's or Announce's id (Location); deleting that URL
+  // was refused as "not one of your posts".
+  it('delete of what like-of or repost-of made takes it back: an Undo reaches its peer', async () => {
+    const { noteId } = await bob.createNote({ content: '<p>Liked for a moment</p>' });
+    const liked = await micropub(full, { type: ['h-entry'], properties: { 'like-of': [noteId] } });
+    const reposted = await micropub(full, { type: ['h-entry'], properties: { 'repost-of': [noteId] } });
+    expect(await micropub(full, { action: 'delete', url: liked.location })).toMatchObject({ status: 204 });
+    await bob.waitFor((x) => x.type === 'Undo' && (x.raw as { object: { id?: string } }).object.id === liked.location);
+    expect(await micropub(full, new URLSearchParams({ action: 'delete', url: reposted.location! }))).toMatchObject({ status: 204 });
+    await fan.waitFor((x) => x.type === 'Undo' && (x.raw as { object: { id?: string } }).object.id === reposted.location);
+    // Once more: nothing left to take back, no error.
+    expect(await micropub(full, { action: 'delete', url: liked.location })).toMatchObject({ status: 204 });
+    // Liked again: a new Like, with its own URL.
+    const again = await micropub(full, { type: ['h-entry'], properties: { 'like-of': [noteId] } });
+    expect(again.status).toBe(201);
+    expect(again.location).not.toBe(liked.location);
+  });
+
   it('q=source needs a token that may write posts: a profile- or media-only token cannot read a direct post', async () => {
     const created = await micropub(full, { type: ['h-entry'], properties: { content: ['for one reader only'], visibility: ['private'] } });
     const url = created.location!;

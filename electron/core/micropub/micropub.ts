@@ -214,6 +214,18 @@ function ownPost(db: Db, apId: string) {
   return row;
 }
 
+/** If `apId` is the author's Like or Announce, undoes it (if still in force) and says true. */
+function undoInteraction(deps: MicropubDeps, apId: string): boolean {
+  const row = deps.db.select().from(outbox).where(eq(outbox.apId, apId)).get();
+  if (!row || (row.apType !== 'Like' && row.apType !== 'Announce')) return false;
+  const target = row.activityObjectApId;
+  if (target && activityOn(deps.db, target, row.apType === 'Like' ? 'like' : 'repost') === row.apId) {
+    if (row.apType === 'Like') deps.author.unlike(target);
+    else deps.author.unboost(target);
+  }
+  return true;
+}
+
 /** Runs a request with the token's scope; returns the URL to answer with (Location). */
 export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, scope: string): Promise<{ status: 200 | 201 | 204; location: string | null }> {
   if (request.action === 'create') {
@@ -256,6 +268,9 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   }
   if (request.action === 'delete') {
     requireScope(scope, 'delete');
+    // A like or repost made here answered with its Like's or Announce's id: deleting that URL
+    // takes it back (an Undo), as the author's unlike and unboost do.
+    if (undoInteraction(deps, request.url)) return { status: 204, location: null };
     const row = ownPost(deps.db, request.url);
     if (!row.isDeleted) deps.author.deletePost(row.apId);
     return { status: 204, location: null };
