@@ -250,6 +250,15 @@ function hostOf(clientId: string): string {
   return new URL(clientId).host;
 }
 
+/** `url` is a prefix of `clientId` on the same origin (the host ends where the URL says). */
+function isPrefixOf(url: string, clientId: string): boolean {
+  try {
+    return new URL(url).origin === new URL(clientId).origin && clientId.startsWith(url);
+  } catch {
+    return false;
+  }
+}
+
 /** `rel="redirect_uri"` targets of an HTTP Link header. */
 export function linkHeaderRedirects(header: string | null, base: string): string[] {
   if (!header) return [];
@@ -290,26 +299,35 @@ export async function fetchClientInfo(client: HttpClient, clientId: string): Pro
       const doc = parsed.data;
       // A document naming another client_id is someone else's: only its host is trusted.
       if (doc.client_id !== undefined && doc.client_id !== clientId) return { ...fallback, redirectUris: linked };
+      const redirectUris = [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)];
+      const url = httpUrlOrNull(doc.client_uri, base);
+      // IndieAuth §4.2.2: client_uri MUST be a prefix of client_id. One that is not claims another
+      // app's home page (https://evil.example/app saying it is Quill, of quill.p3k.io): nothing
+      // the document says of who it is is shown then, only the client_id's host.
+      if (url !== null && !isPrefixOf(url, clientId)) return { ...fallback, redirectUris };
       return {
         clientId,
         name: sanitizePlainText(doc.client_name ?? '').trim() || fallback.name,
-        url: httpUrlOrNull(doc.client_uri, base),
+        url,
         logoUrl: httpUrlOrNull(doc.logo_uri, base),
         registered: false,
-        redirectUris: [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)],
+        redirectUris,
       };
     }
     // Parsed on the page reader's thread, within its bounds and deadline; a page it cannot read
     // leaves the client known by its host (and the redirect URIs of its Link header).
     const page = await readClientPage(text, base);
     if (!page.ok) return { ...fallback, redirectUris: linked };
+    const redirectUris = [...linked, ...page.page.redirectUris];
+    // The h-app's url is its client_uri: the same prefix rule.
+    if (page.page.url !== null && !isPrefixOf(page.page.url, clientId)) return { ...fallback, redirectUris };
     return {
       clientId,
       name: page.page.name ?? fallback.name,
       url: page.page.url,
       logoUrl: page.page.logoUrl,
       registered: false,
-      redirectUris: [...linked, ...page.page.redirectUris],
+      redirectUris,
     };
   } catch {
     return fallback;

@@ -357,6 +357,28 @@ describe('IndieAuth clients identified by their URL', () => {
     await answer(t.core, false, []);
   });
 
+  // IndieAuth §4.2.2: client_uri MUST be a prefix of client_id. A page on any host could say it
+  // is Quill, with Quill's home page and logo, and the consent screen showed just that.
+  it.each([
+    ['JSON metadata', 'json'],
+    ['an h-app', 'html'],
+  ])('%s claiming another app’s home page shows nothing of its claim: only the client_id’s host', async (_name, kind) => {
+    const liar = await startServer((_req, res) => {
+      if (kind === 'json') {
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: `${liar.origin}/app`, client_name: 'Quill', client_uri: 'https://quill.p3k.io/', logo_uri: 'https://quill.p3k.io/images/quill-icon.png' }));
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<div class="h-app"><a class="u-url p-name" href="https://quill.p3k.io/">Quill</a><img class="u-logo" src="https://quill.p3k.io/logo.png" alt=""></div>');
+    });
+    try {
+      await startAuthorization(base, { client_id: `${liar.origin}/app`, redirect_uri: `${liar.origin}/cb`, scope: 'create', code_challenge: pkce().challenge });
+      const [pending] = t.core.services.indieauth.pending();
+      expect(pending!.client).toMatchObject({ clientId: `${liar.origin}/app`, name: new URL(liar.origin).host, url: null, logoUrl: null });
+    } finally {
+      await answer(t.core, false, []);
+      await liar.close();
+    }
+  });
+
   it('accepts a redirect_uri on another origin only when the client publishes it (link rel, Link header or JSON metadata)', async () => {
     for (const [clientId, redirect] of [
       [`${app.origin}/`, `${other.origin}/cb`],
