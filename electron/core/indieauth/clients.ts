@@ -65,7 +65,13 @@ export function isIndieAuthClientId(value: string): boolean {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
   if (url.hash !== '' || url.username !== '' || url.password !== '') return false;
-  return !url.pathname.split('/').some((segment) => segment === '.' || segment === '..');
+  // The raw path: the URL parser has already resolved `a/../b` (and `%2e%2e`, and `\` as `/`)
+  // in url.pathname, so the segments the client sent are read from the string itself.
+  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*/i, '').split(/[?#]/)[0]!;
+  return !rawPath.split(/[/\\]/).some((segment) => {
+    const dots = segment.replace(/%2e/gi, '.');
+    return dots === '.' || dots === '..';
+  });
 }
 
 // ---- registration (RFC 7591) -----------------------------------------------------------------

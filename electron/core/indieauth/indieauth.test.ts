@@ -281,6 +281,10 @@ describe('authorization: the author decides in the app', () => {
   it.each([
     ['an unknown client_id that is not a URL', () => ({ client_id: 'nobody', redirect_uri: REDIRECT })],
     ['a redirect_uri the registered client did not register', async () => ({ client_id: (await register(base)).client_id, redirect_uri: 'http://127.0.0.1:9/elsewhere' })],
+    // IndieAuth §3.2: no dot segments (the URL parser removes them: the string itself is read).
+    ['a client_id URL with a .. segment', () => ({ client_id: 'http://127.0.0.1:9/a/../b', redirect_uri: 'http://127.0.0.1:9/cb' })],
+    ['a client_id URL with a %2e%2e segment', () => ({ client_id: 'http://127.0.0.1:9/a/%2e%2E/b', redirect_uri: 'http://127.0.0.1:9/cb' })],
+    ['a client_id URL with a . segment', () => ({ client_id: 'http://127.0.0.1:9/./b', redirect_uri: 'http://127.0.0.1:9/cb' })],
   ])('refuses %s on a page, without redirecting', async (_name, make) => {
     const before = rowCounts(t.core).pending;
     const params = await make();
