@@ -86,7 +86,8 @@ export const registrationSchema = z.object({
   client_uri: webUrl.optional(),
   logo_uri: webUrl.optional(),
   scope: z.string().max(500).optional(),
-  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post']).optional(),
+  // none: a public client (a browser or native app that cannot keep a secret), proving itself with PKCE.
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
   grant_types: z.array(z.literal('authorization_code')).min(1).optional(),
   response_types: z.array(z.literal('code')).min(1).optional(),
 });
@@ -98,10 +99,10 @@ export const MAX_REGISTERED_CLIENTS = 500;
 
 export interface RegisteredClient {
   client_id: string;
-  /** Returned once; only its hash is stored. */
-  client_secret: string;
+  /** Returned once; only its hash is stored. None for a public client. */
+  client_secret?: string;
   client_id_issued_at: number;
-  client_secret_expires_at: 0;
+  client_secret_expires_at?: 0;
   client_name: string;
   redirect_uris: string[];
   client_uri?: string;
@@ -115,6 +116,12 @@ export interface RegisteredClient {
 /** A registration never used for a sign-in the author approved is forgotten after a day, when
  * room is needed: anonymous registrations cannot fill the table for good. */
 export const UNUSED_CLIENT_MS = 24 * 60 * 60 * 1000;
+
+/** Registered public clients (RFC 7591 token_endpoint_auth_method "none") are told apart by their
+ * client_id: the oauth_client row has no column for it, and its client_secret is required (a
+ * random one, never given out, is stored). */
+const PUBLIC_CLIENT_PREFIX = 'tern-public-';
+export const isPublicClient = (clientId: string) => clientId.startsWith(PUBLIC_CLIENT_PREFIX);
 
 function registeredCount(db: DbOrTx): number {
   return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
@@ -146,7 +153,8 @@ function checkRoom(db: DbOrTx, now: Date, keep: readonly string[]): void {
 /** `keep`: client ids not to drop to make room (checkRoom). */
 export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date, keep: readonly string[] = []): RegisteredClient {
   checkRoom(db, now, keep);
-  const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
+  const isPublic = request.token_endpoint_auth_method === 'none';
+  const clientId = `${isPublic ? PUBLIC_CLIENT_PREFIX : 'tern-client-'}${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
   // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
   const name = sanitizePlainText(request.client_name ?? '').trim() || new URL(request.redirect_uris[0]!).host;
@@ -165,9 +173,8 @@ export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Da
     .run();
   return {
     client_id: clientId,
-    client_secret: secret,
+    ...(isPublic ? {} : { client_secret: secret, client_secret_expires_at: 0 as const }),
     client_id_issued_at: Math.floor(now.getTime() / 1000),
-    client_secret_expires_at: 0,
     client_name: name,
     redirect_uris: request.redirect_uris,
     ...(request.client_uri ? { client_uri: request.client_uri } : {}),
@@ -235,6 +242,7 @@ export function findRegisteredClient(db: DbOrTx, clientId: string): OauthClient 
 /** Client authentication at the token and introspection endpoints (client_secret_basic or
  * client_secret_post), the secret compared with the stored hash in constant time. */
 export function authenticateClient(client: OauthClient, secret: string | null): void {
+  if (isPublicClient(client.clientId)) throw new OAuthError('invalid_client', 'this client registered as public (token_endpoint_auth_method none): it has no secret to authenticate with', 401);
   if (secret === null) throw new OAuthError('invalid_client', 'this client must authenticate with its client_secret', 401);
   if (!constantTimeEqual(hashSecret(secret), client.clientSecret)) throw new OAuthError('invalid_client', 'wrong client_secret', 401);
 }

@@ -78,7 +78,6 @@ describe('registration (RFC 7591)', () => {
     ['no redirect_uris', { client_name: 'x' }, 400, 'invalid_redirect_uri'],
     ['an http redirect_uri off loopback', { redirect_uris: ['http://evil.example/cb'] }, 400, 'invalid_redirect_uri'],
     ['a redirect_uri with a fragment', { redirect_uris: ['https://app.example/cb#x'] }, 400, 'invalid_redirect_uri'],
-    ['token_endpoint_auth_method none', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, 400, 'invalid_client_metadata'],
     ['a grant type other than authorization_code', { redirect_uris: [REDIRECT], grant_types: ['client_credentials'] }, 400, 'invalid_client_metadata'],
   ])('refuses %s, storing nothing', async (_name, body, status, error) => {
     const before = rowCounts(t.core).clients;
@@ -99,6 +98,37 @@ describe('registration (RFC 7591)', () => {
     });
     expect(big.status).toBe(413);
     expect(rowCounts(t.core).clients).toBe(before);
+  });
+});
+
+describe('public clients (RFC 7591 token_endpoint_auth_method none, which the metadata advertises)', () => {
+  const registerPublic = async () => {
+    const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Browser App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Record<string, unknown> & { client_id: string };
+  };
+
+  it('registers with no secret, and exchanges its code with PKCE alone; a secret it sends, or no verifier, is refused', async () => {
+    const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { token_endpoint_auth_methods_supported: string[] };
+    expect(meta.token_endpoint_auth_methods_supported).toContain('none');
+    const client = await registerPublic();
+    expect(client).toMatchObject({ token_endpoint_auth_method: 'none' });
+    expect(client).not.toHaveProperty('client_secret');
+    const { verifier, challenge } = pkce();
+    const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: challenge });
+    await answer(t.core, true, ['create']);
+    const code = (await collect(wait)).searchParams.get('code')!;
+    const form = { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT };
+    expect(await postForm(`${base}/token`, { ...form, code_verifier: verifier, client_secret: 'guess' })).toMatchObject({ status: 401, json: { error: 'invalid_client' } });
+    expect(await postForm(`${base}/token`, form)).toMatchObject({ status: 400, json: { error: 'invalid_grant', error_description: expect.stringMatching(/code_verifier is missing/) } });
+    expect(await postForm(`${base}/token`, { ...form, code_verifier: verifier })).toMatchObject({ status: 200, json: { token_type: 'Bearer', scope: 'create' } });
+  });
+
+  it('cannot start a sign-in without PKCE (the Mastodon authorize endpoint, where PKCE is optional for apps with a secret)', async () => {
+    const client = await registerPublic();
+    const response = await getManual(`${base}/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=read`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/code_challenge is required/);
   });
 });
 

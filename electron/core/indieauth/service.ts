@@ -16,6 +16,7 @@ import type { HttpClient } from '../net/http-client';
 import { BadInputError, NotFoundError } from '../errors';
 import {
   authenticateClient,
+  isPublicClient,
   fetchClientInfo,
   registerClient,
   registerMastodonApp,
@@ -246,7 +247,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (params.me !== null && withoutTrailingSlashes(params.me) !== actor.id) {
         throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
       }
-      if (params.codeChallenge === null && !client.registered) throw new OAuthError('invalid_request', 'code_challenge is required');
+      if (params.codeChallenge === null && (!client.registered || isPublicClient(client.clientId))) throw new OAuthError('invalid_request', 'code_challenge is required');
       sweep();
       while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
       const created = now();
@@ -349,10 +350,13 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     exchangeCode(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null; clientSecret: string | null }, options: { untilRevoked?: boolean } = {}) {
       local();
       const registered = findRegisteredClient(deps.db, input.clientId);
-      if (registered) authenticateClient(registered, input.clientSecret);
-      else if (input.clientSecret !== null) throw new OAuthError('invalid_client', 'unknown client', 401);
+      // A public client (a URL client, or one registered with token_endpoint_auth_method none)
+      // has no secret: PKCE is its only proof, always checked.
+      const isPublic = !registered || isPublicClient(registered.clientId);
+      if (registered && !isPublic) authenticateClient(registered, input.clientSecret);
+      else if (input.clientSecret !== null) throw new OAuthError('invalid_client', registered ? 'this client registered as public: it has no secret' : 'unknown client', 401);
       const row = findCode(input.code, input.clientId, input.redirectUri);
-      if (row.codeChallenge !== null || !registered) checkVerifier(input.codeVerifier, row);
+      if (row.codeChallenge !== null || isPublic) checkVerifier(input.codeVerifier, row);
       if (row.scope === '') throw new OAuthError('invalid_grant', 'this code grants no scope: redeem it at the authorization endpoint for the profile');
       const secret = randomSecret();
       // Only registered apps (Mastodon's) get tokens without an end; a URL client keeps IndieAuth's 30 days.
