@@ -359,14 +359,31 @@ export function registeredClientInfo(row: OauthClient): ClientInfo {
   };
 }
 
-/** Whether `redirectUri` may receive this client's code: exactly one the client registered or
+/** Whether `redirectUri` may receive this client's code: one the client registered or
  * published, or (for URL clients) on the client_id's own scheme, host and port. */
 export function redirectUriAllowed(info: ClientInfo, redirectUri: string): boolean {
+  const listed = info.redirectUris.some((uri) => sameRedirectUri(uri, redirectUri));
   // A registered client's URIs were checked when it registered (RFC 7591 or a Mastodon app).
-  if (info.registered) return info.redirectUris.includes(redirectUri);
-  if (!isAcceptableRedirectUri(redirectUri) && !(info.registered === false && sameOrigin(info.clientId, redirectUri))) return false;
-  if (info.redirectUris.includes(redirectUri)) return true;
-  return !info.registered && sameOrigin(info.clientId, redirectUri);
+  if (info.registered) return listed;
+  if (!isAcceptableRedirectUri(redirectUri) && !sameOrigin(info.clientId, redirectUri)) return false;
+  return listed || sameOrigin(info.clientId, redirectUri);
+}
+
+/** The loopback IP literals of RFC 8252 §7.3 (not the name localhost, §8.3). */
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/** The same string, or (RFC 8252 §7.3) an http redirect on a loopback IP literal that differs in
+ * its port only: a native app listens on whatever port the system gives it at the time. */
+function sameRedirectUri(listed: string, asked: string): boolean {
+  if (listed === asked) return true;
+  try {
+    const [a, b] = [new URL(listed), new URL(asked)];
+    if (a.protocol !== 'http:' || !LOOPBACK_IPS.has(a.hostname)) return false;
+    a.port = b.port;
+    return a.href === b.href && a.hostname === b.hostname;
+  } catch {
+    return false;
+  }
 }
 
 function sameOrigin(a: string, b: string): boolean {

@@ -10,7 +10,7 @@ import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
 import { MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
 import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
-import { answer, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
+import { answer, authorizeUrl, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
 let t: ListeningCore;
 let base: string;
@@ -347,6 +347,20 @@ describe('authorization: the author decides in the app', () => {
     expect(back.searchParams.get('error')).toMatch(/invalid_request/);
     expect(back.searchParams.get('error_description')).toMatch(reason);
     expect(rowCounts(t.core).pending).toBe(before);
+  });
+
+  // RFC 8252 §7.3: a native app listens on whatever port it is given; only IP literals, not the
+  // name localhost (§8.3).
+  it.each([
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:51234/cb', 303],
+    ['http://[::1]:8000/cb', 'http://[::1]:51234/cb', 303],
+    ['http://localhost/cb', 'http://localhost:51234/cb', 400],
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:51234/other', 400],
+  ])('a client registered with %s may be sent to %s: %i', async (registered, asked, status) => {
+    const client = await register(base, { redirect_uris: [registered] });
+    const response = await getManual(authorizeUrl(base, { response_type: 'code', client_id: client.client_id, redirect_uri: asked, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    expect(response.status).toBe(status);
+    if (status === 303) await answer(t.core, false, []);
   });
 
   it(`keeps at most ${MAX_PENDING} requests waiting; the oldest make way`, async () => {
