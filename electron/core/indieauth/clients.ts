@@ -32,9 +32,9 @@ export interface ClientInfo {
 export class OAuthError extends Error {
   override name = 'OAuthError';
   constructor(
-    readonly code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'access_denied' | 'invalid_token' | 'insufficient_scope',
+    readonly code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'access_denied' | 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable',
     message: string,
-    readonly status: 400 | 401 | 403 | 404 = 400,
+    readonly status: 400 | 401 | 403 | 404 | 429 = 400,
   ) {
     super(message);
   }

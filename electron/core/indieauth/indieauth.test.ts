@@ -334,19 +334,28 @@ describe('authorization: the author decides in the app', () => {
     ['response_type=token', { response_type: 'token' }, /response_type/],
     ['no state', { state: undefined }, /state/],
     ['another me', { me: 'https://someone.else/' }, /profile URL/],
-  ])('sends %s back to the client as invalid_request, keeping nothing', async (_name, change, reason) => {
+  ])('shows %s on Tern’s own page (400, the reason), never redirecting before the author answers; keeps nothing', async (_name, change, reason) => {
     const client = await register(base);
     const before = rowCounts(t.core).pending;
     const params: Record<string, string | undefined> = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256', ...change };
     const url = new URL(`${base}/auth`);
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
     const response = await getManual(url.href);
-    expect(response.status).toBe(302);
-    const back = new URL(response.headers.get('location')!);
-    expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(back.searchParams.get('error')).toMatch(/invalid_request/);
-    expect(back.searchParams.get('error_description')).toMatch(reason);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    const html = await response.text();
+    expect(html).toContain('This sign-in cannot go on');
+    expect(html).toMatch(reason);
     expect(rowCounts(t.core).pending).toBe(before);
+  });
+
+  // RFC 9700 §4.11.2: a URL client on any origin may send back to that origin, so redirecting its
+  // errors made /auth an open redirector to any site, with Tern's address in the link.
+  it('is no open redirector: a bad request naming a URL client on any origin gets a page, not a 302 there', async () => {
+    const response = await getManual(`${base}/auth?client_id=${encodeURIComponent('https://evil.example/')}&redirect_uri=${encodeURIComponent('https://evil.example/phish')}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toMatch(/response_type/);
   });
 
   // RFC 8252 §7.3: a native app listens on whatever port it is given; only IP literals, not the
@@ -363,11 +372,29 @@ describe('authorization: the author decides in the app', () => {
     if (status === 303) await answer(t.core, false, []);
   });
 
-  it(`keeps at most ${MAX_PENDING} requests waiting; the oldest make way`, async () => {
-    const client = await register(base);
-    for (let i = 0; i < MAX_PENDING + 3; i++) await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: pkce().challenge });
-    expect(t.core.services.indieauth.pending()).toHaveLength(MAX_PENDING);
-    for (const p of t.core.services.indieauth.pending()) t.core.services.indieauth.decide(p.id, { approve: false, scopes: [] });
+  // Anyone can open /auth: strangers' requests pushed out the author's, even one the author had
+  // approved and whose page had not yet collected the code.
+  it(`keeps at most ${MAX_PENDING} requests waiting, refusing more (429, with a reason): strangers never push out the author's, approved or not`, async () => {
+    const mine = await register(base);
+    const approved = await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+    await answer(t.core, true, ['create']);
+    await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+    const waiting = t.core.services.indieauth.pending()[0]!.id;
+    const evil = await register(base, { redirect_uris: ['https://evil.example/cb'] });
+    const flood = () => getManual(authorizeUrl(base, { response_type: 'code', client_id: evil.client_id, redirect_uri: 'https://evil.example/cb', state: 's', scope: 'create', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    try {
+      // The author's undecided request takes one place; the approved one waits for its page only.
+      const statuses: number[] = [];
+      for (let i = 0; i < MAX_PENDING; i++) statuses.push((await flood()).status);
+      expect(statuses.filter((s) => s === 303)).toHaveLength(MAX_PENDING - 1);
+      const refused = await flood();
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toMatch(/already waiting for the author/);
+      expect(t.core.services.indieauth.pending().some((p) => p.id === waiting)).toBe(true);
+      expect((await collect(approved)).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    } finally {
+      for (const p of t.core.services.indieauth.pending()) t.core.services.indieauth.decide(p.id, { approve: false, scopes: [] });
+    }
   });
 
   it('a request the author leaves for ten minutes is gone', async () => {

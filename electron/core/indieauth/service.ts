@@ -41,8 +41,9 @@ export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
 /** expires_in of a token that lives until revoked: Mastodon apps assume tokens never expire
  * (they have no way to sign in again by themselves). */
 export const UNTIL_REVOKED = 0;
-/** At most this many requests wait for the author at once; the oldest make way. Anyone can
- * open /auth, and each pending request is shown in the app. */
+/** At most this many requests wait for the author at once; more are refused until some are
+ * answered or expire. Anyone can open /auth, and each pending request is shown in the app; none
+ * is ever pushed out by a newer one (strangers' requests evicted the author's own). */
 export const MAX_PENDING = 20;
 /** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
  * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
@@ -230,8 +231,8 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
 
   return {
     /** The authorization endpoint's GET, first step: the client and its redirect URI. Problems
-     * here are shown on a page (the redirect URI cannot be trusted); later ones are sent back to
-     * the client. */
+     * here and in startAuthorization are shown on Tern's own page: only the author's answer
+     * sends the browser to the redirect URI (RFC 9700 §4.11.2). */
     async checkClient(clientId: string, redirectUri: string): Promise<ClientInfo> {
       local();
       const client = await clientInfo(clientId);
@@ -249,7 +250,11 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       }
       if (params.codeChallenge === null && (!client.registered || isPublicClient(client.clientId))) throw new OAuthError('invalid_request', 'code_challenge is required');
       sweep();
-      while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      // Only requests still waiting for the author count: answered ones wait for their page to
+      // collect the answer, and there are no more of them than the author answered.
+      if ([...pending.values()].filter((p) => p.outcome === null).length >= MAX_PENDING) {
+        throw new OAuthError('temporarily_unavailable', `${MAX_PENDING} sign-ins are already waiting for the author; try again in a few minutes.`, 429);
+      }
       const created = now();
       const { redirectUris: _unused, ...shown } = client;
       const view: PendingAuthorization = {

@@ -158,7 +158,7 @@ export function mountOAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
       );
       return c.redirect(`/oauth/authorize/wait/${handle}`, 303);
     } catch (error) {
-      if (error instanceof OAuthError) return html(c, messagePage('This sign-in cannot go on', error.message), 400);
+      if (error instanceof OAuthError) return html(c, messagePage('This sign-in cannot go on', error.message), error.status === 429 ? 429 : 400);
       throw error;
     }
   });
