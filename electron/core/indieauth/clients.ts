@@ -3,10 +3,10 @@
 // that publishes who they are (an h-app / h-x-app, or a JSON client metadata document) and
 // where they may be sent back to. Fetching that URL goes through the one outbound client, so
 // the SSRF guard holds; a client that publishes nothing is still shown by its host name.
-import { and, asc, count, eq, inArray, lt, notExists, notInArray } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, ne, notExists, notInArray, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../../db/client';
-import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
+import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
 import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
@@ -116,6 +116,16 @@ export interface RegisteredClient {
 /** A registration never used for a sign-in the author approved is forgotten after a day, when
  * room is needed: anonymous registrations cannot fill the table for good. */
 export const UNUSED_CLIENT_MS = 24 * 60 * 60 * 1000;
+/** A registration this fresh is never dropped to make room: its app is on its way to the sign-in
+ * page (registering and opening /auth take seconds). A table full of fresh ones refuses (429)
+ * until they age, rather than letting a flood push the author's own app out before the author
+ * sees its request. */
+export const FRESH_CLIENT_MS = 10 * 60 * 1000;
+
+/** The request row client_credentials writes to tie an app token to its client (the token row
+ * has no client column): no redirect URI, no scope. The author approved nothing: it does not make
+ * the client "used". */
+export const APP_TOKEN_REDIRECT = '';
 
 /** Registered public clients (RFC 7591 token_endpoint_auth_method "none") are told apart by their
  * client_id: the oauth_client row has no column for it, and its client_secret is required (a
@@ -128,26 +138,52 @@ function registeredCount(db: DbOrTx): number {
 }
 
 /**
- * Makes room for one more registration, or refuses. Unused registrations (no code or token was
- * ever issued to them) a day old go first; if the table is still full, the oldest unused ones of
- * any age: the endpoints are open, and 500 junk registrations took every slot in about a second,
- * so waiting for them to be a day old locked the author out of registering an app for that day.
- * A used registration is never dropped (its app holds a token), nor one in `keep` (a sign-in
- * waiting for the author); only a table full of those refuses.
+ * Makes room for one more registration, or refuses. A registration is used when the author
+ * approved a sign-in for it (a code was issued); an app token (client_credentials) needs no
+ * approval and does not count. Unused registrations a day old go first; if the table is still
+ * full, the oldest unused ones older than FRESH_CLIENT_MS. A used registration is never dropped,
+ * nor a fresh one, nor one in `keep` (a sign-in waiting for the author): a table full of those
+ * refuses — 429 while fresh ones will age, 400 when all are used. A dropped client's app token
+ * goes with it.
  */
 function checkRoom(db: DbOrTx, now: Date, keep: readonly string[]): void {
   if (registeredCount(db) < MAX_REGISTERED_CLIENTS) return;
-  const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
+  const used = db
+    .select({ clientId: indieauthAuthorizationRequest.clientId })
+    .from(indieauthAuthorizationRequest)
+    .where(and(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId), ne(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT)));
   const unused = and(notExists(used), notInArray(oauthClient.clientId, [...keep]));
-  db.delete(oauthClient)
-    .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), unused))
-    .run();
+  const dropped: string[] = [];
+  const drop = (where: SQL | undefined) => dropped.push(...db.delete(oauthClient).where(where).returning({ clientId: oauthClient.clientId }).all().map((r) => r.clientId));
+  drop(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), unused));
   const over = registeredCount(db) - MAX_REGISTERED_CLIENTS + 1;
   if (over > 0) {
-    const oldest = db.select({ id: oauthClient.id }).from(oauthClient).where(unused).orderBy(asc(oauthClient.createdAt), asc(oauthClient.id)).limit(over);
-    db.delete(oauthClient).where(inArray(oauthClient.id, oldest)).run();
+    const oldest = db
+      .select({ id: oauthClient.id })
+      .from(oauthClient)
+      .where(and(unused, lt(oauthClient.createdAt, new Date(now.getTime() - FRESH_CLIENT_MS))))
+      .orderBy(asc(oauthClient.createdAt), asc(oauthClient.id))
+      .limit(over);
+    drop(inArray(oauthClient.id, oldest));
   }
-  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+  forgetAppTokens(db, dropped);
+  if (registeredCount(db) < MAX_REGISTERED_CLIENTS) return;
+  const waiting = db.select({ n: count() }).from(oauthClient).where(and(unused, gte(oauthClient.createdAt, new Date(now.getTime() - FRESH_CLIENT_MS)))).get()?.n ?? 0;
+  if (waiting > 0) {
+    throw new OAuthError('temporarily_unavailable', `Too many apps registered in the last ${FRESH_CLIENT_MS / 60_000} minutes; try again in a few minutes.`, 429);
+  }
+  throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+}
+
+/** The app tokens (and their request rows) of clients no longer registered. */
+function forgetAppTokens(db: DbOrTx, clientIds: string[]): void {
+  for (let i = 0; i < clientIds.length; i += 500) {
+    const ids = clientIds.slice(i, i + 500);
+    const requests = and(inArray(indieauthAuthorizationRequest.clientId, ids), eq(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT));
+    const rows = db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(requests);
+    db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, rows)).run();
+    db.delete(indieauthAuthorizationRequest).where(requests).run();
+  }
 }
 
 /** `keep`: client ids not to drop to make room (checkRoom). */

@@ -8,7 +8,7 @@ import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
-import { MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
+import { FRESH_CLIENT_MS, MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
 import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
 import { answer, authorizeUrl, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
@@ -164,35 +164,58 @@ describe('registration when full of fresh registrations', () => {
     t.core.db.delete(oauthClient).where(or(like(oauthClient.clientId, 'flood-%'), like(oauthClient.clientName, 'junk %'))).run();
   };
 
-  it(`${MAX_REGISTERED_CLIENTS} junk registrations over HTTP do not lock the author out: the oldest unused ones make room; an app holding a token is kept`, async () => {
-    let app: { client_id: string; client_secret: string } | undefined;
+  // Each junk registration takes an app token (client_credentials, which needs no approval) as
+  // well: that token made every one "used", never dropped, and the table refused every
+  // registration for good.
+  it(`${MAX_REGISTERED_CLIENTS} junk registrations over HTTP, each with an app token, lock nobody out: a day later the author registers`, async () => {
     try {
-      // The oldest registration of all (less than a day old): first in line, but for its token.
-      t.setClockOffset(-3 * 60 * 60 * 1000);
-      app = (await (await fetch(`${base}/api/v1/apps`, json({ client_name: 'Phanpy', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).json()) as { client_id: string; client_secret: string };
-      const token = await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret });
-      expect(token.status).toBe(200);
-      t.setClockOffset(0);
       for (let i = 0; i < MAX_REGISTERED_CLIENTS; i++) {
-        const junk = i % 2 === 0 ? fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' })) : fetch(`${base}/register`, json({ client_name: `junk ${i}`, redirect_uris: [REDIRECT] }));
-        expect([200, 201]).toContain((await junk).status);
+        const response = await fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }));
+        if (response.status !== 200) break;
+        const app = (await response.json()) as { client_id: string; client_secret: string };
+        expect((await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200);
       }
       expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
-      expect((await fetch(`${base}/register`, json({ client_name: 'junk legit', redirect_uris: [REDIRECT] }))).status).toBe(201);
-      expect((await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk legit app', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).status).toBe(200);
-      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
-      expect(clientIds()).toContain(app.client_id);
-      const verified = await fetch(`${base}/api/v1/apps/verify_credentials`, { headers: { authorization: `Bearer ${token.json.access_token as string}` } });
-      expect(verified.status).toBe(200);
+      t.setClockOffset(UNUSED_CLIENT_MS + 60_000);
+      expect((await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk Ivory', redirect_uris: 'com.tapbots.Ivory.19300:/request_token' }))).status).toBe(200);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk Quill', redirect_uris: [REDIRECT] }))).status).toBe(201);
+      // The dropped apps' tokens went with them.
+      const appRequests = t.core.db.select().from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, '')).all();
+      expect(appRequests.filter((r) => !clientIds().includes(r.clientId))).toEqual([]);
+    } finally {
+      const gone = t.core.db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, ''));
+      t.core.db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, gone)).run();
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, '')).run();
+      cleanUp();
+    }
+  }, 60_000);
+
+  it(`a flood of fresh registrations never pushes out one made minutes ago (the author's app on its way to sign in): more are refused with 429 and a reason, until ${FRESH_CLIENT_MS / 60_000} minutes have passed`, async () => {
+    try {
+      const authors = await register(base, { client_name: 'junk author' });
+      let refused: Response | null = null;
+      for (let i = 0; i <= MAX_REGISTERED_CLIENTS && refused === null; i++) {
+        const junk = i % 2 === 0 ? await fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' })) : await fetch(`${base}/register`, json({ client_name: `junk ${i}`, redirect_uris: [REDIRECT] }));
+        if (junk.status !== 200 && junk.status !== 201) refused = junk;
+      }
+      expect(refused?.status).toBe(429);
+      const rfc7591 = await fetch(`${base}/register`, json({ client_name: 'junk more', redirect_uris: [REDIRECT] }));
+      expect(rfc7591.status).toBe(429);
+      expect(rfc7591.headers.get('retry-after')).toBe(String(FRESH_CLIENT_MS / 1000));
+      expect(await rfc7591.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/Too many apps registered/) });
+      const mastodon = await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk more', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' }));
+      expect(mastodon.status).toBe(429);
+      expect(await mastodon.json()).toMatchObject({ error: expect.stringMatching(/Too many apps registered/) });
+      expect(clientIds()).toContain(authors.client_id);
+      // The author's app goes on to sign in.
+      await startAuthorization(base, { client_id: authors.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+      await answer(t.core, false, []);
+      t.setClockOffset(FRESH_CLIENT_MS + 1000);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk later', redirect_uris: [REDIRECT] }))).status).toBe(201);
     } finally {
       cleanUp();
-      // The app's token would outlive this test (an app token never expires).
-      const requests = t.core.db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? ''));
-      t.core.db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, requests)).run();
-      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? '')).run();
-      t.core.db.delete(oauthClient).where(eq(oauthClient.clientId, app?.client_id ?? '')).run();
     }
-  });
+  }, 60_000);
 
   it('the oldest unused registration goes first; one whose sign-in waits for the author is kept', async () => {
     const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;

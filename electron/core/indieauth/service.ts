@@ -8,13 +8,14 @@
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
 import { randomInt } from 'node:crypto';
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken, type OauthClient } from '../../../db/schema';
 import type { LocalActor } from '../federation/identity';
 import type { HttpClient } from '../net/http-client';
 import { BadInputError, NotFoundError } from '../errors';
 import {
+  APP_TOKEN_REDIRECT,
   authenticateClient,
   isPublicClient,
   fetchClientInfo,
@@ -385,7 +386,9 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
 
     /** client_credentials (the Mastodon API's app token): a registered client, authenticated,
      * gets a token that acts for the app only — no scope, so it reads nothing of the author's
-     * and writes nothing; it verifies the app and reads what is public. Lives until revoked. */
+     * and writes nothing; it verifies the app and reads what is public. Lives until revoked.
+     * Anyone can register and ask, so each client has one app token, its row reused: asking
+     * again gives a new secret and the previous one stops working (only hashes are stored). */
     appToken(input: { clientId: string; clientSecret: string | null }) {
       local();
       const client = findRegisteredClient(deps.db, input.clientId);
@@ -395,14 +398,17 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       const createdAt = deps.clock();
       deps.db.transaction((tx) => {
         // A used request row ties the token to its client (the token row has no client column).
-        const request = tx
-          .insert(indieauthAuthorizationRequest)
-          .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: '', clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
-          .returning({ id: indieauthAuthorizationRequest.id })
-          .get();
-        tx.insert(indieauthAccessToken)
-          .values({ createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false })
-          .run();
+        const isAppRequest = and(eq(indieauthAuthorizationRequest.clientId, client.clientId), eq(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT));
+        const request =
+          tx.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(isAppRequest).get() ??
+          tx
+            .insert(indieauthAuthorizationRequest)
+            .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: APP_TOKEN_REDIRECT, clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
+            .returning({ id: indieauthAuthorizationRequest.id })
+            .get();
+        const token = { createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false };
+        const reused = tx.update(indieauthAccessToken).set(token).where(eq(indieauthAccessToken.indieauthAuthorizationRequestId, request.id)).returning({ id: indieauthAccessToken.id }).all();
+        if (reused.length === 0) tx.insert(indieauthAccessToken).values(token).run();
       });
       return { access_token: secret, token_type: 'Bearer' as const, scope: '', created_at: Math.floor(createdAt.getTime() / 1000) };
     },
@@ -447,9 +453,15 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       };
     },
 
-    /** Apps holding a live token, newest first (Settings → Apps with access). */
+    /** Apps holding a live token, newest first (Settings → Apps with access). App tokens
+     * (client_credentials: no scope, nothing of the author's, never approved) are not access. */
     apps(): AppAccess[] {
-      const tokens = deps.db.select().from(indieauthAccessToken).where(eq(indieauthAccessToken.isRevoked, false)).orderBy(desc(indieauthAccessToken.id)).all();
+      const tokens = deps.db
+        .select()
+        .from(indieauthAccessToken)
+        .where(and(eq(indieauthAccessToken.isRevoked, false), ne(indieauthAccessToken.scope, '')))
+        .orderBy(desc(indieauthAccessToken.id))
+        .all();
       const live = tokens.map(grantOf).filter(isActive);
       const ids = [...new Set(live.map((g) => g.clientId).filter((c): c is string => c !== null))];
       const clients = ids.length === 0 ? [] : deps.db.select().from(oauthClient).where(inArray(oauthClient.clientId, ids)).all();

@@ -5,7 +5,7 @@
 // approve a request — the author does that in the app.
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { OAuthError, registrationSchema } from '../indieauth/clients';
+import { FRESH_CLIENT_MS, OAuthError, registrationSchema } from '../indieauth/clients';
 import { INDIEAUTH_SCOPES } from '../indieauth/scopes';
 import { issuerOf, type IndieAuthService } from '../indieauth/service';
 import { S256_CHALLENGE } from '../indieauth/secrets';
@@ -295,6 +295,7 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
       }
       return c.body(JSON.stringify(indieauth.register(parsed.data)), 201, { 'Content-Type': 'application/json', ...NO_STORE, ...CORS });
     } catch (error) {
+      if (error instanceof OAuthError && error.status === 429) return oauthError(c, error, { 'Retry-After': String(FRESH_CLIENT_MS / 1000) });
       if (error instanceof OAuthError || error instanceof BodyError) return oauthError(c, error);
       throw error;
     }
