@@ -685,6 +685,7 @@ export const strings = {
     asks: (name: string) => `${name} wants to sign in as you`,
     registered: 'Registered with this Tern',
     identifiedBy: 'Identified by its address',
+    claimed: '(as the app says; not checked)',
     sendsBackTo: 'Sends you back to',
     pairingCode: 'Code on its page',
     pairingHint: 'approve only if the sign-in page you opened shows this same code; a request you did not start is someone else’s.',

@@ -4,6 +4,7 @@
 import { useCallback, useEffect, useState } from 'react';
 import type { AppAccess, PendingAuthorization } from '../../electron/core/ipc/apps-contract';
 import { call, toApiError, type ApiError } from '../api';
+import { clientIdentity } from '../apps/client-identity';
 import { usePendingApps, usePendingStore } from '../apps/pending';
 import '../apps/apps.css';
 import { Avatar } from '../components/Avatar';
@@ -90,6 +91,7 @@ function Consent({ request, onAnswered }: { request: PendingAuthorization; onAns
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const { client } = request;
+  const who = clientIdentity(client);
 
   async function answer(approve: boolean) {
     setBusy(true);
@@ -110,12 +112,15 @@ function Consent({ request, onAnswered }: { request: PendingAuthorization; onAns
       <div className="consent__head">
         <Avatar name={client.name} id={client.clientId} />
         <h3 className="consent__title" id={titleId}>
-          {t.asks(client.name)}
+          {t.asks(who.title)}
         </h3>
       </div>
       <dl className="consent__facts">
         <dt>{client.registered ? t.registered : t.identifiedBy}</dt>
-        <dd>{client.url ?? client.clientId}</dd>
+        <dd data-testid="consent-client">
+          {who.host !== null && <strong>{who.host}</strong>} {who.address}
+          {who.claimed && ` ${t.claimed}`}
+        </dd>
         <dt>{t.sendsBackTo}</dt>
         <dd data-testid="consent-redirect">{request.redirectUri}</dd>
         <dt>{t.pairingCode}</dt>

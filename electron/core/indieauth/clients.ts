@@ -3,10 +3,10 @@
 // that publishes who they are (an h-app / h-x-app, or a JSON client metadata document) and
 // where they may be sent back to. Fetching that URL goes through the one outbound client, so
 // the SSRF guard holds; a client that publishes nothing is still shown by its host name.
-import { and, asc, count, eq, inArray, lt, notExists, notInArray } from 'drizzle-orm';
+import { and, asc, count, eq, gte, inArray, lt, ne, notExists, notInArray, type SQL } from 'drizzle-orm';
 import { z } from 'zod';
 import type { DbOrTx } from '../../../db/client';
-import { indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
+import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type OauthClient } from '../../../db/schema';
 import type { HttpClient } from '../net/http-client';
 import { constantTimeEqual, hashSecret, randomSecret } from './secrets';
 import { joinScopes, knownScopes } from './scopes';
@@ -32,9 +32,9 @@ export interface ClientInfo {
 export class OAuthError extends Error {
   override name = 'OAuthError';
   constructor(
-    readonly code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'access_denied' | 'invalid_token' | 'insufficient_scope',
+    readonly code: 'invalid_request' | 'invalid_client' | 'invalid_grant' | 'unauthorized_client' | 'unsupported_grant_type' | 'invalid_scope' | 'invalid_client_metadata' | 'invalid_redirect_uri' | 'access_denied' | 'invalid_token' | 'insufficient_scope' | 'temporarily_unavailable',
     message: string,
-    readonly status: 400 | 401 | 403 | 404 = 400,
+    readonly status: 400 | 401 | 403 | 404 | 429 = 400,
   ) {
     super(message);
   }
@@ -65,7 +65,13 @@ export function isIndieAuthClientId(value: string): boolean {
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') return false;
   if (url.hash !== '' || url.username !== '' || url.password !== '') return false;
-  return !url.pathname.split('/').some((segment) => segment === '.' || segment === '..');
+  // The raw path: the URL parser has already resolved `a/../b` (and `%2e%2e`, and `\` as `/`)
+  // in url.pathname, so the segments the client sent are read from the string itself.
+  const rawPath = value.replace(/^[a-z][a-z0-9+.-]*:[/\\]*[^/\\?#]*/i, '').split(/[?#]/)[0]!;
+  return !rawPath.split(/[/\\]/).some((segment) => {
+    const dots = segment.replace(/%2e/gi, '.');
+    return dots === '.' || dots === '..';
+  });
 }
 
 // ---- registration (RFC 7591) -----------------------------------------------------------------
@@ -80,7 +86,8 @@ export const registrationSchema = z.object({
   client_uri: webUrl.optional(),
   logo_uri: webUrl.optional(),
   scope: z.string().max(500).optional(),
-  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post']).optional(),
+  // none: a public client (a browser or native app that cannot keep a secret), proving itself with PKCE.
+  token_endpoint_auth_method: z.enum(['client_secret_basic', 'client_secret_post', 'none']).optional(),
   grant_types: z.array(z.literal('authorization_code')).min(1).optional(),
   response_types: z.array(z.literal('code')).min(1).optional(),
 });
@@ -92,10 +99,10 @@ export const MAX_REGISTERED_CLIENTS = 500;
 
 export interface RegisteredClient {
   client_id: string;
-  /** Returned once; only its hash is stored. */
-  client_secret: string;
+  /** Returned once; only its hash is stored. None for a public client. */
+  client_secret?: string;
   client_id_issued_at: number;
-  client_secret_expires_at: 0;
+  client_secret_expires_at?: 0;
   client_name: string;
   redirect_uris: string[];
   client_uri?: string;
@@ -109,38 +116,81 @@ export interface RegisteredClient {
 /** A registration never used for a sign-in the author approved is forgotten after a day, when
  * room is needed: anonymous registrations cannot fill the table for good. */
 export const UNUSED_CLIENT_MS = 24 * 60 * 60 * 1000;
+/** A registration this fresh is never dropped to make room: its app is on its way to the sign-in
+ * page (registering and opening /auth take seconds). A table full of fresh ones refuses (429)
+ * until they age, rather than letting a flood push the author's own app out before the author
+ * sees its request. */
+export const FRESH_CLIENT_MS = 10 * 60 * 1000;
+
+/** The request row client_credentials writes to tie an app token to its client (the token row
+ * has no client column): no redirect URI, no scope. The author approved nothing: it does not make
+ * the client "used". */
+export const APP_TOKEN_REDIRECT = '';
+
+/** Registered public clients (RFC 7591 token_endpoint_auth_method "none") are told apart by their
+ * client_id: the oauth_client row has no column for it, and its client_secret is required (a
+ * random one, never given out, is stored). */
+const PUBLIC_CLIENT_PREFIX = 'tern-public-';
+export const isPublicClient = (clientId: string) => clientId.startsWith(PUBLIC_CLIENT_PREFIX);
 
 function registeredCount(db: DbOrTx): number {
   return db.select({ n: count() }).from(oauthClient).get()?.n ?? 0;
 }
 
 /**
- * Makes room for one more registration, or refuses. Unused registrations (no code or token was
- * ever issued to them) a day old go first; if the table is still full, the oldest unused ones of
- * any age: the endpoints are open, and 500 junk registrations took every slot in about a second,
- * so waiting for them to be a day old locked the author out of registering an app for that day.
- * A used registration is never dropped (its app holds a token), nor one in `keep` (a sign-in
- * waiting for the author); only a table full of those refuses.
+ * Makes room for one more registration, or refuses. A registration is used when the author
+ * approved a sign-in for it (a code was issued); an app token (client_credentials) needs no
+ * approval and does not count. Unused registrations a day old go first; if the table is still
+ * full, the oldest unused ones older than FRESH_CLIENT_MS. A used registration is never dropped,
+ * nor a fresh one, nor one in `keep` (a sign-in waiting for the author): a table full of those
+ * refuses — 429 while fresh ones will age, 400 when all are used. A dropped client's app token
+ * goes with it.
  */
 function checkRoom(db: DbOrTx, now: Date, keep: readonly string[]): void {
   if (registeredCount(db) < MAX_REGISTERED_CLIENTS) return;
-  const used = db.select({ clientId: indieauthAuthorizationRequest.clientId }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId));
+  const used = db
+    .select({ clientId: indieauthAuthorizationRequest.clientId })
+    .from(indieauthAuthorizationRequest)
+    .where(and(eq(indieauthAuthorizationRequest.clientId, oauthClient.clientId), ne(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT)));
   const unused = and(notExists(used), notInArray(oauthClient.clientId, [...keep]));
-  db.delete(oauthClient)
-    .where(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), unused))
-    .run();
+  const dropped: string[] = [];
+  const drop = (where: SQL | undefined) => dropped.push(...db.delete(oauthClient).where(where).returning({ clientId: oauthClient.clientId }).all().map((r) => r.clientId));
+  drop(and(lt(oauthClient.createdAt, new Date(now.getTime() - UNUSED_CLIENT_MS)), unused));
   const over = registeredCount(db) - MAX_REGISTERED_CLIENTS + 1;
   if (over > 0) {
-    const oldest = db.select({ id: oauthClient.id }).from(oauthClient).where(unused).orderBy(asc(oauthClient.createdAt), asc(oauthClient.id)).limit(over);
-    db.delete(oauthClient).where(inArray(oauthClient.id, oldest)).run();
+    const oldest = db
+      .select({ id: oauthClient.id })
+      .from(oauthClient)
+      .where(and(unused, lt(oauthClient.createdAt, new Date(now.getTime() - FRESH_CLIENT_MS))))
+      .orderBy(asc(oauthClient.createdAt), asc(oauthClient.id))
+      .limit(over);
+    drop(inArray(oauthClient.id, oldest));
   }
-  if (registeredCount(db) >= MAX_REGISTERED_CLIENTS) throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+  forgetAppTokens(db, dropped);
+  if (registeredCount(db) < MAX_REGISTERED_CLIENTS) return;
+  const waiting = db.select({ n: count() }).from(oauthClient).where(and(unused, gte(oauthClient.createdAt, new Date(now.getTime() - FRESH_CLIENT_MS)))).get()?.n ?? 0;
+  if (waiting > 0) {
+    throw new OAuthError('temporarily_unavailable', `Too many apps registered in the last ${FRESH_CLIENT_MS / 60_000} minutes; try again in a few minutes.`, 429);
+  }
+  throw new OAuthError('invalid_client_metadata', 'this Tern accepts no more client registrations');
+}
+
+/** The app tokens (and their request rows) of clients no longer registered. */
+function forgetAppTokens(db: DbOrTx, clientIds: string[]): void {
+  for (let i = 0; i < clientIds.length; i += 500) {
+    const ids = clientIds.slice(i, i + 500);
+    const requests = and(inArray(indieauthAuthorizationRequest.clientId, ids), eq(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT));
+    const rows = db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(requests);
+    db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, rows)).run();
+    db.delete(indieauthAuthorizationRequest).where(requests).run();
+  }
 }
 
 /** `keep`: client ids not to drop to make room (checkRoom). */
 export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Date, keep: readonly string[] = []): RegisteredClient {
   checkRoom(db, now, keep);
-  const clientId = `tern-client-${randomSecret().slice(0, 22)}`;
+  const isPublic = request.token_endpoint_auth_method === 'none';
+  const clientId = `${isPublic ? PUBLIC_CLIENT_PREFIX : 'tern-client-'}${randomSecret().slice(0, 22)}`;
   const secret = randomSecret();
   // A name is plain text, shown on the sign-in page and in Settings: no markup kept.
   const name = sanitizePlainText(request.client_name ?? '').trim() || new URL(request.redirect_uris[0]!).host;
@@ -159,9 +209,8 @@ export function registerClient(db: DbOrTx, request: RegistrationRequest, now: Da
     .run();
   return {
     client_id: clientId,
-    client_secret: secret,
+    ...(isPublic ? {} : { client_secret: secret, client_secret_expires_at: 0 as const }),
     client_id_issued_at: Math.floor(now.getTime() / 1000),
-    client_secret_expires_at: 0,
     client_name: name,
     redirect_uris: request.redirect_uris,
     ...(request.client_uri ? { client_uri: request.client_uri } : {}),
@@ -229,6 +278,7 @@ export function findRegisteredClient(db: DbOrTx, clientId: string): OauthClient 
 /** Client authentication at the token and introspection endpoints (client_secret_basic or
  * client_secret_post), the secret compared with the stored hash in constant time. */
 export function authenticateClient(client: OauthClient, secret: string | null): void {
+  if (isPublicClient(client.clientId)) throw new OAuthError('invalid_client', 'this client registered as public (token_endpoint_auth_method none): it has no secret to authenticate with', 401);
   if (secret === null) throw new OAuthError('invalid_client', 'this client must authenticate with its client_secret', 401);
   if (!constantTimeEqual(hashSecret(secret), client.clientSecret)) throw new OAuthError('invalid_client', 'wrong client_secret', 401);
 }
@@ -248,6 +298,15 @@ const CLIENT_BODY_BYTES = 512 * 1024;
 
 function hostOf(clientId: string): string {
   return new URL(clientId).host;
+}
+
+/** `url` is a prefix of `clientId` on the same origin (the host ends where the URL says). */
+function isPrefixOf(url: string, clientId: string): boolean {
+  try {
+    return new URL(url).origin === new URL(clientId).origin && clientId.startsWith(url);
+  } catch {
+    return false;
+  }
 }
 
 /** `rel="redirect_uri"` targets of an HTTP Link header. */
@@ -290,26 +349,35 @@ export async function fetchClientInfo(client: HttpClient, clientId: string): Pro
       const doc = parsed.data;
       // A document naming another client_id is someone else's: only its host is trusted.
       if (doc.client_id !== undefined && doc.client_id !== clientId) return { ...fallback, redirectUris: linked };
+      const redirectUris = [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)];
+      const url = httpUrlOrNull(doc.client_uri, base);
+      // IndieAuth §4.2.2: client_uri MUST be a prefix of client_id. One that is not claims another
+      // app's home page (https://evil.example/app saying it is Quill, of quill.p3k.io): nothing
+      // the document says of who it is is shown then, only the client_id's host.
+      if (url !== null && !isPrefixOf(url, clientId)) return { ...fallback, redirectUris };
       return {
         clientId,
         name: sanitizePlainText(doc.client_name ?? '').trim() || fallback.name,
-        url: httpUrlOrNull(doc.client_uri, base),
+        url,
         logoUrl: httpUrlOrNull(doc.logo_uri, base),
         registered: false,
-        redirectUris: [...linked, ...(doc.redirect_uris ?? []).map((u) => httpUrlOrNull(u, base)).filter((u): u is string => u !== null)],
+        redirectUris,
       };
     }
     // Parsed on the page reader's thread, within its bounds and deadline; a page it cannot read
     // leaves the client known by its host (and the redirect URIs of its Link header).
     const page = await readClientPage(text, base);
     if (!page.ok) return { ...fallback, redirectUris: linked };
+    const redirectUris = [...linked, ...page.page.redirectUris];
+    // The h-app's url is its client_uri: the same prefix rule.
+    if (page.page.url !== null && !isPrefixOf(page.page.url, clientId)) return { ...fallback, redirectUris };
     return {
       clientId,
       name: page.page.name ?? fallback.name,
       url: page.page.url,
       logoUrl: page.page.logoUrl,
       registered: false,
-      redirectUris: [...linked, ...page.page.redirectUris],
+      redirectUris,
     };
   } catch {
     return fallback;
@@ -327,14 +395,31 @@ export function registeredClientInfo(row: OauthClient): ClientInfo {
   };
 }
 
-/** Whether `redirectUri` may receive this client's code: exactly one the client registered or
+/** Whether `redirectUri` may receive this client's code: one the client registered or
  * published, or (for URL clients) on the client_id's own scheme, host and port. */
 export function redirectUriAllowed(info: ClientInfo, redirectUri: string): boolean {
+  const listed = info.redirectUris.some((uri) => sameRedirectUri(uri, redirectUri));
   // A registered client's URIs were checked when it registered (RFC 7591 or a Mastodon app).
-  if (info.registered) return info.redirectUris.includes(redirectUri);
-  if (!isAcceptableRedirectUri(redirectUri) && !(info.registered === false && sameOrigin(info.clientId, redirectUri))) return false;
-  if (info.redirectUris.includes(redirectUri)) return true;
-  return !info.registered && sameOrigin(info.clientId, redirectUri);
+  if (info.registered) return listed;
+  if (!isAcceptableRedirectUri(redirectUri) && !sameOrigin(info.clientId, redirectUri)) return false;
+  return listed || sameOrigin(info.clientId, redirectUri);
+}
+
+/** The loopback IP literals of RFC 8252 §7.3 (not the name localhost, §8.3). */
+const LOOPBACK_IPS = new Set(['127.0.0.1', '[::1]']);
+
+/** The same string, or (RFC 8252 §7.3) an http redirect on a loopback IP literal that differs in
+ * its port only: a native app listens on whatever port the system gives it at the time. */
+function sameRedirectUri(listed: string, asked: string): boolean {
+  if (listed === asked) return true;
+  try {
+    const [a, b] = [new URL(listed), new URL(asked)];
+    if (a.protocol !== 'http:' || !LOOPBACK_IPS.has(a.hostname)) return false;
+    a.port = b.port;
+    return a.href === b.href && a.hostname === b.hostname;
+  } catch {
+    return false;
+  }
 }
 
 function sameOrigin(a: string, b: string): boolean {

@@ -8,9 +8,9 @@ import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
-import { MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
+import { FRESH_CLIENT_MS, MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
 import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
-import { answer, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
+import { answer, authorizeUrl, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
 let t: ListeningCore;
 let base: string;
@@ -78,7 +78,6 @@ describe('registration (RFC 7591)', () => {
     ['no redirect_uris', { client_name: 'x' }, 400, 'invalid_redirect_uri'],
     ['an http redirect_uri off loopback', { redirect_uris: ['http://evil.example/cb'] }, 400, 'invalid_redirect_uri'],
     ['a redirect_uri with a fragment', { redirect_uris: ['https://app.example/cb#x'] }, 400, 'invalid_redirect_uri'],
-    ['token_endpoint_auth_method none', { redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }, 400, 'invalid_client_metadata'],
     ['a grant type other than authorization_code', { redirect_uris: [REDIRECT], grant_types: ['client_credentials'] }, 400, 'invalid_client_metadata'],
   ])('refuses %s, storing nothing', async (_name, body, status, error) => {
     const before = rowCounts(t.core).clients;
@@ -99,6 +98,37 @@ describe('registration (RFC 7591)', () => {
     });
     expect(big.status).toBe(413);
     expect(rowCounts(t.core).clients).toBe(before);
+  });
+});
+
+describe('public clients (RFC 7591 token_endpoint_auth_method none, which the metadata advertises)', () => {
+  const registerPublic = async () => {
+    const response = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: 'Browser App', redirect_uris: [REDIRECT], token_endpoint_auth_method: 'none' }) });
+    expect(response.status).toBe(201);
+    return (await response.json()) as Record<string, unknown> & { client_id: string };
+  };
+
+  it('registers with no secret, and exchanges its code with PKCE alone; a secret it sends, or no verifier, is refused', async () => {
+    const meta = (await (await fetch(`${base}/.well-known/oauth-authorization-server`)).json()) as { token_endpoint_auth_methods_supported: string[] };
+    expect(meta.token_endpoint_auth_methods_supported).toContain('none');
+    const client = await registerPublic();
+    expect(client).toMatchObject({ token_endpoint_auth_method: 'none' });
+    expect(client).not.toHaveProperty('client_secret');
+    const { verifier, challenge } = pkce();
+    const wait = await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: challenge });
+    await answer(t.core, true, ['create']);
+    const code = (await collect(wait)).searchParams.get('code')!;
+    const form = { grant_type: 'authorization_code', code, client_id: client.client_id, redirect_uri: REDIRECT };
+    expect(await postForm(`${base}/token`, { ...form, code_verifier: verifier, client_secret: 'guess' })).toMatchObject({ status: 401, json: { error: 'invalid_client' } });
+    expect(await postForm(`${base}/token`, form)).toMatchObject({ status: 400, json: { error: 'invalid_grant', error_description: expect.stringMatching(/code_verifier is missing/) } });
+    expect(await postForm(`${base}/token`, { ...form, code_verifier: verifier })).toMatchObject({ status: 200, json: { token_type: 'Bearer', scope: 'create' } });
+  });
+
+  it('cannot start a sign-in without PKCE (the Mastodon authorize endpoint, where PKCE is optional for apps with a secret)', async () => {
+    const client = await registerPublic();
+    const response = await getManual(`${base}/oauth/authorize?response_type=code&client_id=${client.client_id}&redirect_uri=${encodeURIComponent(REDIRECT)}&scope=read`);
+    expect(response.status).toBe(400);
+    expect(await response.text()).toMatch(/code_challenge is required/);
   });
 });
 
@@ -134,35 +164,58 @@ describe('registration when full of fresh registrations', () => {
     t.core.db.delete(oauthClient).where(or(like(oauthClient.clientId, 'flood-%'), like(oauthClient.clientName, 'junk %'))).run();
   };
 
-  it(`${MAX_REGISTERED_CLIENTS} junk registrations over HTTP do not lock the author out: the oldest unused ones make room; an app holding a token is kept`, async () => {
-    let app: { client_id: string; client_secret: string } | undefined;
+  // Each junk registration takes an app token (client_credentials, which needs no approval) as
+  // well: that token made every one "used", never dropped, and the table refused every
+  // registration for good.
+  it(`${MAX_REGISTERED_CLIENTS} junk registrations over HTTP, each with an app token, lock nobody out: a day later the author registers`, async () => {
     try {
-      // The oldest registration of all (less than a day old): first in line, but for its token.
-      t.setClockOffset(-3 * 60 * 60 * 1000);
-      app = (await (await fetch(`${base}/api/v1/apps`, json({ client_name: 'Phanpy', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).json()) as { client_id: string; client_secret: string };
-      const token = await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret });
-      expect(token.status).toBe(200);
-      t.setClockOffset(0);
       for (let i = 0; i < MAX_REGISTERED_CLIENTS; i++) {
-        const junk = i % 2 === 0 ? fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' })) : fetch(`${base}/register`, json({ client_name: `junk ${i}`, redirect_uris: [REDIRECT] }));
-        expect([200, 201]).toContain((await junk).status);
+        const response = await fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }));
+        if (response.status !== 200) break;
+        const app = (await response.json()) as { client_id: string; client_secret: string };
+        expect((await postForm(`${base}/oauth/token`, { grant_type: 'client_credentials', client_id: app.client_id, client_secret: app.client_secret })).status).toBe(200);
       }
       expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
-      expect((await fetch(`${base}/register`, json({ client_name: 'junk legit', redirect_uris: [REDIRECT] }))).status).toBe(201);
-      expect((await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk legit app', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob', scopes: 'read' }))).status).toBe(200);
-      expect(rowCounts(t.core).clients).toBe(MAX_REGISTERED_CLIENTS);
-      expect(clientIds()).toContain(app.client_id);
-      const verified = await fetch(`${base}/api/v1/apps/verify_credentials`, { headers: { authorization: `Bearer ${token.json.access_token as string}` } });
-      expect(verified.status).toBe(200);
+      t.setClockOffset(UNUSED_CLIENT_MS + 60_000);
+      expect((await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk Ivory', redirect_uris: 'com.tapbots.Ivory.19300:/request_token' }))).status).toBe(200);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk Quill', redirect_uris: [REDIRECT] }))).status).toBe(201);
+      // The dropped apps' tokens went with them.
+      const appRequests = t.core.db.select().from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, '')).all();
+      expect(appRequests.filter((r) => !clientIds().includes(r.clientId))).toEqual([]);
+    } finally {
+      const gone = t.core.db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, ''));
+      t.core.db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, gone)).run();
+      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.redirectUri, '')).run();
+      cleanUp();
+    }
+  }, 60_000);
+
+  it(`a flood of fresh registrations never pushes out one made minutes ago (the author's app on its way to sign in): more are refused with 429 and a reason, until ${FRESH_CLIENT_MS / 60_000} minutes have passed`, async () => {
+    try {
+      const authors = await register(base, { client_name: 'junk author' });
+      let refused: Response | null = null;
+      for (let i = 0; i <= MAX_REGISTERED_CLIENTS && refused === null; i++) {
+        const junk = i % 2 === 0 ? await fetch(`${base}/api/v1/apps`, json({ client_name: `junk ${i}`, redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' })) : await fetch(`${base}/register`, json({ client_name: `junk ${i}`, redirect_uris: [REDIRECT] }));
+        if (junk.status !== 200 && junk.status !== 201) refused = junk;
+      }
+      expect(refused?.status).toBe(429);
+      const rfc7591 = await fetch(`${base}/register`, json({ client_name: 'junk more', redirect_uris: [REDIRECT] }));
+      expect(rfc7591.status).toBe(429);
+      expect(rfc7591.headers.get('retry-after')).toBe(String(FRESH_CLIENT_MS / 1000));
+      expect(await rfc7591.json()).toMatchObject({ error: 'temporarily_unavailable', error_description: expect.stringMatching(/Too many apps registered/) });
+      const mastodon = await fetch(`${base}/api/v1/apps`, json({ client_name: 'junk more', redirect_uris: 'urn:ietf:wg:oauth:2.0:oob' }));
+      expect(mastodon.status).toBe(429);
+      expect(await mastodon.json()).toMatchObject({ error: expect.stringMatching(/Too many apps registered/) });
+      expect(clientIds()).toContain(authors.client_id);
+      // The author's app goes on to sign in.
+      await startAuthorization(base, { client_id: authors.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+      await answer(t.core, false, []);
+      t.setClockOffset(FRESH_CLIENT_MS + 1000);
+      expect((await fetch(`${base}/register`, json({ client_name: 'junk later', redirect_uris: [REDIRECT] }))).status).toBe(201);
     } finally {
       cleanUp();
-      // The app's token would outlive this test (an app token never expires).
-      const requests = t.core.db.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? ''));
-      t.core.db.delete(indieauthAccessToken).where(inArray(indieauthAccessToken.indieauthAuthorizationRequestId, requests)).run();
-      t.core.db.delete(indieauthAuthorizationRequest).where(eq(indieauthAuthorizationRequest.clientId, app?.client_id ?? '')).run();
-      t.core.db.delete(oauthClient).where(eq(oauthClient.clientId, app?.client_id ?? '')).run();
     }
-  });
+  }, 60_000);
 
   it('the oldest unused registration goes first; one whose sign-in waits for the author is kept', async () => {
     const room = MAX_REGISTERED_CLIENTS - rowCounts(t.core).clients;
@@ -281,6 +334,10 @@ describe('authorization: the author decides in the app', () => {
   it.each([
     ['an unknown client_id that is not a URL', () => ({ client_id: 'nobody', redirect_uri: REDIRECT })],
     ['a redirect_uri the registered client did not register', async () => ({ client_id: (await register(base)).client_id, redirect_uri: 'http://127.0.0.1:9/elsewhere' })],
+    // IndieAuth §3.2: no dot segments (the URL parser removes them: the string itself is read).
+    ['a client_id URL with a .. segment', () => ({ client_id: 'http://127.0.0.1:9/a/../b', redirect_uri: 'http://127.0.0.1:9/cb' })],
+    ['a client_id URL with a %2e%2e segment', () => ({ client_id: 'http://127.0.0.1:9/a/%2e%2E/b', redirect_uri: 'http://127.0.0.1:9/cb' })],
+    ['a client_id URL with a . segment', () => ({ client_id: 'http://127.0.0.1:9/./b', redirect_uri: 'http://127.0.0.1:9/cb' })],
   ])('refuses %s on a page, without redirecting', async (_name, make) => {
     const before = rowCounts(t.core).pending;
     const params = await make();
@@ -300,26 +357,67 @@ describe('authorization: the author decides in the app', () => {
     ['response_type=token', { response_type: 'token' }, /response_type/],
     ['no state', { state: undefined }, /state/],
     ['another me', { me: 'https://someone.else/' }, /profile URL/],
-  ])('sends %s back to the client as invalid_request, keeping nothing', async (_name, change, reason) => {
+  ])('shows %s on Tern’s own page (400, the reason), never redirecting before the author answers; keeps nothing', async (_name, change, reason) => {
     const client = await register(base);
     const before = rowCounts(t.core).pending;
     const params: Record<string, string | undefined> = { response_type: 'code', client_id: client.client_id, redirect_uri: REDIRECT, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256', ...change };
     const url = new URL(`${base}/auth`);
     for (const [k, v] of Object.entries(params)) if (v !== undefined) url.searchParams.set(k, v);
     const response = await getManual(url.href);
-    expect(response.status).toBe(302);
-    const back = new URL(response.headers.get('location')!);
-    expect(back.origin + back.pathname).toBe(REDIRECT);
-    expect(back.searchParams.get('error')).toMatch(/invalid_request/);
-    expect(back.searchParams.get('error_description')).toMatch(reason);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    const html = await response.text();
+    expect(html).toContain('This sign-in cannot go on');
+    expect(html).toMatch(reason);
     expect(rowCounts(t.core).pending).toBe(before);
   });
 
-  it(`keeps at most ${MAX_PENDING} requests waiting; the oldest make way`, async () => {
-    const client = await register(base);
-    for (let i = 0; i < MAX_PENDING + 3; i++) await startAuthorization(base, { client_id: client.client_id, redirect_uri: REDIRECT, code_challenge: pkce().challenge });
-    expect(t.core.services.indieauth.pending()).toHaveLength(MAX_PENDING);
-    for (const p of t.core.services.indieauth.pending()) t.core.services.indieauth.decide(p.id, { approve: false, scopes: [] });
+  // RFC 9700 §4.11.2: a URL client on any origin may send back to that origin, so redirecting its
+  // errors made /auth an open redirector to any site, with Tern's address in the link.
+  it('is no open redirector: a bad request naming a URL client on any origin gets a page, not a 302 there', async () => {
+    const response = await getManual(`${base}/auth?client_id=${encodeURIComponent('https://evil.example/')}&redirect_uri=${encodeURIComponent('https://evil.example/phish')}`);
+    expect(response.status).toBe(400);
+    expect(response.headers.get('location')).toBeNull();
+    expect(await response.text()).toMatch(/response_type/);
+  });
+
+  // RFC 8252 §7.3: a native app listens on whatever port it is given; only IP literals, not the
+  // name localhost (§8.3).
+  it.each([
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:51234/cb', 303],
+    ['http://[::1]:8000/cb', 'http://[::1]:51234/cb', 303],
+    ['http://localhost/cb', 'http://localhost:51234/cb', 400],
+    ['http://127.0.0.1/cb', 'http://127.0.0.1:51234/other', 400],
+  ])('a client registered with %s may be sent to %s: %i', async (registered, asked, status) => {
+    const client = await register(base, { redirect_uris: [registered] });
+    const response = await getManual(authorizeUrl(base, { response_type: 'code', client_id: client.client_id, redirect_uri: asked, state: 's', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    expect(response.status).toBe(status);
+    if (status === 303) await answer(t.core, false, []);
+  });
+
+  // Anyone can open /auth: strangers' requests pushed out the author's, even one the author had
+  // approved and whose page had not yet collected the code.
+  it(`keeps at most ${MAX_PENDING} requests waiting, refusing more (429, with a reason): strangers never push out the author's, approved or not`, async () => {
+    const mine = await register(base);
+    const approved = await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+    await answer(t.core, true, ['create']);
+    await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
+    const waiting = t.core.services.indieauth.pending()[0]!.id;
+    const evil = await register(base, { redirect_uris: ['https://evil.example/cb'] });
+    const flood = () => getManual(authorizeUrl(base, { response_type: 'code', client_id: evil.client_id, redirect_uri: 'https://evil.example/cb', state: 's', scope: 'create', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    try {
+      // The author's undecided request takes one place; the approved one waits for its page only.
+      const statuses: number[] = [];
+      for (let i = 0; i < MAX_PENDING; i++) statuses.push((await flood()).status);
+      expect(statuses.filter((s) => s === 303)).toHaveLength(MAX_PENDING - 1);
+      const refused = await flood();
+      expect(refused.status).toBe(429);
+      expect(await refused.text()).toMatch(/already waiting for the author/);
+      expect(t.core.services.indieauth.pending().some((p) => p.id === waiting)).toBe(true);
+      expect((await collect(approved)).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    } finally {
+      for (const p of t.core.services.indieauth.pending()) t.core.services.indieauth.decide(p.id, { approve: false, scopes: [] });
+    }
   });
 
   it('a request the author leaves for ten minutes is gone', async () => {
@@ -355,6 +453,28 @@ describe('IndieAuth clients identified by their URL', () => {
     const [pending] = t.core.services.indieauth.pending();
     expect(pending!.client).toMatchObject({ name: 'Quill-ish', url: `${app.origin}/`, logoUrl: `${app.origin}/logo.png`, registered: false });
     await answer(t.core, false, []);
+  });
+
+  // IndieAuth §4.2.2: client_uri MUST be a prefix of client_id. A page on any host could say it
+  // is Quill, with Quill's home page and logo, and the consent screen showed just that.
+  it.each([
+    ['JSON metadata', 'json'],
+    ['an h-app', 'html'],
+  ])('%s claiming another app’s home page shows nothing of its claim: only the client_id’s host', async (_name, kind) => {
+    const liar = await startServer((_req, res) => {
+      if (kind === 'json') {
+        return res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ client_id: `${liar.origin}/app`, client_name: 'Quill', client_uri: 'https://quill.p3k.io/', logo_uri: 'https://quill.p3k.io/images/quill-icon.png' }));
+      }
+      res.writeHead(200, { 'content-type': 'text/html' }).end('<div class="h-app"><a class="u-url p-name" href="https://quill.p3k.io/">Quill</a><img class="u-logo" src="https://quill.p3k.io/logo.png" alt=""></div>');
+    });
+    try {
+      await startAuthorization(base, { client_id: `${liar.origin}/app`, redirect_uri: `${liar.origin}/cb`, scope: 'create', code_challenge: pkce().challenge });
+      const [pending] = t.core.services.indieauth.pending();
+      expect(pending!.client).toMatchObject({ clientId: `${liar.origin}/app`, name: new URL(liar.origin).host, url: null, logoUrl: null });
+    } finally {
+      await answer(t.core, false, []);
+      await liar.close();
+    }
   });
 
   it('accepts a redirect_uri on another origin only when the client publishes it (link rel, Link header or JSON metadata)', async () => {

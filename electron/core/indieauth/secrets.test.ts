@@ -56,7 +56,11 @@ describe('client identifiers and redirect URIs', () => {
   it.each([
     ['https://app.example/', true],
     ['http://app.example/', true],
-    ['https://app.example/a/../b', true], // the URL parser resolves dot segments first
+    // IndieAuth §3.2: no dot segments, read from the string as sent (the URL parser resolves them).
+    ['https://app.example/a/../b', false],
+    ['https://app.example/a/%2E%2e/b', false],
+    ['https://app.example/./b', false],
+    ['https://app.example/a..b/', true],
     ['ftp://app.example/', false],
     ['https://app.example/#x', false],
     ['tern-client-abc', false],

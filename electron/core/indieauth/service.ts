@@ -8,14 +8,16 @@
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
 import { randomInt } from 'node:crypto';
-import { and, desc, eq, inArray } from 'drizzle-orm';
+import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken, type OauthClient } from '../../../db/schema';
 import type { LocalActor } from '../federation/identity';
 import type { HttpClient } from '../net/http-client';
 import { BadInputError, NotFoundError } from '../errors';
 import {
+  APP_TOKEN_REDIRECT,
   authenticateClient,
+  isPublicClient,
   fetchClientInfo,
   registerClient,
   registerMastodonApp,
@@ -40,8 +42,9 @@ export const TOKEN_LIFETIME_S = 30 * 24 * 60 * 60;
 /** expires_in of a token that lives until revoked: Mastodon apps assume tokens never expire
  * (they have no way to sign in again by themselves). */
 export const UNTIL_REVOKED = 0;
-/** At most this many requests wait for the author at once; the oldest make way. Anyone can
- * open /auth, and each pending request is shown in the app. */
+/** At most this many requests wait for the author at once; more are refused until some are
+ * answered or expire. Anyone can open /auth, and each pending request is shown in the app; none
+ * is ever pushed out by a newer one (strangers' requests evicted the author's own). */
 export const MAX_PENDING = 20;
 /** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
  * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
@@ -229,8 +232,8 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
 
   return {
     /** The authorization endpoint's GET, first step: the client and its redirect URI. Problems
-     * here are shown on a page (the redirect URI cannot be trusted); later ones are sent back to
-     * the client. */
+     * here and in startAuthorization are shown on Tern's own page: only the author's answer
+     * sends the browser to the redirect URI (RFC 9700 §4.11.2). */
     async checkClient(clientId: string, redirectUri: string): Promise<ClientInfo> {
       local();
       const client = await clientInfo(clientId);
@@ -246,9 +249,13 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       if (params.me !== null && withoutTrailingSlashes(params.me) !== actor.id) {
         throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
       }
-      if (params.codeChallenge === null && !client.registered) throw new OAuthError('invalid_request', 'code_challenge is required');
+      if (params.codeChallenge === null && (!client.registered || isPublicClient(client.clientId))) throw new OAuthError('invalid_request', 'code_challenge is required');
       sweep();
-      while (pending.size >= MAX_PENDING) pending.delete(pending.keys().next().value!);
+      // Only requests still waiting for the author count: answered ones wait for their page to
+      // collect the answer, and there are no more of them than the author answered.
+      if ([...pending.values()].filter((p) => p.outcome === null).length >= MAX_PENDING) {
+        throw new OAuthError('temporarily_unavailable', `${MAX_PENDING} sign-ins are already waiting for the author; try again in a few minutes.`, 429);
+      }
       const created = now();
       const { redirectUris: _unused, ...shown } = client;
       const view: PendingAuthorization = {
@@ -349,10 +356,13 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     exchangeCode(input: { code: string; clientId: string; redirectUri: string; codeVerifier: string | null; clientSecret: string | null }, options: { untilRevoked?: boolean } = {}) {
       local();
       const registered = findRegisteredClient(deps.db, input.clientId);
-      if (registered) authenticateClient(registered, input.clientSecret);
-      else if (input.clientSecret !== null) throw new OAuthError('invalid_client', 'unknown client', 401);
+      // A public client (a URL client, or one registered with token_endpoint_auth_method none)
+      // has no secret: PKCE is its only proof, always checked.
+      const isPublic = !registered || isPublicClient(registered.clientId);
+      if (registered && !isPublic) authenticateClient(registered, input.clientSecret);
+      else if (input.clientSecret !== null) throw new OAuthError('invalid_client', registered ? 'this client registered as public: it has no secret' : 'unknown client', 401);
       const row = findCode(input.code, input.clientId, input.redirectUri);
-      if (row.codeChallenge !== null || !registered) checkVerifier(input.codeVerifier, row);
+      if (row.codeChallenge !== null || isPublic) checkVerifier(input.codeVerifier, row);
       if (row.scope === '') throw new OAuthError('invalid_grant', 'this code grants no scope: redeem it at the authorization endpoint for the profile');
       const secret = randomSecret();
       // Only registered apps (Mastodon's) get tokens without an end; a URL client keeps IndieAuth's 30 days.
@@ -376,7 +386,9 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
 
     /** client_credentials (the Mastodon API's app token): a registered client, authenticated,
      * gets a token that acts for the app only — no scope, so it reads nothing of the author's
-     * and writes nothing; it verifies the app and reads what is public. Lives until revoked. */
+     * and writes nothing; it verifies the app and reads what is public. Lives until revoked.
+     * Anyone can register and ask, so each client has one app token, its row reused: asking
+     * again gives a new secret and the previous one stops working (only hashes are stored). */
     appToken(input: { clientId: string; clientSecret: string | null }) {
       local();
       const client = findRegisteredClient(deps.db, input.clientId);
@@ -386,14 +398,17 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       const createdAt = deps.clock();
       deps.db.transaction((tx) => {
         // A used request row ties the token to its client (the token row has no client column).
-        const request = tx
-          .insert(indieauthAuthorizationRequest)
-          .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: '', clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
-          .returning({ id: indieauthAuthorizationRequest.id })
-          .get();
-        tx.insert(indieauthAccessToken)
-          .values({ createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false })
-          .run();
+        const isAppRequest = and(eq(indieauthAuthorizationRequest.clientId, client.clientId), eq(indieauthAuthorizationRequest.redirectUri, APP_TOKEN_REDIRECT));
+        const request =
+          tx.select({ id: indieauthAuthorizationRequest.id }).from(indieauthAuthorizationRequest).where(isAppRequest).get() ??
+          tx
+            .insert(indieauthAuthorizationRequest)
+            .values({ createdAt, code: hashSecret(randomSecret()), scope: '', redirectUri: APP_TOKEN_REDIRECT, clientId: client.clientId, codeChallenge: null, codeChallengeMethod: null, isUsed: true })
+            .returning({ id: indieauthAuthorizationRequest.id })
+            .get();
+        const token = { createdAt, indieauthAuthorizationRequestId: request.id, accessToken: hashSecret(secret), expiresIn: UNTIL_REVOKED, scope: '', isRevoked: false };
+        const reused = tx.update(indieauthAccessToken).set(token).where(eq(indieauthAccessToken.indieauthAuthorizationRequestId, request.id)).returning({ id: indieauthAccessToken.id }).all();
+        if (reused.length === 0) tx.insert(indieauthAccessToken).values(token).run();
       });
       return { access_token: secret, token_type: 'Bearer' as const, scope: '', created_at: Math.floor(createdAt.getTime() / 1000) };
     },
@@ -438,9 +453,15 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       };
     },
 
-    /** Apps holding a live token, newest first (Settings → Apps with access). */
+    /** Apps holding a live token, newest first (Settings → Apps with access). App tokens
+     * (client_credentials: no scope, nothing of the author's, never approved) are not access. */
     apps(): AppAccess[] {
-      const tokens = deps.db.select().from(indieauthAccessToken).where(eq(indieauthAccessToken.isRevoked, false)).orderBy(desc(indieauthAccessToken.id)).all();
+      const tokens = deps.db
+        .select()
+        .from(indieauthAccessToken)
+        .where(and(eq(indieauthAccessToken.isRevoked, false), ne(indieauthAccessToken.scope, '')))
+        .orderBy(desc(indieauthAccessToken.id))
+        .all();
       const live = tokens.map(grantOf).filter(isActive);
       const ids = [...new Set(live.map((g) => g.clientId).filter((c): c is string => c !== null))];
       const clients = ids.length === 0 ? [] : deps.db.select().from(oauthClient).where(inArray(oauthClient.clientId, ids)).all();

@@ -5,7 +5,7 @@
 // approve a request — the author does that in the app.
 import type { Context, Hono } from 'hono';
 import { z } from 'zod';
-import { OAuthError, registrationSchema } from '../indieauth/clients';
+import { FRESH_CLIENT_MS, OAuthError, registrationSchema } from '../indieauth/clients';
 import { INDIEAUTH_SCOPES } from '../indieauth/scopes';
 import { issuerOf, type IndieAuthService } from '../indieauth/service';
 import { S256_CHALLENGE } from '../indieauth/secrets';
@@ -170,34 +170,23 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
     const clientId = c.req.query('client_id');
     const redirectUri = c.req.query('redirect_uri');
     if (!clientId || !redirectUri || clientId.length > 2048 || redirectUri.length > 2048) return html(c, errorPage('client_id and redirect_uri are required.'), 400);
-    let client;
+    // Every problem before the author has answered is shown here, on Tern's own page, never sent
+    // to the redirect URI: anyone can name a URL client on any origin, and a redirect to it on an
+    // error would make /auth an open redirector (RFC 9700 §4.11.2). Only the author's answer
+    // sends the browser back to the client (the waiting page).
+    const refuse = (error: OAuthError) => html(c, errorPage(error.message), error.status === 429 ? 429 : 400);
     try {
-      client = await indieauth.checkClient(clientId, redirectUri);
-    } catch (error) {
-      if (error instanceof OAuthError) return html(c, errorPage(error.message), 400);
-      throw error;
-    }
-    // From here the redirect URI is the client's own, so errors go back to it (RFC 6749 §4.1.2.1).
-    const back = (code: string, description: string) => {
-      const url = new URL(redirectUri);
-      url.searchParams.set('error', code);
-      url.searchParams.set('error_description', description);
-      const state = c.req.query('state');
-      if (state) url.searchParams.set('state', state);
-      url.searchParams.set('iss', issuerOf(c.var.local));
-      return c.redirect(url.href, 302);
-    };
-    const parsed = authorizationQuery.safeParse(c.req.query());
-    if (!parsed.success) return back('invalid_request', issues(parsed.error));
-    const q = parsed.data;
-    try {
+      const client = await indieauth.checkClient(clientId, redirectUri);
+      const parsed = authorizationQuery.safeParse(c.req.query());
+      if (!parsed.success) return refuse(new OAuthError('invalid_request', issues(parsed.error)));
+      const q = parsed.data;
       const { handle } = indieauth.startAuthorization(
         { clientId, redirectUri, state: q.state, codeChallenge: q.code_challenge, scope: q.scope ?? null, me: q.me ?? null },
         client,
       );
       return c.redirect(`${INDIEAUTH_PATHS.authorization}/wait/${handle}`, 303);
     } catch (error) {
-      if (error instanceof OAuthError) return back(error.code, error.message);
+      if (error instanceof OAuthError) return refuse(error);
       throw error;
     }
   });
@@ -306,6 +295,7 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
       }
       return c.body(JSON.stringify(indieauth.register(parsed.data)), 201, { 'Content-Type': 'application/json', ...NO_STORE, ...CORS });
     } catch (error) {
+      if (error instanceof OAuthError && error.status === 429) return oauthError(c, error, { 'Retry-After': String(FRESH_CLIENT_MS / 1000) });
       if (error instanceof OAuthError || error instanceof BodyError) return oauthError(c, error);
       throw error;
     }

@@ -23,7 +23,9 @@ const day = (d: Date | string) => `${new Date(d).toISOString().slice(0, 10)}T00:
 export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
   const { local } = deps;
 
-  function ownAccount() {
+  /** `withPrivate`: the author's own view (verify_credentials), whose statuses_count counts the
+   * followers-only and direct posts too; anyone else's counts what they may see. */
+  function ownAccount(options: { withPrivate?: boolean } = {}) {
     const settings = deps.settings();
     const p = peopleNow();
     const avatar = photoUrlOf(local, settings);
@@ -49,7 +51,7 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       header_static: header,
       followers_count: p.followers.length,
       following_count: p.following.length,
-      statuses_count: deps.reads.ownPostCount(),
+      statuses_count: deps.reads.ownPostCount(options),
       last_status_at: null,
       hide_collections: false,
       emojis: [],

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ActorView } from '../ipc/author-contract';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf, collect, statusPage, type Api } from './api';
-import { ApiError, bodyParams, bool, handler, idString, int, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import { ApiError, bodyParams, bool, handler, idString, int, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken, type PageQuery } from './http';
 import { OWN_ACCOUNT_ID } from './ids';
 import type { KeyRange } from '../federation/actions/reads';
 import { actorView } from '../federation/actions/views';
@@ -59,7 +59,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       requireToken(core, c, 'read', 'profile');
       const api = apiOf(core, c);
       const settings = core.settings.get();
-      const own = api.map.ownAccount();
+      const own = api.map.ownAccount({ withPrivate: true });
       return json(c, {
         ...own,
         source: { privacy: 'public', sensitive: false, language: null, note: settings.summary, fields: [], follow_requests_count: api.author.people().requests.length },
@@ -89,7 +89,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       await createSettingsService(core).update(change);
       const api = apiOf(core, c);
       const settings = core.settings.get();
-      return json(c, { ...api.map.ownAccount(), source: { privacy: 'public', sensitive: false, language: null, note: settings.summary, fields: [], follow_requests_count: api.author.people().requests.length } });
+      return json(c, { ...api.map.ownAccount({ withPrivate: true }), source: { privacy: 'public', sensitive: false, language: null, note: settings.summary, fields: [], follow_requests_count: api.author.people().requests.length } });
     }),
   );
 
@@ -138,7 +138,8 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     '/api/v1/accounts/:id',
     handler((c) => {
       const api = apiOf(core, c);
-      requireToken(core, c, 'read', 'profile');
+      // Mastodon's profile scope is verify_credentials only; another account needs read.
+      requireToken(core, c, 'read');
       return json(c, api.map.account(viewOf(api, c.req.param('id') ?? '')));
     }),
   );
@@ -168,9 +169,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
         const who = actorById(api, c.req.param('id') ?? '');
         const q = parse(pageQuery, queryParams(c));
         if (who.id !== 0) return json(c, []);
-        const people = api.author.people()[which];
-        const before = q.max_id !== undefined ? Number(q.max_id) : null;
-        const page = people.filter((p) => before === null || p.actor.id < before).sort((a, b) => b.actor.id - a.actor.id).slice(0, q.limit);
+        const page = peoplePage(api.author.people()[which], q);
         return json(c, page.map((p) => api.map.account(p.actor)), 200, linkHeader(c, c.var.local, page.map((p) => String(p.actor.id))));
       }),
     );
@@ -208,7 +207,8 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       requireToken(core, c, 'read', 'follow');
       const api = apiOf(core, c);
       const q = parse(pageQuery, queryParams(c));
-      return json(c, api.author.people().requests.slice(0, q.limit).map((r) => api.map.account(r.actor)));
+      const page = peoplePage(api.author.people().requests, q);
+      return json(c, page.map((r) => api.map.account(r.actor)), 200, linkHeader(c, c.var.local, page.map((r) => String(r.actor.id))));
     }),
   );
 
@@ -228,6 +228,17 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
       }),
     );
   }
+}
+
+/** A page of people by account id, newest first, as the timelines page (the Link header's
+ * next is max_id, its prev min_id): max_id, below; since_id, the newest above; min_id, the ones
+ * just above (the page before), still answered newest first. */
+function peoplePage<T extends { actor: ActorView }>(people: readonly T[], q: PageQuery): T[] {
+  const bound = (id: string | undefined) => (id === undefined ? null : Number(id));
+  const [below, above, closest] = [bound(q.max_id), bound(q.min_id ?? q.since_id), q.min_id !== undefined];
+  const within = people.filter((p) => (below === null || p.actor.id < below) && (above === null || p.actor.id > above));
+  const sorted = within.sort((a, b) => b.actor.id - a.actor.id);
+  return closest ? sorted.slice(-q.limit) : sorted.slice(0, q.limit);
 }
 
 /** Accounts matching a query: the author, the people Tern knows, and (resolve) an address

@@ -2,7 +2,9 @@
 // route is covered by being added): no token, a garbled one, a revoked one, one without the
 // scope, malformed JSON, an oversized body — each a 4xx with Mastodon's {"error": …} body, and
 // nothing stored. Then the validation and OAuth refusals one by one.
+import { count } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { indieauthAccessToken } from '../../../db/schema';
 import { createListenerApp } from '../listener/app';
 import { ErrorBody } from './entity-schemas';
 import { call, openMastodonRig, pngBytes, signIn, type MastodonRig, type SignedIn } from './test-support';
@@ -273,6 +275,22 @@ describe('signing in: refusals', () => {
     await refusedEach(app.access_token, (r) => !isPublic(r) && r.path !== '/api/v1/apps/verify_credentials', 403);
     const wrong = await fetch(`${t.url}/oauth/token`, form({ grant_type: 'client_credentials', client_id: full.clientId, client_secret: 'nope' }));
     expect(wrong.status).toBe(401);
+  });
+
+  // client_credentials needs no approval: each call stored a token (and a request row), without
+  // bound, and each was listed in the author's Apps with access.
+  it('client_credentials asked again gives the app its one token anew (the earlier one stops working); none is listed as an app with access', async () => {
+    const tokens = () => t.rig.core.db.select({ n: count() }).from(indieauthAccessToken).get()!.n;
+    const listed = t.rig.core.services.indieauth.apps().length;
+    const ask = async () => ((await (await fetch(`${t.url}/oauth/token`, form({ grant_type: 'client_credentials', client_id: full.clientId, client_secret: full.clientSecret }))).json()) as { access_token: string }).access_token;
+    const first = await ask();
+    const before = tokens();
+    let last = first;
+    for (let i = 0; i < 20; i++) last = await ask();
+    expect(tokens()).toBe(before);
+    expect(t.rig.core.services.indieauth.apps()).toHaveLength(listed);
+    expect((await call(t, first, 'GET', '/api/v1/apps/verify_credentials')).status).toBe(401);
+    expect((await call(t, last, 'GET', '/api/v1/apps/verify_credentials')).status).toBe(200);
   });
 
   it('revoke: another client cannot revoke a token that is not its own', async () => {

@@ -52,3 +52,16 @@ describe('app registration and token exchange, form or JSON', () => {
     expect(me.status).toBe(200);
   });
 });
+
+describe('a URL client (IndieAuth client_id) through the Mastodon endpoints', () => {
+  it('is told when its token ends: /oauth/token answers the expires_in the token was stored with (30 days)', async () => {
+    const clientId = 'http://127.0.0.1:9/app';
+    const redirectUri = 'http://127.0.0.1:9/cb';
+    const { verifier, challenge } = pkce();
+    const url = new URL(`${t.url}/oauth/authorize`);
+    for (const [k, v] of Object.entries({ client_id: clientId, redirect_uri: redirectUri, response_type: 'code', scope: 'read', code_challenge: challenge, code_challenge_method: 'S256' })) url.searchParams.set(k, v);
+    const code = await approveAndCollect(t, url.href, ['read']);
+    const issued = await post('/oauth/token', 'json', { grant_type: 'authorization_code', code, client_id: clientId, redirect_uri: redirectUri, code_verifier: verifier });
+    expect(issued).toMatchObject({ status: 200, json: { token_type: 'Bearer', scope: 'read', expires_in: 30 * 24 * 3600 } });
+  });
+});

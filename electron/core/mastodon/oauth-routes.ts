@@ -158,7 +158,7 @@ export function mountOAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
       );
       return c.redirect(`/oauth/authorize/wait/${handle}`, 303);
     } catch (error) {
-      if (error instanceof OAuthError) return html(c, messagePage('This sign-in cannot go on', error.message), 400);
+      if (error instanceof OAuthError) return html(c, messagePage('This sign-in cannot go on', error.message), error.status === 429 ? 429 : 400);
       throw error;
     }
   });
@@ -202,7 +202,9 @@ export function mountOAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
         { code: r.code, clientId, redirectUri: r.redirect_uri, codeVerifier: r.code_verifier ?? null, clientSecret: basic?.clientSecret ?? r.client_secret ?? null },
         { untilRevoked: true },
       );
-      return json(c, { access_token: result.access_token, token_type: 'Bearer', scope: result.scope, created_at: result.created_at }, 200, NO_STORE);
+      // A URL client's token ends (IndieAuth's 30 days): the client is told when.
+      const expires = 'expires_in' in result ? { expires_in: result.expires_in } : {};
+      return json(c, { access_token: result.access_token, token_type: 'Bearer', scope: result.scope, ...expires, created_at: result.created_at }, 200, NO_STORE);
     } catch (error) {
       return oauthFailure(c, error);
     }

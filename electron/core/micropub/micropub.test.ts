@@ -95,6 +95,32 @@ describe('create', () => {
     expect(reposted.location).toBe(announce.id);
   });
 
+  // Micropub §3.3.2: {html} is HTML. It was stored as the post's text, and published as
+  // "<p>&lt;p&gt;Hello &lt;em&gt;…". It is kept as the Markdown that renders the same, so the
+  // post edits like any other (q=source).
+  it('content {html} is published as that HTML (sanitized), stored as Markdown that edits and renders the same', async () => {
+    const html = '<p>Hello <em>world</em> and <strong>all</strong></p><p>A <a href="https://example.org/x">link</a> <a href="javascript:alert(1)" onclick="x()">there</a><script>alert(1)</script></p><ul><li>one</li><li>two</li></ul>';
+    const created = await micropub(createOnly, { type: ['h-entry'], properties: { content: [{ html }] } });
+    expect(created.status).toBe(201);
+    const note = objectOf(await fan.waitFor((x) => x.type === 'Create' && x.objectId === created.location));
+    const content = String(note.content);
+    expect(content).toContain('<p>Hello <em>world</em> and <strong>all</strong></p>');
+    expect(content).toMatch(/<a href="https:\/\/example\.org\/x"[^>]*>link<\/a>/);
+    expect(content).toContain('<li>one</li>');
+    expect(content).not.toMatch(/&lt;|javascript:|onclick|<script/);
+    const source = await query(full, `q=source&url=${encodeURIComponent(created.location!)}`);
+    expect(source.json).toMatchObject({ properties: { content: ['Hello *world* and **all**\n\nA [link](<https://example.org/x>) there\n\n- one\n- two'] } });
+    const updated = await micropub(full, { action: 'update', url: created.location, replace: { content: [{ html: '<p>Now <del>gone</del></p>' }] } });
+    expect(updated.status).toBe(200);
+    expect(objectOf(await fan.waitFor((x) => x.type === 'Update' && objectOf(x).id === created.location)).content).toBe('<p>Now <del>gone</del></p>');
+  });
+
+  it('content {html} whose text looks like Markdown stays that text', async () => {
+    const created = await micropub(createOnly, { type: ['h-entry'], properties: { content: [{ html: '<p>2 * 3 = 6, [not](a link) and &lt;b&gt;</p><p>- not a list</p>' }] } });
+    const note = objectOf(await fan.waitFor((x) => x.type === 'Create' && x.objectId === created.location));
+    expect(note.content).toBe('<p>2 * 3 = 6, [not](a link) and &lt;b&gt;</p>\n<p>- not a list</p>');
+  });
+
   it.each([
     ['no h', new URLSearchParams({ content: 'x' }), /h is missing/],
     ['h=event', new URLSearchParams({ h: 'event', content: 'x' }), /h-entry only/],
@@ -216,6 +242,24 @@ describe('update, delete and queries', () => {
     await fan.waitFor((x) => x.type === 'Delete' && x.objectId === url);
     expect(rig.core.db.select().from(outbox).where(eq(outbox.apId, url)).get()!.isDeleted).toBe(true);
     expect(await micropub(full, { action: 'undelete', url })).toMatchObject({ status: 400, json: { error_description: expect.stringMatching(/cannot undelete/) } });
+  });
+
+  // like-of and repost-of answer with the Like's or Announce's id (Location); deleting that URL
+  // was refused as "not one of your posts".
+  it('delete of what like-of or repost-of made takes it back: an Undo reaches its peer', async () => {
+    const { noteId } = await bob.createNote({ content: '<p>Liked for a moment</p>' });
+    const liked = await micropub(full, { type: ['h-entry'], properties: { 'like-of': [noteId] } });
+    const reposted = await micropub(full, { type: ['h-entry'], properties: { 'repost-of': [noteId] } });
+    expect(await micropub(full, { action: 'delete', url: liked.location })).toMatchObject({ status: 204 });
+    await bob.waitFor((x) => x.type === 'Undo' && (x.raw as { object: { id?: string } }).object.id === liked.location);
+    expect(await micropub(full, new URLSearchParams({ action: 'delete', url: reposted.location! }))).toMatchObject({ status: 204 });
+    await fan.waitFor((x) => x.type === 'Undo' && (x.raw as { object: { id?: string } }).object.id === reposted.location);
+    // Once more: nothing left to take back, no error.
+    expect(await micropub(full, { action: 'delete', url: liked.location })).toMatchObject({ status: 204 });
+    // Liked again: a new Like, with its own URL.
+    const again = await micropub(full, { type: ['h-entry'], properties: { 'like-of': [noteId] } });
+    expect(again.status).toBe(201);
+    expect(again.location).not.toBe(liked.location);
   });
 
   it('q=source needs a token that may write posts: a profile- or media-only token cannot read a direct post', async () => {

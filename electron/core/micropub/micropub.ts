@@ -22,6 +22,7 @@ import type { UploadedFile } from '../media/uploaded-file';
 import { isMediaProperty, planMedia, storePlan, type MediaPlan, type MicropubMedia } from './media';
 import { authorInputs } from '../ipc/author-contract';
 import { sanitizePlainText } from '../federation/sanitize';
+import { htmlToMarkdown } from './html-content';
 
 // Declared in errors.ts, which the media step (media.ts) shares without importing this file.
 export { MicropubError, type Properties } from './errors';
@@ -131,6 +132,15 @@ function text(value: unknown): string | null {
   return null;
 }
 
+/** The content as Tern stores it (Markdown): a string is the author's text as written (Markdown,
+ * as in Compose); {html} is HTML (Micropub §3.3.2), turned into the Markdown that renders the same
+ * — not published as text showing its tags. */
+function content(props: Properties): string | null {
+  const value = props.content?.[0];
+  if (typeof value === 'object' && value !== null && typeof (value as { html?: unknown }).html === 'string') return htmlToMarkdown((value as { html: string }).html);
+  return first(props, 'content');
+}
+
 /** A post's name from an app is plain text (published as AS2 `name`): no markup kept. */
 function plainTitle(name: string | null): string | null {
   return name === null ? null : sanitizePlainText(name).trim() || null;
@@ -204,6 +214,18 @@ function ownPost(db: Db, apId: string) {
   return row;
 }
 
+/** If `apId` is the author's Like or Announce, undoes it (if still in force) and says true. */
+function undoInteraction(deps: MicropubDeps, apId: string): boolean {
+  const row = deps.db.select().from(outbox).where(eq(outbox.apId, apId)).get();
+  if (!row || (row.apType !== 'Like' && row.apType !== 'Announce')) return false;
+  const target = row.activityObjectApId;
+  if (target && activityOn(deps.db, target, row.apType === 'Like' ? 'like' : 'repost') === row.apId) {
+    if (row.apType === 'Like') deps.author.unlike(target);
+    else deps.author.unboost(target);
+  }
+  return true;
+}
+
 /** Runs a request with the token's scope; returns the URL to answer with (Location). */
 export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, scope: string): Promise<{ status: 200 | 201 | 204; location: string | null }> {
   if (request.action === 'create') {
@@ -223,7 +245,7 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     const media = planMedia(deps.db, deps.local, props);
     // Compose's own limits (text and title lengths), checked before any file is stored.
     const input = checked('posts.create', {
-      content: composeText(first(props, 'content') ?? '', props, media),
+      content: composeText(content(props) ?? '', props, media),
       title: plainTitle(first(props, 'name')),
       visibility,
       inReplyTo: firstUrl(props, 'in-reply-to'),
@@ -246,6 +268,9 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
   }
   if (request.action === 'delete') {
     requireScope(scope, 'delete');
+    // A like or repost made here answered with its Like's or Announce's id: deleting that URL
+    // takes it back (an Undo), as the author's unlike and unboost do.
+    if (undoInteraction(deps, request.url)) return { status: 204, location: null };
     const row = ownPost(deps.db, request.url);
     if (!row.isDeleted) deps.author.deletePost(row.apId);
     return { status: 204, location: null };
@@ -269,14 +294,14 @@ export async function runMicropub(deps: MicropubDeps, request: MicropubRequest, 
     throw new MicropubError('invalid_request', `Tern can update content and name only, not ${[...new Set(unsupported)].join(', ')} (hashtags come from the text)`);
   }
   if (Object.hasOwn(request.add, 'content') || Object.hasOwn(request.add, 'name')) throw new MicropubError('invalid_request', 'content and name take one value: use replace');
-  let content = fields.source;
+  let text = fields.source;
   let title: string | null | undefined;
-  if (request.replace.content) content = first(request.replace, 'content') ?? '';
+  if (request.replace.content) text = content(request.replace) ?? '';
   if (request.replace.name) title = plainTitle(first(request.replace, 'name'));
   if (deleted.includes('name')) title = null;
-  if (deleted.includes('content')) content = '';
-  checked('posts.edit', { apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
-  const saved = await deps.author.editPost({ apId: row.apId, content, ...(title !== undefined ? { title } : {}) });
+  if (deleted.includes('content')) text = '';
+  checked('posts.edit', { apId: row.apId, content: text, ...(title !== undefined ? { title } : {}) });
+  const saved = await deps.author.editPost({ apId: row.apId, content: text, ...(title !== undefined ? { title } : {}) });
   return { status: 200, location: saved.apId };
 }
 

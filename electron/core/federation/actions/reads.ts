@@ -7,6 +7,7 @@ import type { DbOrTx } from '../../../../db/client';
 import { actor, inbox, outbox, storedValue, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
 import type { ActorView, PostView } from '../../ipc/author-contract';
 import { POST_TYPES } from '../outbox';
+import { OPEN_VISIBILITIES } from '../collections';
 import { NON_POST_TYPES } from '../objects';
 
 /** Row types never shown as posts: activities and non-posts (actors, collections, tombstones).
@@ -176,8 +177,15 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     actor: (id: number): Actor | null => db.select().from(actor).where(eq(actor.id, id)).get() ?? null,
     actorByApId: (apId: string): Actor | null => db.select().from(actor).where(eq(actor.apId, apId)).get() ?? null,
 
-    /** How many posts the author has (not boosts). */
-    ownPostCount: (): number => db.select({ n: count() }).from(outbox).where(and(liveOutbox, inArray(outbox.apType, [...POST_TYPES]))).get()?.n ?? 0,
+    /** How many posts the author has (not boosts): public and unlisted ones, what anyone may
+     * count (the outbox's totalItems does the same); `withPrivate`, followers-only and direct ones
+     * too — for the author's own eyes only. */
+    ownPostCount: (options: { withPrivate?: boolean } = {}): number =>
+      db
+        .select({ n: count() })
+        .from(outbox)
+        .where(and(liveOutbox, inArray(outbox.apType, [...POST_TYPES]), options.withPrivate ? undefined : inArray(outbox.visibility, [...OPEN_VISIBILITIES])))
+        .get()?.n ?? 0,
 
     /** The author's posts and boosts (pinned ones only, if asked). */
     ownPosts(range: KeyRange, filter: { pinned?: boolean; withBoosts?: boolean } = {}): KeyedPost[] {
