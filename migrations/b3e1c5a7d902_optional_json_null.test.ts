@@ -11,6 +11,7 @@ import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../db/client';
 import { rebuildTables } from './rebuild';
 import { downgrade, upgrade } from './runner';
+import { shell, TOOLS, versionOf } from './test-tools';
 
 const T = "'2024-05-01T12:00:00Z'";
 const OPTIONAL = [
@@ -57,39 +58,6 @@ function ternDatabase(target = 'head'): string {
   sqlite.close();
   return path;
 }
-
-/** Runs one statement through a tool; null when it succeeded, else the tool's error. */
-type Tool = (db: string, statement: string) => string | null;
-const shell: Tool = (db, statement) => {
-  const r = spawnSync('sqlite3', ['-bail', db, statement], { encoding: 'utf8' });
-  return r.status === 0 ? null : r.stderr.trim() || `exit ${r.status}`;
-};
-const python: Tool = (db, statement) => {
-  const code = 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(sys.argv[2])\nc.commit()';
-  const r = spawnSync('python3', ['-c', code, db, statement], { encoding: 'utf8' });
-  return r.status === 0 ? null : r.stderr.trim().split('\n').at(-1) ?? `exit ${r.status}`;
-};
-const betterSqlite: Tool = (db, statement) => {
-  const sqlite = openSqlite(db);
-  try {
-    sqlite.exec(statement);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    sqlite.close();
-  }
-};
-const TOOLS: [string, Tool][] = [
-  ['the sqlite3 shell', shell],
-  ["python3's sqlite3 module", python],
-  ['better-sqlite3', betterSqlite],
-];
-
-const versionOf = (tool: 'shell' | 'python') =>
-  tool === 'shell'
-    ? spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).stdout.split(' ')[0]
-    : spawnSync('python3', ['-c', 'import sqlite3;print(sqlite3.sqlite_version)'], { encoding: 'utf8' }).stdout.trim();
 
 describe('optional JSON columns take NULL (b3e1c5a7d902)', () => {
   beforeEach(() => {
