@@ -19,6 +19,15 @@ export function parseStoredDate(value: string): Date {
   return date;
 }
 
+/** parseStoredDate, but an Invalid Date for text it cannot read, instead of an error. */
+export function readStoredDate(value: string): Date {
+  try {
+    return parseStoredDate(value);
+  } catch {
+    return new Date(Number.NaN);
+  }
+}
+
 /** A datetime with a time zone: ISO-8601 text with an explicit offset, read back as a Date. */
 export const datetime = customType<{ data: Date; driverData: string }>({
   dataType: () => 'text',
@@ -26,7 +35,10 @@ export const datetime = customType<{ data: Date; driverData: string }>({
     if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new TypeError('datetime columns take a valid Date');
     return value.toISOString();
   },
-  fromDriver: (value) => parseStoredDate(value),
+  // An unreadable value (only a writer that bypassed the CHECK can store one) is an Invalid
+  // Date rather than an error, so that reading a list does not fail as a whole: the list leaves
+  // the row out (db/readable-rows.ts).
+  fromDriver: (value) => readStoredDate(value),
 });
 
 /** A JSON value, stored as JSON text (valid JSON is enforced by a CHECK). */

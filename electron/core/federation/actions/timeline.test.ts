@@ -1,8 +1,10 @@
 // The profile and the stream, read from rows other tools wrote: a datetime with an offset
 // (stored by the sqlite3 shell) is paged in time order, one post at a time as well as in one
-// page.
+// page; a row that cannot be read (written past the CHECKs) is left out and reported, and the
+// rest of the page is shown.
 import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
+import { setSkipLog } from '../../../../db/readable-rows';
 import { versionOf } from '../../../../migrations/test-tools';
 import { openRig, type Rig } from '../process/test-rig';
 
@@ -55,5 +57,29 @@ describe('paging rows another tool wrote', () => {
     }
     expect(author.profile({ limit: 1 }).items[0]!.published).toBe('2025-01-10T15:00:00.000Z');
     expect(author.profile({ limit: 4 }).items[1]!.published).toBe('2025-01-10T14:30:00.000Z');
+  });
+});
+
+describe('a row that cannot be read', () => {
+  it('is left out of the profile and the stream, and reported; the others are shown and paged', async () => {
+    rig = await fourPosts();
+    const author = rig.core.services.author;
+    const skipped: string[] = [];
+    const previous = setSkipLog((m) => skipped.push(m));
+    try {
+      // Past the CHECKs, as only a tool that turns them off can: b's object is JSON null, c's
+      // date is of the stored shape but no date at all.
+      rig.core.sqlite.pragma('ignore_check_constraints = ON');
+      rig.core.sqlite.exec("UPDATE outbox SET ap_object = 'null' WHERE public_id = 'b'");
+      rig.core.sqlite.exec("UPDATE outbox SET ap_published_at = '2025-01-xxT14:00:00.000Z' WHERE public_id = 'c'");
+      rig.core.sqlite.pragma('ignore_check_constraints = OFF');
+
+      expect(author.profile({ limit: 10 }).items.map((p) => p.apId.split('/').at(-1))).toEqual(['d', 'a']);
+      expect(author.stream({ limit: 10 }).items.map((p) => p.apId.split('/').at(-1))).toEqual(['d', 'a']);
+      expect(pageThrough((cursor) => author.profile({ cursor, limit: 2 }))).toEqual(['d', 'a']);
+      expect(skipped.some((m) => /^skipped outbox row \d+, which cannot be read: /.test(m))).toBe(true);
+    } finally {
+      setSkipLog(previous);
+    }
   });
 });
