@@ -19,6 +19,15 @@ export function parseStoredDate(value: string): Date {
   return date;
 }
 
+/** parseStoredDate, but an Invalid Date for text it cannot read, instead of an error. */
+export function readStoredDate(value: string): Date {
+  try {
+    return parseStoredDate(value);
+  } catch {
+    return new Date(Number.NaN);
+  }
+}
+
 /** A datetime with a time zone: ISO-8601 text with an explicit offset, read back as a Date. */
 export const datetime = customType<{ data: Date; driverData: string }>({
   dataType: () => 'text',
@@ -26,7 +35,10 @@ export const datetime = customType<{ data: Date; driverData: string }>({
     if (!(value instanceof Date) || Number.isNaN(value.getTime())) throw new TypeError('datetime columns take a valid Date');
     return value.toISOString();
   },
-  fromDriver: (value) => parseStoredDate(value),
+  // An unreadable value (only a writer that bypassed the CHECK can store one) is an Invalid
+  // Date rather than an error, so that reading a list does not fail as a whole: the list leaves
+  // the row out (db/readable-rows.ts).
+  fromDriver: (value) => readStoredDate(value),
 });
 
 /** A JSON value, stored as JSON text (valid JSON is enforced by a CHECK). */
@@ -103,26 +115,38 @@ export type NotificationType = (typeof NOTIFICATION_TYPES)[number];
 // text the migrations write, and the schema test can compare them.
 
 export const boolCheckSql = (column: string) => `${column} IN (0, 1)`;
-export const jsonCheckSql = (column: string) => `json_valid(${column})`;
+// A required JSON column holds an object (ap_object, ap_actor): JSON null, a number or a list
+// there made every list that showed the row fail (revision 5d0e8a3c71f4).
+export const jsonCheckSql = (column: string) => `json_valid(${column}) AND json_type(${column}) = 'object'`;
 // An optional JSON column says `IS NULL OR` itself: SQLite before 3.45 (Debian 12's sqlite3 shell
 // and python3 module) answers json_valid(NULL) with 0, not NULL, so a bare CHECK there would
 // refuse NULL to other tools (revision b3e1c5a7d902).
 export const optionalJsonCheckSql = (column: string) => `${column} IS NULL OR json_valid(${column})`;
-// `column IS NULL OR`: without it NULL fails the CHECK (`datetime(NULL) IS NOT NULL` is false,
-// not NULL), which would make the spec's optional datetimes (next_try, last_try) required.
+
+/** The text of a datetime with digits past the millisecond cut (3.40 rounds them, later
+ * SQLite and Date cut them). */
+const cutToMillisecondsSql = (column: string) =>
+  `CASE WHEN ${column} GLOB '????-??-?????:??:??.[0-9][0-9][0-9][0-9]*' THEN substr(${column}, 1, 23) || ltrim(substr(${column}, 24), '0123456789') ELSE ${column} END`;
+/** A datetime as Tern stores it: UTC, milliseconds, Z — toISOString()'s text, so text order is
+ * time order. Triggers rewrite any other form a tool writes into this one (5d0e8a3c71f4). */
+export const utcDatetimeSql = (column: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${cutToMillisecondsSql(column)})`;
+// `column IS NULL OR`: without it NULL fails the CHECK, which would make the spec's optional
+// datetimes (next_try, last_try) required. The rest takes only what every SQLite (3.40 as well
+// as better-sqlite3's) reads as the same time: the ISO shape, an hour below 24, a day the month
+// has, and an offset (Z or ±HH:MM) at the end (revision 5d0e8a3c71f4 says why each).
 export const datetimeCheckSql = (column: string) =>
-  `${column} IS NULL OR (datetime(${column}) IS NOT NULL AND (${column} GLOB '*Z' OR ${column} GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))`;
+  `${column} IS NULL OR (${column} GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9][T ][0-9][0-9]:[0-9][0-9]*' AND substr(${column}, 12, 2) < '24' AND (substr(${column}, 9, 2) < '29' OR date(substr(${column}, 1, 10), '+0 days') = substr(${column}, 1, 10)) AND julianday(${column}) IS NOT NULL AND (${column} GLOB '*Z' OR ${column} GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))`;
 export const enumCheckSql = (column: string, values: readonly string[]) =>
   `${column} IN (${values.map((v) => `'${v}'`).join(', ')})`;
 
 /** `column IN (0, 1)`; NULL passes (nullability is a separate rule). */
 export const boolCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(boolCheckSql(column)));
-/** Valid JSON text (a required column). */
+/** A JSON object (a required column). */
 export const jsonCheck = (table: string, column: string) => check(`ck_${table}_${column}`, sql.raw(jsonCheckSql(column)));
 /** Valid JSON text or NULL (an optional column). */
 export const optionalJsonCheck = (table: string, column: string) =>
   check(`ck_${table}_${column}`, sql.raw(optionalJsonCheckSql(column)));
-/** ISO-8601 text that SQLite can read, ending in an explicit offset. */
+/** ISO-8601 text that every SQLite reads alike, ending in an explicit offset. */
 export const datetimeCheck = (table: string, column: string) =>
   check(`ck_${table}_${column}`, sql.raw(datetimeCheckSql(column)));
 /** One of the enumeration's names. */

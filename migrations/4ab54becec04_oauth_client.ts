@@ -1,6 +1,7 @@
 // Revision 4ab54becec04: creates oauth_client, the registered OAuth clients, with its indexes.
 //
-// Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts).
+// Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts). Its
+// redirect_uris CHECK says `IS NULL OR` for the reason given there (the one edit).
 import type { Revision } from './revision';
 
 const UPGRADE = `
@@ -17,7 +18,7 @@ CREATE TABLE oauth_client (
   PRIMARY KEY (id),
   UNIQUE (client_secret),
   CONSTRAINT ck_oauth_client_created_at CHECK (created_at IS NULL OR (datetime(created_at) IS NOT NULL AND (created_at GLOB '*Z' OR created_at GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))),
-  CONSTRAINT ck_oauth_client_redirect_uris CHECK (json_valid(redirect_uris))
+  CONSTRAINT ck_oauth_client_redirect_uris CHECK (redirect_uris IS NULL OR json_valid(redirect_uris))
 );
 CREATE UNIQUE INDEX ix_oauth_client_client_id ON oauth_client (client_id);
 CREATE INDEX ix_oauth_client_id ON oauth_client (id);

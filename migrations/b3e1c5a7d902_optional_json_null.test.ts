@@ -1,14 +1,17 @@
 // Revision b3e1c5a7d902: on a database Tern made, each of the seven optional JSON columns takes
 // NULL from the tools outside Tern — the system `sqlite3` shell and python3's sqlite3 module
 // (SQLite 3.40 on Debian 12, where json_valid(NULL) is 0) — and from better-sqlite3; invalid
-// JSON is still refused by all three. Before this revision the old tools refused the NULL.
+// JSON is still refused by all three. Before this revision the old tools refused the NULL; its
+// downgrade no longer brings that back.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite } from '../db/client';
+import { rebuildTables } from './rebuild';
 import { downgrade, upgrade } from './runner';
+import { shell, TOOLS, versionOf } from './test-tools';
 
 const T = "'2024-05-01T12:00:00Z'";
 const OPTIONAL = [
@@ -56,39 +59,6 @@ function ternDatabase(target = 'head'): string {
   return path;
 }
 
-/** Runs one statement through a tool; null when it succeeded, else the tool's error. */
-type Tool = (db: string, statement: string) => string | null;
-const shell: Tool = (db, statement) => {
-  const r = spawnSync('sqlite3', ['-bail', db, statement], { encoding: 'utf8' });
-  return r.status === 0 ? null : r.stderr.trim() || `exit ${r.status}`;
-};
-const python: Tool = (db, statement) => {
-  const code = 'import sqlite3,sys\nc=sqlite3.connect(sys.argv[1])\nc.execute(sys.argv[2])\nc.commit()';
-  const r = spawnSync('python3', ['-c', code, db, statement], { encoding: 'utf8' });
-  return r.status === 0 ? null : r.stderr.trim().split('\n').at(-1) ?? `exit ${r.status}`;
-};
-const betterSqlite: Tool = (db, statement) => {
-  const sqlite = openSqlite(db);
-  try {
-    sqlite.exec(statement);
-    return null;
-  } catch (error) {
-    return (error as Error).message;
-  } finally {
-    sqlite.close();
-  }
-};
-const TOOLS: [string, Tool][] = [
-  ['the sqlite3 shell', shell],
-  ["python3's sqlite3 module", python],
-  ['better-sqlite3', betterSqlite],
-];
-
-const versionOf = (tool: 'shell' | 'python') =>
-  tool === 'shell'
-    ? spawnSync('sqlite3', ['-version'], { encoding: 'utf8' }).stdout.split(' ')[0]
-    : spawnSync('python3', ['-c', 'import sqlite3;print(sqlite3.sqlite_version)'], { encoding: 'utf8' }).stdout.trim();
-
 describe('optional JSON columns take NULL (b3e1c5a7d902)', () => {
   beforeEach(() => {
     ternDatabase();
@@ -118,42 +88,74 @@ describe('optional JSON columns take NULL (b3e1c5a7d902)', () => {
   }
 });
 
+/** Makes the database at `path` look as one built before the spec revisions wrote `IS NULL OR`:
+ * its optional JSON CHECKs bare again (the text those revisions first wrote). */
+function asBuiltBefore(path: string): void {
+  const sqlite = openSqlite(path);
+  sqlite.pragma('foreign_keys = OFF');
+  sqlite.transaction(() =>
+    rebuildTables(sqlite, [...new Set(OPTIONAL.map(([table]) => table))], (table, sql) =>
+      OPTIONAL.filter(([t]) => t === table).reduce((out, [, c]) => out.replace(`CHECK (${c} IS NULL OR json_valid(${c}))`, `CHECK (json_valid(${c}))`), sql),
+    ),
+  )();
+  sqlite.close();
+}
+
+/** PRAGMA integrity_check as the sqlite3 3.40 shell reports it. */
+const integrity = (db: string) => spawnSync('sqlite3', [db, 'PRAGMA integrity_check'], { encoding: 'utf8' }).stdout.trim();
+
 describe('before b3e1c5a7d902, and its downgrade', () => {
-  it('at 9519a2c5ec87 the sqlite3 shell refused NULL in every optional JSON column (the bug)', () => {
+  it('a database built at the spec revisions (4ab54becec04) takes NULL in every optional JSON column in the sqlite3 shell', () => {
+    const db = ternDatabase('4ab54becec04');
+    for (const [table, column] of OPTIONAL) expect(shell(db, rowSql(table, column, 'NULL'))).toBeNull();
+    expect(integrity(db)).toBe('ok');
+  });
+
+  it('one built before that edit refused it there (the bug); upgrading rebuilds its tables to take it', () => {
     const db = ternDatabase('9519a2c5ec87');
+    asBuiltBefore(db);
     for (const [table, column] of OPTIONAL) {
       expect(shell(db, rowSql(table, column, 'NULL'))).toMatch(`CHECK constraint failed: ck_${table}_${column}`);
     }
+    const sqlite = openSqlite(db);
+    upgrade(sqlite, 'b3e1c5a7d902');
+    sqlite.close();
+    for (const [table, column] of OPTIONAL) expect(shell(db, rowSql(table, column, 'NULL'))).toBeNull();
   });
 
-  it('upgrading keeps every row, id, index and foreign key; downgrading restores the old CHECK text', () => {
+  it('upgrading keeps every row, id, index and foreign key; the schema is then the one the spec revisions build', () => {
     const db = ternDatabase('9519a2c5ec87');
+    const built = openSqlite(db);
+    const schema = (sqlite: typeof built) => sqlite.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string; sql: string }[];
+    const wanted = schema(built);
+    built.close();
+    asBuiltBefore(db);
     const sqlite = openSqlite(db);
     for (const [table, column] of OPTIONAL) sqlite.exec(rowSql(table, column, '\'["kept"]\''));
     sqlite.exec("INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, replies_count, relates_to_outbox_object_id) VALUES ('2024-05-01T12:00:00Z', '2024-05-01T12:00:00Z', 1, 'a.example', 0, 'https://a.example/u', 'Like', 'https://a.example/like', '2024-05-01T12:00:00Z', '{}', 'PUBLIC', 0, 0, 0, 1)");
     sqlite.exec('UPDATE outbox SET relates_to_inbox_object_id = (SELECT max(id) FROM inbox) WHERE id = 1');
-    const schema = () => sqlite.prepare("SELECT type, name, tbl_name, sql FROM sqlite_master WHERE name NOT LIKE 'sqlite_%' ORDER BY name").all() as { name: string; sql: string }[];
     const rows = () => OPTIONAL.map(([table]) => sqlite.prepare(`SELECT * FROM ${table} ORDER BY id`).all());
-    const before = { schema: schema(), rows: rows() };
+    const before = rows();
 
     expect(upgrade(sqlite, 'b3e1c5a7d902')).toEqual(['b3e1c5a7d902']);
-    expect(rows()).toEqual(before.rows);
-    const after = schema();
-    expect(after.map((o) => o.name)).toEqual(before.schema.map((o) => o.name));
-    const changed = after.filter((o) => !before.schema.some((b) => b.sql === o.sql)).map((o) => o.name);
-    expect(changed).toEqual(['inbox', 'incoming_activity', 'oauth_client', 'outbox', 'webmention']);
-    for (const [table, column] of OPTIONAL) {
-      expect(after.find((o) => o.name === table)!.sql).toContain(`CONSTRAINT ck_${table}_${column} CHECK (${column} IS NULL OR json_valid(${column}))`);
-    }
+    expect(rows()).toEqual(before);
+    expect(schema(sqlite)).toEqual(wanted);
     expect(sqlite.pragma('foreign_key_check')).toEqual([]);
     expect(sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     expect(sqlite.pragma('legacy_alter_table', { simple: true })).toBe(0);
     // Other tables' references still name the rebuilt tables.
-    expect(after.find((o) => o.name === 'notifications')!.sql).toContain('REFERENCES inbox (id)');
-
-    expect(downgrade(sqlite, '9519a2c5ec87')).toEqual(['b3e1c5a7d902']);
-    expect(schema()).toEqual(before.schema);
-    expect(rows()).toEqual(before.rows);
+    expect(schema(sqlite).find((o) => o.name === 'notifications')!.sql).toContain('REFERENCES inbox (id)');
     sqlite.close();
+  });
+
+  it('downgrading to 4ab54becec04 keeps NULL valid: integrity_check in the sqlite3 shell stays ok, the shell still takes NULL', () => {
+    const db = ternDatabase('head');
+    const sqlite = openSqlite(db);
+    for (const [table, column] of OPTIONAL) sqlite.exec(rowSql(table, column, 'NULL'));
+    expect(downgrade(sqlite, '4ab54becec04')).toContain('b3e1c5a7d902');
+    sqlite.close();
+    // Before the fix: one "CHECK constraint failed" line per NULL stored.
+    expect(integrity(db)).toBe('ok');
+    for (const [table, column] of OPTIONAL) expect(shell(db, rowSql(table, column, 'NULL'))).toBeNull();
   });
 });

@@ -5,6 +5,11 @@
 // Frozen: this is literal SQL, never generated from db/schema.ts, so a later change of the
 // schema cannot rewrite what this revision did. db/schema.test.ts proves that the chain still
 // builds exactly the drizzle schema; a schema change needs a new revision, not an edit here.
+// One edit was made, to say what the spec says: the optional JSON columns' CHECK reads
+// `col IS NULL OR json_valid(col)` (it was a bare json_valid(col), which SQLite before 3.45 —
+// Debian 12's sqlite3 shell and python3 — answers 0 for NULL, so a database built here refused
+// the spec's "Opt" NULL to those tools). Databases built before the edit get that form from
+// b3e1c5a7d902; the CHECK accepts exactly what the bare one accepts in SQLite 3.45 and later.
 import type { Revision } from './revision';
 
 const UPGRADE = `
@@ -64,8 +69,8 @@ CREATE TABLE inbox (
   CONSTRAINT ck_inbox_is_deleted CHECK (is_deleted IN (0, 1)),
   CONSTRAINT ck_inbox_is_transient CHECK (is_transient IN (0, 1)),
   CONSTRAINT ck_inbox_ap_object CHECK (json_valid(ap_object)),
-  CONSTRAINT ck_inbox_voted_for_answers CHECK (json_valid(voted_for_answers)),
-  CONSTRAINT ck_inbox_og_meta CHECK (json_valid(og_meta)),
+  CONSTRAINT ck_inbox_voted_for_answers CHECK (voted_for_answers IS NULL OR json_valid(voted_for_answers)),
+  CONSTRAINT ck_inbox_og_meta CHECK (og_meta IS NULL OR json_valid(og_meta)),
   CONSTRAINT ck_inbox_visibility CHECK (visibility IN ('PUBLIC', 'UNLISTED', 'FOLLOWERS_ONLY', 'DIRECT'))
 );
 CREATE INDEX ix_inbox_activity_object_ap_id ON inbox (activity_object_ap_id);
@@ -92,7 +97,7 @@ CREATE TABLE incoming_activity (
   CONSTRAINT ck_incoming_activity_last_try CHECK (last_try IS NULL OR (datetime(last_try) IS NOT NULL AND (last_try GLOB '*Z' OR last_try GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))),
   CONSTRAINT ck_incoming_activity_is_processed CHECK (is_processed IN (0, 1)),
   CONSTRAINT ck_incoming_activity_is_errored CHECK (is_errored IN (0, 1)),
-  CONSTRAINT ck_incoming_activity_ap_object CHECK (json_valid(ap_object))
+  CONSTRAINT ck_incoming_activity_ap_object CHECK (ap_object IS NULL OR json_valid(ap_object))
 );
 CREATE INDEX ix_incoming_activity_ap_id ON incoming_activity (ap_id);
 CREATE INDEX ix_incoming_activity_id ON incoming_activity (id);
@@ -154,8 +159,8 @@ CREATE TABLE outbox (
   CONSTRAINT ck_outbox_is_transient CHECK (is_transient IN (0, 1)),
   CONSTRAINT ck_outbox_is_deleted CHECK (is_deleted IN (0, 1)),
   CONSTRAINT ck_outbox_ap_object CHECK (json_valid(ap_object)),
-  CONSTRAINT ck_outbox_revisions CHECK (json_valid(revisions)),
-  CONSTRAINT ck_outbox_og_meta CHECK (json_valid(og_meta)),
+  CONSTRAINT ck_outbox_revisions CHECK (revisions IS NULL OR json_valid(revisions)),
+  CONSTRAINT ck_outbox_og_meta CHECK (og_meta IS NULL OR json_valid(og_meta)),
   CONSTRAINT ck_outbox_visibility CHECK (visibility IN ('PUBLIC', 'UNLISTED', 'FOLLOWERS_ONLY', 'DIRECT'))
 );
 CREATE INDEX ix_outbox_activity_object_ap_id ON outbox (activity_object_ap_id);
@@ -312,7 +317,7 @@ CREATE TABLE webmention (
   FOREIGN KEY (outbox_object_id) REFERENCES outbox (id),
   CONSTRAINT ck_webmention_created_at CHECK (created_at IS NULL OR (datetime(created_at) IS NOT NULL AND (created_at GLOB '*Z' OR created_at GLOB '*[+-][0-9][0-9]:[0-9][0-9]'))),
   CONSTRAINT ck_webmention_is_deleted CHECK (is_deleted IN (0, 1)),
-  CONSTRAINT ck_webmention_source_microformats CHECK (json_valid(source_microformats))
+  CONSTRAINT ck_webmention_source_microformats CHECK (source_microformats IS NULL OR json_valid(source_microformats))
 );
 CREATE INDEX ix_webmention_id ON webmention (id);
 CREATE UNIQUE INDEX ix_webmention_source ON webmention (source);

@@ -83,7 +83,7 @@ describe('importMicroblogPub', () => {
       for (const [table, n] of Object.entries(fixture.counts)) {
         expect(moved.sqlite.prepare(`SELECT count(*) FROM "${table}"`).pluck().get(), table).toBe(table === 'notifications' ? n - leftOut : n);
       }
-      // Naive UTC datetimes get their offset; the instant is the same.
+      // Naive UTC datetimes get their Z; the instant is the same.
       expect(moved.sqlite.prepare('SELECT created_at FROM outbox WHERE id = 1').pluck().get()).toBe('2022-07-01T10:00:11.123Z');
       expect(moved.sqlite.prepare('SELECT last_try FROM outgoing_activity WHERE id = 1').pluck().get()).toBe('2022-07-01T10:00:38.123Z');
       expect(moved.sqlite.prepare('SELECT source FROM outbox WHERE id = 1').pluck().get()).toBe('Hello from microblog.pub');
@@ -110,6 +110,17 @@ describe('importMicroblogPub', () => {
       expect(existsSync(join(result.movedAside!, 'tern.db'))).toBe(true);
     });
   }
+
+  it('brings a datetime written with an offset (or microseconds) over as UTC text, so it sorts as the time it is', async () => {
+    const fixture = writeMicroblogPubFolder(join(tempDir(), 'data'));
+    const db = new Database(join(fixture.folder, 'microblogpub.db'));
+    db.prepare("UPDATE outbox SET created_at = '2022-07-01T12:00:11.123456+02:00', ap_published_at = '2022-07-01 12:00:11 +02:00' WHERE id = 1").run();
+    db.close();
+    const host = await hostOn(tempDir());
+    await importMicroblogPub(host.current(), host.reopen, fixture.folder, true);
+    const row = host.current().sqlite.prepare('SELECT created_at, ap_published_at FROM outbox WHERE id = 1').get();
+    expect(row).toEqual({ created_at: '2022-07-01T10:00:11.123Z', ap_published_at: '2022-07-01T10:00:11.000Z' });
+  });
 
   it('copies uploads as regular files only: a link in uploads/ (to a secret elsewhere) is left behind', async () => {
     const fixture = writeMicroblogPubFolder(join(tempDir(), 'data'), { revision: 'a209f0333f5a' });

@@ -2,7 +2,7 @@
 // uploads/) becomes this Tern's data. Tern's schema is microblog.pub's, so a copy of its
 // database is brought to Tern's head with Tern's own revision runner and every row is copied
 // over as it is, with one conversion: microblog.pub wrote datetimes as naive UTC text, Tern
-// stores them with an offset. The identity (base URL, user name, name, summary, approval by
+// stores them as UTC text with Z (any offset converted). The identity (base URL, user name, name, summary, approval by
 // hand) and the RSA key come along, so the actor keeps its id and key id and followers keep
 // following. Nothing of the source folder is changed. The new data is built beside the current
 // one and swapped in with the core closed; the current files are moved to before-import-<time>/.
@@ -16,6 +16,7 @@ import { copyFile, lstat, mkdir, mkdtemp, readdir, readFile, rm, writeFile } fro
 import { isAbsolute, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { openSqlite, type Sqlite } from '../../../db/client';
+import { datetimeCheckSql, utcDatetimeSql } from '../../../db/columns';
 import { currentRevision, upgrade } from '../../../migrations/runner';
 import { NOT_SEARCH_TABLE } from '../../../migrations/c41f7a2e9d15_full_text_search';
 import { BadInputError, ConflictError, UnavailableError } from '../errors';
@@ -314,7 +315,7 @@ function ternRows(core: Pick<ImportCore, 'sqlite'>): Record<string, number> {
 /** Tern's datetime columns of a table, read from its CHECK constraints (ck_<table>_<column>). */
 function datetimeColumns(sqlite: Sqlite, table: string): Set<string> {
   const sql = (sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck().get(table) as string | undefined) ?? '';
-  return new Set([...sql.matchAll(/CHECK \((\w+) IS NULL OR \(datetime\(/g)].map((m) => m[1]!));
+  return new Set(columnsOf(sqlite, table).filter((c) => sql.includes(`CONSTRAINT ck_${table}_${c} CHECK (${datetimeCheckSql(c)})`)));
 }
 
 /** Tern's enumerations of a table (ck_<table>_<column> CHECK (column IN ('A', 'B'…))). */
@@ -362,10 +363,13 @@ const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   oauth_client: ['client_secret'],
 };
 
-/** Naive UTC text (2022-07-01 10:00:00.123456) gets its offset; text with one stays as it is. */
+/** Every datetime as Tern stores it, UTC text with milliseconds and Z (db/columns.ts): naive
+ * UTC text (2022-07-01 10:00:00.123456) gets its Z, and text with another offset
+ * (2022-07-01T12:00:00+02:00) is brought to UTC — kept as it was, it sorted by its local time
+ * and paging skipped it. Converted here rather than by the triggers that would rewrite each
+ * row after its insert. */
 function datetimeSql(column: string): string {
-  const c = `src.${q(column)}`;
-  return `CASE WHEN ${c} IS NULL THEN NULL WHEN ${c} GLOB '*Z' OR ${c} GLOB '*[+-][0-9][0-9]:[0-9][0-9]' THEN ${c} ELSE strftime('%Y-%m-%dT%H:%M:%fZ', ${c}) END`;
+  return utcDatetimeSql(`src.${q(column)}`);
 }
 
 /** Copies every row of `sourcePath` (already at Tern's head) into `target`, ids kept — but rows

@@ -2,6 +2,7 @@
 // "queued", "failed: …"), the per-row list of the Deliveries view, and "retry now".
 import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
+import { viewsOf } from '../../../db/readable-rows';
 import { outbox, outgoingActivity, type OutgoingActivity } from '../../../db/schema';
 import type { DeliveriesView, DeliveryRowState, DeliveryRowView, DeliveryState, WaitingView } from '../ipc/author-contract';
 import { NON_POST_TYPES } from '../federation/objects';
@@ -130,7 +131,8 @@ export function listDeliveries(
           .orderBy(desc(outgoingActivity.id))
           .limit(input.limit + 1)
           .all();
-  const items: DeliveryRowView[] = rows.slice(0, input.limit).map(({ row, apType, apId, apObject }) => {
+  // A row that cannot be read is left out (viewsOf), not the page.
+  const items: DeliveryRowView[] = viewsOf(rows.slice(0, input.limit), ({ row, apType, apId, apObject }) => {
     const type = row.webmentionTarget !== null ? 'Webmention' : (apType ?? (row.inboxObjectId !== null ? 'Forward' : 'Unknown'));
     return {
       id: row.id,
@@ -150,7 +152,7 @@ export function listDeliveries(
       lastResponse: row.lastResponse,
       error: row.error,
     };
-  });
+  }, ({ row }) => `outgoing_activity row ${row.id}`);
   const c = deliveryCounts(db);
   // Rows in flight are counted as sending, not as what they were before.
   const flying = ctx.inFlight.size > 0

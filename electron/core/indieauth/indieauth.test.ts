@@ -4,6 +4,7 @@
 // introspection — and every refusal, each with its reason and nothing stored.
 import { eq, inArray, like, or } from 'drizzle-orm';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { setSkipLog } from '../../../db/readable-rows';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient } from '../../../db/schema';
 import { openListeningCore, type ListeningCore } from '../listener/test-support';
 import { startServer, type LoopbackServer } from '../net/test-server';
@@ -653,6 +654,27 @@ describe('revocation and introspection', () => {
     expect(t.core.services.indieauth.apps().some((a) => a.id === row.id)).toBe(false);
     expect(() => t.core.services.indieauth.verifyToken(token)).toThrow(/revoked/);
     expect(() => t.core.services.indieauth.revokeApp(row.id)).toThrow(/no access/);
+  });
+
+  it('a token whose date cannot be read (written past the CHECK) is left out of the Apps view, not the whole view', async () => {
+    const tokens = [];
+    for (let i = 0; i < 2; i++) {
+      const c = await codeFor(['create']);
+      tokens.push((await exchange(c.client, c.code, c.verifier)).json.access_token as string);
+    }
+    const [bad, good] = tokens.map((token) => t.core.db.select().from(indieauthAccessToken).where(eq(indieauthAccessToken.accessToken, hashSecret(token))).get()!.id);
+    t.core.sqlite.pragma('ignore_check_constraints = ON');
+    t.core.sqlite.prepare("UPDATE indieauth_access_token SET created_at = '2025-01-xxT00:00:00.000Z', expires_in = 0 WHERE id = ?").run(bad);
+    t.core.sqlite.pragma('ignore_check_constraints = OFF');
+    const previous = setSkipLog(() => {});
+    try {
+      const ids = t.core.services.indieauth.apps().map((a) => a.id);
+      expect(ids).toContain(good);
+      expect(ids).not.toContain(bad);
+    } finally {
+      setSkipLog(previous);
+      t.core.sqlite.prepare('UPDATE indieauth_access_token SET is_revoked = 1 WHERE id = ?').run(bad);
+    }
   });
 
   it('a token past its expires_in is refused and no longer listed', async () => {

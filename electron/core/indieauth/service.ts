@@ -10,6 +10,7 @@
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
+import { viewsOf } from '../../../db/readable-rows';
 import { indieauthAccessToken, indieauthAuthorizationRequest, oauthClient, type IndieauthAccessToken, type OauthClient } from '../../../db/schema';
 import type { LocalActor } from '../federation/identity';
 import type { HttpClient } from '../net/http-client';
@@ -465,7 +466,8 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       const live = tokens.map(grantOf).filter(isActive);
       const ids = [...new Set(live.map((g) => g.clientId).filter((c): c is string => c !== null))];
       const clients = ids.length === 0 ? [] : deps.db.select().from(oauthClient).where(inArray(oauthClient.clientId, ids)).all();
-      return live.map((grant) => {
+      // A token that cannot be read is left out (viewsOf), not the list.
+      return viewsOf(live, (grant) => {
         const clientId = grant.clientId ?? '';
         const client = clients.find((c) => c.clientId === clientId);
         return {
@@ -478,7 +480,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
           createdAt: grant.token.createdAt.toISOString(),
           expiresAt: grant.expiresAt?.toISOString() ?? null,
         };
-      });
+      }, (grant) => `indieauth_access_token row ${grant.token.id}`);
     },
 
     /** The author takes an app's access back. */

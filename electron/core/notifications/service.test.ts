@@ -1,4 +1,7 @@
+import { spawnSync } from 'node:child_process';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { setSkipLog } from '../../../db/readable-rows';
+import { versionOf } from '../../../migrations/test-tools';
 import { createHandlers, dispatch } from '../ipc/handlers';
 import type { Json } from '../federation/ap';
 import { openRig, startRemotes, type Remotes, type Rig } from '../federation/process/test-rig';
@@ -96,6 +99,50 @@ describe('notifications service', () => {
     await rig.receive({ id: `${noteId}#delete`, type: 'Delete', actor: create.actor, object: noteId });
     const [mention] = rig.core.services.notifications.list().items;
     expect(mention).toMatchObject({ type: 'MENTION', inboxObject: { apId: noteId, isDeleted: true, excerpt: null } });
+  });
+});
+
+describe('notifications other tools wrote', () => {
+  it.skipIf(versionOf('shell') === null)('the sqlite3 shell can add one dated with an offset or " Z": it is listed at its time; one dated 24:30 is refused, not stored to break the list', async () => {
+    rig = await openRig();
+    await threeNotifications(); // 12:00, 12:01, 12:02 UTC
+    const db = rig.core.sqlite.name;
+    const add = (at: string) => spawnSync('sqlite3', [db, `INSERT INTO notifications (created_at, notification_type, is_new, actor_id) VALUES ('${at}', 'UNFOLLOW', 1, 1)`], { encoding: 'utf8' }).stderr.trim();
+    expect(add('2025-01-10T13:01:30+01:00')).toBe(''); // 12:01:30 UTC
+    expect(add('2025-01-10T12:03:00 Z')).toBe('');
+    expect(add('2025-01-10T24:30:00Z')).toMatch('CHECK constraint failed: ck_notifications_created_at');
+    const items = rig.core.services.notifications.list().items;
+    expect(items.map((n) => [n.type, n.createdAt])).toEqual([
+      ['UNFOLLOW', '2025-01-10T12:03:00.000Z'],
+      ['NEW_FOLLOWER', '2025-01-10T12:02:00.000Z'],
+      ['UNFOLLOW', '2025-01-10T12:01:30.000Z'],
+      ['MENTION', '2025-01-10T12:01:00.000Z'],
+      ['LIKE', '2025-01-10T12:00:00.000Z'],
+    ]);
+  });
+
+  it('one that cannot be read (past the CHECKs: a date Date cannot read, a post whose object is JSON null) is left out of list and range and reported; the others are listed', async () => {
+    rig = await openRig();
+    await threeNotifications();
+    const skipped: string[] = [];
+    const previous = setSkipLog((m) => skipped.push(m));
+    try {
+      const sqlite = rig.core.sqlite;
+      sqlite.pragma('ignore_check_constraints = ON');
+      sqlite.exec("UPDATE notifications SET created_at = '2025-01-xxT12:00:00.000Z' WHERE notification_type = 'LIKE'");
+      sqlite.exec("UPDATE inbox SET ap_object = 'null' WHERE id = (SELECT inbox_object_id FROM notifications WHERE notification_type = 'MENTION')");
+      sqlite.pragma('ignore_check_constraints = OFF');
+      const svc = rig.core.services.notifications;
+      expect(svc.list().items.map((n) => n.type)).toEqual(['NEW_FOLLOWER']);
+      expect(svc.range({ limit: 10 }).map((n) => n.type)).toEqual(['NEW_FOLLOWER']);
+      expect(skipped.filter((m) => /^skipped notification \d+, which cannot be read: /.test(m))).toHaveLength(4);
+      // Paged two at a time, the readable one is still reached.
+      const first = svc.list({ limit: 2 });
+      const second = first.nextCursor ? svc.list({ limit: 2, cursor: first.nextCursor }).items : [];
+      expect([...first.items, ...second].map((n) => n.type)).toEqual(['NEW_FOLLOWER']);
+    } finally {
+      setSkipLog(previous);
+    }
   });
 });
 

@@ -5,6 +5,7 @@
 import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
+import { isReadableDate, viewsOf } from '../../../db/readable-rows';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../../db/schema';
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
 import { hostOf, idsOf, str, type Json } from '../federation/ap';
@@ -161,6 +162,8 @@ export function createNotificationService(db: Db): NotificationService {
     detail: detailOf(db, row.n.notificationType, row.inbox),
   });
 
+  const whatOf = (row: Row) => `notification ${row.n.id}`;
+
   return {
     range(input) {
       const where: (SQL | undefined)[] = [
@@ -168,12 +171,12 @@ export function createNotificationService(db: Db): NotificationService {
         input.after != null ? gt(notifications.id, input.after) : undefined,
         input.types ? inArray(notifications.notificationType, [...input.types]) : undefined,
       ];
-      const rows = joined()
+      const found = joined()
         .where(and(...where))
         .orderBy(input.closestToAfter ? asc(notifications.id) : desc(notifications.id))
         .limit(Math.max(1, Math.min(200, input.limit)))
-        .all()
-        .map(itemOf);
+        .all();
+      const rows = viewsOf(found, itemOf, whatOf);
       return input.closestToAfter ? rows.reverse() : rows;
     },
     get(id) {
@@ -195,11 +198,12 @@ export function createNotificationService(db: Db): NotificationService {
         .limit(limit + 1)
         .offset(offset)
         .all();
-      const items = rows.slice(0, limit).map(itemOf);
-      const last = rows.length > limit ? rows[limit - 1]!.n : null;
+      // A row that cannot be read is left out (viewsOf); the cursor is the last one that can.
+      const items = viewsOf(rows.slice(0, limit), itemOf, whatOf);
+      const last = rows.length > limit ? (rows.slice(0, limit).findLast((r) => isReadableDate(r.n.createdAt))?.n ?? null) : null;
       return {
         items,
-        nextOffset: last ? offset + limit : null,
+        nextOffset: rows.length > limit ? offset + limit : null,
         nextCursor: last ? encodeCursor(last) : null,
         unreadCount: unreadCount(),
       };

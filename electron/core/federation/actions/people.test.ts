@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { setSkipLog } from '../../../../db/readable-rows';
 import { openCore, type Core } from '../../core';
 import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
 import type { PeopleView, PersonView, PageOf } from '../../ipc/author-contract';
@@ -187,5 +188,55 @@ describe('the People view', () => {
     ]);
     expect(view.requests[0]!.followApId).toBe(`${person(56)}/activities/${view.requests[0]!.inboxObjectId}`);
     expect(await call('follow-requests.list')).toEqual(view.requests);
+  });
+});
+
+describe('rows other tools wrote', () => {
+  const followersOf = async () => names((await call<PeopleView>('people.list', { limit: 200 })).followers);
+  const restore = (n: number, minutes: number) => {
+    core.sqlite.pragma('ignore_check_constraints = ON');
+    core.sqlite.prepare('UPDATE follower SET created_at = ? WHERE id = ?').run(at(minutes), n);
+    core.sqlite.prepare('UPDATE actor SET ap_actor = ? WHERE id = ?').run(JSON.stringify({ id: person(n), type: 'Person', name: `P ${n}`, preferredUsername: `p${n}` }), n);
+    core.sqlite.pragma('ignore_check_constraints = OFF');
+  };
+
+  it('a follower dated with an offset (+01:00) is listed at its time, not its local one', async () => {
+    try {
+      // 01:10+01:00 is 00:10 UTC: between followers 10 and 11, not before 24 (00:24).
+      core.sqlite.prepare("UPDATE follower SET created_at = '2025-01-01T01:10:30+01:00' WHERE id = 25").run();
+      const followers = await followersOf();
+      expect(followers.slice(0, 2)).toEqual(['P 24', 'P 23']);
+      expect(followers.slice(12, 16)).toEqual(['P 12', 'P 11', 'P 25', 'P 10']);
+    } finally {
+      restore(25, 25);
+    }
+  });
+
+  it('one that cannot be read (past the CHECKs: a date Date cannot read, an actor of JSON null) is left out and reported; the others are listed and paged', async () => {
+    const skipped: string[] = [];
+    const previous = setSkipLog((m) => skipped.push(m));
+    try {
+      core.sqlite.pragma('ignore_check_constraints = ON');
+      core.sqlite.exec("UPDATE follower SET created_at = '2025-01-01T00:xx:00.000Z' WHERE id = 20");
+      core.sqlite.exec("UPDATE actor SET ap_actor = 'null' WHERE id = 21");
+      core.sqlite.pragma('ignore_check_constraints = OFF');
+      const followers = await followersOf();
+      expect(followers).toHaveLength(23);
+      expect(followers).not.toContain('P 20');
+      expect(followers).not.toContain('P 21');
+      expect(skipped.filter((m) => m.startsWith('skipped followers row'))).toHaveLength(2);
+      const seen: string[] = [];
+      let cursor: string | null = null;
+      do {
+        const page: PageOf<PersonView> = await call<PageOf<PersonView>>('people.page', { list: 'followers', cursor, limit: 4 });
+        seen.push(...names(page.items));
+        cursor = page.nextCursor;
+      } while (cursor);
+      expect(seen).toEqual(followers);
+    } finally {
+      setSkipLog(previous);
+      restore(20, 20);
+      restore(21, 21);
+    }
   });
 });

@@ -5,6 +5,7 @@
 // actor documents, too many to read for one view.
 import { allRows, prepared, rowDecoder, type DbOrTx } from '../../../../db/client';
 import { parseStoredDate } from '../../../../db/columns';
+import { viewsOf } from '../../../../db/readable-rows';
 import { actor } from '../../../../db/schema';
 import type { PageOf, PeopleView, PersonView } from '../../ipc/author-contract';
 import { listPendingFollowRequests } from '../follow-requests';
@@ -45,7 +46,8 @@ export function peoplePage(db: DbOrTx, list: PeopleList, input: { cursor?: strin
   const rows = (
     cursor ? allRows(prepared<[{ at: string; id: number; limit: number }]>(db, PAGE_SQL[list].after), { ...cursor, limit }) : allRows(prepared<[{ limit: number }]>(db, PAGE_SQL[list].first), { limit })
   ) as PageRow[];
-  const page = rows.slice(0, input.limit).map((r) => ({ actor: actorView(decodeActor(r)), at: parseStoredDate(r.since_at), id: r.since_id }));
+  // A row that cannot be read is left out (viewsOf), and the cursor is the last that can.
+  const page = viewsOf(rows.slice(0, input.limit), (r) => ({ actor: actorView(decodeActor(r)), at: parseStoredDate(r.since_at), id: r.since_id }), (r) => `${list} row ${r.since_id}`);
   const last = page.at(-1);
   return {
     items: page.map((p) => ({ actor: p.actor, since: p.at.toISOString() })),
@@ -75,11 +77,15 @@ export function listPeople(db: DbOrTx, limit = 50): PeopleView {
   const followers = peoplePage(db, 'followers', { limit });
   const followed = peoplePage(db, 'following', { limit });
   const pending = new Map<number, PeopleView['pendingFollows'][number]>();
-  for (const s of allRows(prepared<[]>(db, STANDING)) as ({ follow_at: string } & Record<string, unknown>)[]) {
-    const actorId = s.id as number;
-    if (pending.has(actorId)) continue;
-    pending.set(actorId, { actor: actorView(decodeActor(s)), since: parseStoredDate(s.follow_at).toISOString() });
-  }
+  const standing = allRows(prepared<[]>(db, STANDING)) as ({ follow_at: string } & Record<string, unknown>)[];
+  viewsOf(
+    standing,
+    (s) => {
+      const actorId = s.id as number;
+      if (!pending.has(actorId)) pending.set(actorId, { actor: actorView(decodeActor(s)), since: parseStoredDate(s.follow_at).toISOString() });
+    },
+    (s) => `Follow waiting for actor ${String(s.id)}`,
+  );
   const countOf = (list: PeopleList) => prepared<[], number>(db, COUNT[list]).pluck().get() ?? 0;
   return {
     followers: followers.items,

@@ -4,6 +4,7 @@
 // (published, origin, id) key the home stream sorts by, in either direction.
 import { and, asc, count, desc, eq, gt, gte, inArray, isNotNull, isNull, lt, lte, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
+import { viewsOf } from '../../../../db/readable-rows';
 import { actor, inbox, outbox, storedValue, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
 import type { ActorView, PostView } from '../../ipc/author-contract';
 import { POST_TYPES } from '../outbox';
@@ -94,22 +95,20 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
       ...rows.filter((r) => r.origin === 'inbox').map((r) => (r.row as InboxObject).actorId),
       ...[...targetsIn.values()].map((r) => r.actorId),
     ]);
-    const out: KeyedPost[] = [];
-    for (const { origin, row } of rows) {
+    // One row that cannot be read (viewsOf) is left out, not the page.
+    const one = ({ origin, row }: { origin: Origin; row: InboxObject | OutboxObject }): KeyedPost | null => {
       const key = keyOf(origin, row);
       const plain = (o: Origin, r: InboxObject | OutboxObject) => (o === 'outbox' ? outboxPostView(r as OutboxObject, me()) : inboxPostView(r as InboxObject, actors.get((r as InboxObject).actorId)));
-      if (row.apType !== 'Announce') {
-        out.push({ key, view: plain(origin, row) });
-        continue;
-      }
+      if (row.apType !== 'Announce') return { key, view: plain(origin, row) };
       const booster = origin === 'outbox' ? me() : plain('inbox', row).author;
       const boostedBy = { actor: booster, apId: row.apId, at: row.apPublishedAt.toISOString() };
       const remote = row.relatesToInboxObjectId !== null ? targetsIn.get(row.relatesToInboxObjectId) : undefined;
       const ours = row.relatesToOutboxObjectId !== null ? targetsOut.get(row.relatesToOutboxObjectId) : undefined;
-      if (remote && !remote.isDeleted) out.push({ key, view: { ...plain('inbox', remote), boostedBy } });
-      else if (ours && !ours.isDeleted) out.push({ key, view: { ...plain('outbox', ours), boostedBy } });
-    }
-    return out;
+      if (remote && !remote.isDeleted) return { key, view: { ...plain('inbox', remote), boostedBy } };
+      if (ours && !ours.isDeleted) return { key, view: { ...plain('outbox', ours), boostedBy } };
+      return null;
+    };
+    return viewsOf(rows, one, ({ origin, row }) => `${origin} row ${row.id}`).filter((p): p is KeyedPost => p !== null);
   }
 
   const liveInbox = and(eq(inbox.isDeleted, false), eq(inbox.isTransient, false));

@@ -4,6 +4,7 @@
 // Pages are cut by a cursor on (published, origin, id), so new posts never shift a page.
 import { and, desc, eq, inArray, lt, lte, or, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
+import { isReadableDate, viewsOf } from '../../../../db/readable-rows';
 import { inbox, outbox, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, PageOf, PostView, ProfilePost } from '../../ipc/author-contract';
 import { deliverySummaries, type QueueContext } from '../../delivery/status';
@@ -80,9 +81,10 @@ export function profilePosts(
   const page = rest.slice(0, input.limit);
   const rows = [...pinned, ...page];
   const states = deliverySummaries(db, rows.map((r) => r.id), queue);
-  const last = page.at(-1);
+  // A row that cannot be read is left out (viewsOf), and the cursor is the last row that can.
+  const last = page.findLast((r) => isReadableDate(r.apPublishedAt));
   return {
-    items: rows.map((row) => ({ ...outboxPostView(row, me), delivery: states.get(row.id)! })),
+    items: viewsOf(rows, (row) => ({ ...outboxPostView(row, me), delivery: states.get(row.id)! }), (row) => `outbox row ${row.id}`),
     nextCursor: rest.length > input.limit && last ? encodeCursor({ t: last.apPublishedAt, o: 'o', id: last.id }) : null,
   };
 }
