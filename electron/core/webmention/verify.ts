@@ -8,7 +8,8 @@
 //   known source no longer linking   → is_deleted + DELETED_WEBMENTION
 // and `webmentions_count` of the post(s) concerned is recounted. Anything refused (blocked
 // address, oversized page, not linking, unknown target) stores nothing and says why; network
-// trouble and 5xx are thrown, for the processor to retry later.
+// trouble, a source slower than SOURCE_TIMEOUT_MS and 5xx are thrown, for the processor to retry
+// later (a few times: inbox-loop.ts WEBMENTION_MAX_TRIES).
 import { and, eq, sql } from 'drizzle-orm';
 import { z } from 'zod';
 import type { Db, DbOrTx } from '../../../db/client';
@@ -24,6 +25,9 @@ import { targetPost } from './receive';
 
 /** Source pages are read up to this size. */
 export const SOURCE_MAX_BYTES = 1024 * 1024;
+/** One source's fetch, redirects and body included (the client's own limit is 10 s): a source
+ * that sends its headers and then stalls holds one of the few verifying slots no longer. */
+export const SOURCE_TIMEOUT_MS = 5_000;
 
 export interface VerifyDeps {
   db: Db;
@@ -50,12 +54,15 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
 
   let response: Response;
   let body: string;
+  const deadline = AbortSignal.timeout(SOURCE_TIMEOUT_MS);
   try {
     ({ response, text: body } = await deps.fed.client.fetchText(source, {
       headers: { accept: 'text/html, application/xhtml+xml;q=0.9, text/plain;q=0.5, */*;q=0.1' },
       maxBodyBytes: SOURCE_MAX_BYTES,
+      signal: deadline,
     }));
   } catch (error) {
+    if (deadline.aborted) throw new Error(`source did not answer within ${SOURCE_TIMEOUT_MS / 1000} s; will try again`, { cause: error });
     // These will not get better by waiting: refuse now, store nothing.
     if (error instanceof BlockedAddressError) return dropped(`source refused: ${error.message}`);
     if (error instanceof UnsupportedSchemeError) return dropped(`source refused: ${error.message}`);
