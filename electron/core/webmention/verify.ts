@@ -1,7 +1,8 @@
 // Verifying a queued Webmention (W3C Webmention §3.2.2) in the inbox processor: the source is
 // fetched through the one outbound client (SSRF guard on every hop, redirects limited, body
-// capped), must link to the target, and its microformats decide what the mention is. Then, in
-// one transaction, the spec's one row per source:
+// capped) and read in its declared charset (Content-Type, else <meta charset>); it must link to
+// the target, and its microformats decide what the mention is. Then, in one transaction, the
+// spec's one row per source:
 //   new source that links            → webmention row + NEW_WEBMENTION
 //   known source, content changed    → row updated + UPDATED_WEBMENTION (unchanged: nothing)
 //   known source gone (404/410)      → is_deleted + DELETED_WEBMENTION
@@ -19,6 +20,7 @@ import { isBlockedUrl } from '../federation/blocked-servers';
 import type { LocalActor } from '../federation/identity';
 import type { ProcessOutcome } from '../federation/process/context';
 import { BlockedAddressError, BodyTooLargeError, HostNotFoundError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
+import { pageText } from '../net/page-text';
 import { samePage } from './links';
 import { readSourcePage } from './source-parse';
 import { targetPost } from './receive';
@@ -53,14 +55,22 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
   if (post === null) return dropped('target is no longer one of the author’s public posts');
 
   let response: Response;
-  let body: string;
+  let bytes: Uint8Array;
   const deadline = AbortSignal.timeout(SOURCE_TIMEOUT_MS);
   try {
-    ({ response, text: body } = await deps.fed.client.fetchText(source, {
+    response = await deps.fed.client.fetch(source, {
       headers: { accept: 'text/html, application/xhtml+xml;q=0.9, text/plain;q=0.5, */*;q=0.1' },
       maxBodyBytes: SOURCE_MAX_BYTES,
       signal: deadline,
-    }));
+    });
+    // The bytes, decoded below in the page's own charset (the client's cap cuts them off past it).
+    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+    if (response.ok && !response.headers.has('content-encoding') && declared > SOURCE_MAX_BYTES) throw new BodyTooLargeError(response.url, SOURCE_MAX_BYTES);
+    if (response.ok) bytes = new Uint8Array(await response.arrayBuffer());
+    else {
+      await response.body?.cancel().catch(() => {});
+      bytes = new Uint8Array(0);
+    }
   } catch (error) {
     if (deadline.aborted) throw new Error(`source did not answer within ${SOURCE_TIMEOUT_MS / 1000} s; will try again`, { cause: error });
     // These will not get better by waiting: refuse now, store nothing.
@@ -82,6 +92,7 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
   const type = (response.headers.get('content-type') ?? '').toLowerCase();
   const isHtml = type === '' || type.includes('html');
   const finalUrl = response.url || source;
+  const body = pageText(bytes, type);
   // Read off the main thread, within bounds; a page that cannot be read is refused for good.
   const reading = isHtml ? await readSourcePage(body, finalUrl, target) : { ok: true as const, links: body.includes(target), microformats: { items: [] } };
   if (!reading.ok) return dropped(`source page refused: ${reading.reason}`);
