@@ -31,7 +31,7 @@ export const PREVIEW_HTML_LIMITS = { chars: 512 * 1024, elements: 30_000, depth:
 /** How long one page may take to parse, in the worker. */
 export const SOURCE_PARSE_MS = 5_000;
 
-export type SourceReading = { ok: true; links: boolean; microformats: { items: JsonValue[] } } | { ok: false; reason: string };
+export type SourceReading = { ok: true; links: boolean; linksOther: boolean; microformats: { items: JsonValue[] } } | { ok: false; reason: string };
 export type ClientPageReading = { ok: true; page: ClientPage } | { ok: false; reason: string };
 
 function workerEntry(): { file: string; execArgv: string[] } {
@@ -154,14 +154,14 @@ export function readInWorker<K extends ReaderJob['kind']>(job: Extract<ReaderJob
 }
 
 /**
- * Whether the HTML page `html` (at `url`) links to `target`, and its microformats when it does;
- * or why the page cannot be read.
+ * Whether the HTML page `html` (at `url`) links to `target` (and to `other`, when given), and its
+ * microformats when it links to `target`; or why the page cannot be read.
  */
-export async function readSourcePage(html: string, url: string, target: string): Promise<SourceReading> {
+export async function readSourcePage(html: string, url: string, target: string, other?: string): Promise<SourceReading> {
   const over = htmlOverLimits(html, SOURCE_HTML_LIMITS);
   if (over !== null) return { ok: false, reason: over };
-  const result = await readInWorker({ kind: 'source', html, url, target });
-  return result.ok ? { ok: true, links: result.links, microformats: result.microformats } : { ok: false, reason: result.reason };
+  const result = await readInWorker({ kind: 'source', html, url, target, ...(other === undefined ? {} : { other }) });
+  return result.ok ? { ok: true, links: result.links, linksOther: result.linksOther, microformats: result.microformats } : { ok: false, reason: result.reason };
 }
 
 /** What the IndieAuth client page `html` (fetched from `url`, after redirects) says of its

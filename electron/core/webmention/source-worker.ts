@@ -18,7 +18,7 @@ import { readLinkPreview, type LinkPreview } from '../previews/opengraph';
 
 /** A page to read, and what to read it for. */
 export type ReaderJob =
-  | { kind: 'source'; html: string; url: string; target: string }
+  | { kind: 'source'; html: string; url: string; target: string; other?: string }
   | { kind: 'client'; html: string; url: string }
   | { kind: 'document'; text: string; maxChars: number }
   | { kind: 'scan'; source: string }
@@ -28,7 +28,7 @@ export type ReaderJob =
 export type ReaderTask = ReaderJob & { id: number };
 
 export type ReaderResult =
-  | { id: number; ok: true; kind: 'source'; links: boolean; microformats: ReturnType<typeof parseSource> }
+  | { id: number; ok: true; kind: 'source'; links: boolean; linksOther: boolean; microformats: ReturnType<typeof parseSource> }
   | { id: number; ok: true; kind: 'client'; page: ClientPage }
   | { id: number; ok: true; kind: 'document'; reading: DocumentReading }
   | { id: number; ok: true; kind: 'scan'; scanned: { handles: string[]; hashtags: string[] } }
@@ -48,8 +48,10 @@ function read(task: ReaderTask): ReaderResult {
     return { id: task.id, ok: true, kind: 'render', rendered };
   }
   const links = htmlLinksTo(task.html, task.url, task.target);
+  // Whether it still links to the post its webmention is recorded for (verify.ts), if another.
+  const linksOther = task.other !== undefined && htmlLinksTo(task.html, task.url, task.other);
   const microformats = links ? parseSource(task.html, task.url) : { items: [] };
-  return { id: task.id, ok: true, kind: 'source', links, microformats };
+  return { id: task.id, ok: true, kind: 'source', links, linksOther, microformats };
 }
 
 parentPort?.on('message', (task: ReaderTask) => {

@@ -5,6 +5,8 @@
 // spec's one row per source:
 //   new source that links            → webmention row + NEW_WEBMENTION
 //   known source, content changed    → row updated + UPDATED_WEBMENTION (unchanged: nothing)
+//   known source, now for another post that the page links to instead of the recorded one
+//                                    → row moved to it + UPDATED_WEBMENTION
 //   known source gone (404/410)      → is_deleted + DELETED_WEBMENTION
 //   known source no longer linking   → is_deleted + DELETED_WEBMENTION
 // and `webmentions_count` of the post(s) concerned is recounted. Anything refused (blocked
@@ -93,14 +95,21 @@ export async function processIncomingWebmention(deps: VerifyDeps, row: IncomingA
   const isHtml = type === '' || type.includes('html');
   const finalUrl = response.url || source;
   const body = pageText(bytes, type);
+  // The post this source is recorded for now, if another: whether the page still links to it
+  // decides whether the row moves (an edited reply that now answers another post).
+  const recorded = deps.db.select().from(webmention).where(eq(webmention.source, source)).get();
+  const other = recorded && !recorded.isDeleted && recorded.outboxObjectId !== post.id ? recorded.target : undefined;
   // Read off the main thread, within bounds; a page that cannot be read is refused for good.
-  const reading = isHtml ? await readSourcePage(body, finalUrl, target) : { ok: true as const, links: body.includes(target), microformats: { items: [] } };
+  const reading = isHtml
+    ? await readSourcePage(body, finalUrl, target, other)
+    : { ok: true as const, links: body.includes(target), linksOther: other !== undefined && body.includes(other), microformats: { items: [] } };
   if (!reading.ok) return dropped(`source page refused: ${reading.reason}`);
   if (!reading.links) {
     return forget(deps.db, source, now, target) ? done : dropped('source does not link to target');
   }
   const microformats = reading.microformats;
-  return record(deps.db, { source, target: post.apId, outboxObjectId: post.id, microformats, now });
+  const checked = other === undefined ? null : { target: other, linked: reading.linksOther };
+  return record(deps.db, { source, target: post.apId, outboxObjectId: post.id, microformats, now, other: checked });
 }
 
 function notify(db: DbOrTx, type: NotificationType, row: Pick<Webmention, 'id' | 'outboxObjectId'>, now: Date): void {
@@ -138,6 +147,9 @@ interface Verified {
   outboxObjectId: number;
   microformats: { items: JsonValue[] };
   now: Date;
+  /** The other post this source was recorded for when the page was read, and whether the page
+   * still links to it. */
+  other: { target: string; linked: boolean } | null;
 }
 
 function record(db: Db, input: Verified): ProcessOutcome {
@@ -155,8 +167,12 @@ function record(db: Db, input: Verified): ProcessOutcome {
     }
     const sameTarget = existing.outboxObjectId === input.outboxObjectId;
     // One row per source (the spec's unique index): a page that mentions two of the author's
-    // posts keeps the first one it was recorded for while it still names it.
-    if (!sameTarget && !existing.isDeleted) {
+    // posts keeps the first one it was recorded for while it still names it. A page that no
+    // longer does (a reply edited to answer another post) moves its row to the new post, whatever
+    // order the sender notifies the two in (Tern's own edits send the new version's links first).
+    // What was checked must still be the row's target (else keep the row, as before).
+    const moves = input.other !== null && !input.other.linked && input.other.target === existing.target;
+    if (!sameTarget && !existing.isDeleted && !moves) {
       return dropped(`this source is already recorded for ${existing.target} (one webmention per source)`);
     }
     const changed = existing.isDeleted || !sameTarget || JSON.stringify(existing.sourceMicroformats) !== JSON.stringify(input.microformats);
