@@ -202,21 +202,30 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     if (free <= 0) return;
     const deps = options.deps();
     if (!deps) return;
-    const rows = dueIncomingActivities(db, clock(), 2 * WEBMENTION_CONCURRENCY, true)
-      .filter((row) => !verifying.has(row.id))
-      .slice(0, free);
-    if (rows.length === 0) return;
-    // As a batch's: the tries committed before the work, outside any group.
-    endGroup();
-    countTries(rows);
+    let rows: IncomingActivity[];
+    try {
+      rows = dueIncomingActivities(db, clock(), 2 * WEBMENTION_CONCURRENCY, true)
+        .filter((row) => !verifying.has(row.id))
+        .slice(0, free);
+      if (rows.length === 0) return;
+      // As a batch's: the tries committed before the work, outside any group.
+      endGroup();
+      countTries(rows);
+    } catch (error) {
+      // A broken database: said, and looked at again at the next tick.
+      log(`inbox: webmentions could not be taken: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
     for (const row of rows) {
-      const work = verifyOne(row, deps).finally(() => {
-        verifying.delete(row.id);
-        const waiters = laneWaiters;
-        laneWaiters = [];
-        for (const wake of waiters) wake();
-        startWebmentions();
-      });
+      const work = verifyOne(row, deps)
+        .catch((error: unknown) => log(`inbox: webmention ${row.id} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          verifying.delete(row.id);
+          const waiters = laneWaiters;
+          laneWaiters = [];
+          for (const wake of waiters) wake();
+          startWebmentions();
+        });
       verifying.set(row.id, work);
     }
   }
