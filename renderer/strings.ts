@@ -665,6 +665,8 @@ export const strings = {
     deletedPost: 'Your deleted post',
     count: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'webmention', other: 'webmentions' })}`,
     openSource: 'Open the page',
+    showMore: (n: number) => `Show more (${formatNumber(n)} not shown)`,
+    moreFailed: 'More webmentions could not be loaded.',
     to: 'To',
     from: 'From your post',
     endpoint: 'endpoint',

@@ -2,6 +2,7 @@
 // kind, author, excerpt and state) and the webmentions Tern sends for its public posts (with
 // their delivery state). Authors are shown by name and initials: remote pictures are never
 // loaded directly (they would tell every site when the author reads).
+import { useState } from 'react';
 import type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../../electron/core/ipc/webmention-contract';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -80,14 +81,48 @@ function Received() {
               <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
               {t.count(group.post.webmentionsCount)}
             </p>
-            <ul className="webmention-list">
-              {group.mentions.map((mention) => (
-                <ReceivedRow key={mention.id} mention={mention} />
-              ))}
-            </ul>
+            <GroupMentions group={group} />
           </section>
         ))}
       </ListFrame>
+    </>
+  );
+}
+
+/** A post's newest webmentions, and the rest a page at a time on request (a post may have
+ * thousands). */
+function GroupMentions({ group }: { group: WebmentionGroupView }) {
+  const [more, setMore] = useState<{ mentions: ReceivedWebmentionView[]; cursor: string | null; busy: boolean; failed: boolean }>({
+    mentions: [],
+    cursor: group.moreCursor,
+    busy: false,
+    failed: false,
+  });
+  const mentions = [...group.mentions, ...more.mentions];
+  const loadMore = async () => {
+    setMore((m) => ({ ...m, busy: true, failed: false }));
+    try {
+      const page = await call('webmentions.ofPost', { postId: group.post.id, cursor: more.cursor, limit: PAGE });
+      setMore((m) => ({ mentions: [...m.mentions, ...page.items], cursor: page.nextCursor, busy: false, failed: false }));
+    } catch {
+      setMore((m) => ({ ...m, busy: false, failed: true }));
+    }
+  };
+  return (
+    <>
+      <ul className="webmention-list">
+        {mentions.map((mention) => (
+          <ReceivedRow key={mention.id} mention={mention} />
+        ))}
+      </ul>
+      {more.cursor !== null && (
+        <p className="webmention-group__more">
+          <button type="button" className="button button--small button--quiet" onClick={() => void loadMore()} disabled={more.busy}>
+            {t.showMore(Math.max(0, group.mentionsTotal - mentions.length))}
+          </button>
+          {more.failed && <span className="webmention__error"> {t.moreFailed}</span>}
+        </p>
+      )}
     </>
   );
 }

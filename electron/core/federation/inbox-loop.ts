@@ -7,6 +7,11 @@
 //   failed → `error` (trimmed), next_try after an exponential backoff with jitter; after
 //     INBOX_MAX_TRIES (about a day — the reference gives up after 4 minutes, §13.15) is_errored.
 // A try is counted (tries + 1, last_try) before the work starts, so a crash mid-way still counts.
+// Webmentions (rows with webmention_source) are verified beside the activities, never in their
+// sequence: WEBMENTION_CONCURRENCY at a time, each source fetch bounded (webmention/verify.ts),
+// WEBMENTION_MAX_TRIES tries. A source that sent its headers and then stalled held the one
+// processor for the client's 10 s, and 14 tries of it: three of them kept a follower's activity
+// waiting 30 s. The rows stay in the table until their outcome is written, as the activities do.
 import { eq } from 'drizzle-orm';
 import { prepared, rowDecoder, type Db } from '../../../db/client';
 import type { CommitGroup } from '../../../db/commit-group';
@@ -18,6 +23,12 @@ export const INBOX_BACKOFF_BASE_MS = 60_000;
 export const INBOX_BACKOFF_CAP_MS = 4 * 60 * 60_000;
 /** Idle poll when nothing signals new rows; wake() cuts it short. */
 export const INBOX_IDLE_POLL_MS = 2_000;
+/** Webmention sources verified at once, beside the activities. */
+export const WEBMENTION_CONCURRENCY = 4;
+/** A source that cannot be read three times (about 35 min) is given up: the sender may send again. */
+export const WEBMENTION_MAX_TRIES = 3;
+/** Waits before a webmention's 2nd and 3rd tries (±20 % jitter). */
+export const WEBMENTION_BACKOFF_MS = [5 * 60_000, 30 * 60_000] as const;
 const BATCH_SIZE = 10;
 /** A commit group is ended before the next row once it has held the write lock this long: a
  * batch of heavy rows (large posts to sanitize) does not keep the other connections waiting. */
@@ -30,6 +41,12 @@ const ERROR_MAX_CHARS = 1_000;
  */
 export function inboxBackoffMs(tries: number, random: () => number = Math.random): number {
   const base = Math.min(INBOX_BACKOFF_CAP_MS, INBOX_BACKOFF_BASE_MS * 2 ** Math.max(0, tries - 1));
+  return Math.round(base * (0.8 + 0.4 * random()));
+}
+
+/** Wait before a webmention's try n+1 after n failed tries. */
+export function webmentionBackoffMs(tries: number, random: () => number = Math.random): number {
+  const base = WEBMENTION_BACKOFF_MS[Math.min(WEBMENTION_BACKOFF_MS.length, Math.max(1, tries)) - 1]!;
   return Math.round(base * (0.8 + 0.4 * random()));
 }
 
@@ -82,16 +99,19 @@ export interface InboxLoop {
 // The limit is written into the SQL (one statement per limit: the loop uses one): SQLite prepares
 // a statement with `LIMIT ?` again at every run, to plan for the value bound (measured here:
 // 14.5 µs a run against 3.4 with the literal).
-const dueSql = (limit: number) =>
+// Activities and webmentions are taken apart (the webmention rows a due look-up passes over are
+// few: the listener caps those pending, webmention/receive.ts).
+const dueSql = (limit: number, webmentions: boolean) =>
   'SELECT * FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0 AND (next_try IS NULL OR next_try <= ?)' +
-  ` ORDER BY next_try ASC, id ASC LIMIT ${limit}`;
+  ` AND webmention_source IS ${webmentions ? 'NOT NULL' : 'NULL'} ORDER BY next_try ASC, id ASC LIMIT ${limit}`;
 const decodeIncoming = rowDecoder(incomingActivity);
 // When the next row waiting for a retry is due (the same partial index: one probe).
 const NEXT_DUE_SQL = 'SELECT min(next_try) AS at FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0';
 
-export function dueIncomingActivities(db: Db, now: Date, limit: number): IncomingActivity[] {
+/** Due activities (webmentions: false) or due webmentions, oldest first. */
+export function dueIncomingActivities(db: Db, now: Date, limit: number, webmentions = false): IncomingActivity[] {
   if (!Number.isSafeInteger(limit) || limit < 1) throw new RangeError(`dueIncomingActivities: limit ${limit}`);
-  const raw = prepared<[string], Record<string, unknown>>(db, dueSql(limit)).all(now.toISOString());
+  const raw = prepared<[string], Record<string, unknown>>(db, dueSql(limit, webmentions)).all(now.toISOString());
   return raw.map(decodeIncoming);
 }
 
@@ -112,6 +132,12 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
   let wokenDuringBatch = false;
   // Every batch runs on this chain, so the loop and drain() never process concurrently.
   let chain: Promise<unknown> = Promise.resolve();
+  // Webmention rows being verified, off the chain; drains running (they start webmentions too);
+  // what waits for one of them to finish (drain), and who hears their results (drain's count).
+  const verifying = new Map<number, Promise<void>>();
+  let draining = 0;
+  let laneWaiters: (() => void)[] = [];
+  const laneListeners = new Set<(result: RowResult) => void>();
 
   // Bookkeeping is written a batch at a time: every try of the batch counted in one commit before
   // any row's work starts (so a crash mid-batch still spends those tries), and every outcome in
@@ -147,8 +173,10 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
   }
 
   function failed(row: IncomingActivity, tries: number, error: string): RowResult {
-    if (tries >= INBOX_MAX_TRIES) return { id: row.id, outcome: 'errored', error };
-    return { id: row.id, outcome: 'retry', error, nextTry: new Date(clock().getTime() + inboxBackoffMs(tries, random)) };
+    const webmention = row.webmentionSource !== null;
+    if (tries >= (webmention ? WEBMENTION_MAX_TRIES : INBOX_MAX_TRIES)) return { id: row.id, outcome: 'errored', error };
+    const wait = webmention ? webmentionBackoffMs(tries, random) : inboxBackoffMs(tries, random);
+    return { id: row.id, outcome: 'retry', error, nextTry: new Date(clock().getTime() + wait) };
   }
 
   /** Runs one row (its try already counted); what became of it is written with the batch. */
@@ -165,6 +193,70 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
       log(`inbox: activity ${row.apId ?? row.id} failed (try ${tries}): ${message}`);
       return failed(row, tries, message);
     }
+  }
+
+  /** Starts due webmentions while fewer than WEBMENTION_CONCURRENCY are being verified. */
+  function startWebmentions(): void {
+    if (!running && draining === 0) return;
+    const free = WEBMENTION_CONCURRENCY - verifying.size;
+    if (free <= 0) return;
+    const deps = options.deps();
+    if (!deps) return;
+    let rows: IncomingActivity[];
+    try {
+      rows = dueIncomingActivities(db, clock(), 2 * WEBMENTION_CONCURRENCY, true)
+        .filter((row) => !verifying.has(row.id))
+        .slice(0, free);
+      if (rows.length === 0) return;
+      // As a batch's: the tries committed before the work, outside any group.
+      endGroup();
+      countTries(rows);
+    } catch (error) {
+      // A broken database: said, and looked at again at the next tick.
+      log(`inbox: webmentions could not be taken: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    for (const row of rows) {
+      const work = verifyOne(row, deps)
+        .catch((error: unknown) => log(`inbox: webmention ${row.id} failed: ${error instanceof Error ? error.message : String(error)}`))
+        .finally(() => {
+          verifying.delete(row.id);
+          const waiters = laneWaiters;
+          laneWaiters = [];
+          for (const wake of waiters) wake();
+          startWebmentions();
+        });
+      verifying.set(row.id, work);
+    }
+  }
+
+  /** Commits the open group, if any (its own failure is seen by the batch through `lost`). */
+  function endGroup(): void {
+    try {
+      options.group?.end();
+    } catch {
+      // counted in stats.lost
+    }
+  }
+
+  /** One webmention: its work, then its outcome in a commit of its own. */
+  async function verifyOne(row: IncomingActivity, deps: ProcessDeps): Promise<void> {
+    const { group } = options;
+    const lostAtStart = group?.stats.lost ?? 0;
+    let result = await processOne(row, deps);
+    // Its writes may have joined a batch's open group: committed now, before its outcome. A group
+    // lost meanwhile may have held them: the row is then tried again.
+    endGroup();
+    if (group && group.stats.lost !== lostAtStart) result = failed(row, row.tries + 1, 'the database rolled back this row’s work; it is taken again');
+    try {
+      writeOutcomes([result]);
+    } catch (error) {
+      // Left due with its try counted: taken again (verifying a source again does nothing twice).
+      log(`inbox: the outcome of webmention ${row.id} could not be written: ${error instanceof Error ? error.message : String(error)}`);
+      return;
+    }
+    options.onRowDone?.(result);
+    for (const listener of laneListeners) listener(result);
   }
 
   /** One batch; returns the results (empty when nothing was due or Tern has no identity yet). */
@@ -257,8 +349,12 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     timer = null;
     if (!running) return;
     wokenDuringBatch = false;
+    startWebmentions();
     serialised(batch).then(
-      (results) => schedule(results.length > 0 || wokenDuringBatch ? 0 : idleWait()),
+      (results) => {
+        startWebmentions();
+        schedule(results.length > 0 || wokenDuringBatch ? 0 : idleWait());
+      },
       (error: unknown) => {
         // A broken database or the like: say so, and keep the loop alive at the idle pace.
         log(`inbox: batch failed: ${error instanceof Error ? error.message : String(error)}`);
@@ -281,25 +377,47 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
       if (timer) clearTimeout(timer);
       timer = null;
       await chain;
+      // Each source's fetch is bounded (verify.ts): this waits seconds at most.
+      await Promise.all(verifying.values());
     },
     wake() {
+      // A drain waiting on webmentions takes the new rows at once.
+      const waiters = laneWaiters;
+      laneWaiters = [];
+      for (const resume of waiters) resume();
       if (!running) return;
+      startWebmentions();
       if (timer) schedule(0);
       else wokenDuringBatch = true;
     },
     drain() {
       return serialised(async () => {
         const summary: DrainSummary = { processed: 0, dropped: 0, retried: 0, errored: 0 };
-        for (;;) {
-          const results = await batch();
-          if (results.length === 0) return summary;
-          await yieldToEventLoop();
-          for (const r of results) {
-            if (r.outcome === 'processed') summary.processed++;
-            else if (r.outcome === 'dropped') summary.dropped++;
-            else if (r.outcome === 'retry') summary.retried++;
-            else summary.errored++;
+        const count = (r: RowResult) => {
+          if (r.outcome === 'processed') summary.processed++;
+          else if (r.outcome === 'dropped') summary.dropped++;
+          else if (r.outcome === 'retry') summary.retried++;
+          else summary.errored++;
+        };
+        draining++;
+        laneListeners.add(count);
+        try {
+          for (;;) {
+            startWebmentions();
+            const results = await batch();
+            for (const r of results) count(r);
+            if (results.length > 0) {
+              await yieldToEventLoop();
+              continue;
+            }
+            startWebmentions();
+            if (verifying.size === 0) return summary;
+            // Activities that arrive meanwhile are taken as soon as a webmention is done.
+            await new Promise<void>((resolve) => laneWaiters.push(resolve));
           }
+        } finally {
+          draining--;
+          laneListeners.delete(count);
         }
       });
     },

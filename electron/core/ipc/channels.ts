@@ -51,6 +51,7 @@ export const CHANNEL_NAMES = [
   // Webmentions (webmention-contract.ts).
   'webmentions.received',
   'webmentions.sent',
+  'webmentions.ofPost',
   // Apps: IndieAuth consent and tokens (apps-contract.ts).
   'apps.pending',
   'apps.decide',

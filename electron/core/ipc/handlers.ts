@@ -12,7 +12,7 @@ import { createPollHandlers, type PollHandlersCore } from './poll-handlers';
 import { createBackup, listBackups, type BackupDeps } from '../data/backup';
 import { exportArchive, exportFollowersCsv, exportFollowingCsv, saveCsvExport, type ExportDeps } from '../data/export';
 import { importFollowing, type ImportDeps } from '../data/import';
-import { listReceivedWebmentions, listSentWebmentions } from '../webmention/views';
+import { listReceivedWebmentions, listSentWebmentions, listWebmentionsOfPost } from '../webmention/views';
 import { restoreInPlace, type Reopen } from '../data/restore';
 import { importMicroblogPub } from '../data/microblogpub-import';
 import { splitCommandLine } from '../tunnel/command-line';
@@ -81,6 +81,7 @@ export function createHandlers(core: HandlersCore, options: HandlerOptions = {})
     ...createAuthorHandlers(core),
     'webmentions.received': (page) => listReceivedWebmentions(core.db, page),
     'webmentions.sent': (page) => listSentWebmentions(core.db, page, core.loops.delivery.inFlight()),
+    'webmentions.ofPost': (page) => listWebmentionsOfPost(core.db, page),
     'apps.pending': () => core.services.indieauth.pending(),
     'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
     'apps.list': () => core.services.indieauth.apps(),

@@ -13,4 +13,13 @@ describe('webmention channels', () => {
     expect(schema.safeParse({ cursor: '1 OR 1=1' }).success).toBe(false);
     expect(schema.safeParse({ extra: true }).success).toBe(false);
   });
+
+  it('webmentions.ofPost takes a post id and a page of its webmentions', () => {
+    const schema = inputs['webmentions.ofPost'];
+    expect(schema.parse({ postId: 7, cursor: '42' })).toEqual({ postId: 7, cursor: '42', limit: 20 });
+    expect(schema.safeParse({ cursor: '42' }).success).toBe(false);
+    expect(schema.safeParse({ postId: -1 }).success).toBe(false);
+    expect(schema.safeParse({ postId: 1.5 }).success).toBe(false);
+    expect(schema.safeParse({ postId: 7, limit: 101 }).success).toBe(false);
+  });
 });

@@ -1,11 +1,15 @@
 // POST /webmention: the Webmention receiver (W3C Webmention §3.2). Reads a form body under an
 // 8 KiB cap, checks it without touching the network (webmention/receive.ts) — 400 with the
-// reason when invalid — rate-limits, queues the mention as an incoming_activity row and
-// answers 202 at once: the source is fetched and verified later by the inbox processor.
+// reason when invalid — rate-limits, queues the mention as an incoming_activity row (the same
+// pair already waiting is that row; too many waiting: 429) and answers 202 at once: the source
+// is fetched and verified later by the inbox processor.
 import type { Hono } from 'hono';
 import { checkWebmentionRequest, MAX_WEBMENTION_BODY_BYTES, queueWebmention } from '../webmention/receive';
 import { problem, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
 import { readCappedBody } from './http-parts';
+
+/** When a sender refused for too many pending webmentions may try again. */
+const PENDING_RETRY_AFTER_S = 300;
 
 export type RateLimit = NonNullable<ListenerAppOptions['webmentionRateLimit']>;
 
@@ -69,8 +73,13 @@ export function mountWebmentionRoute(app: Hono<ListenerEnv>, core: ListenerCore,
     if (!checked.ok) return refuse(c, checked.reason);
     const wait = limiter.take(new URL(checked.source).host);
     if (wait !== null) return problem(c, 429, 'too many webmentions; try again later', { 'Retry-After': String(wait) });
-    const id = queueWebmention(core.db, { source: checked.source, target: checked.target, now: core.clock() });
-    core.inboxEvents?.queued({ id, apId: null, type: 'Webmention', sentBy: checked.source });
+    const queued = queueWebmention(core.db, { source: checked.source, target: checked.target, now: core.clock() });
+    if (!queued.ok) {
+      log(`webmention: 429 ${queued.reason}`);
+      return problem(c, 429, queued.reason, { 'Retry-After': String(PENDING_RETRY_AFTER_S) });
+    }
+    if (queued.coalesced) return c.body('Accepted: this source is already waiting to be verified.\n', 202, { 'Content-Type': 'text/plain; charset=utf-8' });
+    core.inboxEvents?.queued({ id: queued.id, apId: null, type: 'Webmention', sentBy: checked.source });
     return c.body('Accepted: the source will be verified shortly.\n', 202, { 'Content-Type': 'text/plain; charset=utf-8' });
   });
 }

@@ -1,7 +1,7 @@
 // measureHtml counts elements and estimates nesting without a parser; sanitizeContentHtml keeps
 // HTML over its bounds as plain text instead of handing it to sanitize-html on the main thread.
 import { describe, expect, it } from 'vitest';
-import { htmlOverLimits, measureHtml } from './html-bounds';
+import { htmlOverLimits, htmlStartWithin, measureHtml } from './html-bounds';
 import { HTML_LIMITS, htmlToExcerpt, sanitizeContentHtml, sanitizePlainText } from '../federation/sanitize';
 import { CLIENT_HTML_LIMITS, SOURCE_HTML_LIMITS } from '../webmention/source-parse';
 
@@ -63,5 +63,18 @@ describe('remote HTML over the bounds is kept as text, never parsed', () => {
 
   it('ordinary content is sanitized as before', () => {
     expect(sanitizeContentHtml('<p>Hi <script>x</script><a href="javascript:x" onclick="y">l</a></p>')).toBe('<p>Hi <a rel="nofollow noopener noreferrer">l</a></p>');
+  });
+});
+
+describe('htmlStartWithin', () => {
+  it('cuts before the tag that passes the tags or the nesting, closing tags counted, in linear time', () => {
+    expect(htmlStartWithin('<p>a</p><p>b</p>', { tags: 10, depth: 10 })).toBe('<p>a</p><p>b</p>');
+    expect(htmlStartWithin('<p>a</p><p>b</p>', { tags: 3, depth: 10 })).toBe('<p>a</p><p>b');
+    expect(htmlStartWithin('<i><b><u>x</u></b></i>', { tags: 100, depth: 2 })).toBe('<i><b>');
+    const t0 = performance.now();
+    const hostile = '<div>'.repeat(100_000) + '</b>'.repeat(150_000);
+    expect(htmlStartWithin(hostile, { tags: 20_000, depth: 400 })).toBe('<div>'.repeat(400));
+    expect(htmlStartWithin('</b>'.repeat(250_000), { tags: 20_000, depth: 400 }).length).toBe(80_000);
+    expect(performance.now() - t0).toBeLessThan(500);
   });
 });

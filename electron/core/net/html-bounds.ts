@@ -60,3 +60,23 @@ export function htmlOverLimits(html: string, limits: HtmlSize & { chars: number 
   if (size.depth > limits.depth) return `HTML nested deeper than ${limits.depth} levels`;
   return null;
 }
+
+/**
+ * The start of `html` that is within `limits`: cut before the tag (opening or closing) that
+ * passes `tags` or the nesting that passes `depth`. Closing tags count too: a parser searches
+ * its open elements for each one it meets (htmlparser2: 100,000 unclosed <div>s then unmatched
+ * </b>s took 33 s), so what is parsed is bounded in both. One linear pass.
+ */
+export function htmlStartWithin(html: string, limits: { tags: number; depth: number }): string {
+  let tags = 0;
+  let depth = 0;
+  for (const match of upToLastTagEnd(html).matchAll(TAG)) {
+    const closing = match[1] === '/';
+    const name = match[2]!.toLowerCase();
+    if (++tags > limits.tags) return html.slice(0, match.index);
+    if (NO_NESTING.has(name) || match[3] === '/') continue;
+    if (closing) depth = Math.max(0, depth - 1);
+    else if (++depth > limits.depth) return html.slice(0, match.index);
+  }
+  return html;
+}

@@ -2,10 +2,11 @@
 // guard at connect time, its time limit, redirects re-checked hop by hop), reading only the
 // start of the page: up to its </head>, at most PREVIEW_MAX_BYTES (a news site's page is often
 // 1–2 MB, its <head> a few KiB), then the rest is not downloaded. Only HTML is read; its charset
-// is the one the Content-Type or a <meta charset> names, else UTF-8. The head is parsed on the
-// page reader's worker (webmention/source-parse.ts), never on the main thread.
+// is the one the Content-Type or a <meta charset> names, else UTF-8 (net/page-text.ts). The head
+// is parsed on the page reader's worker (webmention/source-parse.ts), never on the main thread.
 import type { HttpClient } from '../net/http-client';
 import { BlockedAddressError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
+import { pageText } from '../net/page-text';
 import { readPreviewPage } from '../webmention/source-parse';
 import type { LinkPreview } from './opengraph';
 
@@ -27,22 +28,6 @@ export type PreviewOutcome =
 const refusedByTern = (error: unknown) => error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof TooManyRedirectsError;
 
 const HEAD_END = /<\/head[\s>]|<body[\s>]/i;
-
-/** The charset a Content-Type names, else the first <meta charset> / http-equiv of the bytes. */
-function charsetOf(contentType: string, start: Uint8Array): string {
-  const declared = /;\s*charset\s*=\s*"?([\w.:-]+)/i.exec(contentType)?.[1];
-  if (declared) return declared;
-  const ascii = Buffer.from(start.buffer, start.byteOffset, Math.min(start.byteLength, 2048)).toString('latin1');
-  return /<meta[^>]+charset\s*=\s*["']?([\w.:-]+)/i.exec(ascii)?.[1] ?? 'utf-8';
-}
-
-function decode(bytes: Uint8Array, charset: string): string {
-  try {
-    return new TextDecoder(charset).decode(bytes);
-  } catch {
-    return new TextDecoder('utf-8').decode(bytes); // a charset TextDecoder does not know
-  }
-}
 
 /** Reads the response's body until its head ends or PREVIEW_MAX_BYTES, then stops the download. */
 async function readHead(response: Response): Promise<Uint8Array> {
@@ -106,7 +91,7 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
     // Cut off while arriving (a time-out, a reset): another try.
     return { kind: 'retry', reason: `the page could not be read (${(error as Error)?.message ?? String(error)})` };
   }
-  const html = decode(bytes, charsetOf(type, bytes));
+  const html = pageText(bytes, type);
   const reading = await readPreviewPage(html, response.url || url, url);
   if (!reading.ok) return { kind: 'none', reason: reading.reason };
   return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview };

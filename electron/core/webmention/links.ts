@@ -54,20 +54,6 @@ export function webmentionLinkInHtml(html: string): string | null {
   return found();
 }
 
-const CHUNK = 32 * 1024;
-
-/** As webmentionLinkInHtml, for a remote page: read in chunks, letting the event loop run
- * between them (a 1 MiB page is a few hundred ms of parsing), and stopping at the first. */
-export async function webmentionLinkInRemoteHtml(html: string): Promise<string | null> {
-  const { parser, found } = endpointParser();
-  for (let at = 0; at < html.length && found() === null; at += CHUNK) {
-    parser.write(html.slice(at, at + CHUNK));
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  parser.end();
-  return found();
-}
-
 /** An absolute http(s) URL without its fragment, or null. */
 export function httpUrlOf(value: string, base?: string): URL | null {
   try {

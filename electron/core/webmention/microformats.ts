@@ -30,8 +30,16 @@ export interface WebmentionSummary {
 type Item = { type?: unknown; properties?: Record<string, unknown[]>; children?: unknown[]; value?: unknown; html?: unknown };
 
 const MAX_STRING = 10_000;
+const MAX_HTML = 100_000;
 const MAX_ITEMS = 20;
 const MAX_DEPTH = 8;
+const MAX_ARRAY = 50;
+/** Properties kept per item (a real h-entry has a dozen or two). */
+export const MAX_PROPERTIES = 64;
+/** What one source may store in all, in characters of its values and names: a page of ~100 KB
+ * whose one element carried 1,000 e-* classes was stored as 75.6 MB of JSON (each class a copy
+ * of the element's HTML). Past the budget the rest is dropped. */
+export const MAX_STORED_CHARS = 256 * 1024;
 
 function isItem(value: unknown): value is Item {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
@@ -44,30 +52,79 @@ function types(item: Item): string[] {
 /** Parses a source page; the result is sanitized and bounded, ready to store. */
 export function parseSource(html: string, baseUrl: string): { items: JsonValue[] } {
   const parsed = mf2(html, { baseUrl });
-  return { items: parsed.items.slice(0, MAX_ITEMS).map((item) => clean(item, 0)) };
+  const budget = { chars: MAX_STORED_CHARS };
+  const items: JsonValue[] = [];
+  for (const item of parsed.items.slice(0, MAX_ITEMS)) {
+    if (budget.chars <= 0) break;
+    items.push(clean(item, 0, '', budget));
+  }
+  return { items };
 }
 
 // Properties whose values are URLs (u-*): only http(s) ones are kept.
 const URL_PROPERTIES = new Set(['url', 'photo', 'logo', 'uid', 'in-reply-to', 'like-of', 'repost-of', 'bookmark-of', 'syndication', 'featured', 'video', 'audio']);
+// What summarize() reads, kept first when the budget runs short.
+const SUMMARIZED = ['type', 'value', 'properties', 'in-reply-to', 'like-of', 'repost-of', 'bookmark-of', 'url', 'author', 'name', 'photo', 'published', 'content', 'summary'];
+const rank = (key: string) => {
+  const at = SUMMARIZED.indexOf(key);
+  return at === -1 ? SUMMARIZED.length : at;
+};
+
+/** What is left to store of one source, in characters; every value kept spends from it. */
+interface Budget {
+  chars: number;
+}
+
+/** `text` cut to what the budget has left (at most `max`), spent from it. */
+function spend(text: string, max: number, budget: Budget): string | null {
+  if (budget.chars <= 0) return null;
+  const kept = text.length > Math.min(max, budget.chars) ? text.slice(0, Math.min(max, budget.chars)) : text;
+  budget.chars -= kept.length;
+  return kept;
+}
 
 /** Sanitizes parsed microformats: `html` values through the content sanitizer, other strings
- * as plain text and capped, URL properties http(s) only, depth limited. */
-function clean(value: unknown, depth: number, key = ''): JsonValue {
+ * as plain text and capped, URL properties http(s) only, depth limited; properties per item
+ * and the characters of the whole within MAX_PROPERTIES and the budget. */
+function clean(value: unknown, depth: number, key: string, budget: Budget): JsonValue {
   if (typeof value === 'string') {
-    const capped = value.length > MAX_STRING ? value.slice(0, MAX_STRING) : value;
+    const capped = spend(value, MAX_STRING, budget);
+    if (capped === null) return null;
     return URL_PROPERTIES.has(key) ? httpUrlOrNull(capped) : sanitizePlainText(capped);
   }
   if (typeof value === 'number' || typeof value === 'boolean' || value === null) return value;
-  if (depth > MAX_DEPTH) return null;
+  if (depth > MAX_DEPTH || budget.chars <= 0) return null;
   if (Array.isArray(value)) {
-    const items = value.slice(0, 50).map((v) => clean(v, depth + 1, key));
-    return URL_PROPERTIES.has(key) ? items.filter((v) => v !== null) : items;
+    const items: JsonValue[] = [];
+    for (const v of value.slice(0, MAX_ARRAY)) {
+      if (budget.chars <= 0) break;
+      const cleaned = clean(v, depth + 1, key, budget);
+      if (cleaned !== null || !URL_PROPERTIES.has(key)) items.push(cleaned);
+    }
+    return items;
   }
   if (!isItem(value)) return null;
   const out: Record<string, JsonValue> = {};
-  for (const [k, v] of Object.entries(value)) {
+  // What summarize() reads first, then the rest in page order, up to MAX_PROPERTIES.
+  const entries = Object.entries(value)
+    .sort(([a], [b]) => rank(a) - rank(b))
+    .slice(0, MAX_PROPERTIES);
+  for (const [k, v] of entries) {
+    // Each name costs its length and the JSON around it.
+    budget.chars -= k.length + 4;
+    if (budget.chars <= 0) break;
+    if (k === 'html' && typeof v === 'string') {
+      const html = spend(v, MAX_HTML, budget);
+      if (html === null) break;
+      const safe = sanitizeContentHtml(html);
+      // Sanitizing may lengthen it (escaped characters): what is stored is what counts.
+      budget.chars -= Math.max(0, safe.length - html.length);
+      if (budget.chars < 0) break;
+      out[k] = safe;
+      continue;
+    }
     // An item's own `value` is a URL when it stands for a u-* property (an h-card as author url).
-    out[k] = k === 'html' && typeof v === 'string' ? sanitizeContentHtml(v.slice(0, MAX_STRING * 10)) : clean(v, depth + 1, k === 'value' ? '' : k);
+    out[k] = clean(v, depth + 1, k === 'value' ? '' : k, budget);
   }
   return out;
 }

@@ -100,7 +100,7 @@ export function webmentionPayload(db: DbOrTx, row: OutgoingActivity): DeliveryPa
 
 /** Discovers the endpoint of a `webmention:<page>` row and points every row waiting for that
  * page at it. */
-export async function resolveWebmentionEndpoint(deps: { db: Db; client: Pick<HttpClient, 'fetchText'> }, row: OutgoingActivity, signal?: AbortSignal): Promise<ResolveOutcome> {
+export async function resolveWebmentionEndpoint(deps: { db: Db; client: Pick<HttpClient, 'fetch'> }, row: OutgoingActivity, signal?: AbortSignal): Promise<ResolveOutcome> {
   const parsed = parseRecipient(row.recipient);
   if (parsed?.kind !== 'webmention') return { kind: 'gone', reason: `“${row.recipient}” is not a webmention address.` };
   const page = parsed.url;

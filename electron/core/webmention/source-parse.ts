@@ -1,5 +1,6 @@
-// Reading remote HTML pages off the main thread: webmention source pages, and the pages IndieAuth
-// clients publish at their client_id (indieauth/client-page.ts); and the larger ActivityPub
+// Reading remote HTML pages off the main thread: webmention source pages, the pages Tern sends
+// webmentions to (their endpoint: discover.ts), and the pages IndieAuth clients publish at their
+// client_id (indieauth/client-page.ts); and the larger ActivityPub
 // documents fetched on the main thread (federation/read-document.ts), and long Markdown posts
 // (federation/actions/render-off-thread.ts). The page is measured first
 // (net/html-bounds.ts: elements and nesting, one linear pass) and refused when over the bounds;
@@ -12,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { htmlOverLimits } from '../net/html-bounds';
+import { htmlOverLimits, htmlStartWithin } from '../net/html-bounds';
 import type { ReaderJob, ReaderResult, ReaderTask } from './source-worker';
 import type { ClientPage } from '../indieauth/client-page';
 import type { JsonValue } from '../../../db/schema';
@@ -30,7 +31,7 @@ export const PREVIEW_HTML_LIMITS = { chars: 512 * 1024, elements: 30_000, depth:
 /** How long one page may take to parse, in the worker. */
 export const SOURCE_PARSE_MS = 5_000;
 
-export type SourceReading = { ok: true; links: boolean; microformats: { items: JsonValue[] } } | { ok: false; reason: string };
+export type SourceReading = { ok: true; links: boolean; linksOther: boolean; microformats: { items: JsonValue[] } } | { ok: false; reason: string };
 export type ClientPageReading = { ok: true; page: ClientPage } | { ok: false; reason: string };
 
 function workerEntry(): { file: string; execArgv: string[] } {
@@ -153,14 +154,14 @@ export function readInWorker<K extends ReaderJob['kind']>(job: Extract<ReaderJob
 }
 
 /**
- * Whether the HTML page `html` (at `url`) links to `target`, and its microformats when it does;
- * or why the page cannot be read.
+ * Whether the HTML page `html` (at `url`) links to `target` (and to `other`, when given), and its
+ * microformats when it links to `target`; or why the page cannot be read.
  */
-export async function readSourcePage(html: string, url: string, target: string): Promise<SourceReading> {
+export async function readSourcePage(html: string, url: string, target: string, other?: string): Promise<SourceReading> {
   const over = htmlOverLimits(html, SOURCE_HTML_LIMITS);
   if (over !== null) return { ok: false, reason: over };
-  const result = await readInWorker({ kind: 'source', html, url, target });
-  return result.ok ? { ok: true, links: result.links, microformats: result.microformats } : { ok: false, reason: result.reason };
+  const result = await readInWorker({ kind: 'source', html, url, target, ...(other === undefined ? {} : { other }) });
+  return result.ok ? { ok: true, links: result.links, linksOther: result.linksOther, microformats: result.microformats } : { ok: false, reason: result.reason };
 }
 
 /** What the IndieAuth client page `html` (fetched from `url`, after redirects) says of its
@@ -181,6 +182,17 @@ export async function readPreviewPage(html: string, url: string, linked: string)
   if (over !== null) return { ok: false, reason: over };
   const result = await readInWorker({ kind: 'preview', html, url, linked });
   return result.ok ? { ok: true, preview: result.preview } : { ok: false, reason: result.reason };
+}
+
+/** A page Tern sends a webmention to is searched for its endpoint within these: the first
+ * tags of its first MiB (the endpoint is named in the <head>, or early in the body). */
+export const ENDPOINT_HTML_LIMITS = { tags: 20_000, depth: 400 } as const;
+
+/** The href of the first <link>/<a rel=webmention> of `html` (its start within
+ * ENDPOINT_HTML_LIMITS), read on the worker; or why the page could not be read. */
+export async function readEndpointInPage(html: string): Promise<{ ok: true; href: string | null } | { ok: false; reason: string }> {
+  const result = await readInWorker({ kind: 'endpoint', html: htmlStartWithin(html, ENDPOINT_HTML_LIMITS) });
+  return result.ok ? { ok: true, href: result.href } : { ok: false, reason: result.reason };
 }
 
 /** A fetched ActivityPub document read on the worker (read-document.ts readDocumentHere there):

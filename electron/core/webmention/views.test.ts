@@ -1,0 +1,61 @@
+// The Webmentions view with tens of thousands of webmentions of one post (the listener lets
+// anyone add 60 a minute, one per source URL): a page of groups shows the newest mentions of
+// each post and how many there are, and the rest page from there. Before, every row of the
+// posts shown was loaded and summarized (20,000: 566–651 ms on the main thread) and their ids
+// passed as SQL variables (33,000: "too many SQL variables").
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { notifications, webmention } from '../../../db/schema';
+import { addPost, openListeningCore, type ListeningCore } from '../listener/test-support';
+import { listReceivedWebmentions, listWebmentionsOfPost, MENTIONS_PER_POST } from './views';
+
+let tern: ListeningCore;
+beforeEach(async () => {
+  tern = await openListeningCore();
+});
+afterEach(async () => {
+  await tern.close();
+});
+
+function flood(n: number) {
+  const post = addPost(tern.core, { content: '<p>hi</p>' });
+  const mf = {
+    items: [
+      {
+        type: ['h-entry'],
+        properties: { author: [{ type: ['h-card'], properties: { name: ['Spam'], url: ['https://spam.example/'] } }], content: [{ value: 'x'.repeat(200), html: 'x'.repeat(200) }], 'like-of': [post.apId] },
+      },
+    ],
+  };
+  const at = new Date('2026-11-01T10:00:00Z');
+  tern.core.db.transaction((tx) => {
+    for (let i = 0; i < n; i++) {
+      const row = tx
+        .insert(webmention)
+        .values({ createdAt: at, isDeleted: false, source: `https://spam${i % 1000}.example/${i}`, sourceMicroformats: mf, target: post.apId, outboxObjectId: post.id })
+        .returning({ id: webmention.id })
+        .get();
+      tx.insert(notifications).values({ createdAt: at, notificationType: 'NEW_WEBMENTION', isNew: true, outboxObjectId: post.id, webmentionId: row.id }).run();
+    }
+  });
+  return post;
+}
+
+it('33,000 mentions of one post: a page shows the newest 20 and the count, fast; the rest page by post', () => {
+  const post = flood(33_000);
+  const newest = tern.core.db.select({ id: webmention.id }).from(webmention).all().at(-1)!.id;
+  // The newest was updated: its state and time come from its last change.
+  tern.core.db.insert(notifications).values({ createdAt: new Date('2026-11-02T10:00:00Z'), notificationType: 'UPDATED_WEBMENTION', isNew: true, outboxObjectId: post.id, webmentionId: newest }).run();
+  listReceivedWebmentions(tern.core.db, { limit: 20 }); // statements prepared
+  const t0 = performance.now();
+  const page = listReceivedWebmentions(tern.core.db, { limit: 20 });
+  const ms = performance.now() - t0;
+  expect(ms).toBeLessThan(100);
+  const [group] = page.items;
+  expect(group!.mentions).toHaveLength(MENTIONS_PER_POST);
+  expect(group!.mentionsTotal).toBe(33_000);
+  expect(group!.mentions[0]).toMatchObject({ id: newest, state: 'updated', kind: 'like', changedAt: '2026-11-02T10:00:00.000Z' });
+  expect(group!.mentions[1]).toMatchObject({ id: newest - 1, state: 'new', changedAt: null });
+  const more = listWebmentionsOfPost(tern.core.db, { postId: post.id, cursor: group!.moreCursor, limit: 50 });
+  expect(more.items.map((m) => m.id)).toEqual(Array.from({ length: 50 }, (_, i) => newest - MENTIONS_PER_POST - i));
+  expect(more.nextCursor).toBe(String(newest - MENTIONS_PER_POST - 49));
+}, 120_000);
