@@ -1,6 +1,7 @@
 // Starts Tern in headless mode as a child process for an end-to-end test: a fresh data folder,
 // a random port and token, and the URL parsed from the line Tern prints when it is ready
-// ("Open http://127.0.0.1:<port>/?token=<token>"). `stop()` ends it with SIGTERM and waits.
+// ("Open http://127.0.0.1:<port>/#token=<token>"; a place can follow it: `${url}#/stream`).
+// `stop()` ends it with SIGTERM and waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { createInterface } from 'node:readline';
 const REPO = path.resolve(import.meta.dirname, '..');
 /** The built headless entry (`npm run build`); overridable to run the specs against another build. */
 const ENTRY = path.resolve(REPO, process.env.TERN_HEADLESS_ENTRY ?? 'dist/electron/headless.mjs');
-const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/;
+const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)$/;
 const LISTENER_LINE = /^Listener on (http:\/\/\S+)/;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;

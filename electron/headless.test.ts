@@ -68,6 +68,8 @@ describe('startHeadless with --listen', () => {
       allowPrivateAddresses: true,
     });
     expect(headless.listenerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The token in the link's fragment, which a browser never sends to a server.
+    expect(headless.url).toBe(`${headless.origin}/#token=${'a'.repeat(32)}`);
     expect(headless.core.identity()?.id).toBe('https://me.example');
     expect(headless.core.fed.allowPrivateAddresses).toBe(true);
     const jrd = await fetch(`${headless.listenerUrl}/.well-known/webfinger?resource=acct:alice@me.example`);

@@ -1,5 +1,6 @@
 // Headless mode: the same core without Electron. Serves the built renderer and the HTTP
-// transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open.
+// transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open
+// (http://127.0.0.1:<port>/#token=…: in the fragment, which the browser never sends to a server).
 //   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
 //     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
 //   npm run headless -- --data-dir DIR --restore ARCHIVE   (restores a backup, then exits)
@@ -221,7 +222,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       return host.current();
     },
     origin,
-    url: `${origin}/?token=${encodeURIComponent(options.token)}`,
+    // In the fragment: never sent to a server, nor in a Referer; the page keeps it for itself.
+    url: `${origin}/#token=${encodeURIComponent(options.token)}`,
     listenerUrl: core.listener.status().url,
     async close() {
       // Browsers keep idle (and pre-opened) sockets: close them, or close() waits for them.
