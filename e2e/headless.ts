@@ -48,9 +48,9 @@ export const TEST_IDENTITY = { baseUrl: 'https://tern.test', username: 'ana' } a
 export async function startHeadless(options: HeadlessOptions = {}): Promise<Headless> {
   // realpath: on some systems the temp folder is a symlink, and Tern reports the resolved path.
   const dataDir = options.dataDir ?? (await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-'))));
-  // Hex, not base64url: a token starting with '-' would be read by Tern's parseArgs as an option.
+  // In the environment, as the author would give it: a command line is readable by every user.
   const token = randomBytes(24).toString('hex');
-  const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token];
+  const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0'];
   if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
   if (options.username !== undefined) args.push('--username', options.username);
   if (options.listen !== undefined) args.push('--listen', options.listen);
@@ -58,7 +58,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'test' },
+    env: { ...process.env, NODE_ENV: 'test', TERN_TOKEN: token },
   });
 
   const output: string[] = [];
