@@ -27,7 +27,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   { name: 'renderer: shared components', parts: ['renderer/components/'] },
   // apps/pending.ts is a store (the Sidebar's badge reads it).
   { name: 'renderer: state', parts: ['renderer/store/', 'renderer/apps/pending.ts'] },
-  { name: 'renderer: API, places, keys', parts: ['renderer/api.ts', 'renderer/places.ts', 'renderer/keyboard.ts'] },
+  { name: 'renderer: API, places, keys', parts: ['renderer/api.ts', 'renderer/headlessToken.ts', 'renderer/places.ts', 'renderer/keyboard.ts'] },
   { name: 'renderer: strings', parts: ['renderer/strings.ts'] },
   // Builds everything and hands it out; only the entry points (and tests) import it.
   { name: 'core wiring', parts: ['electron/core/core.ts', 'electron/core/core-host.ts'] },

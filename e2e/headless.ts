@@ -1,6 +1,7 @@
 // Starts Tern in headless mode as a child process for an end-to-end test: a fresh data folder,
 // a random port and token, and the URL parsed from the line Tern prints when it is ready
-// ("Open http://127.0.0.1:<port>/?token=<token>"). `stop()` ends it with SIGTERM and waits.
+// ("Open http://127.0.0.1:<port>/#token=<token>"; a place can follow it: `${url}#/stream`).
+// `stop()` ends it with SIGTERM and waits.
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
@@ -11,7 +12,7 @@ import { createInterface } from 'node:readline';
 const REPO = path.resolve(import.meta.dirname, '..');
 /** The built headless entry (`npm run build`); overridable to run the specs against another build. */
 const ENTRY = path.resolve(REPO, process.env.TERN_HEADLESS_ENTRY ?? 'dist/electron/headless.mjs');
-const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/\?token=\S+)$/;
+const READY_LINE = /^Open (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)$/;
 const LISTENER_LINE = /^Listener on (http:\/\/\S+)/;
 const START_TIMEOUT_MS = 30_000;
 const STOP_TIMEOUT_MS = 10_000;
@@ -47,9 +48,9 @@ export const TEST_IDENTITY = { baseUrl: 'https://tern.test', username: 'ana' } a
 export async function startHeadless(options: HeadlessOptions = {}): Promise<Headless> {
   // realpath: on some systems the temp folder is a symlink, and Tern reports the resolved path.
   const dataDir = options.dataDir ?? (await realpath(await mkdtemp(path.join(tmpdir(), 'tern-e2e-'))));
-  // Hex, not base64url: a token starting with '-' would be read by Tern's parseArgs as an option.
+  // In the environment, as the author would give it: a command line is readable by every user.
   const token = randomBytes(24).toString('hex');
-  const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0', '--token', token];
+  const args = [ENTRY, '--data-dir', dataDir, '--ui-port', '0'];
   if (options.baseUrl !== undefined) args.push('--base-url', options.baseUrl);
   if (options.username !== undefined) args.push('--username', options.username);
   if (options.listen !== undefined) args.push('--listen', options.listen);
@@ -57,7 +58,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'test' },
+    env: { ...process.env, NODE_ENV: 'test', TERN_TOKEN: token },
   });
 
   const output: string[] = [];

@@ -1,7 +1,7 @@
 // Headless mode's federation options: --listen, --base-url, --username and
 // --allow-private-addresses, parsed and then run: the listener answers on its own port,
 // separate from the UI, and serves nothing of the IPC transport.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -42,6 +42,37 @@ describe('parseHeadlessArgs (federation options)', () => {
   });
 });
 
+describe('parseHeadlessArgs (the token)', () => {
+  const dirs: string[] = [];
+  afterEach(() => dirs.splice(0).forEach((d) => rmSync(d, { recursive: true, force: true })));
+  const tokenFile = (text: string, mode: number) => {
+    const dir = mkdtempSync(join(tmpdir(), 'tern-token-'));
+    dirs.push(dir);
+    const file = join(dir, 'token');
+    writeFileSync(file, text);
+    chmodSync(file, mode);
+    return file;
+  };
+
+  it('refuses --token: every local user can read a command line (/proc/<pid>/cmdline)', () => {
+    expect(() => parseHeadlessArgs(['--data-dir', '/tmp/x', '--token', 'b'.repeat(32)], {})).toThrow(/TERN_TOKEN.*--token-file/);
+  });
+
+  it('takes the token from TERN_TOKEN, else makes a random one', () => {
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x'], { TERN_TOKEN: 'c'.repeat(32) }).token).toBe('c'.repeat(32));
+    const random = parseHeadlessArgs(['--data-dir', '/tmp/x'], {}).token;
+    expect(random).toMatch(/^[0-9a-f]{48}$/);
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x'], { TERN_TOKEN: '' }).token).not.toBe('');
+    expect(() => parseHeadlessArgs(['--data-dir', '/tmp/x'], { TERN_TOKEN: 'short' })).toThrow(UsageError);
+  });
+
+  it.skipIf(process.platform === 'win32')('takes the token from a file only its owner can read, and refuses one others can', () => {
+    expect(parseHeadlessArgs(['--data-dir', '/tmp/x', '--token-file', tokenFile(`${'d'.repeat(32)}\n`, 0o600)], {}).token).toBe('d'.repeat(32));
+    expect(() => parseHeadlessArgs(['--data-dir', '/tmp/x', '--token-file', tokenFile('e'.repeat(32), 0o644)], {})).toThrow(/chmod 600/);
+    expect(() => parseHeadlessArgs(['--data-dir', '/tmp/x', '--token-file', join(tmpdir(), 'tern-no-such-token')], {})).toThrow(UsageError);
+  });
+});
+
 describe('startHeadless with --listen', () => {
   let headless: Headless | undefined;
   const dirs: string[] = [];
@@ -68,6 +99,8 @@ describe('startHeadless with --listen', () => {
       allowPrivateAddresses: true,
     });
     expect(headless.listenerUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    // The token in the link's fragment, which a browser never sends to a server.
+    expect(headless.url).toBe(`${headless.origin}/#token=${'a'.repeat(32)}`);
     expect(headless.core.identity()?.id).toBe('https://me.example');
     expect(headless.core.fed.allowPrivateAddresses).toBe(true);
     const jrd = await fetch(`${headless.listenerUrl}/.well-known/webfinger?resource=acct:alice@me.example`);

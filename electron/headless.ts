@@ -1,13 +1,15 @@
 // Headless mode: the same core without Electron. Serves the built renderer and the HTTP
-// transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open.
-//   npm run headless -- --data-dir DIR [--ui-port N] [--token T]
+// transport of the IPC contract on 127.0.0.1 only, behind a token, and prints the URL to open
+// (http://127.0.0.1:<port>/#token=…: in the fragment, which the browser never sends to a server).
+//   npm run headless -- --data-dir DIR [--ui-port N] [--token-file FILE]
 //     [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses]
+//   (or the token in the environment: TERN_TOKEN=… npm run headless -- …; else a random one)
 //   npm run headless -- --data-dir DIR --restore ARCHIVE   (restores a backup, then exits)
 //   npm run headless -- --data-dir DIR --import-microblogpub FOLDER   (moves in, then exits)
 // While it runs, its core can be reopened in place (core-host.ts): Settings restores a backup
 // or moves in from microblog.pub that way. The author's tunnel runs as its child (tunnel/).
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -28,6 +30,10 @@ import { restoreBackup } from './core/data/backup';
 import { importMicroblogPub } from './core/data/microblogpub-import';
 
 export const DEFAULT_UI_PORT = 4860;
+/** The environment variable a chosen token can be given in. */
+export const TOKEN_ENV = 'TERN_TOKEN';
+const USAGE =
+  'Usage: npm run headless -- --data-dir DIR [--ui-port N] [--token-file FILE] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses] [--restore ARCHIVE] [--import-microblogpub FOLDER]';
 
 export interface HeadlessOptions {
   dataDir: string;
@@ -70,6 +76,7 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
         'data-dir': { type: 'string' },
         'ui-port': { type: 'string' },
         token: { type: 'string' },
+        'token-file': { type: 'string' },
         listen: { type: 'string' },
         'base-url': { type: 'string' },
         username: { type: 'string' },
@@ -81,12 +88,18 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
       allowPositionals: false,
     }));
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}\nUsage: npm run headless -- --data-dir DIR [--ui-port N] [--token T] [--listen HOST:PORT] [--base-url URL] [--username NAME] [--allow-private-addresses] [--restore ARCHIVE] [--import-microblogpub FOLDER]`);
+    throw new UsageError(`${(error as Error).message}\n${USAGE}`);
   }
   const port = values['ui-port'] === undefined ? DEFAULT_UI_PORT : Number(values['ui-port']);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--ui-port must be a port number (0–65535), not “${values['ui-port']}”.`);
-  const token = values.token ?? randomBytes(24).toString('hex');
-  if (token.length < 16) throw new UsageError('--token must be at least 16 characters long.');
+  // Not on the command line: every local user can read a process's arguments (/proc/<pid>/cmdline).
+  if (values.token !== undefined) {
+    throw new UsageError(`--token is not taken: other users of this machine can read a command line. Give the token in ${TOKEN_ENV}, or in a file only you can read with --token-file FILE.`);
+  }
+  const given = values['token-file'] !== undefined ? readTokenFile(values['token-file']) : env[TOKEN_ENV] || undefined;
+  const token = given ?? randomBytes(24).toString('hex');
+  if (token.length < 16) throw new UsageError('The token must be at least 16 characters long.');
+  if (!/^[\x21-\x7e]+$/.test(token)) throw new UsageError('The token must be printable ASCII, without spaces.');
   const baseUrl = values['base-url'] === undefined ? undefined : baseUrlSchema.safeParse(values['base-url']);
   if (baseUrl !== undefined && !baseUrl.success) throw new UsageError(`--base-url ${baseUrl.error.issues[0]?.message ?? 'is not valid'}: “${values['base-url']}”.`);
   if (values.username !== undefined && !USERNAME_RE.test(values.username)) {
@@ -103,6 +116,23 @@ export function parseHeadlessArgs(argv: string[], env: NodeJS.ProcessEnv = proce
     ...(values.restore === undefined ? {} : { restore: resolve(values.restore) }),
     ...(values['import-microblogpub'] === undefined ? {} : { importMicroblogPub: resolve(values['import-microblogpub']) }),
   };
+}
+
+/** --token-file: the token on the file's first line, the file readable by its owner alone. */
+function readTokenFile(file: string): string {
+  let mode: number;
+  let text: string;
+  try {
+    mode = statSync(file).mode;
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new UsageError(`--token-file: ${(error as Error).message}`);
+  }
+  // Windows has no such mode bits; its files are private to their owner's profile.
+  if (process.platform !== 'win32' && (mode & 0o077) !== 0) {
+    throw new UsageError(`--token-file: ${file} can be read by other users; make it yours alone (chmod 600 ${file}).`);
+  }
+  return text.split(/\r?\n/, 1)[0]!.trim();
 }
 
 /** HOST:PORT, with an IPv6 host in brackets ([::1]:4861). */
@@ -221,7 +251,8 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       return host.current();
     },
     origin,
-    url: `${origin}/?token=${encodeURIComponent(options.token)}`,
+    // In the fragment: never sent to a server, nor in a Referer; the page keeps it for itself.
+    url: `${origin}/#token=${encodeURIComponent(options.token)}`,
     listenerUrl: core.listener.status().url,
     async close() {
       // Browsers keep idle (and pre-opened) sockets: close them, or close() waits for them.
@@ -272,6 +303,8 @@ async function main(): Promise<void> {
   let headless: Headless;
   try {
     const args = parseHeadlessArgs(process.argv.slice(2));
+    // Read once; the tunnel and any other child need not inherit it.
+    delete process.env[TOKEN_ENV];
     if (args.restore !== undefined) {
       await restoreFromArchive(args.restore, args.dataDir, log);
       process.exit(0);

@@ -1,7 +1,8 @@
 // The client's choice of transport and how each kind of failure becomes an ApiError.
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { AppStatus, IpcResult, TernBridge } from '../electron/core/ipc/contract';
 import { ApiError, call } from './api';
+import { rememberToken } from './headlessToken';
 import { strings } from './strings';
 
 const status = { revision: '4ab54becec04', head: '4ab54becec04' } as AppStatus;
@@ -10,8 +11,24 @@ const json = (body: unknown, init?: ResponseInit) =>
 
 afterEach(() => vi.unstubAllGlobals());
 
+/** This tab's sessionStorage, as the page has it after opening the printed link. */
+function tabStorage(): Map<string, string> {
+  const store = new Map<string, string>();
+  vi.stubGlobal('sessionStorage', {
+    getItem: (key: string) => store.get(key) ?? null,
+    setItem: (key: string, value: string) => void store.set(key, value),
+    removeItem: (key: string) => void store.delete(key),
+  });
+  return store;
+}
+
 describe('call over HTTP (no window.tern)', () => {
-  it('POSTs the input as JSON to /ipc/<channel> with the cookie, and returns the value', async () => {
+  beforeEach(() => {
+    tabStorage();
+    rememberToken('the-token-0123456789');
+  });
+
+  it('POSTs the input as JSON to /ipc/<channel> with the token as a bearer header, and returns the value', async () => {
     const fetch = vi.fn(async () => json({ ok: true, value: status }));
     vi.stubGlobal('fetch', fetch);
     await expect(call('app.status', {})).resolves.toEqual(status);
@@ -19,8 +36,16 @@ describe('call over HTTP (no window.tern)', () => {
       method: 'POST',
       body: '{}',
       credentials: 'same-origin',
-      headers: expect.objectContaining({ 'Content-Type': 'application/json' }),
+      headers: expect.objectContaining({ 'Content-Type': 'application/json', Authorization: 'Bearer the-token-0123456789' }),
     }));
+  });
+
+  it('without the link\'s token asks for the link, and sends nothing', async () => {
+    tabStorage();
+    const fetch = vi.fn();
+    vi.stubGlobal('fetch', fetch);
+    await expect(call('app.status', {})).rejects.toMatchObject({ code: 'forbidden', message: strings.errors.forbidden });
+    expect(fetch).not.toHaveBeenCalled();
   });
 
   it('turns {ok:false} into an ApiError with its code and sentence', async () => {

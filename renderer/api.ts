@@ -1,8 +1,8 @@
 // The one typed client the whole UI calls Tern through. Under Electron the preload exposes
 // `window.tern` (one method per channel); in headless mode the same channels are served over
-// HTTP at POST /ipc/<channel>, authenticated by the HttpOnly cookie the server set when the
-// page was opened with ?token=. Either way a failed call throws an ApiError whose message is
-// a sentence a person understands.
+// HTTP at POST /ipc/<channel>, authenticated by the token of the link Tern printed, sent as a
+// bearer header (headlessToken.ts; never a cookie, which every server on 127.0.0.1 would get).
+// Either way a failed call throws an ApiError whose message is a sentence a person understands.
 import type {
   Channel,
   Input,
@@ -13,6 +13,7 @@ import type {
   TernBridge,
   httpPathOf,
 } from '../electron/core/ipc/contract';
+import { headlessToken } from './headlessToken';
 import { strings } from './strings';
 
 declare global {
@@ -61,12 +62,16 @@ async function viaBridge<C extends Channel>(bridge: TernBridge, channel: C, inpu
 }
 
 async function viaHttp(channel: Channel, input: unknown): Promise<unknown> {
+  // Opened without the link's token: Tern would only answer 401.
+  const token = headlessToken();
+  if (token === null) throw new ApiError('forbidden', strings.errors.forbidden, channel);
   let response: Response;
   try {
     response = await fetch(httpPath(channel), {
       method: 'POST',
-      headers: { 'Content-Type': 'application/json', Accept: 'application/json' },
+      headers: { 'Content-Type': 'application/json', Accept: 'application/json', Authorization: `Bearer ${token}` },
       body: JSON.stringify(input ?? {}),
+      // Same-origin credentials: the answer sets the cookie that lets <img> load /media/*.
       credentials: 'same-origin',
       cache: 'no-store',
     });

@@ -2,6 +2,7 @@
 import { StrictMode } from 'react';
 import { createRoot } from 'react-dom/client';
 import { App } from './App';
+import { adoptTokenFromAddress } from './headlessToken';
 import { STRINGS_LANG } from './strings';
 import './styles.css';
 import './styles/frame.css';
@@ -13,6 +14,8 @@ import './styles/polls.css';
 import './styles/emoji.css';
 
 document.documentElement.lang = STRINGS_LANG;
+// Before the app reads its route from the fragment.
+adoptTokenFromAddress();
 
 const root = document.getElementById('root');
 if (!root) throw new Error('index.html has no #root element');

@@ -1,4 +1,5 @@
 import { describe, expect, it } from 'vitest';
+import { htmlToExcerpt } from '../core/federation/sanitize';
 import type { NotificationItem } from '../core/notifications/service';
 import { fakeNotifier } from './fakes';
 import { createNotificationWatch } from './notification-watch';
@@ -18,7 +19,7 @@ function item(id: number, partial: Partial<NotificationItem> = {}): Notification
   };
 }
 
-function rig(initial: NotificationItem[] = []) {
+function rig(initial: NotificationItem[] = [], platform: NodeJS.Platform = 'darwin') {
   const rows = [...initial];
   const notifier = fakeNotifier();
   const opened: { route: string; ids: number[] }[] = [];
@@ -30,6 +31,7 @@ function rig(initial: NotificationItem[] = []) {
     notifier,
     open: (route, ids) => void opened.push({ route, ids }),
     afterCheck: () => void checks++,
+    platform,
   });
   return { rows, notifier, opened, watch, setPrefs: (p: OsNotificationPrefs) => (prefs = p), checks: () => checks };
 }
@@ -78,5 +80,28 @@ describe('notification watch', () => {
     expect(watch.check()).toBe(0);
     notifier.supported = true;
     expect(watch.check()).toBe(0);
+  });
+});
+
+describe('a remote post\'s text in an OS notification', () => {
+  // As a remote server sends it: escaped entities, which the excerpt decodes back to "<b>…".
+  const excerpt = htmlToExcerpt('<p>&lt;b&gt;Tern security&lt;/b&gt; &lt;a href="https://evil.example/login"&gt;re-enter your password&lt;/a&gt;</p>');
+  const mention = (id: number) =>
+    item(id, { type: 'MENTION', inboxObject: { id: 9, box: 'inbox', apId: 'https://evil.example/n/1', apType: 'Note', excerpt, isDeleted: false } as NotificationItem['inboxObject'] });
+
+  it('reaches a Linux notification server as text, never as markup', () => {
+    const { rows, notifier, watch } = rig([], 'linux');
+    rows.push(mention(2));
+    watch.check();
+    const body = notifier.shown[0]!.body;
+    expect(body).not.toMatch(/<a\b|<b>/);
+    expect(body).toContain('&lt;a href="https://evil.example/login"&gt;re-enter your password&lt;/a&gt;');
+  });
+
+  it('reaches macOS as the text itself (plain text there)', () => {
+    const { rows, notifier, watch } = rig([], 'darwin');
+    rows.push(mention(2));
+    watch.check();
+    expect(notifier.shown[0]!.body).toContain('<b>Tern security</b>');
   });
 });

@@ -3,7 +3,7 @@
 // that were there at start are never announced — and hands what is new to the grouping policy.
 // Plain Node: the OS side is a NotifierPort.
 import type { NotificationItem } from '../core/notifications/service';
-import { planOsNotifications, type OsNotificationPrefs } from './policy/os-notifications';
+import { osNotificationBody, planOsNotifications, type OsNotificationPrefs } from './policy/os-notifications';
 import type { NotifierPort } from './ports';
 
 // A backstop: what the inbox processor stores is looked at when it says so (main.ts), so the
@@ -22,6 +22,8 @@ export interface NotificationWatchDeps {
   /** After each look (the tray re-reads the unread count). */
   afterCheck?: () => void;
   intervalMs?: number;
+  /** Whose notification server shows the text (process.platform by default): Linux reads markup. */
+  platform?: NodeJS.Platform;
 }
 
 export interface NotificationWatch {
@@ -43,7 +45,8 @@ export function createNotificationWatch(deps: NotificationWatchDeps): Notificati
     deps.afterCheck?.();
     if (arrived.length === 0 || !deps.notifier.isSupported()) return 0;
     const planned = planOsNotifications(arrived, deps.prefs());
-    for (const n of planned) deps.notifier.show({ title: n.title, body: n.body, onClick: () => deps.open(n.route, n.ids) });
+    const platform = deps.platform ?? process.platform;
+    for (const n of planned) deps.notifier.show({ title: n.title, body: osNotificationBody(n.body, platform), onClick: () => deps.open(n.route, n.ids) });
     return planned.length;
   }
 

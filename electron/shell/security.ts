@@ -7,7 +7,7 @@ export { externalUrl, isAppUrl } from './policy/app-url';
 
 export function webPreferencesFor(preload: string): WebPreferences {
   // Typed as Electron's own so a renamed or removed option fails to compile.
-  const preferences: WebPreferences = secureWebPreferences(preload);
+  const preferences: WebPreferences = secureWebPreferences(preload, process.platform);
   return preferences;
 }
 

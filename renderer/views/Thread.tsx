@@ -6,6 +6,7 @@ import { call, toApiError, type ApiError } from '../api';
 import { ErrorState } from '../components/ErrorState';
 import { BackIcon } from '../components/icons';
 import { ListSkeleton } from '../lists/ListParts';
+import { externalHref } from '../posts/links';
 import { Post } from '../posts/Post';
 import { goBack, type Route } from '../places';
 import { strings } from '../strings';
@@ -57,6 +58,9 @@ export function Thread({ route }: { route: Route }) {
     if (thread) document.querySelector<HTMLElement>('#main .post--focused')?.focus({ preventScroll: false });
   }, [thread]);
 
+  // Opened in the browser: an http(s) address only, whatever the answer carries.
+  const parentHref = thread?.missingParent ? externalHref(thread.missingParent) : undefined;
+
   return (
     <article className="view" aria-labelledby="thread-title">
       <header className="view__header view__header--thread">
@@ -73,10 +77,15 @@ export function Thread({ route }: { route: Route }) {
         <div className="thread">
           {thread.missingParent && (
             <p className="thread__missing">
-              {t.missingParent}{' '}
-              <a href={thread.missingParent} target="_blank" rel="noopener noreferrer">
-                {t.openParent}
-              </a>
+              {t.missingParent}
+              {parentHref && (
+                <>
+                  {' '}
+                  <a href={parentHref} target="_blank" rel="noopener noreferrer">
+                    {t.openParent}
+                  </a>
+                </>
+              )}
             </p>
           )}
           {thread.ancestors.length > 0 && (

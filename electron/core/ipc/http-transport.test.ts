@@ -20,7 +20,9 @@ beforeAll(async () => {
   writeFileSync(join(staticDir, 'assets', 'app.js'), 'console.log(1)');
   writeFileSync(join(dir, 'secret.txt'), 'do not serve');
   core = await openCore({ dataDir: join(dir, 'data'), mode: 'headless' });
-  app = createUiApp({ handlers: createHandlers(core), token: TOKEN, staticDir, allowedHosts: () => [HOST] });
+  // A media handler answering as the real one does: its own, stricter CSP.
+  const media = async () => new Response('img', { headers: { 'Content-Type': 'image/png', 'Content-Security-Policy': "default-src 'none'; sandbox" } });
+  app = createUiApp({ handlers: createHandlers(core), token: TOKEN, staticDir, allowedHosts: () => [HOST], media });
 });
 afterAll(() => {
   core.close();
@@ -58,22 +60,55 @@ describe('headless HTTP transport', () => {
     expect((await ipc('app.status', {}, { authorization: 'Bearer nope-nope-nope-nope' })).status).toBe(401);
   });
 
-  it('refuses the page itself without the token', async () => {
+  it('serves the page itself without the token (the page reads it from the link\'s #fragment)', async () => {
     const res = await call('/');
-    expect(res.status).toBe(401);
-    expect(await res.text()).toContain('needs the link Tern printed');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(res.headers.get('set-cookie')).toBeNull();
   });
 
-  it('trades ?token= for an HttpOnly SameSite=Strict cookie and drops it from the URL', async () => {
-    const res = await call(`/?token=${TOKEN}`);
-    expect(res.status).toBe(303);
-    expect(res.headers.get('location')).toBe('/');
+  it('never accepts the token as a cookie: browsers send cookies to every port of 127.0.0.1', async () => {
+    const res = await call('/ipc/app.status', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', cookie: `tern_token=${TOKEN}` } });
+    expect(res.status).toBe(401);
+    // Nor does the old ?token= link set one.
+    expect((await call(`/?token=${TOKEN}`)).headers.get('set-cookie')).toBeNull();
+  });
+
+  it('sets, on an IPC answer, a media cookie that opens /media/* and nothing else', async () => {
+    const res = await ipc('app.status', {});
     const cookie = res.headers.get('set-cookie') ?? '';
+    expect(cookie).toMatch(/^tern_media=/);
     expect(cookie).toMatch(/HttpOnly/);
     expect(cookie).toMatch(/SameSite=Strict/);
-    const page = await call('/', { headers: { cookie: cookie.split(';')[0]! } });
-    expect(page.status).toBe(200);
-    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(cookie).toMatch(/Path=\/media/);
+    expect(cookie).not.toContain(TOKEN);
+    const pair = cookie.split(';')[0]!;
+    expect((await call('/media/local/abc', { headers: { cookie: pair } })).status).toBe(200);
+    expect((await call('/media/local/abc')).status).toBe(401);
+    expect((await call('/media/local/abc', { headers: { cookie: 'tern_media=guess' } })).status).toBe(401);
+    // The media cookie is no IPC credential, neither as a cookie nor as a bearer token.
+    const asCookie = await call('/ipc/app.status', { method: 'POST', body: '{}', headers: { 'content-type': 'application/json', cookie: pair } });
+    expect(asCookie.status).toBe(401);
+    expect((await ipc('app.status', {}, { authorization: `Bearer ${pair.slice('tern_media='.length)}` })).status).toBe(401);
+    // Once the page has it, it is not set again.
+    expect((await ipc('app.status', {}, { cookie: pair })).headers.get('set-cookie')).toBeNull();
+  });
+
+  it('keeps the media handler\'s own CSP on /media/*, stricter than the page\'s', async () => {
+    const res = await call('/media/local/abc', { headers: { authorization: `Bearer ${TOKEN}` } });
+    expect(res.headers.get('content-security-policy')).toBe("default-src 'none'; sandbox");
+    expect(res.headers.get('x-content-type-options')).toBe('nosniff');
+  });
+
+  it('refuses IPC calls a browser makes from another origin, even with the token', async () => {
+    expect((await ipc('app.status', {}, { 'sec-fetch-site': 'same-site' })).status).toBe(403);
+    expect((await ipc('app.status', {}, { 'sec-fetch-site': 'cross-site' })).status).toBe(403);
+    expect((await ipc('app.status', {}, { origin: 'http://127.0.0.1:5000' })).status).toBe(403);
+    expect((await ipc('app.status', {}, { origin: 'null' })).status).toBe(403);
+    // The page's own calls, and scripts that are no browser (no Origin, no Sec-Fetch-Site).
+    expect((await ipc('app.status', {}, { 'sec-fetch-site': 'same-origin', origin: `http://${HOST}` })).status).toBe(200);
+    expect((await ipc('app.status', {}, { origin: `http://${HOST}` })).status).toBe(200);
+    expect((await ipc('app.status', {})).status).toBe(200);
   });
 
   it('refuses a foreign Host header (DNS rebinding) even with the token', async () => {
@@ -110,7 +145,7 @@ describe('headless HTTP transport', () => {
   });
 
   it('serves built assets but never files outside the renderer folder', async () => {
-    const auth = { authorization: `Bearer ${TOKEN}` };
+    const auth = {};
     const asset = await call('/assets/app.js', { headers: auth });
     expect(asset.status).toBe(200);
     expect(asset.headers.get('content-type')).toContain('text/javascript');

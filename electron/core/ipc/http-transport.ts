@@ -1,13 +1,19 @@
 // The headless HTTP transport: serves the built renderer and the IPC contract (POST
 // /ipc/<channel>) to a browser on loopback, behind a bearer token. It is never mounted on the
-// public listener. Defences: every request needs the token (Authorization: Bearer, or the
-// HttpOnly SameSite=Strict cookie set when the page is opened with ?token=), the Host header
-// must be this loopback address (against DNS rebinding), IPC calls must be JSON (so a foreign
-// page cannot post them without a CORS preflight), bodies are capped.
-import { createHash, timingSafeEqual } from 'node:crypto';
+// public listener. Defences: every IPC call needs the token in an Authorization: Bearer header
+// (the page has it from the printed link's #fragment, headless.ts, renderer/headlessToken.ts) —
+// never a cookie: browsers do not keep cookies apart by port, so a cookie set here is also sent
+// to every other web server on 127.0.0.1 (and SameSite does not help: every port of 127.0.0.1 is
+// the same site). IPC calls a browser makes must come from this origin (Sec-Fetch-Site, else
+// Origin); the Host header must be this loopback address (against DNS rebinding); IPC calls
+// must be JSON (so a foreign page cannot post them without a CORS preflight); bodies are capped.
+// Media (<img src> sends no header) is reached with a cookie of its own, a separate random value
+// that grants GET /media/* and nothing else. The renderer's files are the built app, the same
+// for everyone, and are served without the token: the page must load before it can read it.
+import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFile, stat } from 'node:fs/promises';
 import { extname, join, normalize, sep } from 'node:path';
-import { Hono } from 'hono';
+import { Hono, type Context } from 'hono';
 import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { dispatch, type Handlers } from './handlers';
@@ -16,7 +22,8 @@ import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
 export const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
   "object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'";
-const COOKIE = 'tern_token';
+/** Grants GET /media/* only; set on the answers to the page's IPC calls. */
+const MEDIA_COOKIE = 'tern_media';
 const MAX_IPC_BODY = 1024 * 1024;
 
 const TYPES: Record<string, string> = {
@@ -50,10 +57,14 @@ function sameToken(given: string | undefined, expected: string): boolean {
 
 export function createUiApp(options: UiAppOptions): Hono {
   const app = new Hono();
+  // A value of its own, so that what the cookie gives away (it reaches other servers on
+  // 127.0.0.1 too) is the author's media, never the IPC surface.
+  const mediaKey = randomBytes(24).toString('hex');
 
   app.use('*', async (c, next) => {
     await next();
-    c.header('Content-Security-Policy', UI_CSP);
+    // /media/* answers with a stricter policy of its own (default-src 'none'; sandbox): kept.
+    if (!c.res.headers.has('Content-Security-Policy')) c.header('Content-Security-Policy', UI_CSP);
     c.header('X-Content-Type-Options', 'nosniff');
     c.header('Referrer-Policy', 'no-referrer');
     c.header('X-Frame-Options', 'DENY');
@@ -64,15 +75,20 @@ export function createUiApp(options: UiAppOptions): Hono {
   app.use('*', async (c, next) => {
     const host = c.req.header('host') ?? '';
     if (!options.allowedHosts().includes(host)) return c.text('Tern answers only on its loopback address.', 421);
-    // Opening the printed link: trade the token in the query for a cookie, then drop it from the URL.
-    const queryToken = c.req.query('token');
-    if (c.req.method === 'GET' && queryToken !== undefined) {
-      if (!sameToken(queryToken, options.token)) return unauthorized(c.req.path);
-      setCookie(c, COOKIE, options.token, { httpOnly: true, sameSite: 'Strict', path: '/' });
-      return c.redirect('/', 303);
+    return next();
+  });
+
+  app.use('/ipc/*', async (c, next) => {
+    if (!fromThisOrigin(c, options.allowedHosts())) {
+      return c.json({ ok: false, error: { code: 'forbidden', message: 'Tern answers IPC calls only from its own page.' } }, 403);
     }
-    const bearer = c.req.header('authorization')?.match(/^Bearer (.+)$/)?.[1];
-    if (!sameToken(bearer ?? getCookie(c, COOKIE), options.token)) return unauthorized(c.req.path);
+    if (!sameToken(bearerOf(c), options.token)) return unauthorized(c.req.path);
+    if (getCookie(c, MEDIA_COOKIE) !== mediaKey) setCookie(c, MEDIA_COOKIE, mediaKey, { httpOnly: true, sameSite: 'Strict', path: '/media' });
+    return next();
+  });
+
+  app.use('/media/*', async (c, next) => {
+    if (!sameToken(bearerOf(c), options.token) && !sameToken(getCookie(c, MEDIA_COOKIE), mediaKey)) return unauthorized(c.req.path);
     return next();
   });
 
@@ -106,6 +122,18 @@ export function createUiApp(options: UiAppOptions): Hono {
   });
 
   return app;
+}
+
+const bearerOf = (c: Context) => c.req.header('authorization')?.match(/^Bearer (.+)$/)?.[1];
+
+/** Whether an IPC call comes from this origin's page, or from no browser at all (a script with
+ * the token). Browsers say where a request comes from in Sec-Fetch-Site (Chromium, Firefox,
+ * Safari 16.4+), older ones at least in Origin on every POST. */
+function fromThisOrigin(c: Context, hosts: readonly string[]): boolean {
+  const site = c.req.header('sec-fetch-site');
+  if (site !== undefined) return site === 'same-origin';
+  const origin = c.req.header('origin');
+  return origin === undefined || hosts.some((host) => origin === `http://${host}`);
 }
 
 function badInput(message: string) {

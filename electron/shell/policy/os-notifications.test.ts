@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { NotificationItem } from '../../core/notifications/service';
-import { GROUP_ABOVE, planOsNotifications, routeOf } from './os-notifications';
+import { GROUP_ABOVE, osNotificationBody, planOsNotifications, routeOf } from './os-notifications';
 
 let next = 1;
 function item(partial: Partial<NotificationItem> = {}): NotificationItem {
@@ -79,5 +79,22 @@ describe('OS notifications for new notifications', () => {
     expect(routeOf(mention)).toBe('#/thread?ap=https%3A%2F%2Fb.example%2Fn%2F3');
     const deleted = item({ outboxObject: { id: 7, box: 'outbox', apId: 'https://me.example/o/7', apType: 'Note', excerpt: null, isDeleted: true } });
     expect(routeOf(deleted)).toBe('#/notifications');
+  });
+});
+
+describe('the body handed to the OS', () => {
+  const hostile = '<b>Tern security</b> <a href="https://evil.example/login">re-enter your password</a> & more';
+
+  it('is escaped where libnotify shows it (markup there: <b>, <a href>), so it reads as the text it is', () => {
+    for (const platform of ['linux', 'freebsd', 'openbsd'] as const) {
+      expect(osNotificationBody(hostile, platform)).toBe(
+        '&lt;b&gt;Tern security&lt;/b&gt; &lt;a href="https://evil.example/login"&gt;re-enter your password&lt;/a&gt; &amp; more',
+      );
+    }
+  });
+
+  it('is left as it is on macOS and Windows, which show plain text', () => {
+    expect(osNotificationBody(hostile, 'darwin')).toBe(hostile);
+    expect(osNotificationBody(hostile, 'win32')).toBe(hostile);
   });
 });

@@ -91,3 +91,15 @@ function excerptLine(item: NotificationItem): string {
   const excerpt = (item.type === 'MENTION' ? item.inboxObject : item.outboxObject)?.excerpt;
   return excerpt ? `${sentence(item)}: “${excerpt}”` : sentence(item);
 }
+
+const MARKUP_ENTITY: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;' };
+
+/** A notification's body as the OS is handed it. Outside macOS and Windows, Electron passes it as
+ * is to libnotify, and notification servers with the body-markup capability (GNOME Shell, KDE
+ * Plasma, dunst, xfce4-notifyd…) read it as markup: a remote post's text "<a href=…>re-enter
+ * your password</a>" would show as a link. There it is escaped, so it shows as the text it is.
+ * The title is plain text in the Desktop Notifications spec (and is Tern's own). */
+export function osNotificationBody(body: string, platform: NodeJS.Platform): string {
+  if (platform === 'darwin' || platform === 'win32') return body;
+  return body.replace(/[&<>]/g, (c) => MARKUP_ENTITY[c]!);
+}

@@ -3,7 +3,7 @@ import { UI_CSP } from '../../core/ipc/http-transport';
 import { allowNavigation, allowPermission, cspProblems, isTrustedSender, secureWebPreferences, windowOpenDecision } from './web-security';
 
 describe('the window’s webPreferences', () => {
-  const prefs = secureWebPreferences('/app/dist/electron/preload.cjs');
+  const prefs = secureWebPreferences('/app/dist/electron/preload.cjs', 'linux');
 
   it('sandbox on, context isolation on, no Node integration anywhere', () => {
     expect(prefs).toMatchObject({
@@ -24,6 +24,13 @@ describe('the window’s webPreferences', () => {
       navigateOnDragDrop: false,
     });
     expect(prefs.preload).toBe('/app/dist/electron/preload.cjs');
+  });
+
+  it('spellcheck only on macOS, which checks spelling itself; off where Chromium would download dictionaries from Google', () => {
+    expect(secureWebPreferences('/p', 'darwin').spellcheck).toBe(true);
+    expect(secureWebPreferences('/p', 'linux').spellcheck).toBe(false);
+    expect(secureWebPreferences('/p', 'win32').spellcheck).toBe(false);
+    expect(secureWebPreferences('/p', 'freebsd').spellcheck).toBe(false);
   });
 });
 

@@ -21,7 +21,15 @@ export interface HardenedWebPreferences {
   spellcheck: boolean;
 }
 
-export function secureWebPreferences(preload: string): HardenedWebPreferences {
+/** Spellcheck only where the OS checks spelling itself (macOS). On Linux and Windows Chromium's
+ * Hunspell dictionaries are downloaded from Google's CDN, telling Google when and in which
+ * languages the author writes; Tern ships no dictionaries (Electron's assets cannot be fetched
+ * where it is built), so there it stays off. */
+export function spellcheckOn(platform: NodeJS.Platform): boolean {
+  return platform === 'darwin';
+}
+
+export function secureWebPreferences(preload: string, platform: NodeJS.Platform): HardenedWebPreferences {
   return {
     preload,
     sandbox: true,
@@ -35,7 +43,7 @@ export function secureWebPreferences(preload: string): HardenedWebPreferences {
     webviewTag: false,
     navigateOnDragDrop: false,
     safeDialogs: true,
-    spellcheck: true,
+    spellcheck: spellcheckOn(platform),
   };
 }
 

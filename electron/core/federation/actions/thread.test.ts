@@ -48,6 +48,7 @@ type Thread = {
   replies: { apId: string; depth: number; id: number; published: string }[];
   totalReplies: number;
   nextCursor: string | null;
+  missingParent: string | null;
 };
 
 async function thread(apId: string, extra: Record<string, unknown> = {}): Promise<Thread> {
@@ -221,5 +222,23 @@ describe('a thread’s replies', () => {
     const t = await thread(post('deep'), { limit: 100 });
     expect(t.totalReplies).toBe(30);
     expect(t.replies.at(-1)).toMatchObject({ apId: post('deep30'), depth: 30 });
+  });
+});
+
+describe('a parent that cannot be found', () => {
+  it('is offered as a link to open only when it is an http(s) URL (a remote server chooses inReplyTo)', async () => {
+    await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true }, () => {});
+    try {
+      nextId = 9000;
+      insertInbox(post('orphan'), post('gone'), '2025-03-01T00:00:00Z');
+      expect((await thread(post('orphan'))).missingParent).toBe(post('gone'));
+      const odd = ['search-ms:query=invoice&crumb=location:\\\\evil.example\\share', 'javascript:alert(1)', 'file:///etc/passwd', 'ms-msdt:/id PCWDiagnostic'];
+      for (const [i, inReplyTo] of odd.entries()) {
+        insertInbox(post(`odd${i}`), inReplyTo, '2025-03-01T00:00:00Z');
+        expect((await thread(post(`odd${i}`))).missingParent, inReplyTo).toBeNull();
+      }
+    } finally {
+      await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: false }, () => {});
+    }
   });
 });

@@ -6,7 +6,7 @@ import { parseStoredDate } from '../../../../db/columns';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../../db/schema';
 import type { ActorView, PostView, ThreadView } from '../../ipc/author-contract';
 import { NotFoundError } from '../../errors';
-import { idOf, type Json } from '../ap';
+import { httpUrl, idOf, type Json } from '../ap';
 import { findOrFetchObject } from '../lookup';
 import { POST_TYPES } from '../outbox';
 import { requireLocal, type ActionDeps } from './deps';
@@ -158,7 +158,9 @@ export async function getThread(
     seen.add(up);
     const parent = await findOrFetch(deps, up);
     if (!parent) {
-      missingParent = up;
+      // The page offers it as a link to open in the browser: an http(s) address only, never
+      // whatever scheme a remote server put in inReplyTo (search-ms:, file:, javascript:…).
+      missingParent = httpUrl(up);
       break;
     }
     ancestors.unshift(parent);
