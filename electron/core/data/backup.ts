@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { chmod, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
 import { swapIntoDataFolder } from './swap';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -318,7 +319,16 @@ export async function readBackupHere(job: { archivePath: string; extractTo: stri
     }
   }
   const listed = new Map(manifest.entries.map((e) => [e.name, e]));
-  if (listed.size !== content.length) throw new BadInputError('The backup is damaged: its manifest and its contents do not match.');
+  // Each name once, and every name the manifest lists present: a name twice would fail halfway
+  // through extraction, and counting alone let one stand in for another.
+  const seen = new Set<string>();
+  for (const entry of content) {
+    if (seen.has(entry.name)) throw new BadInputError(`The backup is damaged: it holds ${entry.name} twice, so nothing was restored.`);
+    seen.add(entry.name);
+  }
+  if (listed.size !== manifest.entries.length || listed.size !== content.length || [...listed.keys()].some((name) => !seen.has(name))) {
+    throw new BadInputError('The backup is damaged: its manifest and its contents do not match, so nothing was restored.');
+  }
   for (const entry of content) {
     const expected = listed.get(entry.name);
     if (!expected || expected.type !== entry.type || expected.sha256 !== sha256(entry.data)) {
@@ -337,8 +347,50 @@ export async function readBackupHere(job: { archivePath: string; extractTo: stri
         `(it was made by a newer Tern, ${manifest.ternVersion}); update Tern, then restore it.`,
     );
   }
-  if (job.extractTo !== null) await extract(content, job.extractTo);
+  // The database itself is opened before anything moves: a file that only starts like SQLite, or
+  // one at a revision other than the manifest says, would otherwise fail only on reopening, with
+  // the previous data already moved aside.
+  const scratch = job.extractTo === null ? await mkdtemp(join(tmpdir(), 'tern-backup-check-')) : null;
+  try {
+    if (job.extractTo !== null) await extract(content, job.extractTo);
+    else if (scratch !== null) await writeFile(join(scratch, DB_ENTRY), database.data, { mode: 0o600, flag: 'wx' });
+    checkBackupDatabase(join(job.extractTo ?? scratch ?? '', DB_ENTRY), manifest.schemaRevision);
+  } finally {
+    if (scratch !== null) await rm(scratch, { recursive: true, force: true });
+  }
   return { manifest };
+}
+
+/** Opens a backup's database read-only and checks it the way the app will need it: an intact
+ * SQLite file (quick_check) at a revision of this build's chain, the one its manifest names. */
+export function checkBackupDatabase(file: string, claimedRevision: string): void {
+  const damaged = `The backup's ${DB_ENTRY} is damaged (it cannot be read as a database), so nothing was restored.`;
+  let db: Database.Database;
+  try {
+    db = new Database(file, { readonly: true, fileMustExist: true });
+  } catch {
+    throw new BadInputError(damaged);
+  }
+  try {
+    let revision: string | null;
+    try {
+      const problems = db.pragma('quick_check', { simple: false }) as { quick_check: string }[];
+      if (problems.length !== 1 || problems[0]?.quick_check !== 'ok') throw new Error('quick_check');
+      revision = currentRevision(db);
+    } catch {
+      throw new BadInputError(damaged);
+    }
+    if (revision === null || !REVISIONS.some((r) => r.id === revision)) {
+      throw new BadInputError(
+        `The backup's database is at schema revision ${revision ?? '(none)'}, which this version of Tern does not know, so nothing was restored.`,
+      );
+    }
+    if (revision !== claimedRevision) {
+      throw new BadInputError(`The backup is damaged: its database is at revision ${revision}, not ${claimedRevision} as its manifest says, so nothing was restored.`);
+    }
+  } finally {
+    db.close();
+  }
 }
 
 /** Writes checked entries under `dir`. */
@@ -347,11 +399,13 @@ async function extract(entries: TarEntry[], dir: string): Promise<void> {
     const target = join(dir, ...entry.name.split('/'));
     if (entry.type === 'directory') {
       await mkdir(target, { recursive: true, mode: 0o700 });
+      await chmod(target, 0o700);
     } else {
       await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
+      // Private whatever the archive says (its mode bits are ignored): 0600, and 0600 again
+      // after the umask may have narrowed the create mode.
       await writeFile(target, entry.data, { mode: 0o600, flag: 'wx' });
-      // Keys stay readable by the user alone, whatever the archive says.
-      await chmod(target, entry.name.startsWith('keys/') ? 0o600 : entry.mode & 0o666);
+      await chmod(target, 0o600);
     }
   }
 }

@@ -8,6 +8,7 @@ import { basename, isAbsolute, join } from 'node:path';
 import type { DataPaths } from '../paths';
 import { BadInputError, UnavailableError } from '../errors';
 import { BACKUP_NAME_RE, readBackup, restoreBackup } from './backup';
+import { undoSwap } from './swap';
 
 export interface RestoreOutcome {
   /** The archive restored. */
@@ -33,8 +34,9 @@ export function resolveBackupSource(backupsDir: string, backup: string): string 
   return named;
 }
 
-/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
-export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts);
+ * `undo` puts the previous data back when the swapped-in data does not open. */
+export type Reopen = <T>(swap: (dataDir: string) => Promise<T>, undo?: (dataDir: string, swapped: T) => Promise<void>) => Promise<T>;
 
 /** Checks the archive, then swaps the data folder's files for it with the core closed, and reopens. */
 export async function restoreInPlace(core: { paths: Pick<DataPaths, 'backups'>; clock: () => Date }, reopen: Reopen | undefined, backup: string): Promise<RestoreOutcome> {
@@ -45,6 +47,9 @@ export async function restoreInPlace(core: { paths: Pick<DataPaths, 'backups'>; 
   // Everything is checked (checksums, revision) before the core is closed.
   await readBackup(path);
   const clock = core.clock;
-  const result = await reopen((dataDir) => restoreBackup(path, dataDir, clock));
+  const result = await reopen(
+    (dataDir) => restoreBackup(path, dataDir, clock),
+    (dataDir, restored) => undoSwap(dataDir, restored.movedAside),
+  );
   return { restoredFrom: path, movedAside: result.movedAside, schemaRevision: result.schemaRevision };
 }

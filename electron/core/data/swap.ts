@@ -6,7 +6,7 @@
 // interrupted, and staging or work folders with no journal (interrupted before the swap began)
 // are removed: the data is then either all old or all new, never a mix.
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../folder-lock';
 
@@ -71,6 +71,24 @@ export async function swapIntoDataFolder(dataDir: string, staging: string, aside
   await moveIn(dataDir, staging);
   await rm(staging, { recursive: true, force: true });
   return moved > 0 ? aside : null;
+}
+
+/**
+ * Puts back what swapIntoDataFolder moved aside, when the data put in place could not be opened
+ * (core-host.ts): the files swapped in go to a hidden folder that is then removed (they are
+ * still in the archive or the folder they came from), and the aside folder's files move back.
+ * `aside` is what swapIntoDataFolder returned (null: there was nothing before).
+ */
+export async function undoSwap(dataDir: string, aside: string | null): Promise<void> {
+  // Hidden and named like a staging folder with no journal: a crash here leaves it for the next
+  // start to remove, never to be put back in place.
+  const undone = await mkdtemp(join(dataDir, '.restore-undone-'));
+  await moveAside(dataDir, undone);
+  if (aside !== null) {
+    for (const name of await readdir(aside)) await rename(join(aside, name), join(dataDir, name));
+    await rmdir(aside);
+  }
+  await rm(undone, { recursive: true, force: true });
 }
 
 /**
