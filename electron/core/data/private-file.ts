@@ -1,7 +1,9 @@
 // Writing the author's data to disk: a new file readable by the user alone (0600, its folder
-// 0700), written in full or not at all (temp file, fsync, rename).
+// 0700), written in full or not at all (temp file, fsync, rename). A write that fails part-way
+// (a full disk, a file-size limit) removes its temp file rather than leave a partial archive
+// behind; one left by a crash is removed at the next start (swap.ts recoverDataFolder).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
 import { dirname } from 'node:path';
 
 export async function writePrivateFile(path: string, data: Buffer): Promise<void> {
@@ -9,10 +11,15 @@ export async function writePrivateFile(path: string, data: Buffer): Promise<void
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
   }
-  await rename(temp, path);
 }

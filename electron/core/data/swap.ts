@@ -131,6 +131,15 @@ export async function recoverDataFolder(dataDir: string, backupsDir: string, upl
       done.push(`removed backups/${name}, left by an interrupted backup`);
     }
   }
+  // An export not yet renamed into place (private-file.ts): a partial archive a crash left.
+  const exportsDir = join(dataDir, 'exports');
+  if (existsSync(exportsDir)) {
+    for (const name of await readdir(exportsDir)) {
+      if (!name.endsWith('.tmp')) continue;
+      await rm(join(exportsDir, name), { force: true });
+      done.push(`removed exports/${name}, left by an interrupted export`);
+    }
+  }
   // Uploads are written under temporary names and renamed into place (media/store.ts).
   if (uploadsDir !== undefined && existsSync(uploadsDir)) {
     let removed = 0;
