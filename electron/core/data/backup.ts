@@ -215,17 +215,23 @@ export interface RestoreResult {
  * extracted beside the data before anything moves; the previous files go to
  * before-restore-<time>/. The next openCore upgrades an older database as usual.
  */
-export async function restoreBackup(archivePath: string, dataDir: string, clock: () => Date = () => new Date()): Promise<RestoreResult> {
+export async function restoreBackup(
+  archivePath: string,
+  dataDir: string,
+  clock: () => Date = () => new Date(),
+  options: { staged?: { staging: string; manifest: BackupManifest } } = {},
+): Promise<RestoreResult> {
   const paths = dataPaths(dataDir);
   const existed = existsSync(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const stamp = clock().toISOString().replace(/[:.]/g, '-');
-  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  const staging = options.staged?.staging ?? (await mkdtemp(join(dataDir, '.restore-')));
   let restored = false;
   try {
-    // Read once: checked whole on the backup thread, then extracted there. A bad archive says so
-    // before the folder's state is looked at.
-    const { manifest } = await readBackup(archivePath, { extractTo: staging });
+    // Read once: checked whole on the backup thread, and extracted there as it is checked (or
+    // already, by stageRestore, while the app ran). A bad archive says so before the folder's
+    // state is looked at.
+    const manifest = options.staged?.manifest ?? (await readBackup(archivePath, { extractTo: staging })).manifest;
     if (isDatabaseOpen(paths.database)) {
       throw new ConflictError('Tern is still using this data folder; quit Tern (or stop it) before restoring a backup.');
     }
@@ -236,6 +242,20 @@ export async function restoreBackup(archivePath: string, dataDir: string, clock:
     await rm(staging, { recursive: true, force: true });
     // A folder made for a restore that did not happen is not left behind (only if still empty).
     if (!restored && !existed) await rmdir(dataDir).catch(() => undefined);
+  }
+}
+
+/** Reads, checks and extracts an archive into a staging folder of `dataDir` while the app runs
+ * (restore.ts), for restoreBackup to swap in: the archive is read once. A staging folder left by a
+ * crash has no journal and is removed at the next start (swap.ts). The caller removes it when the
+ * restore does not happen. */
+export async function stageRestore(archivePath: string, dataDir: string): Promise<{ staging: string; manifest: BackupManifest }> {
+  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  try {
+    return { staging, manifest: (await readBackup(archivePath, { extractTo: staging })).manifest };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
   }
 }
 

@@ -60,11 +60,11 @@ async function hostOn(dataDir: string, open: () => ReturnType<typeof openCore> =
   hosts.push(host);
   return host;
 }
-const addActor = (host: CoreHost) =>
+const addActor = (host: CoreHost, id = 'https://a.example/u') =>
   host
     .current()
     .sqlite.prepare('INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type) VALUES (?, ?, ?, ?, ?)')
-    .run('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', 'https://a.example/u', '{}', 'Person');
+    .run('2026-01-01T00:00:00Z', '2026-01-01T00:00:00Z', id, '{}', 'Person');
 const actorCount = (host: CoreHost) => host.current().sqlite.prepare('SELECT count(*) FROM actor').pluck().get();
 
 describe('a backup whose database cannot be opened', () => {
@@ -140,6 +140,34 @@ describe('the host, when the data swapped in does not open', () => {
     await restoreInPlace(core, reopen, path);
     core.close();
     expect(calls).toEqual(['function']);
+  });
+});
+
+describe('restoring from the running app reads the archive once', () => {
+  it('what was checked while the app ran is what is swapped in (the archive is not read again)', async () => {
+    const dataDir = tempDir();
+    const host = await hostOn(dataDir);
+    addActor(host);
+    const { path } = await createBackup(host.current(), { dest: tempDir() });
+    addActor(host, 'https://b.example/u');
+    const reopen = host.reopen.bind(host);
+    const readOnce: Parameters<typeof restoreInPlace>[1] = (swap, undo) => {
+      rmSync(path); // gone once the core closes: only the staged copy can be restored
+      return reopen(swap, undo);
+    };
+    await restoreInPlace(host.current(), readOnce, path);
+    expect(actorCount(host)).toBe(1);
+    expect(readdirSync(dataDir).some((n) => n.startsWith('.restore-'))).toBe(false);
+  });
+
+  it('a refused reopen leaves no staging folder behind', async () => {
+    const dataDir = tempDir();
+    const core = await openCore({ dataDir, mode: 'headless' });
+    const { path } = await createBackup(core, { dest: tempDir() });
+    const refusing: Parameters<typeof restoreInPlace>[1] = () => Promise.reject(new Error('busy'));
+    await expect(restoreInPlace(core, refusing, path)).rejects.toThrow('busy');
+    core.close();
+    expect(readdirSync(dataDir).some((n) => n.startsWith('.restore-'))).toBe(false);
   });
 });
 
