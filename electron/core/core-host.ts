@@ -7,7 +7,7 @@
 import { CHANNELS, type Channel } from './ipc/contract';
 import { createHandlers, type Handlers, type HandlerOptions } from './ipc/handlers';
 import type { Core } from './core';
-import { ConflictError } from './errors';
+import { BadInputError, ConflictError } from './errors';
 
 export interface CoreHostOptions {
   /** Opens the core on the data folder (the same options as at start). */
@@ -21,8 +21,10 @@ export interface CoreHostOptions {
 
 export interface CoreHost {
   current(): Core;
-  /** Stops and closes the core, runs `swap` on the closed data folder, and reopens the core. */
-  reopen<T>(swap: (dataDir: string) => Promise<T>): Promise<T>;
+  /** Stops and closes the core, runs `swap` on the closed data folder, and reopens the core.
+   * When the swapped-in data does not open, `undo` (given what `swap` returned) puts the
+   * previous data back, which is opened instead, and the reopen fails with a BadInputError. */
+  reopen<T>(swap: (dataDir: string) => Promise<T>, undo?: (dataDir: string, swapped: T) => Promise<void>): Promise<T>;
   /** One handler per channel, always calling the current core's (waiting while it reopens). */
   handlers(): Handlers;
   onReopen(listener: (core: Core) => void): () => void;
@@ -40,7 +42,7 @@ export async function createCoreHost(options: CoreHostOptions): Promise<CoreHost
 
   const host: CoreHost = {
     current: () => core,
-    async reopen(swap) {
+    async reopen(swap, undo) {
       if (reopening) throw new ConflictError('Tern is already putting other data in place; wait for it to finish.');
       // Set before anything runs, so even a call made while the loops stop waits for the new core.
       let done!: () => void;
@@ -56,7 +58,18 @@ export async function createCoreHost(options: CoreHostOptions): Promise<CoreHost
           result = { ok: false, error };
           log(`the data folder was left as it was: ${(error as Error).message}`);
         }
-        core = await options.open();
+        try {
+          core = await options.open();
+        } catch (error) {
+          // The swapped-in data passed its checks but does not open: the previous data goes back
+          // in place and opens as before, rather than leaving the app on a closed database and
+          // a folder the next start cannot open either.
+          if (!result.ok || undo === undefined) throw error;
+          log(`the new data could not be opened (${(error as Error).message}); the previous data was put back`);
+          await undo(dataDir, result.value);
+          core = await options.open();
+          result = { ok: false, error: new BadInputError('The new data could not be opened, so the previous data was put back as it was; nothing was changed.') };
+        }
         stop = options.run(core);
         handlers = makeHandlers(core);
         listeners.forEach((listener) => listener(core));

@@ -1,8 +1,9 @@
 // The automatic daily backup: checks at start and then hourly, backs up when the newest archive
-// is a day old (or there is none), and keeps only the newest `keep` archives. Only files named
-// like Tern's backups are ever pruned; the copies made before an upgrade are left alone.
+// is a day old (or there is none, or the newest is dated in the future), and keeps only the
+// newest `keep` archives. Only files named like Tern's backups are ever pruned; the copies made
+// before an upgrade are left alone.
 import { rm } from 'node:fs/promises';
-import { createBackup, listBackups, type BackupDeps, type BackupResult } from './backup';
+import { createBackup, listBackups, type BackupDeps, type BackupFile, type BackupResult } from './backup';
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 const HOUR_MS = 60 * 60 * 1000;
@@ -23,6 +24,16 @@ export interface BackupScheduler {
   runIfDue(): Promise<BackupResult | null>;
 }
 
+/**
+ * Backups newest first, those dated in the future last. One written while the clock was ahead
+ * (a dead RTC battery, a bad NTP answer) would otherwise count as the newest: no backup would be
+ * due until that date, and rotation would keep it while pruning the real ones after it.
+ */
+function byAge(backups: BackupFile[], now: Date): BackupFile[] {
+  const future = (b: BackupFile) => Date.parse(b.createdAt) > now.getTime();
+  return [...backups.filter((b) => !future(b)), ...backups.filter(future)];
+}
+
 export function createBackupScheduler(options: BackupSchedulerOptions): BackupScheduler {
   const { core } = options;
   const clock = options.clock ?? core.clock;
@@ -32,11 +43,11 @@ export function createBackupScheduler(options: BackupSchedulerOptions): BackupSc
   let running: Promise<BackupResult | null> | null = null;
 
   async function check(): Promise<BackupResult | null> {
-    const newest = (await listBackups(core.paths.backups))[0];
-    const due = newest === undefined || clock().getTime() - new Date(newest.createdAt).getTime() >= DAY_MS;
+    const newest = byAge(await listBackups(core.paths.backups), clock())[0];
+    const due = newest === undefined || clock().getTime() - Date.parse(newest.createdAt) >= DAY_MS || Date.parse(newest.createdAt) > clock().getTime();
     const made = due ? await createBackup(core) : null;
     if (made) log(`daily backup written to ${made.path}`);
-    for (const old of (await listBackups(core.paths.backups)).slice(keep)) await rm(old.path, { force: true });
+    for (const old of byAge(await listBackups(core.paths.backups), clock()).slice(keep)) await rm(old.path, { force: true });
     return made;
   }
 

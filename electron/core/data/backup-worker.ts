@@ -3,7 +3,8 @@
 // microblog.pub folder moved in (its database counted, upgraded, its rows copied). One job at a time, in order; an
 // error is answered with its name and message, for the main thread to throw again.
 import { parentPort } from 'node:worker_threads';
-import { readBackupHere, writeBackupArchive, type BackupJob, type BackupReply } from './backup';
+import type { BackupJob, BackupReply } from './backup';
+import { readBackupHere, writeBackupArchive } from './backup-archive';
 import { inspectMicroblogPub, stageMicroblogPub } from './microblogpub-import';
 import type { Settings } from '../settings';
 

@@ -260,4 +260,20 @@ describe('createBackupScheduler', () => {
     expect(kept.map((b) => b.createdAt)).toEqual(['2026-05-07T08:00:00.000Z', '2026-05-06T08:00:00.000Z', '2026-05-05T08:00:00.000Z']);
     expect(readdirSync(core.paths.backups)).toEqual(expect.arrayContaining(['notes.txt', 'tern-4ab54becec04-before-upgrade-2026-01-01.db']));
   });
+
+  it('a backup written while the clock was a year ahead neither stops the daily backups once it is corrected nor keeps newer ones from rotation', async () => {
+    let now = new Date('2027-11-27T08:00:00Z'); // a dead RTC battery, a bad NTP answer
+    const clock = () => now;
+    const core = await open(tempDir(), clock);
+    const scheduler = createBackupScheduler({ core, clock, keep: 3 });
+    expect(await scheduler.runIfDue()).not.toBeNull();
+    let made = 0;
+    for (let day = 0; day < 5; day++) {
+      now = new Date(Date.parse('2026-11-27T08:00:00Z') + day * 86_400_000); // corrected
+      if (await scheduler.runIfDue()) made++;
+    }
+    expect(made).toBe(5);
+    // The one from the future is pruned first, as if it were the oldest: the newest three real ones stay.
+    expect((await listBackups(core.paths.backups)).map((b) => b.createdAt)).toEqual(['2026-12-01T08:00:00.000Z', '2026-11-30T08:00:00.000Z', '2026-11-29T08:00:00.000Z']);
+  });
 });

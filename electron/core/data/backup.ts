@@ -4,42 +4,30 @@
 // and moves what it replaces aside instead of deleting it.
 //
 // The archive's work — hashing, tar, gzip, and on the way back gunzip, checks and extraction —
-// runs on the backup thread (backup-worker.ts), never on the main thread: the whole data folder
+// runs on the backup thread (backup-worker.ts, backup-archive.ts), as streams, never on the main thread: the whole data folder
 // passes through it, uploads included. gzipSync took seconds for a folder of 100 MB, and even
 // the thread pool's gunzip handed a 200 MB archive back to the main thread in one 130–160 ms
 // piece. The main thread only takes SQLite's online copy (in steps) and moves folders. A
 // microblog.pub folder moved in is staged on the same thread (microblogpub-import.ts).
-import { createHash } from 'node:crypto';
 import { existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, rmdir, stat, writeFile } from 'node:fs/promises';
-import { swapIntoDataFolder } from './swap';
+import { mkdir, mkdtemp, readdir, rm, rmdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { gunzipSync, gzipSync } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { z } from 'zod';
 import type { Sqlite } from '../../../db/client';
 import { BadInputError, ConflictError } from '../errors';
 import { dataPaths, type DataPaths } from '../paths';
-import { TERN_VERSION } from '../version';
-import { REVISIONS, currentRevision } from '../../../migrations/runner';
-import { readTar, writeTar, type TarEntry } from './tar';
-import { writePrivateFile } from './private-file';
-import { parseBoundedJson } from '../net/bounded-json';
 import { workerEntry } from '../worker-host';
-import { isTemporaryFile } from '../media/temporary-files';
+import { swapIntoDataFolder } from './swap';
 import type { ImportInspection, TernEnums } from './import-types';
 
 export const BACKUP_FORMAT = 1;
 /** tern-backup-2026-11-22T05-28-39-123Z.tar.gz: the time is in the name so sorting by name sorts by age. */
 export const BACKUP_NAME_RE = /^tern-backup-(\d{4}-\d{2}-\d{2})T(\d{2})-(\d{2})-(\d{2})-(\d{3})Z\.tar\.gz$/;
 const DB_ENTRY = 'tern.db';
-const MANIFEST_ENTRY = 'manifest.json';
-/** Caps what a restore inflates, so a crafted archive cannot fill memory. */
-const MAX_ENTRY_BYTES = 2 * 1024 ** 3;
-const MAX_ARCHIVE_BYTES = 4 * 1024 ** 3 - 1;
 
-const manifestSchema = z.object({
+export const manifestSchema = z.object({
   format: z.literal(BACKUP_FORMAT),
   ternVersion: z.string(),
   schemaRevision: z.string(),
@@ -105,44 +93,6 @@ export async function createBackup(core: BackupDeps, options: { dest?: string } 
   } finally {
     await rm(work, { recursive: true, force: true });
   }
-}
-
-/** The archive of a database copy and the data folder's files (the backup thread's part). */
-export async function writeBackupArchive(job: { dbCopy: string; paths: DataPaths; createdAt: string; destDir: string }): Promise<BackupResult> {
-  const createdAt = new Date(job.createdAt);
-  const copy = new Database(job.dbCopy);
-  let rows = 0;
-  let revision: string | null;
-  try {
-    revision = currentRevision(copy);
-    const tables = copy.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'").pluck().all() as string[];
-    for (const table of tables) rows += copy.prepare(`SELECT count(*) FROM "${table.replace(/"/g, '""')}"`).pluck().get() as number;
-    // Fold the copy's WAL into the one file, so the archive holds a single self-contained database.
-    copy.pragma('journal_mode = DELETE');
-  } finally {
-    copy.close();
-  }
-  if (revision === null) throw new BadInputError('The database has no schema revision yet; there is nothing to back up.');
-
-  const entries: TarEntry[] = [{ name: DB_ENTRY, type: 'file', mode: 0o600, mtime: createdAt, data: await readFile(job.dbCopy) }];
-  entries.push(...(await folderEntries(job.paths.keys, 'keys', createdAt)));
-  if (existsSync(job.paths.settings)) {
-    entries.push({ name: 'settings.json', type: 'file', mode: 0o600, mtime: createdAt, data: await readFile(job.paths.settings) });
-  }
-  entries.push(...(await folderEntries(job.paths.uploads, 'uploads', createdAt)));
-  const manifest: BackupManifest = {
-    format: BACKUP_FORMAT,
-    ternVersion: TERN_VERSION,
-    schemaRevision: revision,
-    createdAt: createdAt.toISOString(),
-    entries: entries.map((e) => ({ name: e.name, type: e.type, bytes: e.data.length, sha256: sha256(e.data) })),
-  };
-  const manifestEntry: TarEntry = { name: MANIFEST_ENTRY, type: 'file', mode: 0o600, mtime: createdAt, data: Buffer.from(JSON.stringify(manifest, null, 2)) };
-  const archive = gzipSync(writeTar([manifestEntry, ...entries]));
-
-  const path = join(job.destDir, backupFileName(createdAt));
-  await writePrivateFile(path, archive);
-  return { path, bytes: archive.length, rows };
 }
 
 /** A job for the backup thread, and what it answers. */
@@ -238,43 +188,11 @@ export function onBackupThread<J extends BackupJob>(job: J): Promise<BackupAnswe
   });
 }
 
-/** A folder's files and sub-folders as entries under `prefix`; none when it does not exist. */
-async function folderEntries(dir: string, prefix: string, mtime: Date): Promise<TarEntry[]> {
-  if (!existsSync(dir)) return [];
-  const entries: TarEntry[] = [{ name: prefix, type: 'directory', mode: 0o700, mtime, data: Buffer.alloc(0) }];
-  for (const item of await readdir(dir, { withFileTypes: true })) {
-    // The app runs on while its backup is written: an upload being received or renamed into
-    // place (media/store.ts, a *.tmp file) is not part of it, and a file removed meanwhile (the
-    // media sweep) is left out rather than failing the backup.
-    if (isTemporaryFile(item.name)) continue;
-    const full = join(dir, item.name);
-    const name = `${prefix}/${item.name}`;
-    if (item.isDirectory()) entries.push(...(await folderEntries(full, name, mtime)));
-    else if (item.isFile()) {
-      const file = await Promise.all([stat(full), readFile(full)]).catch((error: NodeJS.ErrnoException) => {
-        if (error.code === 'ENOENT') return null;
-        throw error;
-      });
-      if (file !== null) entries.push({ name, type: 'file', mode: file[0].mode & 0o777, mtime, data: file[1] });
-    }
-    // Links and other special files are not Tern's and are left out.
-  }
-  return entries;
-}
-
-
-
 /** What a backup may put in the data folder: the database, settings, keys and uploads (what
  * createBackup writes). Anything else — a -wal beside the database, backups/, before-restore-…/ —
  * is refused: it would be swapped into the data folder unchecked, or make the swap fail halfway. */
 export function isRestorableName(name: string): boolean {
   return name === DB_ENTRY || name === 'settings.json' || /^(keys|uploads)(\/[^/]+)*$/.test(name);
-}
-
-const SQLITE_MAGIC = Buffer.from('SQLite format 3\0', 'latin1');
-
-function sha256(data: Buffer): string {
-  return createHash('sha256').update(data).digest('hex');
 }
 
 /**
@@ -284,76 +202,6 @@ function sha256(data: Buffer): string {
  */
 export function readBackup(archivePath: string, options: { extractTo?: string } = {}): Promise<{ manifest: BackupManifest }> {
   return onBackupThread({ kind: 'read', archivePath, extractTo: options.extractTo ?? null });
-}
-
-/** readBackup's work, on the backup thread. */
-export async function readBackupHere(job: { archivePath: string; extractTo: string | null }): Promise<{ manifest: BackupManifest }> {
-  const { archivePath } = job;
-  let compressed: Buffer;
-  try {
-    compressed = await readFile(archivePath);
-  } catch {
-    throw new BadInputError(`The backup ${archivePath} could not be read.`);
-  }
-  let tar: Buffer;
-  try {
-    // A gzip bomb (gigabytes of zeros in a few MB) is cut at the limit.
-    tar = gunzipSync(compressed, { maxOutputLength: MAX_ARCHIVE_BYTES });
-  } catch {
-    throw new BadInputError(`${archivePath} is not a Tern backup (it is not a gzip archive, or it is damaged).`);
-  }
-  const entries = readTar(tar, { maxEntryBytes: MAX_ENTRY_BYTES });
-  const manifestEntry = entries.find((e) => e.name === MANIFEST_ENTRY && e.type === 'file');
-  if (!manifestEntry) throw new BadInputError(`${archivePath} is not a Tern backup (it has no manifest).`);
-  let manifest: BackupManifest;
-  try {
-    manifest = manifestSchema.parse(parseBoundedJson(manifestEntry.data.toString('utf8')));
-  } catch {
-    throw new BadInputError(`The manifest of ${archivePath} is not one this version of Tern understands.`);
-  }
-  const content = entries.filter((e) => e !== manifestEntry);
-  for (const entry of content) {
-    if (!isRestorableName(entry.name)) {
-      throw new BadInputError(`The backup holds ${JSON.stringify(entry.name)}, which is not part of a Tern data folder; nothing was restored.`);
-    }
-  }
-  const listed = new Map(manifest.entries.map((e) => [e.name, e]));
-  if (listed.size !== content.length) throw new BadInputError('The backup is damaged: its manifest and its contents do not match.');
-  for (const entry of content) {
-    const expected = listed.get(entry.name);
-    if (!expected || expected.type !== entry.type || expected.sha256 !== sha256(entry.data)) {
-      throw new BadInputError(`The backup is damaged: ${entry.name} does not match its checksum, so nothing was restored.`);
-    }
-  }
-  const database = content.find((e) => e.name === DB_ENTRY && e.type === 'file');
-  if (!database) throw new BadInputError('The backup holds no database.');
-  // Checked before anything is moved: a file that is not SQLite would only fail on reopening.
-  if (!database.data.subarray(0, SQLITE_MAGIC.length).equals(SQLITE_MAGIC)) {
-    throw new BadInputError(`The backup's ${DB_ENTRY} is not an SQLite database, so nothing was restored.`);
-  }
-  if (!REVISIONS.some((r) => r.id === manifest.schemaRevision)) {
-    throw new BadInputError(
-      `The backup's database is at schema revision ${manifest.schemaRevision}, which this version of Tern does not know ` +
-        `(it was made by a newer Tern, ${manifest.ternVersion}); update Tern, then restore it.`,
-    );
-  }
-  if (job.extractTo !== null) await extract(content, job.extractTo);
-  return { manifest };
-}
-
-/** Writes checked entries under `dir`. */
-async function extract(entries: TarEntry[], dir: string): Promise<void> {
-  for (const entry of entries) {
-    const target = join(dir, ...entry.name.split('/'));
-    if (entry.type === 'directory') {
-      await mkdir(target, { recursive: true, mode: 0o700 });
-    } else {
-      await mkdir(join(target, '..'), { recursive: true, mode: 0o700 });
-      await writeFile(target, entry.data, { mode: 0o600, flag: 'wx' });
-      // Keys stay readable by the user alone, whatever the archive says.
-      await chmod(target, entry.name.startsWith('keys/') ? 0o600 : entry.mode & 0o666);
-    }
-  }
 }
 
 export interface RestoreResult {
@@ -367,17 +215,23 @@ export interface RestoreResult {
  * extracted beside the data before anything moves; the previous files go to
  * before-restore-<time>/. The next openCore upgrades an older database as usual.
  */
-export async function restoreBackup(archivePath: string, dataDir: string, clock: () => Date = () => new Date()): Promise<RestoreResult> {
+export async function restoreBackup(
+  archivePath: string,
+  dataDir: string,
+  clock: () => Date = () => new Date(),
+  options: { staged?: { staging: string; manifest: BackupManifest } } = {},
+): Promise<RestoreResult> {
   const paths = dataPaths(dataDir);
   const existed = existsSync(dataDir);
   await mkdir(dataDir, { recursive: true, mode: 0o700 });
   const stamp = clock().toISOString().replace(/[:.]/g, '-');
-  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  const staging = options.staged?.staging ?? (await mkdtemp(join(dataDir, '.restore-')));
   let restored = false;
   try {
-    // Read once: checked whole on the backup thread, then extracted there. A bad archive says so
-    // before the folder's state is looked at.
-    const { manifest } = await readBackup(archivePath, { extractTo: staging });
+    // Read once: checked whole on the backup thread, and extracted there as it is checked (or
+    // already, by stageRestore, while the app ran). A bad archive says so before the folder's
+    // state is looked at.
+    const manifest = options.staged?.manifest ?? (await readBackup(archivePath, { extractTo: staging })).manifest;
     if (isDatabaseOpen(paths.database)) {
       throw new ConflictError('Tern is still using this data folder; quit Tern (or stop it) before restoring a backup.');
     }
@@ -388,6 +242,20 @@ export async function restoreBackup(archivePath: string, dataDir: string, clock:
     await rm(staging, { recursive: true, force: true });
     // A folder made for a restore that did not happen is not left behind (only if still empty).
     if (!restored && !existed) await rmdir(dataDir).catch(() => undefined);
+  }
+}
+
+/** Reads, checks and extracts an archive into a staging folder of `dataDir` while the app runs
+ * (restore.ts), for restoreBackup to swap in: the archive is read once. A staging folder left by a
+ * crash has no journal and is removed at the next start (swap.ts). The caller removes it when the
+ * restore does not happen. */
+export async function stageRestore(archivePath: string, dataDir: string): Promise<{ staging: string; manifest: BackupManifest }> {
+  const staging = await mkdtemp(join(dataDir, '.restore-'));
+  try {
+    return { staging, manifest: (await readBackup(archivePath, { extractTo: staging })).manifest };
+  } catch (error) {
+    await rm(staging, { recursive: true, force: true });
+    throw error;
   }
 }
 

@@ -26,7 +26,7 @@ import { generateKeyPairFiles } from '../net/signatures';
 import { KEY_FILES } from '../net/key-files';
 import { baseUrlSchema, settingsSchema, USERNAME_RE, type Settings, type SettingsStore } from '../settings';
 import type { DataPaths } from '../paths';
-import { swapIntoDataFolder } from './swap';
+import { swapIntoDataFolder, undoSwap } from './swap';
 import { onBackupThread } from './backup';
 import type { ImportInspection, LeftBehind, TernEnums } from './import-types';
 import { hashSecret } from '../indieauth/secrets';
@@ -544,6 +544,6 @@ export async function importMicroblogPub(
     } finally {
       await rm(staging, { recursive: true, force: true });
     }
-  });
+  }, undoSwap);
   return { preview, imported: true, movedAside };
 }

@@ -1,7 +1,12 @@
 // Writing the author's data to disk: a new file readable by the user alone (0600, its folder
-// 0700), written in full or not at all (temp file, fsync, rename).
+// 0700), written in full or not at all (temp file, fsync, rename). A write that fails part-way
+// (a full disk, a file-size limit) removes its temp file rather than leave a partial archive
+// behind; one left by a crash is removed at the next start (swap.ts recoverDataFolder).
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, rename } from 'node:fs/promises';
+import { createWriteStream } from 'node:fs';
+import { mkdir, open, rename, rm } from 'node:fs/promises';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { dirname } from 'node:path';
 
 export async function writePrivateFile(path: string, data: Buffer): Promise<void> {
@@ -9,10 +14,38 @@ export async function writePrivateFile(path: string, data: Buffer): Promise<void
   const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   const handle = await open(temp, 'wx', 0o600);
   try {
-    await handle.writeFile(data);
-    await handle.sync();
-  } finally {
-    await handle.close();
+    try {
+      await handle.writeFile(data);
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+  } catch (error) {
+    await rm(temp, { force: true });
+    throw error;
   }
-  await rename(temp, path);
+}
+
+/** writePrivateFile for data that comes as a stream (an export): the same temp file, fsync and
+ * rename, the temp removed on failure. Returns the bytes written. */
+export async function writePrivateStream(path: string, data: Readable): Promise<number> {
+  await mkdir(dirname(path), { recursive: true, mode: 0o700 });
+  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
+  try {
+    const out = createWriteStream(temp, { flags: 'wx', mode: 0o600 });
+    await pipeline(data, out);
+    const handle = await open(temp, 'r+');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+    await rename(temp, path);
+    return out.bytesWritten;
+  } catch (error) {
+    data.destroy();
+    await rm(temp, { force: true });
+    throw error;
+  }
 }

@@ -1,13 +1,16 @@
 // Restoring a backup from the running app (Settings → Backups): the archive is named by its file
-// name in the backups folder or by an absolute path, checked in full while Tern keeps running,
-// and only then is the core closed, the archive put in place (the previous files moved aside to
-// before-restore-<time>/, as the headless --restore flag does) and the core opened again on the
-// restored data. A failure at any step leaves the data folder as it was.
+// name in the backups folder or by an absolute path, checked in full and extracted beside the
+// data while Tern keeps running (read once), and only then is the core closed, the staged files
+// put in place (the previous files moved aside to before-restore-<time>/, as the headless
+// --restore flag does) and the core opened again on the restored data. A failure at any step
+// leaves the data folder as it was; restored data that does not open is swapped back out.
 import { existsSync, statSync } from 'node:fs';
 import { basename, isAbsolute, join } from 'node:path';
 import type { DataPaths } from '../paths';
 import { BadInputError, UnavailableError } from '../errors';
-import { BACKUP_NAME_RE, readBackup, restoreBackup } from './backup';
+import { rm } from 'node:fs/promises';
+import { BACKUP_NAME_RE, restoreBackup, stageRestore, type RestoreResult } from './backup';
+import { undoSwap } from './swap';
 
 export interface RestoreOutcome {
   /** The archive restored. */
@@ -33,18 +36,29 @@ export function resolveBackupSource(backupsDir: string, backup: string): string 
   return named;
 }
 
-/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts). */
-export type Reopen = <T>(swap: (dataDir: string) => Promise<T>) => Promise<T>;
+/** Closes the core, runs `swap` on the closed data folder, reopens the core (core-host.ts);
+ * `undo` puts the previous data back when the swapped-in data does not open. */
+export type Reopen = <T>(swap: (dataDir: string) => Promise<T>, undo?: (dataDir: string, swapped: T) => Promise<void>) => Promise<T>;
 
 /** Checks the archive, then swaps the data folder's files for it with the core closed, and reopens. */
-export async function restoreInPlace(core: { paths: Pick<DataPaths, 'backups'>; clock: () => Date }, reopen: Reopen | undefined, backup: string): Promise<RestoreOutcome> {
+export async function restoreInPlace(core: { paths: Pick<DataPaths, 'backups' | 'dir'>; clock: () => Date }, reopen: Reopen | undefined, backup: string): Promise<RestoreOutcome> {
   if (reopen === undefined) {
     throw new UnavailableError('This Tern cannot restore while it runs; stop it and use: npm run headless -- --data-dir DIR --restore ARCHIVE');
   }
   const path = resolveBackupSource(core.paths.backups, backup);
-  // Everything is checked (checksums, revision) before the core is closed.
-  await readBackup(path);
+  // Everything is checked (checksums, the database opened) and extracted beside the data before
+  // the core is closed; the archive is read once.
+  const staged = await stageRestore(path, core.paths.dir);
   const clock = core.clock;
-  const result = await reopen((dataDir) => restoreBackup(path, dataDir, clock));
+  let result: RestoreResult;
+  try {
+    result = await reopen(
+      (dataDir) => restoreBackup(path, dataDir, clock, { staged }),
+      (dataDir, restored) => undoSwap(dataDir, restored.movedAside),
+    );
+  } finally {
+    // Gone once swapped in; still here when the reopen was refused.
+    await rm(staged.staging, { recursive: true, force: true });
+  }
   return { restoredFrom: path, movedAside: result.movedAside, schemaRevision: result.schemaRevision };
 }

@@ -98,6 +98,17 @@ describe('swapping data in, interrupted anywhere', () => {
     expect(read('settings.json')).toBe('old settings.json');
   });
 
+  it('a partial export left by a crash (exports/*.tmp) is removed; finished exports stay', async () => {
+    folders();
+    const exports = join(dir, 'exports');
+    mkdirSync(exports);
+    writeFileSync(join(exports, 'tern-archive-2026-01-01.tar.gz'), 'done');
+    writeFileSync(join(exports, 'tern-archive-2026-01-02.tar.gz.0a1b2c3d4e5f.tmp'), 'half');
+    const said = await recoverDataFolder(dir, join(dir, 'backups'));
+    expect(said.join('\n')).toMatch(/exports\/tern-archive-2026-01-02\.tar\.gz\.0a1b2c3d4e5f\.tmp/);
+    expect(readdirSync(exports)).toEqual(['tern-archive-2026-01-01.tar.gz']);
+  });
+
   it('a journal that does not name an aside folder of Tern’s is not followed (nothing moves)', async () => {
     const staging = folders();
     writeFileSync(join(staging, '.swap.json'), JSON.stringify({ aside: '../../elsewhere', phase: 'aside' }));

@@ -6,7 +6,7 @@
 // interrupted, and staging or work folders with no journal (interrupted before the swap began)
 // are removed: the data is then either all old or all new, never a mix.
 import { existsSync } from 'node:fs';
-import { mkdir, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readdir, readFile, rename, rm, rmdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { LOCK_FILE } from '../folder-lock';
 
@@ -74,6 +74,24 @@ export async function swapIntoDataFolder(dataDir: string, staging: string, aside
 }
 
 /**
+ * Puts back what swapIntoDataFolder moved aside, when the data put in place could not be opened
+ * (core-host.ts): the files swapped in go to a hidden folder that is then removed (they are
+ * still in the archive or the folder they came from), and the aside folder's files move back.
+ * `aside` is what swapIntoDataFolder returned (null: there was nothing before).
+ */
+export async function undoSwap(dataDir: string, aside: string | null): Promise<void> {
+  // Hidden and named like a staging folder with no journal: a crash here leaves it for the next
+  // start to remove, never to be put back in place.
+  const undone = await mkdtemp(join(dataDir, '.restore-undone-'));
+  await moveAside(dataDir, undone);
+  if (aside !== null) {
+    for (const name of await readdir(aside)) await rename(join(aside, name), join(dataDir, name));
+    await rmdir(aside);
+  }
+  await rm(undone, { recursive: true, force: true });
+}
+
+/**
  * At start, before the database opens: finishes a swap that was interrupted, and removes staging
  * and work folders left by an interrupted restore, import or backup. Returns what it did, as
  * sentences for the log.
@@ -111,6 +129,15 @@ export async function recoverDataFolder(dataDir: string, backupsDir: string, upl
       if (!name.startsWith('.backup-') && !name.endsWith('.tmp')) continue;
       await rm(join(backupsDir, name), { recursive: true, force: true });
       done.push(`removed backups/${name}, left by an interrupted backup`);
+    }
+  }
+  // An export not yet renamed into place (private-file.ts): a partial archive a crash left.
+  const exportsDir = join(dataDir, 'exports');
+  if (existsSync(exportsDir)) {
+    for (const name of await readdir(exportsDir)) {
+      if (!name.endsWith('.tmp')) continue;
+      await rm(join(exportsDir, name), { force: true });
+      done.push(`removed exports/${name}, left by an interrupted export`);
     }
   }
   // Uploads are written under temporary names and renamed into place (media/store.ts).

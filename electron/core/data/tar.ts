@@ -16,29 +16,39 @@ export interface TarEntry {
   data: Buffer;
 }
 
-const BLOCK = 512;
 /** Largest size the 11-digit octal field holds (8 GiB - 1). */
-const MAX_OCTAL_SIZE = 0o77777777777;
+export const MAX_OCTAL_SIZE = 0o77777777777;
+/** The size of a tar block: headers, and data padded up to it. */
+export const BLOCK = 512;
 
 /** Serialises entries as an uncompressed ustar archive (two zero blocks at the end). */
 export function writeTar(entries: readonly TarEntry[]): Buffer {
   const parts: Buffer[] = [];
   for (const entry of entries) {
-    checkName(entry.name);
     const data = entry.type === 'directory' ? Buffer.alloc(0) : entry.data;
-    if (data.length > MAX_OCTAL_SIZE) throw new BadInputError(`${entry.name} is too large for a backup archive.`);
-    parts.push(header(entry, data.length));
-    if (data.length > 0) {
-      parts.push(data);
-      const pad = (BLOCK - (data.length % BLOCK)) % BLOCK;
-      if (pad > 0) parts.push(Buffer.alloc(pad));
-    }
+    parts.push(tarHeader(entry, data.length));
+    if (data.length > 0) parts.push(data, tarPadding(data.length));
   }
-  parts.push(Buffer.alloc(BLOCK * 2));
+  parts.push(TAR_END);
   return Buffer.concat(parts);
 }
 
-function header(entry: TarEntry, size: number): Buffer {
+/** The zero blocks that end an archive. */
+export const TAR_END: Buffer = Buffer.alloc(BLOCK * 2);
+
+/** The zeros after `size` bytes of data, up to the next block. */
+export function tarPadding(size: number): Buffer {
+  return Buffer.alloc((BLOCK - (size % BLOCK)) % BLOCK);
+}
+
+/** One entry's header block, for a writer that streams the data after it (backup.ts). */
+export function tarHeader(entry: Pick<TarEntry, 'name' | 'type' | 'mode' | 'mtime'>, size: number): Buffer {
+  checkName(entry.name);
+  if (size > MAX_OCTAL_SIZE) throw new BadInputError(`${entry.name} is too large for a backup archive.`);
+  return header(entry, entry.type === 'directory' ? 0 : size);
+}
+
+function header(entry: Pick<TarEntry, 'name' | 'type' | 'mode' | 'mtime'>, size: number): Buffer {
   const block = Buffer.alloc(BLOCK);
   const fullName = entry.type === 'directory' ? `${entry.name}/` : entry.name;
   const [prefix, name] = splitName(fullName);
@@ -84,33 +94,47 @@ export interface ReadTarOptions {
   maxEntryBytes: number;
 }
 
-/** Parses an uncompressed ustar archive; throws BadInputError for anything it does not accept. */
+/** An entry's header, read from its block (the data follows, padded to a block). */
+export interface TarHeader {
+  name: string;
+  type: 'file' | 'directory';
+  mode: number;
+  mtime: Date;
+  /** Bytes of data after the header (0 for a directory). */
+  size: number;
+}
+
+/** Parses one header block: null for the end marker (a zero block); throws BadInputError for
+ * anything the reader does not accept. */
+export function parseTarHeader(block: Buffer, options: ReadTarOptions): TarHeader | null {
+  if (block.every((byte) => byte === 0)) return null;
+  if (readOctal(block, 148, 8) !== checksum(block)) throw new BadInputError('The backup archive is damaged (a header checksum does not match).');
+  const name = cString(block, 0, 100);
+  const prefix = block.toString('ascii', 257, 262) === 'ustar' ? cString(block, 345, 155) : '';
+  const fullName = prefix === '' ? name : `${prefix}/${name}`;
+  const flag = String.fromCharCode(block[156] ?? 0);
+  const type = flag === '0' || flag === '\0' ? 'file' : flag === '5' ? 'directory' : null;
+  if (type === null) throw new BadInputError(`The backup archive holds ${fullName}, which is not a plain file or folder (links are refused).`);
+  const clean = type === 'directory' ? withoutTrailingSlashes(fullName) : fullName;
+  checkName(clean);
+  const size = readOctal(block, 124, 12);
+  if (size > options.maxEntryBytes) throw new BadInputError(`The backup archive holds ${clean}, which is larger than Tern accepts.`);
+  if (type === 'directory' && size !== 0) throw new BadInputError('The backup archive is damaged (a folder has data).');
+  return { name: clean, type, mode: readOctal(block, 100, 8) & 0o777, mtime: new Date(readOctal(block, 136, 12) * 1000), size };
+}
+
+/** Parses an uncompressed ustar archive held in memory; throws BadInputError for anything it
+ * does not accept. */
 export function readTar(archive: Buffer, options: ReadTarOptions): TarEntry[] {
   const entries: TarEntry[] = [];
   let offset = 0;
   while (offset + BLOCK <= archive.length) {
-    const block = archive.subarray(offset, offset + BLOCK);
-    if (block.every((byte) => byte === 0)) return entries;
-    if (readOctal(block, 148, 8) !== checksum(block)) throw new BadInputError('The backup archive is damaged (a header checksum does not match).');
-    const name = cString(block, 0, 100);
-    const prefix = block.toString('ascii', 257, 262) === 'ustar' ? cString(block, 345, 155) : '';
-    const fullName = prefix === '' ? name : `${prefix}/${name}`;
-    const flag = String.fromCharCode(block[156] ?? 0);
-    const type = flag === '0' || flag === '\0' ? 'file' : flag === '5' ? 'directory' : null;
-    if (type === null) throw new BadInputError(`The backup archive holds ${fullName}, which is not a plain file or folder (links are refused).`);
-    const clean = type === 'directory' ? withoutTrailingSlashes(fullName) : fullName;
-    checkName(clean);
-    const size = readOctal(block, 124, 12);
-    if (size > options.maxEntryBytes) throw new BadInputError(`The backup archive holds ${clean}, which is larger than Tern accepts.`);
+    const header = parseTarHeader(archive.subarray(offset, offset + BLOCK), options);
+    if (header === null) return entries;
     const start = offset + BLOCK;
-    if (start + size > archive.length) throw new BadInputError('The backup archive is cut short.');
-    entries.push({
-      name: clean,
-      type,
-      mode: readOctal(block, 100, 8) & 0o777,
-      mtime: new Date(readOctal(block, 136, 12) * 1000),
-      data: type === 'file' ? Buffer.from(archive.subarray(start, start + size)) : Buffer.alloc(0),
-    });
+    if (start + header.size > archive.length) throw new BadInputError('The backup archive is cut short.');
+    const { size, ...entry } = header;
+    entries.push({ ...entry, data: Buffer.from(archive.subarray(start, start + size)) });
     offset = start + Math.ceil(size / BLOCK) * BLOCK;
   }
   throw new BadInputError('The backup archive is cut short (no end marker).');

@@ -1,12 +1,15 @@
 // The image half of the upload pipeline (sharp): checks the pixel count before decoding
 // (decompression bombs), applies the EXIF orientation and re-encodes the pixels in the same
 // format, which drops EXIF (GPS included), XMP and comments; then a WebP thumbnail and a
-// blurhash of the result. GIFs carry no EXIF and are kept byte for byte, as microblog.pub does.
+// blurhash of the result. A GIF keeps its frames byte for byte but loses its XMP and comment
+// extensions (container-metadata.ts).
 // The input is bytes in memory or the path of a file (an upload from the window or the
 // network, already on disk: store.ts saveUploadFile), which libvips reads itself on its
 // threads.
 import sharp, { type Sharp } from 'sharp';
 import { encode } from 'blurhash';
+import { readFile } from 'node:fs/promises';
+import { gifWithoutMetadata } from './container-metadata';
 import { MediaRejectedError } from './errors';
 import { BLURHASH_COMPONENTS, MAX_INPUT_PIXELS, THUMBNAIL_SIZE, type ImageType } from './limits';
 
@@ -16,8 +19,7 @@ import { BLURHASH_COMPONENTS, MAX_INPUT_PIXELS, THUMBNAIL_SIZE, type ImageType }
 sharp.cache({ files: 0 });
 
 export interface ProcessedImage {
-  /** What is stored and served: the cleaned image, in its own format; null when the input is
-   * stored as it is (a GIF). */
+  /** What is stored and served: the cleaned image, in its own format. */
   bytes: Buffer | null;
   /** WebP, fitting in THUMBNAIL_SIZE² (first frame of an animation). */
   thumbnail: Buffer;
@@ -60,6 +62,13 @@ function reencode(pipeline: Sharp, type: ImageType): Sharp {
   }
 }
 
+/** A GIF without its metadata extensions (XMP, comments), its frames copied byte for byte; one
+ * whose structure cannot be followed is re-encoded instead. */
+async function cleanGif(input: ImageInput, animated: boolean): Promise<Buffer> {
+  const gif = typeof input === 'string' ? await readFile(input) : input;
+  return gifWithoutMetadata(gif) ?? open(gif, animated).gif().toBuffer();
+}
+
 export async function processImage(input: ImageInput, type: ImageType): Promise<ProcessedImage> {
   try {
     // The header alone: refuse a bomb before a single pixel is decoded.
@@ -72,7 +81,7 @@ export async function processImage(input: ImageInput, type: ImageType): Promise<
     // to a smaller size), and the blurhash from the thumbnail: the full image is decoded once
     // per output, never again from the re-encoded bytes.
     const [bytes, thumbnail] = await Promise.all([
-      type === 'image/gif' ? null : reencode(open(input, animated).autoOrient(), type).toBuffer(),
+      type === 'image/gif' ? cleanGif(input, animated) : reencode(open(input, animated).autoOrient(), type).toBuffer(),
       open(input, false).autoOrient().resize(THUMBNAIL_SIZE, THUMBNAIL_SIZE, { fit: 'inside', withoutEnlargement: true }).webp({ quality: 80 }).toBuffer(),
     ]);
     const width = meta.autoOrient.width;

@@ -17,6 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { upload, type Upload } from '../../../db/schema';
 import { MediaRejectedError } from './errors';
+import { blankMp4Metadata, bufferAccess, fileAccess } from './container-metadata';
 import { processImage } from './image';
 import { isImageType, isMediaType, maxBytesFor, type MediaType } from './limits';
 import { bytesMatch } from './sniff';
@@ -161,12 +162,33 @@ export async function saveUploadFile(deps: UploadDeps, input: { file: IncomingFi
   }
 }
 
+const MP4_TYPES = new Set<MediaType>(['video/mp4', 'video/quicktime', 'audio/mp4']);
+
+/** The upload with its MP4/MOV metadata boxes blanked: a copy of bytes, or the incoming
+ * temporary file itself (its own, about to be renamed into place). */
+async function withoutMp4Metadata(original: { bytes: Buffer } | { path: string }): Promise<{ bytes: Buffer } | { path: string }> {
+  if ('bytes' in original) {
+    const bytes = Buffer.from(original.bytes);
+    await blankMp4Metadata(bufferAccess(bytes));
+    return { bytes };
+  }
+  const handle = await open(original.path, 'r+');
+  try {
+    await blankMp4Metadata(await fileAccess(handle));
+  } finally {
+    await handle.close();
+  }
+  return original;
+}
+
 /** Stores checked bytes (or a checked file, moved into place) under their hash. */
 async function persist(deps: UploadDeps, type: MediaType, hash: string, original: { bytes: Buffer } | { path: string }): Promise<{ upload: Upload; created: boolean }> {
   const existing = findUploadByHash(deps.db, hash);
   if (existing && existsSync(uploadPath(deps.uploadsDir, hash))) return { upload: existing, created: false };
 
   const image = isImageType(type) ? await processImage('bytes' in original ? original.bytes : original.path, type) : null;
+  // An MP4/MOV keeps its frames but not where it was shot (container-metadata.ts).
+  if (MP4_TYPES.has(type)) original = await withoutMp4Metadata(original);
 
   mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
   const written: string[] = [];

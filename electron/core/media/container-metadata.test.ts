@@ -1,0 +1,101 @@
+// Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet
+// and a phone video's ©xyz atom are not stored or served; the pictures and the video are.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import sharp from 'sharp';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
+import { upgrade } from '../../../migrations/runner';
+import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
+
+let dir: string;
+let sqlite: Sqlite;
+let deps: UploadDeps;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'tern-container-metadata-'));
+  sqlite = openSqlite(join(dir, 'tern.db'));
+  upgrade(sqlite);
+  deps = { db: wrapDrizzle(sqlite), uploadsDir: join(dir, 'uploads'), clock: () => new Date() };
+});
+afterEach(() => {
+  sqlite.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const GPS = '<exif:GPSLatitude>48,51.5N</exif:GPSLatitude><exif:GPSLongitude>2,17.7E</exif:GPSLongitude>';
+const XMP = `<?xpacket begin="" id="W5M0MpCehiHzreSzNTczkc9d"?><x:xmpmeta xmlns:x="adobe:ns:meta/"><rdf:RDF xmlns:rdf="http://www.w3.org/1999/02/22-rdf-syntax-ns#"><rdf:Description xmlns:exif="http://ns.adobe.com/exif/1.0/">${GPS}</rdf:Description></rdf:RDF></x:xmpmeta><?xpacket end="w"?>`;
+
+/** `gif` with an XMP application extension (as Adobe writes it, magic trailer and all) and a
+ * comment inserted after its global colour table. */
+function withXmp(gif: Buffer): Buffer {
+  const flags = gif[10] ?? 0;
+  const afterTable = 13 + (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
+  const magic = Buffer.concat([Buffer.from([1]), Buffer.from(Array.from({ length: 256 }, (_, i) => 255 - i)), Buffer.from([0])]);
+  const app = Buffer.concat([Buffer.from([0x21, 0xff, 0x0b]), Buffer.from('XMP DataXMP', 'ascii'), Buffer.from(XMP, 'utf8'), magic]);
+  const comment = Buffer.concat([Buffer.from([0x21, 0xfe, 9]), Buffer.from('Home, 4th', 'ascii'), Buffer.from([0])]);
+  return Buffer.concat([gif.subarray(0, afterTable), app, comment, gif.subarray(afterTable)]);
+}
+
+const box = (type: string | Buffer, body: Buffer) => {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(8 + body.length);
+  (typeof type === 'string' ? Buffer.from(type, 'latin1') : type).copy(head, 4);
+  return Buffer.concat([head, body]);
+};
+const LOCATION = Buffer.from('+48.8584+002.2945/', 'latin1');
+/** A phone's MP4 in outline: ftyp, moov with a track and the location in udta and meta, mdat. */
+function phoneMp4(): Buffer {
+  const xyz = box(Buffer.from([0xa9, 0x78, 0x79, 0x7a]), Buffer.concat([Buffer.from([0, LOCATION.length, 0x15, 0xc7]), LOCATION]));
+  const trak = box('trak', Buffer.concat([box('tkhd', Buffer.alloc(84, 1)), box('udta', box('name', Buffer.from('Track at home')))]));
+  const meta = box('meta', Buffer.concat([Buffer.alloc(4), box('keys', Buffer.from('com.apple.quicktime.location.ISO6709')), box('ilst', LOCATION)]));
+  const moov = box('moov', Buffer.concat([box('mvhd', Buffer.alloc(100, 2)), trak, box('udta', xyz), meta]));
+  return Buffer.concat([box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2mp41', 'latin1')), moov, box('mdat', Buffer.alloc(1024, 7))]);
+}
+
+describe('GIF uploads', () => {
+  it('an XMP packet with GPS coordinates and a comment are not stored; the frames are, byte for byte', async () => {
+    const gif = await sharp({ create: { width: 8, height: 8, channels: 3, background: '#f00' } }).gif().toBuffer();
+    const row = await saveUpload(deps, { bytes: withXmp(gif), contentType: 'image/gif' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(Buffer.from('GPSLatitude'))).toBe(false);
+    expect(stored.includes(Buffer.from('Home, 4th'))).toBe(false);
+    expect(stored.equals(gif)).toBe(true);
+  });
+
+  it('an animated GIF keeps its frames, timing and looping', async () => {
+    const frame = (background: string) => sharp({ create: { width: 4, height: 4, channels: 3, background } }).png().toBuffer();
+    const frames = await Promise.all(['#f00', '#0f0', '#00f'].map(frame));
+    const gif = await sharp(frames, { join: { animated: true } })
+      .gif({ loop: 0, delay: [100, 200, 300] })
+      .toBuffer();
+    const row = await saveUpload(deps, { bytes: withXmp(gif), contentType: 'image/gif' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.equals(gif)).toBe(true);
+    const meta = await sharp(stored, { animated: true }).metadata();
+    expect([meta.pages, meta.loop, meta.delay]).toEqual([3, 0, [100, 200, 300]]);
+  });
+});
+
+describe('MP4 and MOV uploads', () => {
+  it.each(['video/mp4', 'video/quicktime'])('a %s location atom (©xyz, Apple’s ISO6709 key) is blanked in place; every other byte and offset stays', async (contentType) => {
+    const mp4 = phoneMp4();
+    const row = await saveUpload(deps, { bytes: mp4, contentType });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(LOCATION)).toBe(false);
+    expect(stored.includes(Buffer.from('Track at home'))).toBe(false);
+    expect(stored.length).toBe(mp4.length);
+    // Only the blanked boxes' bytes changed: mdat (the frames) is where it was, byte for byte.
+    const mdat = mp4.indexOf(Buffer.from('mdat'));
+    expect(stored.subarray(mdat - 4).equals(mp4.subarray(mdat - 4))).toBe(true);
+    expect(stored.toString('latin1')).toMatch(/moov.*mvhd.*trak.*tkhd.*free.*free.*free/s);
+  });
+
+  it('an MP4 that came in pieces (saved from its temporary file) is blanked too', async () => {
+    const mp4 = phoneMp4();
+    const { upload: row } = await saveUploadFile(deps, { file: [mp4.subarray(0, 100), mp4.subarray(100)], contentType: 'video/mp4' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(LOCATION)).toBe(false);
+    expect(stored.length).toBe(mp4.length);
+  });
+});

@@ -1,0 +1,116 @@
+// Where a phone writes the place a photo or video was taken, in the files the image pipeline
+// does not re-encode (image.ts, store.ts):
+// - MP4/MOV (ISO BMFF, QuickTime): moov/udta (©xyz, "+48.8584+002.2945/") and moov/meta (Apple's
+//   com.apple.quicktime.location.ISO6709), also per track, and XMP in a uuid box. Each is blanked
+//   in place: the box becomes a `free` box of the same size, filled with zeros, so no offset in
+//   the file moves (the chunk offsets of stco/co64 stay right) and players skip it as they skip
+//   any free box. No re-muxing, no ffmpeg.
+// - GIF: application extensions other than the looping one (XMP DataXMP, …) and comments are left
+//   out; the frames and their timing are copied byte for byte.
+import type { FileHandle } from 'node:fs/promises';
+
+/** Reads and writes a file or a buffer at offsets. */
+export interface RandomAccess {
+  size: number;
+  read(offset: number, length: number): Promise<Buffer>;
+  write(offset: number, data: Buffer): Promise<void>;
+}
+
+export function bufferAccess(bytes: Buffer): RandomAccess {
+  return {
+    size: bytes.length,
+    read: async (offset, length) => bytes.subarray(offset, Math.min(bytes.length, offset + length)),
+    write: async (offset, data) => void data.copy(bytes, offset),
+  };
+}
+
+export async function fileAccess(handle: FileHandle): Promise<RandomAccess> {
+  const { size } = await handle.stat();
+  return {
+    size,
+    read: async (offset, length) => {
+      const out = Buffer.alloc(Math.max(0, Math.min(length, size - offset)));
+      const { bytesRead } = await handle.read(out, 0, out.length, offset);
+      return out.subarray(0, bytesRead);
+    },
+    write: async (offset, data) => void (await handle.write(data, 0, data.length, offset)),
+  };
+}
+
+/** XMP's uuid box (Adobe XMP spec, part 3). */
+const XMP_UUID = Buffer.from('be7acfcb97a942e89c71999491e3afac', 'hex');
+const ZEROS = Buffer.alloc(64 * 1024);
+
+/**
+ * Blanks the metadata boxes of an MP4/MOV file in place (see above). Returns how many were
+ * blanked. A structure it cannot follow (a box running past its parent) stops the walk there,
+ * leaving the rest as it is.
+ */
+export async function blankMp4Metadata(file: RandomAccess): Promise<number> {
+  let blanked = 0;
+  async function walk(start: number, end: number, inside: 'file' | 'moov' | 'trak'): Promise<void> {
+    for (let at = start; at + 8 <= end; ) {
+      const head = await file.read(at, 24);
+      let size = head.readUInt32BE(0);
+      const type = head.toString('latin1', 4, 8);
+      let headerLength = 8;
+      if (size === 1) {
+        if (head.length < 16) return;
+        size = Number(head.readBigUInt64BE(8));
+        headerLength = 16;
+      } else if (size === 0) size = end - at;
+      if (size < headerLength || at + size > end) return;
+      const isXmp = type === 'uuid' && head.length >= headerLength + 16 && head.subarray(headerLength, headerLength + 16).equals(XMP_UUID);
+      if (inside === 'file' && type === 'moov') await walk(at + headerLength, at + size, 'moov');
+      else if (inside === 'moov' && type === 'trak') await walk(at + headerLength, at + size, 'trak');
+      else if (((inside === 'moov' || inside === 'trak') && (type === 'udta' || type === 'meta')) || isXmp) {
+        await file.write(at + 4, Buffer.from('free', 'latin1'));
+        for (let zero = at + headerLength; zero < at + size; zero += ZEROS.length) await file.write(zero, ZEROS.subarray(0, Math.min(ZEROS.length, at + size - zero)));
+        blanked++;
+      }
+      at += size;
+    }
+  }
+  await walk(0, file.size, 'file');
+  return blanked;
+}
+
+/** A GIF without its metadata extensions (see above); null when its structure cannot be followed. */
+export function gifWithoutMetadata(gif: Buffer): Buffer | null {
+  if (gif.length < 13 || gif.toString('latin1', 0, 4) !== 'GIF8') return null;
+  const colourTable = (flags: number) => (flags & 0x80 ? 3 * 2 ** ((flags & 7) + 1) : 0);
+  /** The offset after a run of data sub-blocks (each a length byte, then that many bytes; 0 ends it). */
+  const afterSubBlocks = (from: number): number | null => {
+    for (let at = from; at < gif.length; ) {
+      const length = gif[at] ?? 0;
+      at += 1 + length;
+      if (length === 0) return at;
+    }
+    return null;
+  };
+  let at = 13 + colourTable(gif[10] ?? 0);
+  const kept: Buffer[] = [gif.subarray(0, at)];
+  while (at < gif.length) {
+    const introducer = gif[at];
+    if (introducer === 0x3b) {
+      kept.push(gif.subarray(at, at + 1)); // the trailer; anything after it is left out too
+      return Buffer.concat(kept);
+    }
+    if (introducer === 0x2c) {
+      if (at + 10 > gif.length) return null;
+      const end = afterSubBlocks(at + 10 + colourTable(gif[at + 9] ?? 0) + 1);
+      if (end === null) return null;
+      kept.push(gif.subarray(at, end));
+      at = end;
+    } else if (introducer === 0x21) {
+      const label = gif[at + 1];
+      const end = afterSubBlocks(at + 2);
+      if (end === null) return null;
+      const identifier = gif.toString('latin1', at + 3, at + 3 + 11);
+      // Graphic control (frame timing, transparency), plain text, and the looping extension stay.
+      if (label === 0xf9 || label === 0x01 || (label === 0xff && /^(NETSCAPE2\.0|ANIMEXTS1\.0)$/.test(identifier))) kept.push(gif.subarray(at, end));
+      at = end;
+    } else return null;
+  }
+  return null;
+}
