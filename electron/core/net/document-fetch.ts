@@ -11,11 +11,10 @@
 // address; while none is set, the plain answer is the answer.
 import { ACTIVITY_ACCEPT, ACTIVITY_DOCUMENT_MAX_BYTES } from './document-loader';
 import type { FederationContext } from './federation-context';
-import { BodyTooLargeError } from './errors';
-import type { HttpClient } from './http-client';
+import { readTextWithin, type HttpClient } from './http-client';
 import { signedFetch } from './signatures';
 
-/** Statuses that mean "sign your request" (Mastodon answers 401, GoToSocial 401, Pleroma 403). */
+/** Statuses that mean "sign your request" (401 from Mastodon and GoToSocial; 403 from others). */
 const WANTS_SIGNATURE = new Set([401, 403]);
 
 /** Origins remembered as wanting signed GETs, per client (so per thread). */
@@ -62,35 +61,30 @@ export async function fetchActivityDocument(fed: Pick<FederationContext, 'client
   const headers = { accept: ACTIVITY_ACCEPT };
   const signal = options.signal === undefined ? {} : { signal: options.signal };
 
-  const signed = async (): Promise<FetchedDocument> => {
+  // Signed for `target` only, and no further: a redirect from there is answered as it is, never
+  // followed with the author's signature to a server that did not ask for it.
+  const signed = async (target: string): Promise<FetchedDocument> => {
     const response = await signedFetch(
       fed.client,
-      { url, method: 'GET', headers },
+      { url: target, method: 'GET', headers, redirect: 'manual' },
       { keyId: new URL(keyId!), publishedKeyId: keyId!, privateKey: fed.keys.rsa.privateKey, body: null, maxBodyBytes, ...signal },
     );
-    return { response, text: await readCapped(response, maxBodyBytes), signed: true };
+    return { response, text: await readTextWithin(response, maxBodyBytes), signed: true };
   };
 
   if (keyId !== null && origins.has(origin)) {
-    const answer = await signed();
+    const answer = await signed(url);
     // Still refused: the key is not the problem (blocked, private); try plainly next time.
     if (WANTS_SIGNATURE.has(answer.response.status)) origins.delete(origin);
     return answer;
   }
-  const { response, text } = await fed.client.fetchText(url, { headers, maxBodyBytes, ...signal });
-  if (keyId === null || !WANTS_SIGNATURE.has(response.status)) return { response, text, signed: false };
-  const answer = await signed();
+  const plain = await fed.client.fetchText(url, { headers, maxBodyBytes, ...signal });
+  if (keyId === null || !WANTS_SIGNATURE.has(plain.response.status)) return { ...plain, signed: false };
+  // The server that refused is the one asked (a redirect may have led elsewhere): only a refusal
+  // on the origin asked for is answered with a signature, to the address that refused.
+  const refusedAt = plain.response.url || url;
+  if (new URL(refusedAt).origin !== origin) return { ...plain, signed: false };
+  const answer = await signed(refusedAt);
   if (!WANTS_SIGNATURE.has(answer.response.status)) remember(origins, origin);
   return answer;
-}
-
-/** A response's body as text, refused past `maxBodyBytes` even when no length was declared (the
- * client's stream also stops there). */
-async function readCapped(response: Response, maxBodyBytes: number): Promise<string> {
-  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-  if (!response.headers.has('content-encoding') && declared > maxBodyBytes) {
-    await response.body?.cancel();
-    throw new BodyTooLargeError(response.url, maxBodyBytes);
-  }
-  return response.text();
 }

@@ -256,13 +256,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
 
   const fetchText: HttpClient['fetchText'] = async (input, init) => {
     const response = await fetch(input, init);
-    const limit = init?.maxBodyBytes ?? maxBodyBytes;
-    const declared = Number(response.headers.get('content-length') ?? Number.NaN);
-    if (!response.headers.has('content-encoding') && declared > limit) {
-      await response.body?.cancel();
-      throw new BodyTooLargeError(response.url, limit);
-    }
-    return { response, text: await response.text() };
+    return { response, text: await readTextWithin(response, init?.maxBodyBytes ?? maxBodyBytes) };
   };
 
   const fetchJson: HttpClient['fetchJson'] = async (input, init) => {
@@ -287,6 +281,17 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       agents['https:'].destroy();
     },
   };
+}
+
+/** A response's body as text, refused at once when its declared length is over `limit` (the
+ * body stream also stops at the client's cap, whatever was declared). */
+export async function readTextWithin(response: Response, limit: number): Promise<string> {
+  const declared = Number(response.headers.get('content-length') ?? Number.NaN);
+  if (!response.headers.has('content-encoding') && declared > limit) {
+    await response.body?.cancel();
+    throw new BodyTooLargeError(response.url, limit);
+  }
+  return response.text();
 }
 
 /** The host to resolve and connect to: brackets off an IPv6 literal, and a name's one trailing
