@@ -57,6 +57,10 @@ export function isAcceptableRedirectUri(value: string): boolean {
 
 /** IndieAuth §4.2: a client identifier is an http(s) URL with a path, no fragment, no credentials. */
 export function isIndieAuthClientId(value: string): boolean {
+  // The URL parser drops tabs and newlines anywhere (`a/.\t./b` is `a/../b`), and trims spaces
+  // and controls at the ends: an identifier with any of them is not the URL it reads as.
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u0020\u007f]/.test(value)) return false;
   let url: URL;
   try {
     url = new URL(value);

@@ -10,7 +10,7 @@ import { openListeningCore, type ListeningCore } from '../listener/test-support'
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { hashSecret } from './secrets';
 import { FRESH_CLIENT_MS, MAX_REGISTERED_CLIENTS, UNUSED_CLIENT_MS } from './clients';
-import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING } from './service';
+import { CLIENT_INFO_CACHE_MS, MAX_CLIENT_FETCHES, MAX_PENDING, MAX_PENDING_PER_HOST } from './service';
 import { answer, authorizeUrl, basic, collect, getManual, pkce, postForm, REDIRECT, register, rowCounts, startAuthorization } from './test-flow';
 
 let t: ListeningCore;
@@ -398,22 +398,30 @@ describe('authorization: the author decides in the app', () => {
 
   // Anyone can open /auth: strangers' requests pushed out the author's, even one the author had
   // approved and whose page had not yet collected the code.
-  it(`keeps at most ${MAX_PENDING} requests waiting, refusing more (429, with a reason): strangers never push out the author's, approved or not`, async () => {
+  it(`keeps at most ${MAX_PENDING} requests waiting, ${MAX_PENDING_PER_HOST} per redirect host, refusing more (429, with a reason): strangers never push out the author's, approved or not`, async () => {
     const mine = await register(base);
     const approved = await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
     await answer(t.core, true, ['create']);
     await startAuthorization(base, { client_id: mine.client_id, redirect_uri: REDIRECT, scope: 'create', code_challenge: pkce().challenge });
     const waiting = t.core.services.indieauth.pending()[0]!.id;
+    // One stranger's client gets MAX_PENDING_PER_HOST places; many get the rest, no more.
     const evil = await register(base, { redirect_uris: ['https://evil.example/cb'] });
-    const flood = () => getManual(authorizeUrl(base, { response_type: 'code', client_id: evil.client_id, redirect_uri: 'https://evil.example/cb', state: 's', scope: 'create', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
+    const flood = async (client = evil, redirect = 'https://evil.example/cb') =>
+      getManual(authorizeUrl(base, { response_type: 'code', client_id: client.client_id, redirect_uri: redirect, state: 's', scope: 'create', code_challenge: pkce().challenge, code_challenge_method: 'S256' }));
     try {
-      // The author's undecided request takes one place; the approved one waits for its page only.
       const statuses: number[] = [];
-      for (let i = 0; i < MAX_PENDING; i++) statuses.push((await flood()).status);
-      expect(statuses.filter((s) => s === 303)).toHaveLength(MAX_PENDING - 1);
-      const refused = await flood();
+      for (let i = 0; i < MAX_PENDING_PER_HOST + 1; i++) statuses.push((await flood()).status);
+      expect(statuses).toEqual([...Array<number>(MAX_PENDING_PER_HOST).fill(303), 429]);
+      const perHost = await flood();
+      expect(await perHost.text()).toMatch(/for evil\.example are already waiting for the author/);
+      // The author's undecided request takes one place; the approved one waits for its page only.
+      for (let i = 0; t.core.services.indieauth.pending().length < MAX_PENDING; i++) {
+        const redirect = `https://evil${i}.example/cb`;
+        expect((await flood(await register(base, { redirect_uris: [redirect] }), redirect)).status).toBe(303);
+      }
+      const refused = await flood(await register(base, { redirect_uris: ['https://evil-last.example/cb'] }), 'https://evil-last.example/cb');
       expect(refused.status).toBe(429);
-      expect(await refused.text()).toMatch(/already waiting for the author/);
+      expect(await refused.text()).toMatch(/20 sign-ins are already waiting for the author/);
       expect(t.core.services.indieauth.pending().some((p) => p.id === waiting)).toBe(true);
       expect((await collect(approved)).searchParams.get('code')).toMatch(/^[A-Za-z0-9_-]{43}$/);
     } finally {
@@ -511,6 +519,8 @@ describe('IndieAuth clients identified by their URL', () => {
       expect(await refused.text()).toMatch(/Too many sign-in requests/);
       release();
       for (const response of await Promise.all(waiting)) expect(response.status).toBe(303);
+      // Answered, they leave their places (MAX_PENDING_PER_HOST for one host) to the asks below.
+      while (t.core.services.indieauth.pending().some((p) => p.client.clientId.startsWith(slow.origin))) await answer(t.core, false, []);
       // Asked again within the minute: answered from what was fetched.
       expect((await getManual(authUrl(`${slow.origin}/app0`))).status).toBe(303);
       expect(fetches).toBe(MAX_CLIENT_FETCHES);

@@ -61,6 +61,10 @@ describe('client identifiers and redirect URIs', () => {
     ['https://app.example/a/%2E%2e/b', false],
     ['https://app.example/./b', false],
     ['https://app.example/a..b/', true],
+    // The parser drops tabs and newlines: `/.\t./` and `/..\n/` read as `/../`.
+    ['https://app.example/a/.\t./b', false],
+    ['https://app.example/a/..\n/b', false],
+    [' https://app.example/', false],
     ['ftp://app.example/', false],
     ['https://app.example/#x', false],
     ['tern-client-abc', false],

@@ -47,6 +47,9 @@ export const UNTIL_REVOKED = 0;
  * answered or expire. Anyone can open /auth, and each pending request is shown in the app; none
  * is ever pushed out by a newer one (strangers' requests evicted the author's own). */
 export const MAX_PENDING = 20;
+/** Of those, at most this many for one redirect host: one stranger's flood through one client
+ * (20 GETs of /auth every ten minutes) no longer fills every place. */
+export const MAX_PENDING_PER_HOST = 5;
 /** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
  * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
 export const MAX_CLIENT_FETCHES = 4;
@@ -254,8 +257,13 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       sweep();
       // Only requests still waiting for the author count: answered ones wait for their page to
       // collect the answer, and there are no more of them than the author answered.
-      if ([...pending.values()].filter((p) => p.outcome === null).length >= MAX_PENDING) {
+      const undecided = [...pending.values()].filter((p) => p.outcome === null);
+      if (undecided.length >= MAX_PENDING) {
         throw new OAuthError('temporarily_unavailable', `${MAX_PENDING} sign-ins are already waiting for the author; try again in a few minutes.`, 429);
+      }
+      const host = hostOf(params.redirectUri);
+      if (undecided.filter((p) => hostOf(p.params.redirectUri) === host).length >= MAX_PENDING_PER_HOST) {
+        throw new OAuthError('temporarily_unavailable', `${MAX_PENDING_PER_HOST} sign-ins for ${host} are already waiting for the author; try again in a few minutes.`, 429);
       }
       const created = now();
       const { redirectUris: _unused, ...shown } = client;
@@ -490,4 +498,14 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       return { revoked: done.length };
     },
   };
+}
+
+/** The host a sign-in sends its answer to (a custom scheme's whole prefix when it has no host). */
+function hostOf(redirectUri: string): string {
+  try {
+    const url = new URL(redirectUri);
+    return url.host === '' ? url.protocol : url.host;
+  } catch {
+    return redirectUri;
+  }
 }
