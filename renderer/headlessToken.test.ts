@@ -53,4 +53,16 @@ describe('adoptTokenFromAddress', () => {
     expect(headlessToken()).toBe('new-token-0123456789');
     expect(page.location.hash).toBe('');
   });
+
+  it('keeps the token for the page when the tab’s storage refuses it (full), though reading works', () => {
+    const page = fakePage('http://127.0.0.1:4860/#token=kept-in-memory-0123');
+    vi.stubGlobal('sessionStorage', {
+      getItem: (key: string) => page.store.get(key) ?? null,
+      setItem: () => {
+        throw new DOMException('full', 'QuotaExceededError');
+      },
+    });
+    adoptTokenFromAddress();
+    expect(headlessToken()).toBe('kept-in-memory-0123');
+  });
 });

@@ -36,17 +36,18 @@ function adopt(): void {
 }
 
 export function rememberToken(token: string): void {
-  inMemory = token;
   try {
     sessionStorage.setItem(KEY, token);
+    inMemory = null;
   } catch {
-    // kept in memory only
+    inMemory = token; // kept in memory only (storage turned off, or full)
   }
 }
 
 export function headlessToken(): string | null {
   try {
-    return sessionStorage.getItem(KEY);
+    // A token kept in memory when storing it failed (a full storage) is still this page's.
+    return inMemory ?? sessionStorage.getItem(KEY);
   } catch {
     return inMemory;
   }
