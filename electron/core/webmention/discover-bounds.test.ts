@@ -7,6 +7,7 @@ import { createHttpClient, type HttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { DISCOVERY_MAX_BYTES, NoWebmentionEndpointError, discoverEndpoint } from './discover';
 import { stopSourceReader } from './source-parse';
+import { longestStall } from '../../../test/longest-stall';
 
 let server: LoopbackServer;
 let client: HttpClient;
@@ -39,21 +40,6 @@ afterAll(async () => {
   await server.close();
   await stopSourceReader();
 });
-
-/** Runs `work` while a 1 ms timer measures the longest the calling thread was held. */
-async function longestStall<T>(work: () => Promise<T>): Promise<{ result: T | Error; stallMs: number; ms: number }> {
-  let last = performance.now();
-  let worst = 0;
-  const timer = setInterval(() => {
-    const now = performance.now();
-    worst = Math.max(worst, now - last);
-    last = now;
-  }, 1);
-  const t0 = performance.now();
-  const result = await work().catch((error: Error) => error);
-  clearInterval(timer);
-  return { result, stallMs: worst, ms: performance.now() - t0 };
-}
 
 it('a hostile 1 MiB page (100,000 unclosed <div>s, then unmatched </b>s): no endpoint, read within bounds, the thread never held 100 ms', async () => {
   await discoverEndpoint(client, `${server.origin}/big-head`); // the reader started
