@@ -59,3 +59,28 @@ it('33,000 mentions of one post: a page shows the newest 20 and the count, fast;
   expect(more.items.map((m) => m.id)).toEqual(Array.from({ length: 50 }, (_, i) => newest - MENTIONS_PER_POST - i));
   expect(more.nextCursor).toBe(String(newest - MENTIONS_PER_POST - 49));
 }, 120_000);
+
+/** One webmention of `post`, with the target given (another tool may write the post's address
+ * its own way). */
+function mentionOf(post: { id: number }, target: string, source: string) {
+  return tern.core.db
+    .insert(webmention)
+    .values({ createdAt: new Date('2026-11-01T10:00:00Z'), isDeleted: false, source, sourceMicroformats: null, target, outboxObjectId: post.id })
+    .returning({ id: webmention.id })
+    .get().id;
+}
+
+it('a webmention belongs to the post its outbox_object_id names, whatever its target: a target with a trailing slash is shown, and pages stay full', () => {
+  const first = addPost(tern.core, { content: '<p>first</p>' });
+  const second = addPost(tern.core, { content: '<p>second</p>' });
+  const a = mentionOf(first, first.apId, 'https://a.example/1');
+  const b = mentionOf(second, `${second.apId}/`, 'https://b.example/1');
+  const c = mentionOf(first, `${first.apId}/`, 'https://c.example/1');
+  const page1 = listReceivedWebmentions(tern.core.db, { limit: 1 });
+  expect(page1.items.map((g) => [g.post.id, g.mentions.map((m) => m.id), g.mentionsTotal])).toEqual([[first.id, [c, a], 2]]);
+  expect(page1.nextCursor).not.toBeNull();
+  const page2 = listReceivedWebmentions(tern.core.db, { limit: 1, cursor: page1.nextCursor });
+  expect(page2.items.map((g) => [g.post.id, g.mentions.map((m) => m.id), g.mentionsTotal])).toEqual([[second.id, [b], 1]]);
+  expect(page2.nextCursor).toBeNull();
+  expect(listWebmentionsOfPost(tern.core.db, { postId: second.id, limit: 10 }).items.map((m) => m.id)).toEqual([b]);
+});
