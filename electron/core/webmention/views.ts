@@ -4,6 +4,7 @@
 // their delivery state from outgoing_activity.
 import { and, desc, eq, inArray, isNotNull, lt, sql } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
+import { viewsOf } from '../../../db/readable-rows';
 import { outbox, outgoingActivity, webmention } from '../../../db/schema';
 import { isAddress, parseRecipient } from '../delivery/addresses';
 import { htmlToExcerpt } from '../federation/sanitize';
@@ -87,20 +88,27 @@ function mentionsOf(db: DbOrTx, post: { id: number }, before: number | null, lim
     .orderBy(desc(webmention.id))
     .limit(limit + 1)
     .all();
-  const items = rows.slice(0, limit).map(({ row: r, changeType, changedAt }): ReceivedWebmentionView => {
-    const summary = summarize(r.sourceMicroformats, r.target);
-    return {
-      id: r.id,
-      source: r.source,
-      kind: summary.kind,
-      state: r.isDeleted ? 'deleted' : changeType === 'UPDATED_WEBMENTION' ? 'updated' : 'new',
-      author: summary.author,
-      excerpt: summary.excerpt,
-      receivedAt: r.createdAt.toISOString(),
-      changedAt: changedAt === null ? null : new Date(changedAt).toISOString(),
-    };
-  });
-  return { items, nextCursor: rows.length > limit ? String(items.at(-1)!.id) : null };
+  const page = rows.slice(0, limit);
+  // A row that cannot be read (a datetime Date cannot read) is left out (viewsOf), not the view;
+  // the cursor is the page's last row, read or not.
+  const items = viewsOf(
+    page,
+    ({ row: r, changeType, changedAt }): ReceivedWebmentionView => {
+      const summary = summarize(r.sourceMicroformats, r.target);
+      return {
+        id: r.id,
+        source: r.source,
+        kind: summary.kind,
+        state: r.isDeleted ? 'deleted' : changeType === 'UPDATED_WEBMENTION' ? 'updated' : 'new',
+        author: summary.author,
+        excerpt: summary.excerpt,
+        receivedAt: r.createdAt.toISOString(),
+        changedAt: changedAt === null ? null : new Date(changedAt).toISOString(),
+      };
+    },
+    ({ row }) => `webmention row ${row.id}`,
+  );
+  return { items, nextCursor: rows.length > limit ? String(page.at(-1)!.row.id) : null };
 }
 
 export function listReceivedWebmentions(db: DbOrTx, input: { cursor?: string | null; limit: number }): ReceivedWebmentionsPage {
@@ -130,23 +138,27 @@ export function listReceivedWebmentions(db: DbOrTx, input: { cursor?: string | n
       .map((p) => [p.id, p]),
   );
 
-  const items = shown.map(({ postId, total }): WebmentionGroupView => {
-    const post = posts.get(postId)!;
-    const object = post.apObject as Record<string, unknown>;
-    const mentions = mentionsOf(db, post, null, MENTIONS_PER_POST);
-    return {
-      post: {
-        id: post.id,
-        apId: post.apId,
-        excerpt: htmlToExcerpt(typeof object.content === 'string' ? object.content : '', 140),
-        isDeleted: post.isDeleted,
-        webmentionsCount: post.webmentionsCount,
-      },
-      mentions: mentions.items,
-      mentionsTotal: total,
-      moreCursor: mentions.nextCursor,
-    };
-  });
+  const items = viewsOf(
+    shown,
+    ({ postId, total }): WebmentionGroupView => {
+      const post = posts.get(postId)!;
+      const object = post.apObject as Record<string, unknown>;
+      const mentions = mentionsOf(db, post, null, MENTIONS_PER_POST);
+      return {
+        post: {
+          id: post.id,
+          apId: post.apId,
+          excerpt: htmlToExcerpt(typeof object.content === 'string' ? object.content : '', 140),
+          isDeleted: post.isDeleted,
+          webmentionsCount: post.webmentionsCount,
+        },
+        mentions: mentions.items,
+        mentionsTotal: total,
+        moreCursor: mentions.nextCursor,
+      };
+    },
+    ({ postId }) => `outbox row ${postId} (its webmentions)`,
+  );
   const more = groups.length > input.limit;
   return { items, nextCursor: more ? String(shown.at(-1)!.latest) : null };
 }
