@@ -112,6 +112,22 @@ describe('receiving and verifying', () => {
     expect(row?.apObject).toMatchObject({ target: post.apId });
   });
 
+  it('a pending row of the same source whose ap_object is NULL or JSON null (another tool) matches nothing: a new row, 202', async () => {
+    for (const apObject of [null, 'null']) {
+      const source = `https://bob.example/${apObject ?? 'none'}`;
+      tern.core.db
+        .insert(incomingActivity)
+        .values({ createdAt: new Date(), webmentionSource: source, apObject: null, tries: 0, nextTry: new Date(), isProcessed: false, isErrored: false })
+        .run();
+      if (apObject !== null) tern.core.sqlite.prepare('UPDATE incoming_activity SET ap_object = ? WHERE webmention_source = ?').run(apObject, source);
+      const res = await send({ source, target: post.apId });
+      expect(res.status).toBe(202);
+      const mine = queued().filter((row) => row.webmentionSource === source);
+      expect(mine).toHaveLength(2);
+      expect(mine[1]?.apObject).toMatchObject({ target: post.apId });
+    }
+  });
+
   it('a source that links: one row with sanitized microformats, NEW_WEBMENTION, the count', async () => {
     pages.set('/like', {
       body: entry(`<a class="u-like-of" href="${post.apId}">liked</a><div class="e-content">Nice <script>alert(1)</script><b>post</b></div>`),

@@ -69,14 +69,29 @@ const PENDING_SAME_SQL =
   'SELECT id, ap_object AS apObject FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0 AND tries = 0 AND webmention_source = ?';
 const PENDING_COUNT_SQL = `SELECT count(*) AS n FROM (SELECT 1 FROM incoming_activity WHERE is_processed = 0 AND is_errored = 0 AND webmention_source IS NOT NULL LIMIT ${MAX_PENDING_WEBMENTIONS})`;
 
+/** The target a pending row was queued for; null when its ap_object is not an object with one — a
+ * row another tool wrote may hold NULL, JSON null or worse, and such a row matches no request
+ * (reading `.target` of null threw, and answered 500 to every request for that source). */
+function queuedTarget(apObject: string | null): string | null {
+  let queued: unknown;
+  try {
+    queued = apObject === null ? null : JSON.parse(apObject);
+  } catch {
+    return null;
+  }
+  if (typeof queued !== 'object' || queued === null || Array.isArray(queued)) return null;
+  const { target } = queued as { target?: unknown };
+  return typeof target === 'string' ? target : null;
+}
+
 /** Queues a valid request as an incoming_activity row. The same (source, target) already waiting
  * and not yet started is that row (its verification will read the page as it is then); a row
  * being verified may have read the page before this request, so it does not count. */
 export function queueWebmention(db: DbOrTx, input: { source: string; target: string; now: Date }): QueueOutcome {
-  const same = prepared<[string], { id: number; apObject: string }>(db, PENDING_SAME_SQL).all(input.source);
+  const same = prepared<[string], { id: number; apObject: string | null }>(db, PENDING_SAME_SQL).all(input.source);
   const waiting = same.find((row) => {
-    const queued = JSON.parse(row.apObject) as { target?: unknown };
-    return typeof queued.target === 'string' && samePage(queued.target, input.target);
+    const target = queuedTarget(row.apObject);
+    return target !== null && samePage(target, input.target);
   });
   if (waiting !== undefined) return { ok: true, id: waiting.id, coalesced: true };
   const pending = prepared<[], { n: number }>(db, PENDING_COUNT_SQL).get()?.n ?? 0;

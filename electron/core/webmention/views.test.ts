@@ -4,6 +4,7 @@
 // posts shown was loaded and summarized (20,000: 566–651 ms on the main thread) and their ids
 // passed as SQL variables (33,000: "too many SQL variables").
 import { afterEach, beforeEach, expect, it } from 'vitest';
+import { setSkipLog } from '../../../db/readable-rows';
 import { notifications, webmention } from '../../../db/schema';
 import { addPost, openListeningCore, type ListeningCore } from '../listener/test-support';
 import { listReceivedWebmentions, listWebmentionsOfPost, MENTIONS_PER_POST } from './views';
@@ -59,3 +60,55 @@ it('33,000 mentions of one post: a page shows the newest 20 and the count, fast;
   expect(more.items.map((m) => m.id)).toEqual(Array.from({ length: 50 }, (_, i) => newest - MENTIONS_PER_POST - i));
   expect(more.nextCursor).toBe(String(newest - MENTIONS_PER_POST - 49));
 }, 120_000);
+
+/** One webmention of `post`, with the target given (another tool may write the post's address
+ * its own way). */
+function mentionOf(post: { id: number }, target: string, source: string) {
+  return tern.core.db
+    .insert(webmention)
+    .values({ createdAt: new Date('2026-11-01T10:00:00Z'), isDeleted: false, source, sourceMicroformats: null, target, outboxObjectId: post.id })
+    .returning({ id: webmention.id })
+    .get().id;
+}
+
+it('a webmention belongs to the post its outbox_object_id names, whatever its target: a target with a trailing slash is shown, and pages stay full', () => {
+  const first = addPost(tern.core, { content: '<p>first</p>' });
+  const second = addPost(tern.core, { content: '<p>second</p>' });
+  const a = mentionOf(first, first.apId, 'https://a.example/1');
+  const b = mentionOf(second, `${second.apId}/`, 'https://b.example/1');
+  const c = mentionOf(first, `${first.apId}/`, 'https://c.example/1');
+  const page1 = listReceivedWebmentions(tern.core.db, { limit: 1 });
+  expect(page1.items.map((g) => [g.post.id, g.mentions.map((m) => m.id), g.mentionsTotal])).toEqual([[first.id, [c, a], 2]]);
+  expect(page1.nextCursor).not.toBeNull();
+  const page2 = listReceivedWebmentions(tern.core.db, { limit: 1, cursor: page1.nextCursor });
+  expect(page2.items.map((g) => [g.post.id, g.mentions.map((m) => m.id), g.mentionsTotal])).toEqual([[second.id, [b], 1]]);
+  expect(page2.nextCursor).toBeNull();
+  expect(listWebmentionsOfPost(tern.core.db, { postId: second.id, limit: 10 }).items.map((m) => m.id)).toEqual([b]);
+});
+
+it('a webmention whose date cannot be read (or its last change’s) is left out and reported; the view goes on', () => {
+  const post = addPost(tern.core, { content: '<p>hi</p>' });
+  const ids = [1, 2, 3, 4].map((i) => mentionOf(post, post.apId, `https://s.example/${i}`));
+  tern.core.db.insert(notifications).values({ createdAt: new Date('2026-11-02T10:00:00Z'), notificationType: 'UPDATED_WEBMENTION', isNew: true, outboxObjectId: post.id, webmentionId: ids[1]! }).run();
+  tern.core.sqlite.pragma('ignore_check_constraints = ON');
+  tern.core.sqlite.prepare("UPDATE webmention SET created_at = '2026-11-xxT10:00:00.000Z' WHERE id = ?").run(ids[2]);
+  tern.core.sqlite.prepare("UPDATE notifications SET created_at = '2026-13-45T10:00:00.000Z' WHERE webmention_id = ?").run(ids[1]);
+  tern.core.sqlite.pragma('ignore_check_constraints = OFF');
+  const skipped: string[] = [];
+  const previous = setSkipLog((m) => skipped.push(m));
+  try {
+    const [group] = listReceivedWebmentions(tern.core.db, { limit: 10 }).items;
+    expect(group!.mentions.map((m) => m.id)).toEqual([ids[3], ids[0]]);
+    expect(group!.mentionsTotal).toBe(4);
+    expect(skipped).toEqual([
+      `skipped webmention row ${ids[2]}, which cannot be read: Invalid time value`,
+      `skipped webmention row ${ids[1]}, which cannot be read: Invalid time value`,
+    ]);
+    // Paging goes past an unreadable row: the cursor is the last row read, shown or not.
+    const first = listWebmentionsOfPost(tern.core.db, { postId: post.id, limit: 2 });
+    expect(first.items.map((m) => m.id)).toEqual([ids[3]]);
+    expect(listWebmentionsOfPost(tern.core.db, { postId: post.id, cursor: first.nextCursor, limit: 2 }).items.map((m) => m.id)).toEqual([ids[0]]);
+  } finally {
+    setSkipLog(previous);
+  }
+});
