@@ -208,6 +208,33 @@ export const pageQuery = z.object({
 });
 export type PageQuery = z.output<typeof pageQuery>;
 
+/** How many batches a filtered page reads at most before it answers with what it has. */
+const MAX_BATCHES = 5;
+
+/**
+ * A page of the rows a filter keeps, read in batches of `limit` rows until it is full or the rows
+ * run out, so a filter cannot make a page look like the last. `read` answers a batch newest first,
+ * from a cursor (the last batch's row to go on from; null for the first). Without `climbing`
+ * (max_id, since_id, or no bound) the batches go back in time and the page is the newest `limit`
+ * matches; with it (min_id) they climb from the bound, and the page is the `limit` matches nearest
+ * the bound — the oldest ones — still listed newest first, as Mastodon lists every page (a newer
+ * batch's matches go before an older one's: appended, a two-batch page read [2, 4] for [4, 2]).
+ * Statuses and notifications both page through this.
+ */
+export function filteredPage<Row, Item>(input: { limit: number; climbing: boolean; read: (cursor: Row | null) => Row[]; keep: (rows: Row[]) => Item[] }): Item[] {
+  const { limit, climbing } = input;
+  let out: Item[] = [];
+  let cursor: Row | null = null;
+  for (let batch = 0; batch < MAX_BATCHES && out.length < limit; batch++) {
+    const rows = input.read(cursor);
+    const kept = input.keep(rows);
+    out = climbing ? [...kept, ...out] : [...out, ...kept];
+    if (rows.length < limit) break;
+    cursor = climbing ? rows[0]! : rows.at(-1)!;
+  }
+  return climbing ? out.slice(Math.max(0, out.length - limit)) : out.slice(0, limit);
+}
+
 /** The Link header of a page whose items have these ids (newest first). */
 export function linkHeader(c: C, local: { baseUrl: string }, ids: string[]): Record<string, string> {
   if (ids.length === 0) return {};

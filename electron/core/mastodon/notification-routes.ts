@@ -7,7 +7,8 @@ import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
 import { MASTODON_NOTIFICATION_TYPES, specTypesFor } from './notification-types';
-import { ApiError, bodyParams, handler, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import { ApiError, bodyParams, filteredPage, handler, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import type { NotificationItem } from '../notifications/service';
 
 const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
@@ -30,18 +31,21 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     const wanted = MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
     const types = specTypesFor(wanted);
     const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
-    const out: NonNullable<ReturnType<typeof api.map.notification>>[] = [];
-    let before = num(q.max_id);
-    let after = num(q.min_id ?? q.since_id);
-    for (let batch = 0; batch < 5 && out.length < q.limit && wanted.length > 0; batch++) {
-      const items = service().range({ before, after, closestToAfter: q.min_id !== undefined, limit: q.limit, types });
-      const mapped = items.map((n) => api.map.notification(n)).filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type));
-      out.push(...(q.account_id ? mapped.filter((n) => n.account.id === q.account_id) : mapped));
-      if (items.length < q.limit) break;
-      if (q.min_id !== undefined) after = items[0]!.id;
-      else before = items.at(-1)!.id;
-    }
-    const page = out.slice(0, q.limit);
+    const climbing = q.min_id !== undefined;
+    const bound = { before: num(q.max_id), after: num(q.min_id ?? q.since_id) };
+    const page =
+      wanted.length === 0
+        ? []
+        : filteredPage({
+            limit: q.limit,
+            climbing,
+            read: (cursor: NotificationItem | null) =>
+              service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit: q.limit, types }),
+            keep: (items) =>
+              items
+                .map((n) => api.map.notification(n))
+                .filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type) && (!q.account_id || n.account.id === q.account_id)),
+          });
     return { page, headers: linkHeader(c, c.var.local, page.map((n) => n.id)) };
   };
 
