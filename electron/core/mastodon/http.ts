@@ -186,6 +186,16 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<
 /** Rails-style booleans ("true", "1", "on"…) and real ones. */
 export const bool = z.preprocess((v) => (typeof v === 'string' ? ['true', '1', 'on', 't', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A `limit` as Mastodon's limit_param reads it: absent, the default; else its absolute value, at
+ * most `max` ([limit.to_i.abs, max].min: 0 is an empty page, 200 is `max`, not a refusal — Tern
+ * refused both with 422, and a client asking for more than Tern's cap got nothing). Not a whole
+ * number: 422. */
+export const limitParam = (fallback: number, max: number) =>
+  z.coerce
+    .number()
+    .int()
+    .transform((n) => Math.min(Math.abs(n), max))
+    .default(fallback);
 /** An id, as a string (some clients send numbers in JSON). */
 export const idString = z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v), z.string().regex(/^\d{1,30}$/, 'is not an id'));
 /** A single value or a list: `ids[]=1`, `ids=1`, JSON arrays, or Rails' indexed `ids[0]=1`. */
@@ -204,7 +214,7 @@ export const pageQuery = z.object({
   max_id: idString.optional(),
   since_id: idString.optional(),
   min_id: idString.optional(),
-  limit: int(1, 80).default(20),
+  limit: limitParam(20, 80),
 });
 export type PageQuery = z.output<typeof pageQuery>;
 

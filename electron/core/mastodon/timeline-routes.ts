@@ -7,7 +7,7 @@ import type { KeyedPost } from '../federation/actions/reads';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { searchAccounts } from './account-routes';
 import { apiOf, collect, statusPage } from './api';
-import { bodyParams, bool, handler, int, json, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
+import { bodyParams, bool, handler, int, json, limitParam, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
 import { statusId } from './ids';
 
 const publicQuery = pageQuery.extend({ local: bool.optional(), remote: bool.optional(), only_media: bool.optional() });
@@ -66,7 +66,7 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
       const q = parse(
-        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: int(1, 40).default(20), offset: int(0, 10_000).optional() }),
+        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: limitParam(20, 40), offset: int(0, 10_000).optional() }),
         queryParams(c),
       );
       const out: { accounts: unknown[]; statuses: unknown[]; hashtags: unknown[] } = { accounts: [], statuses: [], hashtags: [] };
