@@ -12,6 +12,7 @@ import { mountObjectRoutes } from './object-routes';
 import { mountWebmentionRoute } from './webmention-route';
 import { bodyLeftUnread } from './http-parts';
 import { AVATAR_PATH, mountAvatarRoute } from './avatar-route';
+import { mountMissingImages } from './missing-images';
 import { mountMediaRoutes } from '../media/listener-routes';
 import { mountMastodonApi } from '../mastodon';
 import { problem, STORAGE_UNAVAILABLE, type ListenerAppOptions, type ListenerCore, type ListenerEnv } from './context';
@@ -52,6 +53,7 @@ export function createListenerApp(core: ListenerCore, options: ListenerAppOption
   mountInboxRoute(app, core, options);
   mountWebmentionRoute(app, core, options);
   mountAvatarRoute(app, core);
+  mountMissingImages(app);
   mountMastodonApi(app, core);
 
   app.notFound((c) => html(c, notFoundPage(), 404));

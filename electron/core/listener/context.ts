@@ -14,6 +14,7 @@ import type { InboxCheck, InboxPost } from '../federation/inbox';
 import { PAGE_HEADERS } from './pages';
 import type { NotificationService } from '../notifications/service';
 import type { PollService } from '../federation/polls/service';
+import type { SearchService } from '../search/service';
 
 /** The part of the core the listener reads (the core itself is one; tests build smaller ones). */
 export interface ListenerCore {
@@ -29,7 +30,7 @@ export interface ListenerCore {
    * The row to store comes back: the listener stores it (storeInboxPost). */
   inboxAccept?: (post: InboxPost) => Promise<InboxCheck> | null;
   /** IndieAuth and Micropub answer 503 without these (media: the media endpoint, files in creates). */
-  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService; notifications?: NotificationService; polls?: PollService };
+  services?: { indieauth?: IndieAuthService; author?: AuthorService; media?: MediaService; notifications?: NotificationService; polls?: PollService; search?: SearchService };
   /** Media routes answer 404 without it. */
   paths?: { uploads: string };
 }

@@ -8,6 +8,7 @@ import { sanitizePlainText } from '../federation/sanitize';
 import { sanitizeStoredHtml } from '../federation/sanitize-stored';
 import { summaryToHtml } from '../federation/profile-html';
 import { photoUrlOf } from '../listener/avatar-route';
+import { MISSING_AVATAR_PATH, MISSING_HEADER_PATH } from '../listener/missing-images';
 import { profileImageUrl } from '../media/profile-images';
 import type { MapperDeps } from './mapper-deps';
 import { OWN_ACCOUNT_ID } from './ids';
@@ -74,8 +75,9 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       }
     })();
     const acct = view.handle ? view.handle.replace(/^@/, '') : `${username}@${host}`;
-    const avatar = view.iconUrl ?? `${local.baseUrl}/avatar.svg`;
-    const header = imageUrlOf(doc.image) ?? avatar;
+    // Mastodon's pictures for an account without one (not /avatar.svg: that is the author's).
+    const avatar = view.iconUrl ?? `${local.baseUrl}${MISSING_AVATAR_PATH}`;
+    const header = imageUrlOf(doc.image) ?? `${local.baseUrl}${MISSING_HEADER_PATH}`;
     const summary = str(doc.summary);
     const fields = asArray(doc.attachment)
       .filter(isObject)

@@ -7,7 +7,7 @@ import { z } from 'zod';
 import type { ActorView } from '../ipc/author-contract';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf, collect, statusPage, type Api } from './api';
-import { ApiError, bodyParams, bool, handler, idString, int, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken, type PageQuery } from './http';
+import { ApiError, bodyParams, bool, handler, idString, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken, type PageQuery } from './http';
 import { OWN_ACCOUNT_ID } from './ids';
 import type { KeyRange } from '../federation/actions/reads';
 import { actorView } from '../federation/actions/views';
@@ -129,7 +129,7 @@ export function mountAccountRoutes(app: Hono<ListenerEnv>, core: ListenerCore): 
     handler(async (c) => {
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
-      const q = parse(z.object({ q: z.string().trim().min(1).max(300), resolve: bool.optional(), limit: int(1, 80).default(40) }), queryParams(c));
+      const q = parse(z.object({ q: z.string().trim().min(1).max(300), resolve: bool.optional(), limit: limitParam(40, 80) }), queryParams(c));
       return json(c, await searchAccounts(api, q.q, q.resolve ?? false, q.limit));
     }),
   );
@@ -238,7 +238,7 @@ function peoplePage<T extends { actor: ActorView }>(people: readonly T[], q: Pag
   const [below, above, closest] = [bound(q.max_id), bound(q.min_id ?? q.since_id), q.min_id !== undefined];
   const within = people.filter((p) => (below === null || p.actor.id < below) && (above === null || p.actor.id > above));
   const sorted = within.sort((a, b) => b.actor.id - a.actor.id);
-  return closest ? sorted.slice(-q.limit) : sorted.slice(0, q.limit);
+  return closest ? sorted.slice(Math.max(0, sorted.length - q.limit)) : sorted.slice(0, q.limit);
 }
 
 /** Accounts matching a query: the author, the people Tern knows, and (resolve) an address

@@ -5,7 +5,7 @@ import type { AuthorService } from '../federation/actions';
 import type { KeyedPost, KeyRange } from '../federation/actions/reads';
 import type { ListenerCore } from '../listener/context';
 import { createMapper, type Mapper } from './entities';
-import { ApiError, linkHeader, notFound, type C, type PageQuery } from './http';
+import { ApiError, filteredPage, linkHeader, notFound, type C, type PageQuery } from './http';
 import { boundKey, parseStatusId, statusId, type FindKey } from './ids';
 import { rowKeyFinder } from './row-keys';
 
@@ -34,19 +34,16 @@ export function rangeOf(api: Api, q: PageQuery): KeyRange {
   };
 }
 
-/** A page of posts, filtered (public, tag): reads batches until the page is full or the rows
- * run out, at most a few batches, so a filter cannot make a page look like the last. */
+/** A page of posts, filtered (public, tag, an account's media…): see filteredPage. */
 export function collect(api: Api, read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): KeyedPost[] {
   const range = rangeOf(api, q);
-  const out: KeyedPost[] = [];
-  let cursor = range;
-  for (let batch = 0; batch < 5 && out.length < q.limit; batch++) {
-    const rows = read({ ...cursor, limit: q.limit });
-    out.push(...rows.filter(keep));
-    if (rows.length < q.limit) break;
-    cursor = range.closestToAfter ? { ...cursor, after: rows[0]!.key } : { ...cursor, before: rows.at(-1)!.key };
-  }
-  return out.slice(0, q.limit);
+  const climbing = range.closestToAfter === true;
+  return filteredPage<KeyedPost, KeyedPost>({
+    limit: q.limit,
+    climbing,
+    read: (cursor) => read(cursor === null ? range : climbing ? { ...range, after: cursor.key } : { ...range, before: cursor.key }),
+    keep: (rows) => rows.filter(keep),
+  });
 }
 
 /** Statuses of a page, with their Link header. */

@@ -186,6 +186,16 @@ export function parse<T extends z.ZodType>(schema: T, value: unknown): z.output<
 /** Rails-style booleans ("true", "1", "on"…) and real ones. */
 export const bool = z.preprocess((v) => (typeof v === 'string' ? ['true', '1', 'on', 't', 'yes'].includes(v.toLowerCase()) : v), z.boolean());
 export const int = (min: number, max: number) => z.coerce.number().int().min(min).max(max);
+/** A `limit` as Mastodon's limit_param reads it: absent, the default; else its absolute value, at
+ * most `max` ([limit.to_i.abs, max].min: 0 is an empty page, 200 is `max`, not a refusal — Tern
+ * refused both with 422, and a client asking for more than Tern's cap got nothing). Not a whole
+ * number: 422. */
+export const limitParam = (fallback: number, max: number) =>
+  z.coerce
+    .number()
+    .int()
+    .transform((n) => Math.min(Math.abs(n), max))
+    .default(fallback);
 /** An id, as a string (some clients send numbers in JSON). */
 export const idString = z.preprocess((v) => (typeof v === 'number' && Number.isSafeInteger(v) ? String(v) : v), z.string().regex(/^\d{1,30}$/, 'is not an id'));
 /** A single value or a list: `ids[]=1`, `ids=1`, JSON arrays, or Rails' indexed `ids[0]=1`. */
@@ -204,9 +214,36 @@ export const pageQuery = z.object({
   max_id: idString.optional(),
   since_id: idString.optional(),
   min_id: idString.optional(),
-  limit: int(1, 80).default(20),
+  limit: limitParam(20, 80),
 });
 export type PageQuery = z.output<typeof pageQuery>;
+
+/** How many batches a filtered page reads at most before it answers with what it has. */
+const MAX_BATCHES = 5;
+
+/**
+ * A page of the rows a filter keeps, read in batches of `limit` rows until it is full or the rows
+ * run out, so a filter cannot make a page look like the last. `read` answers a batch newest first,
+ * from a cursor (the last batch's row to go on from; null for the first). Without `climbing`
+ * (max_id, since_id, or no bound) the batches go back in time and the page is the newest `limit`
+ * matches; with it (min_id) they climb from the bound, and the page is the `limit` matches nearest
+ * the bound — the oldest ones — still listed newest first, as Mastodon lists every page (a newer
+ * batch's matches go before an older one's: appended, a two-batch page read [2, 4] for [4, 2]).
+ * Statuses and notifications both page through this.
+ */
+export function filteredPage<Row, Item>(input: { limit: number; climbing: boolean; read: (cursor: Row | null) => Row[]; keep: (rows: Row[]) => Item[] }): Item[] {
+  const { limit, climbing } = input;
+  let out: Item[] = [];
+  let cursor: Row | null = null;
+  for (let batch = 0; batch < MAX_BATCHES && out.length < limit; batch++) {
+    const rows = input.read(cursor);
+    const kept = input.keep(rows);
+    out = climbing ? [...kept, ...out] : [...out, ...kept];
+    if (rows.length < limit) break;
+    cursor = climbing ? rows[0]! : rows.at(-1)!;
+  }
+  return climbing ? out.slice(Math.max(0, out.length - limit)) : out.slice(0, limit);
+}
 
 /** The Link header of a page whose items have these ids (newest first). */
 export function linkHeader(c: C, local: { baseUrl: string }, ids: string[]): Record<string, string> {

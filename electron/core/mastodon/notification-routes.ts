@@ -6,11 +6,13 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
-import { MASTODON_NOTIFICATION_TYPES, specTypesFor } from './notification-types';
-import { ApiError, bodyParams, handler, json, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, specTypesFor } from './notification-types';
+import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import type { NotificationItem } from '../notifications/service';
 
 const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
+const countQuery = z.object({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), limit: limitParam(100, 1000) });
 
 export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   const service = () => {
@@ -23,25 +25,32 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     return Number(value);
   };
 
+  /** The Mastodon types asked for (types[], exclude_types[]) of those this API lists. */
+  const wantedOf = (q: { types?: string[] | undefined; exclude_types?: string[] | undefined }) =>
+    MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+
   /** One page of Mastodon notifications (rows whose post is gone map to nothing: read on). */
   const pageOf = (c: Parameters<Parameters<typeof handler>[0]>[0]) => {
     const api = apiOf(core, c);
     const q = parse(listQuery, queryParams(c));
-    const wanted = MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+    const wanted = wantedOf(q);
     const types = specTypesFor(wanted);
     const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
-    const out: NonNullable<ReturnType<typeof api.map.notification>>[] = [];
-    let before = num(q.max_id);
-    let after = num(q.min_id ?? q.since_id);
-    for (let batch = 0; batch < 5 && out.length < q.limit && wanted.length > 0; batch++) {
-      const items = service().range({ before, after, closestToAfter: q.min_id !== undefined, limit: q.limit, types });
-      const mapped = items.map((n) => api.map.notification(n)).filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type));
-      out.push(...(q.account_id ? mapped.filter((n) => n.account.id === q.account_id) : mapped));
-      if (items.length < q.limit) break;
-      if (q.min_id !== undefined) after = items[0]!.id;
-      else before = items.at(-1)!.id;
-    }
-    const page = out.slice(0, q.limit);
+    const climbing = q.min_id !== undefined;
+    const bound = { before: num(q.max_id), after: num(q.min_id ?? q.since_id) };
+    const page =
+      wanted.length === 0
+        ? []
+        : filteredPage({
+            limit: q.limit,
+            climbing,
+            read: (cursor: NotificationItem | null) =>
+              service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit: q.limit, types }),
+            keep: (items) =>
+              items
+                .map((n) => api.map.notification(n))
+                .filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type) && (!q.account_id || n.account.id === q.account_id)),
+          });
     return { page, headers: linkHeader(c, c.var.local, page.map((n) => n.id)) };
   };
 
@@ -85,21 +94,22 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     }),
   );
 
-  app.get(
-    '/api/v2/notifications/unread_count',
-    handler((c) => {
-      requireToken(core, c, 'read');
-      return json(c, { count: service().unreadCount() });
-    }),
-  );
-
-  app.get(
-    '/api/v1/notifications/unread_count',
-    handler((c) => {
-      requireToken(core, c, 'read');
-      return json(c, { count: service().unreadCount() });
-    }),
-  );
+  // Mastodon's unread count: the notifications it would list (of these types) newer than the
+  // notifications marker the app saved, at most `limit` (default 100, at most 1000). Without a
+  // marker, the ones the desktop has not shown as read. It once counted every unread row of any
+  // type, also those the API never lists (an undone like, an unfollow), and ignored the marker.
+  for (const path of ['/api/v1/notifications/unread_count', '/api/v2/notifications/unread_count']) {
+    app.get(
+      path,
+      handler((c) => {
+        requireToken(core, c, 'read');
+        const q = parse(countQuery, queryParams(c));
+        const marker = core.settings.get().mastodonMarkers.notifications?.lastReadId;
+        const after = marker === undefined ? null : Number(marker.slice(0, 15));
+        return json(c, { count: service().countNewer({ after, ...countedTypesFor(wantedOf(q)), limit: q.limit }) });
+      }),
+    );
+  }
 
   app.post(
     '/api/v1/notifications/clear',

@@ -40,3 +40,9 @@ export function specTypesFor(mastodon: readonly string[]): NotificationType[] | 
   if (mastodon.includes('poll')) return undefined;
   return (Object.entries(BY_SPEC_TYPE) as [NotificationType, string][]).filter(([, m]) => mastodon.includes(m)).map(([t]) => t);
 }
+
+/** What a count of these Mastodon types reads: the spec types, and the AP types of the objects
+ * typeless rows must be about (an ended poll's Question). */
+export function countedTypesFor(mastodon: readonly string[]): { types: NotificationType[]; typelessAbout: string[] } {
+  return { types: specTypesFor(mastodon.filter((t) => t !== 'poll')) ?? [], typelessAbout: mastodon.includes('poll') ? ['Question'] : [] };
+}

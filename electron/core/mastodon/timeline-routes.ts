@@ -6,12 +6,36 @@ import { z } from 'zod';
 import type { KeyedPost } from '../federation/actions/reads';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { searchAccounts } from './account-routes';
-import { apiOf, collect, statusPage } from './api';
-import { bodyParams, bool, handler, int, json, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
+import { apiOf, collect, statusPage, type Api } from './api';
+import type { PostHit, SearchResults } from '../ipc/search-contract';
+import { BadInputError } from '../errors';
+import { bodyParams, bool, handler, int, json, limitParam, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
 import { statusId } from './ids';
 
 const publicQuery = pageQuery.extend({ local: bool.optional(), remote: bool.optional(), only_media: bool.optional() });
+/** Posts read per search page while skipping to an offset. */
+const SEARCH_BATCH = 200;
 const hasTag = (p: KeyedPost, tag: string) => p.view.tags.some((t) => t.type === 'Hashtag' && t.name.replace(/^#/, '').toLowerCase() === tag);
+
+/** Posts whose text matches, newest first (the desktop's search, by date), `offset` skipped: the
+ * search pages by cursor, so the pages before are read through. A query the search cannot read
+ * is its BadInputError, a 422. */
+function searchStatuses(api: Api, core: ListenerCore, text: string, offset: number, limit: number) {
+  const search = core.services?.search;
+  if (!search) return [];
+  const hits: PostHit[] = [];
+  let cursor: string | null = null;
+  while (hits.length < offset + limit) {
+    const found: SearchResults = search.query({ text, sort: 'date', kind: 'posts', limit: Math.min(SEARCH_BATCH, offset + limit - hits.length), cursor });
+    hits.push(...found.posts);
+    if (!found.nextCursor) break;
+    cursor = found.nextCursor;
+  }
+  return hits.slice(offset, offset + limit).flatMap((hit) => {
+    const key = api.author.reads.find(hit.post.apId);
+    return key ? [api.map.status(hit.post, key)] : [];
+  });
+}
 
 export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   const page = (path: string, read: (api: ReturnType<typeof apiOf>, q: z.output<typeof publicQuery>, c: Parameters<Parameters<typeof handler>[0]>[0]) => KeyedPost[]) =>
@@ -66,24 +90,36 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
       const q = parse(
-        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: int(1, 40).default(20), offset: int(0, 10_000).optional() }),
+        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: limitParam(20, 40), offset: int(0, 10_000).optional() }),
         queryParams(c),
       );
       const out: { accounts: unknown[]; statuses: unknown[]; hashtags: unknown[] } = { accounts: [], statuses: [], hashtags: [] };
-      if (q.offset) return json(c, out);
-      if (q.type === undefined || q.type === 'accounts') out.accounts = await searchAccounts(api, q.q, q.resolve ?? false, q.limit);
-      if ((q.type === undefined || q.type === 'statuses') && q.resolve && /^https?:\/\//.test(q.q)) {
-        try {
-          const found = await api.author.lookup(q.q);
-          if (found.kind === 'post') {
-            const key = api.author.reads.find(found.post.apId);
-            if (key) out.statuses.push(api.map.status(found.post, key));
+      const offset = q.offset ?? 0;
+      if (q.type === undefined || q.type === 'accounts') out.accounts = (await searchAccounts(api, q.q, q.resolve ?? false, offset + q.limit)).slice(offset);
+      if (q.type === undefined || q.type === 'statuses') {
+        if (q.resolve && /^https?:\/\//.test(q.q)) {
+          if (offset === 0) {
+            try {
+              const found = await api.author.lookup(q.q);
+              if (found.kind === 'post') {
+                const key = api.author.reads.find(found.post.apId);
+                if (key) out.statuses.push(api.map.status(found.post, key));
+              }
+            } catch {
+              // not found, unreachable or offline: no result
+            }
           }
-        } catch {
-          // not found, unreachable or offline: no result
+        } else {
+          try {
+            out.statuses = searchStatuses(api, core, q.q, offset, q.limit);
+          } catch (error) {
+            // Searching everything, an address or a word the post search cannot read still finds
+            // the accounts (Ice Cubes sends "@fan@host" with no type); asked for statuses, a 422.
+            if (!(error instanceof BadInputError) || q.type === 'statuses') throw error;
+          }
         }
       }
-      if (q.type === undefined || q.type === 'hashtags') {
+      if (offset === 0 && (q.type === undefined || q.type === 'hashtags')) {
         const tag = q.q.replace(/^#/, '');
         if (/^[\p{L}\p{N}_]{1,100}$/u.test(tag)) out.hashtags.push({ name: tag, url: `${c.var.local.baseUrl}/tags/${encodeURIComponent(tag)}`, history: [], following: false });
       }

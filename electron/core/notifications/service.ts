@@ -2,7 +2,7 @@
 // UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
 // excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
 // deleted, without its text (see federation/process/delete.ts).
-import { and, asc, count, desc, eq, gt, inArray, lt, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
 import { isReadableDate, viewsOf } from '../../../db/readable-rows';
@@ -70,6 +70,10 @@ export interface NotificationService {
   /** By id, newest first (the Mastodon client API): older than `before`, newer than `after`
    * (the page just above it when `closestToAfter`), of these types only. */
   range(input: { before?: number | null; after?: number | null; closestToAfter?: boolean; limit: number; types?: readonly NotificationType[] }): NotificationItem[];
+  /** How many there are newer than `after` (null: the unread ones), of these types or typeless
+   * about an object of one of `typelessAbout`'s AP types (an ended poll: Question), counting at
+   * most `limit` (the Mastodon client API's unread_count). */
+  countNewer(input: { after: number | null; types: readonly NotificationType[]; typelessAbout: readonly string[]; limit: number }): number;
   get(id: number): NotificationItem | null;
   /** Removes one (a phone app's "dismiss"); false if there was none. */
   dismiss(id: number): boolean;
@@ -178,6 +182,21 @@ export function createNotificationService(db: Db): NotificationService {
         .all();
       const rows = viewsOf(found, itemOf, whatOf);
       return input.closestToAfter ? rows.reverse() : rows;
+    },
+    countNewer(input) {
+      const typeless = input.typelessAbout.length
+        ? and(isNull(notifications.notificationType), or(inArray(outbox.apType, [...input.typelessAbout]), inArray(inbox.apType, [...input.typelessAbout])))
+        : undefined;
+      const kinds = or(input.types.length ? inArray(notifications.notificationType, [...input.types]) : undefined, typeless);
+      if (!kinds || input.limit <= 0) return 0;
+      return db
+        .select({ id: notifications.id })
+        .from(notifications)
+        .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
+        .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+        .where(and(input.after === null ? eq(notifications.isNew, true) : gt(notifications.id, input.after), kinds))
+        .limit(input.limit)
+        .all().length;
     },
     get(id) {
       const row = joined().where(eq(notifications.id, id)).get();

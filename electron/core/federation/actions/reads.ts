@@ -38,7 +38,7 @@ export interface KeyRange {
   before?: RowKey | null;
   /** Newer than this key. */
   after?: RowKey | null;
-  /** Nearest `after` first (a page just above it), instead of newest first. */
+  /** The page just above `after` (the rows nearest it) instead of the newest; still listed newest first. */
   closestToAfter?: boolean;
   limit: number;
 }
@@ -68,16 +68,20 @@ const IN_STREAM = sql`${inbox.isHiddenFromStream} = 0 AND ${inbox.isDeleted} = 0
 const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
 const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
 
-/** One table's rows in a key range, newest first (or nearest `after` first). */
+/** One table's rows in a key range (the `limit` newest, or with `closestToAfter` the `limit`
+ * nearest `after`), listed newest first either way: Mastodon lists a min_id page newest first,
+ * and a reader that handed back the ascending rows made the caller's next batch start at the
+ * oldest row again (the same post twice, the rest never). */
 function ranged<T extends typeof inbox | typeof outbox>(db: DbOrTx, table: T, origin: Origin, where: SQL | undefined, range: KeyRange) {
   const order = range.closestToAfter ? [asc(table.apPublishedAt), asc(table.id)] : [desc(table.apPublishedAt), desc(table.id)];
-  return db
+  const rows = db
     .select()
     .from(table as typeof inbox)
     .where(and(where, keyCondition(table, origin, range.before, 'before'), keyCondition(table, origin, range.after, 'after')))
     .orderBy(...order)
     .limit(range.limit)
     .all() as unknown as (T extends typeof inbox ? InboxObject : OutboxObject)[];
+  return range.closestToAfter ? rows.reverse() : rows;
 }
 
 export function keyOf(origin: Origin, row: { id: number; apPublishedAt: Date }): RowKey {
