@@ -345,7 +345,7 @@ describe('pinning federates', () => {
 });
 
 describe('deleting before delivery', () => {
-  it('the queued Create is cancelled (never sent) and the Delete goes out', async () => {
+  it('the queued Create is cancelled (never sent), and so is the Delete: that server never had the post', async () => {
     const s = await startServer((_req, res) => res.writeHead(202).end());
     servers.push(s);
     cacheActor({ id: `${s.origin}/users/f`, type: 'Person', inbox: `${s.origin}/users/f/inbox` });
@@ -360,10 +360,11 @@ describe('deleting before delivery', () => {
     const all = core.db.select().from(outgoingActivity).all();
     expect(all.map((r) => [r.outboxObjectId === post.id ? 'Create' : 'Delete', r.isSent, r.isErrored, r.tries])).toEqual([
       ['Create', false, true, 0],
-      ['Delete', true, false, 1],
+      ['Delete', false, true, 0],
     ]);
     expect(all[0]!.error).toMatch(/deleted before it reached/);
-    expect(s.seen.map((r) => JSON.parse(r.body).type)).toEqual(['Delete']);
+    expect(all[1]!.error).toMatch(/never received the post; no Delete needed/);
+    expect(s.seen).toEqual([]);
   });
 });
 

@@ -22,7 +22,10 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
   const now = deps.clock();
   const queued = deps.db.transaction((tx) => {
     const post = findOwnPost(tx, apId);
-    const recipients = [...earlierRecipients(tx, postActivityIds(tx, post.id)), ...computeRecipients(tx, local, post.apObject as Json)];
+    const carriers = postActivityIds(tx, post.id);
+    // Queued for everyone who may have it; each row goes out only where a Create or Update of
+    // the post was sent or tried by then (withheld.ts), the rest are cancelled with a reason.
+    const recipients = [...earlierRecipients(tx, carriers), ...computeRecipients(tx, local, post.apObject as Json)];
     const del = saveOutboxObject(tx, local, {
       apObject: toDelete(local, post, now.toISOString()),
       visibility: post.visibility,

@@ -1,0 +1,46 @@
+// Queued activities that must no longer go out, decided when the payload is built (so a row
+// revived by "Retry now", or one queued before the author changed their mind, is caught too):
+// an edit of a post deleted since, and a Delete for a server that
+// never had (nor may have had) the post. Each answer is the reason the author sees on the row.
+import { and, eq, inArray, isNull, or, isNotNull } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { outbox, outgoingActivity, type OutboxObject, type OutgoingActivity } from '../../../db/schema';
+import { hostOfRecipient } from '../delivery/addresses';
+import { postActivityIds } from './recipients';
+
+const POST_TYPES: readonly string[] = ['Note', 'Article', 'Question'];
+
+type Own = Pick<OutboxObject, 'apType' | 'isDeleted' | 'undoneByOutboxObjectId' | 'relatesToOutboxObjectId'>;
+
+/** Why `own` (an outbox activity, not a post) is not sent on `row`, or null when it is. */
+export function withheldReason(db: DbOrTx, row: OutgoingActivity, own: Own): string | null {
+  if (POST_TYPES.includes(own.apType)) return null;
+  const host = hostOfRecipient(row.recipient);
+  const post = own.relatesToOutboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, own.relatesToOutboxObjectId)).get();
+  const ofPost = post !== undefined && POST_TYPES.includes(post.apType);
+  // Mastodon turns an Update of a status it does not know into a Create (update.rb): the deleted
+  // post would appear there, with its edited text, until the Delete lands.
+  if (own.apType === 'Update' && ofPost && post.isDeleted) return `The post was deleted before this edit reached ${host}; not sent.`;
+  if (own.apType === 'Delete' && ofPost && !mayHaveReached(db, postActivityIds(db, post.id), row.recipient)) {
+    return `${host} never received the post; no Delete needed.`;
+  }
+  return null;
+}
+
+/** Whether a Create or Update of the post was sent, or tried (it may have arrived), to this
+ * recipient or to another inbox on its server (a shared inbox and a personal one). */
+function mayHaveReached(db: DbOrTx, carriers: number[], recipient: string): boolean {
+  const rows = db
+    .selectDistinct({ recipient: outgoingActivity.recipient })
+    .from(outgoingActivity)
+    .where(
+      and(
+        inArray(outgoingActivity.outboxObjectId, carriers),
+        isNull(outgoingActivity.webmentionTarget),
+        or(eq(outgoingActivity.isSent, true), isNotNull(outgoingActivity.lastTry)),
+      ),
+    )
+    .all();
+  const host = hostOfRecipient(recipient);
+  return rows.some((r) => r.recipient === recipient || hostOfRecipient(r.recipient) === host);
+}
