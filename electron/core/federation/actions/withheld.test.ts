@@ -67,4 +67,31 @@ describe('a post deleted before it went out', () => {
     await fan.waitFor((x) => x.type === 'Delete' && x.objectId === post.apId);
     expect(about(fan, post.apId).map((x) => x.type)).toEqual(['Create', 'Delete']);
   });
+
+  it("a follower's signed GET of a deleted followers-only post's Update id answers 410 with a Tombstone", async () => {
+    const post = await rig.author.createPost({ content: 'MARKER original', visibility: 'FOLLOWERS_ONLY' });
+    await drain();
+    await rig.author.editPost({ apId: post.apId, content: 'MARKER edited text' });
+    await drain();
+    const update = await fan.waitFor((x) => x.type === 'Update' && x.objectId === post.apId);
+    rig.author.deletePost(post.apId);
+    await drain();
+    const res = await fan.fetchMedia(update.id!, { signed: true });
+    expect(res.status).toBe(410);
+    expect(await res.text()).not.toContain('MARKER');
+    expect(editsOf(post.id).map((e) => e.isDeleted)).toEqual([true]);
+  });
+
+  it('an Update of a post deleted before its edits were marked deleted answers 410 too', async () => {
+    const post = await rig.author.createPost({ content: 'OLD ROW original', visibility: 'PUBLIC' });
+    await rig.author.editPost({ apId: post.apId, content: 'OLD ROW edited' });
+    rig.author.deletePost(post.apId);
+    const [edit] = editsOf(post.id);
+    // As a database written by an earlier Tern holds it: the post deleted, its Update not.
+    rig.core.db.update(outbox).set({ isDeleted: false }).where(eq(outbox.id, edit!.id)).run();
+    const res = await fetch(edit!.apId, { headers: { accept: 'application/activity+json' } });
+    expect(res.status).toBe(410);
+    expect(await res.text()).not.toContain('OLD ROW');
+    await drain();
+  });
 });
