@@ -1,6 +1,6 @@
 // Queued activities that must no longer go out, decided when the payload is built (so a row
 // revived by "Retry now", or one queued before the author changed their mind, is caught too):
-// an edit of a post deleted since, and a Delete for a server that
+// an activity the author undid, an edit of a post deleted since, and a Delete for a server that
 // never had (nor may have had) the post. Each answer is the reason the author sees on the row.
 import { and, eq, inArray, isNull, or, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -16,11 +16,15 @@ type Own = Pick<OutboxObject, 'apType' | 'isDeleted' | 'undoneByOutboxObjectId' 
 export function withheldReason(db: DbOrTx, row: OutgoingActivity, own: Own): string | null {
   if (POST_TYPES.includes(own.apType)) return null;
   const host = hostOfRecipient(row.recipient);
+  // An undone Follow or Like sent after its Undo would stand again at the peer (it processes
+  // them in the order received): the Undo queued behind it is all that is still needed.
+  if (own.undoneByOutboxObjectId !== null) return `The ${own.apType} was undone before it reached ${host}; not sent.`;
   const post = own.relatesToOutboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, own.relatesToOutboxObjectId)).get();
   const ofPost = post !== undefined && POST_TYPES.includes(post.apType);
   // Mastodon turns an Update of a status it does not know into a Create (update.rb): the deleted
   // post would appear there, with its edited text, until the Delete lands.
   if (own.apType === 'Update' && ofPost && post.isDeleted) return `The post was deleted before this edit reached ${host}; not sent.`;
+  if (own.isDeleted && own.apType !== 'Delete') return `The ${own.apType} was withdrawn before it reached ${host}; not sent.`;
   if (own.apType === 'Delete' && ofPost && !mayHaveReached(db, postActivityIds(db, post.id), row.recipient)) {
     return `${host} never received the post; no Delete needed.`;
   }

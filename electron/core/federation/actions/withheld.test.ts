@@ -4,7 +4,7 @@
 // edits answer. Real Fedify peers, the author's own delivery loop.
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { outbox } from '../../../../db/schema';
+import { outbox, outgoingActivity } from '../../../../db/schema';
 import { startPeer, type Peer } from '../../../../test/peer/peer';
 import { openAuthorRig, type AuthorRig } from './test-rig';
 
@@ -95,3 +95,65 @@ describe('a post deleted before it went out', () => {
     await drain();
   });
 });
+
+describe('an undone Follow or Like', () => {
+  it('"Retry now" does not send a Follow the author undid after its Undo; the peer does not list us as follower', async () => {
+    const carl = await startPeer({ name: 'carl' });
+    try {
+      await rig.author.follow(carl.actorId);
+      await carl.waitFor((x) => x.type === 'Follow');
+      rig.author.unfollow(carl.actorId);
+      await carl.waitFor((x) => x.type === 'Undo');
+      rig.net.set(false);
+      await rig.author.follow(carl.actorId);
+      rig.author.unfollow(carl.actorId);
+      const follow = rig.core.db.select().from(outbox).where(eq(outbox.apType, 'Follow')).all().at(-1)!;
+      const [row] = rig.rowsOf(follow.id);
+      // The Follow failed for good while carl's server was down (16 tries of 502).
+      rig.core.db.update(outgoingActivity).set({ isErrored: true, tries: 16, error: 'HTTP 502' }).where(eq(outgoingActivity.id, row!.id)).run();
+      rig.net.set(true);
+      await drain();
+      expect(() => rig.author.retryNow(row!.id)).toThrow(/undone since/);
+      rig.author.retryNow();
+      await drain();
+      await settledFor(carl);
+      expect(carl.received.map((x) => x.type).filter((t) => t === 'Follow' || t === 'Undo')).toEqual(['Follow', 'Undo', 'Undo']);
+      expect(carl.followers()).toEqual([]);
+      // Not revived: the row still shows why it failed.
+      expect(rig.rowsOf(follow.id)[0]).toMatchObject({ isSent: false, isErrored: true, error: 'HTTP 502' });
+    } finally {
+      await carl.close();
+    }
+  });
+
+  it('a Like undone while offline is never sent (only its Undo), even when its row is set due again', async () => {
+    const eve = await startPeer({ name: 'eve' });
+    try {
+      const noteId = (await eve.createNote({ content: '<p>Eve writes</p>' })).noteId;
+      await rig.author.like(noteId);
+      const first = await eve.waitFor((x) => x.type === 'Like');
+      rig.author.unlike(noteId);
+      await eve.waitFor((x) => x.type === 'Undo' && x.objectId === first.id);
+      rig.net.set(false);
+      await rig.author.like(noteId);
+      rig.author.unlike(noteId);
+      const like = rig.core.db.select().from(outbox).where(eq(outbox.apType, 'Like')).all().at(-1)!;
+      // As a revived row would be: pending and due, its Like undone.
+      rig.core.db.update(outgoingActivity).set({ isErrored: false, tries: 0 }).where(eq(outgoingActivity.outboxObjectId, like.id)).run();
+      rig.net.set(true);
+      await drain();
+      await eve.waitFor((x) => x.type === 'Undo' && x.objectId === like.apId);
+      expect(eve.received.map((x) => x.type)).toEqual(['Like', 'Undo', 'Undo']);
+      expect(rig.rowsOf(like.id).map((r) => r.error)).toEqual([expect.stringMatching(/Like was undone before it reached/)]);
+    } finally {
+      await eve.close();
+    }
+  });
+});
+
+/** Like settled(), for a peer that follows no one here: a direct post to it. */
+async function settledFor(peer: Peer): Promise<void> {
+  const marker = await rig.author.createPost({ content: `marker ${peer.handle}`, visibility: 'DIRECT' });
+  await drain();
+  await peer.waitFor((x) => x.type === 'Create' && x.objectId === marker.apId);
+}
