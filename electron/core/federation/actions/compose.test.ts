@@ -368,6 +368,25 @@ describe('deleting before delivery', () => {
   });
 });
 
+describe('removing a follower while a followers-only post waits', () => {
+  it('the row to a shared inbox stays while it serves another follower, and is cancelled when it serves none', async () => {
+    const follow = (name: string) => {
+      const doc = { id: `https://shared.example/users/${name}`, type: 'Person', inbox: `https://shared.example/users/${name}/inbox`, endpoints: { sharedInbox: 'https://shared.example/inbox' } };
+      const person = cacheActor(doc);
+      const f = persistInboxObject(core.db, { object: { id: `${doc.id}/follow`, type: 'Follow' }, apId: `${doc.id}/follow`, actor: person, now: new Date() });
+      core.sqlite.prepare('INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), new Date().toISOString(), person.id, f.id, person.apId);
+      return person;
+    };
+    const [ann, ben] = [follow('ann'), follow('ben')];
+    const post = await author.createPost({ content: 'for both', visibility: 'FOLLOWERS_ONLY' });
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://shared.example/inbox']);
+    author.removeFollower(ann.apId);
+    expect(rows(post.id)[0]).toMatchObject({ isErrored: false, error: null }); // ben still reads there
+    author.removeFollower(ben.apId);
+    expect(rows(post.id)[0]).toMatchObject({ isErrored: true, error: expect.stringMatching(/no longer follow you/) });
+  });
+});
+
 describe('look-up', () => {
   it('falls back to a GET signed as the author when the plain GET is refused', async () => {
     const s = await startServer((req, res) => {

@@ -157,3 +157,45 @@ async function settledFor(peer: Peer): Promise<void> {
   await drain();
   await peer.waitFor((x) => x.type === 'Create' && x.objectId === marker.apId);
 }
+
+describe('a follower removed while a followers-only post waits', () => {
+  it('the removed follower gets the Reject and never the post; the one who still follows gets it', async () => {
+    const dora = await startPeer({ name: 'dora' });
+    try {
+      await dora.follow(rig.url);
+      await dora.waitFor((x) => x.type === 'Accept');
+      rig.net.set(false);
+      const post = await rig.author.createPost({ content: 'FOR FOLLOWERS ONLY', visibility: 'FOLLOWERS_ONLY' });
+      rig.author.removeFollower(dora.actorId);
+      rig.net.set(true);
+      await drain();
+      await dora.waitFor((x) => x.type === 'Reject');
+      await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
+      expect(about(dora, post.apId)).toEqual([]);
+      expect(dora.received.some((x) => JSON.stringify(x.raw).includes('FOR FOLLOWERS ONLY'))).toBe(false);
+      const dropped = rig.rowsOf(post.id).filter((r) => !r.isSent);
+      expect(dropped.map((r) => r.error)).toEqual([expect.stringMatching(/no longer follow you/)]);
+    } finally {
+      await dora.close();
+    }
+  });
+
+  it('a follower who unfollows while the post waits never gets it', async () => {
+    const gus = await startPeer({ name: 'gus' });
+    try {
+      await gus.follow(rig.url);
+      await gus.waitFor((x) => x.type === 'Accept');
+      rig.net.set(false);
+      const post = await rig.author.createPost({ content: 'AFTER GUS LEFT', visibility: 'FOLLOWERS_ONLY' });
+      await gus.unfollow(rig.url);
+      await rig.core.loops.inbox.drain();
+      rig.net.set(true);
+      await drain();
+      await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
+      expect(about(gus, post.apId)).toEqual([]);
+      expect(rig.rowsOf(post.id).filter((r) => !r.isSent).map((r) => r.error)).toEqual([expect.stringMatching(/no longer follow you/)]);
+    } finally {
+      await gus.close();
+    }
+  });
+});
