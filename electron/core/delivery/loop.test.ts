@@ -553,3 +553,31 @@ describe('recipients known only by address', () => {
     expect(rowOf(inbox!).isSent).toBe(true); // held no longer
   });
 });
+
+describe('the wall clock set back (an NTP step, the author fixing a wrong date)', () => {
+  it('a retry due 2 s later is still tried seconds later, not a day later; a retry an hour away stays an hour away', async () => {
+    let calls = 0;
+    const s = await server((res) => (calls++ === 0 ? res.writeHead(500).end() : res.writeHead(202).end()));
+    const [soon, later] = enqueue(`${s.origin}/inbox/1`, `${s.origin}/inbox/2`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 5, next_try = ? WHERE id = ?').run(new Date(now + 3_600_000).toISOString(), later);
+    let mono = 0;
+    const l = loop({ monotonic: () => mono });
+    await l.drain();
+    expect(rowOf(soon!).tries).toBe(1); // a 500: its retry waits a couple of seconds
+    const wait = rowOf(soon!).nextTry!.getTime() - now;
+    expect(wait).toBeLessThan(60_000);
+    now -= 24 * 3600 * 1000; // set back one day
+    mono += 1_000;
+    now += 1_000;
+    await l.drain();
+    // Each keeps what remained of its wait, counted on the new clock.
+    expect(rowOf(later!).nextTry!.getTime()).toBe(now + 3_600_000 - 1_000); // a second of its hour has passed
+    expect(rowOf(soon!).nextTry!.getTime()).toBeLessThanOrEqual(now + wait);
+    now += wait;
+    mono += wait;
+    l.wake();
+    await l.drain();
+    expect(rowOf(soon!)).toMatchObject({ isSent: true, tries: 2 });
+    expect(rowOf(later!).isSent).toBe(false);
+  });
+});

@@ -231,8 +231,19 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
 
   function detectSleep(now: number): void {
     const mono = monotonic();
-    if (lastLook !== null && now - lastLook.wall - (mono - lastLook.mono) > SLEEP_GAP_MS) woke(now);
+    const ahead = lastLook === null ? 0 : now - lastLook.wall - (mono - lastLook.mono);
+    if (ahead > SLEEP_GAP_MS) woke(now);
+    else if (ahead < -SLEEP_GAP_MS) setBack(now, -ahead);
     lastLook = { wall: now, mono };
+  }
+
+  /** The wall clock was set back (an NTP step, the author fixing a wrong date): the retry
+   * times were written by the old clock, so each is moved back by the step. */
+  function setBack(now: number, backMs: number): void {
+    const moved = store.pullBack(now, backMs);
+    log(`the clock was set back ${Math.round(backMs / 1000)} s: ${moved} waiting deliveries moved back with it`);
+    ready = [];
+    readyFrom = 0;
   }
 
   function giveUp(row: OutgoingActivity, attempt: Attempt | null, reason: string, wholeRecipient = false): void {

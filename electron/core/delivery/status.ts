@@ -169,19 +169,27 @@ export function listDeliveries(
   return { items, counts, nextCursor: rows.length > input.limit && last ? String(last.id) : null };
 }
 
-/** Retries one row now, or every failed or waiting row: a fresh set of tries, due at once. */
+// Rows whose activity the author undid (a Follow, Like or Boost taken back): revived, the old
+// activity would reach the peer after its Undo and stand again there.
+// (coalesce: a forwarded row names no outbox object, and NULL IN … is NULL, not false.)
+const UNDONE = sql`coalesce(${outgoingActivity.outboxObjectId} IN (SELECT id FROM outbox WHERE undone_by_outbox_object_id IS NOT NULL), 0)`;
+
+/** Retries one row now, or every failed or waiting row: a fresh set of tries, due at once.
+ * A row of an undone activity is not retried (its Undo says what is still true). */
 export function retryNow(db: DbOrTx, now: Date, id?: number): number {
   const reset = { isErrored: false, tries: 0, nextTry: now, error: null };
   if (id !== undefined) {
     const row = db.select().from(outgoingActivity).where(eq(outgoingActivity.id, id)).get();
     if (!row) throw new NotFoundError('There is no such delivery.');
     if (row.isSent) throw new ConflictError('That delivery was already sent.');
+    const own = row.outboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, row.outboxObjectId)).get();
+    if (own?.undoneByOutboxObjectId != null) throw new ConflictError(`That ${own.apType} was undone since; it is not sent again.`);
     return db.update(outgoingActivity).set(reset).where(and(eq(outgoingActivity.id, id), eq(outgoingActivity.isSent, false))).run().changes;
   }
   return db
     .update(outgoingActivity)
     .set(reset)
-    .where(and(eq(outgoingActivity.isSent, false), or(eq(outgoingActivity.isErrored, true), sql`${outgoingActivity.tries} > 0`)))
+    .where(and(eq(outgoingActivity.isSent, false), or(eq(outgoingActivity.isErrored, true), sql`${outgoingActivity.tries} > 0`), sql`NOT (${UNDONE})`))
     .run().changes;
 }
 

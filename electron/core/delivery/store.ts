@@ -102,6 +102,7 @@ export function createDeliveryStore(sqlite: Sqlite) {
       WHERE id = @id AND ${PENDING}`),
     erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
     postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
+    later: sqlite.prepare<[string], { id: number; nextTry: string }>(`SELECT id, next_try AS nextTry FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) > julianday(?)`),
     setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
@@ -152,6 +153,22 @@ export function createDeliveryStore(sqlite: Sqlite) {
         })
         .immediate();
       return due.length;
+    },
+    /** After the wall clock was set back `backMs`: every pending row due later than `now`
+     * becomes due after what remained of its wait (next_try − backMs), never before `now`;
+     * else a retry 2 s away would wait the whole step back. Returns how many rows moved. */
+    pullBack(now: number, backMs: number): number {
+      const nowIso = new Date(now).toISOString();
+      const later = q.later.all(nowIso);
+      sqlite
+        .transaction(() => {
+          for (const { id, nextTry } of later) {
+            const at = Math.max(now, parseStoredDate(nextTry).getTime() - backMs);
+            q.setNextTry.run({ id, nextTry: new Date(at).toISOString() });
+          }
+        })
+        .immediate();
+      return later.length;
     },
     /** Gives up every pending row to a recipient (an address that does not resolve). */
     giveUpRecipient(recipient: string, error: string): void {

@@ -18,6 +18,7 @@ import type { LocalActor } from './identity';
 import { saveOutboxObject } from './outbox-store';
 import { computeRecipients, earlierRecipients, postActivityIds } from './recipients';
 import { publishedForm, publishedQuestion } from './polls/question';
+import { withheldReason } from './withheld';
 
 /** Object types Tern authors; every other outbox row is an activity. */
 export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
@@ -144,7 +145,8 @@ const FORWARDED_SQL =
 
 /** What the delivery loop POSTs for a queued row: our post wrapped in Create (its current
  * version: an edit made before delivery goes out in the Create itself), our activities as
- * stored, a forwarded remote activity byte-for-byte as received (its LD signature intact). */
+ * stored unless withheld (withheld.ts: undone, an edit of a deleted post, a needless Delete),
+ * a forwarded remote activity byte-for-byte as received (its LD signature intact). */
 export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActivity): DeliveryPayload {
   if (row.inboxObjectId !== null) {
     const forwarded = prepared<[number], { ap_object: string }>(db, FORWARDED_SQL).get(row.inboxObjectId);
@@ -166,6 +168,8 @@ export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActi
     if (own.isDeleted) return { kind: 'cancel', reason: `The post was deleted before it reached ${hostOfRecipient(row.recipient)}; not sent.` };
     return { kind: 'send', body: JSON.stringify(toCreate(local, own)) };
   }
+  const withheld = withheldReason(db, row, own);
+  if (withheld !== null) return { kind: 'cancel', reason: withheld };
   return { kind: 'send', body: JSON.stringify(withContext(publishedForm(own.apObject as Json))) };
 }
 
@@ -223,7 +227,14 @@ export function createDeliveryPayloads(maxPosts = 32, signer: () => LdSigner | n
     const ld = takesLdSignature(raw.ap_type, raw.visibility) ? signer() : null;
     const key = [local.id, local.activityUrl(raw.public_id), raw.ap_type, raw.ap_published_at, raw.is_deleted, raw.visibility, ld?.keyId.href ?? '', raw.ap_object].join('\n');
     const hit = kept.get(row.outboxObjectId);
-    if (hit !== undefined && hit.key === key) return hit.payload;
+    // Whether an activity is withheld depends on the recipient (a Delete goes only where the
+    // post went), so it is asked for every row, before the kept body is reused.
+    if (hit !== undefined && hit.key === key && isPostType(raw.ap_type)) return hit.payload;
+    if (hit !== undefined && hit.key === key) {
+      const own = db.select().from(outbox).where(eq(outbox.id, row.outboxObjectId)).get();
+      const withheld = own ? withheldReason(db, row, own) : null;
+      return withheld === null ? hit.payload : { kind: 'cancel', reason: withheld };
+    }
     const built = deliveryPayload(db, local, row);
     if (built.kind !== 'send') return built;
     const payload = ld === null ? built : withLdSignature(built, ld);

@@ -2,9 +2,10 @@
 // that carries it at /o/<publicId>/activity. Every read goes through the visibility rule
 // (federation/object-access): followers-only and direct objects need a signed GET from an
 // actor allowed to see them, and anything not visible is a 404, deleted or not. A deleted
-// object the reader could see is a 410 with a Tombstone.
+// object the reader could see is a 410 with a Tombstone, and so is an edit (Update) of it.
 import type { Hono } from 'hono';
-import type { OutboxObject } from '../../../db/schema';
+import { eq } from 'drizzle-orm';
+import { outbox, type OutboxObject } from '../../../db/schema';
 import { bareObject, isPost, tombstone, wrapperActivity } from '../federation/collections';
 import { canView, findLocalObject, needsViewer } from '../federation/object-access';
 import { activityJson, html, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
@@ -22,6 +23,14 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
     return canView(core.db, row, viewer) ? row : null;
   };
 
+  /** An Update carries the post's text: once the post is deleted, so is each of its edits (also
+   * those stored before deletePost marked them deleted). */
+  const editOfDeletedPost = (row: OutboxObject): boolean => {
+    if (row.apType !== 'Update' || row.relatesToOutboxObjectId === null) return false;
+    const post = core.db.select({ isDeleted: outbox.isDeleted }).from(outbox).where(eq(outbox.id, row.relatesToOutboxObjectId)).get();
+    return post?.isDeleted === true;
+  };
+
   const notFound = (c: ListenerContext, ap: boolean) =>
     ap ? activityJson(c, { error: 'not found' }, 404) : html(c, notFoundPage(), 404);
 
@@ -29,7 +38,7 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
     const ap = wantsActivityJson(c.req.header('accept'));
     const row = await visible(c);
     if (row === null) return notFound(c, ap);
-    if (row.isDeleted) return ap ? activityJson(c, tombstone(row), 410) : html(c, deletedPage(), 410);
+    if (row.isDeleted || editOfDeletedPost(row)) return ap ? activityJson(c, tombstone(row), 410) : html(c, deletedPage(), 410);
     if (ap) return activityJson(c, bareObject(row));
     const settings = core.settings.get();
     const local = c.var.local;

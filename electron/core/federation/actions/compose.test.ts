@@ -345,7 +345,7 @@ describe('pinning federates', () => {
 });
 
 describe('deleting before delivery', () => {
-  it('the queued Create is cancelled (never sent) and the Delete goes out', async () => {
+  it('the queued Create is cancelled (never sent), and so is the Delete: that server never had the post', async () => {
     const s = await startServer((_req, res) => res.writeHead(202).end());
     servers.push(s);
     cacheActor({ id: `${s.origin}/users/f`, type: 'Person', inbox: `${s.origin}/users/f/inbox` });
@@ -360,10 +360,30 @@ describe('deleting before delivery', () => {
     const all = core.db.select().from(outgoingActivity).all();
     expect(all.map((r) => [r.outboxObjectId === post.id ? 'Create' : 'Delete', r.isSent, r.isErrored, r.tries])).toEqual([
       ['Create', false, true, 0],
-      ['Delete', true, false, 1],
+      ['Delete', false, true, 0],
     ]);
     expect(all[0]!.error).toMatch(/deleted before it reached/);
-    expect(s.seen.map((r) => JSON.parse(r.body).type)).toEqual(['Delete']);
+    expect(all[1]!.error).toMatch(/never received the post; no Delete needed/);
+    expect(s.seen).toEqual([]);
+  });
+});
+
+describe('removing a follower while a followers-only post waits', () => {
+  it('the row to a shared inbox stays while it serves another follower, and is cancelled when it serves none', async () => {
+    const follow = (name: string) => {
+      const doc = { id: `https://shared.example/users/${name}`, type: 'Person', inbox: `https://shared.example/users/${name}/inbox`, endpoints: { sharedInbox: 'https://shared.example/inbox' } };
+      const person = cacheActor(doc);
+      const f = persistInboxObject(core.db, { object: { id: `${doc.id}/follow`, type: 'Follow' }, apId: `${doc.id}/follow`, actor: person, now: new Date() });
+      core.sqlite.prepare('INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)').run(new Date().toISOString(), new Date().toISOString(), person.id, f.id, person.apId);
+      return person;
+    };
+    const [ann, ben] = [follow('ann'), follow('ben')];
+    const post = await author.createPost({ content: 'for both', visibility: 'FOLLOWERS_ONLY' });
+    expect(rows(post.id).map((r) => r.recipient)).toEqual(['https://shared.example/inbox']);
+    author.removeFollower(ann.apId);
+    expect(rows(post.id)[0]).toMatchObject({ isErrored: false, error: null }); // ben still reads there
+    author.removeFollower(ben.apId);
+    expect(rows(post.id)[0]).toMatchObject({ isErrored: true, error: expect.stringMatching(/no longer follow you/) });
   });
 });
 

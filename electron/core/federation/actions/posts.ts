@@ -3,7 +3,7 @@
 // pin/unpin (the listener serves pinned posts as the featured collection; as Mastodon does, a
 // change of a post that collection shows is sent to followers as Add / Remove with the
 // collection as target, so their servers update the profile without refetching it).
-import { eq } from 'drizzle-orm';
+import { eq, inArray } from 'drizzle-orm';
 import { outbox, type OutboxObject } from '../../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { queueWebmentions, versionsOf } from '../../webmention/send';
@@ -22,7 +22,10 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
   const now = deps.clock();
   const queued = deps.db.transaction((tx) => {
     const post = findOwnPost(tx, apId);
-    const recipients = [...earlierRecipients(tx, postActivityIds(tx, post.id)), ...computeRecipients(tx, local, post.apObject as Json)];
+    const carriers = postActivityIds(tx, post.id);
+    // Queued for everyone who may have it; each row goes out only where a Create or Update of
+    // the post was sent or tried by then (withheld.ts), the rest are cancelled with a reason.
+    const recipients = [...earlierRecipients(tx, carriers), ...computeRecipients(tx, local, post.apObject as Json)];
     const del = saveOutboxObject(tx, local, {
       apObject: toDelete(local, post, now.toISOString()),
       visibility: post.visibility,
@@ -31,6 +34,9 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
       relatesToOutboxObjectId: post.id,
     });
     tx.update(outbox).set({ isDeleted: true, isPinned: false, updatedAt: now }).where(eq(outbox.id, post.id)).run();
+    // Its edits go with it: each Update id is served as a Tombstone (410) and is never sent.
+    const edits = carriers.filter((id) => id !== post.id);
+    if (edits.length > 0) tx.update(outbox).set({ isDeleted: true, updatedAt: now }).where(inArray(outbox.id, edits)).run();
     const parent = idOf((post.apObject as Json).inReplyTo);
     if (parent) recountReplies(tx, parent);
     // Every page any version linked to: each re-fetches the post, gets 410 and drops the mention.

@@ -15,6 +15,7 @@ import { toFollow, toUndo, type ApObject } from '../outbox';
 import { saveOutboxObject } from '../outbox-store';
 import { answerFollow } from '../process/follow';
 import { targetOfActor } from '../recipients';
+import { cancelForFormerFollower } from '../withheld';
 import { requireLocal, type ActionDeps } from './deps';
 
 export type FollowState = 'following' | 'requested' | 'none';
@@ -140,6 +141,7 @@ export function removeFollower(deps: ActionDeps, actorApId: string): { outboxObj
     const followRow = tx.select().from(inbox).where(eq(inbox.id, row.inboxObjectId)).get();
     if (!followRow) throw new NotFoundError('Their Follow is no longer stored.');
     tx.delete(follower).where(eq(follower.id, row.id)).run();
+    cancelForFormerFollower(tx, local, person.apId);
     return { outboxObjectId: answerFollow(tx, local, 'Reject', { follow: followRow, actor: person, now }).id };
   });
   deps.wake();

@@ -11,6 +11,7 @@ import { isLocalActorId, type LocalActor } from '../identity';
 import { saveOutboxObject } from '../outbox-store';
 import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { findOutbox, notify, persistActivity } from './store';
+import { cancelForFormerFollower } from '../withheld';
 
 const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 
@@ -134,10 +135,11 @@ export async function onFollowAnswered(deps: ProcessDeps, r: Received, answer: '
 }
 
 /** Undo(Follow): they stop following (whichever of their Follows is undone). */
-export function onFollowUndone(tx: DbOrTx, input: { actor: Actor; now: Date }): void {
+export function onFollowUndone(tx: DbOrTx, input: { actor: Actor; now: Date; local: LocalActor }): void {
   const existing = findFollower(tx, input.actor.id);
   if (!existing) return; // a pending request withdrawn, or a follow we never accepted
   tx.delete(follower).where(eq(follower.id, existing.id)).run();
+  cancelForFormerFollower(tx, input.local, input.actor.apId);
   notify(tx, { type: 'UNFOLLOW', now: input.now, actorId: input.actor.id });
 }
 
@@ -153,6 +155,7 @@ export async function onBlocked(deps: ProcessDeps, r: Received): Promise<Process
   return deps.db.transaction((tx) => {
     const block = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now, activityObjectApId: target });
     tx.delete(follower).where(eq(follower.actorId, r.actor.id)).run();
+    cancelForFormerFollower(tx, deps.identity, r.actor.apId);
     tx.delete(following).where(eq(following.actorId, r.actor.id)).run();
     return processed(block.id);
   });

@@ -40,7 +40,7 @@ export async function onUndone(deps: ProcessDeps, r: Received): Promise<ProcessO
     const input = { actor: r.actor, now: r.now };
     switch (target.apType) {
       case 'Follow':
-        onFollowUndone(tx, input);
+        onFollowUndone(tx, { ...input, local: deps.identity });
         break;
       case 'Like':
         onLikeUndone(tx, { ...input, like: target });

@@ -1,0 +1,201 @@
+// What a peer receives when the author changes their mind while deliveries wait (offline, or a
+// server down): a post edited then deleted, an undone Follow or Like revived by "Retry now", a
+// follower removed before a followers-only post went out; and what the ids of a deleted post's
+// edits answer. Real Fedify peers, the author's own delivery loop.
+import { and, eq } from 'drizzle-orm';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { outbox, outgoingActivity } from '../../../../db/schema';
+import { startPeer, type Peer } from '../../../../test/peer/peer';
+import { openAuthorRig, type AuthorRig } from './test-rig';
+
+let rig: AuthorRig;
+let fan: Peer;
+const drain = () => rig.core.loops.delivery.drain();
+
+beforeAll(async () => {
+  [rig, fan] = await Promise.all([openAuthorRig(), startPeer({ name: 'fan' })]);
+  await fan.follow(rig.url);
+  await fan.waitFor((x) => x.type === 'Accept');
+});
+afterAll(async () => {
+  await fan?.close();
+  await rig?.close();
+});
+
+const editsOf = (postId: number) =>
+  rig.core.db.select().from(outbox).where(and(eq(outbox.relatesToOutboxObjectId, postId), eq(outbox.apType, 'Update'))).all();
+const deleteOf = (postId: number) =>
+  rig.core.db.select().from(outbox).where(and(eq(outbox.relatesToOutboxObjectId, postId), eq(outbox.apType, 'Delete'))).get()!;
+
+/** Publishes a public post and waits until `peer` has it: everything queued to the peer before
+ * it has been delivered (or not) by then, as each recipient's rows go out in order. */
+async function settled(peer: Peer): Promise<void> {
+  const marker = await rig.author.createPost({ content: 'marker', visibility: 'PUBLIC' });
+  await drain();
+  await peer.waitFor((x) => x.type === 'Create' && x.objectId === marker.apId);
+}
+
+const about = (peer: Peer, apId: string) =>
+  peer.received.filter((x) => x.objectId === apId || (x.raw as { object?: { id?: string } })?.object?.id === apId);
+
+describe('a post deleted before it went out', () => {
+  it('written offline, edited and deleted: the follower receives nothing of it, not the edit nor a Delete', async () => {
+    rig.net.set(false);
+    const post = await rig.author.createPost({ content: 'SECRET first draft', visibility: 'PUBLIC' });
+    await rig.author.editPost({ apId: post.apId, content: 'SECRET edited draft' });
+    rig.author.deletePost(post.apId);
+    rig.net.set(true);
+    await drain();
+    await settled(fan);
+    expect(about(fan, post.apId)).toEqual([]);
+    expect(fan.received.some((x) => JSON.stringify(x.raw).includes('SECRET'))).toBe(false);
+    // The author sees why each waiting delivery was dropped.
+    const [edit] = editsOf(post.id);
+    expect(rig.rowsOf(edit!.id).map((r) => [r.isSent, r.error])).toEqual([[false, expect.stringMatching(/deleted before this edit reached/)]]);
+    expect(rig.rowsOf(deleteOf(post.id).id).map((r) => [r.isSent, r.error])).toEqual([[false, expect.stringMatching(/never received the post; no Delete needed/)]]);
+  });
+
+  it('sent, then edited and deleted offline: the follower gets the Create and the Delete, never the edit', async () => {
+    const post = await rig.author.createPost({ content: 'first', visibility: 'PUBLIC' });
+    await drain();
+    await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
+    rig.net.set(false);
+    await rig.author.editPost({ apId: post.apId, content: 'SECOND THOUGHTS' });
+    rig.author.deletePost(post.apId);
+    rig.net.set(true);
+    await drain();
+    await fan.waitFor((x) => x.type === 'Delete' && x.objectId === post.apId);
+    expect(about(fan, post.apId).map((x) => x.type)).toEqual(['Create', 'Delete']);
+  });
+
+  it("a follower's signed GET of a deleted followers-only post's Update id answers 410 with a Tombstone", async () => {
+    const post = await rig.author.createPost({ content: 'MARKER original', visibility: 'FOLLOWERS_ONLY' });
+    await drain();
+    await rig.author.editPost({ apId: post.apId, content: 'MARKER edited text' });
+    await drain();
+    const update = await fan.waitFor((x) => x.type === 'Update' && x.objectId === post.apId);
+    rig.author.deletePost(post.apId);
+    await drain();
+    const res = await fan.fetchMedia(update.id!, { signed: true });
+    expect(res.status).toBe(410);
+    expect(await res.text()).not.toContain('MARKER');
+    expect(editsOf(post.id).map((e) => e.isDeleted)).toEqual([true]);
+  });
+
+  it('an Update of a post deleted before its edits were marked deleted answers 410 too', async () => {
+    const post = await rig.author.createPost({ content: 'OLD ROW original', visibility: 'PUBLIC' });
+    await rig.author.editPost({ apId: post.apId, content: 'OLD ROW edited' });
+    rig.author.deletePost(post.apId);
+    const [edit] = editsOf(post.id);
+    // As a database written by an earlier Tern holds it: the post deleted, its Update not.
+    rig.core.db.update(outbox).set({ isDeleted: false }).where(eq(outbox.id, edit!.id)).run();
+    const res = await fetch(edit!.apId, { headers: { accept: 'application/activity+json' } });
+    expect(res.status).toBe(410);
+    expect(await res.text()).not.toContain('OLD ROW');
+    await drain();
+  });
+});
+
+describe('an undone Follow or Like', () => {
+  it('"Retry now" does not send a Follow the author undid after its Undo; the peer does not list us as follower', async () => {
+    const carl = await startPeer({ name: 'carl' });
+    try {
+      await rig.author.follow(carl.actorId);
+      await carl.waitFor((x) => x.type === 'Follow');
+      rig.author.unfollow(carl.actorId);
+      await carl.waitFor((x) => x.type === 'Undo');
+      rig.net.set(false);
+      await rig.author.follow(carl.actorId);
+      rig.author.unfollow(carl.actorId);
+      const follow = rig.core.db.select().from(outbox).where(eq(outbox.apType, 'Follow')).all().at(-1)!;
+      const [row] = rig.rowsOf(follow.id);
+      // The Follow failed for good while carl's server was down (16 tries of 502).
+      rig.core.db.update(outgoingActivity).set({ isErrored: true, tries: 16, error: 'HTTP 502' }).where(eq(outgoingActivity.id, row!.id)).run();
+      rig.net.set(true);
+      await drain();
+      expect(() => rig.author.retryNow(row!.id)).toThrow(/undone since/);
+      rig.author.retryNow();
+      await drain();
+      await settledFor(carl);
+      expect(carl.received.map((x) => x.type).filter((t) => t === 'Follow' || t === 'Undo')).toEqual(['Follow', 'Undo', 'Undo']);
+      expect(carl.followers()).toEqual([]);
+      // Not revived: the row still shows why it failed.
+      expect(rig.rowsOf(follow.id)[0]).toMatchObject({ isSent: false, isErrored: true, error: 'HTTP 502' });
+    } finally {
+      await carl.close();
+    }
+  });
+
+  it('a Like undone while offline is never sent (only its Undo), even when its row is set due again', async () => {
+    const eve = await startPeer({ name: 'eve' });
+    try {
+      const noteId = (await eve.createNote({ content: '<p>Eve writes</p>' })).noteId;
+      await rig.author.like(noteId);
+      const first = await eve.waitFor((x) => x.type === 'Like');
+      rig.author.unlike(noteId);
+      await eve.waitFor((x) => x.type === 'Undo' && x.objectId === first.id);
+      rig.net.set(false);
+      await rig.author.like(noteId);
+      rig.author.unlike(noteId);
+      const like = rig.core.db.select().from(outbox).where(eq(outbox.apType, 'Like')).all().at(-1)!;
+      // As a revived row would be: pending and due, its Like undone.
+      rig.core.db.update(outgoingActivity).set({ isErrored: false, tries: 0 }).where(eq(outgoingActivity.outboxObjectId, like.id)).run();
+      rig.net.set(true);
+      await drain();
+      await eve.waitFor((x) => x.type === 'Undo' && x.objectId === like.apId);
+      expect(eve.received.map((x) => x.type)).toEqual(['Like', 'Undo', 'Undo']);
+      expect(rig.rowsOf(like.id).map((r) => r.error)).toEqual([expect.stringMatching(/Like was undone before it reached/)]);
+    } finally {
+      await eve.close();
+    }
+  });
+});
+
+/** Like settled(), for a peer that follows no one here: a direct post to it. */
+async function settledFor(peer: Peer): Promise<void> {
+  const marker = await rig.author.createPost({ content: `marker ${peer.handle}`, visibility: 'DIRECT' });
+  await drain();
+  await peer.waitFor((x) => x.type === 'Create' && x.objectId === marker.apId);
+}
+
+describe('a follower removed while a followers-only post waits', () => {
+  it('the removed follower gets the Reject and never the post; the one who still follows gets it', async () => {
+    const dora = await startPeer({ name: 'dora' });
+    try {
+      await dora.follow(rig.url);
+      await dora.waitFor((x) => x.type === 'Accept');
+      rig.net.set(false);
+      const post = await rig.author.createPost({ content: 'FOR FOLLOWERS ONLY', visibility: 'FOLLOWERS_ONLY' });
+      rig.author.removeFollower(dora.actorId);
+      rig.net.set(true);
+      await drain();
+      await dora.waitFor((x) => x.type === 'Reject');
+      await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
+      expect(about(dora, post.apId)).toEqual([]);
+      expect(dora.received.some((x) => JSON.stringify(x.raw).includes('FOR FOLLOWERS ONLY'))).toBe(false);
+      const dropped = rig.rowsOf(post.id).filter((r) => !r.isSent);
+      expect(dropped.map((r) => r.error)).toEqual([expect.stringMatching(/no longer follow you/)]);
+    } finally {
+      await dora.close();
+    }
+  });
+
+  it('a follower who unfollows while the post waits never gets it', async () => {
+    const gus = await startPeer({ name: 'gus' });
+    try {
+      await gus.follow(rig.url);
+      await gus.waitFor((x) => x.type === 'Accept');
+      rig.net.set(false);
+      const post = await rig.author.createPost({ content: 'AFTER GUS LEFT', visibility: 'FOLLOWERS_ONLY' });
+      await gus.unfollow(rig.url);
+      await rig.core.loops.inbox.drain();
+      rig.net.set(true);
+      await drain();
+      await fan.waitFor((x) => x.type === 'Create' && x.objectId === post.apId);
+      expect(about(gus, post.apId)).toEqual([]);
+      expect(rig.rowsOf(post.id).filter((r) => !r.isSent).map((r) => r.error)).toEqual([expect.stringMatching(/no longer follow you/)]);
+    } finally {
+      await gus.close();
+    }
+  });
+});
