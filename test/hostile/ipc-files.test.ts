@@ -120,6 +120,8 @@ function archive(entries: TarEntry[], manifest?: unknown): Buffer {
   return gzipSync(writeTar([m, ...entries]));
 }
 const restore = (path: string) => ipc('backup.restore', { backup: path });
+/** A manifest Tern reads (manifest.json comes first and must hold): the entry after it is what is tested. */
+const MANIFEST = JSON.stringify({ format: 1, ternVersion: '0.1.0', schemaRevision: 'b3e1c5a7d902', createdAt: new Date(0).toISOString(), entries: [{ name: 'tern.db', type: 'file', bytes: 1, sha256: sha(Buffer.from('x')) }] });
 
 let bomb = '';
 describe('backup archives', () => {
@@ -133,15 +135,15 @@ describe('backup archives', () => {
     ['gzip of a non-tar', () => file('nt.tar.gz', gzipSync('hello world')), /damaged|cut short|not a Tern backup/],
     ['a truncated gzip', () => file('tr.tar.gz', gzipSync(Buffer.alloc(100_000, 1)).subarray(0, 200)), /not a gzip archive|damaged/],
     ['a gzip bomb (200 MB of zeros)', () => bomb, /no manifest|not a Tern backup/],
-    ['a tar without a manifest', () => file('nm.tar.gz', gzipSync(writeTar([entry('tern.db', 'x')]))), /no manifest/],
+    ['a tar without a manifest', () => file('nm.tar.gz', gzipSync(writeTar([entry('tern.db', 'x')]))), /does not start with a manifest/],
     ['a manifest that is not JSON', () => file('mj.tar.gz', archive([entry('tern.db', 'x')], '{')), /manifest/],
     ['a manifest nested 10,000 deep', () => file('md.tar.gz', archive([entry('tern.db', 'x')], `{"entries":${nestedJson(10_000)}}`)), /manifest/],
     ['a manifest with __proto__', () => file('mp.tar.gz', archive([entry('tern.db', 'x')], '{"__proto__":{"polluted":1}}')), /manifest/],
-    ['an entry ../../evil', () => file('tv.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: '{}' }, { name: '../../evil', data: 'x' }]))), /unsafe path|refused/],
-    ['an entry /etc/cron.d/x', () => file('ab.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: '{}' }, { name: '/etc/cron.d/x', data: 'x' }]))), /unsafe path|refused/],
-    ['an entry keys/../../x', () => file('kv.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: '{}' }, { name: 'keys/../../x', data: 'x' }]))), /unsafe path|refused/],
-    ['a symlink entry to /etc/passwd', () => file('sl.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: '{}' }, { name: 'keys/k', data: '', flag: '2', link: '/etc/passwd' }]))), /links are refused/],
-    ['a hard link entry', () => file('hl.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: '{}' }, { name: 'uploads/a', data: '', flag: '1', link: '../../x' }]))), /links are refused/],
+    ['an entry ../../evil', () => file('tv.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: MANIFEST }, { name: '../../evil', data: 'x' }]))), /unsafe path|refused/],
+    ['an entry /etc/cron.d/x', () => file('ab.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: MANIFEST }, { name: '/etc/cron.d/x', data: 'x' }]))), /unsafe path|refused/],
+    ['an entry keys/../../x', () => file('kv.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: MANIFEST }, { name: 'keys/../../x', data: 'x' }]))), /unsafe path|refused/],
+    ['a symlink entry to /etc/passwd', () => file('sl.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: MANIFEST }, { name: 'keys/k', data: '', flag: '2', link: '/etc/passwd' }]))), /links are refused/],
+    ['a hard link entry', () => file('hl.tar.gz', gzipSync(rawTar([{ name: 'manifest.json', data: MANIFEST }, { name: 'uploads/a', data: '', flag: '1', link: '../../x' }]))), /links are refused/],
     ['a header with a bad checksum', () => { const t = rawTar([{ name: 'manifest.json', data: '{}' }]); t[0] = 0x41; return file('bc.tar.gz', gzipSync(t)); }, /checksum/],
     ['an entry of markup', () => file('mk.tar.gz', archive([entry(`uploads/${SCRIPTS[0]!.replace(/\//g, '')}`, 'x')])), /no database|refused|damaged/],
     ['a checksum that does not match', () => file('ck.tar.gz', archive([entry('tern.db', 'x')], { format: 1, ternVersion: '0', schemaRevision: 'b3e1c5a7d902', createdAt: new Date(0).toISOString(), entries: [{ name: 'tern.db', type: 'file', bytes: 1, sha256: '0'.repeat(64) }] })), /checksum/],
