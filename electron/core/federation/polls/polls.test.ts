@@ -84,7 +84,7 @@ describe('composing a poll', () => {
     });
     expect(poll.apObject.anyOf).toBeUndefined();
     // What servers receive is a Create of that Question.
-    const body = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: poll.id, inboxObjectId: null } as never) as { body: string }).body) as Json;
+    const body = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: poll.id, inboxObjectId: null, recipient: 'https://peer.example/inbox' } as never) as { body: string }).body) as Json;
     expect(body).toMatchObject({ type: 'Create', object: { type: 'Question', votersCount: 0, endTime: poll.apObject.endTime } });
   });
 
@@ -270,7 +270,7 @@ describe('broadcasting tallies', () => {
     expect(tallies(poll.id)).toMatchObject({ Coffee: 1 });
     sweep();
     const [tallyUpdate] = updatesOf(poll.id);
-    const sent = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: tallyUpdate!.id, inboxObjectId: null } as never) as { body: string }).body) as Json;
+    const sent = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: tallyUpdate!.id, inboxObjectId: null, recipient: 'https://peer.example/inbox' } as never) as { body: string }).body) as Json;
     expect(((sent.object as Json).oneOf as Json[]).every((o) => !('replies' in o))).toBe(true);
     expect(JSON.stringify(sent)).not.toContain(HIDE_TOTALS_KEY);
 
@@ -279,7 +279,7 @@ describe('broadcasting tallies', () => {
     const closed = bareObject(rig.outboxRow(poll.id));
     expect((closed.oneOf as Json[]).map((o) => (o.replies as Json).totalItems)).toEqual([0, 1, 0]);
     const final = updatesOf(poll.id).at(-1)!;
-    const finalBody = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: final.id, inboxObjectId: null } as never) as { body: string }).body) as Json;
+    const finalBody = JSON.parse((deliveryPayload(rig.core.db, rig.local, { outboxObjectId: final.id, inboxObjectId: null, recipient: 'https://peer.example/inbox' } as never) as { body: string }).body) as Json;
     expect(((finalBody.object as Json).oneOf as Json[]).map((o) => (o.replies as Json).totalItems)).toEqual([0, 1, 0]);
   });
 });
