@@ -163,6 +163,11 @@ export function deliveryPayload(db: DbOrTx, local: LocalActor, row: OutgoingActi
   if (row.outboxObjectId === null) return { kind: 'cancel', reason: 'Nothing to deliver (the row names no activity).' };
   const own = db.select().from(outbox).where(eq(outbox.id, row.outboxObjectId)).get();
   if (!own) return { kind: 'cancel', reason: 'The post to deliver is no longer stored.' };
+  // Written under another address of Tern's (the base URL changed while it waited): its ids name
+  // the old host and the actor the new one, which Mastodon refuses (non_matching_uri_hosts?).
+  if (originOf(own.apId) !== originOf(local.id)) {
+    return { kind: 'cancel', reason: `Written when Tern's address was ${originOf(own.apId) ?? own.apId}, before it became ${originOf(local.id)}; not sent.` };
+  }
   if (isPostType(own.apType)) {
     // Deleted before it reached this server: the Delete queued behind it says what is needed.
     if (own.isDeleted) return { kind: 'cancel', reason: `The post was deleted before it reached ${hostOfRecipient(row.recipient)}; not sent.` };
@@ -269,4 +274,13 @@ export function queuePostUpdate(
   ];
   enqueueDeliveries(tx, { outboxObjectId: update.id, recipients, now: input.now });
   return update;
+}
+
+/** A URL's origin, or null when it is none. */
+function originOf(url: string): string | null {
+  try {
+    return new URL(url).origin;
+  } catch {
+    return null;
+  }
 }

@@ -15,6 +15,7 @@ import { lookup } from '../lookup';
 import { saveOutboxObject } from '../outbox-store';
 import { persistInboxObject } from '../process/store';
 import { computeRecipients, targetOfActor } from '../recipients';
+import { deliveryPayload } from '../outbox';
 import type { AuthorService } from '.';
 
 let dir: string;
@@ -109,6 +110,18 @@ describe('posting', () => {
     net.set(true);
     const online = await author.createPost({ content: 'hi @Alice@127.0.0.1:9', visibility: 'PUBLIC' });
     expect(rows(online.id)).toEqual([]);
+  });
+
+  it('a post still waiting when the base URL changes is not sent under the new address (its ids name the old host: Mastodon refuses the mix)', async () => {
+    cacheActor({ id: 'https://far.example/users/zed', type: 'Person', inbox: 'https://far.example/users/zed/inbox' }, '@zed@far.example');
+    const post = await author.createPost({ content: 'written before the move', visibility: 'DIRECT', mentions: ['https://far.example/users/zed'] });
+    const [row] = rows(post.id);
+    expect(deliveryPayload(core.db, local(), row!)).toMatchObject({ kind: 'send' });
+    core.settings.update({ baseUrl: 'https://moved.example' });
+    expect(deliveryPayload(core.db, local(), row!)).toEqual({
+      kind: 'cancel',
+      reason: "Written when Tern's address was http://127.0.0.1:9, before it became https://moved.example; not sent.",
+    });
   });
 
   it('the author named beside someone else: only the other person is addressed, tagged and queued', async () => {
