@@ -8,12 +8,11 @@
 // sha256), then the entries in the manifest's order. Reading checks each header against the
 // manifest as it comes (so nothing unlisted, nothing larger than listed, is ever inflated), and
 // hashes and writes each entry straight to the staging folder.
-import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, createWriteStream, existsSync } from 'node:fs';
-import { chmod, mkdir, mkdtemp, open, readdir, readFile, rename, rm, stat, type FileHandle } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { createReadStream, existsSync } from 'node:fs';
+import { chmod, mkdir, mkdtemp, open, readdir, readFile, rm, type FileHandle } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pipeline } from 'node:stream/promises';
 import { createGunzip, createGzip, crc32 } from 'node:zlib';
 import Database from 'better-sqlite3';
 import { REVISIONS, currentRevision } from '../../../migrations/runner';
@@ -23,6 +22,7 @@ import { parseBoundedJson } from '../net/bounded-json';
 import type { DataPaths } from '../paths';
 import { TERN_VERSION } from '../version';
 import { BACKUP_FORMAT, backupFileName, isRestorableName, manifestSchema, type BackupManifest, type BackupResult } from './backup';
+import { writePrivateStream } from './private-file';
 import { BLOCK, MAX_OCTAL_SIZE, TAR_END, parseTarHeader, tarHeader, tarPadding, type TarHeader } from './tar';
 
 const DB_ENTRY = 'tern.db';
@@ -80,7 +80,6 @@ export async function writeBackupArchive(job: { dbCopy: string; paths: DataPaths
   // Second pass: tar, gzip and write, a chunk at a time; the CRC and length of what went into gzip
   // are kept to check the written file's trailer.
   const path = join(job.destDir, backupFileName(createdAt));
-  const temp = `${path}.${randomBytes(6).toString('hex')}.tmp`;
   let crc = 0;
   let tarBytes = 0;
   async function* tar(): AsyncGenerator<Buffer> {
@@ -110,21 +109,8 @@ export async function writeBackupArchive(job: { dbCopy: string; paths: DataPaths
     }
     yield counted(TAR_END);
   }
-  try {
-    await pipeline(tar(), createGzip(), createWriteStream(temp, { flags: 'wx', mode: 0o600 }));
-    const handle = await open(temp, 'r+');
-    try {
-      await handle.sync();
-      await checkGzipTrailer(handle, crc, tarBytes);
-    } finally {
-      await handle.close();
-    }
-    await rename(temp, path);
-  } catch (error) {
-    await rm(temp, { force: true });
-    throw error;
-  }
-  return { path, bytes: (await stat(path)).size, rows };
+  const bytes = await writePrivateStream(path, tar(), { through: createGzip(), check: (file) => checkGzipTrailer(file, crc, tarBytes) });
+  return { path, bytes, rows };
 }
 
 /** The written archive, checked before it counts as a backup (and older ones are pruned): its

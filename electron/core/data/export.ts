@@ -4,7 +4,6 @@
 // followers as one column). Files land in the data folder's exports/ directory, readable by
 // the user alone.
 import { join } from 'node:path';
-import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { and, asc, eq, gt, inArray, isNull, sql } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -140,7 +139,7 @@ export async function exportArchive(core: ExportDeps, destDir: string = exportsD
     yield TAR_END;
   }
   const path = join(destDir, `tern-archive-${stamp(mtime)}.tar.gz`);
-  const bytes = await writePrivateStream(path, Readable.from(tar()).pipe(createGzip()));
+  const bytes = await writePrivateStream(path, tar(), { through: createGzip() });
   return { path, bytes };
 }
 
