@@ -271,6 +271,22 @@ describe('inbox loop', () => {
       expect(ids.map((id) => rig.incoming(id).tries)).toEqual([1, 1, 1, 1]);
     });
 
+    it("while rows keep coming, the next batch's tries are stored by the commit of a batch's outcomes (one commit a batch), and no try is counted twice", async () => {
+      rig = await openRig();
+      rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
+      const ids = queueWaves(15); // batches of 10 and 5
+      const nextBatchTriesAtDone: number[][] = [];
+      const { loop, group } = loopWith(marking(), (r) => {
+        if (r.id === ids[0]) nextBatchTriesAtDone.push(ids.slice(10).map((id) => rig.incoming(id).tries));
+      });
+      expect(await loop.drain()).toEqual({ processed: 15, dropped: 0, retried: 0, errored: 0 });
+      // Told of the first batch's rows after their commit: the second batch's tries were in it.
+      expect(nextBatchTriesAtDone).toEqual([[1, 1, 1, 1, 1]]);
+      expect(group.stats).toEqual({ committed: 2, lost: 0 });
+      expect(marks()).toEqual(ids);
+      expect(ids.map((id) => rig.incoming(id).tries)).toEqual(ids.map(() => 1));
+    });
+
     it('a row that waits on the network ends the group first: the write lock is never held across the wait', async () => {
       rig = await openRig();
       rig.core.sqlite.exec('CREATE TABLE marks (row_id INTEGER NOT NULL)');
