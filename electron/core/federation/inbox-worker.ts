@@ -13,7 +13,6 @@ import { BACKSTOP_PAGES } from '../../../db/checkpointer';
 import { commitGroup } from '../../../db/commit-group';
 import { onDeliveriesQueued } from '../delivery/queue';
 import { openFederationContext, type FederationContext } from '../net/federation-context';
-import { useSynchronousSubtle } from '../net/sync-subtle';
 import type { Settings } from '../settings';
 import { handleLoopMessage, workerSide } from '../worker-side';
 import { identityCache } from './identity';
@@ -55,9 +54,7 @@ function run(fed: FederationContext): void {
     // The checks worker: the listener's inbox POSTs, answered with what the checks decided; a row
     // to store goes back with it, and the main thread hands it to the processor's connection
     // (with its LD verdict and the actor's document, which the processor then does not redo).
-    // This thread reads the database (replays, known actors) and never writes it. Its digests and
-    // verifies are answered on it, not queued on libuv's pool (net/sync-subtle.ts).
-    useSynchronousSubtle();
+    // This thread reads the database (replays, known actors) and never writes it.
     side.listen((message) => {
       switch (message.type) {
         case 'accept': {

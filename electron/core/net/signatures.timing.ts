@@ -1,15 +1,10 @@
 // Cost of verifying one inbound activity when the sender's key is cached (the common case), next
 // to the bare RSA verification it contains. Run: npx tsx electron/core/net/signatures.timing.ts
-// (SYNC_SUBTLE=1: with digest and verify answered on the thread, as the inbox checks worker does:
-// net/sync-subtle.ts). Wall time per call, and the CPU of all threads (libuv's pool included).
 import { signRequest, verifyRequestDetailed, type HttpMessageSignaturesSpec } from '@fedify/fedify';
 import { CryptographicKey } from '@fedify/vocab';
 import { preloadedContextLoader } from './document-loader';
 import { createKeyCache } from './key-cache';
 import { verifyInbound } from './signatures';
-import { useSynchronousSubtle } from './sync-subtle';
-
-if (process.env.SYNC_SUBTLE === '1') useSynchronousSubtle();
 
 const pair = await crypto.subtle.generateKey(
   { name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' },
@@ -30,15 +25,12 @@ async function template(spec: HttpMessageSignaturesSpec): Promise<() => Request>
 const data = new TextEncoder().encode('x'.repeat(400));
 const signature = await crypto.subtle.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data);
 
-/** Mean microseconds per call over `runs`, after a warm-up: wall, and CPU of every thread. */
-async function time(run: () => Promise<unknown>, runs = 2000): Promise<string> {
+/** Mean microseconds per call over `runs`, after a warm-up. */
+async function time(run: () => Promise<unknown>, runs = 2000): Promise<number> {
   for (let i = 0; i < 200; i++) await run();
   const started = performance.now();
-  const cpu = process.cpuUsage();
   for (let i = 0; i < runs; i++) await run();
-  const used = process.cpuUsage(cpu);
-  const wall = ((performance.now() - started) / runs) * 1000;
-  return `${wall.toFixed(0).padStart(6)} µs wall, ${((used.user + used.system) / runs).toFixed(0).padStart(5)} µs CPU`;
+  return ((performance.now() - started) / runs) * 1000;
 }
 
 for (const spec of ['rfc9421', 'draft-cavage-http-signatures-12'] as const) {
@@ -54,6 +46,6 @@ for (const spec of ['rfc9421', 'draft-cavage-http-signatures-12'] as const) {
       if (!result.ok) throw new Error(result.reason);
     }),
   };
-  for (const [label, us] of Object.entries(rows)) console.log(`${spec.padEnd(32)} ${label.padEnd(44)} ${us}`);
+  for (const [label, us] of Object.entries(rows)) console.log(`${spec.padEnd(32)} ${label.padEnd(44)} ${us.toFixed(0).padStart(6)} µs`);
 }
 console.log(`key fetches: ${keyCache.stats.fetches}`);
