@@ -30,7 +30,15 @@
 // - digits past the millisecond are cut (as Date and 3.54 read them; 3.40 rounds), so python's
 //   isoformat() with microseconds is taken and rewritten alike.
 // Existing values are rewritten the same way here; an hour 24 that 3.40 let in is read as 3.40
-// read it (the next day's hour 0).
+// read it (the next day's hour 0). A value that cannot be made that text — a time before 0000 or
+// after 9999 in UTC ('0000-01-01T00:30:00+01:00', which the former CHECK took, is -0001-12-31
+// 23:30Z), or text SQLite cannot read, written past the CHECKs — made the copy into the rebuilt
+// table fail and the revision abort, so Tern could not open the database. Such a row is kept,
+// as a JSON null is below: the column gets the nearest time that can be stored, and the text it
+// held is kept in replaced_datetime and reported on the console (migrations/replaced-datetimes.ts).
+// The downgrade does the same for what the former CHECK refuses. Written later by a tool, such a
+// time is refused with the column's CHECK in every tool (the trigger's rewrite fails it); with
+// the CHECKs off, the trigger leaves text SQLite cannot read as it was written.
 //
 // ap_object (inbox, outbox) and ap_actor (actor) must hold a JSON object: json_valid() alone
 // let JSON null in, and the post and notification lists then failed at the first field read.
@@ -46,6 +54,7 @@
 import type { Sqlite } from '../db/client';
 import type { Revision } from './revision';
 import { rebuildTables, tableSql } from './rebuild';
+import { REPLACED_TABLE, replaceUnstorable } from './replaced-datetimes';
 
 /** The datetime columns of each table with Tern's CHECKs. */
 const DATETIMES: Readonly<Record<string, readonly string[]>> = {
@@ -103,7 +112,10 @@ function edit(table: string, sql: string, to: 'new' | 'old'): string {
 function triggers(table: string): string {
   const columns = DATETIMES[table]!;
   const when = columns.map((c) => `NEW.${c} NOT GLOB ${CANONICAL}`).join(' OR ');
-  const rewrite = `UPDATE ${table} SET ${columns.map((c) => `${c} = ${utc(c)}`).join(', ')} WHERE id = NEW.id;`;
+  // coalesce: text SQLite cannot read reaches the trigger only past the CHECK (a tool with
+  // ignore_check_constraints); it stays as written, not NULL (a NOT NULL failure that named no
+  // reason, or a next_try silently lost), and the next upgrade or downgrade replaces it.
+  const rewrite = `UPDATE ${table} SET ${columns.map((c) => `${c} = coalesce(${utc(c)}, ${c})`).join(', ')} WHERE id = NEW.id;`;
   return `
 CREATE TRIGGER utc_${table}_insert AFTER INSERT ON ${table} WHEN ${when} BEGIN ${rewrite} END;
 CREATE TRIGGER utc_${table}_update AFTER UPDATE OF ${columns.join(', ')} ON ${table} WHEN ${when} BEGIN ${rewrite} END;
@@ -118,18 +130,36 @@ function ternTables(sqlite: Sqlite, form: (c: string) => string): string[] {
   });
 }
 
+/** The hour 24 that 3.40 let in, as 3.40 read it: the next day's hour 0 (3.54 reads nothing). */
+const hour24 = (c: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${cut(`(substr(${c}, 1, 11) || '23' || substr(${c}, 14))`)}, '+1 hour')`;
+/** Not in the canonical form, or a day past the 28th that 3.40 may have kept as written. */
+const notCanonical = (c: string) => `(${c} NOT GLOB ${CANONICAL} OR substr(${c}, 9, 2) >= '29') AND ${c} <> ${utc(c)}`;
+/** What rewriteValues stores for a value: NULL where SQLite cannot read it, and where the text
+ * does not start with a date, which SQLite reads but not as a time anyone wrote ('now' as the
+ * time of the upgrade, '2460000.5' as a Julian day number). */
+const rewritten = (c: string) =>
+  `CASE WHEN ${c} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN NULL WHEN substr(${c}, 12, 2) = '24' THEN ${hour24(c)} WHEN ${notCanonical(c)} THEN ${utc(c)} ELSE ${c} END`;
+
 /** Rewrites the stored values the new CHECKs would refuse into the form they take. */
 function rewriteValues(sqlite: Sqlite, table: string): void {
   for (const c of DATETIMES[table]!) {
-    // An hour 24 that 3.40 let in: the next day's hour 0, as 3.40 read it (3.54 reads nothing).
-    sqlite.exec(
-      `UPDATE ${table} SET ${c} = strftime('%Y-%m-%dT%H:%M:%fZ', ${cut(`(substr(${c}, 1, 11) || '23' || substr(${c}, 14))`)}, '+1 hour') WHERE substr(${c}, 12, 2) = '24'`,
-    );
-    // Not in the canonical form, or a day past the 28th that 3.40 may have kept as written.
-    sqlite.exec(`UPDATE ${table} SET ${c} = ${utc(c)} WHERE (${c} NOT GLOB ${CANONICAL} OR substr(${c}, 9, 2) >= '29') AND ${c} <> ${utc(c)}`);
+    sqlite.exec(`UPDATE ${table} SET ${c} = ${hour24(c)} WHERE substr(${c}, 12, 2) = '24'`);
+    sqlite.exec(`UPDATE ${table} SET ${c} = ${utc(c)} WHERE ${notCanonical(c)}`);
   }
   const object = OBJECTS[table];
   if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', json(${object})) WHERE json_type(${object}) <> 'object'`);
+}
+
+/** Replaces what `check` would refuse once stored as `after` says (migrations/replaced-datetimes.ts),
+ * and says so on the console. */
+function replaceUnstorables(sqlite: Sqlite, tables: readonly string[], after: (c: string) => string, check: (c: string) => string, by: string): void {
+  const n = tables.reduce((sum, table) => sum + replaceUnstorable(sqlite, table, DATETIMES[table]!, after, check, by), 0);
+  if (n > 0) {
+    console.warn(
+      `5d0e8a3c71f4: ${n} datetimes could not be stored as UTC text (before 0000 or after 9999, or text SQLite cannot read) ` +
+        `and were replaced by the nearest time that can be; the text they held is kept in ${REPLACED_TABLE}`,
+    );
+  }
 }
 
 export const readableValues: Revision = {
@@ -138,6 +168,7 @@ export const readableValues: Revision = {
   description: 'datetimes stored as UTC text, required JSON holds an object',
   upgrade: (sqlite) => {
     const tables = ternTables(sqlite, OLD_DT);
+    replaceUnstorables(sqlite, tables, rewritten, DT, 'upgrade to 5d0e8a3c71f4');
     for (const table of tables) rewriteValues(sqlite, table);
     rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'new'));
     sqlite.exec(tables.map(triggers).join(''));
@@ -145,6 +176,7 @@ export const readableValues: Revision = {
   downgrade: (sqlite) => {
     const tables = ternTables(sqlite, DT);
     sqlite.exec(tables.map((t) => `DROP TRIGGER utc_${t}_insert;\nDROP TRIGGER utc_${t}_update;\n`).join(''));
+    replaceUnstorables(sqlite, tables, (c) => c, OLD_DT, 'downgrade from 5d0e8a3c71f4');
     rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'));
   },
 };
