@@ -125,6 +125,25 @@ describe('upgrading to 5d0e8a3c71f4, and back', () => {
     expect(spawnSync('sqlite3', [db, 'PRAGMA integrity_check'], { encoding: 'utf8' }).stdout.trim()).toBe('ok');
   });
 
+  it('keeps text that is not JSON at all in ap_actor (written past the CHECKs) inside an object, as a string, instead of aborting; the downgrade too', () => {
+    // (ap_object cannot hold such text: the indexes on its inReplyTo refuse it with 'malformed JSON'.)
+    const db = ternDatabase('70cce0da20c3');
+    const pastChecks = (statement: string) => shell(db, `PRAGMA ignore_check_constraints = 1; ${statement}`);
+    expect(pastChecks("UPDATE actor SET ap_actor = '{\"name\": \"cut off'")).toBeNull();
+    expect(pastChecks(inboxRow('not json'))).toMatch('malformed JSON');
+    const sqlite = openSqlite(db);
+    try {
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(sqlite.prepare('SELECT ap_actor FROM actor').pluck().all()).toEqual(['{"value":"{\\"name\\": \\"cut off"}']);
+      expect(pastChecks("UPDATE actor SET ap_actor = '[1,'")).toBeNull();
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
+      expect(sqlite.prepare('SELECT ap_actor FROM actor').pluck().all()).toEqual(['{"value":"[1,"}']);
+    } finally {
+      sqlite.close();
+    }
+    expect(spawnSync('sqlite3', [db, 'PRAGMA integrity_check'], { encoding: 'utf8' }).stdout.trim()).toBe('ok');
+  });
+
   it('keeps rows, ids, indexes and the search triggers; downgrading drops its triggers and restores the former schema text exactly', () => {
     const db = ternDatabase('70cce0da20c3');
     const sqlite = openSqlite(db);

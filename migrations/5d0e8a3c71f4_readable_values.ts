@@ -43,7 +43,8 @@
 // ap_object (inbox, outbox) and ap_actor (actor) must hold a JSON object: json_valid() alone
 // let JSON null in, and the post and notification lists then failed at the first field read.
 // A non-object already stored is kept inside an object ({"value": …}), which reads as an empty
-// post or actor.
+// post or actor; so is text that is not JSON at all (written past the CHECK), as a string, on the
+// upgrade and on the downgrade, which otherwise aborted on it ('malformed JSON').
 //
 // The CHECKs are changed by rebuilding the tables (migrations/rebuild.ts). Tables without Tern's
 // CHECKs (a microblog.pub database being moved in) are left as they are, untouched: the import
@@ -147,7 +148,13 @@ function rewriteValues(sqlite: Sqlite, table: string): void {
     sqlite.exec(`UPDATE ${table} SET ${c} = ${utc(c)} WHERE ${notCanonical(c)}`);
   }
   const object = OBJECTS[table];
-  if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', json(${object})) WHERE json_type(${object}) <> 'object'`);
+  // Text that is not JSON at all (ap_actor written past the CHECKs) is kept as a string: json()
+  // and json_type() fail on it, which aborted the revision.
+  if (object) {
+    sqlite.exec(
+      `UPDATE ${table} SET ${object} = json_object('value', CASE WHEN json_valid(${object}) THEN json(${object}) ELSE ${object} END) WHERE CASE WHEN json_valid(${object}) THEN json_type(${object}) <> 'object' ELSE 1 END`,
+    );
+  }
 }
 
 /** Replaces what `check` would refuse once stored as `after` says (migrations/replaced-datetimes.ts),
@@ -177,6 +184,10 @@ export const readableValues: Revision = {
     const tables = ternTables(sqlite, DT);
     sqlite.exec(tables.map((t) => `DROP TRIGGER utc_${t}_insert;\nDROP TRIGGER utc_${t}_update;\n`).join(''));
     replaceUnstorables(sqlite, tables, (c) => c, OLD_DT, 'downgrade from 5d0e8a3c71f4');
+    for (const table of tables) {
+      const object = OBJECTS[table];
+      if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object})`);
+    }
     rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'));
   },
 };
