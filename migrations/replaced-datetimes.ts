@@ -50,6 +50,12 @@ export function nearestStorable(value: unknown): string {
   return new Date(Math.min(MAX_MS, Math.max(MIN_MS, date.getTime() - offset))).toISOString();
 }
 
+/** Canonical text of an hour below 24 and a day every month has: what Tern itself writes, which
+ * every revision takes as it is, so the scan below skips it without reading it as a date (that
+ * doubled the upgrade's time: 100,000 rows, about 0.6 s -> 1.2 s). */
+const plain = (c: string) =>
+  `${c} GLOB '[0-9][0-9][0-9][0-9]-[01][0-9]-[0-2][0-9]T[0-2][0-9]:[0-5][0-9]:[0-5][0-9].[0-9][0-9][0-9]Z' AND substr(${c}, 6, 2) BETWEEN '01' AND '12' AND substr(${c}, 9, 2) BETWEEN '01' AND '28' AND substr(${c}, 12, 2) < '24'`;
+
 /**
  * Replaces, in each of `columns` of `table`, every value whose `after` (the SQL text of what the
  * revision would store, over the column) `check` refuses or leaves NULL, by nearestStorable's
@@ -66,7 +72,11 @@ export function replaceUnstorable(
   let replaced = 0;
   for (const c of columns) {
     const rows = sqlite
-      .prepare(`SELECT id, v FROM (SELECT id, ${c} AS v, ${after(c)} AS r FROM ${table}) WHERE v IS NOT NULL AND NOT ifnull(r IS NOT NULL AND (${check('r')}), 0) ORDER BY id`)
+      .prepare(
+        // MATERIALIZED: flattened, `after` was computed again at each of the CHECK's eight reads of r.
+        `WITH candidate AS MATERIALIZED (SELECT id, ${c} AS v, ${after(c)} AS r FROM ${table} WHERE ${c} IS NOT NULL AND NOT (${plain(c)})) ` +
+          `SELECT id, v FROM candidate WHERE NOT ifnull(r IS NOT NULL AND (${check('r')}), 0) ORDER BY id`,
+      )
       .all() as { id: number; v: unknown }[];
     if (rows.length === 0) continue;
     sqlite.exec(REPLACED_DDL);
