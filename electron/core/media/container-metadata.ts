@@ -41,6 +41,11 @@ export async function fileAccess(handle: FileHandle): Promise<RandomAccess> {
 const XMP_UUID = Buffer.from('be7acfcb97a942e89c71999491e3afac', 'hex');
 const ZEROS = Buffer.alloc(64 * 1024);
 
+/** Writes zeros over [from, to), 64 KiB at a time. */
+export async function zeroFill(file: RandomAccess, from: number, to: number): Promise<void> {
+  for (let at = from; at < to; at += ZEROS.length) await file.write(at, ZEROS.subarray(0, Math.min(ZEROS.length, to - at)));
+}
+
 /**
  * Blanks the metadata boxes of an MP4/MOV file in place (see above). Returns how many were
  * blanked. A structure it cannot follow (a box running past its parent) stops the walk there,
@@ -65,7 +70,7 @@ export async function blankMp4Metadata(file: RandomAccess): Promise<number> {
       else if (inside === 'moov' && type === 'trak') await walk(at + headerLength, at + size, 'trak');
       else if (((inside === 'moov' || inside === 'trak') && (type === 'udta' || type === 'meta')) || isXmp) {
         await file.write(at + 4, Buffer.from('free', 'latin1'));
-        for (let zero = at + headerLength; zero < at + size; zero += ZEROS.length) await file.write(zero, ZEROS.subarray(0, Math.min(ZEROS.length, at + size - zero)));
+        await zeroFill(file, at + headerLength, at + size);
         blanked++;
       }
       at += size;
