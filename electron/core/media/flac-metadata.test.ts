@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
-import { vorbisComment } from './test-tags';
+import { vorbisComment } from './test-av-files';
 
 /** A metadata block (RFC 9639 §8.1): last flag and 7-bit type, 24-bit length, body. */
 const block = (type: number, body: Buffer, last = false) => Buffer.concat([Buffer.from([(last ? 0x80 : 0) | type, body.length >> 16, (body.length >> 8) & 0xff, body.length & 0xff]), body]);

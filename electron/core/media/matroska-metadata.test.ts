@@ -3,22 +3,8 @@
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
+import { ebmlElement as el } from './test-av-files';
 
-/** An EBML element (RFC 8794 §6): id (with its marker), size as a minimal vint, data. `size:
- * 'unknown'` writes the 8-byte unknown size a live recorder writes for Segment and Cluster. */
-function el(id: number, data: Buffer | Buffer[] | string, size?: 'unknown'): Buffer {
-  const body = typeof data === 'string' ? Buffer.from(data, 'utf8') : Buffer.isBuffer(data) ? data : Buffer.concat(data);
-  const idBytes = Buffer.from(id.toString(16).padStart(2 * Math.ceil(id.toString(16).length / 2), '0'), 'hex');
-  let sizeBytes: Buffer;
-  if (size === 'unknown') sizeBytes = Buffer.from([0x01, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff, 0xff]);
-  else {
-    const length = Math.max(1, Math.ceil(Math.log2(body.length + 2) / 7));
-    sizeBytes = Buffer.alloc(length);
-    for (let i = length - 1, v = body.length; i >= 0; i--, v = Math.floor(v / 256)) sizeBytes[i] = v % 256;
-    sizeBytes[0]! |= 0x80 >> (length - 1);
-  }
-  return Buffer.concat([idBytes, sizeBytes, body]);
-}
 const uint = (id: number, n: number) => el(id, Buffer.from([n >> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]));
 
 // Element ids (RFC 9559 §5.1).

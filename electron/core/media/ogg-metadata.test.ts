@@ -3,49 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankOggMetadata, oggPageCrc } from './ogg-metadata';
-import { vorbisComment } from './test-tags';
-
-/** Ogg's CRC (RFC 3533 §6) bit by bit, apart from the table the code under test uses. */
-function crc(page: Buffer): number {
-  let r = 0;
-  for (const byte of page) {
-    r ^= byte << 24;
-    for (let bit = 0; bit < 8; bit++) r = (r & 0x80000000 ? (r << 1) ^ 0x04c11db7 : r << 1) >>> 0;
-  }
-  return r >>> 0;
-}
-
-/** The pages of one logical stream (RFC 3533 §6): the first packet alone on the beginning-of-stream
- * page, then packets laced into pages of at most `maxSegments` segments of up to 255 bytes. */
-function paginate(serial: number, packets: Buffer[], maxSegments = 255): Buffer[] {
-  const segments: { data: Buffer; packet: number }[] = [];
-  packets.forEach((packet, i) => {
-    for (let at = 0; ; at += 255) {
-      const data = packet.subarray(at, at + 255);
-      segments.push({ data, packet: i });
-      if (data.length < 255) break;
-    }
-  });
-  const pages: Buffer[] = [];
-  let continued = false;
-  for (let i = 0, sequence = 0; i < segments.length; sequence++) {
-    const firstOfSecond = segments.findIndex((s) => s.packet === 1);
-    const limit = sequence === 0 && firstOfSecond > 0 ? firstOfSecond : segments.length;
-    const chosen = segments.slice(i, Math.min(limit, i + maxSegments));
-    i += chosen.length;
-    const header = Buffer.alloc(27);
-    header.write('OggS', 0, 'latin1');
-    header[5] = (continued ? 1 : 0) | (sequence === 0 ? 2 : 0) | (i === segments.length ? 4 : 0);
-    header.writeUInt32LE(serial, 14);
-    header.writeUInt32LE(sequence, 18);
-    header[26] = chosen.length;
-    const page = Buffer.concat([header, Buffer.from(chosen.map((s) => s.data.length)), ...chosen.map((s) => s.data)]);
-    page.writeUInt32LE(crc(page), 22);
-    pages.push(page);
-    continued = chosen.at(-1)!.data.length === 255;
-  }
-  return pages;
-}
+import { oggCrc as crc, oggPages as paginate, vorbisComment } from './test-av-files';
 
 /** A demuxer of our own: every page's offset and whether its CRC holds, each stream's packets. */
 function demux(file: Buffer): { pages: number[]; crcsHold: boolean; packets: Map<number, Buffer[]> } {
