@@ -1,5 +1,6 @@
-// Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet
-// and a phone video's ©xyz atom are not stored or served; the pictures and the video are.
+// Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet,
+// a phone video's ©xyz atom and a recording's tags are not stored or served; the pictures, the
+// video and the sound are.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -96,6 +97,30 @@ describe('MP4 and MOV uploads', () => {
     const { upload: row } = await saveUploadFile(deps, { file: [mp4.subarray(0, 100), mp4.subarray(100)], contentType: 'video/mp4' });
     const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
     expect(stored.includes(LOCATION)).toBe(false);
+    expect(stored.length).toBe(mp4.length);
+  });
+});
+
+describe('M4A uploads', () => {
+  it('iTunes-style tags (moov/udta/meta/ilst: title, artist, cover) are blanked', async () => {
+    const item = (type: string, value: string) => box(Buffer.from(type, 'latin1'), box('data', Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 0]), Buffer.from(value)])));
+    const ilst = box('ilst', Buffer.concat([item('\xa9nam', 'Voice memo'), item('\xa9ART', 'Ada'), item('covr', 'a photo of the flat')]));
+    const meta = box('meta', Buffer.concat([Buffer.alloc(4), box('hdlr', Buffer.concat([Buffer.alloc(8), Buffer.from('mdirappl'), Buffer.alloc(9)])), ilst]));
+    const moov = box('moov', Buffer.concat([box('mvhd', Buffer.alloc(100, 2)), box('trak', box('tkhd', Buffer.alloc(84, 1))), box('udta', meta)]));
+    const m4a = Buffer.concat([box('ftyp', Buffer.from('M4A \0\0\0\0M4A mp42isom', 'latin1')), moov, box('mdat', Buffer.alloc(512, 7))]);
+    const row = await saveUpload(deps, { bytes: m4a, contentType: 'audio/x-m4a' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    for (const text of ['Voice memo', 'Ada', 'a photo']) expect(stored.includes(Buffer.from(text))).toBe(false);
+    expect(stored.length).toBe(m4a.length);
+  });
+
+  it('a meta box at the top level of the file (beside moov, ISO/IEC 14496-12 §8.11.1) is blanked too', async () => {
+    const xml = box('xml ', Buffer.concat([Buffer.alloc(4), Buffer.from(XMP)]));
+    const meta = box('meta', Buffer.concat([Buffer.alloc(4), box('hdlr', Buffer.concat([Buffer.alloc(8), Buffer.from('mp7t'), Buffer.alloc(13)])), xml]));
+    const mp4 = Buffer.concat([box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2mp41', 'latin1')), meta, box('moov', box('mvhd', Buffer.alloc(100, 2))), box('mdat', Buffer.alloc(256, 7))]);
+    const row = await saveUpload(deps, { bytes: mp4, contentType: 'audio/mp4' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(Buffer.from('GPSLatitude'))).toBe(false);
     expect(stored.length).toBe(mp4.length);
   });
 });

@@ -1,7 +1,9 @@
 // Where a phone writes the place a photo or video was taken, in the files the image pipeline
 // does not re-encode (image.ts, store.ts):
 // - MP4/MOV (ISO BMFF, QuickTime): moov/udta (©xyz, "+48.8584+002.2945/") and moov/meta (Apple's
-//   com.apple.quicktime.location.ISO6709), also per track, and XMP in a uuid box. Each is blanked
+//   com.apple.quicktime.location.ISO6709), also per track, a meta box at the top of the file
+//   (ISO/IEC 14496-12 §8.11.1 allows one there: XMP in an `xml ` box), and XMP in a uuid box.
+//   An M4A's iTunes tags (moov/udta/meta/ilst: title, artist, cover) go with udta. Each is blanked
 //   in place: the box becomes a `free` box of the same size, filled with zeros, so no offset in
 //   the file moves (the chunk offsets of stco/co64 stay right) and players skip it as they skip
 //   any free box. No re-muxing, no ffmpeg.
@@ -68,7 +70,7 @@ export async function blankMp4Metadata(file: RandomAccess): Promise<number> {
       const isXmp = type === 'uuid' && head.length >= headerLength + 16 && head.subarray(headerLength, headerLength + 16).equals(XMP_UUID);
       if (inside === 'file' && type === 'moov') await walk(at + headerLength, at + size, 'moov');
       else if (inside === 'moov' && type === 'trak') await walk(at + headerLength, at + size, 'trak');
-      else if (((inside === 'moov' || inside === 'trak') && (type === 'udta' || type === 'meta')) || isXmp) {
+      else if (type === 'udta' || type === 'meta' || isXmp) {
         await file.write(at + 4, Buffer.from('free', 'latin1'));
         await zeroFill(file, at + headerLength, at + size);
         blanked++;
