@@ -1,6 +1,6 @@
 // Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet,
 // a phone video's ©xyz atom and a recording's tags are not stored or served; the pictures, the
-// video and the sound are.
+// video and the sound are. (Each container's own tests are in <container>-metadata.test.ts.)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -8,7 +8,9 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
+import type { AvType } from './limits';
 import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
+import { ebmlElement, oggPages, vorbisComment } from './test-av-files';
 
 let dir: string;
 let sqlite: Sqlite;
@@ -122,5 +124,45 @@ describe('M4A uploads', () => {
     const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
     expect(stored.includes(Buffer.from('GPSLatitude'))).toBe(false);
     expect(stored.length).toBe(mp4.length);
+  });
+});
+
+/** The smallest files of each container with a LOCATION tag, in the shapes their own tests
+ * describe (each container's spec is cited there). */
+const PLACE = '48.8584 N 2.2945 E';
+const comment = vorbisComment('encoder', [`LOCATION=${PLACE}`]);
+const flacBlock = (type: number, body: Buffer, last = false) => Buffer.concat([Buffer.from([(last ? 0x80 : 0) | type, 0, body.length >> 8, body.length & 0xff]), body]);
+const riffChunk = (id: string, data: Buffer) => Buffer.concat([Buffer.from(id, 'latin1'), Buffer.from([data.length & 0xff, data.length >> 8, 0, 0]), data]);
+const opusFile = () =>
+  Buffer.concat(
+    oggPages(1, [
+      Buffer.concat([Buffer.from('OpusHead'), Buffer.from([1, 1, 0x38, 0x01, 0x80, 0xbb, 0, 0, 0, 0, 0])]),
+      Buffer.concat([Buffer.from('OpusTags'), comment]),
+      Buffer.alloc(100, 0xfc),
+    ]),
+  );
+const webmFile = () =>
+  Buffer.concat([
+    ebmlElement(0x1a45dfa3, [ebmlElement(0x4282, 'webm')]),
+    ebmlElement(0x18538067, [ebmlElement(0x1549a966, [ebmlElement(0x4d80, 'Chrome')]), ebmlElement(0x1254c367, [ebmlElement(0x7373, [ebmlElement(0x67c8, [ebmlElement(0x45a3, 'LOCATION'), ebmlElement(0x4487, PLACE)])])])]),
+  ]);
+const RECORDINGS: [Exclude<AvType, 'video/mp4' | 'video/quicktime' | 'audio/mp4'>, () => Buffer][] = [
+  ['audio/flac', () => Buffer.concat([Buffer.from('fLaC'), flacBlock(0, Buffer.alloc(34, 1)), flacBlock(4, comment, true), Buffer.from([0xff, 0xf8, 0x69, 0x18]), Buffer.alloc(64)])],
+  ['audio/wav', () => riffChunk('RIFF', Buffer.concat([Buffer.from('WAVE'), riffChunk('fmt ', Buffer.alloc(16, 1)), riffChunk('data', Buffer.alloc(64)), riffChunk('LIST', Buffer.concat([Buffer.from('INFOICMT'), Buffer.from([18, 0, 0, 0]), Buffer.from(PLACE)]))]))],
+  ['audio/mpeg', () => Buffer.concat([Buffer.from('ID3\x03\0\0\0\0\0\x1d'), Buffer.from('TXXX\0\0\0\x13\0\0\0'), Buffer.from(PLACE), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)])],
+  ['audio/ogg', opusFile],
+  ['video/ogg', opusFile],
+  ['audio/webm', webmFile],
+  ['video/webm', webmFile],
+];
+
+describe('audio and other video uploads', () => {
+  it.each(RECORDINGS)('an upload of %s loses its LOCATION tag and keeps its size', async (contentType, make) => {
+    const original = make();
+    expect(original.includes(Buffer.from(PLACE))).toBe(true);
+    const { upload: row } = await saveUploadFile(deps, { file: [original.subarray(0, 10), original.subarray(10)], contentType });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(Buffer.from(PLACE))).toBe(false);
+    expect(stored.length).toBe(original.length);
   });
 });

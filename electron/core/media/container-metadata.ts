@@ -9,6 +9,8 @@
 //   any free box. No re-muxing, no ffmpeg.
 // - GIF: application extensions other than the looping one (XMP DataXMP, …) and comments are left
 //   out; the frames and their timing are copied byte for byte.
+// The other audio and video containers have their own files, each blanking in place in the same
+// way: flac-, mp3-, ogg-, wav- and matroska-metadata.ts.
 import type { FileHandle } from 'node:fs/promises';
 
 /** Reads and writes a file or a buffer at offsets. */
