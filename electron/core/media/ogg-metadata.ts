@@ -65,20 +65,18 @@ async function readPacket(file: RandomAccess, pieces: readonly Piece[], length: 
   return Buffer.concat(parts);
 }
 
-/** Writes `head` then zeros over the whole packet, and the CRC of each page it lies on. */
+/** Writes `head` then zeros over the whole packet, each page once, with its CRC computed again.
+ * (A packet's pieces are in page order, one a page: the segments of a page lie end to end.) */
 async function rewritePacket(file: RandomAccess, pieces: readonly Piece[], head: Buffer): Promise<void> {
   let offset = 0;
   for (const piece of pieces) {
-    const bytes = Buffer.alloc(piece.length);
-    if (offset < head.length) head.copy(bytes, 0, offset, Math.min(head.length, offset + piece.length));
-    await file.write(piece.at, bytes);
+    const page = Buffer.from(await file.read(piece.page, piece.pageEnd - piece.page));
+    const at = piece.at - piece.page;
+    page.fill(0, at, at + piece.length);
+    if (offset < head.length) head.copy(page, at, offset, Math.min(head.length, offset + piece.length));
+    page.writeUInt32LE(oggPageCrc(page), 22);
+    await file.write(piece.page, page);
     offset += piece.length;
-  }
-  for (const page of new Set(pieces.map((p) => p.page))) {
-    const piece = pieces.find((p) => p.page === page)!;
-    const crc = Buffer.alloc(4);
-    crc.writeUInt32LE(oggPageCrc(await file.read(page, piece.pageEnd - page)));
-    await file.write(page + 22, crc);
   }
 }
 
