@@ -8,6 +8,7 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
+import { bufferAccess, readAhead, type RandomAccess } from './container-metadata';
 import type { AvType } from './limits';
 import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
 import { ebmlElement, oggPages, vorbisComment } from './test-av-files';
@@ -164,5 +165,36 @@ describe('audio and other video uploads', () => {
     const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
     expect(stored.includes(Buffer.from(PLACE))).toBe(false);
     expect(stored.length).toBe(original.length);
+  });
+});
+
+describe('readAhead', () => {
+  /** A buffer that counts the reads it is asked for. */
+  const counted = (bytes: Buffer): RandomAccess & { reads: number } => {
+    const inner = bufferAccess(bytes);
+    const file = {
+      ...inner,
+      reads: 0,
+      read: async (offset: number, length: number) => {
+        file.reads++;
+        return inner.read(offset, length);
+      },
+    };
+    return file;
+  };
+
+  it('answers small reads from one window, sees its own writes, and lets the event loop in during a long walk', async () => {
+    const bytes = Buffer.alloc(100_000, 1);
+    const inner = counted(bytes);
+    const file = readAhead(inner);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    for (let at = 0; at + 8 <= file.size; at += 8) await file.read(at, 8);
+    clearInterval(ticking);
+    expect(inner.reads).toBe(1);
+    expect(turns).toBeGreaterThan(0);
+    await file.write(16, Buffer.from('free'));
+    expect((await file.read(16, 4)).toString()).toBe('free');
+    expect(bytes.toString('latin1', 16, 20)).toBe('free');
   });
 });

@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { upload, type Upload } from '../../../db/schema';
 import { MediaRejectedError } from './errors';
-import { blankMp4Metadata, bufferAccess, fileAccess, type RandomAccess } from './container-metadata';
+import { blankMp4Metadata, bufferAccess, fileAccess, readAhead, type RandomAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
 import { blankMp3Metadata } from './mp3-metadata';
@@ -187,12 +187,12 @@ async function withoutAvMetadata(type: AvType, original: { bytes: Buffer } | { p
   const blank = BLANK_METADATA[type];
   if ('bytes' in original) {
     const bytes = Buffer.from(original.bytes);
-    await blank(bufferAccess(bytes));
+    await blank(readAhead(bufferAccess(bytes)));
     return { bytes };
   }
   const handle = await open(original.path, 'r+');
   try {
-    await blank(await fileAccess(handle));
+    await blank(readAhead(await fileAccess(handle)));
   } finally {
     await handle.close();
   }
