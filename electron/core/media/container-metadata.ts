@@ -41,6 +41,15 @@ export async function fileAccess(handle: FileHandle): Promise<RandomAccess> {
   };
 }
 
+/** The bytes [from, to) of `file`, as a file of their own (a FLAC header inside a Matroska track). */
+export function sliceAccess(file: RandomAccess, from: number, to: number): RandomAccess {
+  return {
+    size: to - from,
+    read: (offset, length) => file.read(from + offset, Math.max(0, Math.min(length, to - from - offset))),
+    write: (offset, data) => file.write(from + offset, data.subarray(0, Math.max(0, to - from - offset))),
+  };
+}
+
 const WINDOW = 256 * 1024;
 /** Reads answered from memory before the event loop gets a turn (a few ms of walking). */
 const YIELD_EVERY = 2048;

@@ -3,15 +3,15 @@
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
-import { ebmlElement as el } from './test-av-files';
+import { ebmlElement as el, vorbisComment } from './test-av-files';
 
 const uint = (id: number, n: number) => el(id, Buffer.from([n >> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]));
 
-// Element ids (RFC 9559 §5.1).
+// Element ids (RFC 9559).
 const ID = {
   EBML: 0x1a45dfa3, DocType: 0x4282, Segment: 0x18538067, SeekHead: 0x114d9b74, Seek: 0x4dbb, SeekID: 0x53ab, SeekPosition: 0x53ac,
   Info: 0x1549a966, TimestampScale: 0x2ad7b1, MuxingApp: 0x4d80, WritingApp: 0x5741, Title: 0x7ba9, DateUTC: 0x4461, Tracks: 0x1654ae6b,
-  TrackEntry: 0xae, TrackNumber: 0xd7, Name: 0x536e, CodecID: 0x86, Cluster: 0x1f43b675, Timestamp: 0xe7, SimpleBlock: 0xa3,
+  TrackEntry: 0xae, TrackNumber: 0xd7, Name: 0x536e, CodecID: 0x86, CodecPrivate: 0x63a2, Cluster: 0x1f43b675, Timestamp: 0xe7, SimpleBlock: 0xa3,
   Attachments: 0x1941a469, AttachedFile: 0x61a7, FileName: 0x466e, FileMediaType: 0x4660, FileData: 0x465c, Tags: 0x1254c367, Tag: 0x7373,
   SimpleTag: 0x67c8, TagName: 0x45a3, TagString: 0x4487, CRC32: 0xbf, Void: 0xec,
 } as const;
@@ -127,5 +127,46 @@ describe('WebM/Matroska metadata', () => {
     expect(file.includes(Buffer.from('Pixel'))).toBe(false); // in Info, before it
     const brokenAt = original.indexOf(broken);
     expect(file.subarray(brokenAt).equals(original.subarray(brokenAt))).toBe(true);
+  });
+
+  /** Xiph lacing (RFC 9559's lacing, as the codec mappings use it): packets less one, the sizes of all but the last (255s and a
+   * byte under 255), then the packets. */
+  const xiphLaced = (packets: Buffer[]) => {
+    const lace = (n: number) => [...Array<number>(Math.floor(n / 255)).fill(255), n % 255];
+    return Buffer.concat([Buffer.from([packets.length - 1, ...packets.slice(0, -1).flatMap((p) => lace(p.length))]), ...packets]);
+  };
+  const trackFile = (codec: string, codecPrivate: Buffer) =>
+    Buffer.concat([header, el(ID.Segment, [info, el(ID.Tracks, [el(ID.TrackEntry, [uint(ID.TrackNumber, 1), el(ID.CodecID, codec), el(ID.CodecPrivate, codecPrivate)])]), cluster(1)])]);
+
+  it('a Vorbis track remuxed from Ogg loses the comment header in its CodecPrivate, which keeps its length; identification and setup stay', async () => {
+    // Vorbis I spec §4.2: identification, comment (a cover big enough for two-byte lacing), setup.
+    const identification = Buffer.concat([Buffer.from('\x01vorbis', 'latin1'), Buffer.alloc(23, 1)]);
+    const comment = Buffer.concat([Buffer.from('\x03vorbis', 'latin1'), vorbisComment('Xiph.Org libVorbis', ['TITLE=Voice memo', `METADATA_BLOCK_PICTURE=${'A'.repeat(600)}`]), Buffer.from([1])]);
+    const setup = Buffer.concat([Buffer.from('\x05vorbis', 'latin1'), Buffer.alloc(200, 5)]);
+    const codecPrivate = xiphLaced([identification, comment, setup]);
+    const original = trackFile('A_VORBIS', codecPrivate);
+    const file = Buffer.from(original);
+    await blankMatroskaMetadata(bufferAccess(file));
+    for (const text of ['Voice memo', 'METADATA_BLOCK_PICTURE', 'libVorbis']) expect(file.includes(Buffer.from(text))).toBe(false);
+    expect(file.length).toBe(original.length);
+    const at = original.indexOf(codecPrivate);
+    const stripped = file.subarray(at, at + codecPrivate.length);
+    const packetsAt = codecPrivate.length - identification.length - comment.length - setup.length;
+    expect(stripped.subarray(0, packetsAt + identification.length).equals(codecPrivate.subarray(0, packetsAt + identification.length))).toBe(true);
+    const emptied = stripped.subarray(packetsAt + identification.length, packetsAt + identification.length + comment.length);
+    expect([...emptied.subarray(0, 16)]).toEqual([3, ...Buffer.from('vorbis'), 0, 0, 0, 0, 0, 0, 0, 0, 1]);
+    expect(emptied.subarray(16).every((b) => b === 0)).toBe(true);
+    expect(stripped.subarray(codecPrivate.length - setup.length).equals(setup)).toBe(true);
+  });
+
+  it('a FLAC track loses the VORBIS_COMMENT and PICTURE blocks of its CodecPrivate ("fLaC" and the metadata blocks), as a FLAC file does', async () => {
+    const block = (type: number, body: Buffer, last = false) => Buffer.concat([Buffer.from([(last ? 0x80 : 0) | type, 0, body.length >> 8, body.length & 0xff]), body]);
+    const codecPrivate = Buffer.concat([Buffer.from('fLaC'), block(0, Buffer.alloc(34, 1)), block(4, vorbisComment('libFLAC', ['TITLE=Voice memo'])), block(6, Buffer.from('a photo of the flat'), true)]);
+    const original = trackFile('A_FLAC', codecPrivate);
+    const file = Buffer.from(original);
+    await blankMatroskaMetadata(bufferAccess(file));
+    for (const text of ['Voice memo', 'a photo', 'libFLAC']) expect(file.includes(Buffer.from(text))).toBe(false);
+    const at = original.indexOf(codecPrivate);
+    expect([file[at + 4], file[at + 4 + 38], file[at + 4 + 38 + 4 + codecPrivate.readUInt16BE(4 + 38 + 2)]]).toEqual([0, 1, 0x81]);
   });
 });

@@ -4,8 +4,11 @@
 // - Tags (title, artist, encoder, LOCATION, RECORDING_LOCATION, …) and Attachments (cover art,
 //   any file) become Void elements of the same total size, zero-filled;
 // - in Info, Title and DateUTC become Void; MuxingApp and WritingApp, which must be present,
-//   keep their element and lose their text (zeros: an empty string and its padding, RFC 8794
-//   §7.4); in Tracks, each track's Name becomes Void (as an MP4 track's udta name does);
+//   keep their element and lose their text (zeros: RFC 8794's terminating Null octets, which it
+//   allows for overwriting a value in place);
+// - in Tracks, each track's Name becomes Void (as an MP4 track's udta name does); a Vorbis,
+//   Theora or FLAC track's CodecPrivate holds the codec's own headers, and in a file remuxed
+//   from Ogg or FLAC the source's tags and pictures: they are emptied as in an Ogg or FLAC file;
 // - SeekHead entries pointing at Tags or Attachments become Void, so no reader looks for them;
 // - a CRC-32 element of a master element whose children changed becomes Void (it is optional,
 //   and would no longer match).
@@ -13,7 +16,9 @@
 // the unknown-size ones a live recorder (MediaRecorder) writes are walked block by block to find
 // where they end. An element that runs past its parent or cannot be read stops the walk there,
 // leaving the rest as it is, as blankMp4Metadata does.
-import { zeroFill, type RandomAccess } from './container-metadata';
+import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
+import { xiphCommentHeader } from './ogg-metadata';
 
 const EBML = 0x1a45dfa3;
 const SEGMENT = 0x18538067;
@@ -33,6 +38,8 @@ const SEGMENT_CHILDREN = new Set([SEEK_HEAD, INFO, TRACKS, CLUSTER, 0x1c53bb6b, 
 const VOIDED_IN_INFO = new Set([0x7ba9, 0x4461]); // Title, DateUTC
 const EMPTIED_IN_INFO = new Set([0x4d80, 0x5741]); // MuxingApp, WritingApp
 const TRACK_NAME = 0x536e;
+const CODEC_ID = 0x86;
+const CODEC_PRIVATE = 0x63a2;
 
 interface Element {
   id: number;
@@ -104,6 +111,58 @@ async function editChildren(file: RandomAccess, master: Element & { end: number 
   return followed ? changed : null;
 }
 
+/**
+ * Empties the comment header in a Vorbis or Theora track's CodecPrivate, which holds the three
+ * header packets Xiph-laced (Matroska's codec mappings; the lacing as RFC 9559's): the number
+ * of packets less one (2), the sizes of the first two (each a run of 255s and a byte under 255),
+ * then identification, comment and setup. A file remuxed from Ogg carries the source's tags
+ * there. The packet keeps its length, as in an Ogg file (ogg-metadata.ts).
+ */
+async function blankXiphComment(file: RandomAccess, codecPrivate: Element & { end: number }, codec: 'vorbis' | 'theora'): Promise<boolean> {
+  let at = codecPrivate.dataStart;
+  const byte = async () => (at < codecPrivate.end ? (await file.read(at++, 1))[0] : undefined);
+  if ((await byte()) !== 2) return false;
+  const sizes: number[] = [];
+  for (let packet = 0; packet < 2; packet++) {
+    let size = 0;
+    for (let b = await byte(); ; b = await byte()) {
+      if (b === undefined) return false;
+      size += b;
+      if (b < 255) break;
+    }
+    sizes.push(size);
+  }
+  const start = at + sizes[0]!;
+  const end = start + sizes[1]!;
+  const { prefix, empty } = xiphCommentHeader(codec);
+  if (end > codecPrivate.end || sizes[1]! < empty.length || (await file.read(start, prefix.length)).toString('latin1') !== prefix) return false;
+  await file.write(start, empty);
+  await zeroFill(file, start + empty.length, end);
+  return true;
+}
+
+/** Empties a track's metadata: its Name, and the tags a Vorbis, Theora or FLAC track keeps in
+ * its CodecPrivate (FLAC's: "fLaC" and its metadata blocks, flac-metadata.ts). */
+async function blankTrackEntry(file: RandomAccess, entry: Element & { end: number }, blank: (element: Element & { end: number }) => Promise<boolean>, emptied: () => void): Promise<boolean> {
+  let codec = '';
+  const first = await editChildren(file, entry, async (child) => {
+    if (child.id === CODEC_ID) codec = (await file.read(child.dataStart, Math.min(64, child.end - child.dataStart))).toString('latin1').replace(/\0+$/, '');
+    return false;
+  });
+  if (first === null) return false;
+  return (
+    (await editChildren(file, entry, async (child) => {
+      if (child.id === TRACK_NAME) return blank(child);
+      if (child.id !== CODEC_PRIVATE) return false;
+      let changed = false;
+      if (codec === 'A_VORBIS' || codec === 'V_THEORA') changed = await blankXiphComment(file, child, codec === 'A_VORBIS' ? 'vorbis' : 'theora');
+      else if (codec === 'A_FLAC') changed = (await blankFlacMetadata(sliceAccess(file, child.dataStart, child.end))) > 0;
+      if (changed) emptied();
+      return changed;
+    })) ?? false
+  );
+}
+
 /** Where an unknown-size Cluster starting its data at `at` ends: at the next element that is
  * one of Segment's. null if its blocks cannot be followed. */
 async function clusterEnd(file: RandomAccess, at: number, segmentEnd: number): Promise<number | null> {
@@ -158,7 +217,7 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
       } else if (element.id === TRACKS) {
         followed = await editChildren(file, known, async (entry) => {
           if (entry.id !== TRACK_ENTRY) return false;
-          return (await editChildren(file, entry, async (child) => child.id === TRACK_NAME && blank(child))) ?? false;
+          return blankTrackEntry(file, entry, blank, () => blanked++);
         });
       } else if (element.id === SEEK_HEAD) {
         followed = await editChildren(file, known, async (seek) => {

@@ -84,6 +84,14 @@ async function rewritePacket(file: RandomAccess, pieces: readonly Piece[], head:
 const emptyComments = (codec: Codec, prefix: string) =>
   Buffer.concat([Buffer.from(prefix, 'latin1'), Buffer.alloc(8), codec === 'vorbis' ? Buffer.from([1]) : Buffer.alloc(0)]);
 
+/** The first bytes of a Vorbis or Theora comment header, and an empty one (no vendor, no
+ * comments), which the same decoders read when it is followed by zeros. Matroska carries these
+ * headers in a track's CodecPrivate (matroska-metadata.ts). */
+export function xiphCommentHeader(codec: 'vorbis' | 'theora'): { prefix: string; empty: Buffer } {
+  const prefix = CODECS.find(([c]) => c === codec)![2];
+  return { prefix, empty: emptyComments(codec, prefix) };
+}
+
 /** Handles a stream's complete packet; returns whether it was blanked. */
 async function onPacket(file: RandomAccess, stream: Stream): Promise<boolean> {
   const length = stream.pieces.reduce((n, p) => n + p.length, 0);
