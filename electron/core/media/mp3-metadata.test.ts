@@ -96,4 +96,13 @@ describe('MP3 metadata', () => {
     expect(await blankMp3Metadata(bufferAccess(file))).toBe(0);
     expect(file.equals(tag.subarray(0, 20))).toBe(true);
   });
+
+  it('a FLAC file behind an ID3v2 tag (an MP3 by its first bytes) loses its VORBIS_COMMENT block too', async () => {
+    const comment = Buffer.from('\x00\x00\x00\x00\x01\x00\x00\x00\x11\x00\x00\x00TITLE=Voice memo!', 'latin1'); // RFC 9639 §8.6
+    const flac = Buffer.concat([Buffer.from('fLaC'), Buffer.from([0, 0, 0, 34]), Buffer.alloc(34, 1), Buffer.from([0x84, 0, 0, comment.length]), comment, Buffer.from([0xff, 0xf8]), Buffer.alloc(100)]);
+    const file = Buffer.concat([id3v2(3, [frame('TPE1', 'Ada')]), flac]);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(2);
+    expect(file.includes(Buffer.from('Voice memo'))).toBe(false);
+    expect(file[file.length - flac.length + 4 + 4 + 34]).toBe(0x81); // the last block, now PADDING
+  });
 });

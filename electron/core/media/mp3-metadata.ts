@@ -8,8 +8,11 @@
 //   "TAG+" extension before it: the fields are zeroed (genre 255: none).
 // - APEv1/APEv2 before it or at the end (wiki.hydrogenaud.io, "APEv2 specification"): the items
 //   are zeroed and the footer (and header) say 0 items.
+// - a FLAC file behind an ID3v2 tag (which makes it an MP3 by its first bytes): its FLAC blocks
+//   too (flac-metadata.ts), and no ID3v1/APE tag is looked for at its end.
 // Not handled: Lyrics3 tags, and an ID3v2 tag appended at the end (a v2.4 footer there).
-import { zeroFill, type RandomAccess } from './container-metadata';
+import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
 
 const syncsafe = (bytes: Buffer, at: number): number | null => {
   const b = [...bytes.subarray(at, at + 4)];
@@ -18,23 +21,25 @@ const syncsafe = (bytes: Buffer, at: number): number | null => {
 };
 const toSyncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
 
-/** Empties the ID3v2 tags at the start (several may follow one another); returns how many. */
-async function blankId3v2(file: RandomAccess): Promise<number> {
+/** Empties the ID3v2 tags at the start (several may follow one another); returns how many, and
+ * where what follows them starts. */
+async function blankId3v2(file: RandomAccess): Promise<{ blanked: number; end: number }> {
   let blanked = 0;
-  for (let at = 0; at + 10 <= file.size; ) {
+  let at = 0;
+  for (; at + 10 <= file.size; ) {
     const header = await file.read(at, 10);
     const size = syncsafe(header, 6);
-    if (header.toString('latin1', 0, 3) !== 'ID3' || header[3]! < 2 || header[3]! > 4 || size === null) return blanked;
+    if (header.toString('latin1', 0, 3) !== 'ID3' || header[3]! < 2 || header[3]! > 4 || size === null) break;
     const footer = header[3] === 4 && (header[5]! & 0x10) !== 0 ? 10 : 0;
     const end = at + 10 + size + footer;
-    if (end > file.size) return blanked;
+    if (end > file.size) break;
     // No flags (no unsynchronisation, extended header or footer), the same size in all.
     await file.write(at + 5, Buffer.concat([Buffer.from([0]), toSyncsafe(size + footer)]));
     await zeroFill(file, at + 10, end);
     blanked++;
     at = end;
   }
-  return blanked;
+  return { blanked, end: at };
 }
 
 /** Empties the ID3v1 tag (and its TAG+ extension) at the end; returns where the audio (or an
@@ -72,6 +77,11 @@ async function blankApe(file: RandomAccess, end: number): Promise<number> {
  */
 export async function blankMp3Metadata(file: RandomAccess): Promise<number> {
   const start = await blankId3v2(file);
+  // Some taggers put an ID3v2 tag before a FLAC file; by its first bytes it is then an MP3
+  // (sniff.ts), and its own tags are FLAC blocks.
+  if (start.blanked > 0 && (await file.read(start.end, 4)).toString('latin1') === 'fLaC') {
+    return start.blanked + (await blankFlacMetadata(sliceAccess(file, start.end, file.size)));
+  }
   const v1 = await blankId3v1(file);
-  return start + v1.blanked + (await blankApe(file, v1.end));
+  return start.blanked + v1.blanked + (await blankApe(file, v1.end));
 }
