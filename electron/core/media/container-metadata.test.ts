@@ -8,7 +8,12 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
-import { bufferAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankMp4Metadata, bufferAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
+import { blankMatroskaMetadata } from './matroska-metadata';
+import { blankMp3Metadata } from './mp3-metadata';
+import { blankOggMetadata } from './ogg-metadata';
+import { blankWavMetadata } from './wav-metadata';
 import type { AvType } from './limits';
 import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
 import { ebmlElement, oggPages, vorbisComment } from './test-av-files';
@@ -196,5 +201,39 @@ describe('readAhead', () => {
     await file.write(16, Buffer.from('free'));
     expect((await file.read(16, 4)).toString()).toBe('free');
     expect(bytes.toString('latin1', 16, 20)).toBe('free');
+  });
+});
+
+describe('damaged files', () => {
+  const WALKS: Record<AvType, (file: RandomAccess) => Promise<number>> = {
+    'video/mp4': blankMp4Metadata,
+    'video/quicktime': blankMp4Metadata,
+    'audio/mp4': blankMp4Metadata,
+    'video/webm': blankMatroskaMetadata,
+    'audio/webm': blankMatroskaMetadata,
+    'video/ogg': blankOggMetadata,
+    'audio/ogg': blankOggMetadata,
+    'audio/mpeg': blankMp3Metadata,
+    'audio/wav': blankWavMetadata,
+    'audio/flac': blankFlacMetadata,
+  };
+  /** mulberry32: the same "random" damage at every run. */
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+
+  it.each([...RECORDINGS, ['video/mp4', phoneMp4] as const])('a %s file cut short or with bytes changed anywhere is walked to an end without an exception', async (type, make) => {
+    const next = random(type.length);
+    const original = make();
+    for (let run = 0; run < 300; run++) {
+      const damaged = Buffer.from(original.subarray(0, run % 3 === 0 ? Math.floor(next() * original.length) : original.length));
+      for (let i = 0; i < 1 + run % 4; i++) damaged[Math.floor(next() * damaged.length)] = next() < 0.5 ? 0xff : Math.floor(next() * 256);
+      const length = damaged.length;
+      await WALKS[type](bufferAccess(damaged));
+      expect(damaged.length).toBe(length);
+    }
   });
 });
