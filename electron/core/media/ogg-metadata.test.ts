@@ -156,4 +156,13 @@ describe('Ogg metadata', () => {
     expect(await blankOggMetadata(bufferAccess(file))).toBe(0);
     expect(file.equals(original)).toBe(true);
   });
+
+  it('a Speex stream’s second packet (a Vorbis comment without prefix or framing bit) is emptied too', async () => {
+    // The Speex manual's Ogg mapping: an 80-byte header starting "Speex   ", then the comment.
+    const original = Buffer.concat(paginate(3, [Buffer.concat([Buffer.from('Speex   1.2.1'), Buffer.alloc(67)]), vorbisComment('Encoded with Speex 1.2.1', TAGS), ...audio(2, 40)]));
+    const file = Buffer.from(original);
+    expect(await blankOggMetadata(bufferAccess(file))).toBe(1);
+    const comment = expectEmptied(original, file, new Map([[3, [1]]])).get(3)![1]!;
+    expect(comment.every((b) => b === 0)).toBe(true); // vendor length 0, no comments, zeros
+  });
 });
