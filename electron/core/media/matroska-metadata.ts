@@ -188,7 +188,7 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
   const seekTarget = async (seek: Element & { end: number }): Promise<number | null> => {
     let target: number | null = null;
     await editChildren(file, seek, async (child) => {
-      if (child.id === SEEK_ID) target = vint(await file.read(child.dataStart, child.end - child.dataStart), 0, 4)?.marked ?? null;
+      if (child.id === SEEK_ID) target = vint(await file.read(child.dataStart, Math.min(4, child.end - child.dataStart)), 0, 4)?.marked ?? null;
       return false;
     });
     return target;
