@@ -6,8 +6,9 @@
 //
 // The packet keeps its length, so every page keeps its segment table and nothing moves: its
 // bytes become an empty comment header (no vendor, no comments; Vorbis' framing bit set)
-// followed by zeros — RFC 7845 allows padding after the comment list, and Vorbis and Theora
-// decoders stop reading there too — or, for FLAC, a PADDING block of the same length. Each page
+// followed by zeros — RFC 7845 allows padding after the comment list, and libvorbis stops
+// reading at the framing bit (oggdec, opusdec and speexdec decode such files; Theora's reader
+// was not tried with a decoder) — or, for FLAC, a PADDING block of the same length. Each page
 // the packet lies on gets its CRC computed again. All pages are walked (a chained file starts
 // a new link, with its own headers, anywhere), reading only their headers; a page or packet it
 // cannot follow stops the walk there, leaving the rest as it is, as blankMp4Metadata does.
