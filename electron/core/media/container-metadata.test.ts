@@ -1,5 +1,6 @@
-// Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet
-// and a phone video's ©xyz atom are not stored or served; the pictures and the video are.
+// Location metadata in the uploads the image pipeline does not re-encode: a GIF's XMP packet,
+// a phone video's ©xyz atom and a recording's tags are not stored or served; the pictures, the
+// video and the sound are. (Each container's own tests are in <container>-metadata.test.ts.)
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,7 +8,15 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
+import { blankMp4Metadata, bufferAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
+import { blankMatroskaMetadata } from './matroska-metadata';
+import { blankMp3Metadata } from './mp3-metadata';
+import { blankOggMetadata } from './ogg-metadata';
+import { blankWavMetadata } from './wav-metadata';
+import type { AvType } from './limits';
 import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
+import { ebmlElement, oggPages, vorbisComment } from './test-av-files';
 
 let dir: string;
 let sqlite: Sqlite;
@@ -97,5 +106,134 @@ describe('MP4 and MOV uploads', () => {
     const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
     expect(stored.includes(LOCATION)).toBe(false);
     expect(stored.length).toBe(mp4.length);
+  });
+});
+
+describe('M4A uploads', () => {
+  it('iTunes-style tags (moov/udta/meta/ilst: title, artist, cover) are blanked', async () => {
+    const item = (type: string, value: string) => box(Buffer.from(type, 'latin1'), box('data', Buffer.concat([Buffer.from([0, 0, 0, 1, 0, 0, 0, 0]), Buffer.from(value)])));
+    const ilst = box('ilst', Buffer.concat([item('\xa9nam', 'Voice memo'), item('\xa9ART', 'Ada'), item('covr', 'a photo of the flat')]));
+    const meta = box('meta', Buffer.concat([Buffer.alloc(4), box('hdlr', Buffer.concat([Buffer.alloc(8), Buffer.from('mdirappl'), Buffer.alloc(9)])), ilst]));
+    const moov = box('moov', Buffer.concat([box('mvhd', Buffer.alloc(100, 2)), box('trak', box('tkhd', Buffer.alloc(84, 1))), box('udta', meta)]));
+    const m4a = Buffer.concat([box('ftyp', Buffer.from('M4A \0\0\0\0M4A mp42isom', 'latin1')), moov, box('mdat', Buffer.alloc(512, 7))]);
+    const row = await saveUpload(deps, { bytes: m4a, contentType: 'audio/x-m4a' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    for (const text of ['Voice memo', 'Ada', 'a photo']) expect(stored.includes(Buffer.from(text))).toBe(false);
+    expect(stored.length).toBe(m4a.length);
+  });
+
+  it('a meta box at the top level of the file (beside moov, ISO/IEC 14496-12 §8.11.1) is blanked too', async () => {
+    const xml = box('xml ', Buffer.concat([Buffer.alloc(4), Buffer.from(XMP)]));
+    const meta = box('meta', Buffer.concat([Buffer.alloc(4), box('hdlr', Buffer.concat([Buffer.alloc(8), Buffer.from('mp7t'), Buffer.alloc(13)])), xml]));
+    const mp4 = Buffer.concat([box('ftyp', Buffer.from('isom\0\0\x02\0isomiso2mp41', 'latin1')), meta, box('moov', box('mvhd', Buffer.alloc(100, 2))), box('mdat', Buffer.alloc(256, 7))]);
+    const row = await saveUpload(deps, { bytes: mp4, contentType: 'audio/mp4' });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(Buffer.from('GPSLatitude'))).toBe(false);
+    expect(stored.length).toBe(mp4.length);
+  });
+});
+
+/** The smallest files of each container with a LOCATION tag, in the shapes their own tests
+ * describe (each container's spec is cited there). */
+const PLACE = '48.8584 N 2.2945 E';
+const comment = vorbisComment('encoder', [`LOCATION=${PLACE}`]);
+const flacBlock = (type: number, body: Buffer, last = false) => Buffer.concat([Buffer.from([(last ? 0x80 : 0) | type, 0, body.length >> 8, body.length & 0xff]), body]);
+const riffChunk = (id: string, data: Buffer) => Buffer.concat([Buffer.from(id, 'latin1'), Buffer.from([data.length & 0xff, data.length >> 8, 0, 0]), data]);
+const opusFile = () =>
+  Buffer.concat(
+    oggPages(1, [
+      Buffer.concat([Buffer.from('OpusHead'), Buffer.from([1, 1, 0x38, 0x01, 0x80, 0xbb, 0, 0, 0, 0, 0])]),
+      Buffer.concat([Buffer.from('OpusTags'), comment]),
+      Buffer.alloc(100, 0xfc),
+    ]),
+  );
+const webmFile = () =>
+  Buffer.concat([
+    ebmlElement(0x1a45dfa3, [ebmlElement(0x4282, 'webm')]),
+    ebmlElement(0x18538067, [ebmlElement(0x1549a966, [ebmlElement(0x4d80, 'Chrome')]), ebmlElement(0x1254c367, [ebmlElement(0x7373, [ebmlElement(0x67c8, [ebmlElement(0x45a3, 'LOCATION'), ebmlElement(0x4487, PLACE)])])])]),
+  ]);
+const RECORDINGS: [Exclude<AvType, 'video/mp4' | 'video/quicktime' | 'audio/mp4'>, () => Buffer][] = [
+  ['audio/flac', () => Buffer.concat([Buffer.from('fLaC'), flacBlock(0, Buffer.alloc(34, 1)), flacBlock(4, comment, true), Buffer.from([0xff, 0xf8, 0x69, 0x18]), Buffer.alloc(64)])],
+  ['audio/wav', () => riffChunk('RIFF', Buffer.concat([Buffer.from('WAVE'), riffChunk('fmt ', Buffer.alloc(16, 1)), riffChunk('data', Buffer.alloc(64)), riffChunk('LIST', Buffer.concat([Buffer.from('INFOICMT'), Buffer.from([18, 0, 0, 0]), Buffer.from(PLACE)]))]))],
+  ['audio/mpeg', () => Buffer.concat([Buffer.from('ID3\x03\0\0\0\0\0\x1d'), Buffer.from('TXXX\0\0\0\x13\0\0\0'), Buffer.from(PLACE), Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413)])],
+  ['audio/ogg', opusFile],
+  ['video/ogg', opusFile],
+  ['audio/webm', webmFile],
+  ['video/webm', webmFile],
+];
+
+describe('audio and other video uploads', () => {
+  it.each(RECORDINGS)('an upload of %s loses its LOCATION tag and keeps its size', async (contentType, make) => {
+    const original = make();
+    expect(original.includes(Buffer.from(PLACE))).toBe(true);
+    const { upload: row } = await saveUploadFile(deps, { file: [original.subarray(0, 10), original.subarray(10)], contentType });
+    const stored = readFileSync(uploadPath(deps.uploadsDir, row.contentHash));
+    expect(stored.includes(Buffer.from(PLACE))).toBe(false);
+    expect(stored.length).toBe(original.length);
+  });
+});
+
+describe('readAhead', () => {
+  /** A buffer that counts the reads it is asked for. */
+  const counted = (bytes: Buffer): RandomAccess & { reads: number } => {
+    const inner = bufferAccess(bytes);
+    const file = {
+      ...inner,
+      reads: 0,
+      read: async (offset: number, length: number) => {
+        file.reads++;
+        return inner.read(offset, length);
+      },
+    };
+    return file;
+  };
+
+  it('answers small reads from one window, sees its own writes, and lets the event loop in during a long walk', async () => {
+    const bytes = Buffer.alloc(100_000, 1);
+    const inner = counted(bytes);
+    const file = readAhead(inner);
+    let turns = 0;
+    const ticking = setInterval(() => turns++, 0);
+    for (let at = 0; at + 8 <= file.size; at += 8) await file.read(at, 8);
+    clearInterval(ticking);
+    expect(inner.reads).toBe(1);
+    expect(turns).toBeGreaterThan(0);
+    await file.write(16, Buffer.from('free'));
+    expect((await file.read(16, 4)).toString()).toBe('free');
+    expect(bytes.toString('latin1', 16, 20)).toBe('free');
+  });
+});
+
+describe('damaged files', () => {
+  const WALKS: Record<AvType, (file: RandomAccess) => Promise<number>> = {
+    'video/mp4': blankMp4Metadata,
+    'video/quicktime': blankMp4Metadata,
+    'audio/mp4': blankMp4Metadata,
+    'video/webm': blankMatroskaMetadata,
+    'audio/webm': blankMatroskaMetadata,
+    'video/ogg': blankOggMetadata,
+    'audio/ogg': blankOggMetadata,
+    'audio/mpeg': blankMp3Metadata,
+    'audio/wav': blankWavMetadata,
+    'audio/flac': blankFlacMetadata,
+  };
+  /** mulberry32: the same "random" damage at every run. */
+  const random = (seed: number) => () => {
+    seed = (seed + 0x6d2b79f5) | 0;
+    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+
+  it.each([...RECORDINGS, ['video/mp4', phoneMp4] as const])('a %s file cut short or with bytes changed anywhere is walked to an end without an exception', async (type, make) => {
+    const next = random(type.length);
+    const original = make();
+    for (let run = 0; run < 300; run++) {
+      const damaged = Buffer.from(original.subarray(0, run % 3 === 0 ? Math.floor(next() * original.length) : original.length));
+      for (let i = 0; i < 1 + run % 4; i++) damaged[Math.floor(next() * damaged.length)] = next() < 0.5 ? 0xff : Math.floor(next() * 256);
+      const length = damaged.length;
+      await WALKS[type](bufferAccess(damaged));
+      expect(damaged.length).toBe(length);
+    }
   });
 });

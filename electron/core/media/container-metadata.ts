@@ -1,12 +1,16 @@
 // Where a phone writes the place a photo or video was taken, in the files the image pipeline
 // does not re-encode (image.ts, store.ts):
 // - MP4/MOV (ISO BMFF, QuickTime): moov/udta (©xyz, "+48.8584+002.2945/") and moov/meta (Apple's
-//   com.apple.quicktime.location.ISO6709), also per track, and XMP in a uuid box. Each is blanked
+//   com.apple.quicktime.location.ISO6709), also per track, a meta box at the top of the file
+//   (ISO/IEC 14496-12 §8.11.1 allows one there: XMP in an `xml ` box), and XMP in a uuid box.
+//   An M4A's iTunes tags (moov/udta/meta/ilst: title, artist, cover) go with udta. Each is blanked
 //   in place: the box becomes a `free` box of the same size, filled with zeros, so no offset in
 //   the file moves (the chunk offsets of stco/co64 stay right) and players skip it as they skip
 //   any free box. No re-muxing, no ffmpeg.
 // - GIF: application extensions other than the looping one (XMP DataXMP, …) and comments are left
 //   out; the frames and their timing are copied byte for byte.
+// The other audio and video containers have their own files, each blanking in place in the same
+// way: flac-, mp3-, ogg-, wav- and matroska-metadata.ts.
 import type { FileHandle } from 'node:fs/promises';
 
 /** Reads and writes a file or a buffer at offsets. */
@@ -37,9 +41,58 @@ export async function fileAccess(handle: FileHandle): Promise<RandomAccess> {
   };
 }
 
+/** The bytes [from, to) of `file`, as a file of their own (a FLAC header inside a Matroska track). */
+export function sliceAccess(file: RandomAccess, from: number, to: number): RandomAccess {
+  return {
+    size: to - from,
+    read: (offset, length) => file.read(from + offset, Math.max(0, Math.min(length, to - from - offset))),
+    write: (offset, data) => file.write(from + offset, data.subarray(0, Math.max(0, to - from - offset))),
+  };
+}
+
+const WINDOW = 256 * 1024;
+/** Reads answered from memory before the event loop gets a turn (a few ms of walking). */
+const YIELD_EVERY = 2048;
+
+/**
+ * `file` read through a window: a walk over many small headers (Ogg pages, Matroska blocks of an
+ * unknown-size cluster) asks the disk once per 256 KiB instead of once per header (a 40 MiB
+ * file of 200-byte Ogg pages took 25 s one read a page, most of it waiting on the thread pool).
+ * Reads answered from the window are promises that never wait, so every YIELD_EVERY of them the
+ * event loop gets a turn: no walk holds the main thread for long, over a file or a buffer.
+ * Writes go through, and into the window.
+ */
+export function readAhead(file: RandomAccess): RandomAccess {
+  let start = 0;
+  let window: Buffer = Buffer.alloc(0);
+  let answered = 0;
+  return {
+    size: file.size,
+    async read(offset, length) {
+      if (length > WINDOW) return file.read(offset, length);
+      if (offset < start || offset + length > start + window.length) {
+        window = await file.read(offset, WINDOW);
+        start = offset;
+      } else if (++answered % YIELD_EVERY === 0) await new Promise(setImmediate);
+      return window.subarray(offset - start, offset - start + length);
+    },
+    async write(offset, data) {
+      await file.write(offset, data);
+      const from = Math.max(offset, start);
+      const to = Math.min(offset + data.length, start + window.length);
+      if (from < to) data.copy(window, from - start, from - offset, to - offset);
+    },
+  };
+}
+
 /** XMP's uuid box (Adobe XMP spec, part 3). */
 const XMP_UUID = Buffer.from('be7acfcb97a942e89c71999491e3afac', 'hex');
 const ZEROS = Buffer.alloc(64 * 1024);
+
+/** Writes zeros over [from, to), 64 KiB at a time. */
+export async function zeroFill(file: RandomAccess, from: number, to: number): Promise<void> {
+  for (let at = from; at < to; at += ZEROS.length) await file.write(at, ZEROS.subarray(0, Math.min(ZEROS.length, to - at)));
+}
 
 /**
  * Blanks the metadata boxes of an MP4/MOV file in place (see above). Returns how many were
@@ -63,9 +116,9 @@ export async function blankMp4Metadata(file: RandomAccess): Promise<number> {
       const isXmp = type === 'uuid' && head.length >= headerLength + 16 && head.subarray(headerLength, headerLength + 16).equals(XMP_UUID);
       if (inside === 'file' && type === 'moov') await walk(at + headerLength, at + size, 'moov');
       else if (inside === 'moov' && type === 'trak') await walk(at + headerLength, at + size, 'trak');
-      else if (((inside === 'moov' || inside === 'trak') && (type === 'udta' || type === 'meta')) || isXmp) {
+      else if (type === 'udta' || type === 'meta' || isXmp) {
         await file.write(at + 4, Buffer.from('free', 'latin1'));
-        for (let zero = at + headerLength; zero < at + size; zero += ZEROS.length) await file.write(zero, ZEROS.subarray(0, Math.min(ZEROS.length, at + size - zero)));
+        await zeroFill(file, at + headerLength, at + size);
         blanked++;
       }
       at += size;

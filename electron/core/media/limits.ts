@@ -3,7 +3,8 @@
 
 /** Images Tern decodes (sharp): EXIF stripped, thumbnail, blurhash, dimensions. */
 export const IMAGE_TYPES = ['image/jpeg', 'image/png', 'image/webp', 'image/gif', 'image/avif'] as const;
-/** Other files the author may attach, stored as they are (no decoding, no thumbnail). */
+/** Other files the author may attach, stored without their tags (container-metadata.ts), not
+ * decoded, no thumbnail. */
 export const AV_TYPES = [
   'video/mp4',
   'video/webm',

@@ -17,9 +17,14 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { upload, type Upload } from '../../../db/schema';
 import { MediaRejectedError } from './errors';
-import { blankMp4Metadata, bufferAccess, fileAccess } from './container-metadata';
+import { blankMp4Metadata, bufferAccess, fileAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
+import { blankMatroskaMetadata } from './matroska-metadata';
+import { blankMp3Metadata } from './mp3-metadata';
+import { blankOggMetadata } from './ogg-metadata';
+import { blankWavMetadata } from './wav-metadata';
 import { processImage } from './image';
-import { isImageType, isMediaType, maxBytesFor, type MediaType } from './limits';
+import { isImageType, isMediaType, maxBytesFor, type AvType, type MediaType } from './limits';
 import { bytesMatch } from './sniff';
 
 export interface UploadDeps {
@@ -162,19 +167,32 @@ export async function saveUploadFile(deps: UploadDeps, input: { file: IncomingFi
   }
 }
 
-const MP4_TYPES = new Set<MediaType>(['video/mp4', 'video/quicktime', 'audio/mp4']);
+/** How each container's metadata is blanked in place (container-metadata.ts and its siblings). */
+const BLANK_METADATA: Record<AvType, (file: RandomAccess) => Promise<number>> = {
+  'video/mp4': blankMp4Metadata,
+  'video/quicktime': blankMp4Metadata,
+  'audio/mp4': blankMp4Metadata,
+  'video/webm': blankMatroskaMetadata,
+  'audio/webm': blankMatroskaMetadata,
+  'video/ogg': blankOggMetadata,
+  'audio/ogg': blankOggMetadata,
+  'audio/mpeg': blankMp3Metadata,
+  'audio/wav': blankWavMetadata,
+  'audio/flac': blankFlacMetadata,
+};
 
-/** The upload with its MP4/MOV metadata boxes blanked: a copy of bytes, or the incoming
- * temporary file itself (its own, about to be renamed into place). */
-async function withoutMp4Metadata(original: { bytes: Buffer } | { path: string }): Promise<{ bytes: Buffer } | { path: string }> {
+/** The upload with its container's metadata blanked: a copy of bytes, or the incoming temporary
+ * file itself (its own, about to be renamed into place). */
+async function withoutAvMetadata(type: AvType, original: { bytes: Buffer } | { path: string }): Promise<{ bytes: Buffer } | { path: string }> {
+  const blank = BLANK_METADATA[type];
   if ('bytes' in original) {
     const bytes = Buffer.from(original.bytes);
-    await blankMp4Metadata(bufferAccess(bytes));
+    await blank(readAhead(bufferAccess(bytes)));
     return { bytes };
   }
   const handle = await open(original.path, 'r+');
   try {
-    await blankMp4Metadata(await fileAccess(handle));
+    await blank(readAhead(await fileAccess(handle)));
   } finally {
     await handle.close();
   }
@@ -187,8 +205,8 @@ async function persist(deps: UploadDeps, type: MediaType, hash: string, original
   if (existing && existsSync(uploadPath(deps.uploadsDir, hash))) return { upload: existing, created: false };
 
   const image = isImageType(type) ? await processImage('bytes' in original ? original.bytes : original.path, type) : null;
-  // An MP4/MOV keeps its frames but not where it was shot (container-metadata.ts).
-  if (MP4_TYPES.has(type)) original = await withoutMp4Metadata(original);
+  // A video or a recording keeps its frames and sound but not where it was made, nor its tags.
+  if (!isImageType(type)) original = await withoutAvMetadata(type, original);
 
   mkdirSync(deps.uploadsDir, { recursive: true, mode: 0o700 });
   const written: string[] = [];

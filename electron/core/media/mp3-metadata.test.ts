@@ -1,0 +1,108 @@
+// An MP3 file's ID3v2, ID3v1 and APE tags are emptied where they are; the frames stay.
+import { describe, expect, it } from 'vitest';
+import { bufferAccess } from './container-metadata';
+import { blankMp3Metadata } from './mp3-metadata';
+
+const syncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
+/** An ID3v2.3 text frame (id3.org id3v2.3.0 §4.2): id, 32-bit size, flags, encoding 0, text. */
+const frame = (id: string, text: string) => {
+  const body = Buffer.concat([Buffer.from([0]), Buffer.from(text, 'latin1')]);
+  const header = Buffer.alloc(10);
+  header.write(id, 0, 'latin1');
+  header.writeUInt32BE(body.length, 4);
+  return Buffer.concat([header, body]);
+};
+/** An ID3v2 tag (id3v2.4.0-structure §3.1): "ID3", version, flags, syncsafe size; then the frames
+ * and some padding; with flag 0x10 a v2.4 footer ("3DI", the same fields). */
+function id3v2(version: 3 | 4, frames: Buffer[], footer = false): Buffer {
+  const body = Buffer.concat([...frames, Buffer.alloc(20)]);
+  const header = Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.from([version, 0, footer ? 0x10 : 0]), syncsafe(body.length)]);
+  return Buffer.concat([header, body, footer ? Buffer.concat([Buffer.from('3DI', 'latin1'), header.subarray(3)]) : Buffer.alloc(0)]);
+}
+/** MPEG-1 Layer III frames: a 4-byte header (sync, 128 kbit/s, 44.1 kHz) and stand-in data; 417 bytes each. */
+const FRAME = Buffer.concat([Buffer.from([0xff, 0xfb, 0x90, 0x64]), Buffer.alloc(413, 0x33)]);
+const FRAMES = Buffer.concat([FRAME, FRAME, FRAME]);
+/** ID3v1.1 (id3.org ID3v1): "TAG", title 30, artist 30, album 30, year 4, comment 28, 0, track, genre. */
+const id3v1 = () =>
+  Buffer.concat([Buffer.from('TAG', 'latin1'), Buffer.from('Voice memo'.padEnd(30, '\0')), Buffer.from('Ada'.padEnd(30, '\0')), Buffer.alloc(30), Buffer.from('2026'), Buffer.from('Recorded at home'.padEnd(28, '\0')), Buffer.from([0, 1, 12])]);
+/** An APEv2 tag (APEv2 specification): header, items (32-bit value size, flags, key NUL, value), footer. */
+function apeTag(items: [string, string][]): Buffer {
+  const body = Buffer.concat(
+    items.map(([key, value]) => {
+      const head = Buffer.alloc(8);
+      head.writeUInt32LE(Buffer.byteLength(value), 0);
+      return Buffer.concat([head, Buffer.from(`${key}\0${value}`)]);
+    }),
+  );
+  const field = (isHeader: boolean) => {
+    const f = Buffer.alloc(32);
+    f.write('APETAGEX', 0, 'latin1');
+    f.writeUInt32LE(2000, 8);
+    f.writeUInt32LE(body.length + 32, 12);
+    f.writeUInt32LE(items.length, 16);
+    f.writeUInt32LE((0x80000000 | (isHeader ? 0x20000000 : 0)) >>> 0, 20);
+    return f;
+  };
+  return Buffer.concat([field(true), body, field(false)]);
+}
+
+describe('MP3 metadata', () => {
+  it('an ID3v2.3 tag keeps its header and size, its frames become padding; the frames after it do not move', async () => {
+    const tag = id3v2(3, [frame('TIT2', 'Voice memo'), frame('TPE1', 'Ada'), frame('TXXX', '\0LOCATION\x0048.8584,2.2945')]);
+    const original = Buffer.concat([tag, FRAMES]);
+    const file = Buffer.from(original);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
+    for (const text of ['Voice memo', 'TPE1', 'LOCATION']) expect(file.includes(Buffer.from(text))).toBe(false);
+    expect(file.subarray(0, 10).equals(tag.subarray(0, 10))).toBe(true);
+    expect(file.subarray(10, tag.length).every((b) => b === 0)).toBe(true);
+    expect(file.subarray(tag.length).equals(FRAMES)).toBe(true);
+  });
+
+  it('an ID3v2.4 tag with a footer becomes one footerless tag of the same total size', async () => {
+    const tag = id3v2(4, [frame('TIT2', 'Voice memo')], true);
+    const file = Buffer.concat([tag, FRAMES]);
+    await blankMp3Metadata(bufferAccess(file));
+    expect(file[5]).toBe(0);
+    expect(10 + file.readUInt32BE(6)).toBe(tag.length); // the syncsafe size, small enough to read plainly
+    expect(file.includes(Buffer.from('3DI'))).toBe(false);
+    expect(file.subarray(tag.length).equals(FRAMES)).toBe(true);
+  });
+
+  it('an ID3v1 tag at the end and an APEv2 tag before it are emptied; the frames stay', async () => {
+    const ape = apeTag([['Title', 'Voice memo'], ['Artist', 'Ada']]);
+    const original = Buffer.concat([FRAMES, ape, id3v1()]);
+    const file = Buffer.from(original);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(2);
+    for (const text of ['Voice memo', 'Ada', 'Recorded at home', '2026']) expect(file.includes(Buffer.from(text))).toBe(false);
+    expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+    // Readers still find an (empty) ID3v1 tag, and an APE tag of the same size with no items.
+    expect(file.toString('latin1', file.length - 128, file.length - 125)).toBe('TAG');
+    expect(file[file.length - 1]).toBe(0xff);
+    const footer = file.subarray(file.length - 128 - 32, file.length - 128);
+    expect(footer.toString('latin1', 0, 8)).toBe('APETAGEX');
+    expect([footer.readUInt32LE(12), footer.readUInt32LE(16)]).toEqual([ape.length - 32, 0]);
+    expect(file.readUInt32LE(FRAMES.length + 16)).toBe(0); // the header's item count
+  });
+
+  it('an APE tag alone at the end (no ID3v1) is found too', async () => {
+    const file = Buffer.concat([FRAMES, apeTag([['Comment', 'Recorded at home']])]);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
+    expect(file.includes(Buffer.from('Recorded at home'))).toBe(false);
+  });
+
+  it('an ID3v2 tag declaring more bytes than the file has is left as it is, as is the rest', async () => {
+    const tag = id3v2(3, [frame('TIT2', 'Voice memo')]);
+    const file = Buffer.from(tag.subarray(0, 20));
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(tag.subarray(0, 20))).toBe(true);
+  });
+
+  it('a FLAC file behind an ID3v2 tag (an MP3 by its first bytes) loses its VORBIS_COMMENT block too', async () => {
+    const comment = Buffer.from('\x00\x00\x00\x00\x01\x00\x00\x00\x11\x00\x00\x00TITLE=Voice memo!', 'latin1'); // RFC 9639 §8.6
+    const flac = Buffer.concat([Buffer.from('fLaC'), Buffer.from([0, 0, 0, 34]), Buffer.alloc(34, 1), Buffer.from([0x84, 0, 0, comment.length]), comment, Buffer.from([0xff, 0xf8]), Buffer.alloc(100)]);
+    const file = Buffer.concat([id3v2(3, [frame('TPE1', 'Ada')]), flac]);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(2);
+    expect(file.includes(Buffer.from('Voice memo'))).toBe(false);
+    expect(file[file.length - flac.length + 4 + 4 + 34]).toBe(0x81); // the last block, now PADDING
+  });
+});

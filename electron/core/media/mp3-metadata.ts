@@ -1,0 +1,87 @@
+// An MP3 upload without its tags. MPEG audio has no container: tags sit around the frames, and a
+// decoder finds the frames by their sync word, so each tag is emptied where it is and keeps its
+// size (nothing moves, the stream's seek table in a Xing/LAME header stays right):
+// - ID3v2 at the start (id3.org, ID3 tag version 2.2/2.3/2.4): the header stays, declaring the
+//   same size, with no flags; the frames become padding, which the spec allows after the last
+//   frame (zeros, so the first "frame id" read is the padding's). A v2.4 footer joins the padding.
+// - ID3v1 in the last 128 bytes ("TAG" + title, artist, album, year, comment, genre), and the
+//   "TAG+" extension before it: the fields are zeroed (genre 255: none).
+// - APEv1/APEv2 before it or at the end (wiki.hydrogenaud.io, "APEv2 specification"): the items
+//   are zeroed and the footer (and header) say 0 items.
+// - a FLAC file behind an ID3v2 tag (which makes it an MP3 by its first bytes): its FLAC blocks
+//   too (flac-metadata.ts), and no ID3v1/APE tag is looked for at its end.
+// Not handled: Lyrics3 tags, and an ID3v2 tag appended at the end (a v2.4 footer there).
+import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
+import { blankFlacMetadata } from './flac-metadata';
+
+const syncsafe = (bytes: Buffer, at: number): number | null => {
+  const b = [...bytes.subarray(at, at + 4)];
+  if (b.length < 4 || b.some((x) => x & 0x80)) return null;
+  return (b[0]! << 21) | (b[1]! << 14) | (b[2]! << 7) | b[3]!;
+};
+const toSyncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
+
+/** Empties the ID3v2 tags at the start (several may follow one another); returns how many, and
+ * where what follows them starts. */
+async function blankId3v2(file: RandomAccess): Promise<{ blanked: number; end: number }> {
+  let blanked = 0;
+  let at = 0;
+  for (; at + 10 <= file.size; ) {
+    const header = await file.read(at, 10);
+    const size = syncsafe(header, 6);
+    if (header.toString('latin1', 0, 3) !== 'ID3' || header[3]! < 2 || header[3]! > 4 || size === null) break;
+    const footer = header[3] === 4 && (header[5]! & 0x10) !== 0 ? 10 : 0;
+    const end = at + 10 + size + footer;
+    if (end > file.size) break;
+    // No flags (no unsynchronisation, extended header or footer), the same size in all.
+    await file.write(at + 5, Buffer.concat([Buffer.from([0]), toSyncsafe(size + footer)]));
+    await zeroFill(file, at + 10, end);
+    blanked++;
+    at = end;
+  }
+  return { blanked, end: at };
+}
+
+/** Empties the ID3v1 tag (and its TAG+ extension) at the end; returns where the audio (or an
+ * APE tag) ends, and whether there was one. */
+async function blankId3v1(file: RandomAccess): Promise<{ end: number; blanked: number }> {
+  if (file.size < 128 || (await file.read(file.size - 128, 3)).toString('latin1') !== 'TAG') return { end: file.size, blanked: 0 };
+  await file.write(file.size - 128, Buffer.concat([Buffer.from('TAG', 'latin1'), Buffer.alloc(124), Buffer.from([0xff])]));
+  const extended = file.size - 128 - 227;
+  if (extended >= 0 && (await file.read(extended, 4)).toString('latin1') === 'TAG+') {
+    await zeroFill(file, extended + 4, extended + 227);
+    return { end: extended, blanked: 1 };
+  }
+  return { end: file.size - 128, blanked: 1 };
+}
+
+/** Empties the APE tag whose footer ends at `end`; returns 1 if there was one. */
+async function blankApe(file: RandomAccess, end: number): Promise<number> {
+  if (end < 32) return 0;
+  const footer = await file.read(end - 32, 32);
+  if (footer.toString('latin1', 0, 8) !== 'APETAGEX') return 0;
+  const tagSize = footer.readUInt32LE(12); // the items and the footer
+  const hasHeader = (footer.readUInt32LE(20) & 0x80000000) !== 0;
+  const itemsStart = end - tagSize;
+  if (tagSize < 32 || itemsStart - (hasHeader ? 32 : 0) < 0) return 0;
+  await zeroFill(file, itemsStart, end - 32);
+  await file.write(end - 32 + 16, Buffer.alloc(4)); // item count
+  if (hasHeader && (await file.read(itemsStart - 32, 8)).toString('latin1') === 'APETAGEX') await file.write(itemsStart - 32 + 16, Buffer.alloc(4));
+  return 1;
+}
+
+/**
+ * Empties the tags of an MP3 file in place (see above). Returns how many were emptied. A tag
+ * whose declared size runs past the end of the file is left as it is, and so is anything after
+ * it, as blankMp4Metadata does with a box it cannot follow.
+ */
+export async function blankMp3Metadata(file: RandomAccess): Promise<number> {
+  const start = await blankId3v2(file);
+  // Some taggers put an ID3v2 tag before a FLAC file; by its first bytes it is then an MP3
+  // (sniff.ts), and its own tags are FLAC blocks.
+  if (start.blanked > 0 && (await file.read(start.end, 4)).toString('latin1') === 'fLaC') {
+    return start.blanked + (await blankFlacMetadata(sliceAccess(file, start.end, file.size)));
+  }
+  const v1 = await blankId3v1(file);
+  return start.blanked + v1.blanked + (await blankApe(file, v1.end));
+}
