@@ -9,6 +9,7 @@ import type { LocalActor } from './identity';
 import { AP_CONTEXT } from './outbox';
 import { publishedForm } from './polls/question';
 import { POST_TYPES } from './webfinger';
+import { withQuotePolicy } from './quote-policy';
 
 export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 export const PAGE_SIZE = 20;
@@ -32,6 +33,11 @@ function embedded(apObject: Json): Json {
   return copy;
 }
 
+/** One of our posts as served: embedded, with who may quote it (quote-policy.ts). */
+function servedPost(row: OutboxObject): Json {
+  return embedded(withQuotePolicy(row.apObject as Json, row.visibility));
+}
+
 /** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
 // Served posts carry the context they are sent with (AP_CONTEXT): under the bare ActivityStreams
 // one a JSON-LD reader (Fedify's) lost `sensitive` and the hashtags of a post fetched rather than
@@ -40,7 +46,7 @@ function embedded(apObject: Json): Json {
 /** A local object as served bare: with a @context even if stored without one. */
 export function bareObject(row: OutboxObject): Json {
   const object = row.apObject as Json;
-  return { '@context': object['@context'] ?? AP_CONTEXT, ...embedded(object) };
+  return { '@context': object['@context'] ?? AP_CONTEXT, ...(isPost(row) ? servedPost(row) : embedded(object)) };
 }
 
 /**
@@ -63,7 +69,7 @@ export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Cre
     ...(type === 'Update' && updated ? { updated } : {}),
     ...(object.to !== undefined ? { to: object.to } : {}),
     ...(object.cc !== undefined ? { cc: object.cc } : {}),
-    object: embedded(object),
+    object: servedPost(row),
   };
 }
 
@@ -164,7 +170,7 @@ export function featuredItems(db: DbOrTx): (Json | string)[] {
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(MAX_FEATURED)
     .all()
-    .map((row) => (row.apType === 'Note' ? embedded(row.apObject as Json) : row.apId));
+    .map((row) => (row.apType === 'Note' ? servedPost(row) : row.apId));
 }
 
 // ---- collection documents -------------------------------------------------------------------
