@@ -3,8 +3,8 @@
 // granting a QuoteAuthorization, or a Reject; the authorization derived from the rows and revoked
 // when what it rests on goes.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { eq, inArray } from 'drizzle-orm';
-import { outbox, outgoingActivity, type Visibility } from '../../../../db/schema';
+import { eq, inArray, isNull } from 'drizzle-orm';
+import { notifications, outbox, outgoingActivity, type Visibility } from '../../../../db/schema';
 import { PUBLIC, type Json } from '../ap';
 import { saveOutboxObject } from '../outbox-store';
 import { findQuoteAuthorization } from '../quote-authorizations';
@@ -44,11 +44,12 @@ const answers = () =>
     .orderBy(outbox.id)
     .all();
 const deliveriesOf = (outboxObjectId: number) => rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, outboxObjectId)).all();
+const quoteNotifications = () => rig.core.db.select().from(notifications).where(isNull(notifications.notificationType)).all();
 const authorization = (stampUrl: string) => findQuoteAuthorization(rig.core.db, rig.local, new URL(stampUrl).pathname.split('/')[2]!);
 const resultOf = (row: { apObject: unknown }) => String((row.apObject as Json).result);
 
 describe('a QuoteRequest the policy allows', () => {
-  it.each<Visibility>(['PUBLIC', 'UNLISTED'])('for a %s post: Accept with a QuoteAuthorization, to the requester’s own inbox', async (visibility) => {
+  it.each<Visibility>(['PUBLIC', 'UNLISTED'])('for a %s post: Accept with a QuoteAuthorization, to the requester’s own inbox; one typeless notification', async (visibility) => {
     rig = await openRig();
     const post = ourPost('5b8a1c2d3e4f', visibility);
     const row = await rig.receive(request());
@@ -72,6 +73,9 @@ describe('a QuoteRequest the policy allows', () => {
     // The requester's personal inbox, never the shared one (as a Follow's Accept).
     expect(deliveriesOf(accept!.id).map((d) => d.recipient)).toEqual([`${remotes.servers['mastodon.example'].server.origin}/users/alice/inbox`]);
     expect(authorization(stamp)).toMatchObject({ status: 'live', request: { quoting: quotingId(), quoted: OUR_POST, actor: aliceId() } });
+
+    expect(quoteNotifications()).toEqual([expect.objectContaining({ actorId: asked.actorId, inboxObjectId: asked.id, outboxObjectId: post.id, isNew: true })]);
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ type: null, detail: { kind: 'quoted', quoting: quotingId() } });
   });
 
   it('the same request twice is answered once; a new request for the same quote gets the standing authorization, not a second one', async () => {
@@ -88,6 +92,7 @@ describe('a QuoteRequest the policy allows', () => {
     expect(resultOf(accepts[1]!)).toBe(resultOf(accepts[0]!));
     expect((accepts[1]!.apObject as Json).object).toMatchObject({ id: `${aliceId()}/quote_requests/second` });
     expect(authorization(`${accepts[1]!.apId}/authorization`)).toEqual({ status: 'none' });
+    expect(quoteNotifications()).toHaveLength(1);
   });
 
   it('the quoting post sent by id only is fetched from its server and checked', async () => {
@@ -127,6 +132,7 @@ describe('a QuoteRequest the policy refuses is answered with a Reject', () => {
     });
     expect(reject!.apObject).not.toHaveProperty('result');
     expect(deliveriesOf(reject!.id)).toHaveLength(1);
+    expect(quoteNotifications()).toEqual([]);
   });
 
   it.each<[string, Json]>([

@@ -10,8 +10,13 @@
 // post live on the requester's server; the quoting post — embedded, else fetched from there —
 // is the requester's and quotes the post asked about. (A request relayed by someone else without
 // the requester's signature never gets here: the preamble drops it, process/index.ts.)
+//
+// The author is told with a typeless notification (actor: the quoter, inbox object: the request,
+// outbox object: the quoted post): the spec's types have no QUOTE, and a quote is not a MENTION
+// (Mastodon's quote posts tag nobody); as a Move's or a report's, the views word it by what the
+// inbox object is (notifications/service.ts).
 import { NotFoundError } from '../../errors';
-import type { OutboxObject } from '../../../../db/schema';
+import { notifications, type OutboxObject } from '../../../../db/schema';
 import type { DbOrTx } from '../../../../db/client';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { httpUrl, idOf, inboxOf, isObject, type Json } from '../ap';
@@ -52,6 +57,9 @@ export async function onQuoteRequested(deps: ProcessDeps, r: Received): Promise<
     // Asked again (a new request for the same quote): the standing authorization, no second one.
     const standing = standingAuthorization(tx, deps.identity, post, request);
     answerQuoteRequest(tx, 'Accept', { ...answer, stampUrl: standing ?? undefined });
+    if (standing === null) {
+      tx.insert(notifications).values({ createdAt: r.now, notificationType: null, isNew: true, actorId: r.actor.id, inboxObjectId: asked.id, outboxObjectId: post.id }).run();
+    }
     return processed(asked.id);
   });
 }
