@@ -13,8 +13,9 @@
 //
 // The author is told with a typeless notification (actor: the quoter, inbox object: the request,
 // outbox object: the quoted post): the spec's types have no QUOTE, and a quote is not a MENTION
-// (Mastodon's quote posts tag nobody); as a Move's or a report's, the views word it by what the
-// inbox object is (notifications/service.ts).
+// (Mastodon's quote posts need not tag the quoted author; it has a `quote` notification of its
+// own); as a Move's or a report's, the views word it by what the inbox object is
+// (notifications/service.ts).
 import { NotFoundError } from '../../errors';
 import { notifications, type OutboxObject } from '../../../../db/schema';
 import type { DbOrTx } from '../../../../db/client';
