@@ -33,9 +33,10 @@ function embedded(apObject: Json): Json {
   return copy;
 }
 
-/** One of our posts as served: embedded, with who may quote it (quote-policy.ts). */
-function servedPost(row: OutboxObject): Json {
-  return embedded(withQuotePolicy(row.apObject as Json, row.visibility));
+/** A row's object as served: a post with who may quote it (quote-policy.ts; its own context,
+ * if it has one, then defines the policy's terms). */
+function servedObject(row: OutboxObject): Json {
+  return withQuotePolicy(row.apObject as Json, row.visibility);
 }
 
 /** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
@@ -45,8 +46,8 @@ function servedPost(row: OutboxObject): Json {
 
 /** A local object as served bare: with a @context even if stored without one. */
 export function bareObject(row: OutboxObject): Json {
-  const object = row.apObject as Json;
-  return { '@context': object['@context'] ?? AP_CONTEXT, ...(isPost(row) ? servedPost(row) : embedded(object)) };
+  const object = servedObject(row);
+  return { '@context': object['@context'] ?? AP_CONTEXT, ...embedded(object) };
 }
 
 /**
@@ -57,7 +58,7 @@ export function bareObject(row: OutboxObject): Json {
 // edit is delivered as its own Update activity with its own id (see federation/outbox.ts), so
 // one id never names two different activities.
 export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Create' | 'Update' = 'Create'): Json {
-  const object = row.apObject as Json;
+  const object = servedObject(row);
   const updated = typeof object.updated === 'string' ? object.updated : null;
   const type = kind;
   return {
@@ -69,7 +70,7 @@ export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Cre
     ...(type === 'Update' && updated ? { updated } : {}),
     ...(object.to !== undefined ? { to: object.to } : {}),
     ...(object.cc !== undefined ? { cc: object.cc } : {}),
-    object: servedPost(row),
+    object: embedded(object),
   };
 }
 
@@ -170,7 +171,7 @@ export function featuredItems(db: DbOrTx): (Json | string)[] {
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(MAX_FEATURED)
     .all()
-    .map((row) => (row.apType === 'Note' ? servedPost(row) : row.apId));
+    .map((row) => (row.apType === 'Note' ? embedded(servedObject(row)) : row.apId));
 }
 
 // ---- collection documents -------------------------------------------------------------------

@@ -19,7 +19,7 @@ import { saveOutboxObject } from './outbox-store';
 import { computeRecipients, earlierRecipients, postActivityIds } from './recipients';
 import { publishedForm, publishedQuestion } from './polls/question';
 import { withheldReason } from './withheld';
-import { withQuotePolicy } from './quote-policy';
+import { QUOTE_POLICY_TERMS, withQuotePolicy } from './quote-policy';
 
 /** Object types Tern authors; every other outbox row is an activity. */
 export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
@@ -45,13 +45,8 @@ export const AP_CONTEXT: JsonValue = [
     blurhash: 'toot:blurhash',
     focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
     Emoji: 'toot:Emoji',
-    // FEP-044f quote policies, in GoToSocial's vocabulary, as Mastodon 4.5 defines them
-    // (ContextHelper :interaction_policies): quote-policy.ts.
-    gts: 'https://gotosocial.org/ns#',
-    interactionPolicy: { '@id': 'gts:interactionPolicy', '@type': '@id' },
-    canQuote: { '@id': 'gts:canQuote', '@type': '@id' },
-    automaticApproval: { '@id': 'gts:automaticApproval', '@type': '@id' },
-    manualApproval: { '@id': 'gts:manualApproval', '@type': '@id' },
+    // FEP-044f quote policies, in GoToSocial's vocabulary (quote-policy.ts).
+    ...QUOTE_POLICY_TERMS,
   },
 ];
 

@@ -7,7 +7,7 @@ import type { OutboxObject, Visibility } from '../../../db/schema';
 import { PUBLIC } from './ap';
 import { localActor } from './identity';
 import { AP_CONTEXT, toCreate } from './outbox';
-import { quotePolicy, quoteRefusal, withQuotePolicy } from './quote-policy';
+import { QUOTE_POLICY_TERMS, quotePolicy, quoteRefusal, withQuotePolicy } from './quote-policy';
 
 const local = localActor('https://tern.example', 'author');
 const note = { id: 'https://tern.example/o/1', type: 'Note', attributedTo: local.id, content: '<p>Hi</p>' };
@@ -27,6 +27,14 @@ describe('quote policy', () => {
     expect(withQuotePolicy(stored, 'FOLLOWERS_ONLY').interactionPolicy).toEqual({ canQuote: { automaticApproval: [local.id] } });
     const like = { type: 'Like', actor: local.id, object: 'https://a.example/1' };
     expect(withQuotePolicy(like, 'DIRECT')).toBe(like);
+  });
+
+  it('a post stored with a context of its own (imported) gets the terms added to it, once', () => {
+    const imported = { '@context': 'https://www.w3.org/ns/activitystreams', ...note };
+    const served = withQuotePolicy(imported, 'PUBLIC');
+    expect(served['@context']).toEqual(['https://www.w3.org/ns/activitystreams', QUOTE_POLICY_TERMS]);
+    expect(withQuotePolicy(served, 'PUBLIC')['@context']).toEqual(served['@context']);
+    expect(withQuotePolicy({ ...note, '@context': AP_CONTEXT }, 'PUBLIC')['@context']).toBe(AP_CONTEXT);
   });
 
   it('goes out in the Create, under a context that defines its terms', () => {

@@ -8,6 +8,7 @@ import { Delete, Note, PUBLIC_COLLECTION, QuoteAuthorization, QuoteRequest, Tomb
 import { startPeer, type Peer } from '../../../../test/peer/peer';
 import { addFollower, addPost } from '../../listener/test-support';
 import { openAuthorRig, type AuthorRig } from '../actions/test-rig';
+import { saveOutboxObject } from '../outbox-store';
 
 let rig: AuthorRig;
 let peer: Peer;
@@ -47,6 +48,17 @@ describe('the quote policy our posts advertise', () => {
     const post = addPost(rig.core, { visibility: 'FOLLOWERS_ONLY' });
     const note = await peer.lookup(post.apId);
     expect((note as Note).interactionPolicy?.canQuote?.automaticApprovals.map((u) => u.href.replace(/\/+$/, ''))).toEqual([rig.url]);
+  });
+
+  it('a post stored with a context of its own (imported from microblog.pub) says it too', async () => {
+    const local = rig.core.identity()!;
+    const post = saveOutboxObject(rig.core.db, local, {
+      apObject: { '@context': 'https://www.w3.org/ns/activitystreams', type: 'Note', attributedTo: local.id, content: '<p>From before</p>', to: [PUBLIC], cc: [local.followers] },
+      visibility: 'PUBLIC',
+      now: new Date(),
+    });
+    const note = await peer.lookup(post.apId, { signed: false });
+    expect((note as Note).interactionPolicy?.canQuote?.automaticApprovals.map((u) => u.href)).toEqual([PUBLIC]);
   });
 
   it('served as Mastodon 4.5 writes it, with the gts: terms in the context', async () => {
