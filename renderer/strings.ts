@@ -327,6 +327,8 @@ export const strings = {
     deleted: 'This has been deleted.',
     /** A followed account moved (a notification with no type on a Move). */
     moved: (from: string, to: string) => `${from} moved to ${to}; you now follow ${to}`,
+    /** Someone quoted one of the author's posts, approved by Tern (a notification with no type on a QuoteRequest). */
+    quoted: (who: string) => `${who} quoted your post`,
     /** A server forwarded a report (a notification with no type on a Flag). */
     report: (server: string, posts: number, comment: string | null) => {
       const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });

@@ -17,8 +17,9 @@ export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
   DELETED_WEBMENTION: BellIcon,
 };
 
-/** Typeless notifications worded in notifications/typeless.ts: a move, a forwarded report. */
-export const TYPELESS_ICONS: Record<'moved' | 'report', () => React.JSX.Element> = {
+/** Typeless notifications worded in notifications/typeless.ts: a move, a forwarded report, a quote. */
+export const TYPELESS_ICONS: Record<'moved' | 'report' | 'quoted', () => React.JSX.Element> = {
   moved: PersonIcon,
   report: AttentionIcon,
+  quoted: () => <BoostIcon />,
 };

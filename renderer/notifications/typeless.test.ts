@@ -1,4 +1,4 @@
-// How the Notifications view words a move and a forwarded report.
+// How the Notifications view words a move, a forwarded report and a quote.
 import { describe, expect, it } from 'vitest';
 import { groupNotifications, type NotificationItem } from './groups';
 import { typelessWording } from './typeless';
@@ -10,7 +10,7 @@ function typeless(partial: Partial<NotificationItem>, id: number): NotificationI
   return { id, type: null, createdAt: '2030-01-01T00:00:00Z', isNew: true, actor: null, outboxObject: null, inboxObject: null, webmentionId: null, ...partial };
 }
 
-describe('typeless notifications: moves and reports', () => {
+describe('typeless notifications: moves, reports and quotes', () => {
   it('a move names both accounts by handle, says the author now follows the new one, and opens its profile', () => {
     const [group] = groupNotifications([typeless({ actor: ana('b.example', 2), detail: { kind: 'moved', from: ana('a.example', 1) } }, 1)]);
     expect(typelessWording(group!)).toEqual({
@@ -34,6 +34,16 @@ describe('typeless notifications: moves and reports', () => {
     expect(typelessWording(aboutYou!)?.sentence).toBe('mastodon.example forwarded a report about you');
     const [one] = groupNotifications([typeless({ detail: { ...detail, posts: [post(9)] } }, 4)]);
     expect(typelessWording(one!)?.sentence).toBe('mastodon.example forwarded a report about your post: Spam');
+  });
+
+  it('a quote names the quoter and leads to the quoting post', () => {
+    const [group] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quoted', quoting: 'https://a.example/notes/2' } }, 5)]);
+    expect(typelessWording(group!)).toEqual({
+      kind: 'quoted',
+      sentence: '@ana@a.example quoted your post',
+      links: [],
+      target: { href: '#/thread?ap=https%3A%2F%2Fa.example%2Fnotes%2F2', external: false },
+    });
   });
 
   it('other notifications (a typed one, a poll that ended) are not worded here', () => {

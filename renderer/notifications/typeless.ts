@@ -1,6 +1,7 @@
 // What a notification with no type says when it is a move (federation/process/move.ts: the
-// actor is the new account) or a report a server forwarded (process/flag.ts: the actor is the
-// reporter), from the `detail` Tern joins to it. Polls that ended are worded in the view.
+// actor is the new account), a report a server forwarded (process/flag.ts: the actor is the
+// reporter) or a quote of one of the author's posts (process/quote-request.ts: the actor is the
+// quoter), from the `detail` Tern joins to it. Polls that ended are worded in the view.
 import { hrefOf } from '../places';
 import { strings } from '../strings';
 import type { NotificationGroup } from './groups';
@@ -8,11 +9,12 @@ import type { NotificationGroup } from './groups';
 const t = strings.notifications;
 
 export interface TypelessWording {
-  kind: 'moved' | 'report';
+  kind: 'moved' | 'report' | 'quoted';
   sentence: string;
   /** Links shown under the sentence: the reported posts of ours. */
   links: { href: string; label: string }[];
-  /** Where the whole row leads: the new account's profile for a move; none for a report (its posts are links). */
+  /** Where the whole row leads: the new account's profile for a move, the quoting post for a
+   * quote; none for a report (its posts are links). */
   target: { href: string; external: boolean } | null;
 }
 
@@ -24,6 +26,11 @@ export function typelessWording(group: NotificationGroup): TypelessWording | nul
     const toName = to?.handle || to?.name || 'Someone';
     const fromName = detail.from?.handle || detail.from?.name || 'Someone';
     return { kind: 'moved', sentence: t.moved(fromName, toName), links: [], target: to?.url ? { href: to.url, external: true } : null };
+  }
+  if (detail.kind === 'quoted') {
+    const who = group.actors[0];
+    const target = detail.quoting ? { href: hrefOf('thread', { ap: detail.quoting }), external: false } : null;
+    return { kind: 'quoted', sentence: t.quoted(who?.handle || who?.name || 'Someone'), links: [], target };
   }
   const posts = detail.posts.filter((post) => !post.isDeleted);
   return {

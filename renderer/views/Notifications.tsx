@@ -107,7 +107,7 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
-  // A move or a report a server forwarded: typeless too (notifications/typeless.ts).
+  // A move, a report a server forwarded or a quote: typeless too (notifications/typeless.ts).
   const typeless = typelessWording(group);
   const KindIcon = pollEnded || votedPollEnded ? PollIcon : typeless ? TYPELESS_ICONS[typeless.kind] : KIND_ICONS[group.kind ?? 'MENTION'];
   const first = group.actors[0];

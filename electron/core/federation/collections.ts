@@ -9,6 +9,7 @@ import type { LocalActor } from './identity';
 import { AP_CONTEXT } from './outbox';
 import { publishedForm } from './polls/question';
 import { POST_TYPES } from './webfinger';
+import { withQuotePolicy } from './quote-policy';
 
 export const AS_CONTEXT = 'https://www.w3.org/ns/activitystreams';
 export const PAGE_SIZE = 20;
@@ -32,6 +33,12 @@ function embedded(apObject: Json): Json {
   return copy;
 }
 
+/** A row's object as served: a post with who may quote it (quote-policy.ts; its own context,
+ * if it has one, then defines the policy's terms). */
+function servedObject(row: OutboxObject): Json {
+  return withQuotePolicy(row.apObject as Json, row.visibility);
+}
+
 /** A poll needs the extension terms (votersCount) in its context for JSON-LD readers (Fedify). */
 // Served posts carry the context they are sent with (AP_CONTEXT): under the bare ActivityStreams
 // one a JSON-LD reader (Fedify's) lost `sensitive` and the hashtags of a post fetched rather than
@@ -39,7 +46,7 @@ function embedded(apObject: Json): Json {
 
 /** A local object as served bare: with a @context even if stored without one. */
 export function bareObject(row: OutboxObject): Json {
-  const object = row.apObject as Json;
+  const object = servedObject(row);
   return { '@context': object['@context'] ?? AP_CONTEXT, ...embedded(object) };
 }
 
@@ -51,7 +58,7 @@ export function bareObject(row: OutboxObject): Json {
 // edit is delivered as its own Update activity with its own id (see federation/outbox.ts), so
 // one id never names two different activities.
 export function wrapperActivity(row: OutboxObject, local: LocalActor, kind: 'Create' | 'Update' = 'Create'): Json {
-  const object = row.apObject as Json;
+  const object = servedObject(row);
   const updated = typeof object.updated === 'string' ? object.updated : null;
   const type = kind;
   return {
@@ -164,7 +171,7 @@ export function featuredItems(db: DbOrTx): (Json | string)[] {
     .orderBy(desc(outbox.apPublishedAt), desc(outbox.id))
     .limit(MAX_FEATURED)
     .all()
-    .map((row) => (row.apType === 'Note' ? embedded(row.apObject as Json) : row.apId));
+    .map((row) => (row.apType === 'Note' ? embedded(servedObject(row)) : row.apId));
 }
 
 // ---- collection documents -------------------------------------------------------------------

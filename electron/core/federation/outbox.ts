@@ -19,6 +19,7 @@ import { saveOutboxObject } from './outbox-store';
 import { computeRecipients, earlierRecipients, postActivityIds } from './recipients';
 import { publishedForm, publishedQuestion } from './polls/question';
 import { withheldReason } from './withheld';
+import { QUOTE_POLICY_TERMS, withQuotePolicy } from './quote-policy';
 
 /** Object types Tern authors; every other outbox row is an activity. */
 export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
@@ -28,7 +29,7 @@ export const isPostType = (type: string): type is PostType => (POST_TYPES as rea
 /** The JSON-LD context of the posts and activities Tern sends and serves: ActivityStreams,
  * security (publicKey), and every extension term they carry that Mastodon-compatible servers
  * read (sensitive, Hashtag, conversation, votersCount, an attachment's blurhash and focalPoint,
- * custom Emoji). A term used but not defined here is dropped by a reader that expands JSON-LD
+ * custom Emoji, a post's quote policy). A term used but not defined here is dropped by a reader that expands JSON-LD
  * (Fedify's: Hollo, and others), and makes the LD signature fail in safe mode, so the post
  * would go out without it (federation/actions/ld-interop.test.ts: a picture's blurhash). */
 export const AP_CONTEXT: JsonValue = [
@@ -44,6 +45,8 @@ export const AP_CONTEXT: JsonValue = [
     blurhash: 'toot:blurhash',
     focalPoint: { '@container': '@list', '@id': 'toot:focalPoint' },
     Emoji: 'toot:Emoji',
+    // FEP-044f quote policies, in GoToSocial's vocabulary (quote-policy.ts).
+    ...QUOTE_POLICY_TERMS,
   },
 ];
 
@@ -66,9 +69,10 @@ function audience(object: Json): ApObject {
 }
 
 /** Create{object} for one of our posts, with the id the service behind the spec gives it. */
-export function toCreate(local: LocalActor, post: Pick<OutboxObject, 'publicId' | 'apObject' | 'apPublishedAt'>): ApObject {
-  // A poll's hidden totals are withheld from what is published (polls/question.ts).
-  const object = publishedQuestion(post.apObject as Json) as ApObject;
+export function toCreate(local: LocalActor, post: Pick<OutboxObject, 'publicId' | 'apObject' | 'apPublishedAt' | 'visibility'>): ApObject {
+  // A poll's hidden totals are withheld from what is published (polls/question.ts); who may
+  // quote it is said as it goes out (quote-policy.ts).
+  const object = withQuotePolicy(publishedQuestion(post.apObject as Json), post.visibility) as ApObject;
   return withContext({
     id: local.activityUrl(post.publicId),
     type: 'Create',
@@ -261,7 +265,7 @@ export function queuePostUpdate(
   input: { post: OutboxObject; object: ApObject; stamp: string; now: Date; more?: string[] },
 ): OutboxObject {
   const update = saveOutboxObject(tx, local, {
-    apObject: toUpdate(local, input.object, input.stamp),
+    apObject: toUpdate(local, withQuotePolicy(input.object, input.post.visibility), input.stamp),
     visibility: input.post.visibility,
     now: input.now,
     activityObjectApId: input.post.apId,

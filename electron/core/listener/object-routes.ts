@@ -3,10 +3,12 @@
 // (federation/object-access): followers-only and direct objects need a signed GET from an
 // actor allowed to see them, and anything not visible is a 404, deleted or not. A deleted
 // object the reader could see is a 410 with a Tombstone, and so is an edit (Update) of it.
+// /o/<publicId>/authorization is the QuoteAuthorization an Accept of ours grants.
 import type { Hono } from 'hono';
 import { eq } from 'drizzle-orm';
 import { outbox, type OutboxObject } from '../../../db/schema';
-import { bareObject, isPost, tombstone, wrapperActivity } from '../federation/collections';
+import { AS_CONTEXT, bareObject, isPost, tombstone, wrapperActivity } from '../federation/collections';
+import { findQuoteAuthorization, toQuoteAuthorization } from '../federation/quote-authorizations';
 import { canView, findLocalObject, needsViewer } from '../federation/object-access';
 import { activityJson, html, type ListenerContext, type ListenerCore, type ListenerEnv } from './context';
 import { wantsActivityJson } from './http-parts';
@@ -45,6 +47,17 @@ export function mountObjectRoutes(app: Hono<ListenerEnv>, core: ListenerCore): v
     c.header('Link', pageLinkHeader(local.baseUrl));
     const name = settings.displayName || local.username;
     return html(c, objectPage({ local, name, summaryHtml: '', photoUrl: photoUrlOf(local, settings) }, row));
+  });
+
+  // A QuoteAuthorization an Accept of ours granted (FEP-044f): public, as the posts it is granted
+  // for are; gone once revoked (federation/quote-authorizations.ts), unknown otherwise.
+  app.get('/o/:publicId/authorization', (c) => {
+    const local = c.var.local;
+    const found = findQuoteAuthorization(core.db, local, c.req.param('publicId'));
+    if (found.status === 'none') return activityJson(c, { error: 'not found' }, 404);
+    const doc = toQuoteAuthorization(local, found.accept, found.request);
+    if (found.status === 'gone') return activityJson(c, { '@context': AS_CONTEXT, id: doc.id, type: 'Tombstone', formerType: 'QuoteAuthorization' }, 410);
+    return activityJson(c, doc);
   });
 
   app.get('/o/:publicId/activity', async (c) => {

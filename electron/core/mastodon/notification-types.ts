@@ -8,6 +8,8 @@
 //   Mastodon notification has one.
 // - Typeless rows for a Move and for a report forwarded by a server: Mastodon has no `move` type
 //   (that is Pleroma's), and `admin.report` carries an admin's Report entity Tern does not have.
+// - Typeless rows for an approved quote (on the QuoteRequest): Mastodon's `quote` carries the
+//   quoting status, which Tern holds only when its Create reached the author.
 // - follow_request: under manual approval a pending Follow is not a notification row in Tern
 //   (it lives with the follow requests, /api/v1/follow_requests), so none is listed here.
 // A typeless row on a Question is a poll that ended, ours or one the author voted in: `poll`.

@@ -8,7 +8,7 @@ import type { Db } from '../../../db/client';
 import { isReadableDate, viewsOf } from '../../../db/readable-rows';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../../db/schema';
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
-import { hostOf, idsOf, str, type Json } from '../federation/ap';
+import { hostOf, idsOf, isObject, str, type Json } from '../federation/ap';
 import { htmlToExcerpt } from '../federation/sanitize';
 import { languageField } from '../federation/objects';
 
@@ -43,12 +43,15 @@ export interface NotificationItem {
 }
 
 /**
- * A move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
+ * A quote of one of our posts that Tern approved (actor = the quoter, inbox object = their
+ * QuoteRequest, outbox object = our post; `quoting` = the quoting post's id: process/quote-request.ts),
+ * a move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
  * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
  * reported posts that are ours, `comment` = the reporter's words as plain text).
  */
 export type NotificationDetail =
   | { kind: 'moved'; from: ActorSummary | null }
+  | { kind: 'quoted'; quoting: string | null }
   | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
 
 export interface NotificationPage {
@@ -105,12 +108,17 @@ function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | nu
   };
 }
 
-/** The detail of a typeless notification on a Move or a Flag (process/move.ts, process/flag.ts). */
+/** The detail of a typeless notification on a Move, a Flag or a QuoteRequest (process/move.ts,
+ * process/flag.ts, process/quote-request.ts). */
 function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null): NotificationDetail | null {
   if (type !== null || !row) return null;
   if (row.apType === 'Move') {
     const from = db.select().from(actor).where(eq(actor.id, row.actorId)).get();
     return { kind: 'moved', from: from ? summarizeActor(from) : null };
+  }
+  if (row.apType === 'QuoteRequest') {
+    const quoting = (row.apObject as Json).instrument;
+    return { kind: 'quoted', quoting: typeof quoting === 'string' ? quoting : isObject(quoting) ? str(quoting.id) : null };
   }
   if (row.apType === 'Flag') {
     const object = row.apObject as Json;

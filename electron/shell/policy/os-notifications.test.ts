@@ -34,6 +34,12 @@ describe('OS notifications for new notifications', () => {
     expect(theirs).toMatchObject({ body: 'A poll by Ana you voted in has ended', route: '#/thread?ap=https%3A%2F%2Fa.example%2Fq%2F1' });
   });
 
+  it('an approved quote (a notification with no type on a QuoteRequest) says who quoted which post of ours, and opens it', () => {
+    const request = { id: 4, box: 'inbox' as const, apId: 'https://a.example/u/ana/quote_requests/1', apType: 'QuoteRequest', excerpt: null, isDeleted: false };
+    const [plan] = planOsNotifications([item({ type: null, inboxObject: request, detail: { kind: 'quoted', quoting: 'https://a.example/u/ana/statuses/2' } })], {});
+    expect(plan).toMatchObject({ body: 'Ana quoted your post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
+  });
+
   it('a move says who moved where and that the author now follows the new account; it opens Notifications', () => {
     const newAna = { id: 2, apId: 'https://b.example/u/ana', name: 'Ana', handle: '@ana@b.example', iconUrl: null, url: 'https://b.example/@ana' };
     const move = { id: 3, box: 'inbox' as const, apId: 'https://a.example/u/ana#moves/1', apType: 'Move', excerpt: null, isDeleted: false };

@@ -37,6 +37,7 @@ import { onFlagged } from './flag';
 import { activityIdOf, syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
+import { onQuoteRequested } from './quote-request';
 import { findInbox, persistActivity } from './store';
 import { onUndone } from './undo';
 import { onUpdated } from './update';
@@ -137,6 +138,8 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
       return onMoved(deps, received);
     case 'Flag':
       return onFlagged(deps, received);
+    case 'QuoteRequest':
+      return onQuoteRequested(deps, received);
     default:
       return onOtherActivity(deps, received);
   }

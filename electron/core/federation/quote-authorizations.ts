@@ -1,0 +1,134 @@
+// FEP-044f approval stamps, derived from the records the exchange leaves (nothing of its own is
+// stored): the QuoteRequest is an inbox row, our answer an outbox row (Accept or Reject, like a
+// Follow's), and a QuoteAuthorization is what an Accept's `result` names —
+// <the Accept's id>/authorization. It stands while every record it rests on does: the Accept,
+// the QuoteRequest (not undone, not deleted — a Delete of its actor marks it too), the quoted
+// post (not deleted by the author), and the quoting post (no Delete of it by its author received,
+// its stored copy not deleted). Otherwise it is gone (410), as the FEP's revocation makes it.
+// Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization.
+import { and, eq, isNull } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { inbox, outbox, type OutboxObject } from '../../../db/schema';
+import { idOf, isObject, str, typeOf, type Json } from './ap';
+import type { LocalActor } from './identity';
+import { findActivityAbout, findInbox } from './process/store';
+
+const AS = 'https://www.w3.org/ns/activitystreams';
+
+/** The context of our Accept and Reject of a QuoteRequest (FEP-044f's examples, Mastodon 4.5's
+ * ContextHelper :quote_requests). */
+export const QUOTE_REQUEST_CONTEXT = [AS, { QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest' }];
+
+/** The context of a QuoteAuthorization: the FEP's type and GoToSocial's two terms (Mastodon 4.5's
+ * ContextHelper :quote_authorizations, with the FEP's `@type: @id` so JSON-LD readers see ids). */
+export const QUOTE_AUTHORIZATION_CONTEXT = [
+  AS,
+  {
+    QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
+    gts: 'https://gotosocial.org/ns#',
+    interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
+    interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
+  },
+];
+
+/** Where the authorization an Accept grants is served. */
+export const authorizationUrl = (local: LocalActor, acceptPublicId: string): string => `${local.objectUrl(acceptPublicId)}/authorization`;
+
+/** What our answer says it answers: the request, its actor, the quoted post and the quoting one. */
+export interface QuoteRequestRef {
+  id: string;
+  actor: string;
+  quoted: string;
+  quoting: string;
+}
+
+/**
+ * Accept (with the authorization as `result`) or Reject of a QuoteRequest, to its actor. The
+ * request is embedded with its id: Mastodon looks it up by id (its activity_uri), else reads
+ * the embedded `object` and `instrument` (activity/accept.rb accept_embedded_quote_request).
+ */
+export function toQuoteAnswer(kind: 'Accept' | 'Reject', local: LocalActor, request: QuoteRequestRef, stampUrl?: string): Json {
+  return {
+    '@context': QUOTE_REQUEST_CONTEXT,
+    type: kind,
+    actor: local.id,
+    to: [request.actor],
+    object: { id: request.id, type: 'QuoteRequest', actor: request.actor, object: request.quoted, instrument: request.quoting },
+    ...(kind === 'Accept' && stampUrl ? { result: stampUrl } : {}),
+  };
+}
+
+/** The request an answer of ours embeds, read back from its stored object. */
+export function answeredRequest(answer: Pick<OutboxObject, 'apObject'>): QuoteRequestRef | null {
+  const object = (answer.apObject as Json).object;
+  if (!isObject(object) || typeOf(object) !== 'QuoteRequest') return null;
+  const [id, actor, quoted, quoting] = [str(object.id), str(object.actor), str(object.object), str(object.instrument)];
+  return id && actor && quoted && quoting ? { id, actor, quoted, quoting } : null;
+}
+
+/** The QuoteAuthorization an Accept of ours grants. It names the quoting post, never embeds it
+ * (FEP-044f: no leak of what the stamp is about). */
+export function toQuoteAuthorization(local: LocalActor, accept: OutboxObject, request: QuoteRequestRef): Json {
+  return {
+    '@context': QUOTE_AUTHORIZATION_CONTEXT,
+    id: authorizationUrl(local, accept.publicId),
+    type: 'QuoteAuthorization',
+    attributedTo: local.id,
+    interactingObject: request.quoting,
+    interactionTarget: request.quoted,
+  };
+}
+
+export type AuthorizationLookup =
+  | { status: 'live'; accept: OutboxObject; request: QuoteRequestRef }
+  | { status: 'gone'; accept: OutboxObject; request: QuoteRequestRef; reason: string }
+  | { status: 'none' };
+
+/** The Accept that minted the authorization at /o/<publicId>/authorization, if there is one
+ * (a later Accept that repeats an existing authorization for a repeated request mints none). */
+function mintingAccept(db: DbOrTx, local: LocalActor, publicId: string): { accept: OutboxObject; request: QuoteRequestRef } | null {
+  const accept = db.select().from(outbox).where(eq(outbox.apId, local.objectUrl(publicId))).get();
+  if (accept === undefined || accept.apType !== 'Accept') return null;
+  const request = answeredRequest(accept);
+  if (request === null || idOf((accept.apObject as Json).result) !== authorizationUrl(local, publicId)) return null;
+  return { accept, request };
+}
+
+/** The authorization served at /o/<publicId>/authorization: live, gone (with why), or none. */
+export function findQuoteAuthorization(db: DbOrTx, local: LocalActor, publicId: string): AuthorizationLookup {
+  const minted = mintingAccept(db, local, publicId);
+  if (minted === null) return { status: 'none' };
+  const reason = revocationOf(db, minted.accept, minted.request);
+  return reason === null ? { status: 'live', ...minted } : { status: 'gone', ...minted, reason };
+}
+
+/** Why an authorization no longer stands, or null while it does. */
+function revocationOf(db: DbOrTx, accept: OutboxObject, request: QuoteRequestRef): string | null {
+  if (accept.isDeleted || accept.undoneByOutboxObjectId !== null) return 'the approval was withdrawn';
+  const asked = accept.relatesToInboxObjectId === null ? undefined : db.select().from(inbox).where(eq(inbox.id, accept.relatesToInboxObjectId)).get();
+  if (asked === undefined || asked.undoneByInboxObjectId !== null) return 'the quote request was withdrawn';
+  if (asked.isDeleted) return 'the quote request was deleted (or its author)';
+  const quoted = accept.relatesToOutboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, accept.relatesToOutboxObjectId)).get();
+  if (quoted === undefined || quoted.isDeleted) return 'the quoted post was deleted';
+  if (findActivityAbout(db, 'Delete', asked.apActorId, request.quoting) !== undefined) return 'the quoting post was deleted';
+  if (findInbox(db, request.quoting)?.isDeleted === true) return 'the quoting post was deleted';
+  return null;
+}
+
+/** The authorization already standing for this quote (the same actor, quoting post and post of
+ * ours): a repeated request is answered with it rather than a second one. */
+export function standingAuthorization(db: DbOrTx, local: LocalActor, post: OutboxObject, request: Pick<QuoteRequestRef, 'actor' | 'quoting'>): string | null {
+  const accepts = db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.relatesToOutboxObjectId, post.id), eq(outbox.apType, 'Accept'), eq(outbox.isDeleted, false), isNull(outbox.undoneByOutboxObjectId)))
+    .all();
+  for (const accept of accepts) {
+    const answered = answeredRequest(accept);
+    if (answered === null || answered.actor !== request.actor || answered.quoting !== request.quoting) continue;
+    if (idOf((accept.apObject as Json).result) !== authorizationUrl(local, accept.publicId)) continue;
+    if (revocationOf(db, accept, answered) === null) return authorizationUrl(local, accept.publicId);
+  }
+  return null;
+}
+
