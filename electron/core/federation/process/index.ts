@@ -37,6 +37,7 @@ import { onFlagged } from './flag';
 import { activityIdOf, syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
+import { onReacted, REACTION_TYPES } from './react';
 import { findInbox, persistActivity } from './store';
 import { onUndone } from './undo';
 import { onUpdated } from './update';
@@ -138,6 +139,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
     case 'Flag':
       return onFlagged(deps, received);
     default:
+      if (REACTION_TYPES.has(type)) return onReacted(deps, received);
       return onOtherActivity(deps, received);
   }
 }
@@ -148,7 +150,7 @@ const ldDeps = (deps: ProcessDeps) => ({
   keyCache: deps.fed.keyCache,
 });
 
-/** Anything else (EmojiReact, Add, …): stored as an inbox row, linked to our
+/** Anything else (Add, View, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
 async function onOtherActivity(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   return deps.db.transaction((tx) => {
