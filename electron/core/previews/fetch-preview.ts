@@ -21,7 +21,10 @@ export type PreviewOutcome =
   | { kind: 'none'; reason: string }
   /** No answer came (no network, a time-out, a refused or reset connection, a name that did not
    * resolve — what a laptop going offline looks like before the watch says so): another try later. */
-  | { kind: 'retry'; reason: string };
+  | { kind: 'retry'; reason: string }
+  /** The network in between answered, not the site: 511 Network Authentication Required, which
+   * captive portals send for every page (RFC 6585 §6). Says nothing of the page: another try later. */
+  | { kind: 'network'; reason: string };
 
 /** Refused by Tern's own rules (a private address, another scheme, a redirect loop): no try
  * would do better. */
@@ -75,6 +78,7 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
     const reason = `${new URL(url).host} answered HTTP ${response.status}`;
+    if (response.status === 511) return { kind: 'network', reason: `${reason} (the network asks to sign in)` };
     // Busy or failing for now (a link that spreads brings many readers at once): another try.
     return response.status === 429 || response.status >= 500 ? { kind: 'retry', reason } : { kind: 'none', reason };
   }

@@ -18,6 +18,13 @@
 //    resolve) or a busy one (429, 5xx) leaves the post for another look a minute later, then
 //    ten, MAX_TRIES in all; an answer that gives no preview (404, not HTML, no title) or an
 //    address Tern refuses is final: no preview.
+//  * A failure spends one of a post's tries only when the network is seen to work: a page that
+//    gave a preview earlier in the session (another one, a "control") gives it again when
+//    fetched now. Otherwise the network in between is at fault — a captive portal (its 511, or
+//    the TLS errors of every https page behind it), a router that lets nothing through while
+//    the machine says it is online — and the post waits (1, 10, then 60 minutes) with its tries
+//    kept; so does a post when nothing has shown the network working yet this session. One
+//    control fetch at most per look, and once it fails the look's other posts wait unfetched.
 //  * Pages are fetched through the app's one outbound client (SSRF guard at connect time);
 //    their heads are parsed on the page reader's worker (fetch-preview.ts). A page linked from
 //    many posts is fetched once an hour at most (a small cache by URL).
@@ -43,6 +50,10 @@ export const OUTBOX_START_WINDOW = 200;
 const CONTENT_CHARS = 64 * 1024;
 const MAX_TRIES = 3;
 const RETRY_MS = 60_000;
+/** Waits after a failure, in RETRY_MS, by the number of looks that failed (the last one repeats). */
+const BACKOFF = [1, 10, 60];
+/** Pages that gave a preview, kept to check the network with (each of another host). */
+const CONTROLS = 4;
 const CONCURRENCY = 3;
 const CACHE_MAX = 500;
 const CACHE_MS = 60 * 60_000;
@@ -147,8 +158,15 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
   /** Posts to look at by id, below the floor: the author's posts written or edited since the
    * last look, and posts of either table waiting for the network. */
   const byId: Record<Table, Set<number>> = { outbox: new Set(), inbox: new Set() };
-  /** Posts whose links got no answer: their tries, and when to try again (1 min, then 10). */
-  const waiting = new Map<string, { tries: number; notBefore: number }>();
+  /** Posts whose links got no answer: their tries (failures counted against the post), their
+   * looks that failed in all (the network's included), and when to try again. */
+  const waiting = new Map<string, { tries: number; failed: number; notBefore: number }>();
+  /** Recent pages that gave a preview (one per host, newest last): the network's controls. */
+  const controls: { url: string; host: string; title: string }[] = [];
+  /** This look's verdict on the network, once a failure asked for one (null: not asked yet). */
+  let networkCheck: Promise<boolean> | null = null;
+  /** The network failed this look: the posts not fetched yet wait for the next one. */
+  let networkDown = false;
   /** Posts whose look failed inside Tern (a write refused): not looked at again this session. */
   const broken = new Set<string>();
   const cache = new Map<string, { outcome: PreviewOutcome; at: number }>();
@@ -175,13 +193,39 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     } catch (error) {
       outcome = signal.aborted ? { kind: 'retry', reason: 'stopped' } : { kind: 'none', reason: (error as Error)?.message ?? String(error) };
     }
+    if (outcome.kind === 'preview') keepControl(url, outcome.preview.title);
     // Only answers are kept: a fetch that got none is tried again.
-    if (outcome.kind !== 'retry') {
+    if (outcome.kind !== 'retry' && outcome.kind !== 'network') {
       cache.delete(url);
       cache.set(url, { outcome, at: now });
       if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
     }
     return outcome;
+  }
+
+  /** Keeps a page that gave a preview as a control — unless another host's page has the same
+   * title: one page answering for many sites is a portal's login page, no proof of the network. */
+  function keepControl(url: string, title: string): void {
+    const host = new URL(url).host;
+    const sameTitle = controls.some((c) => c.host !== host && c.title === title);
+    for (let i = controls.length - 1; i >= 0; i--) if (controls[i]!.host === host || controls[i]!.title === title) controls.splice(i, 1);
+    if (sameTitle) return;
+    controls.push({ url, host, title });
+    if (controls.length > CONTROLS) controls.shift();
+  }
+
+  /** Whether the network works now: a control page of another host than `failed`'s gives the
+   * same preview again (at most two are fetched). Asked once a look. */
+  function networkWorks(failed: string, signal: AbortSignal): Promise<boolean> {
+    networkCheck ??= (async () => {
+      const host = new URL(failed).host;
+      for (const control of controls.filter((c) => c.host !== host).reverse().slice(0, 2)) {
+        const outcome = await fetchPreview(control.url, signal).catch(() => null);
+        if (outcome?.kind === 'preview' && outcome.preview.title === control.title) return true;
+      }
+      return false;
+    })();
+    return networkCheck;
   }
 
   /** Looks at one post: true when done (its previews written, or an edit came first), false
@@ -199,13 +243,19 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     for (const url of previewLinks(object, origin)) {
       const outcome = await previewOf(url, signal);
       if (signal.aborted) return false;
-      if (outcome.kind === 'retry') {
-        const tries = (waiting.get(key)?.tries ?? 0) + 1;
-        if (tries < MAX_TRIES) {
-          waiting.set(key, { tries, notBefore: clock().getTime() + retryMs * (tries === 1 ? 1 : 10) });
+      if (outcome.kind === 'retry' || outcome.kind === 'network') {
+        // The page's own failure only when the network is seen to work (a 511 is the network's).
+        const own = outcome.kind === 'retry' && (await networkWorks(url, signal));
+        if (signal.aborted) return false;
+        if (!own) networkDown = true;
+        const before = waiting.get(key) ?? { tries: 0, failed: 0, notBefore: 0 };
+        const entry = { tries: before.tries + (own ? 1 : 0), failed: before.failed + 1, notBefore: 0 };
+        if (entry.tries < MAX_TRIES) {
+          entry.notBefore = clock().getTime() + retryMs * BACKOFF[Math.min(entry.failed, BACKOFF.length) - 1]!;
+          waiting.set(key, entry);
           return false;
         }
-        log(`link preview of ${url}: ${outcome.reason}; no preview after ${tries} tries`);
+        log(`link preview of ${url}: ${outcome.reason}; no preview after ${entry.tries} tries`);
       } else if (outcome.kind === 'preview') previews.push(outcome.preview);
     }
     waiting.delete(key);
@@ -234,6 +284,11 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       Array.from({ length: Math.min(CONCURRENCY, due.length) }, async () => {
         while (next < due.length && !signal.aborted) {
           const row = due[next++]!;
+          // The network failed this look: the rest wait for the next one, unfetched.
+          if (networkDown) {
+            held.add(row.id);
+            continue;
+          }
           try {
             if (!(await one(row, local, signal))) held.add(row.id);
           } catch (error) {
@@ -291,6 +346,8 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     const local = deps.identity();
     if (!running || local === null || !deps.connectivity.isOnline()) return;
     const signal = aborter.signal;
+    networkCheck = null;
+    networkDown = false;
     for (const table of ['outbox', 'inbox'] as const) {
       if (signal.aborted) break;
       if (byId[table].size > 0) await lookById(table, local, signal);
