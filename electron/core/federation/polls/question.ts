@@ -79,6 +79,17 @@ export function pollOf(object: Json): PollShape | null {
   };
 }
 
+/** Whether a new version of a Question asks another question: its options or its kind changed
+ * (an edit, after which its server drops the votes cast — Mastodon's ProcessStatusUpdateService
+ * resets them — so a choice made before no longer stands). New tallies alone change nothing. */
+export function pollChanged(before: Json, after: Json): boolean {
+  const shape = (object: Json) => {
+    const poll = pollOf(object);
+    return poll ? JSON.stringify([poll.kind, poll.options.map((o) => o.name)]) : null;
+  };
+  return shape(before) !== shape(after);
+}
+
 /** Whether a poll takes no more votes at `now`: closed, or past its end time. */
 export function isClosed(poll: Pick<PollShape, 'closed' | 'endTime'>, now: Date): boolean {
   return poll.closed !== null || (poll.endTime !== null && Date.parse(poll.endTime) <= now.getTime());
