@@ -16,7 +16,8 @@ export const PREVIEW_MAX_BYTES = 512 * 1024;
 export const PREVIEW_TIMEOUT_MS = 8_000;
 
 export type PreviewOutcome =
-  | { kind: 'preview'; preview: LinkPreview }
+  /** `page`: the address the preview was read at, after redirects. */
+  | { kind: 'preview'; preview: LinkPreview; page: string }
   /** The page has no preview to give (not HTML, no title, an error status, refused): for good. */
   | { kind: 'none'; reason: string }
   /** No answer came (no network, a time-out, a refused or reset connection, a name that did not
@@ -98,5 +99,5 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   const html = pageText(bytes, type);
   const reading = await readPreviewPage(html, response.url || url, url);
   if (!reading.ok) return { kind: 'none', reason: reading.reason };
-  return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview };
+  return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview, page: response.url || url };
 }

@@ -348,6 +348,36 @@ describe('link previews on a network that does not let pages through', () => {
     }
   });
 
+  it('a portal that answers every site with its login page (200) gives no post that page as its preview; let through, each gets its own', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    // A hijacking portal: whatever was asked for, its login page (with the address asked for in its query).
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    let captive = false;
+    const runner = runnerBehind((url) => (captive ? `${portal.origin}/login?continue=${encodeURIComponent(url)}` : null), 10);
+    runner.start();
+    const { sites, posts, close } = await threeSites();
+    try {
+      // A page seen working first (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      captive = true;
+      for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(posts.length);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await runner.idle();
+      for (const p of posts) expect(ogMetaOf(p.id) ?? '', 'no login page as a preview').not.toContain('Sign in');
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
+      expect(sites.every((s) => s.seen.length === 1)).toBe(true);
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
   it('a page that fails on its own, while other sites answer, spends its tries: no preview after the last', async () => {
     pages['/guide'] = [200, 'text/html', OG_PAGE];
     const closed = await startServer((_req, res) => res.end());
