@@ -180,8 +180,9 @@ describe('other activities', () => {
     const post = rig.ourPost('5b8a1c2d3e4f');
     const lain = String(remotes.fixture('pleroma-emojireact.json').actor);
     const react = (n: number, extra: Json, object = OUR_POST): Json => ({ id: `${lain}/reactions/${n}`, type: 'EmojiReact', actor: lain, object, ...extra });
-    const shellTag = { type: 'Emoji', id: null, name: 'shell', icon: { type: 'Image', url: 'https://pleroma.example/emoji/shell.png' } };
-    await rig.receive(react(1, { content: ':shell:', tag: [shellTag] }));
+    // Akkoma names the Emoji without colons; Misskey's shortcodes may hold a dot.
+    const shellTag = { type: 'Emoji', id: null, name: 'shell.v2', icon: { type: 'Image', url: 'https://pleroma.example/emoji/shell.png' } };
+    await rig.receive(react(1, { content: ':shell.v2:', tag: [shellTag] }));
     await rig.receive(react(2, { content: '~' }));
     await rig.receive(react(3, { content: '<b>not</b> an emoji at all' }));
     await rig.receive(react(4, { content: ':nosuchtag:' }));

@@ -15,7 +15,8 @@ import { findInbox, findOutbox, hasNotification, notify, persistActivity } from 
 /** `EmojiReaction`: the name a few Misskey forks used for the same activity. */
 export const REACTION_TYPES: ReadonlySet<string> = new Set(['EmojiReact', 'EmojiReaction']);
 
-const SHORTCODE = /^:([\w+-]{1,100}):$/u;
+// The characters custom-emoji.ts reads in a shortcode.
+const SHORTCODE = /^:([\w.+-]{1,64}):$/u;
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 // One pictographic character (with its skin tone, ZWJ sequence and variation selectors), a flag
 // (two regional indicators) or a keycap (#️⃣, 1️⃣).
