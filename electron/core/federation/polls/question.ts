@@ -54,7 +54,9 @@ function count(value: unknown): number | null {
 
 /** The poll of a Question, or null when the object carries no options. */
 export function pollOf(object: Json): PollShape | null {
-  const kind: PollKind | null = Array.isArray(object.oneOf) ? 'oneOf' : Array.isArray(object.anyOf) ? 'anyOf' : null;
+  // The list that has options: a lone option comes as an object (compacted JSON-LD), and an
+  // empty list of the other kind beside it says nothing.
+  const kind: PollKind | null = asArray(object.oneOf).length > 0 ? 'oneOf' : asArray(object.anyOf).length > 0 ? 'anyOf' : null;
   if (kind === null) return null;
   const options: PollShape['options'] = [];
   const seen = new Set<string>();
