@@ -162,20 +162,23 @@ export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | nul
     .get();
 }
 
-/** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). */
-export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { refresh?: boolean } = {}): Promise<Actor> {
+/** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). With
+ * `fresh`, always fetched from its server now, and a failure is thrown — never the cached copy
+ * instead (for checks the actor's present word must answer: a Move's alias). */
+export async function getOrFetchActor(deps: ActorDeps, apId: string, options: { refresh?: boolean; fresh?: boolean } = {}): Promise<Actor> {
   const url = httpUrl(apId);
   if (!url) throw new NotFoundError(`“${apId}” is not an actor URL.`);
   const cached = findActor(deps.db, apId);
   const stale = cached && deps.clock().getTime() - cached.updatedAt.getTime() > ACTOR_REFRESH_MS;
-  if (cached && !stale && !options.refresh) return cached;
+  const refresh = options.refresh === true || options.fresh === true;
+  if (cached && !stale && !refresh) return cached;
   try {
-    const doc = options.refresh ? await fetchActorDocument(deps.fed, apId) : await actorDocument(deps, apId);
-    const handle = cached?.handle && !options.refresh ? cached.handle : await handleOf(deps.fed, doc);
+    const doc = refresh ? await fetchActorDocument(deps.fed, apId) : await actorDocument(deps, apId);
+    const handle = cached?.handle && !refresh ? cached.handle : await handleOf(deps.fed, doc);
     return saveActor(deps.db, doc, handle, deps.clock());
   } catch (error) {
     // A stale copy is better than nothing when the remote is down.
-    if (cached && error instanceof UnavailableError) return cached;
+    if (cached && !options.fresh && error instanceof UnavailableError) return cached;
     throw error;
   }
 }

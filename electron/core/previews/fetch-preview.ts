@@ -16,12 +16,16 @@ export const PREVIEW_MAX_BYTES = 512 * 1024;
 export const PREVIEW_TIMEOUT_MS = 8_000;
 
 export type PreviewOutcome =
-  | { kind: 'preview'; preview: LinkPreview }
+  /** `page`: the address the preview was read at, after redirects. */
+  | { kind: 'preview'; preview: LinkPreview; page: string }
   /** The page has no preview to give (not HTML, no title, an error status, refused): for good. */
   | { kind: 'none'; reason: string }
   /** No answer came (no network, a time-out, a refused or reset connection, a name that did not
    * resolve — what a laptop going offline looks like before the watch says so): another try later. */
-  | { kind: 'retry'; reason: string };
+  | { kind: 'retry'; reason: string }
+  /** The network in between answered, not the site: 511 Network Authentication Required, which
+   * captive portals send for every page (RFC 6585 §6). Says nothing of the page: another try later. */
+  | { kind: 'network'; reason: string };
 
 /** Refused by Tern's own rules (a private address, another scheme, a redirect loop): no try
  * would do better. */
@@ -75,6 +79,7 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});
     const reason = `${new URL(url).host} answered HTTP ${response.status}`;
+    if (response.status === 511) return { kind: 'network', reason: `${reason} (the network asks to sign in)` };
     // Busy or failing for now (a link that spreads brings many readers at once): another try.
     return response.status === 429 || response.status >= 500 ? { kind: 'retry', reason } : { kind: 'none', reason };
   }
@@ -94,5 +99,5 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   const html = pageText(bytes, type);
   const reading = await readPreviewPage(html, response.url || url, url);
   if (!reading.ok) return { kind: 'none', reason: reading.reason };
-  return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview };
+  return reading.preview === null ? { kind: 'none', reason: 'the page names no title' } : { kind: 'preview', preview: reading.preview, page: response.url || url };
 }

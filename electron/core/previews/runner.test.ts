@@ -239,6 +239,164 @@ describe('link previews of the author’s posts', () => {
   });
 });
 
+describe('link previews on a network that does not let pages through', () => {
+  /** Three sites, each with a page of its own title, and a post of the author's linking to each. */
+  async function threeSites() {
+    const sites = await Promise.all(
+      ['First', 'Second', 'Third'].map((title) => startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<head><title>${title} site</title></head>`))),
+    );
+    const posts = [];
+    for (const site of sites) posts.push(await core.services.author.createPost({ content: `See ${site.origin}/page`, visibility: 'PUBLIC' }));
+    return { sites, posts, close: () => Promise.all(sites.map((s) => s.close())) };
+  }
+  /** A runner whose every request goes to `to()` instead while it returns a URL: the network in
+   * between (a captive portal, a broken router), not the sites, answers. */
+  const runnerBehind = (to: (url: string) => string | null, retryMs = 30) => {
+    const fetch: typeof core.fed.client.fetch = (input, init) => {
+      const diverted = to(String(input));
+      return core.fed.client.fetch(diverted ?? input, init);
+    };
+    return createPreviewRunner({ sqlite: core.sqlite, client: { fetch }, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs });
+  };
+
+  it('behind a captive portal (511 and its login page for every site) no post spends its tries; let through, every post gets its preview', async () => {
+    const portal = await startServer((_req, res) => res.writeHead(511, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    const { posts, close } = await threeSites();
+    let captive = true;
+    const runner = runnerBehind((url) => (captive ? `${portal.origin}${new URL(url).pathname}?from=${new URL(url).host}` : null));
+    runner.start();
+    try {
+      // More looks at each post than a post has tries (3).
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(4 * posts.length);
+      await runner.idle();
+      for (const p of posts) expect(ogMetaOf(p.id)).toBeNull();
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => ogMetaOf(p.id)).every((m) => m !== null), { timeout: 10_000 }).toBe(true);
+      expect(posts.map((p) => JSON.parse(ogMetaOf(p.id)!)[0]?.title)).toEqual(['First site', 'Second site', 'Third site']);
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
+  it('when no site answers (a network that refuses every connection while the machine says online), posts keep their tries; a page that answered before shows it is the network', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const closed = await startServer((_req, res) => res.end());
+    const deadPort = closed.port;
+    await closed.close();
+    let broken = false;
+    const runner = runnerBehind((url) => (broken ? `http://127.0.0.1:${deadPort}${new URL(url).pathname}` : null));
+    runner.start();
+    try {
+      // A page seen working (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id)).not.toBeNull();
+      broken = true;
+      const { posts, sites, close } = await threeSites();
+      try {
+        for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+        // Long enough for three looks at each post (30 ms, then 300 ms).
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await runner.idle();
+        for (const p of posts) expect(ogMetaOf(p.id)).toBeNull();
+        expect(sites.every((s) => s.seen.length === 0)).toBe(true);
+        broken = false;
+        runner.wake();
+        await expect.poll(() => posts.map((p) => ogMetaOf(p.id)).every((m) => m !== null), { timeout: 10_000 }).toBe(true);
+        expect(posts.map((p) => JSON.parse(ogMetaOf(p.id)!)[0]?.title)).toEqual(['First site', 'Second site', 'Third site']);
+      } finally {
+        await close();
+      }
+    } finally {
+      await runner.stop();
+    }
+  });
+
+  it('a login page that answers for several sites is no proof that the network works: a post whose page gets no answer keeps its tries', async () => {
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    const closed = await startServer((_req, res) => res.end());
+    const deadPort = closed.port;
+    await closed.close();
+    const { sites, posts, close } = await threeSites();
+    let captive = true;
+    // The first two sites' pages are answered by the portal; the third's connection fails (as an
+    // https page does behind one, its certificate not the site's).
+    const runner = runnerBehind((url) => {
+      if (!captive) return null;
+      const { host, pathname } = new URL(url);
+      return host === new URL(sites[2]!.origin).host ? `http://127.0.0.1:${deadPort}${pathname}` : `${portal.origin}${pathname}`;
+    }, 10);
+    runner.start();
+    try {
+      // The portal's page is taken for the first two sites' (nothing tells it apart yet) …
+      await expect.poll(() => ogMetaOf(posts[1]!.id), { timeout: 10_000 }).not.toBeNull();
+      // … then long enough for four looks at the third post (10, 100 and 600 ms apart).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await runner.idle();
+      expect(ogMetaOf(posts[2]!.id)).toBeNull();
+      captive = false;
+      runner.wake();
+      await expect.poll(() => ogMetaOf(posts[2]!.id), { timeout: 10_000 }).not.toBeNull();
+      expect(JSON.parse(ogMetaOf(posts[2]!.id)!)[0]?.title).toBe('Third site');
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
+  it('a portal that answers every site with its login page (200) gives no post that page as its preview; let through, each gets its own', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    // A hijacking portal: whatever was asked for, its login page (with the address asked for in its query).
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    let captive = false;
+    const runner = runnerBehind((url) => (captive ? `${portal.origin}/login?continue=${encodeURIComponent(url)}` : null), 10);
+    runner.start();
+    const { sites, posts, close } = await threeSites();
+    try {
+      // A page seen working first (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      captive = true;
+      for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(posts.length);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await runner.idle();
+      for (const p of posts) expect(ogMetaOf(p.id) ?? '', 'no login page as a preview').not.toContain('Sign in');
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
+      expect(sites.every((s) => s.seen.length === 1)).toBe(true);
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
+  it('a page that fails on its own, while other sites answer, spends its tries: no preview after the last', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const closed = await startServer((_req, res) => res.end());
+    const deadPort = closed.port;
+    await closed.close();
+    const runner = runnerBehind(() => null);
+    runner.start();
+    try {
+      const good = await core.services.author.createPost({ content: `Good ${link('/guide')}`, visibility: 'PUBLIC' });
+      const dead = await core.services.author.createPost({ content: `Dead http://127.0.0.1:${deadPort}/page`, visibility: 'PUBLIC' });
+      for (const p of [good, dead]) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => ogMetaOf(dead.id), { timeout: 10_000 }).toBe('[]');
+      expect(JSON.parse(ogMetaOf(good.id)!)[0].title).toBe('The Tern field guide');
+    } finally {
+      await runner.stop();
+    }
+  });
+});
+
 describe('link previews of received posts', () => {
   const remotePost = (name: string, path: string, followed: boolean, now = new Date()): number =>
     storeRemotePost(core, name, { content: `<p>Look <a href="${link(path)}">here</a></p>` }, { followed, now }).id;

@@ -18,6 +18,16 @@
 //    resolve) or a busy one (429, 5xx) leaves the post for another look a minute later, then
 //    ten, MAX_TRIES in all; an answer that gives no preview (404, not HTML, no title) or an
 //    address Tern refuses is final: no preview.
+//  * A failure spends one of a post's tries only when the network is seen to work (network-
+//    judge.ts: a page that gave a preview earlier gives it again now). Otherwise the network in
+//    between is at fault — a captive portal (its 511, or the TLS errors of every https page
+//    behind it), a router that lets nothing through while the machine says it is online — and
+//    the post waits (1, 10, then 60 minutes) with its tries kept; so does a post when nothing
+//    has shown the network working yet this session. Once the network failed in a look, the
+//    look's other posts wait unfetched.
+//  * A portal that answers every site with its login page (200, a title) looks like a preview;
+//    once network-judge.ts tells it for one, no post keeps it (those that took it before are
+//    looked at again) and the posts wait as above.
 //  * Pages are fetched through the app's one outbound client (SSRF guard at connect time);
 //    their heads are parsed on the page reader's worker (fetch-preview.ts). A page linked from
 //    many posts is fetched once an hour at most (a small cache by URL).
@@ -30,6 +40,7 @@ import type { LocalActor } from '../federation/identity';
 import { POST_OBJECT_TYPES } from '../federation/objects';
 import { externalPages } from '../webmention/send';
 import { fetchLinkPreview, type PreviewOutcome } from './fetch-preview';
+import { createNetworkJudge, saying } from './network-judge';
 import type { LinkPreview } from './opengraph';
 
 /** Links of one post that are fetched for previews, first first. */
@@ -43,6 +54,10 @@ export const OUTBOX_START_WINDOW = 200;
 const CONTENT_CHARS = 64 * 1024;
 const MAX_TRIES = 3;
 const RETRY_MS = 60_000;
+/** Waits after a failure, in RETRY_MS, by the number of looks that failed (the last one repeats). */
+const BACKOFF = [1, 10, 60];
+/** Previews written, remembered to take a portal's page back from the posts that took it. */
+const WRITTEN_MAX = 200;
 const CONCURRENCY = 3;
 const CACHE_MAX = 500;
 const CACHE_MS = 60 * 60_000;
@@ -133,6 +148,11 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       outbox: sqlite.prepare<[string, number, string]>('UPDATE outbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL AND ap_object = ?'),
       inbox: sqlite.prepare<[string, number, string]>('UPDATE inbox SET og_meta = ? WHERE id = ? AND og_meta IS NULL AND ap_object = ?'),
     },
+    // A portal's page taken back: only over what the runner wrote (an edit meanwhile wins).
+    clear: {
+      outbox: sqlite.prepare<[number, string]>('UPDATE outbox SET og_meta = NULL WHERE id = ? AND og_meta = ?'),
+      inbox: sqlite.prepare<[number, string]>('UPDATE inbox SET og_meta = NULL WHERE id = ? AND og_meta = ?'),
+    },
   };
 
   let running = false;
@@ -147,8 +167,15 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
   /** Posts to look at by id, below the floor: the author's posts written or edited since the
    * last look, and posts of either table waiting for the network. */
   const byId: Record<Table, Set<number>> = { outbox: new Set(), inbox: new Set() };
-  /** Posts whose links got no answer: their tries, and when to try again (1 min, then 10). */
-  const waiting = new Map<string, { tries: number; notBefore: number }>();
+  /** Posts whose links got no answer: their tries (failures counted against the post), their
+   * looks that failed in all (the network's included), and when to try again. */
+  const waiting = new Map<string, { tries: number; failed: number; notBefore: number }>();
+  /** Whether the network or the page failed (controls, portal pages). */
+  const judge = createNetworkJudge(fetchPreview);
+  /** The network failed this look: the posts not fetched yet wait for the next one. */
+  let networkDown = false;
+  /** Previews written this session, newest last. */
+  const written: { saying: string; table: Table; id: number; ogMeta: string }[] = [];
   /** Posts whose look failed inside Tern (a write refused): not looked at again this session. */
   const broken = new Set<string>();
   const cache = new Map<string, { outcome: PreviewOutcome; at: number }>();
@@ -175,13 +202,39 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     } catch (error) {
       outcome = signal.aborted ? { kind: 'retry', reason: 'stopped' } : { kind: 'none', reason: (error as Error)?.message ?? String(error) };
     }
+    if (outcome.kind === 'preview') judge.answered(url, outcome);
     // Only answers are kept: a fetch that got none is tried again.
-    if (outcome.kind !== 'retry') {
+    if (outcome.kind !== 'retry' && outcome.kind !== 'network') {
       cache.delete(url);
       cache.set(url, { outcome, at: now });
       if (cache.size > CACHE_MAX) cache.delete(cache.keys().next().value!);
     }
     return outcome;
+  }
+
+  /** A portal's page found: no post keeps it (those that took it are looked at again), and no
+   * link's cached answer is it. */
+  function takeBack(preview: LinkPreview): void {
+    judge.portalFound(preview);
+    const key = saying(preview);
+    for (let i = written.length - 1; i >= 0; i--) {
+      const w = written[i]!;
+      if (w.saying !== key) continue;
+      written.splice(i, 1);
+      if (q.clear[w.table].run(w.id, w.ogMeta).changes > 0) byId[w.table].add(w.id);
+    }
+    for (const [url, hit] of cache) if (hit.outcome.kind === 'preview' && saying(hit.outcome.preview) === key) cache.delete(url);
+  }
+
+  /** Counts a failed look at a post (`own`: against its tries); true when it is to be looked at
+   * again (1, 10, then 60 retry periods later), false when its tries are spent. */
+  function waitsAgain(key: string, own: boolean): boolean {
+    const before = waiting.get(key) ?? { tries: 0, failed: 0, notBefore: 0 };
+    const tries = before.tries + (own ? 1 : 0);
+    const failed = before.failed + 1;
+    if (tries >= MAX_TRIES) return false;
+    waiting.set(key, { tries, failed, notBefore: clock().getTime() + retryMs * BACKOFF[Math.min(failed, BACKOFF.length) - 1]! });
+    return true;
   }
 
   /** Looks at one post: true when done (its previews written, or an edit came first), false
@@ -199,17 +252,34 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     for (const url of previewLinks(object, origin)) {
       const outcome = await previewOf(url, signal);
       if (signal.aborted) return false;
-      if (outcome.kind === 'retry') {
-        const tries = (waiting.get(key)?.tries ?? 0) + 1;
-        if (tries < MAX_TRIES) {
-          waiting.set(key, { tries, notBefore: clock().getTime() + retryMs * (tries === 1 ? 1 : 10) });
+      if (outcome.kind === 'retry' || outcome.kind === 'network') {
+        // The page's own failure only when the network is seen to work (a 511 is the network's).
+        const own = outcome.kind === 'retry' && (await judge.networkWorks(url, signal));
+        if (signal.aborted) return false;
+        if (!own) networkDown = true;
+        if (waitsAgain(key, own)) return false;
+        log(`link preview of ${url}: ${outcome.reason}; no preview after ${MAX_TRIES} tries`);
+      } else if (outcome.kind === 'preview') {
+        const suspect = judge.portalLike(outcome.preview);
+        const works = suspect && (await judge.networkWorks(url, signal));
+        if (signal.aborted) return false;
+        if (suspect && !works) {
+          // A portal's login page: taken back from every post, this one waits as for the network.
+          takeBack(outcome.preview);
+          networkDown = true;
+          waitsAgain(key, false);
           return false;
         }
-        log(`link preview of ${url}: ${outcome.reason}; no preview after ${tries} tries`);
-      } else if (outcome.kind === 'preview') previews.push(outcome.preview);
+        previews.push(outcome.preview);
+      }
     }
     waiting.delete(key);
-    const { changes } = q.write[row.table].run(JSON.stringify(previews), row.id, row.ap_object);
+    const ogMeta = JSON.stringify(previews);
+    const { changes } = q.write[row.table].run(ogMeta, row.id, row.ap_object);
+    if (changes > 0) {
+      for (const preview of previews) written.push({ saying: saying(preview), table: row.table, id: row.id, ogMeta });
+      if (written.length > WRITTEN_MAX) written.splice(0, written.length - WRITTEN_MAX);
+    }
     // Changed meanwhile (an Update of a received post): looked at again as it is now. (An edit
     // of the author's own comes back by wake(id).)
     if (changes === 0 && row.table === 'inbox') byId.inbox.add(row.id);
@@ -234,6 +304,11 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       Array.from({ length: Math.min(CONCURRENCY, due.length) }, async () => {
         while (next < due.length && !signal.aborted) {
           const row = due[next++]!;
+          // The network failed this look: the rest wait for the next one, unfetched.
+          if (networkDown) {
+            held.add(row.id);
+            continue;
+          }
           try {
             if (!(await one(row, local, signal))) held.add(row.id);
           } catch (error) {
@@ -291,6 +366,8 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     const local = deps.identity();
     if (!running || local === null || !deps.connectivity.isOnline()) return;
     const signal = aborter.signal;
+    judge.reset();
+    networkDown = false;
     for (const table of ['outbox', 'inbox'] as const) {
       if (signal.aborted) break;
       if (byId[table].size > 0) await lookById(table, local, signal);

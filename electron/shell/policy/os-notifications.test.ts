@@ -25,6 +25,17 @@ describe('OS notifications for new notifications', () => {
     expect(plan[1]).toMatchObject({ body: 'Ana followed you', route: '#/notifications' });
   });
 
+  it('an emoji reaction (a LIKE on an EmojiReact, or on a Misskey Like carrying one) says which emoji; a plain Like says liked', () => {
+    // (Its Undo marks the reaction deleted, which then has no excerpt: UNDO_LIKE keeps its words.)
+    const reaction = (apType: string, excerpt: string | null) => ({ id: 5, box: 'inbox' as const, apId: 'https://a.example/r/1', apType, excerpt, isDeleted: false });
+    const body = (partial: Partial<NotificationItem>) => planOsNotifications([item(partial)], {})[0]?.body;
+    expect(body({ inboxObject: reaction('EmojiReact', '🔥') })).toBe('Ana reacted 🔥 to your post: “Hello world”');
+    expect(body({ inboxObject: reaction('Like', ':blobcat_hug:') })).toBe('Ana reacted :blobcat_hug: to your post: “Hello world”');
+    expect(body({ inboxObject: reaction('Like', null) })).toBe('Ana liked your post: “Hello world”');
+    // A Like's content is any text its sender wrote: words are not shown as a reaction.
+    expect(body({ inboxObject: reaction('Like', 'Claim your prize at scam.example') })).toBe('Ana liked your post: “Hello world”');
+  });
+
   it('a poll that ended (a notification with no type on a Question) says so and opens the poll', () => {
     const question = { id: 9, apId: 'https://me.example/o/9', apType: 'Question', excerpt: 'Tea or coffee?', isDeleted: false };
     const [ours] = planOsNotifications([item({ type: null, actor: null, outboxObject: { ...question, box: 'outbox' } })], {});

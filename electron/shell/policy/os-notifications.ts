@@ -35,6 +35,10 @@ const ACTION: Record<NotificationType, string> = {
   DELETED_WEBMENTION: 'removed a mention of your post',
 };
 
+/** A reaction's emoji as an excerpt: a :shortcode:, or a few characters that are no letters,
+ * digits or spaces (a Unicode emoji, with its joiners and modifiers). */
+const REACTION = /^(?::[\w.+-]{1,64}:|[^\p{L}\p{N}\s]{1,16})$/u;
+
 export function isTypeEnabled(prefs: OsNotificationPrefs, type: NotificationType | null): boolean {
   return type === null || prefs[type] !== false;
 }
@@ -55,6 +59,11 @@ export function sentence(item: NotificationItem): string {
     const about = item.detail.posts.length === 0 ? 'you' : item.detail.posts.length === 1 ? 'your post' : 'your posts';
     return `${item.detail.server} forwarded a report about ${about}${item.detail.comment ? `: “${item.detail.comment}”` : ''}`;
   }
+  // A LIKE on an emoji reaction (an EmojiReact, or a Misskey Like that carries its emoji as
+  // content): the reaction's excerpt is its emoji (federation/process/react.ts).
+  // Only what looks like one: a Like's content is the sender's to fill with any text.
+  const emoji = item.type === 'LIKE' ? item.inboxObject?.excerpt : null;
+  if (emoji && REACTION.test(emoji)) return `${who} reacted ${emoji} to your post`;
   return `${who} ${item.type ? ACTION[item.type] : 'sent you a notification'}`;
 }
 

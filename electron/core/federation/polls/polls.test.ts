@@ -367,4 +367,23 @@ describe('voting in someone else’s poll', () => {
     expect(view!.poll!.options[2]).toEqual({ name: 'A phone app', votes: 5 });
     expect(rig.core.db.select().from(inbox).where(eq(inbox.apId, apId)).get()!.votedForAnswers).toEqual(['A phone app']);
   });
+
+  it('an edit of the poll that changes its options (its server drops the votes: Mastodon resets them) lets the author vote again', async () => {
+    rig = await openRig();
+    const apId = await remotePoll();
+    rig.core.services.polls.vote(apId, ['A phone app']);
+    const create = remotes.fixture('mastodon-question.json');
+    const edited: Json = {
+      ...(create.object as Json),
+      endTime,
+      votersCount: 0,
+      oneOf: ['A phone app', 'A smartwatch'].map((name) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: 0 } })),
+    };
+    await rig.receive({ id: `${apId}#updates/2`, type: 'Update', actor: create.actor, to: [PUBLIC], object: edited });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toBeNull();
+    expect(rig.core.services.polls.vote(apId, ['A smartwatch']).poll).toMatchObject({ myVotes: ['A smartwatch'] });
+    // The same options again, with new counts only: the choice stands.
+    await rig.receive({ id: `${apId}#updates/3`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...edited, votersCount: 4 } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A smartwatch']);
+  });
 });

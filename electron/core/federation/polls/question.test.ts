@@ -37,6 +37,13 @@ describe('reading a poll', () => {
     });
   });
 
+  it('reads the list that has the options: an empty oneOf beside anyOf, and a lone option not in a list (compacted JSON-LD)', () => {
+    const both = pollOf({ type: 'Question', oneOf: [], anyOf: [{ name: 'A' }, { name: 'B' }] })!;
+    expect(both).toMatchObject({ kind: 'anyOf', options: [{ name: 'A' }, { name: 'B' }] });
+    expect(pollOf({ type: 'Question', oneOf: { type: 'Note', name: 'Only' } })).toMatchObject({ kind: 'oneOf', options: [{ name: 'Only', votes: null }] });
+    expect(pollOf({ type: 'Question', oneOf: [], anyOf: [] })).toBeNull();
+  });
+
   it('a Question without options, or with an unreadable end, is not (or not timed as) a poll', () => {
     expect(pollOf({ type: 'Question', content: 'Open question?' })).toBeNull();
     expect(pollOf({ type: 'Question', oneOf: [{ name: 'x' }], endTime: 'soon' })!.endTime).toBeNull();

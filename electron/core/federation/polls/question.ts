@@ -54,7 +54,9 @@ function count(value: unknown): number | null {
 
 /** The poll of a Question, or null when the object carries no options. */
 export function pollOf(object: Json): PollShape | null {
-  const kind: PollKind | null = Array.isArray(object.oneOf) ? 'oneOf' : Array.isArray(object.anyOf) ? 'anyOf' : null;
+  // The list that has options: a lone option comes as an object (compacted JSON-LD), and an
+  // empty list of the other kind beside it says nothing.
+  const kind: PollKind | null = asArray(object.oneOf).length > 0 ? 'oneOf' : asArray(object.anyOf).length > 0 ? 'anyOf' : null;
   if (kind === null) return null;
   const options: PollShape['options'] = [];
   const seen = new Set<string>();
@@ -77,6 +79,17 @@ export function pollOf(object: Json): PollShape | null {
     closed,
     hideTotals: object[HIDE_TOTALS_KEY] === true,
   };
+}
+
+/** Whether a new version of a Question asks another question: its options or its kind changed
+ * (an edit, after which its server drops the votes cast — Mastodon's ProcessStatusUpdateService
+ * resets them — so a choice made before no longer stands). New tallies alone change nothing. */
+export function pollChanged(before: Json, after: Json): boolean {
+  const shape = (object: Json) => {
+    const poll = pollOf(object);
+    return poll ? JSON.stringify([poll.kind, poll.options.map((o) => o.name)]) : null;
+  };
+  return shape(before) !== shape(after);
 }
 
 /** Whether a poll takes no more votes at `now`: closed, or past its end time. */

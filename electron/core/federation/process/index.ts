@@ -38,6 +38,7 @@ import { activityIdOf, syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
 import { onQuoteRequested } from './quote-request';
+import { onReacted, REACTION_TYPES } from './react';
 import { findInbox, persistActivity } from './store';
 import { onUndone } from './undo';
 import { onUpdated } from './update';
@@ -141,6 +142,7 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
     case 'QuoteRequest':
       return onQuoteRequested(deps, received);
     default:
+      if (REACTION_TYPES.has(type)) return onReacted(deps, received);
       return onOtherActivity(deps, received);
   }
 }
@@ -151,7 +153,7 @@ const ldDeps = (deps: ProcessDeps) => ({
   keyCache: deps.fed.keyCache,
 });
 
-/** Anything else (EmojiReact, Add, …): stored as an inbox row, linked to our
+/** Anything else (Add, View, …): stored as an inbox row, linked to our
  * object or a stored one when it names one, with no other effect yet. */
 async function onOtherActivity(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   return deps.db.transaction((tx) => {

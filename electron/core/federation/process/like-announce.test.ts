@@ -158,6 +158,42 @@ describe('other activities', () => {
     expect(rig.outboxRow(post.id).likesCount).toBe(0);
   });
 
+  it('a Pleroma EmojiReact of our post notifies LIKE pointing at the reaction (the spec has no reaction type); its Undo, UNDO_LIKE', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    const react = remotes.fixture('pleroma-emojireact.json');
+    await rig.receive(react);
+    const row = rig.inboxRow(String(react.id))!;
+    expect(rig.notificationsOf('LIKE')).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: row.id, actorId: row.actorId })]);
+    // Shown with the emoji it was (the notification's excerpt is the reaction's content).
+    const [shown] = rig.core.services.notifications.list().items;
+    expect(shown).toMatchObject({ type: 'LIKE', inboxObject: { apType: 'EmojiReact', excerpt: '🔥' }, outboxObject: { id: post.id } });
+    // Not a favourite: Pleroma users like and react separately, and Mastodon does not count it.
+    expect(rig.outboxRow(post.id).likesCount).toBe(0);
+
+    await rig.receive(undo(String(react.actor), `${String(react.id)}/undo`, react));
+    expect(rig.notificationsOf('UNDO_LIKE')).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: row.id, actorId: row.actorId })]);
+  });
+
+  it('an EmojiReact with a custom emoji notifies; one without an emoji (Pleroma refuses "~"), or of someone else’s post, does not', async () => {
+    rig = await openRig();
+    const post = rig.ourPost('5b8a1c2d3e4f');
+    const lain = String(remotes.fixture('pleroma-emojireact.json').actor);
+    const react = (n: number, extra: Json, object = OUR_POST): Json => ({ id: `${lain}/reactions/${n}`, type: 'EmojiReact', actor: lain, object, ...extra });
+    // Akkoma names the Emoji without colons; Misskey's shortcodes may hold a dot.
+    const shellTag = { type: 'Emoji', id: null, name: 'shell.v2', icon: { type: 'Image', url: 'https://pleroma.example/emoji/shell.png' } };
+    await rig.receive(react(1, { content: ':shell.v2:', tag: [shellTag] }));
+    await rig.receive(react(2, { content: '~' }));
+    await rig.receive(react(3, { content: '<b>not</b> an emoji at all' }));
+    await rig.receive(react(4, { content: ':nosuchtag:' }));
+    await rig.receive(react(5, { content: '👍' }, `${aliceId()}/statuses/1`));
+    expect(rig.notificationsOf('LIKE')).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: rig.inboxRow(`${lain}/reactions/1`)!.id })]);
+    for (const n of [2, 3, 4]) expect(rig.inboxRow(`${lain}/reactions/${n}`)).toMatchObject({ apType: 'EmojiReact', relatesToOutboxObjectId: post.id });
+    // An Undo of a reaction that never notified takes back nothing.
+    await rig.receive(undo(lain, `${lain}/reactions/2/undo`, react(2, { content: '~' })));
+    expect(rig.notificationsOf('UNDO_LIKE')).toEqual([]);
+  });
+
   it('a made-up type is stored as an inbox row and processed', async () => {
     rig = await openRig();
     const row = await rig.receive({ id: `${aliceId()}/x/1`, type: 'Wave', actor: aliceId(), object: 'https://tern.example' });

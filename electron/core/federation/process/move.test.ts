@@ -2,7 +2,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, isNull } from 'drizzle-orm';
 import { actor, following, notifications, outbox, outgoingActivity } from '../../../../db/schema';
 import { summarizeActor } from '../actor-summary';
-import { findActor } from '../actors';
+import { findActor, getOrFetchActor } from '../actors';
 import type { Json } from '../ap';
 import { countRows, openRig, startRemotes, type Remotes, type Rig } from './test-rig';
 
@@ -178,6 +178,59 @@ describe('incoming Move', () => {
     const gone = await rig.receive(moveOf(`${alice()}#moves/7`, alice(), `${remotes.servers['mastodon.example'].server.origin}/users/nobody`));
     expect(gone).toMatchObject({ isProcessed: true, nextTry: null });
     expect(gone.error).toMatch(/Move target unavailable/);
+  });
+});
+
+describe('incoming Move: the target is read fresh, and a loop is refused', () => {
+  const cacheNewAlice = () => getOrFetchActor({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock }, newAlice());
+
+  it('a cached copy of the new account that listed the old one is not believed: its server, asked now, no longer does', async () => {
+    rig = await openRig();
+    serveNewAlice([alice()]);
+    await cacheNewAlice();
+    // The alias is gone from the new account since (its owner took it back).
+    serveNewAlice([]);
+    await rig.follow(alice());
+    const row = await rig.receive(moveOf(`${alice()}#moves/10`));
+    expect(row.error).toMatch(/does not list .* in alsoKnownAs/);
+    expect(countRows(rig.core, 'outgoing_activity')).toBe(0);
+    expect(rig.core.db.select().from(following).all().map((f) => f.apActorId)).toEqual([alice()]);
+  });
+
+  it('when the new account’s server does not answer, the Move is retried — not dropped on the strength of an old cached copy without the alias', async () => {
+    rig = await openRig();
+    serveNewAlice([]);
+    await cacheNewAlice();
+    await rig.follow(alice());
+    remotes.servers['mastodon.example'].put(newAlice(), 503);
+    const row = await rig.receive(moveOf(`${alice()}#moves/11`));
+    expect(row).toMatchObject({ isProcessed: false, isErrored: false, tries: 1 });
+    expect(row.error).toMatch(/503/);
+
+    serveNewAlice([alice()]);
+    rig.setNow(row.nextTry!);
+    await rig.core.loops.inbox.drain();
+    expect(rig.incoming(row.id)).toMatchObject({ isProcessed: true, error: null });
+    expect(rig.core.db.select().from(outbox).where(and(eq(outbox.apType, 'Follow'), eq(outbox.activityObjectApId, newAlice()))).all()).toHaveLength(1);
+  });
+
+  it('a Move back to an account that has itself moved away (A → B, then B → A) is refused: no loop of follows and unfollows', async () => {
+    rig = await openRig();
+    const aliceDoc = remotes.fixture('actors/mastodon-alice.json');
+    remotes.servers['mastodon.example'].put(alice(), { ...aliceDoc, movedTo: newAlice(), alsoKnownAs: [newAlice()] });
+    serveNewAlice([alice()]);
+    await rig.follow(alice());
+    expect((await rig.receive(moveOf(`${alice()}#moves/12`))).error).toBeNull();
+    const sent = countRows(rig.core, 'outgoing_activity');
+
+    // The new account "moves" back to the old one, which lists it — but says it moved away itself.
+    await rig.follow(newAlice());
+    const back = await rig.receive({ ...moveOf(`${newAlice()}#moves/1`, newAlice(), alice()), actor: newAlice() });
+    expect(back).toMatchObject({ isProcessed: true, nextTry: null });
+    expect(back.error).toMatch(/has moved itself/);
+    expect(countRows(rig.core, 'outgoing_activity')).toBe(sent);
+    expect(rig.core.db.select().from(following).all().map((f) => f.apActorId)).toEqual([newAlice()]);
+    expect(typeless()).toHaveLength(1);
   });
 });
 

@@ -1,6 +1,7 @@
 // Move: an account we follow moved (reference §10). The Move must be the actor moving itself,
 // and the new account must claim the old one in its `alsoKnownAs` (fetched from its own
-// server, so nobody can redirect followers to an account that did not agree). When the author
+// server at that moment, so nobody can redirect followers to an account that did not agree),
+// and must not have moved away itself (a chain, or a loop of two accounts moving to each other). When the author
 // follows (or asked to follow) the old account: an Undo of that Follow, a Follow of the new one (the author's own
 // follow/unfollow code, so rows and deliveries are the usual ones) and a notification. The
 // spec's notification types have no MOVE: it is typeless, actor = the new account, inbox
@@ -30,15 +31,20 @@ export async function onMoved(deps: ProcessDeps, r: Received): Promise<ProcessOu
   const actorDeps = { db: deps.db, fed: deps.fed, clock: deps.clock };
   let target: Actor;
   try {
-    target = await getOrFetchActor(actorDeps, targetId);
-    // A cached copy may predate the alias the new account just added: ask its server again.
-    if (!claims(target, oldId)) target = await getOrFetchActor(actorDeps, targetId, { refresh: true });
+    // Asked now, from its own server: a cached copy may predate the alias the new account just
+    // added, or still hold one it has since taken back; and with its server down, no cached copy
+    // decides in its place (the Move is retried).
+    target = await getOrFetchActor(actorDeps, targetId, { fresh: true });
   } catch (error) {
     // Gone or not an actor: final. Network trouble (UnavailableError): thrown, retried later.
     if (error instanceof NotFoundError) drop(`Move target unavailable: ${error.message}`);
     throw error;
   }
   if (!claims(target, oldId)) drop(`Move target ${target.apId} does not list ${oldId} in alsoKnownAs`);
+  // An account that moved on itself is no place to follow; and A → B, then B → A (each listing
+  // the other) would have the author unfollow and follow the two for ever.
+  const onward = idOf(target.apActor.movedTo);
+  if (onward) drop(`Move target ${target.apId} has moved itself (to ${onward})`);
 
   // The old account's own document now says movedTo: refresh the cached copy so People shows
   // it (best effort; the profile's Update usually did it already) — only for someone People

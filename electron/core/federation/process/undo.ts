@@ -1,6 +1,6 @@
 // Undo of an earlier activity by the same actor: the target is marked undone (and deleted), then
 // each family reverts its effect — Follow: the follower goes (UNFOLLOW); Like/Announce of ours:
-// counters recomputed (UNDO_LIKE / UNDO_ANNOUNCE); Delete: the post restored (Lemmy's "restore"),
+// counters recomputed (UNDO_LIKE / UNDO_ANNOUNCE); an emoji reaction to ours: UNDO_LIKE; Delete: the post restored (Lemmy's "restore"),
 // when its author undoes it or its server serves it again (delete.ts restorablePost). The undone
 // activity is found by its id, else — for servers that embed a freshly minted copy of it — by its
 // shape (undoneByShape). An Undo of something never received is kept as a row with no effect.
@@ -13,6 +13,7 @@ import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Re
 import { onAnnounceUndone } from './announce';
 import { findFollower, onFollowUndone } from './follow';
 import { onLikeUndone } from './like';
+import { onReactionUndone, REACTION_TYPES } from './react';
 import { markRestored, restorablePost } from './delete';
 import { findInbox, findLiveActivitiesAbout, persistActivity } from './store';
 
@@ -52,14 +53,16 @@ export async function onUndone(deps: ProcessDeps, r: Received): Promise<ProcessO
         if (restore) markRestored(tx, restore, r.now);
         break;
       default:
-        break; // Block, EmojiReact, …: marked undone, nothing else to revert
+        // An emoji reaction: UNDO_LIKE (react.ts). Block, …: marked undone, nothing else to revert.
+        if (REACTION_TYPES.has(target.apType)) onReactionUndone(tx, { ...input, reaction: target });
+        break;
     }
     return processed(undo.id);
   });
 }
 
 /** Activities an Undo may name by their shape alone: one per actor and object (a reaction per emoji). */
-const UNDONE_BY_SHAPE = new Set(['Like', 'Dislike', 'Announce', 'EmojiReact', 'Follow']);
+const UNDONE_BY_SHAPE = new Set(['Like', 'Dislike', 'Announce', ...REACTION_TYPES, 'Follow']);
 
 /**
  * The activity an Undo embeds with an id we never received: Lemmy builds a new Vote or Follow,
@@ -79,7 +82,7 @@ function undoneByShape(tx: DbOrTx, local: LocalActor, r: Received): InboxObject 
   if (!objectId) return undefined;
   if (type === 'Follow') return isLocalActorId(objectId, local) ? standingFollow(tx, r.actor) : undefined;
   const candidates = findLiveActivitiesAbout(tx, type, r.actor.apId, objectId);
-  const emoji = type === 'EmojiReact' ? str(inner.content) : null;
+  const emoji = REACTION_TYPES.has(type) ? str(inner.content) : null;
   return emoji === null ? candidates[0] : candidates.find((row) => str(row.apObject.content) === emoji);
 }
 

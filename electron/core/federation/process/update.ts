@@ -1,7 +1,7 @@
 // Update of an actor (only by itself: the cached actor row is refreshed from the embedded
 // document and its keys are evicted from the key cache, so the next signature is checked with
 // the new key) or of a post (only by its author: ap_object replaced, sanitized, updated_at
-// bumped). An Update of an object we never stored is kept as a row and otherwise ignored.
+// bumped; a poll whose options changed forgets the author's choice, which its server dropped). An Update of an object we never stored is kept as a row and otherwise ignored.
 import { eq } from 'drizzle-orm';
 import { inbox } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
@@ -12,6 +12,7 @@ import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcom
 import { recountReplies } from './counters';
 import { fetchRemoteObject } from './fetch';
 import { isAttributedTo, isCreatedBy, isShowableType } from '../objects';
+import { pollChanged } from '../polls/question';
 import { findInbox, persistActivity } from './store';
 
 /** Key ids an actor document publishes (publicKey and FEP-521a assertionMethod). */
@@ -107,8 +108,10 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
     // New content may link elsewhere: its link previews are looked for again, as after an edit
     // of the author's own (an unchanged text keeps them).
     const relink = clean.content !== known.apObject.content;
+    // A poll asked anew (other options): the author's earlier choice no longer stands there.
+    const revote = known.votedForAnswers !== null && pollChanged(known.apObject as Json, clean);
     tx.update(inbox)
-      .set({ apObject: clean as typeof known.apObject, updatedAt: r.now, ...(relink ? { ogMeta: null } : {}) })
+      .set({ apObject: clean as typeof known.apObject, updatedAt: r.now, ...(relink ? { ogMeta: null } : {}), ...(revote ? { votedForAnswers: null } : {}) })
       .where(eq(inbox.id, known.id))
       .run();
     const newParent = idOf(clean.inReplyTo);
