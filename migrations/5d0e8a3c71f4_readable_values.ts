@@ -177,7 +177,7 @@ export const readableValues: Revision = {
     const tables = ternTables(sqlite, OLD_DT);
     replaceUnstorables(sqlite, tables, rewritten, DT, 'upgrade to 5d0e8a3c71f4');
     for (const table of tables) rewriteValues(sqlite, table);
-    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'new'));
+    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'new'), 'upgrade to 5d0e8a3c71f4');
     sqlite.exec(tables.map(triggers).join(''));
   },
   downgrade: (sqlite) => {
@@ -188,6 +188,6 @@ export const readableValues: Revision = {
       const object = OBJECTS[table];
       if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object})`);
     }
-    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'));
+    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'), 'downgrade from 5d0e8a3c71f4');
   },
 };

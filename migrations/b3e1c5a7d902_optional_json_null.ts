@@ -46,7 +46,7 @@ export const optionalJsonNull: Revision = {
   parent: '9519a2c5ec87',
   description: 'optional JSON columns take NULL',
   upgrade: (sqlite) => {
-    rebuildTables(sqlite, Object.keys(OPTIONAL), nullable);
+    rebuildTables(sqlite, Object.keys(OPTIONAL), nullable, 'upgrade to b3e1c5a7d902');
   },
   // Keeps the CHECK that takes NULL (see above): nothing to undo.
   downgrade: () => {},
