@@ -3,7 +3,8 @@
 // ignore_check_constraints): an enum outside its list, a boolean 2, JSON that is not JSON. Each
 // was copied into the rebuilt table as it was, failed a CHECK there, and the revision rolled
 // back, so Tern could not open the database. Now the row is kept with a value the CHECK takes,
-// the value it held is kept in replaced_value, and one console line says so.
+// the value it held is kept in replaced_value, and one console line says so. A reference to a
+// row that does not exist (the shell's foreign keys are off) no longer aborts every revision.
 import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -135,6 +136,26 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
       ]);
       expect(warn).toHaveBeenCalledTimes(1);
       expect(upgrade(sqlite)).toHaveLength(4);
+    } finally {
+      warn.mockRestore();
+      sqlite.close();
+    }
+  });
+
+  it('a reference to a row that does not exist, stored by a tool with foreign keys off, does not abort a revision; it stays as it was', () => {
+    const db = ternDatabase('70cce0da20c3');
+    expect(shell(db, `INSERT INTO notifications (id, created_at, notification_type, is_new, actor_id) VALUES (10, ${T}, 'LIKE', 1, 999)`)).toBeNull();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const sqlite = openSqlite(db);
+    try {
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(sqlite.prepare('SELECT actor_id FROM notifications WHERE id = 10').pluck().get()).toBe(999);
+      expect(downgrade(sqlite, 'd58a0b6c3e27')).toEqual(['5d0e8a3c71f4', '70cce0da20c3']);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
+        expect.stringMatching(/^5d0e8a3c71f4: 1 reference .*left as it was/),
+        expect.stringMatching(/^5d0e8a3c71f4: 1 reference .*left as it was/),
+        expect.stringMatching(/^70cce0da20c3: 1 reference .*left as it was/),
+      ]);
     } finally {
       warn.mockRestore();
       sqlite.close();
