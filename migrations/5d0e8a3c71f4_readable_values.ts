@@ -149,10 +149,11 @@ function rewriteValues(sqlite: Sqlite, table: string): void {
   }
   const object = OBJECTS[table];
   // Text that is not JSON at all (ap_actor written past the CHECKs) is kept as a string: json()
-  // and json_type() fail on it, which aborted the revision.
+  // and json_type() fail on it, which aborted the revision. A blob, which json_object() cannot
+  // hold, is left to the rebuild's copy (migrations/replaced-values.ts keeps it aside).
   if (object) {
     sqlite.exec(
-      `UPDATE ${table} SET ${object} = json_object('value', CASE WHEN json_valid(${object}) THEN json(${object}) ELSE ${object} END) WHERE CASE WHEN json_valid(${object}) THEN json_type(${object}) <> 'object' ELSE 1 END`,
+      `UPDATE ${table} SET ${object} = json_object('value', CASE WHEN json_valid(${object}) THEN json(${object}) ELSE ${object} END) WHERE typeof(${object}) <> 'blob' AND CASE WHEN json_valid(${object}) THEN json_type(${object}) <> 'object' ELSE 1 END`,
     );
   }
 }
@@ -186,7 +187,7 @@ export const readableValues: Revision = {
     replaceUnstorables(sqlite, tables, (c) => c, OLD_DT, 'downgrade from 5d0e8a3c71f4');
     for (const table of tables) {
       const object = OBJECTS[table];
-      if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object})`);
+      if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object}) AND typeof(${object}) <> 'blob'`);
     }
     rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'), 'downgrade from 5d0e8a3c71f4');
   },
