@@ -170,6 +170,35 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
   });
 });
 
+describe('an index on stored JSON (0d4f0c70f784)', () => {
+  it('text that is not JSON in inbox or outbox ap_object, stored at the spec revisions past their CHECK, is kept inside an object instead of failing the index with malformed JSON', () => {
+    const db = ternDatabase('4ab54becec04');
+    expect(pastChecks(db, "UPDATE outbox SET ap_object = '{\"type\": \"Note\", cut' WHERE id = 1")).toBeNull();
+    expect(
+      pastChecks(
+        db,
+        `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, replies_count) VALUES (20, ${T}, ${T}, 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/1', ${T}, X'00ff', 'PUBLIC', 0, 0, 0)`,
+      ),
+    ).toBeNull();
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const sqlite = openSqlite(db);
+    try {
+      expect(upgrade(sqlite, '0d4f0c70f784')).toEqual(['0d4f0c70f784']);
+      expect(sqlite.prepare('SELECT ap_object FROM outbox WHERE id = 1').pluck().get()).toBe('{"value":"{\\"type\\": \\"Note\\", cut"}');
+      expect(kept(sqlite)).toEqual([
+        ['inbox', 20, 'ap_object', Buffer.from([0, 255]), expect.stringMatching(/^\{"value":/)],
+        ['outbox', 1, 'ap_object', '{"type": "Note", cut', '{"value":"{\\"type\\": \\"Note\\", cut"}'],
+      ]);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 0d4f0c70f784: 2 stored values/)]);
+      expect(upgrade(sqlite)).toContain('5d0e8a3c71f4');
+    } finally {
+      warn.mockRestore();
+      sqlite.close();
+    }
+    expect(integrity(db)).toBe('ok');
+  });
+});
+
 /** Makes the database at `path` look as one built before the spec revisions wrote `IS NULL OR`
  * (as b3e1c5a7d902_optional_json_null.test.ts does). */
 function asBuiltBefore(path: string): void {

@@ -167,7 +167,28 @@ export function reportReplaced(by: string, replaced: Replaced): void {
   const where = [...replaced.byColumn].map(([column, count]) => `${column} ${count}`).join(', ');
   const datetimes = replaced.datetimes > 0 ? ` (the ${replaced.datetimes} datetimes in ${REPLACED_DATETIME})` : '';
   console.warn(
-    `${by}: ${n} stored values a CHECK of the rebuilt tables refuses were replaced by values it takes, so that no row is lost (${where}); ` +
+    `${by}: ${n} stored values a CHECK refuses were replaced by values it takes, so that no row is lost (${where}); ` +
       `the values they held are kept in ${REPLACED_VALUE}${datetimes}`,
   );
+}
+
+/**
+ * Runs `make`, which reads the stored values of `tables` (an index on an expression over their
+ * JSON). Text one of their own CHECKs refuses (JSON that is not JSON, written past the CHECK)
+ * failed it with 'malformed JSON' and the revision aborted: such values are then replaced as a
+ * rebuild replaces them, and `make` runs again. A database without any pays nothing.
+ */
+export function replacingRefusedOnFailure(sqlite: Sqlite, tables: readonly string[], by: string, make: () => void): void {
+  try {
+    make();
+    return;
+  } catch (error) {
+    if (!(error instanceof Error) || !error.message.includes('malformed JSON')) throw error;
+    const replaced: Replaced = { byColumn: new Map(), datetimes: 0 };
+    const tableSql = sqlite.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = ?").pluck();
+    const n = tables.reduce((sum, table) => sum + replaceRefused(sqlite, table, table, (tableSql.get(table) as string | undefined) ?? '', by, replaced), 0);
+    if (n === 0) throw error;
+    reportReplaced(by, replaced);
+  }
+  make();
 }
