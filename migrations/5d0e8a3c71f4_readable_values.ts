@@ -46,7 +46,9 @@
 // post or actor; so is text that is not JSON at all (written past the CHECK), as a string, on the
 // upgrade and on the downgrade, which otherwise aborted on it ('malformed JSON').
 //
-// The CHECKs are changed by rebuilding the tables (migrations/rebuild.ts). Tables without Tern's
+// The CHECKs are changed by rebuilding the tables (migrations/rebuild.ts), which also keeps, up
+// and down, a row whose value another CHECK refuses (a notification_type 'FOO', an is_new 2),
+// with a value it takes and the former one in replaced_value (migrations/replaced-values.ts). Tables without Tern's
 // CHECKs (a microblog.pub database being moved in) are left as they are, untouched: the import
 // converts its datetimes (electron/core/data/microblogpub-import.ts). Downgrading drops the
 // triggers and puts the former CHECKs back; the rewritten values are valid under them.
