@@ -50,6 +50,8 @@ INSERT INTO outbox (id, created_at, updated_at, is_hidden_from_homepage, public_
 INSERT INTO incoming_activity (id, created_at, ap_object, tries, is_processed, is_errored) VALUES (40, ${T}, 'not json', 0, 1, 0);
 INSERT INTO webmention (id, created_at, is_deleted, source, source_microformats, target, outbox_object_id) VALUES (50, ${T}, 0, 'https://blog.example/1', '{', 'https://me.example/o/1', 1);
 INSERT INTO oauth_client (id, created_at, client_name, redirect_uris, client_id, client_secret) VALUES (60, ${T}, 'App', 'https://app.example/cb', 'https://app.example/', 's');
+INSERT INTO indieauth_access_token (id, created_at, access_token, expires_in, scope, is_revoked) VALUES (70, ${T}, 'token', 60, 'create', 'unknown');
+INSERT INTO notifications (id, created_at, notification_type, is_new, actor_id) VALUES (13, ${T}, 'like', 'unknown', 1);
 `;
 
 /** What each becomes, and the value kept: [table, id, column, original, stored as]. */
@@ -69,6 +71,9 @@ const REPLACED = [
   ['notifications', 11, 'notification_type', ' like', 'LIKE'],
   ['notifications', 12, 'is_new', -0.5, 1],
   ['oauth_client', 60, 'redirect_uris', 'https://app.example/cb', null],
+  ['indieauth_access_token', 70, 'is_revoked', 'unknown', 1], // says nothing: revoked
+  ['notifications', 13, 'is_new', 'unknown', 0], // says nothing: read
+  ['notifications', 13, 'notification_type', 'like', 'LIKE'],
 ];
 
 function expectReplaced(sqlite: Sqlite): void {
@@ -88,7 +93,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     try {
       expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
       expectReplaced(sqlite);
-      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 5d0e8a3c71f4: 15 stored values .*replaced_value/)]);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 5d0e8a3c71f4: 18 stored values .*replaced_value/)]);
     } finally {
       warn.mockRestore();
       sqlite.close();
@@ -125,8 +130,8 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     const sqlite = openSqlite(db);
     try {
       expect(upgrade(sqlite, 'b3e1c5a7d902')).toEqual(['b3e1c5a7d902']);
-      // Only the rebuilt tables are touched: notifications is not one of them.
-      const rebuilt = REPLACED.filter(([table]) => table !== 'notifications');
+      // Only the rebuilt tables are touched: notifications and indieauth_access_token are not.
+      const rebuilt = REPLACED.filter(([table]) => table !== 'notifications' && table !== 'indieauth_access_token');
       for (const [table, id, column, , storedAs] of rebuilt) {
         expect(sqlite.prepare(`SELECT ${column} FROM ${table} WHERE id = ?`).pluck().get(id), `${table}.${column}`).toBe(storedAs);
       }

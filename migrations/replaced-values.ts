@@ -15,9 +15,14 @@
 //   the notifications list already shows as a notification without a kind); else the safest
 //   value: for visibility DIRECT, the narrowest audience, so a post the user meant to keep to
 //   few ('PRIVATE') is never shown to more people than they chose;
-// - a boolean (`col IN (0, 1)`): 'true'/'yes'/'on' and 'false'/'no'/'off' as written, else
-//   what SQLite's own truthiness gives (2 and -0.5 are true, other text false), which is what a
-//   `WHERE col` of the user's tool read it as;
+// - a boolean (`col IN (0, 1)`): 'true'/'yes'/'on' and 'false'/'no'/'off' as written; a number
+//   (or numeric text) as SQLite's truthiness reads it (2 and -0.5 are true), which is also what
+//   Tern's own `col = 0` filters made of it; anything else (other text, a blob) says nothing, and
+//   gets the cautious value: true where true hides or disables (is_revoked, is_used: a token or
+//   code whose state cannot be read grants nothing; is_deleted, is_hidden_*, is_transient: Tern's
+//   `col = 0` filters already kept such a row out of sight, so nothing hidden comes to light),
+//   false elsewhere (is_new, is_bookmarked, is_pinned, has_thumbnail; is_sent, is_processed: a
+//   delivery or an activity is tried again rather than dropped);
 // - JSON (`json_valid(col)`): NULL where optional (og_meta, revisions, redirect_uris…: a
 //   wrapped value would be of the wrong shape there); in a required column the text is kept
 //   inside an object, {"value": <text>}, as 5d0e8a3c71f4 already keeps ap_actor (a7d256c), which
@@ -44,6 +49,9 @@ const REPLACED_VALUE_DDL = `CREATE TABLE IF NOT EXISTS ${REPLACED_VALUE} (
 
 /** A required enumeration's value for text that names none of its values (see above). */
 const SAFEST: Readonly<Record<string, string>> = { visibility: 'DIRECT' };
+
+/** Booleans whose true hides or disables: what a value that says nothing gets (see above). */
+const CAUTIOUSLY_TRUE = new Set(['is_revoked', 'is_used', 'is_deleted', 'is_hidden_from_stream', 'is_hidden_from_homepage', 'is_transient']);
 
 const TRUE_WORDS = ['true', 'yes', 'on'];
 const FALSE_WORDS = ['false', 'no', 'off'];
@@ -98,7 +106,10 @@ function replacement(sqlite: Sqlite, kind: CheckKind, column: Column, value: unk
     case 'boolean':
       if (text !== null && TRUE_WORDS.includes(text.toLowerCase())) return 1;
       if (text !== null && FALSE_WORDS.includes(text.toLowerCase())) return 0;
-      return sqlite.prepare('SELECT CASE WHEN ? THEN 1 ELSE 0 END').pluck().get(value);
+      if (typeof value === 'number' || typeof value === 'bigint' || (text !== null && text !== '' && !Number.isNaN(Number(text)))) {
+        return sqlite.prepare('SELECT CASE WHEN ? THEN 1 ELSE 0 END').pluck().get(value);
+      }
+      return CAUTIOUSLY_TRUE.has(column.name) ? 1 : 0;
     case 'json':
       if (optional) return null;
       return sqlite
