@@ -46,7 +46,9 @@
 // post or actor; so is text that is not JSON at all (written past the CHECK), as a string, on the
 // upgrade and on the downgrade, which otherwise aborted on it ('malformed JSON').
 //
-// The CHECKs are changed by rebuilding the tables (migrations/rebuild.ts). Tables without Tern's
+// The CHECKs are changed by rebuilding the tables (migrations/rebuild.ts), which also keeps, up
+// and down, a row whose value another CHECK refuses (a notification_type 'FOO', an is_new 2),
+// with a value it takes and the former one in replaced_value (migrations/replaced-values.ts). Tables without Tern's
 // CHECKs (a microblog.pub database being moved in) are left as they are, untouched: the import
 // converts its datetimes (electron/core/data/microblogpub-import.ts). Downgrading drops the
 // triggers and puts the former CHECKs back; the rewritten values are valid under them.
@@ -149,10 +151,11 @@ function rewriteValues(sqlite: Sqlite, table: string): void {
   }
   const object = OBJECTS[table];
   // Text that is not JSON at all (ap_actor written past the CHECKs) is kept as a string: json()
-  // and json_type() fail on it, which aborted the revision.
+  // and json_type() fail on it, which aborted the revision. A blob, which json_object() cannot
+  // hold, is left to the rebuild's copy (migrations/replaced-values.ts keeps it aside).
   if (object) {
     sqlite.exec(
-      `UPDATE ${table} SET ${object} = json_object('value', CASE WHEN json_valid(${object}) THEN json(${object}) ELSE ${object} END) WHERE CASE WHEN json_valid(${object}) THEN json_type(${object}) <> 'object' ELSE 1 END`,
+      `UPDATE ${table} SET ${object} = json_object('value', CASE WHEN json_valid(${object}) THEN json(${object}) ELSE ${object} END) WHERE typeof(${object}) <> 'blob' AND CASE WHEN json_valid(${object}) THEN json_type(${object}) <> 'object' ELSE 1 END`,
     );
   }
 }
@@ -177,7 +180,7 @@ export const readableValues: Revision = {
     const tables = ternTables(sqlite, OLD_DT);
     replaceUnstorables(sqlite, tables, rewritten, DT, 'upgrade to 5d0e8a3c71f4');
     for (const table of tables) rewriteValues(sqlite, table);
-    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'new'));
+    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'new'), 'upgrade to 5d0e8a3c71f4');
     sqlite.exec(tables.map(triggers).join(''));
   },
   downgrade: (sqlite) => {
@@ -186,8 +189,8 @@ export const readableValues: Revision = {
     replaceUnstorables(sqlite, tables, (c) => c, OLD_DT, 'downgrade from 5d0e8a3c71f4');
     for (const table of tables) {
       const object = OBJECTS[table];
-      if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object})`);
+      if (object) sqlite.exec(`UPDATE ${table} SET ${object} = json_object('value', ${object}) WHERE NOT json_valid(${object}) AND typeof(${object}) <> 'blob'`);
     }
-    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'));
+    rebuildTables(sqlite, tables, (table, sql) => edit(table, sql, 'old'), 'downgrade from 5d0e8a3c71f4');
   },
 };

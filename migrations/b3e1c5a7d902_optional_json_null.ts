@@ -8,6 +8,9 @@
 //
 // SQLite cannot alter a CHECK, so the tables are rebuilt (migrations/rebuild.ts): each keeps
 // exactly its columns, keys, foreign keys, unique constraints, other CHECKs, indexes and rows.
+// A stored value one of those CHECKs refuses (an og_meta that is not JSON, a visibility
+// 'PRIVATE', a datetime 'soon', written past them) is replaced by one it takes, its value kept
+// in replaced_value or replaced_datetime (migrations/replaced-values.ts); it aborted the rebuild.
 // A table whose CHECK is already `IS NULL OR` is left as it is: since the spec's revisions
 // (f5717d82b3ff, 4ab54becec04) write that form themselves, so that a database built at them
 // takes NULL in 3.40 as the spec says, only databases made before that change are rebuilt here.
@@ -46,7 +49,7 @@ export const optionalJsonNull: Revision = {
   parent: '9519a2c5ec87',
   description: 'optional JSON columns take NULL',
   upgrade: (sqlite) => {
-    rebuildTables(sqlite, Object.keys(OPTIONAL), nullable);
+    rebuildTables(sqlite, Object.keys(OPTIONAL), nullable, 'upgrade to b3e1c5a7d902');
   },
   // Keeps the CHECK that takes NULL (see above): nothing to undo.
   downgrade: () => {},

@@ -17,7 +17,7 @@ import type { Sqlite } from '../db/client';
 
 export const REPLACED_TABLE = 'replaced_datetime';
 
-const REPLACED_DDL = `CREATE TABLE IF NOT EXISTS ${REPLACED_TABLE} (
+export const REPLACED_DDL = `CREATE TABLE IF NOT EXISTS ${REPLACED_TABLE} (
   id INTEGER PRIMARY KEY,
   table_name TEXT NOT NULL,
   row_id INTEGER NOT NULL,

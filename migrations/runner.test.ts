@@ -1,7 +1,7 @@
 // The revision runner against real SQLite: the chain of the spec (§9), upgrade and downgrade
 // and their inverses, the alembic_version stamp, refusals that leave the database untouched,
 // and a failing revision rolled back in its own transaction.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { openSqlite, type Sqlite } from '../db/client';
 import { IN_REPLY_TO_SQL } from '../db/schema';
 import { COUNT_INTERACTIONS_SQL } from '../electron/core/federation/process/counters';
@@ -365,6 +365,23 @@ describe('a failing revision', () => {
     expect(sqlite.prepare('SELECT count(*) FROM t_child').pluck().get()).toBe(0);
     expect(objectNames(sqlite)).not.toContain('t_bbb');
     expect(currentRevision(sqlite)).toBe('aaa');
+  });
+
+  it('that leaves a broken foreign key is rolled back, even when the database already held another: the stored one is left alone, only the new one counts', () => {
+    const revisions = chain((s) => s.exec('INSERT INTO t_child VALUES (42)'));
+    upgrade(sqlite, 'aaa', revisions);
+    sqlite.pragma('foreign_keys = OFF'); // as the sqlite3 shell has it
+    sqlite.exec('INSERT INTO t_child VALUES (7)');
+    sqlite.pragma('foreign_keys = ON');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    try {
+      expect(() => upgrade(sqlite, 'head', revisions)).toThrow(/Foreign key check failed: t_child row 2 references a missing t_aaa\.$/);
+      expect(sqlite.prepare('SELECT parent_id FROM t_child').pluck().all()).toEqual([7]);
+      expect(currentRevision(sqlite)).toBe('aaa');
+      expect(warn).not.toHaveBeenCalled();
+    } finally {
+      warn.mockRestore();
+    }
   });
 
   it('in a downgrade is rolled back too; the database stays where it was', () => {
