@@ -209,6 +209,36 @@ describe('inbox loop', () => {
     expect(rig.incoming(ids[1]!).nextTry!.getTime()).toBeGreaterThan(rig.now().getTime());
   });
 
+  it("when the commit of a batch's outcomes fails, the next batch's rows are not taken as counted: every row's try is stored before its work", async () => {
+    rig = await openRig();
+    const ids = Array.from({ length: 15 }, (_, i) => rig.queue({ id: `https://x.example/w/${i}`, type: 'Wave', actor: aliceId() }));
+    // Counting the second batch's tries makes that commit fail (a deferred foreign key, checked at
+    // COMMIT, as a full disk would fail it), until disarmed.
+    rig.core.sqlite.exec(`
+      CREATE TABLE arm (on_ INTEGER); INSERT INTO arm VALUES (1);
+      CREATE TABLE fk_parent (id INTEGER PRIMARY KEY);
+      CREATE TABLE fk_child (p INTEGER REFERENCES fk_parent(id) DEFERRABLE INITIALLY DEFERRED);
+      CREATE TRIGGER fail_commit AFTER UPDATE OF tries ON incoming_activity WHEN NEW.id > ${ids[9]} AND (SELECT on_ FROM arm) = 1
+      BEGIN INSERT INTO fk_child VALUES (999); END;`);
+    const storedTriesAtWork: number[] = [];
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: (_deps, row) => {
+        storedTriesAtWork.push(rig.core.sqlite.prepare('SELECT tries FROM incoming_activity WHERE id = ?').pluck().get(row.id) as number);
+        return Promise.resolve({ status: 'processed', inboxObjectId: null });
+      },
+    });
+    await expect(loop.drain()).rejects.toThrow(/FOREIGN KEY/);
+    rig.core.sqlite.exec('UPDATE arm SET on_ = 0');
+    await loop.drain();
+    expect(storedTriesAtWork.every((tries) => tries >= 1)).toBe(true);
+    // The first batch: one try, then once more (its outcomes were rolled back with the failed commit).
+    expect(ids.map((id) => rig.incoming(id).tries)).toEqual([...Array<number>(10).fill(2), ...Array<number>(5).fill(1)]);
+    expect(ids.every((id) => rig.incoming(id).isProcessed)).toBe(true);
+  });
+
   it('a row whose outcome was never written (Tern stopped mid-batch) is taken again and ends as a duplicate', async () => {
     rig = await openRig();
     const follow = { id: `${aliceId()}#follows/9`, type: 'Follow', actor: aliceId(), object: 'https://tern.example' };

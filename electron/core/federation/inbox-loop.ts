@@ -349,11 +349,15 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
       let next: IncomingActivity[] = [];
       try {
         // The outcomes, and the next batch's tries, in one commit (the group's, or their own).
+        let counted: IncomingActivity[] = [];
         db.transaction(() => {
           writeOutcomes(results);
           // Not after a failure (a group lost): its rows are taken again, counted then.
-          if (completed && !group?.lost) next = claimNext();
+          if (completed && !group?.lost) counted = claimNext();
         });
+        // Only once that transaction is done: a COMMIT of its own that failed (a full disk) threw
+        // and rolled the tries back with it, so its rows are not taken as counted.
+        next = counted;
       } finally {
         const lostBefore = group?.stats.lost ?? 0;
         group?.end();
