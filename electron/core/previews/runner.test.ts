@@ -331,16 +331,15 @@ describe('link previews on a network that does not let pages through', () => {
     }, 10);
     runner.start();
     try {
-      // The portal's page is taken for the first two sites' (nothing tells it apart yet) …
-      await expect.poll(() => ogMetaOf(posts[1]!.id), { timeout: 10_000 }).not.toBeNull();
+      // The portal's page answers for the first two sites …
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
       // … then long enough for four looks at the third post (10, 100 and 600 ms apart).
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await runner.idle();
       expect(ogMetaOf(posts[2]!.id)).toBeNull();
       captive = false;
       runner.wake();
-      await expect.poll(() => ogMetaOf(posts[2]!.id), { timeout: 10_000 }).not.toBeNull();
-      expect(JSON.parse(ogMetaOf(posts[2]!.id)!)[0]?.title).toBe('Third site');
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
     } finally {
       await runner.stop();
       await close();
@@ -354,6 +353,36 @@ describe('link previews on a network that does not let pages through', () => {
     const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
     let captive = false;
     const runner = runnerBehind((url) => (captive ? `${portal.origin}/login?continue=${encodeURIComponent(url)}` : null), 10);
+    runner.start();
+    const { sites, posts, close } = await threeSites();
+    try {
+      // A page seen working first (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      captive = true;
+      for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(posts.length);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await runner.idle();
+      for (const p of posts) expect(ogMetaOf(p.id) ?? '', 'no login page as a preview').not.toContain('Sign in');
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
+      expect(sites.every((s) => s.seen.length === 1)).toBe(true);
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
+  it('a portal that sends every site to one login address (200) gives no post that page as its preview; let through, each gets its own', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    let captive = false;
+    // Every site answered from one page of the portal's, whatever was asked for.
+    const runner = runnerBehind(() => (captive ? `${portal.origin}/login` : null), 10);
     runner.start();
     const { sites, posts, close } = await threeSites();
     try {
