@@ -46,24 +46,26 @@ INSERT INTO notifications (id, created_at, notification_type, is_new, actor_id) 
 INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id, ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, replies_count, voted_for_answers, og_meta)
   VALUES (20, ${T}, ${T}, 1, 'a.example', 0, 'https://a.example/u', 'Note', 'https://a.example/n/1', ${T}, '{}', 'PRIVATE', 2, 'false', 0, '[1,', '{broken');
 INSERT INTO outbox (id, created_at, updated_at, is_hidden_from_homepage, public_id, ap_type, ap_id, ap_object, ap_published_at, visibility, likes_count, announces_count, replies_count, is_pinned, is_deleted, revisions)
-  VALUES (30, ${T}, ${T}, 0, 'p30', 'Note', 'https://me.example/o/30', '{}', ${T}, 'unlisted', 0, 0, 0, 0, 0, 'not json');
+  VALUES (30, ${T}, ${T}, 0, 'p30', 'Note', 'https://me.example/o/30', '{}', ${T}, 'unlisted', 0, 0, 0, 'off', 0, 'not json');
 INSERT INTO incoming_activity (id, created_at, ap_object, tries, is_processed, is_errored) VALUES (40, ${T}, 'not json', 0, 1, 0);
 INSERT INTO webmention (id, created_at, is_deleted, source, source_microformats, target, outbox_object_id) VALUES (50, ${T}, 0, 'https://blog.example/1', '{', 'https://me.example/o/1', 1);
 INSERT INTO oauth_client (id, created_at, client_name, redirect_uris, client_id, client_secret) VALUES (60, ${T}, 'App', 'https://app.example/cb', 'https://app.example/', 's');
 INSERT INTO indieauth_access_token (id, created_at, access_token, expires_in, scope, is_revoked) VALUES (70, ${T}, 'token', 60, 'create', 'unknown');
+INSERT INTO indieauth_access_token (id, created_at, access_token, expires_in, scope, is_revoked) VALUES (71, ${T}, 'token2', 60, 'create', 'no');
 INSERT INTO notifications (id, created_at, notification_type, is_new, actor_id) VALUES (13, ${T}, 'like', 'unknown', 1);
 `;
 
 /** What each becomes, and the value kept: [table, id, column, original, stored as]. */
 const REPLACED = [
   ['inbox', 20, 'is_bookmarked', 2, 1],
-  ['inbox', 20, 'is_deleted', 'false', 0],
+  ['inbox', 20, 'is_deleted', 'false', 1], // a cautious flag: only a 0 is false (Tern's `= 0` filters hid it)
   ['inbox', 20, 'voted_for_answers', '[1,', null],
   ['inbox', 20, 'og_meta', '{broken', null],
   ['inbox', 20, 'visibility', 'PRIVATE', 'DIRECT'],
   ['incoming_activity', 40, 'ap_object', 'not json', null],
   ['outbox', 30, 'revisions', 'not json', null],
   ['outbox', 30, 'visibility', 'unlisted', 'UNLISTED'],
+  ['outbox', 30, 'is_pinned', 'off', 0], // not a cautious flag: the word's meaning
   ['webmention', 50, 'source_microformats', '{', null],
   ['notifications', 10, 'is_new', 2, 1],
   ['notifications', 10, 'notification_type', 'FOO', null],
@@ -71,7 +73,8 @@ const REPLACED = [
   ['notifications', 11, 'notification_type', ' like', 'LIKE'],
   ['notifications', 12, 'is_new', -0.5, 1],
   ['oauth_client', 60, 'redirect_uris', 'https://app.example/cb', null],
-  ['indieauth_access_token', 70, 'is_revoked', 'unknown', 1], // says nothing: revoked
+  ['indieauth_access_token', 70, 'is_revoked', 'unknown', 1], // not a 0: revoked
+  ['indieauth_access_token', 71, 'is_revoked', 'no', 1], // not a 0: revoked, as Tern's `is_revoked = 0` read it
   ['notifications', 13, 'is_new', 'unknown', 0], // says nothing: read
   ['notifications', 13, 'notification_type', 'like', 'LIKE'],
 ];
@@ -93,7 +96,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     try {
       expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
       expectReplaced(sqlite);
-      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 5d0e8a3c71f4: 18 stored values .*replaced_value/)]);
+      expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 5d0e8a3c71f4: 20 stored values .*replaced_value/)]);
     } finally {
       warn.mockRestore();
       sqlite.close();

@@ -94,6 +94,14 @@ describe('every CHECK of the rebuilt tables', () => {
       const originals = sqlite.prepare('SELECT original FROM replaced_value UNION ALL SELECT original FROM replaced_datetime').pluck().all();
       expect(originals.length).toBeGreaterThan(100);
       for (const original of originals) expect(stored).toContainEqual(original);
+      // In a flag whose true hides or disables, no value of GRID is a 0 ('no' and 'true' alike):
+      // each became true, as Tern's `col = 0` filters read it before.
+      const cautious = sqlite
+        .prepare("SELECT column_name, original, stored_as FROM replaced_value WHERE column_name IN ('is_revoked', 'is_used', 'is_deleted', 'is_hidden_from_stream', 'is_hidden_from_homepage', 'is_transient')")
+        .raw()
+        .all() as unknown[][];
+      expect(cautious.length).toBeGreaterThan(20);
+      expect(cautious.filter((row) => row[2] !== 1)).toEqual([]);
     } finally {
       warn.mockRestore();
       sqlite.close();

@@ -15,14 +15,17 @@
 //   the notifications list already shows as a notification without a kind); else the safest
 //   value: for visibility DIRECT, the narrowest audience, so a post the user meant to keep to
 //   few ('PRIVATE') is never shown to more people than they chose;
-// - a boolean (`col IN (0, 1)`): 'true'/'yes'/'on' and 'false'/'no'/'off' as written; a number
-//   (or numeric text) as SQLite's truthiness reads it (2 and -0.5 are true), which is also what
-//   Tern's own `col = 0` filters made of it; anything else (other text, a blob) says nothing, and
-//   gets the cautious value: true where true hides or disables (is_revoked, is_used: a token or
-//   code whose state cannot be read grants nothing; is_deleted, is_hidden_*, is_transient: Tern's
-//   `col = 0` filters already kept such a row out of sight, so nothing hidden comes to light),
-//   false elsewhere (is_new, is_bookmarked, is_pinned, has_thumbnail; is_sent, is_processed: a
-//   delivery or an activity is tried again rather than dropped);
+// - a boolean (`col IN (0, 1)`) where true hides or disables (is_revoked, is_used, is_deleted,
+//   is_hidden_*, is_transient): false only for a 0 (a number, or text that is exactly a number
+//   equal to 0), true for anything else, words included ('false', 'no' and 'off' too). Before
+//   the upgrade Tern's own `col = 0` filters read every such value as not 0: the token revoked,
+//   the code used, the row out of sight; so nothing hidden comes to light and a token or code
+//   whose state is in doubt grants nothing;
+// - any other boolean (is_new, is_bookmarked, is_pinned, has_thumbnail, is_sent, is_processed…):
+//   'true'/'yes'/'on' and 'false'/'no'/'off' as written; a number (or numeric text) as SQLite's
+//   truthiness reads it (2 and -0.5 are true); anything else (other text, a blob) says nothing,
+//   and gets false (is_sent, is_processed: a delivery or an activity is tried again rather than
+//   dropped);
 // - JSON (`json_valid(col)`): NULL where optional (og_meta, revisions, redirect_uris…: a
 //   wrapped value would be of the wrong shape there); in a required column the text is kept
 //   inside an object, {"value": <text>}, as 5d0e8a3c71f4 already keeps ap_actor (a7d256c), which
@@ -50,7 +53,7 @@ const REPLACED_VALUE_DDL = `CREATE TABLE IF NOT EXISTS ${REPLACED_VALUE} (
 /** A required enumeration's value for text that names none of its values (see above). */
 const SAFEST: Readonly<Record<string, string>> = { visibility: 'DIRECT' };
 
-/** Booleans whose true hides or disables: what a value that says nothing gets (see above). */
+/** Booleans whose true hides or disables: anything but a 0 is true in them (see above). */
 const CAUTIOUSLY_TRUE = new Set(['is_revoked', 'is_used', 'is_deleted', 'is_hidden_from_stream', 'is_hidden_from_homepage', 'is_transient']);
 
 const TRUE_WORDS = ['true', 'yes', 'on'];
@@ -86,6 +89,13 @@ export function kindOf(c: string, expression: string): CheckKind {
   return { is: 'other' };
 }
 
+/** A 0 as Tern's `col = 0` filters saw it: the number, or text that is exactly a number equal
+ * to 0 (as the column's INTEGER affinity stores '0' or '0.0'). */
+const isZero = (value: unknown): boolean =>
+  typeof value === 'number' || typeof value === 'bigint'
+    ? Number(value) === 0
+    : typeof value === 'string' && /^[+-]?(\d+\.?\d*|\.\d+)(e[+-]?\d+)?$/i.test(value) && Number(value) === 0;
+
 interface Column {
   name: string;
   notnull: number;
@@ -104,12 +114,13 @@ function replacement(sqlite: Sqlite, kind: CheckKind, column: Column, value: unk
       return named ?? (optional ? null : (SAFEST[column.name] ?? kind.values[0]));
     }
     case 'boolean':
+      if (CAUTIOUSLY_TRUE.has(column.name)) return isZero(value) ? 0 : 1;
       if (text !== null && TRUE_WORDS.includes(text.toLowerCase())) return 1;
       if (text !== null && FALSE_WORDS.includes(text.toLowerCase())) return 0;
       if (typeof value === 'number' || typeof value === 'bigint' || (text !== null && text !== '' && !Number.isNaN(Number(text)))) {
         return sqlite.prepare('SELECT CASE WHEN ? THEN 1 ELSE 0 END').pluck().get(value);
       }
-      return CAUTIOUSLY_TRUE.has(column.name) ? 1 : 0;
+      return 0;
     case 'json':
       if (optional) return null;
       return sqlite

@@ -4,8 +4,9 @@
 // 1–2 MB, its <head> a few KiB), then the rest is not downloaded. Only HTML is read; its charset
 // is the one the Content-Type or a <meta charset> names, else UTF-8 (net/page-text.ts). The head
 // is parsed on the page reader's worker (webmention/source-parse.ts), never on the main thread.
+import { isIP } from 'node:net';
 import type { HttpClient } from '../net/http-client';
-import { BlockedAddressError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
+import { BlockedAddressError, RefusedHostError, TooManyRedirectsError, UnsupportedSchemeError } from '../net/errors';
 import { pageText } from '../net/page-text';
 import { readPreviewPage } from '../webmention/source-parse';
 import type { LinkPreview } from './opengraph';
@@ -21,7 +22,8 @@ export type PreviewOutcome =
   /** The page has no preview to give (not HTML, no title, an error status, refused): for good. */
   | { kind: 'none'; reason: string }
   /** No answer came (no network, a time-out, a refused or reset connection, a name that did not
-   * resolve — what a laptop going offline looks like before the watch says so): another try later. */
+   * resolve — what a laptop going offline looks like before the watch says so — or a private
+   * address the link did not name, as a captive portal's): another try later. */
   | { kind: 'retry'; reason: string }
   /** The network in between answered, not the site: 511 Network Authentication Required, which
    * captive portals send for every page (RFC 6585 §6). Says nothing of the page: another try later. */
@@ -30,6 +32,25 @@ export type PreviewOutcome =
 /** Refused by Tern's own rules (a private address, another scheme, a redirect loop): no try
  * would do better. */
 const refusedByTern = (error: unknown) => error instanceof BlockedAddressError || error instanceof UnsupportedSchemeError || error instanceof TooManyRedirectsError;
+
+/** A private address the link did not name itself: a redirect led there, or the link's public
+ * name resolved to one. That is what a captive portal does (its login page on 192.168.x.x or a
+ * local name; its DNS answering every name with its own address), so it is the network's failure
+ * as much as the page's; the guard still refused to connect, and the runner decides whose it is
+ * (a page that gave a preview before, fetched again). A link to a private address or a local-only
+ * name itself is refused for good. */
+function blockedOnTheWay(error: unknown, url: string): boolean {
+  if (!(error instanceof BlockedAddressError)) return false;
+  let hop: URL;
+  try {
+    hop = new URL(error.url);
+  } catch {
+    return false;
+  }
+  const link = new URL(url);
+  if (hop.href !== link.href) return true;
+  return !(error instanceof RefusedHostError) && isIP(link.hostname.replace(/^\[|\]$/g, '')) === 0;
+}
 
 const HEAD_END = /<\/head[\s>]|<body[\s>]/i;
 
@@ -74,7 +95,7 @@ export async function fetchLinkPreview(client: Pick<HttpClient, 'fetch'>, url: s
   } catch (error) {
     if (signal?.aborted) throw error;
     const reason = `${new URL(url).host} could not be reached (${(error as Error)?.message ?? String(error)})`;
-    return refusedByTern(error) ? { kind: 'none', reason } : { kind: 'retry', reason };
+    return refusedByTern(error) && !blockedOnTheWay(error, url) ? { kind: 'none', reason } : { kind: 'retry', reason };
   }
   if (!response.ok) {
     await response.body?.cancel().catch(() => {});

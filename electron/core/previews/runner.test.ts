@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inbox, incomingActivity, outbox } from '../../../db/schema';
 import { manualSource, type ManualSource } from '../connectivity/watch';
 import { openCore, type Core } from '../core';
+import { createHttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { saveOutboxObject } from '../federation/outbox-store';
 import { storeRemotePost } from '../federation/test-remote-post';
@@ -331,16 +332,15 @@ describe('link previews on a network that does not let pages through', () => {
     }, 10);
     runner.start();
     try {
-      // The portal's page is taken for the first two sites' (nothing tells it apart yet) …
-      await expect.poll(() => ogMetaOf(posts[1]!.id), { timeout: 10_000 }).not.toBeNull();
+      // The portal's page answers for the first two sites …
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(2);
       // … then long enough for four looks at the third post (10, 100 and 600 ms apart).
       await new Promise((resolve) => setTimeout(resolve, 1_500));
       await runner.idle();
       expect(ogMetaOf(posts[2]!.id)).toBeNull();
       captive = false;
       runner.wake();
-      await expect.poll(() => ogMetaOf(posts[2]!.id), { timeout: 10_000 }).not.toBeNull();
-      expect(JSON.parse(ogMetaOf(posts[2]!.id)!)[0]?.title).toBe('Third site');
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
     } finally {
       await runner.stop();
       await close();
@@ -375,6 +375,103 @@ describe('link previews on a network that does not let pages through', () => {
       await runner.stop();
       await close();
       await portal.close();
+    }
+  });
+
+  it('a portal that sends every site to one login address (200) gives no post that page as its preview; let through, each gets its own', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'));
+    let captive = false;
+    // Every site answered from one page of the portal's, whatever was asked for.
+    const runner = runnerBehind(() => (captive ? `${portal.origin}/login` : null), 10);
+    runner.start();
+    const { sites, posts, close } = await threeSites();
+    try {
+      // A page seen working first (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      captive = true;
+      for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(posts.length);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      await runner.idle();
+      for (const p of posts) expect(ogMetaOf(p.id) ?? '', 'no login page as a preview').not.toContain('Sign in');
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
+      expect(sites.every((s) => s.seen.length === 1)).toBe(true);
+    } finally {
+      await runner.stop();
+      await close();
+      await portal.close();
+    }
+  });
+
+  /** A runner on a client that refuses private addresses, 127.0.0.1 (the test's sites) excepted,
+   * whose requests go to `to()` instead while it returns a URL. */
+  const strictRunnerBehind = (to: (url: string) => string | null, retryMs: number) => {
+    const client = createHttpClient({ userAgent: 'Tern test', allowAddresses: ['127.0.0.1'] });
+    const fetch: typeof client.fetch = (input, init) => client.fetch(to(String(input)) ?? input, init);
+    const runner = createPreviewRunner({ sqlite: core.sqlite, client: { fetch }, clock: () => new Date(), connectivity: core.connectivity, identity: () => core.identity(), retryMs });
+    return { runner, close: () => client.close() };
+  };
+  /** A captive portal's login page on a private address (127.0.0.2), and a server at 127.0.0.1
+   * that sends every request there, as the portal's router does. */
+  async function privatePortal() {
+    const portal = await startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<head><title>Sign in to Café Wi-Fi</title></head>'), '127.0.0.2');
+    const router = await startServer((_req, res) => res.writeHead(302, { location: `${portal.origin}/login` }).end());
+    return { portal, router, close: () => Promise.all([portal.close(), router.close()]) };
+  }
+
+  it('behind a portal that redirects every site to a private address, no post spends its tries and the portal is never connected to; let through, every post gets its preview', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const { portal, router, close: closePortal } = await privatePortal();
+    let captive = false;
+    const { runner, close: closeClient } = strictRunnerBehind((url) => (captive ? `${router.origin}${new URL(url).pathname}` : null), 10);
+    runner.start();
+    const { posts, close } = await threeSites();
+    try {
+      // A page seen working first (the author's earlier post).
+      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+      runner.wake({ table: 'outbox', id: earlier.id });
+      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      captive = true;
+      for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
+      // Long enough for four looks at each post (10, 100 and 600 ms apart).
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await runner.idle();
+      expect(router.seen.length).toBeGreaterThanOrEqual(4);
+      for (const p of posts) expect(ogMetaOf(p.id)).toBeNull();
+      expect(portal.seen).toHaveLength(0);
+      captive = false;
+      runner.wake();
+      await expect.poll(() => posts.map((p) => JSON.parse(ogMetaOf(p.id) ?? '[]')[0]?.title ?? null), { timeout: 10_000 }).toEqual(['First site', 'Second site', 'Third site']);
+    } finally {
+      await runner.stop();
+      closeClient();
+      await close();
+      await closePortal();
+    }
+  });
+
+  it('a page that redirects to a private address on its own, while other sites answer, spends its tries: no preview after the last', async () => {
+    pages['/guide'] = [200, 'text/html', OG_PAGE];
+    const { portal, router, close: closePortal } = await privatePortal();
+    const { runner, close: closeClient } = strictRunnerBehind(() => null, 10);
+    runner.start();
+    try {
+      const good = await core.services.author.createPost({ content: `Good ${link('/guide')}`, visibility: 'PUBLIC' });
+      const odd = await core.services.author.createPost({ content: `Odd ${router.origin}/page`, visibility: 'PUBLIC' });
+      for (const p of [good, odd]) runner.wake({ table: 'outbox', id: p.id });
+      await expect.poll(() => ogMetaOf(odd.id), { timeout: 10_000 }).toBe('[]');
+      expect(router.seen).toHaveLength(3);
+      expect(portal.seen).toHaveLength(0);
+      expect(JSON.parse(ogMetaOf(good.id)!)[0].title).toBe('The Tern field guide');
+    } finally {
+      await runner.stop();
+      closeClient();
+      await closePortal();
     }
   });
 

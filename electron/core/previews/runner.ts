@@ -16,8 +16,10 @@
 //  * Offline (the connectivity watch) nothing is fetched; coming online looks again. A fetch
 //    that got no answer (no network, a time-out, a refused connection, a name that did not
 //    resolve) or a busy one (429, 5xx) leaves the post for another look a minute later, then
-//    ten, MAX_TRIES in all; an answer that gives no preview (404, not HTML, no title) or an
-//    address Tern refuses is final: no preview.
+//    ten, MAX_TRIES in all; an answer that gives no preview (404, not HTML, no title) or a link
+//    to an address Tern refuses is final: no preview. A private address the link did not name (a
+//    redirect to one, a public name resolving to one: a captive portal's) is refused all the
+//    same, but counts as a fetch that got no answer.
 //  * A failure spends one of a post's tries only when the network is seen to work (network-
 //    judge.ts: a page that gave a preview earlier gives it again now). Otherwise the network in
 //    between is at fault — a captive portal (its 511, or the TLS errors of every https page

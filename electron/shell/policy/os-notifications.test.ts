@@ -34,6 +34,10 @@ describe('OS notifications for new notifications', () => {
     expect(body({ inboxObject: reaction('Like', null) })).toBe('Ana liked your post: “Hello world”');
     // A Like's content is any text its sender wrote: words are not shown as a reaction.
     expect(body({ inboxObject: reaction('Like', 'Claim your prize at scam.example') })).toBe('Ana liked your post: “Hello world”');
+    // Bidi controls are no part of an emoji: taken out, they reorder nothing shown after it.
+    expect(body({ inboxObject: reaction('EmojiReact', '\u202E🔥\u2066\u200F\u061C') })).toBe('Ana reacted 🔥 to your post: “Hello world”');
+    expect(body({ inboxObject: reaction('EmojiReact', '\u202E'.repeat(16)) })).toBe('Ana liked your post: “Hello world”');
+    expect(body({ inboxObject: reaction('Like', '\u202A\u202B\u202C\u202D\u2067\u2068\u2069\u200E') })).toBe('Ana liked your post: “Hello world”');
   });
 
   it('a poll that ended (a notification with no type on a Question) says so and opens the poll', () => {
