@@ -3,23 +3,13 @@
 // has no effect (the reference deletes it; keeping it costs one row and is never an error).
 import type { DbOrTx } from '../../../../db/client';
 import type { Actor, InboxObject } from '../../../../db/schema';
-import { idOf } from '../ap';
 import { processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { recountLikes } from './counters';
-import { findInbox, findOutbox, notify, persistActivity } from './store';
+import { notify, persistInteraction } from './store';
 
 export async function onLiked(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
-  const objectId = idOf(r.activity.object);
   return deps.db.transaction((tx) => {
-    const ours = objectId ? findOutbox(tx, objectId) : undefined;
-    const like = persistActivity(tx, {
-      object: r.activity,
-      apId: r.id,
-      actor: r.actor,
-      now: r.now,
-      relatesToOutboxObjectId: ours?.id ?? null,
-      relatesToInboxObjectId: objectId ? (findInbox(tx, objectId)?.id ?? null) : null,
-    });
+    const { row: like, ours } = persistInteraction(tx, r);
     if (ours) {
       recountLikes(tx, ours.id);
       notify(tx, { type: 'LIKE', now: r.now, actorId: r.actor.id, outboxObjectId: ours.id, inboxObjectId: like.id });

@@ -8,9 +8,9 @@
 // a row with no effect.
 import type { DbOrTx } from '../../../../db/client';
 import type { Actor, InboxObject } from '../../../../db/schema';
-import { idOf, isObject, str, typeOf, type Json } from '../ap';
+import { isObject, str, typeOf, type Json } from '../ap';
 import { processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
-import { findInbox, findOutbox, hasNotification, notify, persistActivity } from './store';
+import { hasNotification, notify, persistInteraction } from './store';
 
 /** `EmojiReaction`: the name a few Misskey forks used for the same activity. */
 export const REACTION_TYPES: ReadonlySet<string> = new Set(['EmojiReact', 'EmojiReaction']);
@@ -36,17 +36,8 @@ export function isReactionEmoji(activity: Json): boolean {
 }
 
 export async function onReacted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
-  const objectId = idOf(r.activity.object);
   return deps.db.transaction((tx) => {
-    const ours = objectId ? findOutbox(tx, objectId) : undefined;
-    const reaction = persistActivity(tx, {
-      object: r.activity,
-      apId: r.id,
-      actor: r.actor,
-      now: r.now,
-      relatesToOutboxObjectId: ours?.id ?? null,
-      relatesToInboxObjectId: objectId ? (findInbox(tx, objectId)?.id ?? null) : null,
-    });
+    const { row: reaction, ours } = persistInteraction(tx, r);
     if (ours && isReactionEmoji(r.activity)) {
       notify(tx, { type: 'LIKE', now: r.now, actorId: r.actor.id, outboxObjectId: ours.id, inboxObjectId: reaction.id });
     }

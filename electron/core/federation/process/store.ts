@@ -3,7 +3,7 @@
 // All take `db | tx` so they compose inside the handler's one transaction.
 import { sanitizeActivityHtml } from '../sanitize';
 import { prepared, preparedInsert, rowDecoder, ValueTooLargeError, type DbOrTx } from '../../../../db/client';
-import { drop } from './context';
+import { drop, type Received } from './context';
 import {
   inbox,
   notifications,
@@ -162,6 +162,22 @@ export function persistActivity(
       ? {}
       : { relatesToOutboxObjectId: findOutbox(db, objectId)?.id ?? null, relatesToInboxObjectId: findInbox(db, objectId)?.id ?? null };
   return persistInboxObject(db, { ...input, ...links, activityObjectApId: objectId });
+}
+
+/** An activity about one object (a Like, a reaction), stored with the generic links, and the
+ * object of ours it is about, if it is about one of ours. */
+export function persistInteraction(db: DbOrTx, r: Received): { row: InboxObject; ours: OutboxObject | undefined } {
+  const objectId = idOf(r.activity.object);
+  const ours = objectId ? findOutbox(db, objectId) : undefined;
+  const row = persistActivity(db, {
+    object: r.activity,
+    apId: r.id,
+    actor: r.actor,
+    now: r.now,
+    relatesToOutboxObjectId: ours?.id ?? null,
+    relatesToInboxObjectId: objectId ? (findInbox(db, objectId)?.id ?? null) : null,
+  });
+  return { row, ours };
 }
 
 export function linkInbox(db: DbOrTx, id: number, relatesToInboxObjectId: number): void {
