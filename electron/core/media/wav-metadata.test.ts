@@ -71,4 +71,28 @@ describe('WAV metadata', () => {
     const data = broken.indexOf(Buffer.from('data'));
     expect(file.subarray(data).equals(broken.subarray(data))).toBe(true);
   });
+  it('a data chunk declaring size 0 or 0xFFFFFFFF (an unfinished or streamed recording: players read to the end) ends the walk; the samples stay byte for byte', async () => {
+    for (const declared of [0, 0xffffffff]) {
+      const header = chunk('data', Buffer.alloc(0));
+      header.writeUInt32LE(declared, 4);
+      // Samples that read as chunk headers: 'abcd', size 8, eight bytes; twice.
+      const samples = Buffer.from('abcd\x08\0\0\0ABCDEFGHabcd\x08\0\0\0ABCDEFGH', 'latin1');
+      const original = riff(chunk('LIST', Buffer.from('INFOIART', 'latin1')), chunk('fmt ', FMT), header, samples);
+      const file = Buffer.from(original);
+      expect(await blankWavMetadata(bufferAccess(file))).toBe(1);
+      expect(file.includes(Buffer.from('IART'))).toBe(false);
+      const data = original.indexOf(Buffer.from('data'));
+      expect(file.subarray(data).equals(original.subarray(data))).toBe(true);
+    }
+  });
+
+  it('a data chunk whose size runs past the end of the file ends the walk without touching the samples', async () => {
+    const header = chunk('data', Buffer.alloc(0));
+    header.writeUInt32LE(1000, 4);
+    const samples = Buffer.from('abcd\x08\0\0\0ABCDEFGH', 'latin1');
+    const original = riff(chunk('fmt ', FMT), header, samples);
+    const file = Buffer.from(original);
+    expect(await blankWavMetadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(original)).toBe(true);
+  });
 });

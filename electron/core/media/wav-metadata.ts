@@ -13,7 +13,9 @@ const KEPT = new Set(['fmt ', 'data', 'fact', 'cue ', 'smpl', 'inst', 'JUNK', 'j
 /**
  * Turns the chunks of a WAV file other than KEPT into JUNK, in place. Returns how many were
  * turned. A chunk running past the end of the file stops the walk there, leaving the rest as it
- * is, as blankMp4Metadata does.
+ * is, as blankMp4Metadata does; so does a data chunk declaring size 0 or 0xFFFFFFFF, which an
+ * unfinished or streamed recording leaves (players then read the samples to the end of the
+ * file): what follows its header is sound, not chunks.
  */
 export async function blankWavMetadata(file: RandomAccess): Promise<number> {
   const head = await file.read(0, 12);
@@ -26,7 +28,7 @@ export async function blankWavMetadata(file: RandomAccess): Promise<number> {
     const id = header.toString('latin1', 0, 4);
     const size = header.readUInt32LE(4);
     const end = at + 8 + size;
-    if (end > file.size) return blanked;
+    if (end > file.size || (id === 'data' && (size === 0 || size === 0xffffffff))) return blanked;
     if (!KEPT.has(id)) {
       await file.write(at, Buffer.from('JUNK', 'latin1'));
       await zeroFill(file, at + 8, end);
