@@ -95,4 +95,12 @@ describe('WAV metadata', () => {
     expect(await blankWavMetadata(bufferAccess(file))).toBe(0);
     expect(file.equals(original)).toBe(true);
   });
+  it('a file of more chunks than any recorder writes (10,000) stops the walk at the one past them; the rest is left as it is', async () => {
+    const many = Array.from({ length: 10_000 }, () => chunk('abcd', Buffer.alloc(0)));
+    const original = riff(chunk('fmt ', FMT), ...many.slice(1), chunk('LIST', Buffer.from('INFOIART', 'latin1')), chunk('data', SAMPLES));
+    const file = Buffer.from(original);
+    expect(await blankWavMetadata(bufferAccess(file))).toBe(9_999);
+    expect(file.includes(Buffer.from('abcd'))).toBe(false);
+    expect(file.subarray(-8 - SAMPLES.length - 16).equals(original.subarray(-8 - SAMPLES.length - 16))).toBe(true);
+  });
 });
