@@ -125,7 +125,7 @@ async function blankXiphComment(file: RandomAccess, codecPrivate: Element & { en
   // 255s (39 MiB of them took 9 s one byte per read). A size already past the CodecPrivate ends
   // it, which also bounds the walk to the first CodecPrivate/255 bytes.
   let at = codecPrivate.dataStart;
-  let piece = Buffer.alloc(0);
+  let piece: Buffer = Buffer.alloc(0);
   let pieceStart = at;
   const byte = async (): Promise<number | undefined> => {
     if (at >= codecPrivate.end) return undefined;
