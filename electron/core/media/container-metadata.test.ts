@@ -100,6 +100,16 @@ describe('MP4 and MOV uploads', () => {
     expect(stored.toString('latin1')).toMatch(/moov.*mvhd.*trak.*tkhd.*free.*free.*free/s);
   });
 
+  it('a file of more boxes than any MP4 holds (10,000) stops the walk at the one past them, in moov too; the rest is left as it is', async () => {
+    const empty = Array.from({ length: 5_000 }, () => box('free', Buffer.alloc(0)));
+    const udta = box('udta', box('\xa9xyz', Buffer.from('+48.8584+002.2945/')));
+    const moov = box('moov', Buffer.concat([...empty, udta]));
+    const original = Buffer.concat([box('ftyp', Buffer.from('isom')), ...empty.slice(1), moov, udta]);
+    const file = Buffer.from(original);
+    expect(await blankMp4Metadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(original)).toBe(true);
+  });
+
   it('an MP4 that came in pieces (saved from its temporary file) is blanked too', async () => {
     const mp4 = phoneMp4();
     const { upload: row } = await saveUploadFile(deps, { file: [mp4.subarray(0, 100), mp4.subarray(100)], contentType: 'video/mp4' });
