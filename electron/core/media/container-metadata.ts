@@ -133,10 +133,12 @@ export async function zeroFill(file: RandomAccess, from: number, to: number): Pr
   for (let at = from; at < to; at += ZEROS.length) await file.write(at, ZEROS.subarray(0, Math.min(ZEROS.length, to - at)));
 }
 
-/** More boxes than a file, its moov and its tracks hold together (a few dozen, a few hundred
- * with many tracks). A file of more, say 5 million empty 8-byte boxes in 40 MiB, costs seconds
- * of walking for nothing: it is taken for a structure the walk cannot follow. */
-const MAX_BOXES = 10_000;
+/** More boxes than a file, its moov and its tracks hold together. A fragmented MP4 (a recorder's,
+ * a stream's) has a moof and an mdat per fragment at the top level, which can be a fragment per
+ * 100 ms: some 100,000 boxes in 40 MiB of audio. A file of far more, say 5 million empty 8-byte
+ * boxes, costs seconds of walking for nothing: past this many it is taken for a structure the
+ * walk cannot follow. */
+const MAX_BOXES = 1_000_000;
 
 /**
  * Blanks the metadata boxes of an MP4/MOV file in place (see above). Returns how many were
