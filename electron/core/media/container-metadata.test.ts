@@ -8,7 +8,7 @@ import sharp from 'sharp';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle, type Sqlite } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
-import { blankMp4Metadata, bufferAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankMp4Metadata, bufferAccess, readAhead, throughWindow, type RandomAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
 import { blankMp3Metadata } from './mp3-metadata';
@@ -16,7 +16,7 @@ import { blankOggMetadata } from './ogg-metadata';
 import { blankWavMetadata } from './wav-metadata';
 import type { AvType } from './limits';
 import { saveUpload, saveUploadFile, uploadPath, type UploadDeps } from './store';
-import { ebmlElement, oggPages, vorbisComment } from './test-av-files';
+import { countedFile, ebmlElement, oggPages, vorbisComment } from './test-av-files';
 
 let dir: string;
 let sqlite: Sqlite;
@@ -98,6 +98,21 @@ describe('MP4 and MOV uploads', () => {
     const mdat = mp4.indexOf(Buffer.from('mdat'));
     expect(stored.subarray(mdat - 4).equals(mp4.subarray(mdat - 4))).toBe(true);
     expect(stored.toString('latin1')).toMatch(/moov.*mvhd.*trak.*tkhd.*free.*free.*free/s);
+  });
+
+  it('a file of more boxes than any MP4 holds (1,000,000) stops the walk at the one past them, in moov too; the rest is left as it is', async () => {
+    /** `n` empty free boxes. */
+    const empty = (n: number) => {
+      const boxes = Buffer.alloc(8 * n);
+      for (let at = 0; at < boxes.length; at += 8) boxes.write('\0\0\0\x08free', at, 'latin1');
+      return boxes;
+    };
+    const udta = box('udta', box('\xa9xyz', Buffer.from('+48.8584+002.2945/')));
+    const moov = box('moov', Buffer.concat([empty(500_000), udta]));
+    const original = Buffer.concat([box('ftyp', Buffer.from('isom')), empty(499_999), moov, udta]);
+    const file = Buffer.from(original);
+    expect(await blankMp4Metadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(original)).toBe(true);
   });
 
   it('an MP4 that came in pieces (saved from its temporary file) is blanked too', async () => {
@@ -201,6 +216,39 @@ describe('readAhead', () => {
     await file.write(16, Buffer.from('free'));
     expect((await file.read(16, 4)).toString()).toBe('free');
     expect(bytes.toString('latin1', 16, 20)).toBe('free');
+  });
+  it('holds writes inside its window back until the window moves or flush(), then makes them as one write', async () => {
+    const bytes = Buffer.alloc(600_000, 1);
+    const inner = countedFile(bytes);
+    const file = readAhead(inner);
+    await file.read(0, 8);
+    for (let at = 0; at < 1000; at += 8) await file.write(at, Buffer.from('JUNK'));
+    expect(inner.writes).toBe(0);
+    expect((await file.read(8, 4)).toString()).toBe('JUNK');
+    await file.read(300_000, 8); // the window moves
+    expect(inner.writes).toBe(1);
+    expect(bytes.toString('latin1', 992, 1000)).toBe('JUNK\x01\x01\x01\x01');
+    await file.write(300_016, Buffer.from('free'));
+    await file.write(0, Buffer.alloc(400_000)); // larger than the window: straight to the file, and into it
+    expect(inner.writes).toBe(2);
+    expect((await file.read(300_016, 4)).equals(Buffer.alloc(4))).toBe(true);
+    await file.flush();
+    expect(bytes.subarray(0, 400_000).every((b) => b === 0)).toBe(true);
+    expect(bytes[400_000]).toBe(1);
+  });
+
+  it('a damaged WAV of 10,000 empty chunks and a FLAC of 10,000 empty APPLICATION blocks are blanked in a few file writes, not one a chunk', async () => {
+    const wav = Buffer.concat([Buffer.from('RIFF\0\0\0\0WAVE', 'latin1'), ...Array.from({ length: 10_000 }, () => Buffer.from('abcd\0\0\0\0', 'latin1'))]);
+    const wavFile = countedFile(wav);
+    expect(await throughWindow(wavFile, blankWavMetadata)).toBe(10_000);
+    expect(wavFile.writes).toBe(1);
+    expect(wav.includes(Buffer.from('abcd'))).toBe(false);
+    const flac = Buffer.concat([Buffer.from('fLaC'), ...Array.from({ length: 9_999 }, () => Buffer.from([2, 0, 0, 0])), Buffer.from([0x82, 0, 0, 0])]);
+    const flacFile = countedFile(flac);
+    expect(await throughWindow(flacFile, blankFlacMetadata)).toBe(10_000);
+    expect(flacFile.writes).toBe(1);
+    expect(flac.subarray(4, -4).every((b, i) => b === (i % 4 === 0 ? 1 : 0))).toBe(true);
+    expect(flac.subarray(-4).equals(Buffer.from([0x81, 0, 0, 0]))).toBe(true);
   });
 });
 

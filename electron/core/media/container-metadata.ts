@@ -51,38 +51,77 @@ export function sliceAccess(file: RandomAccess, from: number, to: number): Rando
 }
 
 const WINDOW = 256 * 1024;
-/** Reads answered from memory before the event loop gets a turn (a few ms of walking). */
+/** Reads and writes answered from memory before the event loop gets a turn (a few ms of walking). */
 const YIELD_EVERY = 2048;
 
+/** A RandomAccess that may hold writes back until flush(). */
+export interface WindowedAccess extends RandomAccess {
+  /** Writes what the window holds back; the file is whole again after it. */
+  flush(): Promise<void>;
+}
+
 /**
- * `file` read through a window: a walk over many small headers (Ogg pages, Matroska blocks of an
- * unknown-size cluster) asks the disk once per 256 KiB instead of once per header (a 40 MiB
- * file of 200-byte Ogg pages took 25 s one read a page, most of it waiting on the thread pool).
- * Reads answered from the window are promises that never wait, so every YIELD_EVERY of them the
- * event loop gets a turn: no walk holds the main thread for long, over a file or a buffer.
- * Writes go through, and into the window.
+ * `file` read and written through a window: a walk over many small headers (Ogg pages, Matroska
+ * blocks of an unknown-size cluster) asks the disk once per 256 KiB instead of once per header (a
+ * 40 MiB file of 200-byte Ogg pages took 25 s one read a page, most of it waiting on the thread
+ * pool). Writes that fall inside the window are made there and reach the file as one write when
+ * the window moves or at flush(): a damaged WAV of 500,000 empty 8-byte chunks, each turned into
+ * JUNK, was 500,000 file writes (19 s, the thread pool the listener shares kept busy); now it is
+ * one write per 256 KiB. Larger writes go through, and into the window. Reads and writes
+ * answered from the window are promises that never wait, so every YIELD_EVERY of them the event
+ * loop gets a turn: no walk holds the main thread for long, over a file or a buffer.
  */
-export function readAhead(file: RandomAccess): RandomAccess {
+export function readAhead(file: RandomAccess): WindowedAccess {
   let start = 0;
   let window: Buffer = Buffer.alloc(0);
   let answered = 0;
+  /** The part of the window written and not yet in the file: [dirtyFrom, dirtyTo). */
+  let dirtyFrom = 0;
+  let dirtyTo = 0;
+  const flush = async () => {
+    if (dirtyFrom >= dirtyTo) return;
+    const dirty = window.subarray(dirtyFrom, dirtyTo);
+    const at = start + dirtyFrom;
+    dirtyFrom = dirtyTo = 0;
+    await file.write(at, dirty);
+  };
+  const turn = async () => {
+    if (++answered % YIELD_EVERY === 0) await new Promise(setImmediate);
+  };
   return {
     size: file.size,
+    flush,
     async read(offset, length) {
-      if (length > WINDOW) return file.read(offset, length);
-      if (offset < start || offset + length > start + window.length) {
+      if (offset < start || offset + length > start + window.length || length > WINDOW) {
+        await flush();
+        if (length > WINDOW) return file.read(offset, length);
         window = await file.read(offset, WINDOW);
         start = offset;
-      } else if (++answered % YIELD_EVERY === 0) await new Promise(setImmediate);
+      } else await turn();
       return window.subarray(offset - start, offset - start + length);
     },
     async write(offset, data) {
+      if (offset >= start && offset + data.length <= start + window.length && data.length > 0) {
+        data.copy(window, offset - start);
+        dirtyFrom = dirtyFrom < dirtyTo ? Math.min(dirtyFrom, offset - start) : offset - start;
+        dirtyTo = Math.max(dirtyTo, offset - start + data.length);
+        await turn();
+        return;
+      }
       await file.write(offset, data);
       const from = Math.max(offset, start);
       const to = Math.min(offset + data.length, start + window.length);
       if (from < to) data.copy(window, from - start, from - offset, to - offset);
     },
   };
+}
+
+/** Runs `walk` over `file` through readAhead, and flushes what the window held back. */
+export async function throughWindow<T>(file: RandomAccess, walk: (file: RandomAccess) => Promise<T>): Promise<T> {
+  const windowed = readAhead(file);
+  const result = await walk(windowed);
+  await windowed.flush();
+  return result;
 }
 
 /** XMP's uuid box (Adobe XMP spec, part 3). */
@@ -94,15 +133,24 @@ export async function zeroFill(file: RandomAccess, from: number, to: number): Pr
   for (let at = from; at < to; at += ZEROS.length) await file.write(at, ZEROS.subarray(0, Math.min(ZEROS.length, to - at)));
 }
 
+/** More boxes than a file, its moov and its tracks hold together. A fragmented MP4 (a recorder's,
+ * a stream's) has a moof and an mdat per fragment at the top level, which can be a fragment per
+ * 100 ms: some 100,000 boxes in 40 MiB of audio. A file of far more, say 5 million empty 8-byte
+ * boxes, costs seconds of walking for nothing: past this many it is taken for a structure the
+ * walk cannot follow. */
+const MAX_BOXES = 1_000_000;
+
 /**
  * Blanks the metadata boxes of an MP4/MOV file in place (see above). Returns how many were
- * blanked. A structure it cannot follow (a box running past its parent) stops the walk there,
- * leaving the rest as it is.
+ * blanked. A structure it cannot follow (a box running past its parent, or more than MAX_BOXES
+ * boxes) stops the walk there, leaving the rest as it is.
  */
 export async function blankMp4Metadata(file: RandomAccess): Promise<number> {
   let blanked = 0;
+  let walked = 0;
   async function walk(start: number, end: number, inside: 'file' | 'moov' | 'trak'): Promise<void> {
     for (let at = start; at + 8 <= end; ) {
+      if (++walked > MAX_BOXES) return;
       const head = await file.read(at, 24);
       let size = head.readUInt32BE(0);
       const type = head.toString('latin1', 4, 8);

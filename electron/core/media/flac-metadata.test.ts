@@ -78,4 +78,12 @@ describe('FLAC metadata', () => {
     expect(await blankFlacMetadata(bufferAccess(file))).toBe(0);
     expect(file.equals(copy)).toBe(true);
   });
+  it('a chain of more blocks than any encoder writes (10,000) stops the walk at the one past them; the rest is left as it is', async () => {
+    const many = Array.from({ length: 9_999 }, () => block(2, Buffer.alloc(0)));
+    const comment = block(4, vorbisComment('v', TAGS), true);
+    const original = Buffer.concat([Buffer.from('fLaC', 'latin1'), block(0, STREAMINFO), ...many, comment, FRAMES]);
+    const file = Buffer.from(original);
+    expect(await blankFlacMetadata(bufferAccess(file))).toBe(9_999);
+    expect(file.subarray(-comment.length - FRAMES.length).equals(original.subarray(-comment.length - FRAMES.length))).toBe(true);
+  });
 });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
-import { ebmlElement as el, vorbisComment } from './test-av-files';
+import { countedFile, ebmlElement as el, vorbisComment } from './test-av-files';
 
 const uint = (id: number, n: number) => el(id, Buffer.from([n >> 24, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]));
 
@@ -168,5 +168,14 @@ describe('WebM/Matroska metadata', () => {
     for (const text of ['Voice memo', 'a photo', 'libFLAC']) expect(file.includes(Buffer.from(text))).toBe(false);
     const at = original.indexOf(codecPrivate);
     expect([file[at + 4], file[at + 4 + 38], file[at + 4 + 38 + 4 + codecPrivate.readUInt16BE(4 + 38 + 2)]]).toEqual([0, 1, 0x81]);
+  });
+  it('a Vorbis CodecPrivate of a megabyte of 255s (a lacing that never ends) is left as it is after a few reads, not one a byte', async () => {
+    const codecPrivate = Buffer.concat([Buffer.from([2]), Buffer.alloc(1024 * 1024, 0xff)]);
+    const bytes = trackFile('A_VORBIS', codecPrivate);
+    const file = countedFile(bytes);
+    await blankMatroskaMetadata(file);
+    expect(file.reads).toBeLessThan(50);
+    const at = bytes.indexOf(Buffer.from([2, 0xff, 0xff]));
+    expect(bytes.subarray(at, at + codecPrivate.length).equals(codecPrivate)).toBe(true);
   });
 });

@@ -40,6 +40,8 @@ const EMPTIED_IN_INFO = new Set([0x4d80, 0x5741]); // MuxingApp, WritingApp
 const TRACK_NAME = 0x536e;
 const CODEC_ID = 0x86;
 const CODEC_PRIVATE = 0x63a2;
+/** How much of a Xiph lacing is read at a time. */
+const LACING_PIECE = 4096;
 
 interface Element {
   id: number;
@@ -119,8 +121,20 @@ async function editChildren(file: RandomAccess, master: Element & { end: number 
  * there. The packet keeps its length, as in an Ogg file (ogg-metadata.ts).
  */
 async function blankXiphComment(file: RandomAccess, codecPrivate: Element & { end: number }, codec: 'vorbis' | 'theora'): Promise<boolean> {
+  // The lacing is read a piece at a time, not a byte per read: a damaged one can be megabytes of
+  // 255s (39 MiB of them took 9 s one byte per read). A size already past the CodecPrivate ends
+  // it, which also bounds the walk to the first CodecPrivate/255 bytes.
   let at = codecPrivate.dataStart;
-  const byte = async () => (at < codecPrivate.end ? (await file.read(at++, 1))[0] : undefined);
+  let piece: Buffer = Buffer.alloc(0);
+  let pieceStart = at;
+  const byte = async (): Promise<number | undefined> => {
+    if (at >= codecPrivate.end) return undefined;
+    if (at >= pieceStart + piece.length) {
+      piece = await file.read(at, Math.min(LACING_PIECE, codecPrivate.end - at));
+      pieceStart = at;
+    }
+    return piece[at++ - pieceStart];
+  };
   if ((await byte()) !== 2) return false;
   const sizes: number[] = [];
   for (let packet = 0; packet < 2; packet++) {
@@ -128,6 +142,7 @@ async function blankXiphComment(file: RandomAccess, codecPrivate: Element & { en
     for (let b = await byte(); ; b = await byte()) {
       if (b === undefined) return false;
       size += b;
+      if ((sizes[0] ?? 0) + size > codecPrivate.end - at) return false;
       if (b < 255) break;
     }
     sizes.push(size);

@@ -105,4 +105,39 @@ describe('MP3 metadata', () => {
     expect(file.includes(Buffer.from('Voice memo'))).toBe(false);
     expect(file[file.length - flac.length + 4 + 4 + 34]).toBe(0x81); // the last block, now PADDING
   });
+  it('an APE footer whose size reaches most of the file (a damaged tag) is left as it is, and so is the audio', async () => {
+    const audio = Buffer.concat(Array.from({ length: 200 }, () => FRAME));
+    const footer = apeTag([['Title', 'Voice memo']]).subarray(-32);
+    footer.writeUInt32LE(audio.length - 1000, 12);
+    const original = Buffer.concat([audio, footer]);
+    const file = Buffer.from(original);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(original)).toBe(true);
+  });
+
+  it('an APE tag reaching into the ID3v2 tag or the first frame is left as it is; the same tag after the first frame is emptied', async () => {
+    // Items that look whole, placed so that the tag would start inside the first frame.
+    const ape = apeTag([['Title', 'Voice memo']]);
+    const items = ape.subarray(32, -32);
+    const id3 = id3v2(3, [frame('TIT2', 'x')]);
+    const firstFrame = Buffer.from(FRAME);
+    items.copy(firstFrame, FRAME.length - items.length);
+    const inside = Buffer.concat([id3, firstFrame, ape.subarray(-32)]);
+    inside.writeUInt32LE(0, inside.length - 12); // no header: the items are the whole tag
+    const copy = Buffer.from(inside);
+    expect(await blankMp3Metadata(bufferAccess(inside))).toBe(1); // the ID3v2 tag only
+    expect(inside.subarray(id3.length).equals(copy.subarray(id3.length))).toBe(true);
+    // A tag starting in the ID3v2 tag (no frame after it).
+    const intoId3 = Buffer.concat([id3.subarray(0, id3.length - items.length), items, ape.subarray(-32)]);
+    intoId3.writeUInt32LE(0, intoId3.length - 12);
+    const before = Buffer.from(intoId3);
+    await blankMp3Metadata(bufferAccess(intoId3));
+    expect(intoId3.subarray(-32).equals(before.subarray(-32))).toBe(true); // the footer still counts its item
+    // After the first frame, the same items are a tag.
+    const after = Buffer.concat([id3, FRAME, items, ape.subarray(-32)]);
+    after.writeUInt32LE(0, after.length - 12);
+    expect(await blankMp3Metadata(bufferAccess(after))).toBe(2);
+    expect(after.includes(Buffer.from('Voice memo'))).toBe(false);
+    expect(after.subarray(id3.length, id3.length + FRAME.length).equals(FRAME)).toBe(true);
+  });
 });

@@ -7,7 +7,8 @@
 // - ID3v1 in the last 128 bytes ("TAG" + title, artist, album, year, comment, genre), and the
 //   "TAG+" extension before it: the fields are zeroed (genre 255: none).
 // - APEv1/APEv2 before it or at the end (wiki.hydrogenaud.io, "APEv2 specification"): the items
-//   are zeroed and the footer (and header) say 0 items.
+//   are zeroed and the footer (and header) say 0 items. Only a footer whose items can be read
+//   is believed (blankApe).
 // - a FLAC file behind an ID3v2 tag (which makes it an MP3 by its first bytes): its FLAC blocks
 //   too (flac-metadata.ts), and no ID3v1/APE tag is looked for at its end.
 // Not handled: Lyrics3 tags, and an ID3v2 tag appended at the end (a v2.4 footer there).
@@ -55,15 +56,67 @@ async function blankId3v1(file: RandomAccess): Promise<{ end: number; blanked: n
   return { end: file.size - 128, blanked: 1 };
 }
 
-/** Empties the APE tag whose footer ends at `end`; returns 1 if there was one. */
-async function blankApe(file: RandomAccess, end: number): Promise<number> {
+/** Bit rates in kbit/s by bit-rate index (ISO/IEC 11172-3 §2.4.2.3; ISO/IEC 13818-3 for MPEG-2
+ * and 2.5): MPEG-1 layers I, II, III, then MPEG-2/2.5 layer I, and layers II and III. */
+const BIT_RATES = [
+  [0, 32, 64, 96, 128, 160, 192, 224, 256, 288, 320, 352, 384, 416, 448],
+  [0, 32, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320, 384],
+  [0, 32, 40, 48, 56, 64, 80, 96, 112, 128, 160, 192, 224, 256, 320],
+  [0, 32, 48, 56, 64, 80, 96, 112, 128, 144, 160, 176, 192, 224, 256],
+  [0, 8, 16, 24, 32, 40, 48, 56, 64, 80, 96, 112, 128, 144, 160],
+];
+const SAMPLE_RATES = [44100, 48000, 32000];
+
+/** The length of the MPEG audio frame whose 4-byte header starts `bytes`; 0 if it is not one. */
+function frameLength(bytes: Buffer): number {
+  if (bytes.length < 4 || bytes[0] !== 0xff || (bytes[1]! & 0xe0) !== 0xe0) return 0;
+  const version = (bytes[1]! >> 3) & 3; // 0: MPEG-2.5, 1: reserved, 2: MPEG-2, 3: MPEG-1
+  const layer = 4 - ((bytes[1]! >> 1) & 3); // 4: reserved
+  const rateIndex = bytes[2]! >> 4;
+  const sampleIndex = (bytes[2]! >> 2) & 3;
+  if (version === 1 || layer === 4 || rateIndex === 0 || rateIndex === 15 || sampleIndex === 3) return 0;
+  const bitRate = 1000 * BIT_RATES[version === 3 ? layer - 1 : layer === 1 ? 3 : 4]![rateIndex]!;
+  const sampleRate = SAMPLE_RATES[sampleIndex]! / (version === 3 ? 1 : version === 2 ? 2 : 4);
+  const padding = (bytes[2]! >> 1) & 1;
+  if (layer === 1) return (Math.floor((12 * bitRate) / sampleRate) + padding) * 4;
+  return Math.floor(((layer === 3 && version !== 3 ? 72 : 144) * bitRate) / sampleRate) + padding;
+}
+
+/** No APE tag is believed larger: a cover or two. Past it, a footer is more likely damaged than
+ * the tag that large, and it is left as it is (as a tag running past the file is). */
+const MAX_APE_BYTES = 16 * 1024 * 1024;
+
+/** Whether `items` are exactly `count` APE items (APEv2 specification: a 32-bit value size, 32-bit
+ * flags, a key of 2 to 255 ASCII characters 0x20–0x7E ended by a NUL, the value). */
+function areApeItems(items: Buffer, count: number): boolean {
+  let at = 0;
+  for (let i = 0; i < count; i++) {
+    if (at + 8 > items.length) return false;
+    const valueSize = items.readUInt32LE(at);
+    const keyEnd = items.indexOf(0, at + 8);
+    if (keyEnd < at + 10 || keyEnd > at + 8 + 255) return false;
+    for (let k = at + 8; k < keyEnd; k++) if (items[k]! < 0x20 || items[k]! > 0x7e) return false;
+    at = keyEnd + 1 + valueSize;
+  }
+  return at === items.length;
+}
+
+/**
+ * Empties the APE tag whose footer ends at `end`; returns 1 if there was one. A footer is only
+ * believed when its tag lies after `audioStart` (the ID3v2 tags and the first frame: a tag
+ * reaching into them is a damaged footer), is at most MAX_APE_BYTES, and its items are exactly as
+ * many as it says and fill it; otherwise nothing is touched: zeroing what a damaged footer claims
+ * would zero the sound.
+ */
+async function blankApe(file: RandomAccess, end: number, audioStart: number): Promise<number> {
   if (end < 32) return 0;
   const footer = await file.read(end - 32, 32);
   if (footer.toString('latin1', 0, 8) !== 'APETAGEX') return 0;
   const tagSize = footer.readUInt32LE(12); // the items and the footer
   const hasHeader = (footer.readUInt32LE(20) & 0x80000000) !== 0;
   const itemsStart = end - tagSize;
-  if (tagSize < 32 || itemsStart - (hasHeader ? 32 : 0) < 0) return 0;
+  if (tagSize < 32 || tagSize > MAX_APE_BYTES || itemsStart - (hasHeader ? 32 : 0) < audioStart) return 0;
+  if (!areApeItems(await file.read(itemsStart, tagSize - 32), footer.readUInt32LE(16))) return 0;
   await zeroFill(file, itemsStart, end - 32);
   await file.write(end - 32 + 16, Buffer.alloc(4)); // item count
   if (hasHeader && (await file.read(itemsStart - 32, 8)).toString('latin1') === 'APETAGEX') await file.write(itemsStart - 32 + 16, Buffer.alloc(4));
@@ -83,5 +136,6 @@ export async function blankMp3Metadata(file: RandomAccess): Promise<number> {
     return start.blanked + (await blankFlacMetadata(sliceAccess(file, start.end, file.size)));
   }
   const v1 = await blankId3v1(file);
-  return start.blanked + v1.blanked + (await blankApe(file, v1.end));
+  const audioStart = start.end + frameLength(await file.read(start.end, 4));
+  return start.blanked + v1.blanked + (await blankApe(file, v1.end, audioStart));
 }

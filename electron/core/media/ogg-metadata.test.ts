@@ -165,4 +165,34 @@ describe('Ogg metadata', () => {
     const comment = expectEmptied(original, file, new Map([[3, [1]]])).get(3)![1]!;
     expect(comment.every((b) => b === 0)).toBe(true); // vendor length 0, no comments, zeros
   });
+  it('a file beginning more streams at once than MAX_STREAMS, none of them finished, stops the walk there; the pages after it are left as they are', async () => {
+    // Each stream's identification page alone: its comment header never comes.
+    const begun = Array.from({ length: 1000 }, (_, serial) => paginate(serial + 10, opusHeaders(TAGS))[0]!);
+    const tagged = Buffer.concat(paginate(1, [...opusHeaders(TAGS), ...audio(2, 100)]));
+    const file = Buffer.concat([...begun, tagged]);
+    expect(await blankOggMetadata(bufferAccess(file))).toBe(0);
+    expect(file.subarray(file.length - tagged.length).equals(tagged)).toBe(true);
+  });
+
+  it('a chained file of a thousand links (each finished before the next begins) has every link’s tags emptied', async () => {
+    const links = Array.from({ length: 1000 }, (_, serial) => paginate(serial, [...opusHeaders(TAGS), ...audio(1, 50)]));
+    const original = Buffer.concat(links.flat());
+    const file = Buffer.from(original);
+    expect(await blankOggMetadata(bufferAccess(file))).toBe(1000);
+    expect(file.includes(Buffer.from('Voice memo'))).toBe(false);
+  });
+
+  it('emptying a packet of many pages in memory lets the event loop in between pages', async () => {
+    const big = `METADATA_BLOCK_PICTURE=${'A'.repeat(4 * 1024 * 1024)}`;
+    const file = Buffer.concat(paginate(1, [...opusHeaders([big]), ...audio(2, 100)]));
+    let turns = 0;
+    let ticking = setImmediate(function tick() {
+      turns++;
+      ticking = setImmediate(tick);
+    });
+    const before = turns;
+    expect(await blankOggMetadata(bufferAccess(file))).toBe(1);
+    clearImmediate(ticking);
+    expect(turns - before).toBeGreaterThan(1);
+  });
 });

@@ -52,6 +52,12 @@ const CODECS: readonly [Codec, string, string][] = [
   ['flac', '\x7fFLAC', ''],
 ];
 const FLAC_PADDING = 1;
+/** Pages rewritten before the event loop gets a turn (rewritePacket). */
+const YIELD_EVERY_PAGES = 16;
+/** Streams begun and not yet done at once. A file multiplexes a few (video, audio, a skeleton);
+ * past this many it is not one the walk can follow, and the walk stops there, leaving the rest
+ * as it is, as with a page it cannot read: the map of streams stays small whatever the file. */
+const MAX_STREAMS = 64;
 const FLAC_BLANKED = new Set([2, 4, 6]); // APPLICATION, VORBIS_COMMENT, PICTURE (flac-metadata.ts)
 
 async function readPacket(file: RandomAccess, pieces: readonly Piece[], length: number): Promise<Buffer> {
@@ -70,7 +76,10 @@ async function readPacket(file: RandomAccess, pieces: readonly Piece[], length: 
  * (A packet's pieces are in page order, one a page: the segments of a page lie end to end.) */
 async function rewritePacket(file: RandomAccess, pieces: readonly Piece[], head: Buffer): Promise<void> {
   let offset = 0;
-  for (const piece of pieces) {
+  for (const [i, piece] of pieces.entries()) {
+    // Over a buffer every read and write is answered at once: a 39 MiB packet (629 pages, a CRC
+    // each) held the event loop 187 ms. A turn every few pages (about 1 MiB) keeps it short.
+    if (i % YIELD_EVERY_PAGES === YIELD_EVERY_PAGES - 1) await new Promise(setImmediate);
     const page = Buffer.from(await file.read(piece.page, piece.pageEnd - piece.page));
     const at = piece.at - piece.page;
     page.fill(0, at, at + piece.length);
@@ -134,7 +143,11 @@ export async function blankOggMetadata(file: RandomAccess): Promise<number> {
     const pageEnd = page + 27 + lacing.length + lacing.reduce((n, s) => n + s, 0);
     if (pageEnd > file.size) return blanked;
     const serial = head.readUInt32LE(14);
-    if (flags & 2) streams.set(serial, { codec: null, packet: 0, pieces: [], done: false }); // beginning of a stream
+    if (flags & 2) {
+      // The beginning of a stream.
+      if (!streams.has(serial) && streams.size >= MAX_STREAMS) return blanked;
+      streams.set(serial, { codec: null, packet: 0, pieces: [], done: false });
+    }
     const stream = streams.get(serial);
     // A page not continuing a packet while one is half gathered: the stream cannot be followed.
     if (stream && !(flags & 1) && stream.pieces.length > 0) stream.done = true;
@@ -152,6 +165,9 @@ export async function blankOggMetadata(file: RandomAccess): Promise<number> {
         stream.packet++;
       }
     }
+    // A stream done with, or ended (end of stream), is forgotten: its later pages are skipped,
+    // as they were when it was kept done.
+    if (stream && (stream.done || flags & 4)) streams.delete(serial);
     page = pageEnd;
   }
   return blanked;

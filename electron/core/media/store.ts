@@ -17,7 +17,7 @@ import { eq } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { upload, type Upload } from '../../../db/schema';
 import { MediaRejectedError } from './errors';
-import { blankMp4Metadata, bufferAccess, fileAccess, readAhead, type RandomAccess } from './container-metadata';
+import { blankMp4Metadata, bufferAccess, fileAccess, throughWindow, type RandomAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
 import { blankMatroskaMetadata } from './matroska-metadata';
 import { blankMp3Metadata } from './mp3-metadata';
@@ -187,12 +187,12 @@ async function withoutAvMetadata(type: AvType, original: { bytes: Buffer } | { p
   const blank = BLANK_METADATA[type];
   if ('bytes' in original) {
     const bytes = Buffer.from(original.bytes);
-    await blank(readAhead(bufferAccess(bytes)));
+    await throughWindow(bufferAccess(bytes), blank);
     return { bytes };
   }
   const handle = await open(original.path, 'r+');
   try {
-    await blank(readAhead(await fileAccess(handle)));
+    await throughWindow(await fileAccess(handle), blank);
   } finally {
     await handle.close();
   }

@@ -1,6 +1,26 @@
 // Pieces of audio and video files for the container metadata tests, built on the spot (nothing
 // binary in the repository): Vorbis comments, Ogg pages, EBML elements. Not imported by
 // production code.
+import type { RandomAccess } from './container-metadata';
+
+/** `bytes` as a file that hands out copies, as a disk does (bufferAccess hands out views), and
+ * counts the reads and writes it is asked for. */
+export function countedFile(bytes: Buffer): RandomAccess & { reads: number; writes: number } {
+  const file = {
+    size: bytes.length,
+    reads: 0,
+    writes: 0,
+    read: async (offset: number, length: number) => {
+      file.reads++;
+      return Buffer.from(bytes.subarray(offset, Math.min(bytes.length, offset + length)));
+    },
+    write: async (offset: number, data: Buffer) => {
+      file.writes++;
+      data.copy(bytes, offset);
+    },
+  };
+  return file;
+}
 
 /** A Vorbis comment (Vorbis I spec §5.2.1, RFC 9639 §8.6): vendor and comments, each a 32-bit
  * little-endian length and UTF-8, the comments counted first. No framing bit. */

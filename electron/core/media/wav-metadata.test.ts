@@ -71,4 +71,36 @@ describe('WAV metadata', () => {
     const data = broken.indexOf(Buffer.from('data'));
     expect(file.subarray(data).equals(broken.subarray(data))).toBe(true);
   });
+  it('a data chunk declaring size 0 or 0xFFFFFFFF (an unfinished or streamed recording: players read to the end) ends the walk; the samples stay byte for byte', async () => {
+    for (const declared of [0, 0xffffffff]) {
+      const header = chunk('data', Buffer.alloc(0));
+      header.writeUInt32LE(declared, 4);
+      // Samples that read as chunk headers: 'abcd', size 8, eight bytes; twice.
+      const samples = Buffer.from('abcd\x08\0\0\0ABCDEFGHabcd\x08\0\0\0ABCDEFGH', 'latin1');
+      const original = riff(chunk('LIST', Buffer.from('INFOIART', 'latin1')), chunk('fmt ', FMT), header, samples);
+      const file = Buffer.from(original);
+      expect(await blankWavMetadata(bufferAccess(file))).toBe(1);
+      expect(file.includes(Buffer.from('IART'))).toBe(false);
+      const data = original.indexOf(Buffer.from('data'));
+      expect(file.subarray(data).equals(original.subarray(data))).toBe(true);
+    }
+  });
+
+  it('a data chunk whose size runs past the end of the file ends the walk without touching the samples', async () => {
+    const header = chunk('data', Buffer.alloc(0));
+    header.writeUInt32LE(1000, 4);
+    const samples = Buffer.from('abcd\x08\0\0\0ABCDEFGH', 'latin1');
+    const original = riff(chunk('fmt ', FMT), header, samples);
+    const file = Buffer.from(original);
+    expect(await blankWavMetadata(bufferAccess(file))).toBe(0);
+    expect(file.equals(original)).toBe(true);
+  });
+  it('a file of more chunks than any recorder writes (10,000) stops the walk at the one past them; the rest is left as it is', async () => {
+    const many = Array.from({ length: 10_000 }, () => chunk('abcd', Buffer.alloc(0)));
+    const original = riff(chunk('fmt ', FMT), ...many.slice(1), chunk('LIST', Buffer.from('INFOIART', 'latin1')), chunk('data', SAMPLES));
+    const file = Buffer.from(original);
+    expect(await blankWavMetadata(bufferAccess(file))).toBe(9_999);
+    expect(file.includes(Buffer.from('abcd'))).toBe(false);
+    expect(file.subarray(-8 - SAMPLES.length - 16).equals(original.subarray(-8 - SAMPLES.length - 16))).toBe(true);
+  });
 });
