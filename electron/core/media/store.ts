@@ -168,7 +168,7 @@ export async function saveUploadFile(deps: UploadDeps, input: { file: IncomingFi
 }
 
 /** How each container's metadata is blanked in place (container-metadata.ts and its siblings). */
-const BLANK_METADATA: Record<AvType, (file: RandomAccess) => Promise<number>> = {
+export const BLANK_METADATA: Record<AvType, (file: RandomAccess) => Promise<number>> = {
   'video/mp4': blankMp4Metadata,
   'video/quicktime': blankMp4Metadata,
   'audio/mp4': blankMp4Metadata,
