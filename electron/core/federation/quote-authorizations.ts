@@ -11,6 +11,7 @@ import type { DbOrTx } from '../../../db/client';
 import { inbox, outbox, type OutboxObject } from '../../../db/schema';
 import { idOf, isObject, str, typeOf, type Json } from './ap';
 import type { LocalActor } from './identity';
+import { QUOTE_POLICY_TERMS } from './quote-policy';
 import { findActivityAbout, findInbox } from './process/store';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
@@ -25,7 +26,7 @@ export const QUOTE_AUTHORIZATION_CONTEXT = [
   AS,
   {
     QuoteAuthorization: 'https://w3id.org/fep/044f#QuoteAuthorization',
-    gts: 'https://gotosocial.org/ns#',
+    gts: QUOTE_POLICY_TERMS.gts,
     interactingObject: { '@id': 'gts:interactingObject', '@type': '@id' },
     interactionTarget: { '@id': 'gts:interactionTarget', '@type': '@id' },
   },

@@ -242,6 +242,13 @@ describe('link previews of the author’s posts', () => {
 
 describe('link previews on a network that does not let pages through', () => {
   /** Three sites, each with a page of its own title, and a post of the author's linking to each. */
+  /** A page seen working first (the author's earlier post): what proves the network works. */
+  async function seeAPageWork(runner: { wake(target?: { table: 'outbox'; id: number }): void }): Promise<void> {
+    const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
+    runner.wake({ table: 'outbox', id: earlier.id });
+    await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+  }
+
   async function threeSites() {
     const sites = await Promise.all(
       ['First', 'Second', 'Third'].map((title) => startServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end(`<head><title>${title} site</title></head>`))),
@@ -291,10 +298,7 @@ describe('link previews on a network that does not let pages through', () => {
     const runner = runnerBehind((url) => (broken ? `http://127.0.0.1:${deadPort}${new URL(url).pathname}` : null));
     runner.start();
     try {
-      // A page seen working (the author's earlier post).
-      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
-      runner.wake({ table: 'outbox', id: earlier.id });
-      await expect.poll(() => ogMetaOf(earlier.id)).not.toBeNull();
+      await seeAPageWork(runner);
       broken = true;
       const { posts, sites, close } = await threeSites();
       try {
@@ -361,10 +365,7 @@ describe('link previews on a network that does not let pages through', () => {
     runner.start();
     const { sites, posts, close } = await threeSites();
     try {
-      // A page seen working first (the author's earlier post).
-      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
-      runner.wake({ table: 'outbox', id: earlier.id });
-      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      await seeAPageWork(runner);
       captive = true;
       for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
       await expect.poll(() => portal.seen.length, { timeout: 10_000 }).toBeGreaterThanOrEqual(posts.length);
@@ -407,10 +408,7 @@ describe('link previews on a network that does not let pages through', () => {
     runner.start();
     const { posts, close } = await threeSites();
     try {
-      // A page seen working first (the author's earlier post).
-      const earlier = await core.services.author.createPost({ content: `Earlier ${link('/guide')}`, visibility: 'PUBLIC' });
-      runner.wake({ table: 'outbox', id: earlier.id });
-      await expect.poll(() => ogMetaOf(earlier.id), { timeout: 10_000 }).not.toBeNull();
+      await seeAPageWork(runner);
       captive = true;
       for (const p of posts) runner.wake({ table: 'outbox', id: p.id });
       // Long enough for four looks at each post (10, 100 and 600 ms apart).
