@@ -27,7 +27,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   { name: 'renderer: shared components', parts: ['renderer/components/'] },
   // apps/pending.ts is a store (the Sidebar's badge reads it).
   { name: 'renderer: state', parts: ['renderer/store/', 'renderer/apps/pending.ts'] },
-  { name: 'renderer: API, places, keys', parts: ['renderer/api.ts', 'renderer/headlessToken.ts', 'renderer/places.ts', 'renderer/keyboard.ts'] },
+  { name: 'renderer: API, places, keys', parts: ['renderer/api.ts', 'renderer/changes.ts', 'renderer/headlessToken.ts', 'renderer/places.ts', 'renderer/keyboard.ts'] },
   { name: 'renderer: strings', parts: ['renderer/strings.ts'] },
   // Builds everything and hands it out; only the entry points (and tests) import it.
   { name: 'core wiring', parts: ['electron/core/core.ts', 'electron/core/core-host.ts'] },
@@ -41,7 +41,7 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
     name: 'services',
     parts: [
       'electron/core/federation/', 'electron/core/indieauth/', 'electron/core/micropub/', 'electron/core/webmention/', 'electron/core/media/', 'electron/core/data/', 'electron/core/previews/',
-      'electron/core/notifications/', 'electron/core/search/', 'electron/core/tunnel/', 'electron/core/settings-service.ts', 'electron/core/settings.ts', 'electron/core/status.ts',
+      'electron/core/notifications/', 'electron/core/search/', 'electron/core/tunnel/', 'electron/core/settings-service.ts', 'electron/core/settings.ts', 'electron/core/status.ts', 'electron/core/changes.ts',
       'electron/core/ipc/*contract.ts', 'electron/core/ipc/channels.ts', 'electron/core/delivery/status.ts', 'electron/core/delivery/counts.ts',
       'electron/core/delivery/app-loop.ts', 'electron/core/delivery/worker*.ts',
     ],

@@ -47,7 +47,7 @@ export async function openFresh(page: Page, tern: Headless, hash: string): Promi
   await page.reload();
 }
 
-/** The views do not push: reopens `hash` afresh until the text of what `locate` finds in it
+/** Reopens `hash` afresh until the text of what `locate` finds in it
  * matches `expected` (a substring or a pattern), for up to 20 s. After each reload the view is
  * given up to 3 s to show it: the view asks for its data once the page has loaded, and reading
  * the text at once raced that answer (on a busy machine it lost every time). */

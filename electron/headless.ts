@@ -28,6 +28,7 @@ import { BadInputError, ConflictError, UnavailableError } from './core/errors';
 import { createBackupScheduler } from './core/data/backup-scheduler';
 import { restoreBackup } from './core/data/backup';
 import { importMicroblogPub } from './core/data/microblogpub-import';
+import { CHANGE_KINDS, type ChangeKind } from './core/ipc/changes-contract';
 
 export const DEFAULT_UI_PORT = 4860;
 /** The environment variable a chosen token can be given in. */
@@ -160,6 +161,9 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
   let listen = options.listen;
   // The tunnel outlives reopens (a quick tunnel's address would change with a restart).
   const tunnel = createTunnelRunner({ log: options.log });
+  // The pages following the core's change hints; they stay through a reopen (a restore).
+  const following = new Set<(kinds: ChangeKind[]) => void>();
+  const tellPages = (kinds: ChangeKind[]) => following.forEach((page) => page(kinds));
   const host = await createCoreHost({
     log: options.log,
     handlerOptions: { tunnel },
@@ -180,6 +184,9 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       return opened;
     },
     run: (opened) => {
+      const unfollow = opened.changes.subscribe(tellPages);
+      // Reopened on other data (a restore, a move from microblog.pub): all of it may differ.
+      tellPages([...CHANGE_KINDS]);
       opened.loops.inbox.start();
       opened.loops.delivery.start();
       opened.loops.polls.start();
@@ -188,6 +195,7 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       const backups = createBackupScheduler({ core: opened, log: options.log });
       backups.start();
       return async () => {
+        unfollow();
         await backups.stop();
         await opened.listener.stop();
         await opened.loops.inbox.stop();
@@ -236,6 +244,12 @@ export async function startHeadless(options: HeadlessOptions): Promise<Headless>
       connectivity: { isOnline: () => host.current().connectivity.isOnline() },
     }),
     onInternalError: (error) => options.log(`internal error: ${(error as Error)?.stack ?? String(error)}`),
+    changes: {
+      subscribe(page) {
+        following.add(page);
+        return () => following.delete(page);
+      },
+    },
   });
   let server: ServerType;
   const port = await new Promise<number>((resolvePort, reject) => {

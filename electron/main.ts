@@ -13,6 +13,7 @@ import { defaultDataDir } from './core/paths';
 import { electronNet } from './shell/connectivity';
 import { feedConnectivity } from './shell/connectivity-feed';
 import { registerIpc } from './shell/ipc';
+import { SHELL_EVENTS } from './shell/events';
 import { createNotificationWatch, type NotificationWatch } from './shell/notification-watch';
 import { electronNotifier } from './shell/notifications';
 import { CLOSE_HINT, decideClose } from './shell/policy/close-to-tray';
@@ -122,6 +123,11 @@ async function start(): Promise<void> {
       }, 500);
     }),
     () => lookSoon && clearTimeout(lookSoon),
+    // What the window shows changed: told to its page (the kinds only; it asks again by IPC).
+    open.changes.subscribe((kinds) => {
+      const page = mainWindow?.webContents;
+      if (page && !page.isDestroyed()) page.send(SHELL_EVENTS.changed, kinds);
+    }),
   ];
 
   // The automatic daily backup (checked at start and hourly; the newest seven are kept).

@@ -39,6 +39,7 @@ import { removeOrphanFiles } from './media/store';
 import { createSearchIndexer, createSearchLoop, type SearchLoop } from './search/indexer';
 import { createSearchService, type SearchService } from './search/service';
 import { createPreviewRunner, type PreviewRunner } from './previews/runner';
+import { createChangeFeed, type ChangeFeed } from './changes';
 
 export interface CoreOptions {
   dataDir: string;
@@ -95,6 +96,8 @@ export interface Core {
   inboxKeyStats(): Promise<KeyCacheStats>;
   /** Rows the inbox processor finished (outcomes committed), told on this thread wherever it runs. */
   onInboxRowsDone(listener: (results: RowResult[]) => void): () => void;
+  /** Hints for the window: what it shows changed (the shell and the headless transport pass them on). */
+  changes: Pick<ChangeFeed, 'subscribe'>;
   /** The federation listener (Hono on host:port): start, restart, stop, status. */
   listener: ListenerControl;
   services: {
@@ -168,6 +171,12 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const startedAt = clock();
     const rowsDone = new Set<(results: RowResult[]) => void>();
     const tellRowsDone = (results: RowResult[]) => rowsDone.forEach((listener) => listener(results));
+    const changes = createChangeFeed({ onListenerError: (error) => log(`change listener failed: ${String(error)}`) });
+    // A row processed may be a post in the stream, a notification, or both; dropped ones are neither.
+    rowsDone.add((results) => {
+      if (results.some((result) => result.outcome === 'processed')) changes.tell('timeline', 'notifications');
+    });
+    settings.onChange(() => changes.tell('status'));
     // What each worker builds its own connection, keys and client from, read at each start.
     const workerData = () => ({
       database: paths.database,
@@ -227,15 +236,27 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           anyPending: () => anyPending(sqlite),
           connectivity,
           log,
+          onInFlightChange: () => changes.tell('deliveries'),
           ...(options.deliveryIdleStopMs === undefined ? {} : { idleStopMs: options.deliveryIdleStopMs }),
         })
       : null;
     if (deliveryHost) settings.onChange((next) => deliveryHost.settings(next));
-    const deliveryLoop = deliveryHost ?? createAppDeliveryLoop({ sqlite, db, fed, clock, connectivity, identity: () => core.identity(), log });
+    const deliveryLoop =
+      deliveryHost ??
+      createAppDeliveryLoop({ sqlite, db, fed, clock, connectivity, identity: () => core.identity(), log, onInFlightChange: () => changes.tell('deliveries') });
+    connectivity.onChange(() => changes.tell('status'));
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     const searchIndexer = createSearchIndexer(sqlite);
     const searchLoop = createSearchLoop(searchIndexer, { log });
-    const previews = createPreviewRunner({ sqlite, client: fed.client, clock, connectivity, identity: () => core.identity(), log });
+    const previews = createPreviewRunner({
+      sqlite,
+      client: fed.client,
+      clock,
+      connectivity,
+      identity: () => core.identity(),
+      log,
+      onWritten: () => changes.tell('previews'),
+    });
     // Posts the inbox processor stored: looked at once for a whole burst of them; a post whose
     // content an Update changed is looked at again by its id.
     let previewsSoon: NodeJS.Timeout | null = null;
@@ -284,6 +305,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         rowsDone.add(listener);
         return () => rowsDone.delete(listener);
       },
+      changes,
       listener: withCheckpoints(createListenerControl(() => core, { log }), checkpointer),
       migration: { from, applied, backup },
       services: {
@@ -294,7 +316,14 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           uploadsDir: paths.uploads,
           queue: () => ({ inFlight: deliveryLoop.inFlight(), online: connectivity.isOnline() }),
         }),
-        indieauth: createIndieAuthService({ db, fed, clock, identity: () => core.identity(), displayName: () => settings.get().displayName }),
+        indieauth: createIndieAuthService({
+          db,
+          fed,
+          clock,
+          identity: () => core.identity(),
+          displayName: () => settings.get().displayName,
+          onWaiting: () => changes.tell('sign-ins'),
+        }),
         polls: createPollService(actionDeps),
         media: createMediaService({ db, uploadsDir: paths.uploads, clock, keep: () => profileImageIds(settings.get()) }),
         search: createSearchService({ db, sqlite, indexer: searchIndexer, identity: () => core.identity(), displayName: () => settings.get().displayName }),
@@ -316,6 +345,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         void core.listener.stop();
         fed.client.close();
         checkpointer.stop();
+        changes.close();
         if (sqlite.open) sqlite.close();
         lock.release();
       },

@@ -1,12 +1,14 @@
 // Sign-in requests waiting for the author. An app's page waits ("Open Tern to approve") while
-// the author is somewhere else in Tern, so the sidebar asks every few seconds — a local call —
-// and shows the count on Apps; the Apps view shows the requests themselves.
+// the author is somewhere else in Tern, so the sidebar asks as soon as Tern says a request came
+// (and every half minute besides, for those that expired) and shows the count on Apps; the Apps
+// view shows the requests themselves.
 import { useEffect } from 'react';
+import { useChanges } from '../changes';
 import { create } from 'zustand';
 import type { PendingAuthorization } from '../../electron/core/ipc/apps-contract';
 import { call } from '../api';
 
-export const PENDING_POLL_MS = 3_000;
+export const PENDING_POLL_MS = 30_000;
 
 interface PendingState {
   pending: PendingAuthorization[];
@@ -33,5 +35,6 @@ export function usePendingApps(): PendingAuthorization[] {
     const timer = setInterval(() => void refresh(), PENDING_POLL_MS);
     return () => clearInterval(timer);
   }, [refresh]);
+  useChanges(['sign-ins'], () => void refresh());
   return pending;
 }

@@ -2,6 +2,7 @@
 // with aria-current, which the stylesheet also uses, so it is obvious to eyes and to ears.
 // Notifications carry the unread count; Compose shows its shortcut.
 import { useEffect } from 'react';
+import { useChanges } from '../changes';
 import { PLACES, hrefOf, type PlaceId } from '../places';
 import { UNREAD_POLL_MS, useUnreadStore } from '../store/unread';
 import { formatNumber, strings } from '../strings';
@@ -35,6 +36,7 @@ export function Sidebar({ current, handle }: { current: PlaceId; handle: string 
     const timer = setInterval(() => void refreshUnread(), UNREAD_POLL_MS);
     return () => clearInterval(timer);
   }, [refreshUnread]);
+  useChanges(['notifications'], () => void refreshUnread(), 1_000);
 
   return (
     <aside className="sidebar">

@@ -2,6 +2,7 @@
 // error), how many posts wait to be sent, whether the listener runs and at which public URL, and
 // when Tern last answered; at the end, how Tern runs and its version.
 import { useEffect } from 'react';
+import { useChanges } from '../changes';
 import { hrefOf } from '../places';
 import { CONNECTIVITY_POLL_MS, NOTHING_WAITING, useConnectivityStore } from '../store/connectivity';
 import { useSettingsStore } from '../store/settings';
@@ -25,6 +26,8 @@ export function StatusLine() {
     const timer = setInterval(() => void refresh(), CONNECTIVITY_POLL_MS);
     return () => clearInterval(timer);
   }, [refresh]);
+  // Deliveries starting and ending (a fan-out: many a second), the network, the settings.
+  useChanges(['deliveries', 'status'], () => void refresh(), 1_000);
 
   const listener = settings?.listenerStatus;
   const publicUrl = settings?.baseUrl ?? null;

@@ -28,6 +28,10 @@ export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
   reload: () => void;
   /** How many items of the first page are not shown yet (asks Tern, changes nothing). */
   countNew: () => Promise<number>;
+  /** Asks Tern for the first page again and shows the new copies of the items already shown
+   * there (a link preview arrived, a count changed), in their places; adds none. Resolves to
+   * how many items of that page are not shown yet. */
+  freshen: () => Promise<number>;
   loadMore: () => void;
   /** Changes items in place (an optimistic like, a post removed). */
   update: (change: (items: T[]) => T[]) => void;
@@ -130,6 +134,26 @@ export function usePagedList<T, C>(
     return page.items.filter((item) => !shown.has(idRef.current(item))).length;
   }, []);
 
+  const freshen = useCallback(async () => {
+    const mine = generation.current;
+    const page = await fetchRef.current(null);
+    const byId = new Map(page.items.map((item) => [idRef.current(item), item]));
+    const shown = (stateRef.current ?? EMPTY).items;
+    const unseen = page.items.length - shown.filter((item) => byId.has(idRef.current(item))).length;
+    // A reload or "Load more" since the question was asked answered for itself.
+    if (mine !== generation.current) return unseen;
+    let changed = false;
+    const items = shown.map((item) => {
+      const fresh = byId.get(idRef.current(item));
+      // The same object when nothing in it changed: nothing on screen is drawn again.
+      if (fresh === undefined || JSON.stringify(fresh) === JSON.stringify(item)) return item;
+      changed = true;
+      return fresh;
+    });
+    if (changed) change((s) => (s.items === shown ? { ...s, items } : s));
+    return unseen;
+  }, [change]);
+
   const update = useCallback((edit: (items: T[]) => T[]) => change((s) => ({ ...s, items: edit(s.items) })), [change]);
 
   useEffect(() => {
@@ -137,7 +161,7 @@ export function usePagedList<T, C>(
   }, [reload]);
 
   const { next, ...rest } = stateRef.current;
-  return { ...rest, hasMore: next !== null, reload, countNew, loadMore, update };
+  return { ...rest, hasMore: next !== null, reload, countNew, freshen, loadMore, update };
 }
 
 /** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */

@@ -4,6 +4,7 @@
 // wrong — why, in a sentence, with "Retry now".
 import { useState } from 'react';
 import type { DeliveriesView, DeliveryRowView } from '../../electron/core/ipc/author-contract';
+import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
 import { Switch } from '../components/Field';
 import { RefreshButton } from '../components/RefreshButton';
@@ -40,6 +41,9 @@ export function Deliveries({ route }: { route: Route }) {
     },
     (row) => String(row.id),
   );
+
+  // Rows shown change state as they are sent (and the counts with them): brought up to date in place.
+  useChanges(['deliveries'], () => void list.freshen().catch(() => undefined), 1_000);
 
   async function retry(row?: DeliveryRowView) {
     setError(null);

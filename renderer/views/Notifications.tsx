@@ -2,6 +2,7 @@
 // happened, grouped by kind and post ("Ana and 4 others liked your post"), unread first. Opening
 // a group marks it read; "Mark all as read" does the rest.
 import { useState } from 'react';
+import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { BellIcon } from '../components/icons';
@@ -37,6 +38,8 @@ export function Notifications() {
   );
   const [markError, setMarkError] = useState<ApiError | null>(null);
   const unread = list.items.some((item) => item.isNew);
+  // New notifications go on top as they arrive; those shown keep their places below.
+  useChanges(['notifications'], list.reload, 1_000);
 
   async function markRead(ids: number[] | 'all') {
     setMarkError(null);

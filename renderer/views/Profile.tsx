@@ -2,6 +2,7 @@
 // each with how far its delivery got (one click opens the list of servers). Own posts can be
 // pinned, edited and deleted from here.
 import { useEffect, useState } from 'react';
+import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
 import { PenIcon, PersonIcon } from '../components/icons';
@@ -31,6 +32,9 @@ export function Profile() {
     },
     listKeyOf,
   );
+
+  // A link preview of the author's post arrives a few seconds after it is written.
+  useChanges(['previews'], () => void list.freshen().catch(() => undefined));
 
   // Pinned posts come first: after the author pins or unpins, ask again for the order.
   const pinChanges = usePostActions((s) => s.pinChanges);

@@ -1,7 +1,8 @@
 // Stream: the home timeline — posts of the people the author follows and what they boosted
 // ("↻ Ana boosted"), with the author's own, newest first, a page at a time.
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { call } from '../api';
+import { useChanges } from '../changes';
 import { PenIcon, StreamIcon } from '../components/icons';
 import { RefreshButton } from '../components/RefreshButton';
 import { EmptyState } from '../lists/ListParts';
@@ -13,7 +14,7 @@ import { strings } from '../strings';
 
 const t = strings.stream;
 export const STREAM_PAGE = 20;
-/** How often the stream looks for new posts while it is open. */
+/** How often the stream looks for new posts while it is open, besides when Tern says so. */
 const CHECK_MS = 60_000;
 
 export function Stream() {
@@ -27,16 +28,18 @@ export function Stream() {
     listKeyOf,
   );
 
-  // New posts are announced, not pushed in: what the author is reading stays where it is.
+  // New posts are announced, not pushed in: what the author is reading stays where it is. The
+  // posts shown are brought up to date in place (a link preview that arrived, a count).
   const [fresh, setFresh] = useState(0);
-  const { countNew, loaded } = list;
+  const { freshen, loaded } = list;
+  const look = useCallback(() => {
+    if (loaded) freshen().then(setFresh, () => undefined);
+  }, [freshen, loaded]);
   useEffect(() => {
-    if (!loaded) return;
-    const timer = setInterval(() => {
-      countNew().then(setFresh, () => undefined);
-    }, CHECK_MS);
+    const timer = setInterval(look, CHECK_MS);
     return () => clearInterval(timer);
-  }, [countNew, loaded]);
+  }, [look]);
+  useChanges(['timeline', 'previews'], look, 1_000);
 
   function showFresh() {
     setFresh(0);

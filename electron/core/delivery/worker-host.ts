@@ -31,6 +31,8 @@ export interface DeliveryWorkerHostOptions {
   restartDelayMs?: number;
   /** A worker with nothing to send for this long is stopped until rows come. Default IDLE_STOP_MS. */
   idleStopMs?: number;
+  /** The rows in flight changed (as the worker told it, a few times a second at most). */
+  onInFlightChange?: () => void;
 }
 
 export interface DeliveryWorkerHost extends DeliveryLoop {
@@ -57,6 +59,7 @@ export function createDeliveryWorkerHost(options: DeliveryWorkerHostOptions): De
       if (message.type === 'inFlight') {
         inFlight = new Set(message.ids);
         busy();
+        options.onInFlightChange?.();
       } else options.connectivity.recheck();
     },
     onExit: () => (inFlight = new Set()),

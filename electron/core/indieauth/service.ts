@@ -120,6 +120,8 @@ export interface IndieAuthDeps {
   clock: () => Date;
   identity: () => LocalActor | null;
   displayName: () => string;
+  /** A sign-in began waiting for the author (the window shows it at once). */
+  onWaiting?: () => void;
 }
 
 /** The canonical profile URL (`me`): the actor id with the slash IndieAuth's URL rules add. */
@@ -278,6 +280,7 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       };
       const handle = randomSecret();
       pending.set(handle, { view, handle, params, created, outcome: null });
+      deps.onWaiting?.();
       return { handle, pending: view };
     },
 

@@ -18,6 +18,7 @@ import { bodyLimit } from 'hono/body-limit';
 import { getCookie, setCookie } from 'hono/cookie';
 import { dispatch, type Handlers } from './handlers';
 import { JsonTooDeepError, parseBoundedJson } from '../net/bounded-json';
+import { CHANGES_HTTP_PATH, type ChangeKind } from './changes-contract';
 
 export const UI_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; media-src 'self' blob:; connect-src 'self'; " +
@@ -48,7 +49,15 @@ export interface UiAppOptions {
   onInternalError?: (error: unknown) => void;
   /** Media for the page (/media/…: the author's uploads, the remote media proxy). */
   media?: (request: Request) => Promise<Response | null>;
+  /** The core's hints for the page (core/changes.ts), streamed at GET CHANGES_HTTP_PATH. */
+  changes?: { subscribe(listener: (kinds: ChangeKind[]) => void): () => void };
 }
+
+/** Event streams open at once (a page each; a few tabs). More are refused: each holds a socket. */
+export const MAX_CHANGE_STREAMS = 8;
+/** A comment line this often on each stream: a page that went away is noticed (the write
+ * fails) and the page notices a Tern that went away (no line for twice as long). */
+export const CHANGE_STREAM_HEARTBEAT_MS = 30_000;
 
 const digest = (s: string) => createHash('sha256').update(s).digest();
 function sameToken(given: string | undefined, expected: string): boolean {
@@ -105,6 +114,53 @@ export function createUiApp(options: UiAppOptions): Hono {
     const result = await dispatch(options.handlers, c.req.param('channel'), input, options.onInternalError);
     const status = result.ok ? 200 : result.error.code === 'unknown_channel' ? 404 : result.error.code === 'bad_input' ? 400 : 200;
     return c.json(result, status);
+  });
+
+  let changeStreams = 0;
+  app.get(CHANGES_HTTP_PATH, (c) => {
+    const feed = options.changes;
+    if (!feed) return c.json({ ok: false, error: { code: 'unknown_channel', message: 'This Tern sends no change hints.' } }, 404);
+    if (changeStreams >= MAX_CHANGE_STREAMS) {
+      return c.json({ ok: false, error: { code: 'unavailable', message: `${MAX_CHANGE_STREAMS} pages are already following Tern's changes; close one.` } }, 429);
+    }
+    changeStreams++;
+    const encoder = new TextEncoder();
+    let end = () => {};
+    const body = new ReadableStream<Uint8Array>({
+      start(controller) {
+        let ended = false;
+        const send = (text: string) => {
+          try {
+            controller.enqueue(encoder.encode(text));
+          } catch {
+            end();
+          }
+        };
+        const unsubscribe = feed.subscribe((kinds) => send(`event: changed\ndata: ${JSON.stringify(kinds)}\n\n`));
+        const heartbeat = setInterval(() => send(': still here\n\n'), CHANGE_STREAM_HEARTBEAT_MS);
+        heartbeat.unref();
+        end = () => {
+          if (ended) return;
+          ended = true;
+          changeStreams--;
+          unsubscribe();
+          clearInterval(heartbeat);
+          c.req.raw.signal.removeEventListener('abort', end);
+          try {
+            controller.close();
+          } catch {
+            // already closed by the reader going away
+          }
+        };
+        c.req.raw.signal.addEventListener('abort', end);
+        // The first line tells the page the stream is up (and flushes the headers).
+        send(': following\n\n');
+      },
+      cancel() {
+        end();
+      },
+    });
+    return c.body(body, 200, { 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
   });
 
   app.get('/media/*', async (c) => (await options.media?.(c.req.raw)) ?? c.text('Not found', 404));

@@ -10,6 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { inbox, incomingActivity, outbox } from '../../../db/schema';
 import { manualSource, type ManualSource } from '../connectivity/watch';
 import { openCore, type Core } from '../core';
+import { CHANGE_COALESCE_MS } from '../changes';
 import { createHttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { saveOutboxObject } from '../federation/outbox-store';
@@ -56,6 +57,20 @@ const quickRetryRunner = (retryMs: number) =>
 const fetched = (path: string) => server.seen.filter((r) => r.method === 'GET' && r.path === path).length;
 const ogMetaOf = (id: number) => core.sqlite.prepare<[number], { og_meta: string | null }>('SELECT og_meta FROM outbox WHERE id = ?').get(id)!.og_meta;
 
+/** The window's hints (core/changes.ts) from now on; `settled` waits out their coalescing. */
+function hints() {
+  const heard: string[] = [];
+  const unsubscribe = core.changes.subscribe((kinds) => heard.push(...kinds));
+  return {
+    heard,
+    settled: async () => {
+      await new Promise((resolve) => setTimeout(resolve, CHANGE_COALESCE_MS + 100));
+      unsubscribe();
+      return heard;
+    },
+  };
+}
+
 async function post(content: string) {
   const created = await core.services.author.createPost({ content, visibility: 'PUBLIC' });
   await core.loops.previews.idle();
@@ -66,8 +81,11 @@ describe('link previews of the author’s posts', () => {
   it('fetches the linked page after the post is stored and shows its preview, picture through the media proxy', async () => {
     pages['/guide'] = [200, 'text/html; charset=utf-8', OG_PAGE];
     core.loops.previews.start();
+    const window = hints();
     const created = await post(`Read [this guide](${link('/guide')}) today.`);
     expect(fetched('/guide')).toBe(1);
+    // The window is told, and shows the preview without waiting for its next look.
+    expect(await window.settled()).toContain('previews');
     expect(JSON.parse(ogMetaOf(created.id)!)).toEqual([
       { url: link('/guide'), title: 'The Tern field guide', description: 'Where terns nest, and why.', image: link('/cover.png'), site_name: 'Birds Weekly' },
     ]);
@@ -99,6 +117,7 @@ describe('link previews of the author’s posts', () => {
     pages['/file'] = [200, 'application/pdf', '%PDF-1.7'];
     pages['/untitled'] = [200, 'text/html', '<head><meta name="x" content="y"></head><body>hi</body>'];
     core.loops.previews.start();
+    const window = hints();
     const plain = await post('No links here.');
     const missing = await post(`Gone: ${link('/missing')}`);
     const file = await post(`A file: ${link('/file')}`);
@@ -107,6 +126,8 @@ describe('link previews of the author’s posts', () => {
     for (const p of [missing, file, untitled]) expect(ogMetaOf(p.id)).toBe('[]');
     expect(server.seen.map((r) => r.path).sort()).toEqual(['/file', '/missing', '/untitled']);
     expect(core.services.author.stream({}).items.every((p) => p.previews === undefined)).toBe(true);
+    // Nothing to show: the window is not told.
+    expect(await window.settled()).not.toContain('previews');
   });
 
   it('a page linked from two posts is fetched once; an edit fetches the new link', async () => {

@@ -87,6 +87,8 @@ export interface PreviewRunnerDeps {
   fetchPreview?: (url: string, signal: AbortSignal) => Promise<PreviewOutcome>;
   /** Tests: the wait before a post whose links got no answer is looked at again (RETRY_MS). */
   retryMs?: number;
+  /** A post's previews were written (or a portal's taken back): the window shows them. */
+  onWritten?: () => void;
 }
 
 export interface PreviewRunner {
@@ -223,7 +225,10 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
       const w = written[i]!;
       if (w.saying !== key) continue;
       written.splice(i, 1);
-      if (q.clear[w.table].run(w.id, w.ogMeta).changes > 0) byId[w.table].add(w.id);
+      if (q.clear[w.table].run(w.id, w.ogMeta).changes > 0) {
+        byId[w.table].add(w.id);
+        deps.onWritten?.();
+      }
     }
     for (const [url, hit] of cache) if (hit.outcome.kind === 'preview' && saying(hit.outcome.preview) === key) cache.delete(url);
   }
@@ -279,6 +284,8 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
     const ogMeta = JSON.stringify(previews);
     const { changes } = q.write[row.table].run(ogMeta, row.id, row.ap_object);
     if (changes > 0) {
+      // A post with no preview to show changes nothing the window shows.
+      if (previews.length > 0) deps.onWritten?.();
       for (const preview of previews) written.push({ saying: saying(preview), table: row.table, id: row.id, ogMeta });
       if (written.length > WRITTEN_MAX) written.splice(0, written.length - WRITTEN_MAX);
     }
