@@ -386,4 +386,19 @@ describe('voting in someone else’s poll', () => {
     await rig.receive({ id: `${apId}#updates/3`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...edited, votersCount: 4 } });
     expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A smartwatch']);
   });
+
+  it('an Update of the Question with no options at all (a partial Update, or one that closes it) keeps the author’s choice', async () => {
+    rig = await openRig();
+    const apId = await remotePoll();
+    rig.core.services.polls.vote(apId, ['A phone app']);
+    const create = remotes.fixture('mastodon-question.json');
+    const { oneOf: _options, ...bare } = create.object as Json;
+    // Neither list: no server asks another question by listing none.
+    await rig.receive({ id: `${apId}#updates/4`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...bare, endTime, closed: endTime } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A phone app']);
+    // The whole Question again (the same options), then one with both lists empty.
+    await rig.receive({ id: `${apId}#updates/5`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...(create.object as Json), endTime } });
+    await rig.receive({ id: `${apId}#updates/6`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...bare, endTime, oneOf: [], anyOf: [] } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A phone app']);
+  });
 });

@@ -83,13 +83,17 @@ export function pollOf(object: Json): PollShape | null {
 
 /** Whether a new version of a Question asks another question: its options or its kind changed
  * (an edit, after which its server drops the votes cast — Mastodon's ProcessStatusUpdateService
- * resets them — so a choice made before no longer stands). New tallies alone change nothing. */
+ * resets them — so a choice made before no longer stands). New tallies alone change nothing, and
+ * nor does a version with no options at all (a partial Update, one that only closes the poll or
+ * one that takes it away: no server asks another question by listing none), or a version after
+ * one that had none: only options compared with options are a change. */
 export function pollChanged(before: Json, after: Json): boolean {
   const shape = (object: Json) => {
     const poll = pollOf(object);
     return poll ? JSON.stringify([poll.kind, poll.options.map((o) => o.name)]) : null;
   };
-  return shape(before) !== shape(after);
+  const [was, now] = [shape(before), shape(after)];
+  return was !== null && now !== null && was !== now;
 }
 
 /** Whether a poll takes no more votes at `now`: closed, or past its end time. */
