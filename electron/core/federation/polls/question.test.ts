@@ -2,7 +2,7 @@
 // published while totals are hidden.
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../ap';
-import { HIDE_TOTALS_KEY, MAX_READ_OPTIONS, isClosed, pollChanged, pollOf, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
+import { HIDE_TOTALS_KEY, MAX_READ_OPTIONS, isClosed, pollChanged, pollOf, withStoredOptions, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
 
 const spec = { options: ['Tea', 'Coffee'], multiple: false, durationSeconds: 600, hideTotals: true };
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -73,6 +73,16 @@ describe('whether an Update asks another question', () => {
     expect(pollChanged(asked, { type: 'Question', oneOf: [], anyOf: [] })).toBe(false);
     expect(pollChanged(asked, { type: 'Question', oneOf: [{ type: 'Note' }] })).toBe(false);
     expect(pollChanged({ type: 'Question' }, asked)).toBe(false);
+  });
+
+  it('a Question that lists no options keeps the stored ones; one with options, or a Note (the poll taken away), is kept as sent', () => {
+    const closing: Json = { type: 'Question', closed: '2030-01-01T00:00:00Z', votersCount: 3 };
+    expect(withStoredOptions(asked, closing)).toEqual({ ...closing, oneOf: asked.oneOf });
+    expect(withStoredOptions(asked, { ...closing, oneOf: [], anyOf: [] })).toEqual({ ...closing, oneOf: asked.oneOf });
+    const asking: Json = { type: 'Question', anyOf: options('Tea', 'Water') };
+    expect(withStoredOptions(asked, asking)).toBe(asking);
+    const note: Json = { type: 'Note', content: 'No poll after all' };
+    expect(withStoredOptions(asked, note)).toBe(note);
   });
 });
 
