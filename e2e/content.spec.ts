@@ -313,6 +313,45 @@ test('names from other servers cannot reorder the words around them or overflow 
   expect(await bidiOf(replyingTo.locator('bdi'))).toEqual(['isolate']);
 });
 
+test('emoji reactions say who reacted with which emoji, apart from the likes of the same post, and cannot reorder the sentence', async ({ page, tern }) => {
+  const walk = { id: 7, excerpt: 'The estuary at low tide.' };
+  const rlo = actor(20, 'Support Team\u202E', '@rlo@rlo.example');
+  const blobcat = { shortcode: 'blobcat', url: 'https://pleroma.example/emoji/blobcat.png', src: '/media/proxy/AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA/aHR0cHM6Ly9wbGVyb21hLmV4YW1wbGUvZW1vamkvYmxvYmNhdC5wbmc' };
+  // As the core lists them: LIKE (or UNDO_LIKE) pointing at the EmojiReact, with its emoji.
+  const reacted = (n: NotificationItem, emoji: string, custom: typeof blobcat | null = null, undone = false): NotificationItem => ({
+    ...n,
+    inboxObject: { id: 200 + n.id, box: 'inbox', apId: `https://pleroma.example/activities/${n.id}`, apType: 'EmojiReact', excerpt: undone ? null : emoji, isDeleted: undone },
+    reaction: { emoji, custom },
+  });
+  const items = [
+    reacted(notification(1, 'LIKE', ana, true, 3, walk), '🎉'),
+    notification(2, 'LIKE', ben, true, 4, walk),
+    reacted(notification(3, 'LIKE', chloe, true, 5, walk), '🎉'),
+    reacted(notification(4, 'LIKE', rlo, true, 6, walk), ':blobcat:', blobcat),
+    // A bidi control left in the emoji (the core takes them out; the view does not count on it).
+    reacted(notification(5, 'UNDO_LIKE', ben, true, 7, walk), '\u202E🔥', null, true),
+  ];
+  await answer(page, 'notifications.list', { items, nextOffset: null, nextCursor: null, unreadCount: items.length });
+  await page.goto(`${tern.url}#/notifications`);
+  const sentences = page.getByTestId('notification').locator('.notification__sentence');
+  await expect(sentences).toHaveText([
+    'Ana Lima and Chloé Martin reacted with 🎉 to your post',
+    'Ben Okafor liked your post',
+    'Support Team\u202E reacted with  to your post',
+    'Ben Okafor took back a \u202E🔥 reaction to your post',
+  ]);
+  // The custom emoji is its picture, through Tern's media proxy.
+  const picture = sentences.nth(2).locator('img.custom-emoji');
+  await expect(picture).toHaveAttribute('alt', ':blobcat:');
+  await expect(picture).toHaveAttribute('src', /^\/media\/proxy\//);
+  // Each name and each emoji isolated; the words after a name, and after an emoji, read on.
+  const bidiOf = (locator: Locator) => locator.evaluateAll((els) => els.map((el) => getComputedStyle(el).unicodeBidi));
+  expect(await bidiOf(sentences.first().locator('bdi'))).toEqual(['isolate', 'isolate', 'isolate']);
+  expect(await readsOnAfterName(sentences.nth(2))).toBe(true);
+  expect(await wordReadsOn(sentences.nth(3), 'reaction')).toBe(true);
+  await page.screenshot({ path: screenshotPath('notifications-reactions') });
+});
+
 test('a link preview names the host its link leads to, whatever the page calls itself', async ({ page, tern }) => {
   const preview = (url: string, siteName: string) => ({ url, title: 'Sign in to your account', description: null, siteName, image: null, imageSrc: null });
   await answer(page, 'timeline.stream', {
@@ -345,6 +384,27 @@ function readsOnAfterName(locator: Locator): Promise<boolean> {
     const last = letter(text.trimEnd().length - 1);
     return first.left >= name.getBoundingClientRect().right - 1 && first.left < last.left;
   });
+}
+
+/** Whether `word`, in the sentence's own text (not in a name or an emoji), reads left to right
+ * (its first letter left of its last: unlike the whole sentence, a word is on one line). */
+function wordReadsOn(locator: Locator, word: string): Promise<boolean> {
+  return locator.evaluate((el, word) => {
+    const walker = document.createTreeWalker(el, NodeFilter.SHOW_TEXT);
+    for (let node = walker.nextNode(); node !== null; node = walker.nextNode()) {
+      if (node.parentElement?.closest('bdi')) continue;
+      const at = node.textContent?.indexOf(word) ?? -1;
+      if (at < 0) continue;
+      const letter = (i: number) => {
+        const range = document.createRange();
+        range.setStart(node, i);
+        range.setEnd(node, i + 1);
+        return range.getBoundingClientRect();
+      };
+      return letter(at).left < letter(at + word.length - 1).left;
+    }
+    return false;
+  }, word);
 }
 
 test('a post’s author opens their card in People, and Back returns to the stream', async ({ page, tern }) => {

@@ -343,6 +343,12 @@ export const strings = {
       const others = names.length - 1;
       return `${first} and ${formatNumber(others)} ${plural(others, { one: 'other', other: 'others' })}`;
     },
+    /** An emoji reaction (Pleroma, Akkoma, Misskey…), as their own apps word it; `emoji` is
+     * where the view puts it. */
+    reacted: (who: string, emoji: string) => `${who} reacted with ${emoji} to your post`,
+    /** Reactions taken back; `people` is how many `who` names. */
+    unreacted: (who: string, emoji: string, people: number) =>
+      plural(people, { one: `${who} took back a ${emoji} reaction to your post`, other: `${who} took back their ${emoji} reactions to your post` }),
     sentence: (kind: NotificationKind | null, who: string): string => {
       switch (kind) {
         case 'NEW_FOLLOWER':

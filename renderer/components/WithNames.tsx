@@ -3,7 +3,7 @@
 // (or a bidi control left in it) must not reorder the words around it — "Ana Lima\u202E liked
 // your post" read backwards. The sentence is made by strings.ts with a slot where each name
 // goes, so the words stay in one place for translation and the names never pass through a
-// template.
+// template. A slot may hold more than a name: a reaction's emoji (a picture, for a custom one).
 import type { ReactNode } from 'react';
 
 // Private-use characters: no sentence in strings.ts has them, and a name is never read for them.
@@ -15,7 +15,7 @@ export function nameSlot(i: number): string {
 }
 
 /** `text` with each slot replaced by its name, isolated. */
-export function WithNames({ text, names }: { text: string; names: readonly string[] }) {
+export function WithNames({ text, names }: { text: string; names: readonly ReactNode[] }) {
   const parts: ReactNode[] = [];
   let last = 0;
   for (const match of text.matchAll(SLOT)) {

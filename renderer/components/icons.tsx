@@ -139,6 +139,14 @@ export const HeartIcon = () => (
   </Icon>
 );
 
+export const SmileIcon = () => (
+  <Icon>
+    <circle cx="12" cy="12" r="8.5" />
+    <path d="M8.5 14a4 4 0 0 0 7 0" />
+    <path d="M9.5 9.75h.01M14.5 9.75h.01" strokeWidth="2.4" />
+  </Icon>
+);
+
 export const BookmarkIcon = () => (
   <Icon>
     <path d="M6.5 4h11v16.5L12 16.5l-5.5 4z" />

@@ -1,12 +1,14 @@
 // Notifications grouped as the author reads them (UX.md): many likes of one post become "Ana
-// and 4 others liked your post"; follows of the same kind gather too; a mention stays alone,
-// since each says something of its own. Unread ones never mix with read ones, and the order of
-// Tern's answer (unread first, then newest) is kept.
+// and 4 others liked your post"; emoji reactions gather per post and per emoji ("Ana and Ben
+// reacted with 🎉 to your post"), never with the likes; follows of the same kind gather too; a
+// mention stays alone, since each says something of its own. Unread ones never mix with read
+// ones, and the order of Tern's answer (unread first, then newest) is kept.
 import type { Output } from '../../electron/core/ipc/contract';
 
 export type NotificationItem = Output<'notifications.list'>['items'][number];
 export type NotificationKind = NonNullable<NotificationItem['type']>;
 export type NotificationActor = NonNullable<NotificationItem['actor']>;
+export type NotificationReaction = NonNullable<NotificationItem['reaction']>;
 
 export interface NotificationGroup {
   key: string;
@@ -19,6 +21,8 @@ export interface NotificationGroup {
   createdAt: string;
   outboxObject: NotificationItem['outboxObject'];
   inboxObject: NotificationItem['inboxObject'];
+  /** The emoji every item of the group reacted with (LIKE and UNDO_LIKE of a reaction). */
+  reaction: NotificationReaction | null;
 }
 
 /** Kinds about one of the author's posts, gathered per post. */
@@ -26,9 +30,16 @@ const PER_POST: ReadonlySet<NotificationKind> = new Set(['LIKE', 'UNDO_LIKE', 'A
 /** Kinds about the author, gathered together. */
 const PER_KIND: ReadonlySet<NotificationKind> = new Set(['NEW_FOLLOWER', 'UNFOLLOW']);
 
+/** A reaction's emoji (a custom one's picture too: two servers' :blobcat: may differ), last in
+ * the key: a post's id has no colon, so a reaction's key never meets a like's. */
+function reactionKey(item: NotificationItem): string {
+  const reaction = item.reaction;
+  return reaction ? `:${reaction.emoji}${reaction.custom ? ` ${reaction.custom.url}` : ''}` : '';
+}
+
 function groupKey(item: NotificationItem): string {
   const read = item.isNew ? 'new' : 'read';
-  if (item.type && PER_POST.has(item.type) && item.outboxObject) return `${read}:${item.type}:${item.outboxObject.id}`;
+  if (item.type && PER_POST.has(item.type) && item.outboxObject) return `${read}:${item.type}:${item.outboxObject.id}${reactionKey(item)}`;
   if (item.type && PER_KIND.has(item.type)) return `${read}:${item.type}`;
   return `one:${item.id}`;
 }
@@ -48,6 +59,7 @@ export function groupNotifications(items: readonly NotificationItem[]): Notifica
         createdAt: item.createdAt,
         outboxObject: item.outboxObject,
         inboxObject: item.inboxObject,
+        reaction: item.reaction ?? null,
       });
       continue;
     }

@@ -1,5 +1,5 @@
 // The icon beside each kind of notification.
-import { AtIcon, AttentionIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon } from '../components/icons';
+import { AtIcon, AttentionIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon, SmileIcon } from '../components/icons';
 import type { NotificationKind } from './groups';
 
 export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
@@ -23,3 +23,6 @@ export const TYPELESS_ICONS: Record<'moved' | 'report' | 'quoted', () => React.J
   report: AttentionIcon,
   quoted: () => <BoostIcon />,
 };
+
+/** An emoji reaction (a LIKE or UNDO_LIKE the core gives an emoji): not a heart, which is a like. */
+export const REACTION_ICON = SmileIcon;

@@ -12,7 +12,8 @@ import { ListFrame, EmptyState } from '../lists/ListParts';
 import { usePagedList } from '../lists/usePagedList';
 import { FollowRequests } from '../notifications/FollowRequests';
 import { groupNotifications, type NotificationGroup, type NotificationItem } from '../notifications/groups';
-import { KIND_ICONS, TYPELESS_ICONS } from '../notifications/kinds';
+import { KIND_ICONS, REACTION_ICON, TYPELESS_ICONS } from '../notifications/kinds';
+import { reactionSentence } from '../notifications/reactions';
 import { typelessWording } from '../notifications/typeless';
 import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
@@ -112,24 +113,29 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
   // A move, a report a server forwarded or a quote: typeless too (notifications/typeless.ts).
   const typeless = typelessWording(group);
-  const KindIcon = pollEnded || votedPollEnded ? PollIcon : typeless ? TYPELESS_ICONS[typeless.kind] : KIND_ICONS[group.kind ?? 'MENTION'];
+  // An emoji reaction, or one taken back: which emoji, not "liked" (notifications/reactions.tsx).
+  const reacted = reactionSentence(group);
+  const KindIcon = pollEnded || votedPollEnded ? PollIcon : typeless ? TYPELESS_ICONS[typeless.kind] : reacted ? REACTION_ICON : KIND_ICONS[group.kind ?? 'MENTION'];
+  const kindClass = reacted ? 'reaction' : (group.kind ?? 'other').toLowerCase();
   const first = group.actors[0];
   // Each name in the sentence isolated from the words around it (components/WithNames.tsx).
-  const names = group.actors.map((a) => a.name);
-  const who = t.actors(names.map((_, i) => nameSlot(i)));
+  const names = reacted ? reacted.names : group.actors.map((a) => a.name);
+  const who = t.actors(group.actors.map((_, i) => nameSlot(i)));
   const sentence = pollEnded
     ? strings.polls.pollEnded
     : votedPollEnded
       ? strings.polls.votedPollEnded(who)
       : typeless
         ? typeless.sentence
-        : t.sentence(group.kind, who);
+        : reacted
+          ? reacted.text
+          : t.sentence(group.kind, who);
   const excerpt = group.kind === 'MENTION' || votedPollEnded ? group.inboxObject?.excerpt : group.outboxObject?.excerpt;
   const deleted = group.outboxObject?.isDeleted || (group.kind === 'MENTION' && group.inboxObject?.isDeleted);
   const target = typeless ? typeless.target : targetOf(group);
   const body = (
     <>
-      <span className={`notification__kind notification__kind--${(group.kind ?? 'other').toLowerCase()}`}>
+      <span className={`notification__kind notification__kind--${kindClass}`}>
         <KindIcon />
       </span>
       <span className="notification__main">

@@ -9,6 +9,7 @@ import { isReadableDate, viewsOf } from '../../../db/readable-rows';
 import { actor, inbox, notifications, outbox, type InboxObject, type NotificationType, type OutboxObject } from '../../../db/schema';
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
 import { hostOf, idsOf, isObject, str, type Json } from '../federation/ap';
+import { reactionEmojiOf, REACTION_TYPES, type ReactionEmoji } from '../federation/reaction-emoji';
 import { htmlToExcerpt } from '../federation/sanitize';
 import { languageField } from '../federation/objects';
 
@@ -40,6 +41,10 @@ export interface NotificationItem {
   webmentionId: number | null;
   /** Typeless notifications that need more than the actor and objects to be worded. */
   detail?: NotificationDetail | null;
+  /** A LIKE or UNDO_LIKE of an emoji reaction (an EmojiReact, or a Misskey Like carrying its
+   * emoji): which emoji. Present only then. Kept once the reaction is undone: the emoji names the
+   * reaction taken back, it is no text of the sender's to withhold. */
+  reaction?: ReactionEmoji;
 }
 
 /**
@@ -131,6 +136,13 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
   return null;
 }
 
+/** The emoji of a LIKE or UNDO_LIKE on a reaction (federation/reaction-emoji.ts); null on a like. */
+function reactionOf(type: NotificationType | null, row: InboxObject | null): ReactionEmoji | null {
+  if ((type !== 'LIKE' && type !== 'UNDO_LIKE') || !row) return null;
+  if (row.apType !== 'Like' && !REACTION_TYPES.has(row.apType)) return null;
+  return reactionEmojiOf(row.apObject as Json);
+}
+
 interface Cursor {
   isNew: boolean;
   /** As stored (ISO-8601), so the comparison is the index's. */
@@ -162,17 +174,21 @@ export function createNotificationService(db: Db): NotificationService {
       .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
       .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId));
   type Row = ReturnType<ReturnType<typeof joined>['all']>[number];
-  const itemOf = (row: Row): NotificationItem => ({
-    id: row.n.id,
-    type: row.n.notificationType,
-    createdAt: row.n.createdAt.toISOString(),
-    isNew: row.n.isNew,
-    actor: row.actor ? summarizeActor(row.actor) : null,
-    outboxObject: summarize('outbox', row.outbox),
-    inboxObject: summarize('inbox', row.inbox),
-    webmentionId: row.n.webmentionId,
-    detail: detailOf(db, row.n.notificationType, row.inbox),
-  });
+  const itemOf = (row: Row): NotificationItem => {
+    const reaction = reactionOf(row.n.notificationType, row.inbox);
+    return {
+      id: row.n.id,
+      type: row.n.notificationType,
+      createdAt: row.n.createdAt.toISOString(),
+      isNew: row.n.isNew,
+      actor: row.actor ? summarizeActor(row.actor) : null,
+      outboxObject: summarize('outbox', row.outbox),
+      inboxObject: summarize('inbox', row.inbox),
+      webmentionId: row.n.webmentionId,
+      detail: detailOf(db, row.n.notificationType, row.inbox),
+      ...(reaction ? { reaction } : {}),
+    };
+  };
 
   const whatOf = (row: Row) => `notification ${row.n.id}`;
 

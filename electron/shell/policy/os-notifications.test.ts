@@ -25,19 +25,14 @@ describe('OS notifications for new notifications', () => {
     expect(plan[1]).toMatchObject({ body: 'Ana followed you', route: '#/notifications' });
   });
 
-  it('an emoji reaction (a LIKE on an EmojiReact, or on a Misskey Like carrying one) says which emoji; a plain Like says liked', () => {
-    // (Its Undo marks the reaction deleted, which then has no excerpt: UNDO_LIKE keeps its words.)
-    const reaction = (apType: string, excerpt: string | null) => ({ id: 5, box: 'inbox' as const, apId: 'https://a.example/r/1', apType, excerpt, isDeleted: false });
+  it('an emoji reaction (a LIKE or UNDO_LIKE the core gives its emoji) says which emoji; a plain like says liked', () => {
     const body = (partial: Partial<NotificationItem>) => planOsNotifications([item(partial)], {})[0]?.body;
-    expect(body({ inboxObject: reaction('EmojiReact', '🔥') })).toBe('Ana reacted 🔥 to your post: “Hello world”');
-    expect(body({ inboxObject: reaction('Like', ':blobcat_hug:') })).toBe('Ana reacted :blobcat_hug: to your post: “Hello world”');
-    expect(body({ inboxObject: reaction('Like', null) })).toBe('Ana liked your post: “Hello world”');
-    // A Like's content is any text its sender wrote: words are not shown as a reaction.
-    expect(body({ inboxObject: reaction('Like', 'Claim your prize at scam.example') })).toBe('Ana liked your post: “Hello world”');
-    // Bidi controls are no part of an emoji: taken out, they reorder nothing shown after it.
-    expect(body({ inboxObject: reaction('EmojiReact', '\u202E🔥\u2066\u200F\u061C') })).toBe('Ana reacted 🔥 to your post: “Hello world”');
-    expect(body({ inboxObject: reaction('EmojiReact', '\u202E'.repeat(16)) })).toBe('Ana liked your post: “Hello world”');
-    expect(body({ inboxObject: reaction('Like', '\u202A\u202B\u202C\u202D\u2067\u2068\u2069\u200E') })).toBe('Ana liked your post: “Hello world”');
+    expect(body({ reaction: { emoji: '🔥', custom: null } })).toBe('Ana reacted with 🔥 to your post: “Hello world”');
+    const blobcat = { shortcode: 'blobcat_hug', url: 'https://a.example/e.png', src: '/media/proxy/x/y' };
+    expect(body({ reaction: { emoji: ':blobcat_hug:', custom: blobcat } })).toBe('Ana reacted with :blobcat_hug: to your post: “Hello world”');
+    expect(body({ type: 'UNDO_LIKE', reaction: { emoji: '🔥', custom: null } })).toBe('Ana took back a 🔥 reaction to your post: “Hello world”');
+    expect(body({})).toBe('Ana liked your post: “Hello world”');
+    expect(body({ type: 'UNDO_LIKE' })).toBe('Ana no longer likes your post: “Hello world”');
   });
 
   it('a poll that ended (a notification with no type on a Question) says so and opens the poll', () => {

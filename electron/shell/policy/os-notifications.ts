@@ -35,14 +35,6 @@ const ACTION: Record<NotificationType, string> = {
   DELETED_WEBMENTION: 'removed a mention of your post',
 };
 
-/** A reaction's emoji as an excerpt: a :shortcode:, or a few characters that are no letters,
- * digits or spaces (a Unicode emoji, with its joiners and modifiers). */
-const REACTION = /^(?::[\w.+-]{1,64}:|[^\p{L}\p{N}\s]{1,16})$/u;
-/** Bidi controls (embeddings, overrides, isolates, the marks LRM, RLM and ALM): none is part of
- * an emoji, and in a sentence they would reorder the words after them ("Ana reacted … to your
- * post" shown backwards). Taken out of the emoji before it is read as one. */
-const BIDI = /[\u061C\u200E\u200F\u202A-\u202E\u2066-\u2069]/g;
-
 export function isTypeEnabled(prefs: OsNotificationPrefs, type: NotificationType | null): boolean {
   return type === null || prefs[type] !== false;
 }
@@ -63,11 +55,10 @@ export function sentence(item: NotificationItem): string {
     const about = item.detail.posts.length === 0 ? 'you' : item.detail.posts.length === 1 ? 'your post' : 'your posts';
     return `${item.detail.server} forwarded a report about ${about}${item.detail.comment ? `: “${item.detail.comment}”` : ''}`;
   }
-  // A LIKE on an emoji reaction (an EmojiReact, or a Misskey Like that carries its emoji as
-  // content): the reaction's excerpt is its emoji (federation/process/react.ts).
-  // Only what looks like one: a Like's content is the sender's to fill with any text.
-  const emoji = item.type === 'LIKE' ? item.inboxObject?.excerpt?.replace(BIDI, '') : null;
-  if (emoji && REACTION.test(emoji)) return `${who} reacted ${emoji} to your post`;
+  // A LIKE or UNDO_LIKE of an emoji reaction: which emoji, as the core read it (one emoji, no
+  // bidi controls: federation/reaction-emoji.ts); a custom one as its :shortcode:.
+  if (item.reaction && item.type === 'LIKE') return `${who} reacted with ${item.reaction.emoji} to your post`;
+  if (item.reaction && item.type === 'UNDO_LIKE') return `${who} took back a ${item.reaction.emoji} reaction to your post`;
   return `${who} ${item.type ? ACTION[item.type] : 'sent you a notification'}`;
 }
 

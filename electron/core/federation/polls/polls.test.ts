@@ -386,4 +386,26 @@ describe('voting in someone else’s poll', () => {
     await rig.receive({ id: `${apId}#updates/3`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...edited, votersCount: 4 } });
     expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A smartwatch']);
   });
+
+  it('an Update of the Question with no options at all (a partial Update, or one that closes it) keeps its options and the author’s choice', async () => {
+    rig = await openRig();
+    const apId = await remotePoll();
+    rig.core.services.polls.vote(apId, ['A phone app']);
+    const create = remotes.fixture('mastodon-question.json');
+    const { oneOf: options, ...bare } = create.object as Json;
+    const names = (options as Json[]).map((o) => o.name);
+    // Neither list: no server asks another question by listing none.
+    await rig.receive({ id: `${apId}#updates/4`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...bare, endTime, closed: endTime } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A phone app']);
+    const [view] = rig.core.services.author.stream({}).items;
+    expect(view!.poll).toMatchObject({ closed: true, myVotes: ['A phone app'] });
+    expect(view!.poll!.options.map((o) => o.name)).toEqual(names);
+    // Both lists empty: the same.
+    await rig.receive({ id: `${apId}#updates/5`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...bare, endTime, oneOf: [], anyOf: [] } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toEqual(['A phone app']);
+    // Other options after those: still another question.
+    const other = ['A phone app', 'A smartwatch'].map((name) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: 0 } }));
+    await rig.receive({ id: `${apId}#updates/6`, type: 'Update', actor: create.actor, to: [PUBLIC], object: { ...bare, endTime, oneOf: other } });
+    expect(rig.inboxRow(apId)!.votedForAnswers).toBeNull();
+  });
 });

@@ -2,7 +2,7 @@
 // published while totals are hidden.
 import { describe, expect, it } from 'vitest';
 import type { Json } from '../ap';
-import { HIDE_TOTALS_KEY, MAX_READ_OPTIONS, isClosed, pollOf, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
+import { HIDE_TOTALS_KEY, MAX_READ_OPTIONS, isClosed, pollChanged, pollOf, withStoredOptions, publishedForm, publishedQuestion, questionFields, tallySignature, withTallies } from './question';
 
 const spec = { options: ['Tea', 'Coffee'], multiple: false, durationSeconds: 600, hideTotals: true };
 const NOW = new Date('2030-01-01T00:00:00.000Z');
@@ -54,6 +54,35 @@ describe('reading a poll', () => {
     expect(isClosed({ closed: null, endTime: NOW.toISOString() }, NOW)).toBe(true);
     expect(isClosed({ closed: '2029-01-01T00:00:00Z', endTime: '2031-01-01T00:00:00Z' }, NOW)).toBe(true);
     expect(pollOf({ oneOf: [{ name: 'x' }], closed: true, endTime: '2029-01-01T00:00:00Z' })!.closed).toBe('2029-01-01T00:00:00Z');
+  });
+});
+
+describe('whether an Update asks another question', () => {
+  const options = (...names: string[]) => names.map((name, i) => ({ type: 'Note', name, replies: { type: 'Collection', totalItems: i } }));
+  const asked: Json = { type: 'Question', oneOf: options('Tea', 'Coffee') };
+
+  it('other option names, or another kind, are another question; new tallies alone are not', () => {
+    expect(pollChanged(asked, { type: 'Question', oneOf: options('Tea', 'Water') })).toBe(true);
+    expect(pollChanged(asked, { type: 'Question', anyOf: options('Tea', 'Coffee') })).toBe(true);
+    expect(pollChanged(asked, { type: 'Question', oneOf: options('Tea', 'Coffee').reverse(), votersCount: 3 })).toBe(true);
+    expect(pollChanged(asked, { type: 'Question', oneOf: options('Tea', 'Coffee').map((o) => ({ ...o, replies: { type: 'Collection', totalItems: 9 } })) })).toBe(false);
+  });
+
+  it('a version with no options at all (a partial Update, a closing one), or one after such a version, is not', () => {
+    expect(pollChanged(asked, { type: 'Question', closed: '2030-01-01T00:00:00Z' })).toBe(false);
+    expect(pollChanged(asked, { type: 'Question', oneOf: [], anyOf: [] })).toBe(false);
+    expect(pollChanged(asked, { type: 'Question', oneOf: [{ type: 'Note' }] })).toBe(false);
+    expect(pollChanged({ type: 'Question' }, asked)).toBe(false);
+  });
+
+  it('a Question that lists no options keeps the stored ones; one with options, or a Note (the poll taken away), is kept as sent', () => {
+    const closing: Json = { type: 'Question', closed: '2030-01-01T00:00:00Z', votersCount: 3 };
+    expect(withStoredOptions(asked, closing)).toEqual({ ...closing, oneOf: asked.oneOf });
+    expect(withStoredOptions(asked, { ...closing, oneOf: [], anyOf: [] })).toEqual({ ...closing, oneOf: asked.oneOf });
+    const asking: Json = { type: 'Question', anyOf: options('Tea', 'Water') };
+    expect(withStoredOptions(asked, asking)).toBe(asking);
+    const note: Json = { type: 'Note', content: 'No poll after all' };
+    expect(withStoredOptions(asked, note)).toBe(note);
   });
 });
 

@@ -5,7 +5,7 @@
 // poll, reading one (ours or a remote one — any field may be missing or odd), writing tallies,
 // and the published form of ours (hidden totals withheld until the poll closes).
 import type { JsonValue } from '../../../../db/schema';
-import { asArray, isObject, str, type Json } from '../ap';
+import { asArray, isObject, str, typeOf, type Json } from '../ap';
 
 export const POLL_LIMITS = { minOptions: 2, maxOptions: 10, maxOptionChars: 200, minSeconds: 300, maxSeconds: 30 * 24 * 3600 } as const;
 /** Options read from any Question (a remote one may list thousands: every read of it, each
@@ -83,13 +83,30 @@ export function pollOf(object: Json): PollShape | null {
 
 /** Whether a new version of a Question asks another question: its options or its kind changed
  * (an edit, after which its server drops the votes cast — Mastodon's ProcessStatusUpdateService
- * resets them — so a choice made before no longer stands). New tallies alone change nothing. */
+ * resets them — so a choice made before no longer stands). New tallies alone change nothing, and
+ * nor does a version with no options at all (a partial Update, one that only closes the poll or
+ * one that takes it away: no server asks another question by listing none), or a version after
+ * one that had none: only options compared with options are a change. */
 export function pollChanged(before: Json, after: Json): boolean {
   const shape = (object: Json) => {
     const poll = pollOf(object);
     return poll ? JSON.stringify([poll.kind, poll.options.map((o) => o.name)]) : null;
   };
-  return shape(before) !== shape(after);
+  const [was, now] = [shape(before), shape(after)];
+  return was !== null && now !== null && was !== now;
+}
+
+/** A new version of a stored Question that lists no options of its own (a partial Update, or one
+ * that only closes the poll), with the stored ones: the poll is still the one asked, and the
+ * author's choice in it still stands. Any other new version is returned as it is. */
+export function withStoredOptions(stored: Json, after: Json): Json {
+  if (typeOf(after) !== 'Question' || pollOf(after) !== null || pollOf(stored) === null) return after;
+  const kept: Json = { ...after };
+  for (const kind of ['oneOf', 'anyOf'] as const) {
+    if (stored[kind] === undefined) delete kept[kind];
+    else kept[kind] = stored[kind];
+  }
+  return kept;
 }
 
 /** Whether a poll takes no more votes at `now`: closed, or past its end time. */

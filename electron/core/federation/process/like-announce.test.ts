@@ -33,6 +33,14 @@ describe('Like', () => {
     const mastodonLike = rig.inboxRow(String(remotes.fixture('mastodon-like.json').id))!;
     expect(likes[0]).toMatchObject({ outboxObjectId: post.id, inboxObjectId: mastodonLike.id, actorId: mastodonLike.actorId });
     expect(mastodonLike).toMatchObject({ relatesToOutboxObjectId: post.id, visibility: 'DIRECT', isHiddenFromStream: true });
+    // Misskey's Like carries its reaction (a custom emoji): listed with it; the others are likes.
+    const listed = rig.core.services.notifications.list().items;
+    const misskeyLike = rig.inboxRow(String(remotes.fixture('misskey-like.json').id))!;
+    expect(listed.find((item) => item.inboxObject?.id === misskeyLike.id)?.reaction).toEqual({
+      emoji: ':blobcat_hug:',
+      custom: { shortcode: 'blobcat_hug', url: expect.any(String), src: expect.stringMatching(/^\/media\/proxy\//) },
+    });
+    expect(listed.filter((item) => item.reaction)).toHaveLength(1);
   });
 
   it('like, undo, like again → 1; the same Like twice changes nothing', async () => {
@@ -171,8 +179,16 @@ describe('other activities', () => {
     // Not a favourite: Pleroma users like and react separately, and Mastodon does not count it.
     expect(rig.outboxRow(post.id).likesCount).toBe(0);
 
+    expect(shown?.reaction).toEqual({ emoji: '🔥', custom: null });
+
     await rig.receive(undo(String(react.actor), `${String(react.id)}/undo`, react));
     expect(rig.notificationsOf('UNDO_LIKE')).toEqual([expect.objectContaining({ outboxObjectId: post.id, inboxObjectId: row.id, actorId: row.actorId })]);
+    // Both still say which emoji (the reaction, undone, has no excerpt any more).
+    const listed = rig.core.services.notifications.list().items;
+    expect(listed.map((item) => [item.type, item.inboxObject?.excerpt, item.reaction?.emoji])).toEqual([
+      ['UNDO_LIKE', null, '🔥'],
+      ['LIKE', null, '🔥'],
+    ]);
   });
 
   it('an EmojiReact with a custom emoji notifies; one without an emoji (Pleroma refuses "~"), or of someone else’s post, does not', async () => {

@@ -3,42 +3,18 @@
 // so a reaction to one of our posts is notified as LIKE, pointing at the reaction row (whose
 // content is the emoji the notification shows), and its Undo as UNDO_LIKE. It is not counted in
 // likes_count: Pleroma's users like and react separately, and Mastodon does not count reactions
-// as favourites either. Like Pleroma (EmojiReactValidator), only a reaction whose content is one
-// emoji — a Unicode one, or a :shortcode: with its Emoji tag — is one; anything else is kept as
-// a row with no effect.
+// as favourites either. Only a reaction whose content is one emoji (reaction-emoji.ts, Pleroma's
+// rule) is one; anything else is kept as a row with no effect.
 import type { DbOrTx } from '../../../../db/client';
 import type { Actor, InboxObject } from '../../../../db/schema';
-import { isObject, str, typeOf, type Json } from '../ap';
+import { reactionEmojiOf } from '../reaction-emoji';
 import { processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { hasNotification, notify, persistInteraction } from './store';
-
-/** `EmojiReaction`: the name a few Misskey forks used for the same activity. */
-export const REACTION_TYPES: ReadonlySet<string> = new Set(['EmojiReact', 'EmojiReaction']);
-
-// The characters custom-emoji.ts reads in a shortcode.
-const SHORTCODE = /^:([\w.+-]{1,64}):$/u;
-const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
-// One pictographic character (with its skin tone, ZWJ sequence and variation selectors), a flag
-// (two regional indicators) or a keycap (#️⃣, 1️⃣).
-const UNICODE_EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3)/u;
-
-/** Whether a reaction's content is one emoji: a Unicode one, or a custom one its tags define. */
-export function isReactionEmoji(activity: Json): boolean {
-  const content = str(activity.content)?.trim();
-  if (!content) return false;
-  const shortcode = SHORTCODE.exec(content)?.[1];
-  if (shortcode !== undefined) {
-    const tags = Array.isArray(activity.tag) ? activity.tag : [activity.tag];
-    return tags.some((t) => isObject(t) && typeOf(t) === 'Emoji' && str(t.name)?.replace(/^:|:$/g, '') === shortcode);
-  }
-  const segments = [...graphemes.segment(content)];
-  return segments.length === 1 && UNICODE_EMOJI.test(content);
-}
 
 export async function onReacted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   return deps.db.transaction((tx) => {
     const { row: reaction, ours } = persistInteraction(tx, r);
-    if (ours && isReactionEmoji(r.activity)) {
+    if (ours && reactionEmojiOf(r.activity)) {
       notify(tx, { type: 'LIKE', now: r.now, actorId: r.actor.id, outboxObjectId: ours.id, inboxObjectId: reaction.id });
     }
     return processed(reaction.id);

@@ -13,7 +13,8 @@ import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Re
 import { onAnnounceUndone } from './announce';
 import { findFollower, onFollowUndone } from './follow';
 import { onLikeUndone } from './like';
-import { onReactionUndone, REACTION_TYPES } from './react';
+import { onReactionUndone } from './react';
+import { REACTION_TYPES } from '../reaction-emoji';
 import { markRestored, restorablePost } from './delete';
 import { findInbox, findLiveActivitiesAbout, persistActivity } from './store';
 

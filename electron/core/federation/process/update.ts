@@ -1,7 +1,8 @@
 // Update of an actor (only by itself: the cached actor row is refreshed from the embedded
 // document and its keys are evicted from the key cache, so the next signature is checked with
 // the new key) or of a post (only by its author: ap_object replaced, sanitized, updated_at
-// bumped; a poll whose options changed forgets the author's choice, which its server dropped). An Update of an object we never stored is kept as a row and otherwise ignored.
+// bumped; a poll whose options changed forgets the author's choice, which its server dropped; a
+// Question that lists none keeps the stored ones). An Update of an object we never stored is kept as a row and otherwise ignored.
 import { eq } from 'drizzle-orm';
 import { inbox } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
@@ -12,7 +13,7 @@ import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcom
 import { recountReplies } from './counters';
 import { fetchRemoteObject } from './fetch';
 import { isAttributedTo, isCreatedBy, isShowableType } from '../objects';
-import { pollChanged } from '../polls/question';
+import { pollChanged, withStoredOptions } from '../polls/question';
 import { findInbox, persistActivity } from './store';
 
 /** Key ids an actor document publishes (publicKey and FEP-521a assertionMethod). */
@@ -90,7 +91,8 @@ async function onPostUpdated(deps: ProcessDeps, r: Received, objectId: string): 
   // A new version that names no audience keeps the one stored (the row keeps its visibility: an
   // edit does not change who a post is for), else takes the Update's, so that the stored object
   // and its visibility agree.
-  const clean = fresh && known ? addressedAs(addressedAs(sanitizeObjectHtml(fresh), known.apObject as Json), r.activity) : null;
+  // A Question that lists no options keeps the stored ones (polls/question.ts withStoredOptions).
+  const clean = fresh && known ? withStoredOptions(known.apObject as Json, addressedAs(addressedAs(sanitizeObjectHtml(fresh), known.apObject as Json), r.activity)) : null;
 
   return deps.db.transaction((tx) => {
     const row = persistActivity(tx, {
