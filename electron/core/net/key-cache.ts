@@ -58,6 +58,10 @@ export interface TernKeyCache extends KeyCache {
   evict(keyId: URL | string): void;
   /** True while a recent fetch of this key failed. */
   isUnavailable(keyId: URL | string): boolean;
+  /** What the cache holds for a key — the key, null (unavailable) or undefined (nothing) —
+   * without counting a hit or a miss, nor claiming its fetch: for a look in other places than
+   * where Fedify looks (an LD signature's creator in another form, ld-signature-key.ts). */
+  peek(keyId: URL | string): Promise<PublicKey | null | undefined>;
   /** Owners confirmed for keys that live outside their actor's document. */
   confirmedOwner(keyId: string): string | undefined;
   rememberOwner(keyId: string, ownerId: string): void;
@@ -219,6 +223,8 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
     isUnavailable(keyId) {
       return stillUnavailable(typeof keyId === 'string' ? keyId : keyId.href);
     },
+
+    peek: (keyId) => lookup(typeof keyId === 'string' ? keyId : keyId.href),
 
     confirmedOwner: (keyId) => owners.get(keyId),
     rememberOwner(keyId, ownerId) {

@@ -98,6 +98,29 @@ describe('the creator of an LD signature, in the forms servers write it', () => 
     expect(deps.keyCache.stats.fetches).toBe(fetches);
   });
 
+  it('a key the cache holds under its published id (from an HTTP signature, say) is matched to a creator in another form without a fetch', async () => {
+    const deps = freshDeps();
+    for (const [actorPath, exact, others] of [
+      ['/users/alice', '/users/alice#main-key', ['/users/%61lice#main-key', '/users/alice', '/users/alice/main-key']],
+      // GoToSocial's key lives outside the actor document: its owner is confirmed once, then cached.
+      ['/users/gts', '/users/gts/main-key', ['/users/gts#main-key', '/users/gts']],
+    ] as const) {
+      const actor = published(actorPath);
+      expect((await verifyLdSignature(await signedDelete(actor, published(exact)), actor, deps)).ok).toBe(true);
+      const fetches = deps.keyCache.stats.fetches;
+      for (const other of others) {
+        expect(await verifyLdSignature(await signedDelete(actor, published(other)), actor, deps), other).toEqual({ ok: true, keyId: published(exact), ownerActorId: actor });
+      }
+      expect(deps.keyCache.stats.fetches).toBe(fetches);
+    }
+    // Eve's key, cached too, is not taken for an activity of Alice's, however its creator is written.
+    const eve = published('/users/eve');
+    expect((await verifyLdSignature(await signedDelete(eve, `${eve}#main-key`, otherKeys.privateKey), eve, deps)).ok).toBe(true);
+    const alice = published('/users/alice');
+    expect(await verifyLdSignature(await signedDelete(alice, published('/users/%65ve#main-key'), otherKeys.privateKey), alice, deps)).toMatchObject({ ok: false });
+    expect(await verifyLdSignature(await signedDelete(alice, published('/users/%61lice'), otherKeys.privateKey), alice, deps)).toMatchObject({ ok: false, reason: 'bad_signature' });
+  });
+
   it('another key than the actor’s is refused, however the creator is written', async () => {
     const actor = published('/users/alice');
     const forged = await signedDelete(actor, published('/users/%61lice#main-key'), otherKeys.privateKey);

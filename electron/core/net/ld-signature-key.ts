@@ -7,11 +7,13 @@
 // that checks these signatures reads the creator loosely: Mastodon by the actor id up to the '#'
 // (LinkedDataSignature#verify_actor!, TagManager#uri_to_actor; its spec signs with the bare
 // actor id as creator), Pleroma also cutting a `/main-key` or `/publickey` suffix
-// (Pleroma.Signature.key_id_to_actor_id). Here the creator is resolved through the document of
-// the activity's own actor only, so the key found is one that actor publishes and owns, at its
-// origin; nothing a third server says is believed.
+// (Pleroma.Signature.key_id_to_actor_id). Here the creator is resolved to a key of the
+// activity's own actor only — one the key cache holds for it already (from its HTTP signatures,
+// say), else one its document publishes — owned by it and at its origin; nothing a third server
+// says is believed.
 import { CryptographicKey, isActor, Object as ASObject } from '@fedify/vocab';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
+import type { TernKeyCache } from './key-cache';
 import { withoutFragment, withoutTrailingSlashes } from '../trailing-slashes';
 
 const UNRESERVED = /^[A-Za-z0-9\-._~]$/;
@@ -62,6 +64,32 @@ export function creatorNamesActor(creator: URL, actorId: string): boolean {
   if (document === null) return false;
   if (document === actor) return true;
   return creator.hash === '' && KEY_PATH_SUFFIXES.some((suffix) => document.endsWith(suffix) && document.slice(0, -suffix.length) === actor);
+}
+
+/**
+ * A key already in the cache that `creator` names for `actorId`, so that no document is fetched:
+ * the one under the creator's normalised id, or, when the creator names the actor, under an id
+ * servers give an actor's key (`#main-key`, KEY_PATH_SUFFIXES). Taken only when the cache says
+ * it is the actor's: at its origin, owned by it, and either inside its document or an owner the
+ * cache confirmed (resolveOwner). A key since rotated fails to verify, and is then looked for in
+ * the actor's document (publishedKeyFor).
+ */
+export async function cachedKeyFor(creator: URL, actorId: string, keyCache: TernKeyCache): Promise<CryptographicKey | null> {
+  const actor = normalizeKeyId(actorId);
+  const named = normalizeKeyId(creator.href);
+  if (actor === null || named === null || creator.origin !== new URL(actorId).origin) return null;
+  const candidates = new Set([named]);
+  if (creatorNamesActor(creator, actorId)) for (const form of ['#main-key', ...KEY_PATH_SUFFIXES]) candidates.add(`${actor}${form}`);
+  candidates.delete(creator.href); // what Fedify looked for already
+  for (const candidate of candidates) {
+    const key = await keyCache.peek(candidate);
+    if (!(key instanceof CryptographicKey) || key.id === null || key.ownerId === null || key.id.origin !== creator.origin) continue;
+    if (normalizeKeyId(key.ownerId.href) !== actor) continue;
+    const confirmed = keyCache.confirmedOwner(key.id.href);
+    const inActorDocument = normalizeKeyId(withoutFragment(key.id.href)) === actor;
+    if (inActorDocument || (confirmed !== undefined && normalizeKeyId(confirmed) === actor)) return key;
+  }
+  return null;
 }
 
 /**

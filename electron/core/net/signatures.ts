@@ -26,7 +26,7 @@ import { KeyDocumentRefusedError, keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
 import { noTracing } from './no-tracing';
 import { withoutFragment, withoutTrailingSlashes } from '../trailing-slashes';
-import { publishedKeyFor } from './ld-signature-key';
+import { cachedKeyFor, publishedKeyFor } from './ld-signature-key';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
 export { createKeyCache, type KeyCacheOptions, type KeyCacheStats, type PersistentKeyStore, type TernKeyCache } from './key-cache';
@@ -411,9 +411,10 @@ export type VerifyLdResult = { ok: true; keyId: string; ownerActorId: string } |
  * key cache (single-flight), contexts through deps.contextLoader (preloaded, or fetched once).
  *
  * The creator must be at the actor's origin. When Fedify finds no key under the creator's exact
- * text, the key is looked for in the actor's document by the forms servers write it in
- * (publishedKeyFor), and remembered under the creator's text too, so the next activity signed
- * so finds it in the cache. The keyId answered is the id the actor publishes for the key.
+ * text, the actor's key it names in another form (ld-signature-key.ts) is looked for in the
+ * cache (cachedKeyFor), then in the actor's document (publishedKeyFor), and is remembered under
+ * the creator's text too, so the next activity signed so finds it at once. The keyId answered
+ * is the id the actor publishes for the key.
  */
 export async function verifyLdSignature(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<VerifyLdResult> {
   if (!hasLdSignature(json)) return { ok: false, reason: 'unsigned' };
@@ -444,22 +445,25 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
   const flight = keyCache.singleFlight();
   let verified: boolean;
   let key: unknown;
+  let other = false; // the key was found under another id than the creator's text
   try {
-    verified = await verify(flight);
-    // The key verifyJsonLd used is in the cache now (fetched once, or already there).
-    key = keyCache.isUnavailable(creatorUrl) ? null : await keyCache.get(creatorUrl);
-    if (!(key instanceof CryptographicKey)) {
-      // Fedify found no key under the creator's text: no hashing was done, so trying again with
-      // the key the actor publishes costs no second canonicalization.
-      const published = await publishedKeyFor(creatorUrl, actorId, documentLoader, contextLoader);
-      if (published !== null) {
-        key = published;
-        verified = await verify(keyedBy(creatorUrl, published, flight));
-        if (verified) {
-          await keyCache.set(creatorUrl, published);
-          keyCache.rememberOwner(published.id!.href, actorId);
-        }
+    // A creator not in the cache may name, in another form, a key the cache holds for the actor.
+    const cached = (await keyCache.peek(creatorUrl)) === undefined ? await cachedKeyFor(creatorUrl, actorId, keyCache) : null;
+    if (cached !== null && (await verify(keyedBy(creatorUrl, cached, flight)))) [key, verified, other] = [cached, true, true];
+    else {
+      verified = await verify(flight);
+      // The key verifyJsonLd used is in the cache now (fetched once, or already there).
+      key = keyCache.isUnavailable(creatorUrl) ? null : await keyCache.get(creatorUrl);
+      if (!(key instanceof CryptographicKey)) {
+        // Fedify found none under the creator's text (so hashed nothing): the actor's document may
+        // publish the key it names in another form.
+        const published = await publishedKeyFor(creatorUrl, actorId, documentLoader, contextLoader);
+        if (published !== null) [key, verified, other] = [published, await verify(keyedBy(creatorUrl, published, flight)), true];
       }
+    }
+    if (verified && other && key instanceof CryptographicKey) {
+      await keyCache.set(creatorUrl, key);
+      keyCache.rememberOwner(key.id!.href, actorId);
     }
   } finally {
     flight.release();
