@@ -54,7 +54,8 @@ export interface TernKeyCache extends KeyCache {
    */
   singleFlight(): SingleFlightKeyCache;
   readonly size: number;
-  /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update). */
+  /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update), under whichever
+   * id it is kept. */
   evict(keyId: URL | string): void;
   /** True while a recent fetch of this key failed. */
   isUnavailable(keyId: URL | string): boolean;
@@ -218,6 +219,13 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
       owners.delete(href);
       unavailable.delete(href);
       fetchErrors.delete(href);
+      // The key kept under other ids too (an LD signature's creator written in another form,
+      // ld-signature-key.ts, or an actor id Fedify took its one key for) goes with it.
+      for (const [other, key] of keys) {
+        if (key.id?.href !== href) continue;
+        keys.delete(other);
+        owners.delete(other);
+      }
     },
 
     isUnavailable(keyId) {
