@@ -1,16 +1,17 @@
 // Which published key an LD signature's `creator` names, when its text is not the key's id.
-// Fedify looks the creator up by its exact URL text: a Mastodon actor publishes
-// `https://host/users/a#main-key`, and a creator written `https://host/users/%61#main-key`,
-// `https://host/users/a/#main-key`, `https://host/users/a` beside a second key, or
-// `https://host/users/a/main-key` (the key id GoToSocial writes) for an actor that publishes
-// `#main-key`, finds no key though the actor document holds the one that signed. Every server
-// that checks these signatures reads the creator loosely: Mastodon by the actor id up to the '#'
-// (LinkedDataSignature#verify_actor!, TagManager#uri_to_actor; its spec signs with the bare
-// actor id as creator), Pleroma also cutting a `/main-key` or `/publickey` suffix
-// (Pleroma.Signature.key_id_to_actor_id). Here the creator is resolved to a key of the
-// activity's own actor only — one the key cache holds for it already (from its HTTP signatures,
-// say), else one its document publishes — owned by it and at its origin; nothing a third server
-// says is believed.
+// Fedify looks the creator up by its URL as the URL parser writes it (host case and a default
+// port do not matter) and takes only a key of exactly that id, or an actor's only key for an id
+// without a fragment. So for an actor publishing `https://host/users/a#main-key`, a creator
+// written `https://host/users/%61#main-key` (an escaped letter), `…/users/a/#main-key` (a
+// trailing slash) or `…/users/a/main-key` found no key, nor did `<actor>#main-key` for a
+// GoToSocial actor, whose key is `<actor>/main-key`; though the actor's document holds the key
+// that signed. Every server that checks these signatures reads the creator loosely: Mastodon by
+// the actor id up to the '#' (LinkedDataSignature#verify_actor!, TagManager#uri_to_actor; its
+// spec signs with the bare actor id as creator), Pleroma also cutting a `/main-key` or
+// `/publickey` suffix (Pleroma.Signature.key_id_to_actor_id). Here the creator is resolved to a
+// key of the activity's own actor only — one the key cache holds for it already (from its HTTP
+// signatures, say), else one its document publishes — owned by it and at its origin; nothing a
+// third server says is believed.
 import { CryptographicKey, isActor, Object as ASObject } from '@fedify/vocab';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
 import type { TernKeyCache } from './key-cache';
