@@ -267,6 +267,48 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     expect(integrity(db)).toBe('ok');
   });
 
+  it('upgrading reads a number the user’s tool stored (a Julian day number, Unix seconds) as SQLite’s auto does, not as 0000-01-01, and keeps what was stored', () => {
+    const db = ternDatabase('70cce0da20c3');
+    // The shell's julianday(), an integer from `date +%s`, python's time.time(): the TEXT column
+    // holds each as its text. Then a number out of range, and one before 0000.
+    const numbers = ["julianday('2025-06-01T12:34:56.789Z')", '1700000000', "'1700000000'", '1748781296.789', '253402300800', '0'];
+    for (const number of numbers) expect(pastChecks(db, `INSERT INTO notifications (created_at, notification_type, is_new, actor_id) VALUES (${number}, 'NEW_FOLLOWER', 1, 1)`), number).toBeNull();
+    expect(read<string>(db, 'SELECT typeof(created_at) FROM notifications')).toEqual(numbers.map(() => 'text'));
+    const stored = read<string>(db, 'SELECT created_at FROM notifications ORDER BY id');
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const sqlite = openSqlite(db);
+    try {
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      const times = ['2025-06-01T12:34:56.789Z', '2023-11-14T22:13:20.000Z', '2023-11-14T22:13:20.000Z', '2025-06-01T12:34:56.789Z', MIN, MIN];
+      expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual(times);
+      const ids = sqlite.prepare('SELECT id FROM notifications ORDER BY id').pluck().all() as number[];
+      expect(kept(sqlite)).toEqual(ids.map((id, i) => ['notifications', id, 'created_at', stored[i], times[i]]));
+      expect(warn).toHaveBeenCalledTimes(1);
+    } finally {
+      warn.mockRestore();
+      sqlite.close();
+    }
+    expect(integrity(db)).toBe('ok');
+  });
+
+  it('downgrading reads such a number, written past the CHECKs at the head, alike', () => {
+    const db = ternDatabase();
+    // The trigger leaves Unix seconds as written (strftime reads them as a Julian day, out of range).
+    expect(pastChecks(db, notification('1700000000'))).toBeNull();
+    expect(read<string>(db, 'SELECT created_at FROM notifications')).toEqual(['1700000000']);
+    const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
+    const sqlite = openSqlite(db);
+    try {
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
+      expect(sqlite.prepare('SELECT created_at FROM notifications').pluck().all()).toEqual(['2023-11-14T22:13:20.000Z']);
+      expect(kept(sqlite)).toEqual([['notifications', 1, 'created_at', '1700000000', '2023-11-14T22:13:20.000Z']]);
+    } finally {
+      warn.mockRestore();
+      sqlite.close();
+    }
+    expect(integrity(db)).toBe('ok');
+  });
+
   for (const [name, tool] of presentTools()) {
     it(`${name}: a time before 0000 or after 9999 in UTC is refused with the column's CHECK; the bounds themselves are taken and rewritten alike`, () => {
       const db = ternDatabase();

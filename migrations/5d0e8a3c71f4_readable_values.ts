@@ -36,6 +36,8 @@
 // table fail and the revision abort, so Tern could not open the database. Such a row is kept,
 // as a JSON null is below: the column gets the nearest time that can be stored, and the text it
 // held is kept in replaced_datetime and reported on the console (migrations/replaced-datetimes.ts).
+// A number written there by the user's own tool (a Julian day number, Unix seconds) is read as
+// SQLite's 'auto' modifier reads it, and kept in replaced_datetime too.
 // The downgrade does the same for what the former CHECK refuses. Written later by a tool, such a
 // time is refused with the column's CHECK in every tool (the trigger's rewrite fails it); with
 // the CHECKs off, the trigger leaves text SQLite cannot read as it was written.
@@ -139,7 +141,8 @@ const hour24 = (c: string) => `strftime('%Y-%m-%dT%H:%M:%fZ', ${cut(`(substr(${c
 const notCanonical = (c: string) => `(${c} NOT GLOB ${CANONICAL} OR substr(${c}, 9, 2) >= '29') AND ${c} <> ${utc(c)}`;
 /** What rewriteValues stores for a value: NULL where SQLite cannot read it, and where the text
  * does not start with a date, which SQLite reads but not as a time anyone wrote ('now' as the
- * time of the upgrade, '2460000.5' as a Julian day number). */
+ * time of the upgrade, '1700000000' as a Julian day number out of range): such a value is
+ * replaced (migrations/replaced-datetimes.ts), a number by the time SQLite's 'auto' reads. */
 const rewritten = (c: string) =>
   `CASE WHEN ${c} NOT GLOB '[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9]*' THEN NULL WHEN substr(${c}, 12, 2) = '24' THEN ${hour24(c)} WHEN ${notCanonical(c)} THEN ${utc(c)} ELSE ${c} END`;
 
@@ -166,8 +169,8 @@ function replaceUnstorables(sqlite: Sqlite, tables: readonly string[], after: (c
   const n = tables.reduce((sum, table) => sum + replaceUnstorable(sqlite, table, DATETIMES[table]!, after, check, by), 0);
   if (n > 0) {
     console.warn(
-      `5d0e8a3c71f4: ${n} datetimes could not be stored as UTC text (before 0000 or after 9999, or text SQLite cannot read) ` +
-        `and were replaced by the nearest time that can be; the text they held is kept in ${REPLACED_TABLE}`,
+      `5d0e8a3c71f4: ${n} datetimes could not be stored as UTC text (before 0000 or after 9999, a number, or text SQLite cannot read) ` +
+        `and were replaced by the nearest time that can be (a number's as SQLite's 'auto' reads it); the text they held is kept in ${REPLACED_TABLE}`,
     );
   }
 }

@@ -11,6 +11,15 @@
 // - text of the ISO shape is read as written (a naive one as UTC, as parseStoredDate reads it;
 //   an hour 24, a second 60 or a day past the month's end carried over, as SQLite reads hour 24
 //   and 30 February), then brought within 0000-01-01T00:00:00.000Z…9999-12-31T23:59:59.999Z;
+// - a number — what a user's own tool stores for a time: julianday('now') in the sqlite3 shell,
+//   time.time() from python — is read as SQLite's 'auto' modifier reads one
+//   (https://sqlite.org/lang_datefunc.html): from 0 to 5373484.499999 a Julian day number, else
+//   Unix seconds from -210866760000 to 253402300799, else no time; then brought within
+//   0000…9999 as text is. The columns have TEXT affinity, so the number is stored as its text
+//   ('2460000.5', '1700000000'): text that is a number and nothing else (numberAsTime) is read
+//   as that number, since nothing tells the two apart. 'auto' is SQLite 3.42's and Debian 12's
+//   3.40 has none, so the reading is written with what both have: a Julian day number is what
+//   date functions read a bare number as, and 'unixepoch' reads Unix seconds;
 // - anything else has no time: it gets 0000-01-01T00:00:00.000Z, which sorts last in Tern's
 //   lists (newest first), makes a delivery due, and expires a token rather than keeping it alive.
 import type { Sqlite } from '../db/client';
@@ -50,6 +59,23 @@ export function nearestStorable(value: unknown): string {
   return new Date(Math.min(MAX_MS, Math.max(MIN_MS, date.getTime() - offset))).toISOString();
 }
 
+/** A number's text as a tool has it stored in a TEXT column (SQLite writes a REAL as '%!.15g'):
+ * digits, a fraction, an exponent, nothing around them. */
+const NUMBER_TEXT = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+
+/** ? read as 'auto' reads a number (3.54 takes a Julian day number up to 5373484.5 exclusive). */
+const AUTO_SQL =
+  "WITH n(r) AS (SELECT CAST(? AS REAL)) SELECT CASE WHEN r >= 0 AND r < 5373484.5 THEN strftime('%Y-%m-%dT%H:%M:%fZ', r) " +
+  "WHEN r BETWEEN -210866760000 AND 253402300799 THEN strftime('%Y-%m-%dT%H:%M:%fZ', r, 'unixepoch') END FROM n";
+
+/** The time a stored number (or a number's text) says, as SQLite's 'auto' modifier reads it, in
+ * strftime's text (a year before 0000 written as SQLite writes it); null for any other value,
+ * and for a number out of 'auto''s range. */
+export function numberAsTime(sqlite: Sqlite, value: unknown): string | null {
+  const isNumber = typeof value === 'number' ? Number.isFinite(value) : typeof value === 'bigint' || (typeof value === 'string' && NUMBER_TEXT.test(value));
+  return isNumber ? ((sqlite.prepare(AUTO_SQL).pluck().get(value) as string | null) ?? null) : null;
+}
+
 /** Canonical text of an hour below 24 and a day every month has: what Tern itself writes, which
  * every revision takes as it is, so the scan below skips it without reading it as a date (that
  * doubled the upgrade's time: 100,000 rows, about 0.6 s -> 1.2 s). */
@@ -59,7 +85,8 @@ const plain = (c: string) =>
 /**
  * Replaces, in each of `columns` of `table`, every value whose `after` (the SQL text of what the
  * revision would store, over the column) `check` refuses or leaves NULL, by nearestStorable's
- * text, keeping the value in replaced_datetime; returns how many were replaced.
+ * text (of the time a number says, numberAsTime), keeping the value in replaced_datetime;
+ * returns how many were replaced.
  */
 export function replaceUnstorable(
   sqlite: Sqlite,
@@ -83,7 +110,7 @@ export function replaceUnstorable(
     const keep = sqlite.prepare(`INSERT INTO ${REPLACED_TABLE} (table_name, row_id, column_name, original, stored_as, replaced_by) VALUES (?, ?, ?, ?, ?, ?)`);
     const store = sqlite.prepare(`UPDATE ${table} SET ${c} = ? WHERE id = ?`);
     for (const { id, v } of rows) {
-      const storedAs = nearestStorable(v);
+      const storedAs = nearestStorable(numberAsTime(sqlite, v) ?? v);
       keep.run(table, id, c, v, storedAs, replacedBy);
       store.run(storedAs, id);
     }

@@ -129,6 +129,26 @@ describe('WebM/Matroska metadata', () => {
     expect(file.subarray(brokenAt).equals(original.subarray(brokenAt))).toBe(true);
   });
 
+  it('a live recording of more tiny blocks than any file holds (1,000,000) stops the walk among them; the Tags after them are left as they are', async () => {
+    /** An unknown-size Cluster of `n` empty SimpleBlocks (2 bytes each: the id, a size of 0). */
+    const emptyBlocks = (n: number) => {
+      const blocks = Buffer.alloc(2 * n);
+      for (let at = 0; at < blocks.length; at += 2) blocks.set([ID.SimpleBlock, 0x80], at);
+      return Buffer.concat([el(ID.Cluster, [], 'unknown'), blocks]);
+    };
+    const recording = (n: number) => Buffer.concat([header, el(ID.Segment, [emptyBlocks(n), tags], 'unknown')]);
+    // Short of the cap, the walk goes through the blocks and voids the Tags after them.
+    const fewer = recording(999_000);
+    await blankMatroskaMetadata(bufferAccess(fewer));
+    expect(fewer.includes(Buffer.from('RECORDING_LOCATION'))).toBe(false);
+    // A million blocks: the walk stops among them, having read no more elements than the cap.
+    const original = recording(1_000_000);
+    const file = countedFile(Buffer.from(original));
+    expect(await blankMatroskaMetadata(file)).toBe(0);
+    expect(file.reads).toBeLessThanOrEqual(1_000_000);
+    expect(file.writes).toBe(0);
+  });
+
   /** Xiph lacing (RFC 9559's lacing, as the codec mappings use it): packets less one, the sizes of all but the last (255s and a
    * byte under 255), then the packets. */
   const xiphLaced = (packets: Buffer[]) => {

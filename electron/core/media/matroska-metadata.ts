@@ -15,7 +15,8 @@
 // Nothing moves: Cues and SeekHead positions stay right. Known-size Clusters are skipped whole;
 // the unknown-size ones a live recorder (MediaRecorder) writes are walked block by block to find
 // where they end. An element that runs past its parent or cannot be read stops the walk there,
-// leaving the rest as it is, as blankMp4Metadata does.
+// leaving the rest as it is, as blankMp4Metadata does; so does reading more than MAX_ELEMENTS
+// elements.
 import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
 import { xiphCommentHeader } from './ogg-metadata';
@@ -42,6 +43,18 @@ const CODEC_ID = 0x86;
 const CODEC_PRIVATE = 0x63a2;
 /** How much of a Xiph lacing is read at a time. */
 const LACING_PIECE = 4096;
+/** More elements than a file's walk reads: the headers, and the blocks of the unknown-size
+ * Clusters a live recorder writes, one per frame (MediaRecorder's Opus, a frame per 20 ms: some
+ * 500,000 in 40 MiB at 32 kbit/s; known-size Clusters are one element each). A file of far more,
+ * say 20 million empty 2-byte blocks in 38 MiB, cost 9.7 s of walking for nothing (0.6 s with
+ * the cap, measured): past this many it is taken for a structure the walk cannot follow, as
+ * MP4's MAX_BOXES. */
+const MAX_ELEMENTS = 1_000_000;
+
+/** How many more elements the walk of one file may read (MAX_ELEMENTS at its start). */
+interface Budget {
+  elements: number;
+}
 
 interface Element {
   id: number;
@@ -67,8 +80,11 @@ function vint(bytes: Buffer, at: number, maxLength: number): { length: number; m
   return { length, marked: value + (0x80 >> (length - 1)) * 256 ** (length - 1), value, allOnes };
 }
 
-/** The element at `at`, if it can be read and ends within `parentEnd`. */
-async function readElement(file: RandomAccess, at: number, parentEnd: number): Promise<Element | null> {
+/** The element at `at`, if it can be read, ends within `parentEnd`, and the budget allows one
+ * more (each read spends one: once it is spent, no element can be read and every walk stops). */
+async function readElement(file: RandomAccess, at: number, parentEnd: number, budget: Budget): Promise<Element | null> {
+  if (budget.elements <= 0) return null;
+  budget.elements--;
   const bytes = await file.read(at, 12);
   const id = vint(bytes, 0, 4);
   const size = id && vint(bytes, id.length, 8);
@@ -94,12 +110,12 @@ async function toVoid(file: RandomAccess, element: { start: number; end: number 
 
 /** Visits the children of a known-size master element; voids its CRC-32 if one changed. Returns
  * whether any did, or null if they could not be followed (those before were visited). */
-async function editChildren(file: RandomAccess, master: Element & { end: number }, visit: (child: Element & { end: number }) => Promise<boolean>): Promise<boolean | null> {
+async function editChildren(file: RandomAccess, budget: Budget, master: Element & { end: number }, visit: (child: Element & { end: number }) => Promise<boolean>): Promise<boolean | null> {
   let changed = false;
   let crc: (Element & { end: number }) | null = null;
   let followed = true;
   for (let at = master.dataStart; at < master.end; ) {
-    const child = await readElement(file, at, master.end);
+    const child = await readElement(file, at, master.end, budget);
     if (!child || child.end === null) {
       followed = false;
       break;
@@ -158,15 +174,15 @@ async function blankXiphComment(file: RandomAccess, codecPrivate: Element & { en
 
 /** Empties a track's metadata: its Name, and the tags a Vorbis, Theora or FLAC track keeps in
  * its CodecPrivate (FLAC's: "fLaC" and its metadata blocks, flac-metadata.ts). */
-async function blankTrackEntry(file: RandomAccess, entry: Element & { end: number }, blank: (element: Element & { end: number }) => Promise<boolean>, emptied: () => void): Promise<boolean> {
+async function blankTrackEntry(file: RandomAccess, budget: Budget, entry: Element & { end: number }, blank: (element: Element & { end: number }) => Promise<boolean>, emptied: () => void): Promise<boolean> {
   let codec = '';
-  const first = await editChildren(file, entry, async (child) => {
+  const first = await editChildren(file, budget, entry, async (child) => {
     if (child.id === CODEC_ID) codec = (await file.read(child.dataStart, Math.min(64, child.end - child.dataStart))).toString('latin1').replace(/\0+$/, '');
     return false;
   });
   if (first === null) return false;
   return (
-    (await editChildren(file, entry, async (child) => {
+    (await editChildren(file, budget, entry, async (child) => {
       if (child.id === TRACK_NAME) return blank(child);
       if (child.id !== CODEC_PRIVATE) return false;
       let changed = false;
@@ -180,9 +196,9 @@ async function blankTrackEntry(file: RandomAccess, entry: Element & { end: numbe
 
 /** Where an unknown-size Cluster starting its data at `at` ends: at the next element that is
  * one of Segment's. null if its blocks cannot be followed. */
-async function clusterEnd(file: RandomAccess, at: number, segmentEnd: number): Promise<number | null> {
+async function clusterEnd(file: RandomAccess, budget: Budget, at: number, segmentEnd: number): Promise<number | null> {
   while (at < segmentEnd) {
-    const child = await readElement(file, at, segmentEnd);
+    const child = await readElement(file, at, segmentEnd, budget);
     if (!child) return null;
     if (SEGMENT_CHILDREN.has(child.id)) return at;
     if (child.end === null) return null;
@@ -192,9 +208,11 @@ async function clusterEnd(file: RandomAccess, at: number, segmentEnd: number): P
 }
 
 /** Blanks the metadata of a WebM/Matroska file in place (see above). Returns how many elements
- * were voided or emptied. */
+ * were voided or emptied. A walk past MAX_ELEMENTS element reads stops at the one past them,
+ * what came before blanked and the rest left as it is. */
 export async function blankMatroskaMetadata(file: RandomAccess): Promise<number> {
   let blanked = 0;
+  const budget: Budget = { elements: MAX_ELEMENTS };
   const blank = async (element: { start: number; end: number }) => {
     await toVoid(file, element);
     blanked++;
@@ -202,7 +220,7 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
   };
   const seekTarget = async (seek: Element & { end: number }): Promise<number | null> => {
     let target: number | null = null;
-    await editChildren(file, seek, async (child) => {
+    await editChildren(file, budget, seek, async (child) => {
       if (child.id === SEEK_ID) target = vint(await file.read(child.dataStart, Math.min(4, child.end - child.dataStart)), 0, 4)?.marked ?? null;
       return false;
     });
@@ -210,10 +228,10 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
   };
   async function walkSegment(start: number, end: number): Promise<void> {
     for (let at = start; at < end; ) {
-      const element = await readElement(file, at, end);
+      const element = await readElement(file, at, end, budget);
       if (!element) return;
       if (element.end === null) {
-        const next = element.id === CLUSTER ? await clusterEnd(file, element.dataStart, end) : null;
+        const next = element.id === CLUSTER ? await clusterEnd(file, budget, element.dataStart, end) : null;
         if (next === null) return;
         at = next;
         continue;
@@ -222,7 +240,7 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
       let followed: boolean | null = true;
       if (element.id === TAGS || element.id === ATTACHMENTS) await blank(known);
       else if (element.id === INFO) {
-        followed = await editChildren(file, known, async (child) => {
+        followed = await editChildren(file, budget, known, async (child) => {
           if (VOIDED_IN_INFO.has(child.id)) return blank(child);
           if (!EMPTIED_IN_INFO.has(child.id)) return false;
           await zeroFill(file, child.dataStart, child.end);
@@ -230,12 +248,12 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
           return true;
         });
       } else if (element.id === TRACKS) {
-        followed = await editChildren(file, known, async (entry) => {
+        followed = await editChildren(file, budget, known, async (entry) => {
           if (entry.id !== TRACK_ENTRY) return false;
-          return blankTrackEntry(file, entry, blank, () => blanked++);
+          return blankTrackEntry(file, budget, entry, blank, () => blanked++);
         });
       } else if (element.id === SEEK_HEAD) {
-        followed = await editChildren(file, known, async (seek) => {
+        followed = await editChildren(file, budget, known, async (seek) => {
           const target = seek.id === SEEK ? await seekTarget(seek) : null;
           return (target === TAGS || target === ATTACHMENTS) && blank(seek);
         });
@@ -246,7 +264,7 @@ export async function blankMatroskaMetadata(file: RandomAccess): Promise<number>
   }
   // The file: an EBML header, then a Segment (or more, one after another).
   for (let at = 0; at < file.size; ) {
-    const element = await readElement(file, at, file.size);
+    const element = await readElement(file, at, file.size, budget);
     if (!element || (element.end === null && element.id !== SEGMENT)) return blanked;
     if (at === 0 && element.id !== EBML) return blanked;
     const end = element.end ?? file.size;

@@ -66,4 +66,16 @@ describe('createKeyCache', () => {
     cache.evict(keyId(2));
     expect(cache.size).toBe(0);
   });
+
+  it('evict forgets a key under the other ids it is kept under too (an LD signature creator in another form)', async () => {
+    const cache = createKeyCache();
+    for (const alias of ['https://peer.example/users/u2', 'https://peer.example/users/%752#main-key']) await cache.set(new URL(alias), keyFor(2));
+    await cache.set(keyId(2), keyFor(2));
+    await cache.set(keyId(3), keyFor(3));
+    cache.evict(keyId(2));
+    expect(await cache.peek('https://peer.example/users/u2')).toBeUndefined();
+    expect(await cache.peek('https://peer.example/users/%752#main-key')).toBeUndefined();
+    expect((await cache.peek(keyId(3)))?.id?.href).toBe(keyId(3).href);
+    expect(cache.size).toBe(1);
+  });
 });

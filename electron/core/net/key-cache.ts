@@ -54,10 +54,15 @@ export interface TernKeyCache extends KeyCache {
    */
   singleFlight(): SingleFlightKeyCache;
   readonly size: number;
-  /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update). */
+  /** Forget a key everywhere in memory (e.g. on the owner's Delete or Update), under whichever
+   * id it is kept. */
   evict(keyId: URL | string): void;
   /** True while a recent fetch of this key failed. */
   isUnavailable(keyId: URL | string): boolean;
+  /** What the cache holds for a key — the key, null (unavailable) or undefined (nothing) —
+   * without counting a hit or a miss, nor claiming its fetch: for a look in other places than
+   * where Fedify looks (an LD signature's creator in another form, ld-signature-key.ts). */
+  peek(keyId: URL | string): Promise<PublicKey | null | undefined>;
   /** Owners confirmed for keys that live outside their actor's document. */
   confirmedOwner(keyId: string): string | undefined;
   rememberOwner(keyId: string, ownerId: string): void;
@@ -214,11 +219,20 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
       owners.delete(href);
       unavailable.delete(href);
       fetchErrors.delete(href);
+      // The key kept under other ids too (an LD signature's creator written in another form,
+      // ld-signature-key.ts, or an actor id Fedify took its one key for) goes with it.
+      for (const [other, key] of keys) {
+        if (key.id?.href !== href) continue;
+        keys.delete(other);
+        owners.delete(other);
+      }
     },
 
     isUnavailable(keyId) {
       return stillUnavailable(typeof keyId === 'string' ? keyId : keyId.href);
     },
+
+    peek: (keyId) => lookup(typeof keyId === 'string' ? keyId : keyId.href),
 
     confirmedOwner: (keyId) => owners.get(keyId),
     rememberOwner(keyId, ownerId) {

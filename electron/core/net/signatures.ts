@@ -25,7 +25,8 @@ import { preloadedContextLoader } from './document-loader';
 import { KeyDocumentRefusedError, keyVocabularyLoader } from './key-document';
 import { precheckSignedRequest } from './signature-precheck';
 import { noTracing } from './no-tracing';
-import { withoutTrailingSlashes } from '../trailing-slashes';
+import { withoutFragment, withoutTrailingSlashes } from '../trailing-slashes';
+import { cachedKeyFor, publishedKeyFor } from './ld-signature-key';
 
 export type SignatureSpec = HttpMessageSignaturesSpec;
 export { createKeyCache, type KeyCacheOptions, type KeyCacheStats, type PersistentKeyStore, type TernKeyCache } from './key-cache';
@@ -408,33 +409,67 @@ export type VerifyLdResult = { ok: true; keyId: string; ownerActorId: string } |
  * against the activity's actor, and the claim itself is confirmed as for HTTP signatures (a key
  * inside the actor's own document, or listed by the owner's document). Keys come through the
  * key cache (single-flight), contexts through deps.contextLoader (preloaded, or fetched once).
+ *
+ * The creator must be at the actor's origin. When Fedify finds no key under the creator's exact
+ * text, the actor's key it names in another form (ld-signature-key.ts) is looked for in the
+ * cache (cachedKeyFor), then in the actor's document (publishedKeyFor), and is remembered under
+ * the creator's text too, so the next activity signed so finds it at once. The keyId answered
+ * is the id the actor publishes for the key.
  */
 export async function verifyLdSignature(json: unknown, actorId: string, deps: VerifyInboundDeps): Promise<VerifyLdResult> {
   if (!hasLdSignature(json)) return { ok: false, reason: 'unsigned' };
   const creator = ((json as Record<string, unknown>).signature as Record<string, string>).creator!;
   let creatorUrl: URL;
+  let actorOrigin: string;
   try {
     creatorUrl = new URL(creator);
+    actorOrigin = new URL(actorId).origin;
   } catch {
     return { ok: false, reason: 'bad_signature' };
   }
-  const keyId = creatorUrl.href;
+  // A key served by another server than the actor's is never the actor's, whoever claims it.
+  if (creatorUrl.origin !== actorOrigin) return { ok: false, reason: 'not_actor', keyId: creatorUrl.href };
   const { keyCache } = deps;
   const contextLoader = deps.contextLoader ?? deps.documentLoader;
-  const documentLoader = countingLoader(deps);
+  // One load of each document per verification: the actor's, read for its key by Fedify, is
+  // what publishedKeyFor and resolveOwner read again.
+  const documentLoader = loadingOnce(countingLoader(deps));
+  const verify = async (cache: KeyCache): Promise<boolean> => {
+    try {
+      return await verifyJsonLd(json, { documentLoader, contextLoader, keyCache: cache });
+    } catch {
+      // Malformed JSON-LD (unsafe keywords, contexts that do not load): the sender's fault.
+      return false;
+    }
+  };
   const flight = keyCache.singleFlight();
   let verified: boolean;
+  let key: unknown;
+  let other = false; // the key was found under another id than the creator's text
   try {
-    verified = await verifyJsonLd(json, { documentLoader, contextLoader, keyCache: flight });
-  } catch {
-    // Malformed JSON-LD (unsafe keywords, contexts that do not load): the sender's fault.
-    verified = false;
+    // A creator not in the cache may name, in another form, a key the cache holds for the actor.
+    const cached = (await keyCache.peek(creatorUrl)) === undefined ? await cachedKeyFor(creatorUrl, actorId, keyCache) : null;
+    if (cached !== null && (await verify(keyedBy(creatorUrl, cached, flight)))) [key, verified, other] = [cached, true, true];
+    else {
+      verified = await verify(flight);
+      // The key verifyJsonLd used is in the cache now (fetched once, or already there).
+      key = keyCache.isUnavailable(creatorUrl) ? null : await keyCache.get(creatorUrl);
+      if (!(key instanceof CryptographicKey)) {
+        // Fedify found none under the creator's text (so hashed nothing): the actor's document may
+        // publish the key it names in another form.
+        const published = await publishedKeyFor(creatorUrl, actorId, documentLoader, contextLoader);
+        if (published !== null) [key, verified, other] = [published, await verify(keyedBy(creatorUrl, published, flight)), true];
+      }
+    }
+    if (verified && other && key instanceof CryptographicKey) {
+      await keyCache.set(creatorUrl, key);
+      keyCache.rememberOwner(key.id!.href, actorId);
+    }
   } finally {
     flight.release();
   }
-  // The key verifyJsonLd used is in the cache now (fetched once, or already there).
-  const key = keyCache.isUnavailable(keyId) ? null : await keyCache.get(creatorUrl);
-  if (!(key instanceof CryptographicKey)) return { ok: false, reason: 'key_unavailable', keyId };
+  if (!(key instanceof CryptographicKey)) return { ok: false, reason: 'key_unavailable', keyId: creatorUrl.href };
+  const keyId = key.id?.href ?? creatorUrl.href;
   const claimed = key.ownerId?.href;
   if (!verified) {
     // Fedify refuses a key whose owner is not the actor too; say so when that is the reason.
@@ -445,6 +480,29 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
   if (ownerActorId === null) return { ok: false, reason: 'key_unavailable', keyId };
   if (!keyBelongsToActor(ownerActorId, actorId)) return { ok: false, reason: 'not_actor', keyId };
   return { ok: true, keyId, ownerActorId };
+}
+
+/** `loader` loading each document (up to its fragment) once; later asks share the first answer. */
+function loadingOnce(loader: DocumentLoader): DocumentLoader {
+  const loaded = new Map<string, ReturnType<DocumentLoader>>();
+  return (url, options) => {
+    const document = withoutFragment(url);
+    let answer = loaded.get(document);
+    if (answer === undefined) {
+      answer = loader(url, options);
+      loaded.set(document, answer);
+    }
+    return answer;
+  };
+}
+
+/** A key cache answering `key` for `creator`, the rest from `cache`. Fedify's "the key changed,
+ * fetch it again" for the creator is not let through: the creator's text finds no key by itself. */
+function keyedBy(creator: URL, key: CryptographicKey, cache: KeyCache): KeyCache {
+  return {
+    get: (keyId) => (keyId.href === creator.href ? Promise.resolve(key) : cache.get(keyId)),
+    set: (keyId, value) => (keyId.href === creator.href ? Promise.resolve() : cache.set(keyId, value)),
+  };
 }
 
 /**
