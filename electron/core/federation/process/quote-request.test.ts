@@ -75,7 +75,7 @@ describe('a QuoteRequest the policy allows', () => {
     expect(authorization(stamp)).toMatchObject({ status: 'live', request: { quoting: quotingId(), quoted: OUR_POST, actor: aliceId() } });
 
     expect(quoteNotifications()).toEqual([expect.objectContaining({ actorId: asked.actorId, inboxObjectId: asked.id, outboxObjectId: post.id, isNew: true })]);
-    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ type: null, detail: { kind: 'quoted', quoting: quotingId() } });
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ type: null, detail: { kind: 'quoted', quoting: quotingId(), approval: 'standing' } });
   });
 
   it('the same request twice is answered once; a new request for the same quote gets the standing authorization, not a second one', async () => {
