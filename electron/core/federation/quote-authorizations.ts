@@ -4,14 +4,15 @@
 // <the Accept's id>/authorization. It stands while every record it rests on does: the Accept,
 // the QuoteRequest (not undone, not deleted — a Delete of its actor marks it too), the quoted
 // post (not deleted by the author), and the quoting post (no Delete of it by its author received,
-// its stored copy not deleted), and
+// its stored copy not deleted, or its server confirmed it gone when someone else said so), and
 // until the author revokes it (the minting Accept marked undone by the Delete of the
 // authorization that says so: actions/quote-approvals.ts). Otherwise it is gone (410), as the
 // FEP's revocation makes it.
 // Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization, toAuthorizationDelete.
-import { and, desc, eq, isNull } from 'drizzle-orm';
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { DbOrTx } from '../../../db/client';
-import { inbox, outbox, type OutboxObject } from '../../../db/schema';
+import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../db/schema';
 import { idOf, isObject, PUBLIC, str, typeOf, type Json } from './ap';
 import type { LocalActor } from './identity';
 import { QUOTE_POLICY_TERMS } from './quote-policy';
@@ -117,6 +118,7 @@ function revocationOf(db: DbOrTx, accept: OutboxObject, request: QuoteRequestRef
   const quoted = accept.relatesToOutboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, accept.relatesToOutboxObjectId)).get();
   if (quoted === undefined || quoted.isDeleted) return 'the quoted post was deleted';
   if (findActivityAbout(db, 'Delete', asked.apActorId, request.quoting) !== undefined) return 'the quoting post was deleted';
+  if (confirmedDeleteOf(db, request.quoting) !== undefined) return 'the quoting post was deleted';
   if (findInbox(db, request.quoting)?.isDeleted === true) return 'the quoting post was deleted';
   return null;
 }
@@ -138,6 +140,30 @@ export function standingAuthorization(db: DbOrTx, local: LocalActor, post: Outbo
   return null;
 }
 
+
+/** A Delete of the quoting post said by someone else than its author (a relay's, a moderator's)
+ * that its server confirmed (404, 410, a Tombstone): stored linked to a QuoteRequest for that post
+ * (process/delete.ts), which a Delete is linked to on no other occasion. */
+function confirmedDeleteOf(db: DbOrTx, quoting: string): InboxObject | undefined {
+  const asked = alias(inbox, 'asked');
+  return db
+    .select({ del: inbox })
+    .from(inbox)
+    .innerJoin(asked, eq(asked.id, inbox.relatesToInboxObjectId))
+    .where(and(eq(inbox.apType, 'Delete'), eq(inbox.activityObjectApId, quoting), eq(asked.apType, 'QuoteRequest')))
+    .get()?.del;
+}
+
+/** The QuoteRequests (inbox rows) whose quoting post is `quoting`, oldest first. */
+export function requestsQuoting(db: DbOrTx, quoting: string): InboxObject[] {
+  const instrument = sql`coalesce(json_extract(${inbox.apObject}, '$.instrument.id'), json_extract(${inbox.apObject}, '$.instrument'))`;
+  return db
+    .select()
+    .from(inbox)
+    .where(and(eq(inbox.apType, 'QuoteRequest'), sql`${instrument} = ${quoting}`))
+    .orderBy(asc(inbox.id))
+    .all();
+}
 
 /** Where the approval of one quote stands: `standing` (its authorization is served), `revoked`
  * (by the author), `ended` (gone for another reason: the quoting or quoted post deleted, the

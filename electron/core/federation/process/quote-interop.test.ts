@@ -122,6 +122,22 @@ describe('a QuoteRequest from a Fedify peer', () => {
     expect(del.raw).toMatchObject({ type: 'Delete', object: stamp, to: [PUBLIC], signature: { type: 'RsaSignature2017' } });
   });
 
+  it('is gone once a relay says the quoting post was deleted and the post’s server confirms it (404)', async () => {
+    const relay = await startPeer({ name: 'relay' });
+    try {
+      const post = addPost(rig.core, { visibility: 'PUBLIC' });
+      const { requestId, noteId } = await requestQuote(post.apId);
+      const accept = await peer.waitFor((x) => x.type === 'Accept' && fromUs(x.actorId) && (x.raw as { object: { id: string } }).object.id === requestId, 10_000);
+      const stamp = (accept.raw as { result: string }).result;
+      // The quoter's server does not serve it (404).
+      expect((await fetch(noteId, { headers: { accept: 'application/activity+json' } })).status).toBe(404);
+      await relay.send(new Delete({ id: relay.newId('deletes'), actor: new URL(relay.actorId), object: new URL(noteId), tos: [PUBLIC_COLLECTION] }), [rig.url]);
+      await expect.poll(async () => (await fetch(stamp, { headers: { accept: 'application/activity+json' } })).status, { timeout: 10_000 }).toBe(410);
+    } finally {
+      await relay.close();
+    }
+  });
+
   it('for a direct post, is rejected', async () => {
     const post = addPost(rig.core, { visibility: 'DIRECT', to: [peer.actorId] });
     const { requestId } = await requestQuote(post.apId);

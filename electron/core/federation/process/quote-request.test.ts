@@ -168,6 +168,20 @@ describe('an authorization is revoked when what it rests on goes', () => {
     expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the quoting post was deleted' });
   });
 
+  it('a Delete of the quoting post by someone else (a relay’s own) revokes only once its server says it is gone', async () => {
+    const { stamp } = await accepted();
+    const zoe = String(remotes.fixture('actors/gotosocial-zoe.json').id);
+    const byZoe = (n: number) => ({ id: `${zoe}/deletes/${n}`, type: 'Delete', actor: zoe, to: [PUBLIC], object: quotingId() });
+    // Still served by Alice's server: not believed.
+    remotes.servers['mastodon.example'].put(quotingId(), { '@context': 'https://www.w3.org/ns/activitystreams', ...(request().instrument as Json) });
+    expect((await rig.receive(byZoe(1))).error).toMatch(/still serves it/);
+    expect(authorization(stamp).status).toBe('live');
+    // Gone there (410): believed, whoever said it.
+    remotes.servers['mastodon.example'].put(quotingId(), 410);
+    expect((await rig.receive(byZoe(2))).error).toBeNull();
+    expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the quoting post was deleted' });
+  });
+
   it('the request undone', async () => {
     const { stamp } = await accepted();
     await rig.receive({ id: `${aliceId()}#undo-quote`, type: 'Undo', actor: aliceId(), object: request() });
