@@ -140,7 +140,6 @@ export function standingAuthorization(db: DbOrTx, local: LocalActor, post: Outbo
   return null;
 }
 
-
 /** A Delete of the quoting post said by someone else than its author (a relay's, a moderator's)
  * that its server confirmed (404, 410, a Tombstone): stored linked to a QuoteRequest for that post
  * (process/delete.ts), which a Delete is linked to on no other occasion. */
