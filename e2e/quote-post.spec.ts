@@ -4,8 +4,10 @@
 // stranger's quote) waits behind a button; one that is gone is a link to where it was; one with
 // a content warning shows the warning, not its text; a failure (offline) can be tried again.
 import type { Page } from '@playwright/test';
+import { Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
 import { ana, answer, ben, post } from './fake-answers';
 import { expect, test } from './fixtures';
+import { expectAfterReload, ipc, openFresh, test as peerTest } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
 const QUOTED = 'https://gts.example/users/ben/statuses/77';
@@ -99,4 +101,47 @@ test('a quote that could not be loaded (offline) says so and is tried again', as
   online = true;
   await quote.getByRole('button', { name: 'Try again' }).click();
   await expect(quote).toContainText('Back online');
+});
+
+// The author takes back the approval of a quote, against an independent server: a Fedify peer
+// quotes one of the author's posts (QuoteRequest), Tern approves it and says so in Notifications,
+// where the author revokes it (asked once more first); the peer receives a Delete of the
+// QuoteAuthorization and the authorization's URL answers 410.
+peerTest('the author revokes a quote’s approval from its notification; the quoter receives the Delete, the stamp is gone', async ({ page, tern, peer, request }) => {
+  peerTest.setTimeout(90_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  await page.goto(tern.url); // the link with the token, which the page keeps
+  const ours = await ipc<{ apId: string }>(request, tern, 'posts.create', { content: 'Low tide at six.', visibility: 'PUBLIC' });
+  const noteId = peer.newId('notes');
+  const requestId = peer.newId('quote-requests');
+  const note = new Note({ id: noteId, attribution: new URL(peer.actorId), content: '<p>Worth a walk</p>', quote: new URL(ours.apId), tos: [PUBLIC_COLLECTION] });
+  await peer.send(new QuoteRequest({ id: requestId, actor: new URL(peer.actorId), object: new URL(ours.apId), instrument: note }), [ternActor]);
+  const accept = await peer.waitFor((a) => a.type === 'Accept' && a.objectId === requestId.href, 20_000);
+  const stamp = (accept.raw as { result: string }).result;
+  expect((await request.get(stamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(200);
+
+  const row = () => page.getByTestId('notification').filter({ hasText: 'quoted your post' });
+  await expectAfterReload(page, tern, '#/notifications', (p) => p.getByTestId('notification').first(), 'quoted your post');
+  const revoke = row().getByRole('button', { name: /Revoke your approval of .*bob.*’s quote/ });
+  await revoke.click();
+  // Asked once more; Cancel changes nothing.
+  const question = row().getByRole('group', { name: /Revoke your approval of .*’s quote\? Their post will no longer show yours\./ });
+  await expect(question).toBeVisible();
+  await row().screenshot({ path: screenshotPath('quote-revoke-confirm') });
+  await question.getByRole('button', { name: 'Cancel' }).click();
+  await expect(question).toHaveCount(0);
+  expect((await request.get(stamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(200);
+
+  await revoke.click();
+  await row().getByRole('button', { name: 'Revoke', exact: true }).click();
+  await expect(row().getByTestId('quote-approval')).toHaveText('You revoked your approval of this quote.');
+  await expect(row().getByRole('button', { name: /Revoke/ })).toHaveCount(0);
+  await row().screenshot({ path: screenshotPath('quote-revoked') });
+
+  const del = await peer.waitFor((a) => a.type === 'Delete' && a.objectId === stamp, 20_000);
+  expect(del.actorId?.replace(/\/$/, '')).toBe(ternActor);
+  expect((await request.get(stamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(410);
+  // Told by the core, not only remembered by the page.
+  await openFresh(page, tern, '#/notifications');
+  await expect(row().getByTestId('quote-approval')).toHaveText('You revoked your approval of this quote.');
 });

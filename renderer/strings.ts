@@ -329,6 +329,12 @@ export const strings = {
     moved: (from: string, to: string) => `${from} moved to ${to}; you now follow ${to}`,
     /** Someone quoted one of the author's posts, approved by Tern (a notification with no type on a QuoteRequest). */
     quoted: (who: string) => `${who} quoted your post`,
+    /** Taking back Tern's approval of one quote (quotes.revoke). */
+    revokeQuote: 'Revoke approval',
+    revokeQuoteLabel: (who: string) => `Revoke your approval of ${who}’s quote`,
+    revokeQuoteQuestion: (who: string) => `Revoke your approval of ${who}’s quote? Their post will no longer show yours.`,
+    revokeQuoteConfirm: 'Revoke',
+    quoteRevoked: 'You revoked your approval of this quote.',
     /** A server forwarded a report (a notification with no type on a Flag). */
     report: (server: string, posts: number, comment: string | null) => {
       const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });

@@ -37,7 +37,7 @@ describe('typeless notifications: moves, reports and quotes', () => {
   });
 
   it('a quote names the quoter and leads to the quoting post', () => {
-    const [group] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quoted', quoting: 'https://a.example/notes/2' } }, 5)]);
+    const [group] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quoted', quoting: 'https://a.example/notes/2', approval: 'standing' } }, 5)]);
     expect(typelessWording(group!)).toEqual({
       kind: 'quoted',
       sentence: '@ana@a.example quoted your post',

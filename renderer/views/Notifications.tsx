@@ -15,6 +15,7 @@ import { groupNotifications, type NotificationGroup, type NotificationItem } fro
 import { KIND_ICONS, REACTION_ICON, TYPELESS_ICONS } from '../notifications/kinds';
 import { reactionSentence } from '../notifications/reactions';
 import { typelessWording } from '../notifications/typeless';
+import { QuoteApproval } from '../notifications/QuoteApproval';
 import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
@@ -56,6 +57,13 @@ export function Notifications() {
     void useUnreadStore.getState().refresh();
   }
 
+  // The approval of a quote taken back (notifications/QuoteApproval.tsx): said so on its row.
+  function quoteRevoked(id: number) {
+    list.update((items) =>
+      items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, approval: 'revoked' as const } } : item)),
+    );
+  }
+
   const groups = groupNotifications(list.items);
   return (
     <article className="view" aria-labelledby="notifications-title">
@@ -84,7 +92,12 @@ export function Notifications() {
         >
           <ul className="card card--flush notifications" aria-busy={list.loading}>
             {groups.map((group) => (
-              <GroupRow key={group.key} group={group} onRead={() => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id))} />
+              <GroupRow
+                key={group.key}
+                group={group}
+                onRead={() => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id))}
+                onQuoteRevoked={quoteRevoked}
+              />
             ))}
           </ul>
         </ListFrame>
@@ -107,7 +120,7 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
   return null;
 }
 
-function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => void }) {
+function GroupRow({ group, onRead, onQuoteRevoked }: { group: NotificationGroup; onRead: () => void; onQuoteRevoked: (id: number) => void }) {
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
@@ -176,6 +189,7 @@ function GroupRow({ group, onRead }: { group: NotificationGroup; onRead: () => v
       ) : (
         <div className="notification__link">{body}</div>
       )}
+      {typeless?.kind === 'quoted' && <QuoteApproval group={group} onRevoked={onQuoteRevoked} />}
     </li>
   );
 }

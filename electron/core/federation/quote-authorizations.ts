@@ -4,12 +4,16 @@
 // <the Accept's id>/authorization. It stands while every record it rests on does: the Accept,
 // the QuoteRequest (not undone, not deleted — a Delete of its actor marks it too), the quoted
 // post (not deleted by the author), and the quoting post (no Delete of it by its author received,
-// its stored copy not deleted). Otherwise it is gone (410), as the FEP's revocation makes it.
-// Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization.
-import { and, eq, isNull } from 'drizzle-orm';
+// its stored copy not deleted, or its server confirmed it gone when someone else said so), and
+// until the author revokes it (the minting Accept marked undone by the Delete of the
+// authorization that says so: actions/quote-approvals.ts). Otherwise it is gone (410), as the
+// FEP's revocation makes it.
+// Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization, toAuthorizationDelete.
+import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/sqlite-core';
 import type { DbOrTx } from '../../../db/client';
-import { inbox, outbox, type OutboxObject } from '../../../db/schema';
-import { idOf, isObject, str, typeOf, type Json } from './ap';
+import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../db/schema';
+import { idOf, isObject, PUBLIC, str, typeOf, type Json } from './ap';
 import type { LocalActor } from './identity';
 import { QUOTE_POLICY_TERMS } from './quote-policy';
 import { findActivityAbout, findInbox } from './process/store';
@@ -32,8 +36,10 @@ export const QUOTE_AUTHORIZATION_CONTEXT = [
   },
 ];
 
+const AUTHORIZATION_SUFFIX = '/authorization';
+
 /** Where the authorization an Accept grants is served. */
-export const authorizationUrl = (local: LocalActor, acceptPublicId: string): string => `${local.objectUrl(acceptPublicId)}/authorization`;
+export const authorizationUrl = (local: LocalActor, acceptPublicId: string): string => `${local.objectUrl(acceptPublicId)}${AUTHORIZATION_SUFFIX}`;
 
 /** What our answer says it answers: the request, its actor, the quoted post and the quoting one. */
 export interface QuoteRequestRef {
@@ -105,13 +111,14 @@ export function findQuoteAuthorization(db: DbOrTx, local: LocalActor, publicId: 
 
 /** Why an authorization no longer stands, or null while it does. */
 function revocationOf(db: DbOrTx, accept: OutboxObject, request: QuoteRequestRef): string | null {
-  if (accept.isDeleted || accept.undoneByOutboxObjectId !== null) return 'the approval was withdrawn';
+  if (accept.isDeleted || accept.undoneByOutboxObjectId !== null) return 'the author revoked the approval';
   const asked = accept.relatesToInboxObjectId === null ? undefined : db.select().from(inbox).where(eq(inbox.id, accept.relatesToInboxObjectId)).get();
   if (asked === undefined || asked.undoneByInboxObjectId !== null) return 'the quote request was withdrawn';
   if (asked.isDeleted) return 'the quote request was deleted (or its author)';
   const quoted = accept.relatesToOutboxObjectId === null ? undefined : db.select().from(outbox).where(eq(outbox.id, accept.relatesToOutboxObjectId)).get();
   if (quoted === undefined || quoted.isDeleted) return 'the quoted post was deleted';
   if (findActivityAbout(db, 'Delete', asked.apActorId, request.quoting) !== undefined) return 'the quoting post was deleted';
+  if (confirmedDeleteOf(db, request.quoting) !== undefined) return 'the quoting post was deleted';
   if (findInbox(db, request.quoting)?.isDeleted === true) return 'the quoting post was deleted';
   return null;
 }
@@ -133,3 +140,66 @@ export function standingAuthorization(db: DbOrTx, local: LocalActor, post: Outbo
   return null;
 }
 
+/** A Delete of the quoting post said by someone else than its author (a relay's, a moderator's)
+ * that its server confirmed (404, 410, a Tombstone): stored linked to a QuoteRequest for that post
+ * (process/delete.ts), which a Delete is linked to on no other occasion. */
+function confirmedDeleteOf(db: DbOrTx, quoting: string): InboxObject | undefined {
+  const asked = alias(inbox, 'asked');
+  return db
+    .select({ del: inbox })
+    .from(inbox)
+    .innerJoin(asked, eq(asked.id, inbox.relatesToInboxObjectId))
+    .where(and(eq(inbox.apType, 'Delete'), eq(inbox.activityObjectApId, quoting), eq(asked.apType, 'QuoteRequest')))
+    .get()?.del;
+}
+
+/** The QuoteRequests (inbox rows) whose quoting post is `quoting`, oldest first. */
+export function requestsQuoting(db: DbOrTx, quoting: string): InboxObject[] {
+  const instrument = sql`coalesce(json_extract(${inbox.apObject}, '$.instrument.id'), json_extract(${inbox.apObject}, '$.instrument'))`;
+  return db
+    .select()
+    .from(inbox)
+    .where(and(eq(inbox.apType, 'QuoteRequest'), sql`${instrument} = ${quoting}`))
+    .orderBy(asc(inbox.id))
+    .all();
+}
+
+/** Where the approval of one quote stands: `standing` (its authorization is served), `revoked`
+ * (by the author), `ended` (gone for another reason: the quoting or quoted post deleted, the
+ * request withdrawn). */
+export type ApprovalState = 'standing' | 'revoked' | 'ended';
+
+export interface QuoteApproval {
+  state: ApprovalState;
+  stampUrl: string;
+  /** The Accept that minted the authorization. */
+  accept: OutboxObject;
+  request: QuoteRequestRef;
+}
+
+/** The approval an answer of ours to this QuoteRequest (inbox row) gave, or null when it was
+ * refused (a Reject) or never answered. A repeated request's Accept names the standing
+ * authorization, minted by an earlier Accept: that one is looked at. */
+export function approvalOfRequest(db: DbOrTx, requestRowId: number): QuoteApproval | null {
+  const answer = db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.apType, 'Accept'), eq(outbox.relatesToInboxObjectId, requestRowId)))
+    .orderBy(desc(outbox.id))
+    .get();
+  const stampUrl = answer === undefined ? null : idOf((answer.apObject as Json).result);
+  if (stampUrl === null || !stampUrl.endsWith(AUTHORIZATION_SUFFIX)) return null;
+  const accept = db.select().from(outbox).where(eq(outbox.apId, stampUrl.slice(0, -AUTHORIZATION_SUFFIX.length))).get();
+  const request = accept === undefined || accept.apType !== 'Accept' ? null : answeredRequest(accept);
+  if (accept === undefined || request === null || idOf((accept.apObject as Json).result) !== stampUrl) return null;
+  const state: ApprovalState = accept.undoneByOutboxObjectId !== null ? 'revoked' : revocationOf(db, accept, request) === null ? 'standing' : 'ended';
+  return { state, stampUrl, accept, request };
+}
+
+/** The Delete of a QuoteAuthorization the author revokes, as Mastodon 4.5 sends it
+ * (DeleteQuoteAuthorizationSerializer: the authorization's id as object, addressed to the public)
+ * so servers that showed the quote drop it. Sent in Tern's usual context (AP_CONTEXT), LD-signed as
+ * every public Delete of ours (Mastodon signs it too: always_sign). */
+export function toAuthorizationDelete(local: LocalActor, stampUrl: string): Json {
+  return { type: 'Delete', actor: local.id, to: [PUBLIC], object: stampUrl };
+}

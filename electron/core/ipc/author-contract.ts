@@ -292,6 +292,8 @@ export const authorInputs = {
   'social.acceptRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'social.rejectRequest': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'social.removeFollower': z.object({ actorApId: apId }).strict(),
+  // The QuoteRequest a "quoted your post" notification points at (its inboxObject.id).
+  'quotes.revoke': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
   'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
   'posts.quoted': z.object({ apId, by: apId }).strict(),
   'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
@@ -324,6 +326,7 @@ export interface AuthorOutputs {
   'social.acceptRequest': { outboxObjectId: number };
   'social.rejectRequest': { outboxObjectId: number };
   'social.removeFollower': { outboxObjectId: number };
+  'quotes.revoke': { approval: 'revoked' | 'ended'; queued: number };
   'lookup.resolve': LookupView;
   'posts.quoted': QuotedView;
   'thread.get': ThreadView;

@@ -44,6 +44,7 @@ export function createAuthorHandlers(core: AuthorHandlersCore): AuthorHandlers {
     'social.acceptRequest': ({ inboxObjectId }) => author.acceptRequest(inboxObjectId),
     'social.rejectRequest': ({ inboxObjectId }) => author.rejectRequest(inboxObjectId),
     'social.removeFollower': ({ actorApId }) => author.removeFollower(actorApId),
+    'quotes.revoke': ({ inboxObjectId }) => author.revokeQuote(inboxObjectId),
     'lookup.resolve': ({ query }) => author.lookup(query),
     'posts.quoted': ({ apId, by }) => author.quoted(apId, by),
     'thread.get': ({ apId, cursor, limit }) => author.thread(apId, { cursor: cursor ?? null, limit }),

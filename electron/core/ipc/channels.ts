@@ -37,6 +37,7 @@ export const CHANNEL_NAMES = [
   'social.acceptRequest',
   'social.rejectRequest',
   'social.removeFollower',
+  'quotes.revoke',
   'lookup.resolve',
   'posts.quoted',
   'thread.get',

@@ -12,6 +12,7 @@ import { hostOf, idsOf, isObject, str, type Json } from '../federation/ap';
 import { reactionEmojiOf, REACTION_TYPES, type ReactionEmoji } from '../federation/reaction-emoji';
 import { htmlToExcerpt } from '../federation/sanitize';
 import { languageField } from '../federation/objects';
+import { approvalOfRequest, type ApprovalState } from '../federation/quote-authorizations';
 
 /** An inbox or outbox object a notification points at. */
 export interface ObjectSummary {
@@ -50,13 +51,15 @@ export interface NotificationItem {
 /**
  * A quote of one of our posts that Tern approved (actor = the quoter, inbox object = their
  * QuoteRequest, outbox object = our post; `quoting` = the quoting post's id: process/quote-request.ts),
+ * `approval` = where our approval of it stands: standing, revoked by the author, or ended otherwise;
+ * null if it has none),
  * a move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
  * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
  * reported posts that are ours, `comment` = the reporter's words as plain text).
  */
 export type NotificationDetail =
   | { kind: 'moved'; from: ActorSummary | null }
-  | { kind: 'quoted'; quoting: string | null }
+  | { kind: 'quoted'; quoting: string | null; approval: ApprovalState | null }
   | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
 
 export interface NotificationPage {
@@ -123,7 +126,11 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
   }
   if (row.apType === 'QuoteRequest') {
     const quoting = (row.apObject as Json).instrument;
-    return { kind: 'quoted', quoting: typeof quoting === 'string' ? quoting : isObject(quoting) ? str(quoting.id) : null };
+    return {
+      kind: 'quoted',
+      quoting: typeof quoting === 'string' ? quoting : isObject(quoting) ? str(quoting.id) : null,
+      approval: approvalOfRequest(db, row.id)?.state ?? null,
+    };
   }
   if (row.apType === 'Flag') {
     const object = row.apObject as Json;

@@ -46,7 +46,7 @@ describe('OS notifications for new notifications', () => {
 
   it('an approved quote (a notification with no type on a QuoteRequest) says who quoted which post of ours, and opens it', () => {
     const request = { id: 4, box: 'inbox' as const, apId: 'https://a.example/u/ana/quote_requests/1', apType: 'QuoteRequest', excerpt: null, isDeleted: false };
-    const [plan] = planOsNotifications([item({ type: null, inboxObject: request, detail: { kind: 'quoted', quoting: 'https://a.example/u/ana/statuses/2' } })], {});
+    const [plan] = planOsNotifications([item({ type: null, inboxObject: request, detail: { kind: 'quoted', quoting: 'https://a.example/u/ana/statuses/2', approval: 'standing' } })], {});
     expect(plan).toMatchObject({ body: 'Ana quoted your post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
   });
 

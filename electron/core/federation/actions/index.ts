@@ -25,6 +25,7 @@ import { requireLocal, type ActionDeps } from './deps';
 import { boost, like, setBookmarked, unboost, unlike } from './interactions';
 import { listPeople, peoplePage, type PeopleList } from './people';
 import { deletePost, setPinned } from './posts';
+import { revokeQuoteApproval, type RevokedQuote } from './quote-approvals';
 import { acceptRequest, follow, followStateOf, rejectRequest, removeFollower, unfollow } from './social';
 import { getThread } from './thread';
 import { createReads } from './reads';
@@ -89,6 +90,8 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     acceptRequest: (inboxObjectId: number) => acceptRequest(deps, inboxObjectId),
     rejectRequest: (inboxObjectId: number) => rejectRequest(deps, inboxObjectId),
     removeFollower: (actorApId: string) => removeFollower(deps, actorApId),
+    /** Takes back the approval of one quote (the QuoteRequest's inbox row id). */
+    revokeQuote: (inboxObjectId: number): RevokedQuote => revokeQuoteApproval(deps, inboxObjectId),
 
     lookup: lookupView,
     /** The post `apId` that the post `by` quotes (QuotedView): a stored one at once; another

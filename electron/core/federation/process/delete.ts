@@ -1,5 +1,6 @@
-// Delete of a post (only by its author: is_deleted, parent's replies_count and, for a deleted Like
-// or Announce of ours, our counters recomputed; forwarded to our followers when it is the
+// Delete of a post (only by its author, or as its server confirms: is_deleted, parent's
+// replies_count and, for a deleted Like or Announce of ours, our counters recomputed; a quote of
+// ours it made loses our approval; forwarded to our followers when it is the
 // LD-signed Delete of a public reply to one of our posts) or of an actor by itself (follower and following
 // rows removed, our Follows to it marked deleted, every inbox row of theirs marked deleted and
 // every counter they touched recomputed, their keys evicted).
@@ -15,7 +16,8 @@ import { idOf, typeOf, type Json } from '../ap';
 import { NotFoundError } from '../../errors';
 import { isAttributedTo } from '../objects';
 import { fetchRemoteObject, ObjectGoneError } from './fetch';
-import { drop, processed, type ProcessDeps, type ProcessOutcome, type Received } from './context';
+import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
+import { requestsQuoting } from '../quote-authorizations';
 import { recountAnnounces, recountLikes, recountReplies } from './counters';
 import { forwardRecipients, isForwardableParent, ldSignedByActor, queueForward } from './forward';
 import { findInbox, findOutbox, persistActivity } from './store';
@@ -25,8 +27,13 @@ import { withoutTrailingSlashes } from '../../trailing-slashes';
 export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const objectId = idOf(r.activity.object);
   if (!objectId) drop('Delete without an object id');
+  // A quoting post of a quote we approved, said deleted by someone else than its author (a
+  // relay's or a moderator's own Delete): believed only as its origin confirms it, as a relayed
+  // one — it would end our approval (quote-authorizations.ts).
+  const quote = requestsQuoting(deps.db, objectId)[0];
+  const byOther = quote !== undefined && !sameId(quote.apActorId, r.actor.apId);
   // Gone at its origin, it is gone whoever says so (a Lemmy moderator's removal, relayed).
-  const gone = r.forwarded && (await confirmGone(deps, r, objectId));
+  const gone = (r.forwarded || byOther) && (await confirmGone(deps, r, objectId));
   const forward = await forwardsDelete(deps, r, findInbox(deps.db, objectId));
   return deps.db.transaction((tx) => {
     const target = findInbox(tx, objectId);
@@ -37,7 +44,9 @@ export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<Pro
       actor: r.actor,
       now: r.now,
       activityObjectApId: objectId,
-      relatesToInboxObjectId: target?.id ?? null,
+      // A quoting post we never stored, confirmed gone: the Delete is linked to the request that
+      // quoted with it, which ends that approval whoever sent the Delete.
+      relatesToInboxObjectId: target?.id ?? (gone && quote ? quote.id : null),
       relatesToOutboxObjectId: null,
     });
     // Unknown target: the row stays, so a Create arriving later is stored as deleted.
@@ -50,19 +59,21 @@ export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<Pro
 }
 
 /** A Delete relayed by someone else without its actor's signature (a Lemmy community passing on
- * a member's) is believed only when the object's own server says it is gone (404, 410, a
- * Tombstone). Network trouble: retried later. */
+ * a member's), or one of a quoting post by someone else than its author, is believed only when
+ * the object's own server says it is gone (404, 410, a Tombstone). Network trouble: retried later. */
 async function confirmGone(deps: ProcessDeps, r: Received, objectId: string): Promise<true> {
   try {
     const still = await fetchRemoteObject(deps.fed, objectId);
     if (typeOf(still) === 'Tombstone') return true;
   } catch (error) {
     if (error instanceof ObjectGoneError) return true;
-    if (error instanceof NotFoundError) drop(`Delete of ${objectId} relayed by ${r.row.sentByApActorId}: could not check it (${error.message})`);
+    if (error instanceof NotFoundError) drop(`Delete of ${objectId} ${saidBy(r)}: could not check it (${error.message})`);
     throw error;
   }
-  drop(`Delete of ${objectId} relayed by ${r.row.sentByApActorId}: its server still serves it`);
+  drop(`Delete of ${objectId} ${saidBy(r)}: its server still serves it`);
 }
+
+const saidBy = (r: Received): string => (r.forwarded ? `relayed by ${r.row.sentByApActorId}` : `by ${r.actor.apId}, not its author`);
 
 /** The Delete of a public reply to one of our posts, LD-signed by its author: forwarded like the
  * reply was (process/forward.ts), so our followers who saw it through us see it go. */

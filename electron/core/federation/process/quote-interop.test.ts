@@ -9,6 +9,8 @@ import { startPeer, type Peer } from '../../../../test/peer/peer';
 import { addFollower, addPost } from '../../listener/test-support';
 import { openAuthorRig, type AuthorRig } from '../actions/test-rig';
 import { saveOutboxObject } from '../outbox-store';
+import { eq } from 'drizzle-orm';
+import { inbox } from '../../../../db/schema';
 
 let rig: AuthorRig;
 let peer: Peer;
@@ -97,6 +99,43 @@ describe('a QuoteRequest from a Fedify peer', () => {
     const gone = (await (await fetch(raw.result, { headers: { accept: 'application/activity+json' } })).json()) as Record<string, unknown>;
     expect(gone).toMatchObject({ id: raw.result, type: 'Tombstone' });
     expect((await fetch(`${post.apId}/authorization`)).status).toBe(404);
+  });
+
+  it('is revoked by the author: the QuoteAuthorization is gone (410) and Fedify receives a signed Delete of it', async () => {
+    const post = addPost(rig.core, { visibility: 'PUBLIC' });
+    const { requestId } = await requestQuote(post.apId);
+    const accept = await peer.waitFor((x) => x.type === 'Accept' && fromUs(x.actorId) && (x.raw as { object: { id: string } }).object.id === requestId, 10_000);
+    const stamp = (accept.raw as { result: string }).result;
+    expect((await fetch(stamp, { headers: { accept: 'application/activity+json' } })).status).toBe(200);
+
+    const asked = rig.core.db.select().from(inbox).where(eq(inbox.apId, requestId)).get()!;
+    // The quoter's own inbox, and its shared one: it follows us (an earlier test) — our post's audience.
+    expect(rig.author.revokeQuote(asked.id)).toEqual({ approval: 'revoked', queued: 2 });
+    expect((await fetch(stamp, { headers: { accept: 'application/activity+json' } })).status).toBe(410);
+
+    const del = await peer.waitFor((x) => x.type === 'Delete' && fromUs(x.actorId) && x.objectId === stamp && x.inbox === 'personal', 10_000);
+    // HTTP-signed, and LD-signed as every public Delete of ours (Mastodon signs this one too):
+    // Fedify checks the LD signature first.
+    expect(del.signer.httpSignature).not.toBeNull();
+    expect(del.signer.verifiedBy).toBe('ld-signature');
+    expect(fromUs(del.signer.ownerId)).toBe(true);
+    expect(del.raw).toMatchObject({ type: 'Delete', object: stamp, to: [PUBLIC], signature: { type: 'RsaSignature2017' } });
+  });
+
+  it('is gone once a relay says the quoting post was deleted and the post’s server confirms it (404)', async () => {
+    const relay = await startPeer({ name: 'relay' });
+    try {
+      const post = addPost(rig.core, { visibility: 'PUBLIC' });
+      const { requestId, noteId } = await requestQuote(post.apId);
+      const accept = await peer.waitFor((x) => x.type === 'Accept' && fromUs(x.actorId) && (x.raw as { object: { id: string } }).object.id === requestId, 10_000);
+      const stamp = (accept.raw as { result: string }).result;
+      // The quoter's server does not serve it (404).
+      expect((await fetch(noteId, { headers: { accept: 'application/activity+json' } })).status).toBe(404);
+      await relay.send(new Delete({ id: relay.newId('deletes'), actor: new URL(relay.actorId), object: new URL(noteId), tos: [PUBLIC_COLLECTION] }), [rig.url]);
+      await expect.poll(async () => (await fetch(stamp, { headers: { accept: 'application/activity+json' } })).status, { timeout: 10_000 }).toBe(410);
+    } finally {
+      await relay.close();
+    }
   });
 
   it('for a direct post, is rejected', async () => {

@@ -75,7 +75,7 @@ describe('a QuoteRequest the policy allows', () => {
     expect(authorization(stamp)).toMatchObject({ status: 'live', request: { quoting: quotingId(), quoted: OUR_POST, actor: aliceId() } });
 
     expect(quoteNotifications()).toEqual([expect.objectContaining({ actorId: asked.actorId, inboxObjectId: asked.id, outboxObjectId: post.id, isNew: true })]);
-    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ type: null, detail: { kind: 'quoted', quoting: quotingId() } });
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ type: null, detail: { kind: 'quoted', quoting: quotingId(), approval: 'standing' } });
   });
 
   it('the same request twice is answered once; a new request for the same quote gets the standing authorization, not a second one', async () => {
@@ -165,6 +165,20 @@ describe('an authorization is revoked when what it rests on goes', () => {
       to: [PUBLIC],
       object: { id: quotingId(), type: 'Tombstone', atomUri: quotingId() },
     });
+    expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the quoting post was deleted' });
+  });
+
+  it('a Delete of the quoting post by someone else (a relay’s own) revokes only once its server says it is gone', async () => {
+    const { stamp } = await accepted();
+    const zoe = String(remotes.fixture('actors/gotosocial-zoe.json').id);
+    const byZoe = (n: number) => ({ id: `${zoe}/deletes/${n}`, type: 'Delete', actor: zoe, to: [PUBLIC], object: quotingId() });
+    // Still served by Alice's server: not believed.
+    remotes.servers['mastodon.example'].put(quotingId(), { '@context': 'https://www.w3.org/ns/activitystreams', ...(request().instrument as Json) });
+    expect((await rig.receive(byZoe(1))).error).toMatch(/still serves it/);
+    expect(authorization(stamp).status).toBe('live');
+    // Gone there (410): believed, whoever said it.
+    remotes.servers['mastodon.example'].put(quotingId(), 410);
+    expect((await rig.receive(byZoe(2))).error).toBeNull();
     expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the quoting post was deleted' });
   });
 

@@ -1,0 +1,126 @@
+// The author revokes one quote's approval (quote-approvals.ts), through the IPC dispatch as the
+// app calls it: the authorization is gone (410), a Delete of it is queued to the quoter and to
+// the quoted post's audience, revoking again changes nothing, and bad input is a typed error.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq, inArray } from 'drizzle-orm';
+import { outbox, outgoingActivity } from '../../../../db/schema';
+import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
+import { addFollower } from '../../listener/test-support';
+import { PUBLIC, type Json } from '../ap';
+import { deliveryPayload } from '../outbox';
+import { findQuoteAuthorization } from '../quote-authorizations';
+import { openRig, startRemotes, type Remotes, type Rig } from '../process/test-rig';
+
+let remotes: Remotes;
+let rig: Rig;
+let handlers: Handlers;
+beforeAll(async () => {
+  remotes = await startRemotes();
+});
+afterAll(() => remotes.close());
+afterEach(() => rig?.close());
+
+const request = (): Json => remotes.fixture('mastodon-quote-request.json');
+const aliceInbox = () => `${remotes.servers['mastodon.example'].server.origin}/users/alice/inbox`;
+const call = (channel: string, input: unknown) => dispatch(handlers, channel, input, () => {});
+const rows = (type: string) => rig.core.db.select().from(outbox).where(eq(outbox.apType, type)).all();
+const recipientsOf = (outboxObjectId: number) =>
+  rig.core.db
+    .select()
+    .from(outgoingActivity)
+    .where(eq(outgoingActivity.outboxObjectId, outboxObjectId))
+    .all()
+    .map((d) => d.recipient)
+    .sort();
+const authorization = (stampUrl: string) => findQuoteAuthorization(rig.core.db, rig.local, new URL(stampUrl).pathname.split('/')[2]!);
+
+/** Alice's quote of our public post, approved; a follower of ours on another server. */
+async function approvedQuote() {
+  rig = await openRig();
+  handlers = createHandlers(rig.core);
+  rig.ourPost('5b8a1c2d3e4f');
+  addFollower(rig.core, 'https://gts.example/users/zoe', 'https://gts.example/users/zoe/inbox', 'https://gts.example/inbox');
+  await rig.receive(request());
+  const asked = rig.inboxRow(String(request().id))!;
+  const [accept] = rows('Accept');
+  const stamp = String((accept!.apObject as Json).result);
+  expect(authorization(stamp).status).toBe('live');
+  return { asked, accept: accept!, stamp };
+}
+
+describe('revoking the approval of a quote', () => {
+  it('the authorization is gone; a Delete of it goes to the quoter’s own inbox and our post’s audience', async () => {
+    const { asked, accept, stamp } = await approvedQuote();
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quoted', approval: 'standing' } });
+
+    expect(await call('quotes.revoke', { inboxObjectId: asked.id })).toEqual({ ok: true, value: { approval: 'revoked', queued: 2 } });
+    expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the author revoked the approval' });
+
+    const [del, ...more] = rows('Delete');
+    expect(more).toEqual([]);
+    expect(del!.apObject).toEqual({ id: del!.apId, type: 'Delete', actor: rig.local.id, to: [PUBLIC], object: stamp });
+    expect(del).toMatchObject({ visibility: 'PUBLIC', activityObjectApId: stamp, relatesToOutboxObjectId: accept.id, relatesToInboxObjectId: asked.id });
+    expect(rig.outboxRow(accept.id).undoneByOutboxObjectId).toBe(del!.id);
+    // The quoter's personal inbox (as our Accept), and our followers' (shared) inbox.
+    expect(recipientsOf(del!.id)).toEqual([aliceInbox(), 'https://gts.example/inbox'].sort());
+    // Sent as is (not withheld), in the context Tern sends with.
+    const [row] = rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, del!.id)).all();
+    const payload = deliveryPayload(rig.core.db, rig.local, row!);
+    expect(payload.kind).toBe('send');
+    expect(JSON.parse(payload.kind === 'send' ? payload.body : '{}')).toMatchObject({ type: 'Delete', object: stamp, '@context': expect.arrayContaining(['https://www.w3.org/ns/activitystreams']) });
+
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quoted', approval: 'revoked' } });
+  });
+
+  it('is idempotent: revoking again sends nothing more', async () => {
+    const { asked } = await approvedQuote();
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    expect(await call('quotes.revoke', { inboxObjectId: asked.id })).toEqual({ ok: true, value: { approval: 'revoked', queued: 0 } });
+    expect(rows('Delete')).toHaveLength(1);
+  });
+
+  it('an Accept not yet delivered is withheld once the approval is revoked', async () => {
+    const { asked, accept } = await approvedQuote();
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    const [row] = rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, accept.id)).all();
+    expect(deliveryPayload(rig.core.db, rig.local, row!)).toMatchObject({ kind: 'cancel' });
+  });
+
+  it('a repeated request’s standing authorization is the one revoked; the repeat answers it too', async () => {
+    const { stamp } = await approvedQuote();
+    const second = `${String(request().actor)}/quote_requests/second`;
+    await rig.receive({ ...request(), id: second });
+    const repeat = rig.inboxRow(second)!;
+    expect(await call('quotes.revoke', { inboxObjectId: repeat.id })).toMatchObject({ ok: true, value: { approval: 'revoked' } });
+    expect(authorization(stamp).status).toBe('gone');
+    const accepts = rig.core.db.select().from(outbox).where(inArray(outbox.apType, ['Accept'])).all();
+    expect(accepts.map((a) => a.undoneByOutboxObjectId)).toEqual([rows('Delete')[0]!.id, rows('Delete')[0]!.id]);
+  });
+
+  it('an approval that already ended (the quoted post deleted) is not revoked again: nothing sent', async () => {
+    const { asked, stamp } = await approvedQuote();
+    rig.core.services.author.deletePost(rig.local.objectUrl('5b8a1c2d3e4f'));
+    expect(await call('quotes.revoke', { inboxObjectId: asked.id })).toEqual({ ok: true, value: { approval: 'ended', queued: 0 } });
+    expect(rows('Delete').filter((d) => d.activityObjectApId === stamp)).toEqual([]);
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quoted', approval: 'ended' } });
+  });
+
+  it('bad input is a typed error: not a row id, extra fields, no such quote, a quote never approved', async () => {
+    await approvedQuote();
+    for (const input of [{}, { inboxObjectId: 0 }, { inboxObjectId: 'one' }, { inboxObjectId: 1.5 }, { inboxObjectId: 1, also: true }]) {
+      expect(await call('quotes.revoke', input)).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    }
+    expect(await call('quotes.revoke', { inboxObjectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // A row that is no QuoteRequest (a Like of the same post).
+    await rig.receive({ id: `${String(request().actor)}#likes/1`, type: 'Like', actor: request().actor, object: rig.local.objectUrl('5b8a1c2d3e4f') });
+    const like = rig.inboxRow(`${String(request().actor)}#likes/1`)!;
+    expect(like.apType).toBe('Like');
+    expect(await call('quotes.revoke', { inboxObjectId: like.id })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+    // A request refused (of a post Tern never had) has no approval to revoke.
+    const refused = { ...request(), id: `${String(request().actor)}/quote_requests/refused`, object: 'https://tern.example/o/0000', instrument: { ...(request().instrument as Json), quote: 'https://tern.example/o/0000' } };
+    await rig.receive(refused);
+    expect(rows('Reject')).toHaveLength(1);
+    expect(await call('quotes.revoke', { inboxObjectId: rig.inboxRow(String(refused.id))!.id })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    expect(rows('Delete')).toEqual([]);
+  });
+});
