@@ -15,7 +15,7 @@ import { createHttpClient } from '../net/http-client';
 import { startServer, type LoopbackServer } from '../net/test-server';
 import { saveOutboxObject } from '../federation/outbox-store';
 import { storeRemotePost } from '../federation/test-remote-post';
-import { createPreviewRunner } from './runner';
+import { createPreviewRunner, MAX_LOOKS } from './runner';
 
 let dir: string;
 let core: Core;
@@ -201,6 +201,25 @@ describe('link previews of the author’s posts', () => {
       }
     } finally {
       await busy.close();
+    }
+  });
+
+  it(`a dead link looked at before anything showed the network working is given up after ${MAX_LOOKS} looks, not looked at hourly forever`, async () => {
+    // Nothing has given a preview yet this session: each failure may be the network's, so none
+    // spends one of the post's tries; only the looks in all are counted.
+    const dead = await startServer((_req, res) => res.writeHead(503).end());
+    try {
+      const created = await core.services.author.createPost({ content: `Gone for good: ${dead.origin}/article`, visibility: 'PUBLIC' });
+      const runner = quickRetryRunner(1);
+      runner.start();
+      try {
+        await expect.poll(() => ogMetaOf(created.id), { timeout: 15_000 }).toBe('[]');
+        expect(dead.seen.filter((r) => r.path === '/article')).toHaveLength(MAX_LOOKS);
+      } finally {
+        await runner.stop();
+      }
+    } finally {
+      await dead.close();
     }
   });
 

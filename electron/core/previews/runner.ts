@@ -25,7 +25,8 @@
 //    between is at fault — a captive portal (its 511, or the TLS errors of every https page
 //    behind it), a router that lets nothing through while the machine says it is online — and
 //    the post waits (1, 10, then 60 minutes) with its tries kept; so does a post when nothing
-//    has shown the network working yet this session. Once the network failed in a look, the
+//    has shown the network working yet this session — MAX_LOOKS failed looks at most (≈ 21
+//    hours), so a dead link is not looked at forever. Once the network failed in a look, the
 //    look's other posts wait unfetched.
 //  * A portal that answers every site with its login page (200, a title) looks like a preview;
 //    once network-judge.ts tells it for one, no post keeps it (those that took it before are
@@ -58,6 +59,10 @@ const MAX_TRIES = 3;
 const RETRY_MS = 60_000;
 /** Waits after a failure, in RETRY_MS, by the number of looks that failed (the last one repeats). */
 const BACKOFF = [1, 10, 60];
+/** Failed looks at a post in all, its own or the network's: past these (≈ 21 hours of hourly
+ * looks) it gets no preview. A dead link looked at before anything showed the network working
+ * spends no try (the network may be at fault), and would otherwise be looked at hourly forever. */
+export const MAX_LOOKS = 24;
 /** Previews written, remembered to take a portal's page back from the posts that took it. */
 const WRITTEN_MAX = 200;
 const CONCURRENCY = 3;
@@ -234,12 +239,12 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
   }
 
   /** Counts a failed look at a post (`own`: against its tries); true when it is to be looked at
-   * again (1, 10, then 60 retry periods later), false when its tries are spent. */
+   * again (1, 10, then 60 retry periods later), false when its tries or its looks are spent. */
   function waitsAgain(key: string, own: boolean): boolean {
     const before = waiting.get(key) ?? { tries: 0, failed: 0, notBefore: 0 };
     const tries = before.tries + (own ? 1 : 0);
     const failed = before.failed + 1;
-    if (tries >= MAX_TRIES) return false;
+    if (tries >= MAX_TRIES || failed >= MAX_LOOKS) return false;
     waiting.set(key, { tries, failed, notBefore: clock().getTime() + retryMs * BACKOFF[Math.min(failed, BACKOFF.length) - 1]! });
     return true;
   }
@@ -265,17 +270,19 @@ export function createPreviewRunner(deps: PreviewRunnerDeps): PreviewRunner {
         if (signal.aborted) return false;
         if (!own) networkDown = true;
         if (waitsAgain(key, own)) return false;
-        log(`link preview of ${url}: ${outcome.reason}; no preview after ${MAX_TRIES} tries`);
+        log(`link preview of ${url}: ${outcome.reason}; no preview after ${own ? `${MAX_TRIES} tries` : `${MAX_LOOKS} looks`}`);
       } else if (outcome.kind === 'preview') {
         const suspect = judge.portalLike(outcome.preview);
         const works = suspect && (await judge.networkWorks(url, signal));
         if (signal.aborted) return false;
         if (suspect && !works) {
-          // A portal's login page: taken back from every post, this one waits as for the network.
+          // A portal's login page: taken back from every post, this one waits as for the network
+          // (until its looks are spent: then it gets no preview, never the portal's).
           takeBack(outcome.preview);
           networkDown = true;
-          waitsAgain(key, false);
-          return false;
+          if (waitsAgain(key, false)) return false;
+          log(`link preview of ${url}: still a portal's page after ${MAX_LOOKS} looks; no preview`);
+          continue;
         }
         previews.push(outcome.preview);
       }
