@@ -1,5 +1,5 @@
 // Which activities are emoji reactions, and with which emoji.
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import type { Json } from './ap';
 import { reactionEmojiOf } from './reaction-emoji';
 
@@ -26,6 +26,19 @@ describe('reactionEmojiOf', () => {
 
   it('anything else is no reaction: words, two emoji, punctuation, nothing', () => {
     for (const content of ['Claim your prize at scam.example', '🔥🔥', '~', '!!', '', '   ', null, 42, ['🔥']]) expect(reactionEmojiOf(react(content))).toBeNull();
+  });
+
+  it('a long content is no reaction, and is not read grapheme by grapheme (a 256 KiB Like in a page of notifications)', () => {
+    const segment = vi.spyOn(Intl.Segmenter.prototype, 'segment');
+    try {
+      expect(reactionEmojiOf({ type: 'Like', content: 'a'.repeat(250_000) } as Json)).toBeNull();
+      expect(reactionEmojiOf({ type: 'Like', content: `🔥${' '.repeat(100_000)}` } as Json)).toBeNull();
+      expect(segment).not.toHaveBeenCalled();
+      // The bound leaves every real emoji a reaction.
+      expect(reactionEmojiOf(react('👩🏽‍❤️‍💋‍👨🏻'))?.emoji).toBe('👩🏽‍❤️‍💋‍👨🏻');
+    } finally {
+      segment.mockRestore();
+    }
   });
 
   it('bidi controls are no part of an emoji: taken out, so none reaches a sentence; alone they are nothing', () => {

@@ -28,10 +28,19 @@ const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });
 // (two regional indicators) or a keycap (#️⃣, 1️⃣).
 const UNICODE_EMOJI = /^(?:\p{Extended_Pictographic}|\p{Regional_Indicator}{2}|[#*0-9]\uFE0F?\u20E3)/u;
 
+/** Longer content is no one emoji: a :shortcode: is at most 66 characters, and the longest
+ * Unicode emoji (a ZWJ family with skin tones) about 35 code units. Read before anything else, so
+ * a Like carrying 256 KiB of text costs nothing here (this runs on the main thread, for every
+ * LIKE in a page of notifications). */
+const MAX_REACTION_CHARS = 80;
+
 /** The emoji an activity reacts with, or null when its content is not one emoji. */
 export function reactionEmojiOf(activity: Json): ReactionEmoji | null {
-  const content = str(activity.content)?.replace(BIDI, '').trim();
-  if (!content) return null;
+  const raw = str(activity.content);
+  // Bidi controls are taken out below: a few of them around an emoji still fit.
+  if (raw === null || raw.length > MAX_REACTION_CHARS * 2) return null;
+  const content = raw.replace(BIDI, '').trim();
+  if (!content || content.length > MAX_REACTION_CHARS) return null;
   const shortcode = SHORTCODE.exec(content)?.[1];
   if (shortcode !== undefined) {
     const tags = Array.isArray(activity.tag) ? activity.tag : [activity.tag];
