@@ -196,6 +196,25 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     expect(rows(core).every((r) => r.is_sent === 1)).toBe(true);
   });
 
+  it('the window is told of a delivery that began and ended between two of the worker’s reports (faster than 100 ms)', async () => {
+    const { core } = await openWorkerCore();
+    const inbox = await startInbox();
+    addFollower(core, `${inbox.origin}/users/quick`);
+    const hints: string[] = [];
+    core.changes.subscribe((kinds) => hints.push(...kinds));
+    core.loops.delivery.start();
+    // The first post starts the worker (slower than a report); the second goes out warm.
+    await core.services.author.createPost({ content: 'First.', visibility: 'PUBLIC' });
+    await core.loops.delivery.drain();
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    hints.length = 0;
+    await core.services.author.createPost({ content: 'Quick.', visibility: 'PUBLIC' });
+    await core.loops.delivery.drain();
+    expect(rows(core).every((r) => r.is_sent === 1)).toBe(true);
+    // A loopback inbox answers in a few ms: the worker's report came after the row was done.
+    await until(() => hints.includes('deliveries'), 'a deliveries hint', 5_000);
+  });
+
   it('sends nothing while the author works offline, and everything once back online', async () => {
     const { core } = await openWorkerCore();
     const inbox = await startInbox();

@@ -61,6 +61,9 @@ function run(fed: FederationContext): void {
     identity: () => identityOf(settings),
     log: side.log,
     onInFlightChange() {
+      // Something started or ended: told even if the set is empty again by then (a delivery
+      // that took less than IN_FLIGHT_EVERY_MS still changed what the window shows).
+      toldEmpty = false;
       inFlightTimer ??= setTimeout(tellInFlight, IN_FLIGHT_EVERY_MS);
     },
     // Not paced: the turn budget keeps the app's thread free for its timers and IPC answers; on
