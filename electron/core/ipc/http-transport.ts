@@ -118,6 +118,8 @@ export function createUiApp(options: UiAppOptions): Hono {
 
   let changeStreams = 0;
   app.get(CHANGES_HTTP_PATH, (c) => {
+    // Hono runs GET routes for HEAD too, and drops the body unread: the stream would never end.
+    if (c.req.method !== 'GET') return c.body(null, 405, { Allow: 'GET' });
     const feed = options.changes;
     if (!feed) return c.json({ ok: false, error: { code: 'unknown_channel', message: 'This Tern sends no change hints.' } }, 404);
     if (changeStreams >= MAX_CHANGE_STREAMS) {
