@@ -68,11 +68,18 @@ describe('whether an Update asks another question', () => {
     expect(pollChanged(asked, { type: 'Question', oneOf: options('Tea', 'Coffee').map((o) => ({ ...o, replies: { type: 'Collection', totalItems: 9 } })) })).toBe(false);
   });
 
-  it('a version with no options at all (a partial Update, a closing one), or one after such a version, is not', () => {
+  it('a Question that lists no options (a partial Update, a closing one) is not', () => {
     expect(pollChanged(asked, { type: 'Question', closed: '2030-01-01T00:00:00Z' })).toBe(false);
     expect(pollChanged(asked, { type: 'Question', oneOf: [], anyOf: [] })).toBe(false);
     expect(pollChanged(asked, { type: 'Question', oneOf: [{ type: 'Note' }] })).toBe(false);
-    expect(pollChanged({ type: 'Question' }, asked)).toBe(false);
+  });
+
+  it('a poll taken away, or a poll put where there was none, is: a choice in the old one is none in the new', () => {
+    const note: Json = { type: 'Note', content: '<p>No poll now</p>' };
+    expect(pollChanged(asked, note)).toBe(true);
+    expect(pollChanged(note, asked)).toBe(true);
+    expect(pollChanged({ type: 'Question' }, asked)).toBe(true);
+    expect(pollChanged(note, { ...note, content: '<p>Still none</p>' })).toBe(false);
   });
 
   it('a Question that lists no options keeps the stored ones; one with options, or a Note (the poll taken away), is kept as sent', () => {

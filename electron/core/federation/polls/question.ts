@@ -84,16 +84,18 @@ export function pollOf(object: Json): PollShape | null {
 /** Whether a new version of a Question asks another question: its options or its kind changed
  * (an edit, after which its server drops the votes cast — Mastodon's ProcessStatusUpdateService
  * resets them — so a choice made before no longer stands). New tallies alone change nothing, and
- * nor does a version with no options at all (a partial Update, one that only closes the poll or
- * one that takes it away: no server asks another question by listing none), or a version after
- * one that had none: only options compared with options are a change. */
+ * nor does a Question that lists no options (a partial Update, or one that only closes the poll:
+ * it is the same poll, withStoredOptions keeps its options). A poll taken away (a Note) is a
+ * change, and so is a poll added where there was none: a choice made in an earlier poll of the
+ * post is not a choice in the new one. */
 export function pollChanged(before: Json, after: Json): boolean {
   const shape = (object: Json) => {
     const poll = pollOf(object);
     return poll ? JSON.stringify([poll.kind, poll.options.map((o) => o.name)]) : null;
   };
   const [was, now] = [shape(before), shape(after)];
-  return was !== null && now !== null && was !== now;
+  if (was === now) return false;
+  return !(now === null && typeOf(after) === 'Question');
 }
 
 /** A new version of a stored Question that lists no options of its own (a partial Update, or one
