@@ -35,6 +35,9 @@ export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
   loadMore: () => void;
   /** Changes items in place (an optimistic like, a post removed). */
   update: (change: (items: T[]) => T[]) => void;
+  /** Drops the answers of pages still being asked for: they were read before an edit the author
+   * just made (marked read), and would put the old copies back over it. */
+  settle: () => void;
 }
 
 const kept = new Map<string, ListState<unknown, unknown>>();
@@ -115,7 +118,8 @@ export function usePagedList<T, C>(
     change((s) => ({ ...s, loadingMore: true, moreError: null }));
     fetchRef.current(cursor).then(
       (page) => {
-        if (mine !== generation.current) return;
+        // A reload since (a hint, the author) answered for the list; the button is free again.
+        if (mine !== generation.current) return change((s) => ({ ...s, loadingMore: false }));
         change((s) => {
           const ids = new Set(s.items.map(idRef.current));
           const added = page.items.filter((item) => !ids.has(idRef.current(item)));
@@ -123,7 +127,7 @@ export function usePagedList<T, C>(
         });
       },
       (err: unknown) => {
-        if (mine === generation.current) change((s) => ({ ...s, loadingMore: false, moreError: toApiError(err, channel) }));
+        change((s) => (mine === generation.current ? { ...s, loadingMore: false, moreError: toApiError(err, channel) } : { ...s, loadingMore: false }));
       },
     );
   }, [change, channel]);
@@ -140,8 +144,8 @@ export function usePagedList<T, C>(
     const byId = new Map(page.items.map((item) => [idRef.current(item), item]));
     const shown = (stateRef.current ?? EMPTY).items;
     const unseen = page.items.length - shown.filter((item) => byId.has(idRef.current(item))).length;
-    // A reload or "Load more" since the question was asked answered for itself.
-    if (mine !== generation.current) return unseen;
+    // A reload since the question was asked answered for itself: its items are shown, none is new.
+    if (mine !== generation.current) return 0;
     let changed = false;
     const items = shown.map((item) => {
       const fresh = byId.get(idRef.current(item));
@@ -156,12 +160,20 @@ export function usePagedList<T, C>(
 
   const update = useCallback((edit: (items: T[]) => T[]) => change((s) => ({ ...s, items: edit(s.items) })), [change]);
 
+  const settle = useCallback(() => {
+    const { loaded, loading, loadingMore } = stateRef.current ?? EMPTY;
+    // Before the first page nothing shown can be edited, and that page must not be lost.
+    if (!loaded) return;
+    generation.current++;
+    if (loading || loadingMore) change((s) => ({ ...s, loading: false, loadingMore: false }));
+  }, [change]);
+
   useEffect(() => {
     reload();
   }, [reload]);
 
   const { next, ...rest } = stateRef.current;
-  return { ...rest, hasMore: next !== null, reload, countNew, freshen, loadMore, update };
+  return { ...rest, hasMore: next !== null, reload, countNew, freshen, loadMore, update, settle };
 }
 
 /** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */

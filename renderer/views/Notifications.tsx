@@ -46,6 +46,8 @@ export function Notifications() {
   async function markRead(ids: number[] | 'all') {
     setMarkError(null);
     const wanted = ids === 'all' ? null : new Set(ids);
+    // A reload under way (a new notification's hint) read them unread: its answer is dropped.
+    list.settle();
     list.update((items) => items.map((item) => (wanted === null || wanted.has(item.id) ? { ...item, isNew: false } : item)));
     try {
       if (ids === 'all') await call('notifications.markAllRead', {});
@@ -59,6 +61,7 @@ export function Notifications() {
 
   // The approval of a quote taken back (notifications/QuoteApproval.tsx): said so on its row.
   function quoteRevoked(id: number) {
+    list.settle();
     list.update((items) =>
       items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, approval: 'revoked' as const } } : item)),
     );
