@@ -9,7 +9,7 @@
 // authorization that says so: actions/quote-approvals.ts). Otherwise it is gone (410), as the
 // FEP's revocation makes it.
 // Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization, toAuthorizationDelete.
-import { and, asc, desc, eq, isNull, sql } from 'drizzle-orm';
+import { and, asc, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { DbOrTx } from '../../../db/client';
 import { inbox, outbox, type InboxObject, type OutboxObject } from '../../../db/schema';
@@ -138,6 +138,20 @@ export function standingAuthorization(db: DbOrTx, local: LocalActor, post: Outbo
     if (revocationOf(db, accept, answered) === null) return authorizationUrl(local, accept.publicId);
   }
   return null;
+}
+
+/** Whether the author revoked an approval of this very quote (this quoting post, of this post, by
+ * this requester): asked again, it is refused, not approved anew by the post's policy. */
+export function revokedByAuthor(db: DbOrTx, post: OutboxObject, request: Pick<QuoteRequestRef, 'actor' | 'quoting'>): boolean {
+  const revoked = db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.relatesToOutboxObjectId, post.id), eq(outbox.apType, 'Accept'), isNotNull(outbox.undoneByOutboxObjectId)))
+    .all();
+  return revoked.some((accept) => {
+    const answered = answeredRequest(accept);
+    return answered !== null && answered.actor === request.actor && answered.quoting === request.quoting;
+  });
 }
 
 /** A Delete of the quoting post said by someone else than its author (a relay's, a moderator's)

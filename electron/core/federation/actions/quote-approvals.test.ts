@@ -97,6 +97,20 @@ describe('revoking the approval of a quote', () => {
     expect(accepts.map((a) => a.undoneByOutboxObjectId)).toEqual([rows('Delete')[0]!.id, rows('Delete')[0]!.id]);
   });
 
+  it('asked again after the author revoked it, the same quote is refused, not approved anew by the post’s policy', async () => {
+    const { asked } = await approvedQuote();
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    const notified = rig.core.services.notifications.list().items.length;
+    const again = `${String(request().actor)}/quote_requests/again`;
+    await rig.receive({ ...request(), id: again });
+    expect(rows('Accept')).toHaveLength(1);
+    const [reject, ...more] = rows('Reject');
+    expect(more).toEqual([]);
+    expect(reject).toMatchObject({ relatesToInboxObjectId: rig.inboxRow(again)!.id });
+    expect(recipientsOf(reject!.id)).toEqual([aliceInbox()]);
+    expect(rig.core.services.notifications.list().items).toHaveLength(notified);
+  });
+
   it('an approval that already ended (the quoted post deleted) is not revoked again: nothing sent', async () => {
     const { asked, stamp } = await approvedQuote();
     rig.core.services.author.deletePost(rig.local.objectUrl('5b8a1c2d3e4f'));

@@ -25,7 +25,7 @@ import type { LocalActor } from '../identity';
 import { isCreatedBy } from '../objects';
 import { allocatePublicId, saveOutboxObject } from '../outbox-store';
 import { quoteRefusal } from '../quote-policy';
-import { authorizationUrl, standingAuthorization, toQuoteAnswer, type QuoteRequestRef } from '../quote-authorizations';
+import { authorizationUrl, revokedByAuthor, standingAuthorization, toQuoteAnswer, type QuoteRequestRef } from '../quote-authorizations';
 import { quotedIdOf } from '../quotes';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { fetchRemoteObject } from './fetch';
@@ -49,7 +49,9 @@ export async function onQuoteRequested(deps: ProcessDeps, r: Received): Promise<
     const post = findOutbox(tx, quoted);
     // A Delete of the quoting post may have come first: there is nothing left to approve.
     const gone = findActivityAbout(tx, 'Delete', r.actor.apId, quoting) !== undefined ? 'the quoting post was deleted' : null;
-    const reason = refusal ?? gone;
+    // The author took back the approval of this quote: asking again does not bring it back.
+    const revoked = post !== undefined && revokedByAuthor(tx, post, request) ? 'the author revoked their approval of this quote' : null;
+    const reason = refusal ?? gone ?? revoked;
     const answer = { local: deps.identity, request, requestRowId: asked.id, post, now: r.now, inbox: inboxOf(r.actor.apActor, false) };
     if (reason !== null || post === undefined) {
       answerQuoteRequest(tx, 'Reject', answer);
