@@ -541,6 +541,45 @@ describe('answers written together', () => {
     expect(ids.map((id) => rowOf(id)).filter((row) => !(!row.isSent && row.tries === 1 && row.lastStatusCode === 503 && row.nextTry!.getTime() > now))).toEqual([]);
   });
 
+  it('an answer whose write waits for the other connection is not sent again meanwhile', async () => {
+    // The main thread holds the file (a long transaction) when the answer is to be written: the
+    // write fails with SQLITE_BUSY and stays queued. It lets go right after (as the loop logs).
+    const other = openSqlite(core.paths.database);
+    core.sqlite.pragma('busy_timeout = 50');
+    try {
+      const s = await server((res) => {
+        if (s.seen.length === 1) other.exec('BEGIN IMMEDIATE');
+        res.writeHead(202).end();
+      });
+      const [id] = enqueue(`${s.origin}/inbox`);
+      const lines: string[] = [];
+      const l = createDeliveryLoop({
+        sqlite: core.sqlite,
+        clock: () => new Date(now),
+        client: core.fed.client,
+        connectivity: core.connectivity,
+        signer: () => ({ keyId: new URL('http://127.0.0.1:9/#main-key'), privateKey: core.fed.keys.rsa.privateKey }),
+        payload: () => ({ kind: 'send', body: '{}' }),
+        resolve: async () => ({ kind: 'retry', reason: 'no resolver' }),
+        log: (line) => {
+          lines.push(line);
+          if (other.inTransaction) other.exec('COMMIT');
+        },
+      });
+      loops.push(l);
+      l.start();
+      await expect.poll(() => rowOf(id!).isSent).toBe(true);
+      await l.drain();
+      expect(lines.some((line) => /locked|busy/i.test(line))).toBe(true); // the write did wait
+      expect(s.seen).toHaveLength(1);
+      expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1, lastStatusCode: 202 });
+    } finally {
+      core.sqlite.pragma('busy_timeout = 5000');
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+
   it('quitting (stop, then the database closed at once) loses no answer already received, and sends nothing twice', async () => {
     // Right after the 5th answer is handled (a few promise steps later, in the same turn: as a
     // Quit arriving beside the answers would), the app quits as core.close() does: stop() not

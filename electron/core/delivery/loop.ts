@@ -477,8 +477,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       // disk); the loop logs it and goes on, as for its other writes.
       detectSleep(now);
       if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
-      let cut = fill();
-      if (!cut && hasRoom()) {
+      // Answers not written yet (the other connection held the file past the busy timeout)
+      // leave their rows looking due: nothing starts until they are, or those would go twice.
+      const unwritten = store.unwritten > 0;
+      let cut = !unwritten && fill();
+      if (!unwritten && !cut && hasRoom()) {
         query(now);
         cut = fill();
       }
