@@ -305,7 +305,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     // (stopped, the network gone mid-flight) may still have reached the peer, and a Delete of
     // the post must then go there too (withheld.ts mayHaveReached). A row cancelled since it
     // was read (by the main thread, or a removed follower) is not sent.
-    if (!claim(row, at)) return;
+    if (signal.aborted || !claim(row, at)) return;
     // The request's own signal: stopping (the task's) or the time limit, answer included. One
     // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
     // for the whole limit, a thousand of them after a fan-out).
