@@ -282,8 +282,8 @@ describe('order and limits', () => {
     expect(l.inFlight()).toEqual(new Set([d1, d2]));
     expect(dead.seen).toHaveLength(2);
     await l.stop({ graceMs: 0 });
-    // Aborted by stop: left due, untouched, no try spent.
-    expect(rowOf(d1!)).toMatchObject({ isSent: false, isErrored: false, tries: 0, lastTry: null });
+    // Aborted by stop: left due, no try spent (last_try says its request went out).
+    expect(rowOf(d1!)).toMatchObject({ isSent: false, isErrored: false, tries: 0 });
     hanging.forEach((r) => r.destroy());
   });
 });
@@ -387,7 +387,7 @@ describe('sleep (the laptop’s lid closed for 8 hours)', () => {
     await l.drain(); // tried: connection refused, within the grace after waking
     const row = rowOf(id!);
     expect(row.tries).toBe(0);
-    expect(row.lastTry).toBeNull();
+    expect(row.lastTry?.getTime()).toBe(now); // a request was made (it may have got through)
     expect(row.error).toMatch(/network was not back yet after the computer woke/);
     expect(row.nextTry!.getTime()).toBeGreaterThan(now);
     // Past the grace: the same failure counts as usual.
@@ -435,12 +435,66 @@ describe('stopping', () => {
     await expect.poll(() => s.seen.length).toBe(1);
     await l.stop({ graceMs: 0 });
     const row = rowOf(id!);
-    expect(row).toMatchObject({ isSent: false, isErrored: false, tries: 0, lastTry: null, lastStatusCode: null });
+    // No try counted, but the request that went out is on record (it may have reached the peer).
+    expect(row).toMatchObject({ isSent: false, isErrored: false, tries: 0, lastStatusCode: null });
+    expect(row.lastTry?.getTime()).toBe(now);
     await loop().drain();
     expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1 });
     // The aborted request's late answer reaches nobody and changes nothing.
     await expect.poll(() => answered).toBe(2);
     expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1 });
+  });
+});
+
+describe('a cancel written on another connection (the main thread) while the loop sends', () => {
+  /** Cancels a row as the main thread does (withheld.ts cancelForFormerFollower), on its own
+   * connection to the file, as the delivery worker and the main thread each have. */
+  function cancelElsewhere(id: number): void {
+    const other = openSqlite(core.paths.database);
+    try {
+      other.prepare("UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = 'cancelled' WHERE id = ? AND is_sent = 0").run(id);
+    } finally {
+      other.close();
+    }
+  }
+
+  it('cancelled after the loop read the row, before its request left: it is not sent', async () => {
+    const s = await server((res) => res.writeHead(202).end());
+    const [id] = enqueue(`${s.origin}/inbox`);
+    const l = createDeliveryLoop({
+      sqlite: core.sqlite,
+      clock: () => new Date(now),
+      client: core.fed.client,
+      connectivity: core.connectivity,
+      signer: () => ({ keyId: new URL('http://127.0.0.1:9/#main-key'), privateKey: core.fed.keys.rsa.privateKey }),
+      payload: (row) => {
+        cancelElsewhere(row.id); // lands while the payload is built, after the row was read
+        return { kind: 'send', body: '{}' };
+      },
+      resolve: async () => ({ kind: 'retry', reason: 'no resolver' }),
+    });
+    loops.push(l);
+    l.start();
+    await l.drain();
+    expect(s.seen).toHaveLength(0);
+    expect(rowOf(id!)).toMatchObject({ isSent: false, isErrored: true, tries: 0, error: 'cancelled' });
+  });
+
+  it('cancelled while its request is out, then acknowledged: recorded as sent, not as cancelled', async () => {
+    let release: () => void = () => {};
+    const answered = new Promise<void>((resolve) => (release = resolve));
+    const s = await server(async (res) => {
+      await answered;
+      res.writeHead(202).end();
+    });
+    const [id] = enqueue(`${s.origin}/inbox`);
+    const l = loop();
+    await expect.poll(() => s.seen.length).toBe(1);
+    cancelElsewhere(id!);
+    release();
+    await l.drain();
+    expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1, lastStatusCode: 202, error: null });
+    expect(s.seen).toHaveLength(1);
   });
 });
 
@@ -485,6 +539,45 @@ describe('answers written together', () => {
     l.start();
     await l.drain();
     expect(ids.map((id) => rowOf(id)).filter((row) => !(!row.isSent && row.tries === 1 && row.lastStatusCode === 503 && row.nextTry!.getTime() > now))).toEqual([]);
+  });
+
+  it('an answer whose write waits for the other connection is not sent again meanwhile', async () => {
+    // The main thread holds the file (a long transaction) when the answer is to be written: the
+    // write fails with SQLITE_BUSY and stays queued. It lets go right after (as the loop logs).
+    const other = openSqlite(core.paths.database);
+    core.sqlite.pragma('busy_timeout = 50');
+    try {
+      const s = await server((res) => {
+        if (s.seen.length === 1) other.exec('BEGIN IMMEDIATE');
+        res.writeHead(202).end();
+      });
+      const [id] = enqueue(`${s.origin}/inbox`);
+      const lines: string[] = [];
+      const l = createDeliveryLoop({
+        sqlite: core.sqlite,
+        clock: () => new Date(now),
+        client: core.fed.client,
+        connectivity: core.connectivity,
+        signer: () => ({ keyId: new URL('http://127.0.0.1:9/#main-key'), privateKey: core.fed.keys.rsa.privateKey }),
+        payload: () => ({ kind: 'send', body: '{}' }),
+        resolve: async () => ({ kind: 'retry', reason: 'no resolver' }),
+        log: (line) => {
+          lines.push(line);
+          if (other.inTransaction) other.exec('COMMIT');
+        },
+      });
+      loops.push(l);
+      l.start();
+      await expect.poll(() => rowOf(id!).isSent).toBe(true);
+      await l.drain();
+      expect(lines.some((line) => /locked|busy/i.test(line))).toBe(true); // the write did wait
+      expect(s.seen).toHaveLength(1);
+      expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1, lastStatusCode: 202 });
+    } finally {
+      core.sqlite.pragma('busy_timeout = 5000');
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
   });
 
   it('quitting (stop, then the database closed at once) loses no answer already received, and sends nothing twice', async () => {

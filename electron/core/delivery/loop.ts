@@ -11,15 +11,17 @@
 //  * Offline (connectivity watch) the loop starts nothing and spends no try; coming online wakes
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
-//  * Bookkeeping is one UPDATE per attempt: is_sent (or the retry time, or is_errored) together
-//    with tries, last_try, last_status_code, last_response and error. The answers of one turn
-//    of the event loop are written together, in one transaction, before the queue is read again
-//    (so a row answered is never picked twice), and before stop() and drain() return. A row is
-//    never half-recorded: stopping aborts requests still waiting for an answer and leaves their
-//    rows due, untouched; an answer once received is always recorded (stop() writes what is
-//    waiting at once, before it awaits anything), so nothing acknowledged is sent twice. Only a
-//    crash of the process within that turn could lose an answer, as it could before the single
-//    write it replaced.
+//  * Bookkeeping: last_try is written as the request leaves (store.ts claim: a request out may
+//    have reached the peer, answer or not), then one UPDATE per answer: is_sent (or the retry
+//    time, or is_errored) together with tries, last_try, last_status_code, last_response and
+//    error. The answers of one turn of the event loop are written together, in one transaction,
+//    before the queue is read again (so a row answered is never picked twice), and before
+//    stop() and drain() return. A row is never half-recorded: stopping aborts requests still
+//    waiting for an answer and leaves their rows due, no try counted (last_try says a request
+//    went out); an answer once received is always recorded (stop() writes what is waiting at
+//    once, before it awaits anything), so nothing acknowledged is sent twice. Only a crash of
+//    the process within that turn could lose an answer, as it could before the single write it
+//    replaced.
 //  * Sleep: a laptop that slept finds every row whose retry time passed meanwhile due at once.
 //    The loop notices the wake (the wall clock moved much further than the monotonic one, which
 //    stands still while the machine sleeps — or the shell says so: resumed()), looks at the
@@ -212,7 +214,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     store.retryLater(row.id, attempt, verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`);
   }
 
-  /** A failure right after a wake: due again in a few seconds, tries and last_try unchanged. */
+  /** A failure right after a wake: due again in a few seconds, no try counted. */
   function retrySoon(row: OutgoingActivity, error: unknown): void {
     const at = new Date(clock().getTime() + 2_000 + Math.round(random() * 8_000));
     store.postpone(row.id, at, `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)}); trying again at ${at.toISOString()}.`);
@@ -259,6 +261,16 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     else giveUp(row, attempt, verdict.reason);
   }
 
+  function claim(row: OutgoingActivity, at: Date): boolean {
+    try {
+      return store.claim(row.id, at);
+    } catch (error) {
+      // Not on record, so not sent: the row stays due and is tried again.
+      log(`delivery #${row.id} not sent now: ${(error as Error)?.message ?? String(error)}`);
+      return false;
+    }
+  }
+
   // ---- one attempt ------------------------------------------------------------------------
   async function attempt(head: Head, task: Task): Promise<void> {
     const row = store.pendingRow(head.id);
@@ -289,6 +301,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     if (!signer) return;
     const payload = await deps.payload(row);
     if (payload.kind === 'cancel') return giveUp(row, null, payload.reason);
+    // The try is on record before the request leaves: one whose answer is never recorded
+    // (stopped, the network gone mid-flight) may still have reached the peer, and a Delete of
+    // the post must then go there too (withheld.ts mayHaveReached). A row cancelled since it
+    // was read (by the main thread, or a removed follower) is not sent.
+    if (signal.aborted || !claim(row, at)) return;
     // The request's own signal: stopping (the task's) or the time limit, answer included. One
     // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
     // for the whole limit, a thousand of them after a fan-out).
@@ -460,8 +477,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       // disk); the loop logs it and goes on, as for its other writes.
       detectSleep(now);
       if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
-      let cut = fill();
-      if (!cut && hasRoom()) {
+      // Answers not written yet (the other connection held the file past the busy timeout)
+      // leave their rows looking due: nothing starts until they are, or those would go twice.
+      const unwritten = store.unwritten > 0;
+      let cut = !unwritten && fill();
+      if (!unwritten && !cut && hasRoom()) {
         query(now);
         cut = fill();
       }

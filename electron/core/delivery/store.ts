@@ -1,8 +1,13 @@
 // The delivery loop's reads and writes of `outgoing_activity`, as statements prepared once (the
 // loop looks for due rows after every answer; re-preparing SQL each time cost more than signing).
 //  * heads(): the one due-row query — the oldest pending row of each recipient, soonest first;
+//  * claim(): before a request goes out, last_try is written at once (as microblog.pub does
+//    before each attempt), guarded by the row still being pending: a request that may have
+//    reached the peer is on record even if its answer never is (stopped, the network gone,
+//    a crash), and a row cancelled meanwhile on another connection is not sent;
 //  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
-//    row that is still pending, and each writing the whole outcome at once. The UPDATEs are
+//    row that is still pending (sent: not sent yet — an answer received is the truth even for a
+//    row cancelled while its request was out), each writing the whole outcome at once. They are
 //    queued and written together by flush(), one transaction for all the answers of one turn
 //    of the event loop (a commit per delivery cost as much as the rest of the bookkeeping);
 //    the loop flushes before it reads the queue again and before stop() or drain() return.
@@ -88,10 +93,12 @@ export function createDeliveryStore(sqlite: Sqlite) {
     // ORDER BY id LIMIT 1 walks the primary key and stops at the first pending row.
     floor: sqlite.prepare<[number], { id: number }>(`SELECT id FROM outgoing_activity WHERE id >= ? AND ${PENDING} ORDER BY id LIMIT 1`),
     row: sqlite.prepare<[number], RawRow>(`SELECT * FROM outgoing_activity WHERE id = ? AND ${PENDING}`),
+    claim: sqlite.prepare(`UPDATE outgoing_activity SET last_try = @at WHERE id = @id AND ${PENDING}`),
+    // Not guarded by is_errored: a cancel written while the request was out came too late.
     sent: sqlite.prepare(`
       UPDATE outgoing_activity
-      SET is_sent = 1, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = NULL
-      WHERE id = @id AND ${PENDING}`),
+      SET is_sent = 1, is_errored = 0, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = NULL
+      WHERE id = @id AND is_sent = 0`),
     retry: sqlite.prepare(`
       UPDATE outgoing_activity
       SET tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = @nextTry, error = @error
@@ -122,6 +129,11 @@ export function createDeliveryStore(sqlite: Sqlite) {
       return raw ? toRow(raw) : undefined;
     },
 
+    /** Puts the attempt starting `at` on record before its request goes out (one write, not
+     * queued). False when the row is no longer pending (cancelled, or sent, meanwhile). */
+    claim(id: number, at: Date): boolean {
+      return q.claim.run({ id, at: at.toISOString() }).changes === 1;
+    },
     markSent(id: number, a: Attempt): void {
       const values = params(id, a);
       queued.push(() => q.sent.run(values));

@@ -7,7 +7,7 @@
 //     is the one the author meant (the loop holds a post's other rows back for a few tries);
 //   * points every row waiting for that address at the person's inbox, dropping rows that
 //     would now deliver the same activity to an inbox that already has (or will get) it.
-import { and, eq, gt, lt, or, sql } from 'drizzle-orm';
+import { and, eq, gt, isNotNull, lt, or, sql } from 'drizzle-orm';
 import type { Db, DbOrTx } from '../../../../db/client';
 import { outbox, outgoingActivity, type Actor, type OutgoingActivity } from '../../../../db/schema';
 import type { FederationContext } from '../../ports';
@@ -88,7 +88,9 @@ export function linkMention(tx: DbOrTx, local: LocalActor, postId: number, handl
     .where(
       and(
         eq(outgoingActivity.outboxObjectId, postId),
-        or(eq(outgoingActivity.isSent, true), gt(outgoingActivity.tries, 0)),
+        // last_try: written as a request leaves (delivery/store.ts claim), so a Create still
+        // waiting for its answer counts as attempted.
+        or(eq(outgoingActivity.isSent, true), gt(outgoingActivity.tries, 0), isNotNull(outgoingActivity.lastTry)),
         sql`${outgoingActivity.recipient} NOT LIKE 'acct:%'`,
       ),
     )

@@ -1,11 +1,16 @@
 // What a peer receives when the author changes their mind while deliveries wait (offline, or a
 // server down): a post edited then deleted, an undone Follow or Like revived by "Retry now", a
 // follower removed before a followers-only post went out; and what the ids of a deleted post's
-// edits answer. Real Fedify peers, the author's own delivery loop.
+// edits answer; and a post deleted while its Create or edit was out to a server whose answer
+// never came. Real Fedify peers (a loopback server where an answer must be held), the author's
+// own delivery loop.
+import type { ServerResponse } from 'node:http';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, outgoingActivity } from '../../../../db/schema';
 import { startPeer, type Peer } from '../../../../test/peer/peer';
+import { enqueueDeliveries } from '../../delivery/queue';
+import { startServer } from '../../net/test-server';
 import { openAuthorRig, type AuthorRig } from './test-rig';
 
 let rig: AuthorRig;
@@ -196,6 +201,71 @@ describe('a follower removed while a followers-only post waits', () => {
       expect(rig.rowsOf(post.id).filter((r) => !r.isSent).map((r) => r.error)).toEqual([expect.stringMatching(/no longer follow you/)]);
     } finally {
       await gus.close();
+    }
+  });
+});
+
+describe('a post deleted while its delivery was out and its answer never came', () => {
+  /** A server on loopback whose first request gets no answer: the connection is cut once the
+   * machine is offline (Wi-Fi gone mid-request). Every later request is answered 202. */
+  async function cutMidRequest() {
+    const held: ServerResponse[] = [];
+    const s = await startServer((_req, res) => {
+      if (held.length === 0) held.push(res);
+      else res.writeHead(202).end();
+    });
+    return {
+      s,
+      inbox: `${s.origin}/users/zed/inbox`,
+      types: () => s.seen.map((r) => (JSON.parse(r.body) as { type: string }).type),
+      /** Waits for the request, then drops the network and the connection under it. */
+      async cut(rowId: number) {
+        await expect.poll(() => held.length).toBe(1);
+        rig.net.set(false);
+        held[0]!.destroy();
+        await expect.poll(() => rig.core.loops.delivery.inFlight().has(rowId)).toBe(false);
+      },
+    };
+  }
+
+  it('the Create may have arrived: after the delete, that server gets the Delete', async () => {
+    const peer = await cutMidRequest();
+    try {
+      const post = await rig.author.createPost({ content: 'sent into a dropping Wi-Fi', visibility: 'PUBLIC' });
+      enqueueDeliveries(rig.core.db, { outboxObjectId: post.id, recipients: [peer.inbox], now: new Date() });
+      rig.core.loops.delivery.wake();
+      await peer.cut(rig.rowsOf(post.id).find((r) => r.recipient === peer.inbox)!.id);
+      rig.author.deletePost(post.apId);
+      rig.net.set(true);
+      await drain();
+      expect(peer.types()).toEqual(['Create', 'Delete']);
+      const [del] = rig.rowsOf(deleteOf(post.id).id).filter((r) => r.recipient === peer.inbox);
+      expect(del).toMatchObject({ isSent: true, error: null });
+    } finally {
+      rig.net.set(true);
+      await peer.s.close();
+    }
+  });
+
+  it('an edit that may have arrived (the only thing sent there): after the delete, that server gets the Delete', async () => {
+    const peer = await cutMidRequest();
+    try {
+      const post = await rig.author.createPost({ content: 'first', visibility: 'PUBLIC' });
+      await drain();
+      await rig.author.editPost({ apId: post.apId, content: 'edited' });
+      // As for someone the edit newly mentions: the Update is all that server was sent
+      // (Mastodon makes an unknown status's Update a Create).
+      const [edit] = editsOf(post.id);
+      enqueueDeliveries(rig.core.db, { outboxObjectId: edit!.id, recipients: [peer.inbox], now: new Date() });
+      rig.core.loops.delivery.wake();
+      await peer.cut(rig.rowsOf(edit!.id).find((r) => r.recipient === peer.inbox)!.id);
+      rig.author.deletePost(post.apId);
+      rig.net.set(true);
+      await drain();
+      expect(peer.types()).toEqual(['Update', 'Delete']);
+    } finally {
+      rig.net.set(true);
+      await peer.s.close();
     }
   });
 });
