@@ -73,6 +73,14 @@ describe('quoting a remote post', () => {
     expect(await quoteStateOf(firstQuote)).toBe('approved');
   });
 
+  it('an edit keeps the quote, its RE: link and its authorization', async () => {
+    await rig.author.editPost({ apId: firstQuote, content: 'So very true' });
+    const object = storedObject(firstQuote);
+    expect(object).toMatchObject({ quote: expect.any(String), quoteAuthorization: stamp });
+    expect(String(object.content)).toMatch(/^<p>So very true<\/p><p class="quote-inline">RE: <a href="[^"]+">/);
+    expect(await quoteStateOf(firstQuote)).toBe('approved');
+  });
+
   it('whose policy asks the author: pending until the Accept, then approved', async () => {
     const { noteId } = await heron.createNote({ content: '<p>Ask me first</p>', quotePolicy: 'manual' });
     const post = await rig.author.createPost({ content: 'May I?', visibility: 'UNLISTED', quote: noteId });
