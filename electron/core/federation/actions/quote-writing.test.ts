@@ -6,7 +6,7 @@
 import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Accept, Create, Note, QuoteRequest, Update } from '@fedify/vocab';
-import { inbox, outbox } from '../../../../db/schema';
+import { inbox, incomingActivity, outbox } from '../../../../db/schema';
 import { startPeer, type Peer, type ReceivedActivity } from '../../../../test/peer/peer';
 import { createHandlers, dispatch } from '../../ipc/handlers';
 import { addPost } from '../../listener/test-support';
@@ -104,6 +104,40 @@ describe('quoting a remote post', () => {
       expect(await quoteStateOf(post.apId)).toBe('pending');
     } finally {
       heron.answerQuotesWith('accept');
+    }
+  });
+});
+
+describe('answers that do not count', () => {
+  it('an Accept of our QuoteRequest from someone else than the author asked is dropped', async () => {
+    heron.answerQuotesWith('ignore');
+    try {
+      const { noteId } = await heron.createNote({ content: '<p>Mine to decide</p>', quotePolicy: 'manual' });
+      const post = await rig.author.createPost({ content: 'Who decides?', visibility: 'PUBLIC', quote: noteId });
+      const request = await heron.waitFor((x) => x.type === 'QuoteRequest' && x.objectId === noteId, 10_000);
+      const acceptId = crane.newId('accepts');
+      await crane.send(new Accept({ id: acceptId, actor: new URL(crane.actorId), object: new URL(request.id!), result: new URL(heron.quoteAuthorizations()[0]!) }), [rig.url]);
+      await expect.poll(() => rig.core.db.select().from(incomingActivity).where(eq(incomingActivity.apId, acceptId.href)).get()?.isProcessed ?? false, { timeout: 10_000 }).toBe(true);
+      expect(rig.core.db.select().from(inbox).where(eq(inbox.apId, acceptId.href)).get()).toBeUndefined();
+      expect(await quoteStateOf(post.apId)).toBe('pending');
+    } finally {
+      heron.answerQuotesWith('accept');
+    }
+  });
+
+  it('a QuoteRequest still waiting when its quote post is deleted is not sent', async () => {
+    const { noteId } = await heron.createNote({ content: '<p>Later</p>', quotePolicy: 'manual' });
+    await rig.author.lookup(noteId); // stored while online: quoted offline
+    rig.net.set(false);
+    try {
+      const post = await rig.author.createPost({ content: 'Never mind', visibility: 'PUBLIC', quote: noteId });
+      await rig.author.deletePost(post.apId);
+      rig.net.set(true);
+      const request = rig.core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().find((r) => r.apType === 'QuoteRequest')!;
+      await expect.poll(() => rig.rowsOf(request.id)[0]?.error ?? null, { timeout: 10_000 }).toMatch(/quoting post was deleted before its quote request reached/);
+      expect(heron.received.some((x) => x.type === 'QuoteRequest' && x.objectId === noteId)).toBe(false);
+    } finally {
+      rig.net.set(true);
     }
   });
 });
