@@ -9,7 +9,6 @@ import { inboxOf, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { findOrFetchObject } from '../lookup';
 import { isPostType } from '../outbox';
-import { followersOf, quotesAutomatically } from '../quoting';
 import type { ActionDeps } from './deps';
 
 /** A quote the author may not make (the post is followers-only, direct, deleted, not a post). */
@@ -25,8 +24,6 @@ export interface QuoteTarget {
   author: { apId: string; rowId: number; inbox: string | null } | null;
   /** Its inbox row, when someone else's. */
   inboxRowId: number | null;
-  /** Its quote policy approves our quote without anyone deciding. */
-  automatic: boolean;
 }
 
 const LOOKUP_MS = 5_000;
@@ -46,16 +43,14 @@ export async function findQuoteTarget(deps: ActionDeps, local: LocalActor, apId:
   }
   if (found.kind === 'own') {
     if (!isPostType(row.apType) || row.isTransient) throw new QuoteRefusedError('That is not a post: only posts can be quoted.');
-    return { apId: row.apId, own: true, author: null, inboxRowId: null, automatic: true };
+    return { apId: row.apId, own: true, author: null, inboxRowId: null };
   }
   const author = deps.db.select().from(actor).where(eq(actor.id, found.row.actorId)).get();
   if (author === undefined) throw new NotFoundError(`The author of ${apId} is unknown.`);
-  const automatic = quotesAutomatically(deps.db, local.id, row.apObject as Json, followersOf(deps.db, author.id), author.apId);
   return {
     apId: row.apId,
     own: false,
     author: { apId: author.apId, rowId: author.id, inbox: inboxOf(author.apActor as Json, false) },
     inboxRowId: found.row.id,
-    automatic,
   };
 }
