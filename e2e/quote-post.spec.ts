@@ -145,3 +145,69 @@ peerTest('the author revokes a quote’s approval from its notification; the quo
   await openFresh(page, tern, '#/notifications');
   await expect(row().getByTestId('quote-approval')).toHaveText('You revoked your approval of this quote.');
 });
+
+test('the author’s own quotes: waiting for approval shows the quoted post with a note; refused shows it without; followers-only posts offer no Quote', async ({ page, tern }) => {
+  const asked: string[] = [];
+  await route(page, 'posts.quoted', () => ({ kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) }), asked);
+  const mine = { ...ana, id: 0 };
+  await answer(page, 'timeline.stream', {
+    items: [
+      post(mine, `<p>Asked first</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { id: 1, quote: QUOTED, quoteState: 'pending', mine: { own: true, liked: false, boosted: false, bookmarked: false, pinned: false } }),
+      post(mine, `<p>Not allowed</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { id: 2, quote: QUOTED, quoteState: 'rejected', mine: { own: true, liked: false, boosted: false, bookmarked: false, pinned: false } }),
+      post(ben, '<p>Only for my followers</p>', { id: 3, visibility: 'FOLLOWERS_ONLY' }),
+    ],
+    nextCursor: null,
+  });
+  await page.goto(`${tern.url}#/stream`);
+
+  const pending = page.getByTestId('post').filter({ hasText: 'Asked first' });
+  await expect(pending.getByTestId('quoted-post')).toContainText('Low tide at six.');
+  await expect(pending.getByTestId('quote-state')).toHaveText('Waiting for the quoted post’s author to approve this quote.');
+
+  const refused = page.getByTestId('post').filter({ hasText: 'Not allowed' });
+  await expect(refused.getByTestId('quote-state')).toHaveText('The quoted post’s author did not approve this quote: it is shown without their post.');
+  await expect(refused.getByTestId('quoted-post')).toHaveCount(0);
+  await expect(refused.locator('.post__content')).toContainText('Not allowed');
+  await refused.screenshot({ path: screenshotPath('quote-refused') });
+
+  const followersOnly = page.getByTestId('post').filter({ hasText: 'Only for my followers' }).getByRole('button', { name: 'Quote' });
+  await expect(followersOnly).toBeDisabled();
+  await expect(followersOnly).toHaveAttribute('title', 'Only public and unlisted posts can be quoted');
+});
+
+// The author quotes a post from its actions, against an independent server: a Fedify peer's post
+// whose policy asks its author; Tern sends the QuoteRequest, the peer approves it with a
+// QuoteAuthorization it serves, Tern checks it and sends the peer (a follower) an Update carrying
+// it; the quote shows in the Profile with the quoted post.
+peerTest('the author quotes a peer’s post from its Quote action; the peer approves it and receives the Update with its authorization', async ({ page, tern, peer, request }) => {
+  peerTest.setTimeout(90_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  await peer.follow(ternActor);
+  await peer.waitFor((a) => a.type === 'Accept', 20_000);
+  const { noteId } = await peer.createNote({ content: '<p>The estuary at dawn</p>', quotePolicy: 'manual' });
+  await page.goto(tern.url); // the link with the token, which the page keeps
+  await ipc(request, tern, 'lookup.resolve', { query: noteId });
+
+  await openFresh(page, tern, `#/thread?ap=${encodeURIComponent(noteId)}`);
+  const theirs = page.getByTestId('post').filter({ hasText: 'The estuary at dawn' });
+  await theirs.getByRole('button', { name: 'Quote' }).click();
+  await expect(page.getByRole('heading', { name: 'Quote', level: 1 })).toBeVisible();
+  const context = page.getByTestId('quote-context');
+  await expect(context).toContainText('Quoting Peer bob');
+  await expect(context).toContainText('The estuary at dawn');
+  await page.getByLabel('Your post').fill('Worth getting up early for');
+  await page.screenshot({ path: screenshotPath('quote-compose') });
+  await page.getByRole('button', { name: 'Post quote' }).click();
+  await expect(page.getByTestId('compose-sent')).toBeVisible();
+
+  const asked = await peer.waitFor((a) => a.type === 'QuoteRequest' && a.objectId === noteId, 20_000);
+  expect(asked.actorId?.replace(/\/$/, '')).toBe(ternActor);
+  const update = await peer.waitFor((a) => a.type === 'Update' && typeof (a.raw as { object?: { quoteAuthorization?: string } }).object?.quoteAuthorization === 'string', 20_000);
+  const object = (update.raw as { object: Record<string, unknown> }).object;
+  expect(object).toMatchObject({ quote: noteId, _misskey_quote: noteId, quoteAuthorization: peer.quoteAuthorizations()[0] });
+
+  await expectAfterReload(page, tern, '#/profile', (p) => p.getByTestId('post').filter({ hasText: 'Worth getting up early for' }).getByTestId('quoted-post'), 'The estuary at dawn');
+  const ours = page.getByTestId('post').filter({ hasText: 'Worth getting up early for' });
+  await expect(ours.getByTestId('quote-state')).toHaveCount(0);
+  await expect(ours.locator('.quote-inline')).toBeHidden();
+});

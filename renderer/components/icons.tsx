@@ -124,6 +124,13 @@ export const ReplyIcon = () => (
   </Icon>
 );
 
+export const QuoteIcon = () => (
+  <Icon>
+    <path d="M5 18.5h14a1.5 1.5 0 0 0 1.5-1.5v-10A1.5 1.5 0 0 0 19 5.5H5A1.5 1.5 0 0 0 3.5 7v10A1.5 1.5 0 0 0 5 18.5z" />
+    <path d="M8 10.5h8M8 13.5h5" />
+  </Icon>
+);
+
 export const BoostIcon = ({ className }: { className?: string }) => (
   <Icon className={className}>
     <path d="m17 3.5 3 3-3 3" />

@@ -1,18 +1,35 @@
-// Above the editor when replying: the post being answered, small, with a way to stop replying.
+// Above the editor when replying or quoting: the post answered or quoted, small, with a way to
+// stop replying (or quoting).
 import { useEffect, useRef, useState } from 'react';
 import type { PostView } from '../posts/model';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
 import { Delayed } from '../components/Delayed';
-import { CloseIcon, ReplyIcon } from '../components/icons';
+import { CloseIcon, QuoteIcon, ReplyIcon } from '../components/icons';
 import { nameSlot, WithNames } from '../components/WithNames';
 import { Html } from '../content/Html';
 import { strings } from '../strings';
 
 const t = strings.compose;
 
-/** Loads the post answered; calls onLoaded once, so the editor can mention its author. */
-export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCancel: () => void; onLoaded: (post: PostView) => void }) {
+const WORDS = {
+  reply: { label: t.replyingTo, named: t.replyingToName, cancel: t.cancelReply, missing: t.replyMissing, icon: <ReplyIcon /> },
+  quote: { label: t.quoting, named: t.quotingName, cancel: t.cancelQuote, missing: t.quoteMissing, icon: <QuoteIcon /> },
+};
+
+/** Loads the post answered (or quoted); calls onLoaded once, so the editor can mention its author. */
+export function ReplyContext({
+  apId,
+  onCancel,
+  onLoaded = () => {},
+  kind = 'reply',
+}: {
+  apId: string;
+  onCancel: () => void;
+  onLoaded?: (post: PostView) => void;
+  kind?: 'reply' | 'quote';
+}) {
+  const w = WORDS[kind];
   const [post, setPost] = useState<PostView | null>(null);
   const [failed, setFailed] = useState(false);
   // Called once per post answered, whatever callback the latest render passed.
@@ -35,11 +52,11 @@ export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCan
   }, [apId]);
 
   return (
-    <section className="reply-context card" aria-label={t.replyingTo}>
+    <section className="reply-context card" aria-label={w.label} data-testid={`${kind}-context`}>
       <div className="reply-context__head">
-        <ReplyIcon />
-        <span>{post ? <WithNames text={t.replyingToName(nameSlot(0))} names={[post.author.name]} /> : t.replyingTo}</span>
-        <button type="button" className="icon-button" onClick={onCancel} aria-label={t.cancelReply} title={t.cancelReply}>
+        {w.icon}
+        <span>{post ? <WithNames text={w.named(nameSlot(0))} names={[post.author.name]} /> : w.label}</span>
+        <button type="button" className="icon-button" onClick={onCancel} aria-label={w.cancel} title={w.cancel}>
           <CloseIcon />
         </button>
       </div>
@@ -53,7 +70,7 @@ export function ReplyContext({ apId, onCancel, onLoaded }: { apId: string; onCan
           </div>
         </div>
       ) : failed ? (
-        <p className="reply-context__missing">{t.replyMissing}</p>
+        <p className="reply-context__missing">{w.missing}</p>
       ) : (
         <Delayed>
           <p className="reply-context__missing" role="status">

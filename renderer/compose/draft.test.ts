@@ -7,9 +7,14 @@ const store = memoryLocalStorage();
 
 describe('the kept draft', () => {
   it('reads back what was written, reply and content warning included', () => {
-    const draft: Draft = { text: 'Hello **world**', contentWarning: 'cw', hasContentWarning: true, visibility: 'FOLLOWERS_ONLY', inReplyTo: 'https://x.example/1' };
+    const draft: Draft = { text: 'Hello **world**', contentWarning: 'cw', hasContentWarning: true, visibility: 'FOLLOWERS_ONLY', inReplyTo: 'https://x.example/1', quote: null };
     writeDraft(draft);
     expect(readDraft()).toEqual(draft);
+  });
+
+  it('keeps the post being quoted, even before a word is written', () => {
+    writeDraft({ ...EMPTY_DRAFT, quote: 'https://x.example/2' });
+    expect(readDraft()).toEqual({ ...EMPTY_DRAFT, quote: 'https://x.example/2' });
   });
 
   it('forgets an empty draft instead of keeping it', () => {

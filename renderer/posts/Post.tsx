@@ -5,7 +5,7 @@
 // button the shortcuts press (o, r, l, b).
 import { useId, useState } from 'react';
 import { Avatar } from '../components/Avatar';
-import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, ReplyIcon } from '../components/icons';
+import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, QuoteIcon, ReplyIcon } from '../components/icons';
 import { Menu, type MenuItem } from '../components/Menu';
 import { RelativeTime } from '../components/RelativeTime';
 import { nameSlot, WithNames } from '../components/WithNames';
@@ -160,7 +160,13 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
               so do those under a content warning, which some servers send without marking them sensitive. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
-          {post.quote && !hidden && !post.deleted && <QuotedPost apId={post.quote} by={post.apId} />}
+          {/* The author's own quote: shown without the quoted post once its author said no. */}
+          {post.quote && !hidden && !post.deleted && post.quoteState !== 'rejected' && <QuotedPost apId={post.quote} by={post.apId} />}
+          {post.quote && !post.deleted && (post.quoteState === 'pending' || post.quoteState === 'rejected') && (
+            <p className={`post__quote-state post__quote-state--${post.quoteState}`} data-testid="quote-state">
+              {post.quoteState === 'pending' ? t.quotePending : t.quoteRejected}
+            </p>
+          )}
           {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
           {previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={previews[0]} />}
           {!own && !post.card && !post.deleted && originalHref && LINKED_TYPES.has(post.type) && (
@@ -244,6 +250,15 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
                     />
                   </>
                 )}
+                <ActionButton
+                  action="quote"
+                  label={t.quote}
+                  icon={<QuoteIcon />}
+                  // FEP-044f: followers-only and direct posts are quoted by no one (the core refuses too).
+                  disabled={post.visibility === 'FOLLOWERS_ONLY' || post.visibility === 'DIRECT'}
+                  title={post.visibility === 'FOLLOWERS_ONLY' || post.visibility === 'DIRECT' ? t.quoteNotAllowed : undefined}
+                  onClick={() => navigate('compose', { quote: post.apId })}
+                />
                 {moreItems.length > 0 && <Menu label={t.more} icon={<MoreIcon />} items={moreItems} />}
               </div>
             )
@@ -289,17 +304,19 @@ interface ActionButtonProps {
   pressed?: boolean;
   pending?: boolean | undefined;
   disabled?: boolean;
+  /** The tooltip, when it says more than the label (why the action is not available). */
+  title?: string | undefined;
   onClick: () => void;
 }
 
-function ActionButton({ action, label, icon, count, pressed, pending, disabled, onClick }: ActionButtonProps) {
+function ActionButton({ action, label, icon, count, pressed, pending, disabled, title, onClick }: ActionButtonProps) {
   return (
     <button
       type="button"
       className={`post-action post-action--${action}`}
       data-action={action}
       aria-label={label}
-      title={label}
+      title={title ?? label}
       aria-pressed={pressed}
       disabled={disabled}
       onClick={onClick}

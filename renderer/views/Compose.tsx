@@ -24,15 +24,24 @@ const t = strings.compose;
 export function Compose({ route }: { route: Route }) {
   const editing = route.params.get('edit');
   if (editing) return <EditPost apId={editing} />;
-  return <NewPost replyTo={route.params.get('reply')} />;
+  return <NewPost replyTo={route.params.get('reply')} quoteOf={route.params.get('quote')} />;
 }
 
-function NewPost({ replyTo }: { replyTo: string | null }) {
+type Sent = 'offline' | 'local' | 'sending' | null;
+
+/** What the last send said, for the Compose that rewriting the address after sending a reply or
+ * a quote mounts anew (App keys views by address). */
+let sentBeforeRemount: Sent = null;
+
+function NewPost({ replyTo, quoteOf }: { replyTo: string | null; quoteOf: string | null }) {
   const id = useId();
   const [draft, change, clear] = useDraft();
   const [sending, setSending] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
-  const [sent, setSent] = useState<'offline' | 'local' | 'sending' | null>(null);
+  const [sent, setSent] = useState<Sent>(() => sentBeforeRemount);
+  useEffect(() => {
+    sentBeforeRemount = null;
+  }, []);
   const online = useConnectivityStore((s) => s.online);
   const [pollDraft, changePoll, clearPoll] = usePollDraft();
   const media = useAttachments();
@@ -45,6 +54,11 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
     if (replyTo && replyTo !== draft.inReplyTo) change({ inReplyTo: replyTo });
     // Only a new address sets the reply; the author may cancel it afterwards.
   }, [replyTo]);
+
+  // Opening Compose from a post's Quote makes the draft quote it (the same: once per address).
+  useEffect(() => {
+    if (quoteOf && quoteOf !== draft.quote) change({ quote: quoteOf });
+  }, [quoteOf]);
 
   async function send(event?: FormEvent) {
     event?.preventDefault();
@@ -63,14 +77,19 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
         summary: draft.hasContentWarning && draft.contentWarning.trim() ? draft.contentWarning.trim() : null,
         ...(draft.hasContentWarning || media.sensitive ? { sensitive: true } : {}),
         inReplyTo: draft.inReplyTo,
+        ...(draft.quote ? { quote: draft.quote } : {}),
         ...(poll ? { poll } : {}),
         ...(media.items.length > 0 ? { attachments: media.forPost() } : {}),
       });
-      setSent(online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending');
+      const outcome: Sent = online === false || post.delivery.state === 'queued' ? 'offline' : post.delivery.state === 'local' ? 'local' : 'sending';
+      setSent(outcome);
       clear();
       clearPoll();
       media.clear();
-      if (replyTo) window.history.replaceState(null, '', hrefOf('compose'));
+      if (replyTo || quoteOf) {
+        sentBeforeRemount = outcome;
+        window.history.replaceState(null, '', hrefOf('compose'));
+      }
       void useConnectivityStore.getState().refresh();
     } catch (err) {
       setError(toApiError(err, 'posts.create'));
@@ -88,7 +107,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
     <article className="view" aria-labelledby="compose-title">
       <header className="view__header">
         <div>
-          <h1 id="compose-title">{draft.inReplyTo ? t.replyTitle : t.title}</h1>
+          <h1 id="compose-title">{draft.inReplyTo ? t.replyTitle : draft.quote ? t.quoteTitle : t.title}</h1>
           <p className="view__lede">{t.lede}</p>
         </div>
       </header>
@@ -115,6 +134,8 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
           }}
         />
       )}
+
+      {draft.quote && <ReplyContext kind="quote" apId={draft.quote} onCancel={() => change({ quote: null })} />}
 
       <form className="card compose" onSubmit={send} aria-labelledby="compose-title" onKeyDown={onKeyDown}>
         {draft.hasContentWarning && (
@@ -204,7 +225,7 @@ function NewPost({ replyTo }: { replyTo: string | null }) {
             </button>
           )}
           <button type="submit" className="button button--primary" disabled={sending || empty || media.blocker !== null} aria-keyshortcuts="Control+Enter">
-            {sending ? t.posting : draft.inReplyTo ? t.sendReply : t.send}
+            {sending ? t.posting : draft.inReplyTo ? t.sendReply : draft.quote ? t.sendQuote : t.send}
           </button>
         </div>
       </form>

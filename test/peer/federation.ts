@@ -13,6 +13,8 @@ import {
   getTypeId,
   Like,
   Note,
+  QuoteAuthorization,
+  QuoteRequest,
   Reject,
   Undo,
   Update,
@@ -32,6 +34,8 @@ export interface PeerFederationDeps {
   authorizedFetch: boolean;
   /** Called for a Follow of our actor that arrives while follows are auto-accepted. */
   onAutoAccept: (follow: Follow, follower: Recipient) => void;
+  /** Called for a QuoteRequest of one of our notes, to answer it (PeerOptions.quoteRequests). */
+  onQuoteRequest: (request: QuoteRequest, requester: Recipient) => void;
 }
 
 export interface PeerFederation {
@@ -74,6 +78,18 @@ export function createPeerFederation(deps: PeerFederationDeps): PeerFederation {
       return values.identifier === state.identifier && note != null ? toNote(ctx, state, note) : null;
     })
     .authorize((ctx) => signedGet(ctx));
+
+  // The QuoteAuthorizations the peer granted, as Mastodon serves them (FEP-044f stamps).
+  federation.setObjectDispatcher(QuoteAuthorization, '/users/{identifier}/quote-authorizations/{id}', (ctx, values) => {
+    const granted = state.quoteAuthorizations.get(ctx.getObjectUri(QuoteAuthorization, values).href);
+    if (values.identifier !== state.identifier || granted == null) return null;
+    return new QuoteAuthorization({
+      id: granted.id,
+      attribution: ctx.getActorUri(state.identifier),
+      interactingObject: granted.interactingObject,
+      interactionTarget: granted.interactionTarget,
+    });
+  });
 
   federation.setOutboxDispatcher('/users/{identifier}/outbox', (_ctx, identifier) =>
     identifier === state.identifier ? { items: [...state.outbox].reverse() } : null,
@@ -209,6 +225,16 @@ export function createPeerFederation(deps: PeerFederationDeps): PeerFederation {
           state.followers.delete(actorId);
           state.following.delete(actorId);
         }
+      }),
+    )
+    .on(
+      QuoteRequest,
+      effectThenRecord(async (ctx, request: QuoteRequest) => {
+        const quoted = request.objectId?.href;
+        if (quoted == null || !state.notes.has(quoted)) return;
+        const requester = await request.getActor(ctx);
+        if (requester?.id == null) return;
+        deps.onQuoteRequest(request, toRecipient(requester));
       }),
     )
     .on(Create, record)

@@ -3,7 +3,7 @@
 // posts.ts publishes and interacts. One actor per peer, plain http on 127.0.0.1, state in memory.
 import { randomUUID } from 'node:crypto';
 import { generateCryptoKeyPair, getDocumentLoader, signRequest, type Federation, type HttpMessageSignaturesSpec, type KvStore } from '@fedify/fedify';
-import { Accept, Follow, isActor, Reject, Undo, type Activity, type Actor, type Object as APObject, type Recipient } from '@fedify/vocab';
+import { Accept, Follow, isActor, QuoteAuthorization, Reject, Undo, type QuoteRequest, type Activity, type Actor, type Object as APObject, type Recipient } from '@fedify/vocab';
 import { createPeerFederation, toRecipient } from './federation';
 import { listenOnLoopback } from './http';
 import { InboxLog, type ReceivedActivity, type ReceivedPredicate } from './inbox-log';
@@ -33,6 +33,10 @@ export interface PeerOptions {
   /** "Authorized fetch", as GoToSocial always runs and Mastodon with AUTHORIZED_FETCH: the actor
    * and its notes are served only to a GET whose HTTP signature Fedify verifies (401 else). */
   authorizedFetch?: boolean;
+  /** How a QuoteRequest of one of its notes is answered: Accept with a QuoteAuthorization the
+   * peer serves (default), Reject, or not at all ('ignore', as a server without quotes).
+   * Changed later with answerQuotesWith(). */
+  quoteRequests?: 'accept' | 'reject' | 'ignore';
 }
 
 export interface Peer {
@@ -57,6 +61,10 @@ export interface Peer {
   acceptFollow(followerActorUrl: string): Promise<string>;
   rejectFollow(followerActorUrl: string): Promise<string>;
   pendingFollowRequests(): string[];
+  /** How QuoteRequests arriving from now on are answered. */
+  answerQuotesWith(kind: 'accept' | 'reject' | 'ignore'): void;
+  /** The QuoteAuthorizations granted so far (their ids), oldest first. */
+  quoteAuthorizations(): string[];
   createNote(input: NoteInput): Promise<SentNote>;
   updateNote(noteId: string, content: string): Promise<string>;
   deleteNote(noteId: string): Promise<string>;
@@ -107,6 +115,8 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     aliases: [],
     // RSA for HTTP and LD signatures (what Mastodon-era servers verify), Ed25519 for FEP-8b32 proofs.
     keyPairs: await Promise.all([generateCryptoKeyPair('RSASSA-PKCS1-v1_5'), generateCryptoKeyPair('Ed25519')]),
+    quoteAnswer: options.quoteRequests ?? 'accept',
+    quoteAuthorizations: new Map(),
     followers: new Map(),
     followRequests: new Map(),
     pendingFollows: new Map(),
@@ -144,6 +154,7 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     log,
     authorizedFetch: options.authorizedFetch ?? false,
     onAutoAccept: (follow, follower) => background('Accept', () => answerFollow('accept', follow, follower)),
+    onQuoteRequest: (request, requester) => background('quote answer', () => answerQuote(request, requester)),
   }));
 
   const context = (): PeerContext => federation.createContext(new URL(origin), { request: null });
@@ -183,6 +194,24 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     const answer = kind === 'accept' ? new Accept(values) : new Reject(values);
     await deliver(answer, [follower], false);
     return values.id.href;
+  }
+
+  /** Answers a QuoteRequest as Mastodon 4.5 does: Accept whose `result` is the QuoteAuthorization
+   * it now serves, or Reject; the request embedded either way. */
+  async function answerQuote(request: QuoteRequest, requester: Recipient): Promise<string> {
+    const quoting = request.instrumentId;
+    const quoted = request.objectId;
+    if (state.quoteAnswer === 'ignore') return '';
+    if (state.quoteAnswer === 'reject' || quoting == null || quoted == null) {
+      const reject = new Reject({ id: newId('rejects'), actor: me(), object: request, to: requester.id });
+      await deliver(reject, [requester], false);
+      return reject.id?.href ?? '';
+    }
+    const stampId = context().getObjectUri(QuoteAuthorization, { identifier: name, id: randomUUID() });
+    state.quoteAuthorizations.set(stampId.href, { id: stampId, interactingObject: quoting, interactionTarget: quoted });
+    const accept = new Accept({ id: newId('accepts'), actor: me(), object: request, to: requester.id, result: stampId });
+    await deliver(accept, [requester], false);
+    return accept.id?.href ?? '';
   }
 
   const runtime: PeerRuntime = { name, origin, state, context, me, newId, deliver, lookup, resolveActor, log };
@@ -243,6 +272,10 @@ export async function startPeer(options: PeerOptions = {}): Promise<Peer> {
     },
 
     pendingFollowRequests: () => [...state.followRequests.keys()],
+    answerQuotesWith(kind) {
+      state.quoteAnswer = kind;
+    },
+    quoteAuthorizations: () => [...state.quoteAuthorizations.keys()],
 
     createNote: (input) => posts.createNote(runtime, input),
     updateNote: (noteId, content) => posts.updateNote(runtime, noteId, content),

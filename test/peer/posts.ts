@@ -38,6 +38,8 @@ export interface NoteInput {
   tags?: string[];
   /** Custom emoji, as Mastodon tags one: an Emoji named `:shortcode:` with its picture. */
   emojis?: { shortcode: string; url: string }[];
+  /** The quote policy it advertises (StoredNote.quotePolicy); none when unset. */
+  quotePolicy?: 'public' | 'manual';
 }
 
 /** What the actions need from a running peer. */
@@ -97,6 +99,7 @@ export async function createNote(rt: PeerRuntime, input: NoteInput): Promise<Sen
     ],
     inReplyTo: input.inReplyTo == null ? null : new URL(input.inReplyTo),
     recipients: [...followerCopies, ...tagged.map(toRecipient)],
+    ...(input.quotePolicy ? { quotePolicy: input.quotePolicy } : {}),
   });
 }
 

@@ -4,6 +4,8 @@
 import type { Context } from '@fedify/fedify';
 import {
   Endpoints,
+  InteractionPolicy,
+  InteractionRule,
   Note,
   Person,
   PUBLIC_COLLECTION,
@@ -40,6 +42,16 @@ export interface StoredNote {
   inReplyTo: URL | null;
   /** Who got the Create; Update and Delete go to the same inboxes. */
   recipients: Recipient[];
+  /** The FEP-044f quote policy it advertises: anyone approved at once ('public'), or everyone
+   * asks and waits for the author ('manual'); none when unset. */
+  quotePolicy?: 'public' | 'manual';
+}
+
+/** A QuoteAuthorization the peer granted (served at its id until revoked). */
+export interface GrantedQuote {
+  id: URL;
+  interactingObject: URL;
+  interactionTarget: URL;
 }
 
 export interface PeerState {
@@ -61,6 +73,10 @@ export interface PeerState {
   notes: Map<string, StoredNote>;
   likes: Map<string, Like>;
   announces: Map<string, Announce>;
+  /** How QuoteRequests of our notes are answered (PeerOptions.quoteRequests). */
+  quoteAnswer: 'accept' | 'reject' | 'ignore';
+  /** QuoteAuthorizations granted, by id. */
+  quoteAuthorizations: Map<string, GrantedQuote>;
   /** What we sent that belongs in the outbox (Creates, Announces), newest last. */
   outbox: Activity[];
   /** What arrived in the inboxes, as parsed activities, for the inbox collection. */
@@ -102,7 +118,18 @@ export function toNote(ctx: PeerContext, state: PeerState, note: StoredNote): No
     tags: note.tags,
     replyTarget: note.inReplyTo,
     url: note.id,
+    interactionPolicy: note.quotePolicy == null ? null : toQuotePolicy(ctx.getActorUri(state.identifier), note.quotePolicy),
   });
+}
+
+/** canQuote as Mastodon 4.5 writes it: 'public' approves everyone at once; 'manual' only the
+ * author, everyone else waiting for their decision. */
+function toQuotePolicy(author: URL, policy: 'public' | 'manual'): InteractionPolicy {
+  const canQuote =
+    policy === 'public'
+      ? new InteractionRule({ automaticApprovals: [PUBLIC_COLLECTION] })
+      : new InteractionRule({ automaticApprovals: [author], manualApprovals: [PUBLIC_COLLECTION] });
+  return new InteractionPolicy({ canQuote });
 }
 
 export function isPublic(note: StoredNote): boolean {

@@ -20,6 +20,7 @@ import { computeRecipients, earlierRecipients, postActivityIds } from './recipie
 import { publishedForm, publishedQuestion } from './polls/question';
 import { withheldReason } from './withheld';
 import { QUOTE_POLICY_TERMS, withQuotePolicy } from './quote-policy';
+import { QUOTE_TERMS } from './quoting';
 
 /** Object types Tern authors; every other outbox row is an activity. */
 export const POST_TYPES = ['Note', 'Article', 'Question'] as const;
@@ -47,6 +48,8 @@ export const AP_CONTEXT: JsonValue = [
     Emoji: 'toot:Emoji',
     // FEP-044f quote policies, in GoToSocial's vocabulary (quote-policy.ts).
     ...QUOTE_POLICY_TERMS,
+    // What a quote post of ours names the quoted post with, and its approval (quoting.ts).
+    ...QUOTE_TERMS,
   },
 ];
 

@@ -1,7 +1,7 @@
 // Queued activities that must no longer go out, decided when the payload is built (so a row
 // revived by "Retry now", or one queued before the author changed their mind, is caught too):
 // an activity the author undid, an edit of a post deleted since, and a Delete for a server that
-// never had (nor may have had) the post. Each answer is the reason the author sees on the row.
+// never had (nor may have had) the post, a QuoteRequest for a quote post deleted since. Each answer is the reason the author sees on the row.
 // Also: a dropped follower's waiting rows of posts they may no longer see.
 import { and, eq, inArray, isNull, or, isNotNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -27,6 +27,8 @@ export function withheldReason(db: DbOrTx, row: OutgoingActivity, own: Own): str
   // Mastodon turns an Update of a status it does not know into a Create (update.rb): the deleted
   // post would appear there, with its edited text, until the Delete lands.
   if (own.apType === 'Update' && ofPost && post.isDeleted) return `The post was deleted before this edit reached ${host}; not sent.`;
+  // A quote's approval asked for a post that no longer exists: nothing to approve.
+  if (own.apType === 'QuoteRequest' && ofPost && post.isDeleted) return `The quoting post was deleted before its quote request reached ${host}; not sent.`;
   if (own.isDeleted && own.apType !== 'Delete') return `The ${own.apType} was withdrawn before it reached ${host}; not sent.`;
   if (own.apType === 'Delete' && ofPost && !mayHaveReached(db, postActivityIds(db, post.id), row.recipient)) {
     return `${host} never received the post; no Delete needed.`;

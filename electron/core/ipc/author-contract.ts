@@ -82,6 +82,9 @@ export interface PostView {
   emojis?: EmojiView[];
   /** The id of the post it quotes (federation/quotes.ts), when it quotes one. */
   quote?: string;
+  /** For the author's own quote posts: whether the quoted post's author approved the quote
+   * (federation/quoting.ts). `rejected`: shown without the quoted post. */
+  quoteState?: 'approved' | 'pending' | 'rejected';
   /** Previews of the pages it links to, when any were fetched (the first is shown). */
   previews?: LinkPreviewView[];
   /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
@@ -267,6 +270,8 @@ export const authorInputs = {
       inReplyTo: apId.nullish(),
       mentions: z.array(z.string().trim().min(1).max(2048)).max(100).optional(),
       poll: pollInputSchema.nullish(),
+      // The post to quote (public or unlisted).
+      quote: apId.nullish(),
     })
     .strict(),
   'posts.edit': z

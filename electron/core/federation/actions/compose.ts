@@ -14,7 +14,10 @@ import { BadInputError, ConflictError, NotFoundError } from '../../errors';
 import { httpUrl, idOf, type Json } from '../ap';
 import type { LocalActor } from '../identity';
 import { findOrFetchObject } from '../lookup';
-import { isPostType, queuePostUpdate, type ApObject } from '../outbox';
+import { AP_CONTEXT, isPostType, queuePostUpdate, type ApObject } from '../outbox';
+import { quoteFields, toQuoteRequest, withQuoteFallback } from '../quoting';
+import { quotedIdOf } from '../quotes';
+import { findQuoteTarget, type QuoteTarget } from './quote-target';
 import { allocatePublicId, saveOutboxObject } from '../outbox-store';
 import { recountReplies } from '../process/counters';
 import { computeRecipients } from '../recipients';
@@ -42,6 +45,8 @@ export interface PostInput {
   poll?: PollSpec | null;
   /** Uploaded files (media.upload*), with alt text. */
   attachments?: AttachmentInput[];
+  /** The id of a post to quote (quoting.ts): public or unlisted, the author's or someone's. */
+  quote?: string | null;
 }
 
 export interface EditInput {
@@ -116,7 +121,9 @@ export async function createPost(deps: ActionDeps, given: PostInput): Promise<Ou
   if (input.poll && input.title) throw new BadInputError('A poll cannot have a title: write the question as the post.');
   // As on Mastodon: a poll carries no files.
   if (input.poll && media.length > 0) throw new BadInputError('A poll cannot have attachments: remove the files or the poll.');
+  if (input.quote && input.poll) throw new BadInputError('A poll cannot quote a post: remove the quote or the poll.');
   const parent = input.inReplyTo ? await findParent(deps, local, input.inReplyTo) : null;
+  const quoted = input.quote ? await findQuoteTarget(deps, local, input.quote) : null;
   const explicit = [...(input.mentions ?? [])];
   if (parent?.authorId && parent.authorId !== local.id) explicit.push(parent.authorId);
   const mentions = await resolveMentions(deps, local, { textHandles: (await scanPostAnywhere(content)).handles, explicit });
@@ -137,6 +144,7 @@ export async function createPost(deps: ActionDeps, given: PostInput): Promise<Ou
     published: now.toISOString(),
   });
   if (input.poll) Object.assign(built.object, questionFields(input.poll, now));
+  if (quoted) Object.assign(built.object, quoteFields(quoted.apId), { content: withQuoteFallback(String(built.object.content ?? ''), quoted.apId) });
   if (media.length > 0) built.object.attachment = toApAttachments(local, media);
 
   const row = deps.db.transaction((tx) => {
@@ -154,11 +162,30 @@ export async function createPost(deps: ActionDeps, given: PostInput): Promise<Ou
     enqueueDeliveries(tx, { outboxObjectId: saved.id, recipients, now });
     queueWebmentions(tx, local, { post: saved, versions: [built.object], now });
     if (parent) recountReplies(tx, parent.apId);
+    if (quoted && !quoted.own) requestQuote(tx, local, { post: saved, quoted, now });
     return saved;
   });
   deps.wake();
   deps.postWritten?.(row.id);
   return row;
+}
+
+/** Asks the quoted post's author to approve the quote: our QuoteRequest, linked to the quoting
+ * post, queued to their own inbox (as a Follow goes). Asked even when their policy approves it
+ * at once: that answer carries the QuoteAuthorization Mastodon 4.5 needs to show the quote. */
+function requestQuote(tx: DbOrTx, local: LocalActor, input: { post: OutboxObject; quoted: QuoteTarget; now: Date }): void {
+  const { post, quoted, now } = input;
+  if (quoted.author === null) return;
+  const request = saveOutboxObject(tx, local, {
+    apObject: toQuoteRequest(local, post.apObject as Json, quoted.apId, quoted.author.apId, AP_CONTEXT),
+    visibility: 'DIRECT',
+    now,
+    activityObjectApId: quoted.apId,
+    relatesToOutboxObjectId: post.id,
+    relatesToInboxObjectId: quoted.inboxRowId,
+    relatesToActorId: quoted.author.rowId,
+  });
+  if (quoted.author.inbox) enqueueDeliveries(tx, { outboxObjectId: request.id, recipients: [quoted.author.inbox], now });
 }
 
 export function findOwnPost(db: DbOrTx, apId: string): OutboxObject {
@@ -223,6 +250,9 @@ export async function editPost(deps: ActionDeps, given: EditInput): Promise<Outb
     updated,
     base: old,
   });
+  // A quote post keeps its fallback link: the content was rendered again without it.
+  const quotedId = quotedIdOf(old);
+  if (quotedId !== null) built.object.content = withQuoteFallback(String(built.object.content ?? ''), quotedId);
   // An edit that changes nothing (a client saving again, the same text sent twice) is no
   // version: no revision kept, no Update sent to everyone the post reached.
   if (content === row.source && sameVersion(built.object, old)) return row;

@@ -11,6 +11,7 @@ import { findOrFetchObject } from '../lookup';
 import { POST_TYPES } from '../outbox';
 import { requireLocal, type ActionDeps } from './deps';
 import { actorsById, inboxPostView, outboxPostView } from './views';
+import { quoteStateField } from '../quoting';
 
 const MAX_ANCESTORS = 10;
 const MAX_DEPTH = 30;
@@ -219,7 +220,7 @@ export async function getThread(
   });
   const all = [focus, ...ancestors, ...shown.map((f) => f.row)];
   const actors = actorsById(deps.db, all.flatMap((r) => (r.kind === 'inbox' ? [r.row.actorId] : [])));
-  const view = (r: Row): PostView => (r.kind === 'own' ? outboxPostView(r.row, me) : inboxPostView(r.row, actors.get(r.row.actorId)));
+  const view = (r: Row): PostView => (r.kind === 'own' ? { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row) } : inboxPostView(r.row, actors.get(r.row.actorId)));
   return {
     ancestors: ancestors.map(view),
     post: view(focus),

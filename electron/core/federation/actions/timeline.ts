@@ -11,6 +11,7 @@ import { deliverySummaries, type QueueContext } from '../../delivery/status';
 import { POST_TYPES } from '../outbox';
 import { outboxPostView } from './views';
 import { createReads } from './reads';
+import { quoteStateField } from '../quoting';
 
 
 interface Cursor {
@@ -84,12 +85,12 @@ export function profilePosts(
   // A row that cannot be read is left out (viewsOf), and the cursor is the last row that can.
   const last = page.findLast((r) => isReadableDate(r.apPublishedAt));
   return {
-    items: viewsOf(rows, (row) => ({ ...outboxPostView(row, me), delivery: states.get(row.id)! }), (row) => `outbox row ${row.id}`),
+    items: viewsOf(rows, (row) => ({ ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row), delivery: states.get(row.id)! }), (row) => `outbox row ${row.id}`),
     nextCursor: rest.length > input.limit && last ? encodeCursor({ t: last.apPublishedAt, o: 'o', id: last.id }) : null,
   };
 }
 
 /** One of the author's posts with its delivery state. */
 export function profilePost(db: DbOrTx, me: ActorView, row: OutboxObject, queue: QueueContext): ProfilePost {
-  return { ...outboxPostView(row, me), delivery: deliverySummaries(db, [row.id], queue).get(row.id)! };
+  return { ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row), delivery: deliverySummaries(db, [row.id], queue).get(row.id)! };
 }

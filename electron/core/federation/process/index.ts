@@ -37,6 +37,7 @@ import { onFlagged } from './flag';
 import { activityIdOf, syntheticActivityId } from './synthetic-id';
 import { onLiked } from './like';
 import { onMoved } from './move';
+import { answeredQuoteRequest, onQuoteAnswered } from './quote-answer';
 import { onQuoteRequested } from './quote-request';
 import { onReacted } from './react';
 import { REACTION_TYPES } from '../reaction-emoji';
@@ -117,8 +118,11 @@ async function processRow(deps: ProcessDeps, row: IncomingActivity, carried = fa
     case 'Follow':
       return onFollowed(deps, received);
     case 'Accept':
-    case 'Reject':
+    case 'Reject': {
+      const request = answeredQuoteRequest(deps, activity);
+      if (request) return onQuoteAnswered(deps, received, request, type);
       return onFollowAnswered(deps, received, type);
+    }
     case 'Undo':
       return onUndone(deps, received);
     case 'Create':

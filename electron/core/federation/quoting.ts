@@ -1,0 +1,112 @@
+// The author's own quote posts (FEP-044f, as Mastodon 4.5 writes them). A quoting post names the
+// quoted one under every name the families of servers read (quotes.ts reads them back): `quote`
+// (FEP-044f, Mastodon, GoToSocial), `quoteUrl` (Misskey, Akkoma, Pleroma), `quoteUri`
+// (Fedibird) and `_misskey_quote` (Misskey, Sharkey); its content ends with Mastodon's
+// "RE: <link>" paragraph (class quote-inline) so servers that show no quotes show the link.
+//
+// Approval is asked of the quoted post's author with a QuoteRequest (an outbox row linked to the
+// quoting post by relates_to_outbox_object_id). Their Accept or Reject is an inbox row linked to
+// the request the same way; an Accept's QuoteAuthorization, once verified, becomes the quoting
+// post's `quoteAuthorization` (process/quote-answer.ts). Nothing of its own is stored: where a
+// quote stands (quoteStateOf) is read from those rows.
+// Rows → ActivityPub: quoteFields, withQuoteFallback, toQuoteRequest.
+import { and, desc, eq, inArray } from 'drizzle-orm';
+import type { DbOrTx } from '../../../db/client';
+import { actor, following, inbox, outbox, type JsonValue, type OutboxObject } from '../../../db/schema';
+import { asArray, idOf, isObject, PUBLIC, type Json } from './ap';
+import type { LocalActor } from './identity';
+import { quotedIdOf } from './quotes';
+
+/** The JSON-LD terms of a quoting post (Mastodon 4.5's ContextHelper :quote, with Misskey's and
+ * Fedibird's names): part of AP_CONTEXT, or a JSON-LD reader (Fedify's) drops them. */
+export const QUOTE_TERMS = {
+  quote: { '@id': 'https://w3id.org/fep/044f#quote', '@type': '@id' },
+  quoteAuthorization: { '@id': 'https://w3id.org/fep/044f#quoteAuthorization', '@type': '@id' },
+  quoteUrl: 'as:quoteUrl',
+  quoteUri: 'http://fedibird.com/ns#quoteUri',
+  _misskey_quote: 'https://misskey-hub.net/ns#_misskey_quote',
+} as const;
+
+/** The context of a QuoteRequest of ours: the terms of the quoting post it embeds, and the type. */
+export const quoteRequestContext = (apContext: JsonValue): JsonValue => [...(asArray(apContext) as JsonValue[]), { QuoteRequest: 'https://w3id.org/fep/044f#QuoteRequest' }];
+
+/** The fields that make a post quote `quotedId`. */
+export function quoteFields(quotedId: string): Record<string, string> {
+  return { quote: quotedId, quoteUrl: quotedId, quoteUri: quotedId, _misskey_quote: quotedId };
+}
+
+const escapeHtml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+
+/** The content with Mastodon's fallback paragraph for servers that show no quotes. */
+export function withQuoteFallback(html: string, quotedUrl: string): string {
+  const url = escapeHtml(quotedUrl);
+  return `${html}<p class="quote-inline">RE: <a href="${url}">${url}</a></p>`;
+}
+
+/** The QuoteRequest asking `quotedAuthor` to approve our `quoting` post (embedded with its id,
+ * as FEP-044f's example does: the quoted server need not fetch it). Mastodon 4.5 reads the
+ * request's `object` and `instrument` (activity/quote_request.rb). */
+export function toQuoteRequest(local: LocalActor, quoting: Json, quotedId: string, quotedAuthor: string, apContext: JsonValue): Json {
+  const { '@context': _ignored, ...instrument } = quoting;
+  return { '@context': quoteRequestContext(apContext), type: 'QuoteRequest', actor: local.id, to: [quotedAuthor], object: quotedId, instrument };
+}
+
+/** Whether the quoted post's quote policy approves our quote without asking anyone:
+ * `canQuote.automaticApproval` (or FEP-044f's plain `canQuote.always`) names the public, us, or
+ * the followers of its author when we follow them. No policy approves nothing. */
+export function quotesAutomatically(db: DbOrTx, localId: string, quoted: Json, authorFollowers: string | null, authorId: string | null): boolean {
+  const policy = isObject(quoted.interactionPolicy) ? quoted.interactionPolicy : null;
+  const canQuote = policy !== null && isObject(policy.canQuote) ? policy.canQuote : null;
+  if (canQuote === null) return false;
+  const allowed = [...asArray(canQuote.automaticApproval), ...asArray(canQuote.always)].map(idOf).filter((id): id is string => id !== null);
+  if (allowed.some((id) => id === PUBLIC || id === 'as:Public' || id === 'Public' || id.replace(/\/+$/, '') === localId.replace(/\/+$/, ''))) return true;
+  if (authorFollowers === null || authorId === null || !allowed.includes(authorFollowers)) return false;
+  return db.select({ id: following.id }).from(following).where(eq(following.apActorId, authorId)).get() !== undefined;
+}
+
+/** Where the approval of one of the author's quotes stands: approved (its own post quoted, the
+ * policy approves it, or an authorization was verified), pending (asked, not answered yet), or
+ * rejected (the quoted post's author said no: the quote is not shown). */
+export type QuoteState = 'approved' | 'pending' | 'rejected';
+
+/** The QuoteRequests of ours for this quoting post, newest first. */
+export function ourQuoteRequests(db: DbOrTx, post: Pick<OutboxObject, 'id'>): OutboxObject[] {
+  return db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.relatesToOutboxObjectId, post.id), eq(outbox.apType, 'QuoteRequest')))
+    .orderBy(desc(outbox.id))
+    .all();
+}
+
+/** The state of the quote one of the author's posts makes, or null when it quotes nothing. */
+export function quoteStateOf(db: DbOrTx, localId: string, post: OutboxObject): QuoteState | null {
+  const object = post.apObject as Json;
+  const quoted = quotedIdOf(object);
+  if (quoted === null) return null;
+  const [request] = ourQuoteRequests(db, post);
+  if (request === undefined) return 'approved';
+  const answer = db
+    .select({ type: inbox.apType })
+    .from(inbox)
+    .where(and(eq(inbox.relatesToOutboxObjectId, request.id), inArray(inbox.apType, ['Accept', 'Reject'])))
+    .orderBy(desc(inbox.id))
+    .get();
+  if (answer?.type === 'Reject') return 'rejected';
+  if (idOf(object.quoteAuthorization) !== null) return 'approved';
+  const target = db.select().from(inbox).where(eq(inbox.apId, quoted)).get();
+  if (target === undefined) return 'pending';
+  return quotesAutomatically(db, localId, target.apObject as Json, followersOf(db, target.actorId), target.apActorId) ? 'approved' : 'pending';
+}
+
+/** The followers collection an actor's document names. */
+export function followersOf(db: DbOrTx, actorRowId: number): string | null {
+  const row = db.select({ doc: actor.apActor }).from(actor).where(eq(actor.id, actorRowId)).get();
+  return row ? idOf((row.doc as Json).followers) : null;
+}
+
+/** The quote state as an optional field of a post's view (ipc PostView.quoteState). */
+export function quoteStateField(db: DbOrTx, localId: string, post: OutboxObject): { quoteState?: QuoteState } {
+  const state = quoteStateOf(db, localId, post);
+  return state === null ? {} : { quoteState: state };
+}
