@@ -43,11 +43,15 @@ export function withQuoteFallback(html: string, quotedUrl: string): string {
   return `${html}<p class="quote-inline">RE: <a href="${url}">${url}</a></p>`;
 }
 
-/** The QuoteRequest asking `quotedAuthor` to approve our `quoting` post (embedded with its id,
- * as FEP-044f's example does: the quoted server need not fetch it). Mastodon 4.5 reads the
- * request's `object` and `instrument` (activity/quote_request.rb). */
-export function toQuoteRequest(local: LocalActor, quoting: Json, quotedId: string, quotedAuthor: string, apContext: JsonValue): Json {
-  const { '@context': _ignored, ...instrument } = quoting;
+/** The QuoteRequest asking `quotedAuthor` to approve our `quoting` post. A public or unlisted
+ * post is embedded with its id, as FEP-044f's example does (the quoted server need not fetch it);
+ * any other is named by its id only — its text is for its audience, which the quoted author need
+ * not be in, and their server fetches it only if our object access lets it. Mastodon 4.5 reads
+ * the request's `object` and `instrument` (activity/quote_request.rb), fetching an instrument
+ * given by id. */
+export function toQuoteRequest(local: LocalActor, quoting: Json, quotedId: string, quotedAuthor: string, apContext: JsonValue, embed: boolean): Json {
+  const { '@context': _ignored, ...embedded } = quoting;
+  const instrument = embed ? embedded : quoting.id;
   return { '@context': quoteRequestContext(apContext), type: 'QuoteRequest', actor: local.id, to: [quotedAuthor], object: quotedId, instrument };
 }
 

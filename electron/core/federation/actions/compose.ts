@@ -177,7 +177,7 @@ function requestQuote(tx: DbOrTx, local: LocalActor, input: { post: OutboxObject
   const { post, quoted, now } = input;
   if (quoted.author === null) return;
   const request = saveOutboxObject(tx, local, {
-    apObject: toQuoteRequest(local, post.apObject as Json, quoted.apId, quoted.author.apId, AP_CONTEXT),
+    apObject: toQuoteRequest(local, post.apObject as Json, quoted.apId, quoted.author.apId, AP_CONTEXT, post.visibility === 'PUBLIC' || post.visibility === 'UNLISTED'),
     visibility: 'DIRECT',
     now,
     activityObjectApId: quoted.apId,

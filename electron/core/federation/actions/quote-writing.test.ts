@@ -106,6 +106,14 @@ describe('quoting a remote post', () => {
       heron.answerQuotesWith('accept');
     }
   });
+
+  it('a followers-only quote post is named in its QuoteRequest by id only: its text is not sent to the quoted author', async () => {
+    const { noteId } = await heron.createNote({ content: '<p>Herons fish at dawn</p>', quotePolicy: 'public' });
+    const post = await rig.author.createPost({ content: 'For my followers only', visibility: 'FOLLOWERS_ONLY', quote: noteId });
+    const request = await heron.waitFor((x) => x.type === 'QuoteRequest' && ours(x.actorId) && x.objectId === noteId, 10_000);
+    expect((request.raw as Record<string, unknown>).instrument).toBe(post.apId);
+    expect(JSON.stringify(request.raw)).not.toContain('For my followers only');
+  });
 });
 
 describe('answers that do not count', () => {
