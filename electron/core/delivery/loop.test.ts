@@ -12,7 +12,7 @@ import { manualSource, type ManualSource } from '../connectivity/watch';
 import { openCore, type Core } from '../core';
 import { saveOutboxObject } from '../federation/outbox-store';
 import { startServer, type LoopbackServer } from '../net/test-server';
-import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopOptions, type ResolveOutcome } from './loop';
+import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopDeps, type DeliveryLoopOptions, type ResolveOutcome } from './loop';
 import { enqueueDeliveries } from './queue';
 import { openSqlite } from '../../../db/client';
 
@@ -43,7 +43,8 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function loop(options: DeliveryLoopOptions = {}, resolve?: (row: OutgoingActivity) => Promise<ResolveOutcome>): DeliveryLoop {
+/** A started loop on the test's core; `deps` replaces any of its parts (the payload, the log). */
+function loop(options: DeliveryLoopOptions = {}, resolve?: (row: OutgoingActivity) => Promise<ResolveOutcome>, deps: Partial<DeliveryLoopDeps> = {}): DeliveryLoop {
   const l = createDeliveryLoop({
     sqlite: core.sqlite,
     clock: () => new Date(now),
@@ -53,6 +54,7 @@ function loop(options: DeliveryLoopOptions = {}, resolve?: (row: OutgoingActivit
     payload: (row) => ({ kind: 'send', body: JSON.stringify({ id: `urn:row:${row.id}`, type: 'Like' }) }),
     resolve: resolve ?? (async () => ({ kind: 'retry', reason: 'no resolver' })),
     options: { random: () => 0.5, ...options },
+    ...deps,
   });
   loops.push(l);
   l.start();
@@ -171,17 +173,11 @@ describe('one function per outcome', () => {
 
   it('a payload that can no longer be built is given up without spending a try', async () => {
     const [id] = enqueue('http://127.0.0.1:9/inbox');
-    const l = createDeliveryLoop({
-      sqlite: core.sqlite,
-      clock: () => new Date(now),
-      client: core.fed.client,
-      connectivity: core.connectivity,
+    const l = loop({}, undefined, {
       signer: () => ({ keyId: new URL('http://127.0.0.1:9/#k'), privateKey: core.fed.keys.rsa.privateKey }),
       payload: () => ({ kind: 'cancel', reason: 'The post was deleted before it was sent.' }),
       resolve: async () => ({ kind: 'resolved' }),
     });
-    loops.push(l);
-    l.start();
     await l.drain();
     expect(rowOf(id!)).toMatchObject({ isErrored: true, tries: 0, error: 'The post was deleted before it was sent.' });
   });
@@ -461,20 +457,12 @@ describe('a cancel written on another connection (the main thread) while the loo
   it('cancelled after the loop read the row, before its request left: it is not sent', async () => {
     const s = await server((res) => res.writeHead(202).end());
     const [id] = enqueue(`${s.origin}/inbox`);
-    const l = createDeliveryLoop({
-      sqlite: core.sqlite,
-      clock: () => new Date(now),
-      client: core.fed.client,
-      connectivity: core.connectivity,
-      signer: () => ({ keyId: new URL('http://127.0.0.1:9/#main-key'), privateKey: core.fed.keys.rsa.privateKey }),
+    const l = loop({}, undefined, {
       payload: (row) => {
         cancelElsewhere(row.id); // lands while the payload is built, after the row was read
         return { kind: 'send', body: '{}' };
       },
-      resolve: async () => ({ kind: 'retry', reason: 'no resolver' }),
     });
-    loops.push(l);
-    l.start();
     await l.drain();
     expect(s.seen).toHaveLength(0);
     expect(rowOf(id!)).toMatchObject({ isSent: false, isErrored: true, tries: 0, error: 'cancelled' });
@@ -553,21 +541,13 @@ describe('answers written together', () => {
       });
       const [id] = enqueue(`${s.origin}/inbox`);
       const lines: string[] = [];
-      const l = createDeliveryLoop({
-        sqlite: core.sqlite,
-        clock: () => new Date(now),
-        client: core.fed.client,
-        connectivity: core.connectivity,
-        signer: () => ({ keyId: new URL('http://127.0.0.1:9/#main-key'), privateKey: core.fed.keys.rsa.privateKey }),
+      const l = loop({}, undefined, {
         payload: () => ({ kind: 'send', body: '{}' }),
-        resolve: async () => ({ kind: 'retry', reason: 'no resolver' }),
         log: (line) => {
           lines.push(line);
           if (other.inTransaction) other.exec('COMMIT');
         },
       });
-      loops.push(l);
-      l.start();
       await expect.poll(() => rowOf(id!).isSent).toBe(true);
       await l.drain();
       expect(lines.some((line) => /locked|busy/i.test(line))).toBe(true); // the write did wait
