@@ -97,8 +97,15 @@ export function createMapper(deps: MapperDeps) {
     };
   }
 
-  function quoteOf(view: PostView, depth: number): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | null {
+  /** Mastodon 4.5's Quote (a ShallowQuote inside a quoted status): the quoted status only once
+   * the quote is accepted — the author's own quote waits for its approval (quoteState), or was
+   * refused; anyone else's quote is shown as accepted, as Tern shows it. */
+  function quoteOf(
+    view: PostView,
+    depth: number,
+  ): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | { state: 'pending' | 'rejected'; quoted_status: null } | null {
     if (!view.quote) return null;
+    if (view.quoteState === 'pending' || view.quoteState === 'rejected') return { state: view.quoteState, quoted_status: null };
     const found = deps.reads.find(view.quote);
     const quoted = found ? deps.reads.post(found.origin, found.id) : null;
     if (!quoted || quoted.view.deleted) return null;

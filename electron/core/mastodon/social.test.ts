@@ -122,6 +122,17 @@ describe('lists of statuses', () => {
   });
 });
 
+describe('quote posts from an app (Mastodon 4.5 quoted_status_id)', () => {
+  it('posts a quote of a status by its id (and by Fedibird’s quote_id); an unknown id is refused', async () => {
+    const original = S.Status.parse((await post('/api/v1/statuses', { status: 'Worth quoting' })).json);
+    const quoting = (await post('/api/v1/statuses', { status: 'Quoting myself', quoted_status_id: original.id })).json as { quote: { state: string; quoted_status: { id: string } } };
+    expect(quoting.quote).toMatchObject({ state: 'accepted', quoted_status: { id: original.id } });
+    const older = (await post('/api/v1/statuses', { status: 'Again', quote_id: original.id })).json as { quote: { quoted_status: { id: string } } };
+    expect(older.quote.quoted_status.id).toBe(original.id);
+    expect((await post('/api/v1/statuses', { status: 'No', quoted_status_id: '1234567890123' })).status).toBe(404);
+  });
+});
+
 describe('parameters as clients send them', () => {
   it('form-encoded with Rails nesting (poll[options][]= and indexed poll[options][0]=), and ids as JSON numbers', async () => {
     const form = (body: string) =>

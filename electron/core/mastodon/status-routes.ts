@@ -33,6 +33,8 @@ const statusInput = z.object({
   visibility: z.enum(['public', 'unlisted', 'private', 'direct']).optional(),
   language: z.string().max(10).optional().nullable(),
   scheduled_at: z.string().max(100).optional().nullable(),
+  /** Mastodon 4.5's quote (quoted_status_id); quote_id is Fedibird's and Akkoma's older name. */
+  quoted_status_id: idString.optional().nullable(),
   quote_id: z.string().max(30).optional().nullable(),
   media_attributes: z.unknown().optional(),
 });
@@ -65,6 +67,8 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
       if (text.trim() === '' && mediaIds.length === 0) throw new ApiError(422, "Validation failed: Text can't be blank");
       if (input.poll && mediaIds.length > 0) throw new ApiError(422, 'Validation failed: a poll cannot have files');
       const parent = input.in_reply_to_id ? postById(api, input.in_reply_to_id) : null;
+      const quotedId = input.quoted_status_id ?? input.quote_id ?? null;
+      const quoted = quotedId ? postById(api, quotedId) : null;
       // The same schema as the desktop's posts.create: one set of rules for a post.
       const post = parse(authorInputs['posts.create'], {
         content: text,
@@ -72,6 +76,7 @@ export function mountStatusRoutes(app: Hono<ListenerEnv>, core: ListenerCore, de
         summary: input.spoiler_text?.trim() ? input.spoiler_text.trim() : null,
         sensitive: input.sensitive ?? false,
         inReplyTo: parent ? parent.view.apId : null,
+        quote: quoted ? quoted.view.apId : null,
         attachments: mediaIds.map((id) => ({ uploadId: Number(id), alt: descriptions.get(Number(id)) ?? null })),
         poll: input.poll
           ? { options: input.poll.options, multiple: input.poll.multiple ?? false, durationSeconds: input.poll.expires_in, hideTotals: input.poll.hide_totals ?? false }
