@@ -442,6 +442,56 @@ describe('stopping', () => {
   });
 });
 
+describe('the try put on record before a request leaves (claims)', () => {
+  it('a claim that cannot be written (a full disk) sends nothing and waits before trying again, instead of reading the rows round after round', async () => {
+    const s = await server((res) => res.writeHead(202).end());
+    const ids = enqueue(`${s.origin}/a`, `${s.origin}/b`);
+    // Only the claim fails (an UPDATE of last_try alone), as SQLITE_FULL or SQLITE_IOERR would.
+    core.sqlite.exec(`CREATE TRIGGER fail_claim BEFORE UPDATE OF last_try ON outgoing_activity
+      WHEN NEW.tries = OLD.tries AND NEW.is_sent = 0 BEGIN SELECT RAISE(ABORT, 'database or disk is full'); END;`);
+    let built = 0;
+    const lines: string[] = [];
+    const l = loop({}, undefined, {
+      payload: () => {
+        built++;
+        return { kind: 'send', body: '{}' };
+      },
+      log: (line) => lines.push(line),
+    });
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    expect(s.seen).toHaveLength(0);
+    expect(built).toBeLessThanOrEqual(2);
+    expect(lines.filter((line) => /not sent now/.test(line))).toHaveLength(1);
+    // The disk has room again: after the wait, both go.
+    core.sqlite.exec('DROP TRIGGER fail_claim');
+    await expect.poll(() => ids.map((id) => rowOf(id).isSent), { timeout: 5_000 }).toEqual([true, true]);
+    await l.drain();
+    expect(s.seen).toHaveLength(2);
+  });
+
+  it('the claims of one turn are one write: with the file held by the other connection, one busy wait for a fan-out, not one per request', async () => {
+    const servers8 = await Promise.all(Array.from({ length: 8 }, () => server((res) => res.writeHead(202).end())));
+    const ids = enqueue(...servers8.map((x) => `${x.origin}/inbox`));
+    core.sqlite.pragma('busy_timeout = 200');
+    const other = openSqlite(core.paths.database);
+    try {
+      other.exec('BEGIN IMMEDIATE');
+      const lines: string[] = [];
+      const l = loop({}, undefined, { log: (line) => lines.push(line) });
+      await new Promise((resolve) => setTimeout(resolve, 500));
+      other.exec('COMMIT');
+      await expect.poll(() => ids.every((id) => rowOf(id).isSent), { timeout: 5_000 }).toBe(true);
+      await l.drain();
+      expect(lines.filter((line) => /not sent now/.test(line))).toHaveLength(1);
+      expect(servers8.map((x) => x.seen.length)).toEqual(Array<number>(8).fill(1));
+    } finally {
+      core.sqlite.pragma('busy_timeout = 5000');
+      if (other.inTransaction) other.exec('ROLLBACK');
+      other.close();
+    }
+  });
+});
+
 describe('a cancel written on another connection (the main thread) while the loop sends', () => {
   /** Cancels a row as the main thread does (withheld.ts cancelForFormerFollower), on its own
    * connection to the file, as the delivery worker and the main thread each have. */

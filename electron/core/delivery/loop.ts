@@ -141,6 +141,9 @@ const RESPONSE_CHARS = 500;
 const DELIVERY_HEADERS = { 'content-type': 'application/activity+json', accept: 'application/activity+json, application/ld+json, */*;q=0.1' };
 const encoder = new TextEncoder();
 const IDLE_RECHECK_MS = 5_000;
+/** The first wait after claims could not be written, and the longest (it doubles meanwhile). */
+const CLAIM_RETRY_FIRST_MS = 1_000;
+const CLAIM_RETRY_MAX_MS = 30_000;
 /** The wall clock ran this much further than the monotonic one between two looks: a sleep. */
 const SLEEP_GAP_MS = 60_000;
 
@@ -261,14 +264,38 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     else giveUp(row, attempt, verdict.reason);
   }
 
-  function claim(row: OutgoingActivity, at: Date): boolean {
+  // Claims asked for in one turn of the event loop are written together (a fan-out starts up to
+  // `concurrency` attempts at once: one commit, and at most one busy wait, for them all).
+  let claims: { id: number; at: Date; signal: AbortSignal; done: (claimed: boolean) => void }[] = [];
+  // After claims could not be written (a full disk, the file held past the busy timeout), no
+  // attempt starts until then (monotonic): its row would be read, its payload built and refused
+  // again at once, round after round. The wait doubles while the writes keep failing.
+  let claimsBlockedUntil = 0;
+  let claimRetryMs = CLAIM_RETRY_FIRST_MS;
+  function claim(row: OutgoingActivity, at: Date, signal: AbortSignal): Promise<boolean> {
+    return new Promise((done) => {
+      if (claims.length === 0) setImmediate(writeClaims);
+      claims.push({ id: row.id, at, signal, done });
+    });
+  }
+  function writeClaims(): void {
+    // A task stopped meanwhile sends nothing, so its row gets no try on record.
+    const batch = claims.filter((c) => !c.signal.aborted);
+    for (const c of claims) if (c.signal.aborted) c.done(false);
+    claims = [];
+    if (batch.length === 0) return;
+    let claimed: boolean[];
     try {
-      return store.claim(row.id, at);
+      claimed = store.claim(batch);
+      claimRetryMs = CLAIM_RETRY_FIRST_MS;
     } catch (error) {
-      // Not on record, so not sent: the row stays due and is tried again.
-      log(`delivery #${row.id} not sent now: ${(error as Error)?.message ?? String(error)}`);
-      return false;
+      // Not on record, so not sent: the rows stay due and are tried again, after a wait.
+      claimsBlockedUntil = monotonic() + claimRetryMs;
+      log(`${batch.length} deliveries not sent now, tried again in ${claimRetryMs / 1000} s: ${(error as Error)?.message ?? String(error)}`);
+      claimRetryMs = Math.min(claimRetryMs * 2, CLAIM_RETRY_MAX_MS);
+      claimed = batch.map(() => false);
     }
+    batch.forEach((c, i) => c.done(claimed[i]!));
   }
 
   // ---- one attempt ------------------------------------------------------------------------
@@ -305,7 +332,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     // (stopped, the network gone mid-flight) may still have reached the peer, and a Delete of
     // the post must then go there too (withheld.ts mayHaveReached). A row cancelled since it
     // was read (by the main thread, or a removed follower) is not sent.
-    if (signal.aborted || !claim(row, at)) return;
+    if (signal.aborted || !(await claim(row, at, signal)) || signal.aborted) return;
     // The request's own signal: stopping (the task's) or the time limit, answer included. One
     // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
     // for the whole limit, a thousand of them after a fan-out).
@@ -479,7 +506,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       if (!deps.connectivity.isOnline() || deps.signer() === null) return settleIdle();
       // Answers not written yet (the other connection held the file past the busy timeout)
       // leave their rows looking due: nothing starts until they are, or those would go twice.
-      const unwritten = store.unwritten > 0;
+      // Nor while claims cannot be written (above).
+      const unwritten = store.unwritten > 0 || monotonic() < claimsBlockedUntil;
       let cut = !unwritten && fill();
       if (!unwritten && !cut && hasRoom()) {
         query(now);
@@ -501,7 +529,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     }
     // Re-check at the next due time, and at least every 5 s (rows written by another process,
     // clock changes, held rows): with the floor, an idle look costs two index probes.
-    const wait = nextAt === null ? IDLE_RECHECK_MS : Math.min(Math.max(nextAt - now, 0), IDLE_RECHECK_MS);
+    let wait = nextAt === null ? IDLE_RECHECK_MS : Math.min(Math.max(nextAt - now, 0), IDLE_RECHECK_MS);
+    const blockedFor = claimsBlockedUntil - monotonic();
+    if (blockedFor > 0) wait = Math.max(wait, Math.min(blockedFor, IDLE_RECHECK_MS));
     timer = setTimeout(pump, wait);
     timer.unref();
     settleIdle();

@@ -4,7 +4,8 @@
 //  * claim(): before a request goes out, last_try is written at once (as microblog.pub does
 //    before each attempt), guarded by the row still being pending: a request that may have
 //    reached the peer is on record even if its answer never is (stopped, the network gone,
-//    a crash), and a row cancelled meanwhile on another connection is not sent;
+//    a crash), and a row cancelled meanwhile on another connection is not sent. The claims of
+//    one turn of the loop are one transaction (loop.ts writeClaims);
 //  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
 //    row that is still pending (sent: not sent yet — an answer received is the truth even for a
 //    row cancelled while its request was out), each writing the whole outcome at once. They are
@@ -117,6 +118,9 @@ export function createDeliveryStore(sqlite: Sqlite) {
   // Outcomes not written yet, in the order they were decided.
   let queued: (() => void)[] = [];
   const writeAll = sqlite.transaction((writes: (() => void)[]) => writes.forEach((w) => w()));
+  const claimAll = sqlite.transaction((attempts: readonly { id: number; at: Date }[]) =>
+    attempts.map(({ id, at }) => q.claim.run({ id, at: at.toISOString() }).changes === 1),
+  );
 
   return {
     heads: (floor: number, limit: number): Head[] => q.heads.all(floor, limit),
@@ -129,10 +133,12 @@ export function createDeliveryStore(sqlite: Sqlite) {
       return raw ? toRow(raw) : undefined;
     },
 
-    /** Puts the attempt starting `at` on record before its request goes out (one write, not
-     * queued). False when the row is no longer pending (cancelled, or sent, meanwhile). */
-    claim(id: number, at: Date): boolean {
-      return q.claim.run({ id, at: at.toISOString() }).changes === 1;
+    /** Puts the attempts starting now on record before their requests go out, in one
+     * transaction (not queued with the answers: written at once). For each, false when the row
+     * is no longer pending (cancelled, or sent, meanwhile). Throws, writing none, when the file
+     * cannot be written (the other connection held it past the busy timeout). */
+    claim(attempts: readonly { id: number; at: Date }[]): boolean[] {
+      return claimAll.immediate(attempts);
     },
     markSent(id: number, a: Attempt): void {
       const values = params(id, a);
