@@ -130,6 +130,35 @@ describe('a paged list whose answers come out of turn', () => {
     expect(list.loading).toBe(false);
   });
 
+  it('settle says when it dropped a reload, so what that reload was to show is asked for again', async () => {
+    const { asked, render } = rig('settle-says');
+    render();
+    asked.shift()!.answer({ items: [{ id: 1, isNew: true }], next: null });
+    await settled();
+    expect(render().settle()).toBe(false); // nothing under way
+    render().reload();
+    expect(render().settle()).toBe(true);
+  });
+
+  it('an old "Load more" answering after a newer one started leaves the button busy until the newer answers', async () => {
+    const { asked, render } = rig('more-twice');
+    render();
+    asked.shift()!.answer({ items: [{ id: 9 }], next: 8 });
+    await settled();
+    render().loadMore(); // #1
+    render().settle(); // the author marked something read: #1's answer will be dropped
+    render().loadMore(); // #2, for the same page
+    expect(asked.map((a) => a.cursor)).toEqual([8, 8]);
+    asked.shift()!.answer({ items: [{ id: 8 }], next: null }); // #1, stale
+    await settled();
+    expect(render().loadingMore).toBe(true);
+    asked.shift()!.answer({ items: [{ id: 8 }], next: null }); // #2
+    await settled();
+    const list = render();
+    expect(list.loadingMore).toBe(false);
+    expect(list.items.map((i) => i.id)).toEqual([9, 8]);
+  });
+
   it('settle before the first page changes nothing: that page still shows', async () => {
     const { asked, render } = rig('settle-first');
     render();

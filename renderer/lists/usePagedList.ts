@@ -36,8 +36,9 @@ export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
   /** Changes items in place (an optimistic like, a post removed). */
   update: (change: (items: T[]) => T[]) => void;
   /** Drops the answers of pages still being asked for: they were read before an edit the author
-   * just made (marked read), and would put the old copies back over it. */
-  settle: () => void;
+   * just made (marked read), and would put the old copies back over it. True when a reload was
+   * dropped: what it was to show (a new notification) is to be asked for again after the edit. */
+  settle: () => boolean;
 }
 
 const kept = new Map<string, ListState<unknown, unknown>>();
@@ -76,6 +77,7 @@ export function usePagedList<T, C>(
   const idRef = useRef(idOf);
   idRef.current = idOf;
   const generation = useRef(0);
+  const moreGeneration = useRef(0);
 
   const change = useCallback(
     (update: (previous: ListState<T, C>) => ListState<T, C>) => {
@@ -115,11 +117,14 @@ export function usePagedList<T, C>(
     const mine = generation.current;
     const { next: cursor, loadingMore } = stateRef.current ?? EMPTY;
     if (cursor === null || loadingMore) return;
+    const mineMore = ++moreGeneration.current;
+    // A reload since (a hint, the author) answered for the list: the button is free again,
+    // unless a newer "Load more" is out by then.
+    const stale = () => change((s) => (mineMore === moreGeneration.current ? { ...s, loadingMore: false } : s));
     change((s) => ({ ...s, loadingMore: true, moreError: null }));
     fetchRef.current(cursor).then(
       (page) => {
-        // A reload since (a hint, the author) answered for the list; the button is free again.
-        if (mine !== generation.current) return change((s) => ({ ...s, loadingMore: false }));
+        if (mine !== generation.current) return stale();
         change((s) => {
           const ids = new Set(s.items.map(idRef.current));
           const added = page.items.filter((item) => !ids.has(idRef.current(item)));
@@ -127,7 +132,8 @@ export function usePagedList<T, C>(
         });
       },
       (err: unknown) => {
-        change((s) => (mine === generation.current ? { ...s, loadingMore: false, moreError: toApiError(err, channel) } : { ...s, loadingMore: false }));
+        if (mine !== generation.current) return stale();
+        change((s) => ({ ...s, loadingMore: false, moreError: toApiError(err, channel) }));
       },
     );
   }, [change, channel]);
@@ -163,9 +169,10 @@ export function usePagedList<T, C>(
   const settle = useCallback(() => {
     const { loaded, loading, loadingMore } = stateRef.current ?? EMPTY;
     // Before the first page nothing shown can be edited, and that page must not be lost.
-    if (!loaded) return;
+    if (!loaded) return false;
     generation.current++;
     if (loading || loadingMore) change((s) => ({ ...s, loading: false, loadingMore: false }));
+    return loading;
   }, [change]);
 
   useEffect(() => {

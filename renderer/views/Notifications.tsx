@@ -46,12 +46,14 @@ export function Notifications() {
   async function markRead(ids: number[] | 'all') {
     setMarkError(null);
     const wanted = ids === 'all' ? null : new Set(ids);
-    // A reload under way (a new notification's hint) read them unread: its answer is dropped.
-    list.settle();
+    // A reload under way (a new notification's hint) read them unread: its answer is dropped,
+    // and it is asked again once they are marked (what it was to bring is still to be shown).
+    const dropped = list.settle();
     list.update((items) => items.map((item) => (wanted === null || wanted.has(item.id) ? { ...item, isNew: false } : item)));
     try {
       if (ids === 'all') await call('notifications.markAllRead', {});
       else await call('notifications.markRead', { ids });
+      if (dropped) list.reload();
     } catch (err) {
       setMarkError(toApiError(err, 'notifications.markRead'));
       list.reload();
@@ -61,10 +63,12 @@ export function Notifications() {
 
   // The approval of a quote taken back (notifications/QuoteApproval.tsx): said so on its row.
   function quoteRevoked(id: number) {
-    list.settle();
+    // Revoked by now: a reload dropped here is asked again, and reads it so.
+    const dropped = list.settle();
     list.update((items) =>
       items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, approval: 'revoked' as const } } : item)),
     );
+    if (dropped) list.reload();
   }
 
   const groups = groupNotifications(list.items);
