@@ -141,6 +141,17 @@ describe('the creator of an LD signature, in the forms servers write it', () => 
     expect(await verifyLdSignature(loosely, actor, freshDeps())).toEqual({ ok: true, keyId: published('/users/twokeys#other-key'), ownerActorId: actor });
   });
 
+  it('a creator the actor publishes in no form is looked for once, not again for each activity signed so', async () => {
+    const deps = freshDeps();
+    const actor = published('/users/alice');
+    const reads = () => server.seen.filter((r) => r.path === '/users/alice').length;
+    const before = reads();
+    for (let i = 0; i < 3; i++) {
+      expect(await verifyLdSignature(await signedDelete(actor, published('/users/alice#no-such-key')), actor, deps)).toMatchObject({ ok: false, reason: 'key_unavailable' });
+    }
+    expect(reads() - before).toBe(1);
+  });
+
   it('a creator at another origin than the actor is refused before any fetch', async () => {
     const actor = published('/users/alice');
     const deps = freshDeps();

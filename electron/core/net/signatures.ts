@@ -446,6 +446,9 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
   let verified: boolean;
   let key: unknown;
   let other = false; // the key was found under another id than the creator's text
+  // Found in no form a while ago (the unavailable answer is believed for minutes): the actor's
+  // document is not read again for it, or each such activity would cost a fetch.
+  const knownMissing = keyCache.isUnavailable(creatorUrl);
   try {
     // A creator not in the cache may name, in another form, a key the cache holds for the actor.
     const cached = (await keyCache.peek(creatorUrl)) === undefined ? await cachedKeyFor(creatorUrl, actorId, keyCache) : null;
@@ -454,7 +457,7 @@ export async function verifyLdSignature(json: unknown, actorId: string, deps: Ve
       verified = await verify(flight);
       // The key verifyJsonLd used is in the cache now (fetched once, or already there).
       key = keyCache.isUnavailable(creatorUrl) ? null : await keyCache.get(creatorUrl);
-      if (!(key instanceof CryptographicKey)) {
+      if (!(key instanceof CryptographicKey) && !knownMissing) {
         // Fedify found none under the creator's text (so hashed nothing): the actor's document may
         // publish the key it names in another form.
         const published = await publishedKeyFor(creatorUrl, actorId, documentLoader, contextLoader);
