@@ -26,8 +26,6 @@ interface ListState<T, C> {
 export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
   hasMore: boolean;
   reload: () => void;
-  /** How many items of the first page are not shown yet (asks Tern, changes nothing). */
-  countNew: () => Promise<number>;
   /** Asks Tern for the first page again and shows the new copies of the items already shown
    * there (a link preview arrived, a count changed), in their places; adds none. Resolves to
    * how many items of that page are not shown yet. */
@@ -138,12 +136,6 @@ export function usePagedList<T, C>(
     );
   }, [change, channel]);
 
-  const countNew = useCallback(async () => {
-    const page = await fetchRef.current(null);
-    const shown = new Set((stateRef.current ?? EMPTY).items.map(idRef.current));
-    return page.items.filter((item) => !shown.has(idRef.current(item))).length;
-  }, []);
-
   const freshen = useCallback(async () => {
     const mine = generation.current;
     const page = await fetchRef.current(null);
@@ -180,7 +172,7 @@ export function usePagedList<T, C>(
   }, [reload]);
 
   const { next, ...rest } = stateRef.current;
-  return { ...rest, hasMore: next !== null, reload, countNew, freshen, loadMore, update, settle };
+  return { ...rest, hasMore: next !== null, reload, freshen, loadMore, update, settle };
 }
 
 /** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */
