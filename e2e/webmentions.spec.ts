@@ -96,7 +96,12 @@ test('a post’s link gets a webmention, and a blog’s reply to the post shows 
     .poll(
       async () => {
         await page.reload();
-        return (await page.getByTestId('webmention').count()) > 0;
+        // The view asks for its rows once the page has loaded: given up to 3 s to show them
+        // (counting at once raced that answer on a busy machine, as expectAfterReload says).
+        return mention.waitFor({ timeout: 3_000 }).then(
+          () => true,
+          () => false,
+        );
       },
       { timeout: 20_000 },
     )
