@@ -17,6 +17,7 @@ const NOT_POSTS = [...NON_POST_TYPES];
 /** The same, but boosts (Announce) show in streams. */
 const NOT_IN_STREAM = NON_POST_TYPES.filter((t) => t !== 'Announce');
 import { actorsById, inboxPostView, outboxPostView } from './views';
+import { reactionTallyOf, type ReactionTally } from '../reaction-tally';
 
 export type Origin = 'inbox' | 'outbox';
 
@@ -167,6 +168,9 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     /** Uploads by id or by content hash (files of the author's posts). */
     upload: (id: number): Upload | null => db.select().from(upload).where(eq(upload.id, id)).get() ?? null,
     uploadByHash: (hash: string): Upload | null => db.select().from(upload).where(eq(upload.contentHash, hash)).get() ?? null,
+
+    /** The emoji reactions standing on one of the author's posts (reaction-tally.ts). */
+    reactions: (outboxObjectId: number): ReactionTally => reactionTallyOf(db, outboxObjectId),
 
     /** Where an object is stored (ours first), with its key. */
     find(apId: string): RowKey | null {
