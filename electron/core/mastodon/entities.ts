@@ -12,7 +12,7 @@ import type { Upload } from '../../../db/schema';
 import { hashtagHrefOf } from '../federation/actions/markdown';
 import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
-import { endedPollOf, mastodonTypeOf } from './notification-types';
+import { endedPollOf, mastodonTypeOf, REACTION_NOTIFICATION } from './notification-types';
 import { createAccounts, mastodonEmojis } from './account-entity';
 import type { MapperDeps } from './mapper-deps';
 
@@ -25,6 +25,15 @@ const VISIBILITY: Record<Visibility, 'public' | 'unlisted' | 'private' | 'direct
 export const visibilityOf = (v: Visibility) => VISIBILITY[v];
 export const fromVisibility = (v: 'public' | 'unlisted' | 'private' | 'direct'): Visibility =>
   (Object.entries(VISIBILITY).find(([, m]) => m === v)![0] as Visibility);
+
+/** One emoji's reactions on a status (Pleroma's `pleroma.emoji_reactions` entries). */
+interface EmojiReaction {
+  name: string;
+  count: number;
+  me: boolean;
+  url?: string;
+  static_url?: string;
+}
 
 const iso = (d: Date | string | null | undefined) => (d ? new Date(d).toISOString() : null);
 
@@ -120,8 +129,23 @@ export function createMapper(deps: MapperDeps) {
     return { name: bare, url: href ?? hashtagHrefOf(local.baseUrl)(bare.toLowerCase()) };
   }
 
+  /** The author's post's emoji reactions as Pleroma/Akkoma give them (`pleroma.emoji_reactions`,
+   * which clients with reaction support read: megalodon, Pleroma's and Akkoma's front ends), and
+   * how many likers only reacted. A received post's reactions are not known (Tern keeps only the
+   * reactions to the author's own). The author cannot react, so `me` is false. A custom emoji is
+   * named without its colons and shown by its picture's own URL, as the post's emojis are. */
+  function reactionsOf(key: RowKey) {
+    if (key.origin !== 'outbox') return { emoji_reactions: [] as EmojiReaction[], reactingLikers: 0 };
+    const tally = deps.reads.reactions(key.id);
+    const emoji_reactions = tally.reactions.map((r): EmojiReaction =>
+      r.custom ? { name: r.custom.shortcode, count: r.count, me: false, url: r.custom.url, static_url: r.custom.url } : { name: r.emoji, count: r.count, me: false },
+    );
+    return { emoji_reactions, reactingLikers: tally.reactingLikers };
+  }
+
   function statusOf(view: PostView, key: RowKey, depth = 0) {
     const id = statusId(key);
+    const { emoji_reactions, reactingLikers } = reactionsOf(key);
     const parent = view.inReplyTo ? deps.reads.find(view.inReplyTo) : null;
     const parentPost = parent ? deps.reads.post(parent.origin, parent.id) : null;
     const content = view.title ? `<p><strong>${escapeText(view.title)}</strong></p>${view.contentHtml}` : view.contentHtml;
@@ -150,7 +174,8 @@ export function createMapper(deps: MapperDeps) {
       tags: view.tags.filter((t) => t.type === 'Hashtag').map((t) => hashtagEntity(t.name, t.href)),
       emojis: mastodonEmojis(view.emojis),
       reblogs_count: view.counts.boosts ?? 0,
-      favourites_count: view.counts.likes ?? 0,
+      // likes_count counts Misskey's reacting Likes too: a favourite is a like only.
+      favourites_count: Math.max(0, (view.counts.likes ?? 0) - reactingLikers),
       replies_count: view.counts.replies,
       in_reply_to_id: parentPost ? statusId(parentPost.key) : null,
       in_reply_to_account_id: parentPost ? account(parentPost.view.author).id : null,
@@ -169,6 +194,7 @@ export function createMapper(deps: MapperDeps) {
       bookmarked: view.mine.bookmarked,
       pinned: view.mine.own ? view.mine.pinned : undefined,
       filtered: [],
+      pleroma: { emoji_reactions },
     };
   }
 
@@ -212,6 +238,8 @@ export function createMapper(deps: MapperDeps) {
     const object = poll ?? (type === 'mention' ? item.inboxObject : type === 'follow' ? null : item.outboxObject);
     const post = object && !object.isDeleted ? deps.reads.post(object.box, object.id) : null;
     if (type !== 'follow' && !post) return null;
+    // Pleroma's reaction notification: the emoji (a custom one as :shortcode:, with its picture).
+    const reaction = type === REACTION_NOTIFICATION && item.reaction ? { emoji: item.reaction.emoji, ...(item.reaction.custom ? { emoji_url: item.reaction.custom.url } : {}) } : {};
     return {
       id: String(item.id),
       type,
@@ -219,6 +247,7 @@ export function createMapper(deps: MapperDeps) {
       group_key: `ungrouped-${item.id}`,
       account: item.actor ? account(item.actor) : ownAccount(),
       ...(post ? { status: status(post.view, post.key) } : {}),
+      ...reaction,
     };
   }
 

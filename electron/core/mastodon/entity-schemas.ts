@@ -88,6 +88,8 @@ const StatusBase = z.object({
   muted: z.boolean().optional(),
   bookmarked: z.boolean().optional(),
   pinned: z.boolean().optional(),
+  // Pleroma's and Akkoma's extension, read by clients with reaction support.
+  pleroma: z.object({ emoji_reactions: z.array(z.object({ name: z.string().min(1), count: z.number().int().positive(), me: z.boolean(), url: url.optional(), static_url: url.optional() })) }).optional(),
 });
 export const Status = StatusBase.extend({ reblog: StatusBase.extend({ reblog: z.null() }).nullable() });
 
@@ -95,10 +97,12 @@ export const Context = z.object({ ancestors: z.array(Status), descendants: z.arr
 
 export const Notification = z.object({
   id,
-  type: z.enum(['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report', 'severed_relationships', 'moderation_warning', 'quote', 'quoted_update']),
+  type: z.enum(['mention', 'status', 'reblog', 'follow', 'follow_request', 'favourite', 'poll', 'update', 'admin.sign_up', 'admin.report', 'severed_relationships', 'moderation_warning', 'quote', 'quoted_update', 'pleroma:emoji_reaction']),
   created_at: datetime,
   account: Account,
   status: Status.optional(),
+  emoji: z.string().min(1).optional(),
+  emoji_url: url.optional(),
 });
 
 export const Relationship = z.object({

@@ -1,6 +1,6 @@
 // Notifications, Mastodon's way: newest first by id with max_id/since_id/min_id pages, the
 // notifications Mastodon has a type for (notification-types.ts: follow, favourite, reblog,
-// mention, poll; the others are not listed), one by id, dismiss and clear (which remove them in
+// mention, poll, and Pleroma's pleroma:emoji_reaction; the others are not listed), one by id, dismiss and clear (which remove them in
 // the desktop app too).
 import type { Hono } from 'hono';
 import { z } from 'zod';

@@ -13,8 +13,13 @@
 // - follow_request: under manual approval a pending Follow is not a notification row in Tern
 //   (it lives with the follow requests, /api/v1/follow_requests), so none is listed here.
 // A typeless row on a Question is a poll that ended, ours or one the author voted in: `poll`.
+// An emoji reaction (a LIKE pointing at an EmojiReact, or at a Misskey Like carrying its emoji:
+// NotificationItem.reaction) is Pleroma's and Akkoma's `pleroma:emoji_reaction`, the type clients
+// with reaction support read (megalodon, Pleroma-FE, Akkoma-FE); Mastodon's own clients skip a
+// type they do not know, as Mastodon's documentation tells them to. It is no `favourite`: a
+// client that asks for favourites only gets the likes.
 import type { NotificationType } from '../../../db/schema';
-import type { NotificationItem } from '../notifications/service';
+import type { LikeKinds, NotificationItem } from '../notifications/service';
 
 const BY_SPEC_TYPE: Partial<Record<NotificationType, string>> = {
   NEW_FOLLOWER: 'follow',
@@ -23,8 +28,12 @@ const BY_SPEC_TYPE: Partial<Record<NotificationType, string>> = {
   MENTION: 'mention',
 };
 
+export const REACTION_NOTIFICATION = 'pleroma:emoji_reaction';
+
 /** Every Mastodon type this API can answer. */
-export const MASTODON_NOTIFICATION_TYPES: readonly string[] = [...Object.values(BY_SPEC_TYPE), 'poll'];
+export const MASTODON_NOTIFICATION_TYPES: readonly string[] = [...Object.values(BY_SPEC_TYPE), 'poll', REACTION_NOTIFICATION];
+
+
 
 /** The poll a typeless notification is about, if it is one. */
 export const endedPollOf = (item: NotificationItem) =>
@@ -32,6 +41,7 @@ export const endedPollOf = (item: NotificationItem) =>
 
 /** The Mastodon type of a notification, or null when Mastodon has none for it. */
 export function mastodonTypeOf(item: NotificationItem): string | null {
+  if (item.type === 'LIKE' && item.reaction) return REACTION_NOTIFICATION;
   if (item.type !== null) return BY_SPEC_TYPE[item.type] ?? null;
   return endedPollOf(item) ? 'poll' : null;
 }
@@ -40,11 +50,19 @@ export function mastodonTypeOf(item: NotificationItem): string | null {
  * so the SQL filter cannot name them; the mapped page is filtered instead). */
 export function specTypesFor(mastodon: readonly string[]): NotificationType[] | undefined {
   if (mastodon.includes('poll')) return undefined;
-  return (Object.entries(BY_SPEC_TYPE) as [NotificationType, string][]).filter(([, m]) => mastodon.includes(m)).map(([t]) => t);
+  const types = (Object.entries(BY_SPEC_TYPE) as [NotificationType, string][]).filter(([, m]) => mastodon.includes(m)).map(([t]) => t);
+  return mastodon.includes(REACTION_NOTIFICATION) && !types.includes('LIKE') ? [...types, 'LIKE'] : types;
+}
+
+/** Which LIKE rows these Mastodon types want (when they want LIKE rows at all). */
+export function likeKindsFor(mastodon: readonly string[]): LikeKinds {
+  const likes = mastodon.includes('favourite');
+  const reactions = mastodon.includes(REACTION_NOTIFICATION);
+  return likes && reactions ? 'all' : reactions ? 'reactions' : 'likes';
 }
 
 /** What a count of these Mastodon types reads: the spec types, and the AP types of the objects
  * typeless rows must be about (an ended poll's Question). */
-export function countedTypesFor(mastodon: readonly string[]): { types: NotificationType[]; typelessAbout: string[] } {
-  return { types: specTypesFor(mastodon.filter((t) => t !== 'poll')) ?? [], typelessAbout: mastodon.includes('poll') ? ['Question'] : [] };
+export function countedTypesFor(mastodon: readonly string[]): { types: NotificationType[]; typelessAbout: string[]; likes: LikeKinds } {
+  return { types: specTypesFor(mastodon.filter((t) => t !== 'poll')) ?? [], typelessAbout: mastodon.includes('poll') ? ['Question'] : [], likes: likeKindsFor(mastodon) };
 }

@@ -83,14 +83,22 @@ export interface NotificationService {
   range(input: { before?: number | null; after?: number | null; closestToAfter?: boolean; limit: number; types?: readonly NotificationType[] }): NotificationItem[];
   /** How many there are newer than `after` (null: the unread ones), of these types or typeless
    * about an object of one of `typelessAbout`'s AP types (an ended poll: Question), counting at
-   * most `limit` (the Mastodon client API's unread_count). */
-  countNewer(input: { after: number | null; types: readonly NotificationType[]; typelessAbout: readonly string[]; limit: number }): number;
+   * most `limit` (the Mastodon client API's unread_count). `likes` (default 'all'): which LIKE
+   * rows count, the likes only or the emoji reactions only (`reaction` on the item). */
+  countNewer(input: { after: number | null; types: readonly NotificationType[]; typelessAbout: readonly string[]; limit: number; likes?: LikeKinds }): number;
   get(id: number): NotificationItem | null;
   /** Removes one (a phone app's "dismiss"); false if there was none. */
   dismiss(id: number): boolean;
   /** Removes them all; returns how many. */
   clear(): number;
 }
+
+/** Which LIKE notifications: the likes, the emoji reactions (NotificationItem.reaction), or both. */
+export type LikeKinds = 'likes' | 'reactions' | 'all';
+
+/** LIKE rows read at most to count the likes apart from the reactions (unread_count): past them,
+ * the count stops where it is. */
+const MAX_LIKES_SPLIT_SCAN = 5000;
 
 const EXCERPT_CHARS = 140;
 const COMMENT_CHARS = 500;
@@ -144,7 +152,7 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
 }
 
 /** The emoji of a LIKE or UNDO_LIKE on a reaction (federation/reaction-emoji.ts); null on a like. */
-function reactionOf(type: NotificationType | null, row: InboxObject | null): ReactionEmoji | null {
+function reactionOf(type: NotificationType | null, row: Pick<InboxObject, 'apType' | 'apObject'> | null): ReactionEmoji | null {
   if ((type !== 'LIKE' && type !== 'UNDO_LIKE') || !row) return null;
   if (row.apType !== 'Like' && !REACTION_TYPES.has(row.apType)) return null;
   return reactionEmojiOf(row.apObject as Json);
@@ -199,6 +207,23 @@ export function createNotificationService(db: Db): NotificationService {
 
   const whatOf = (row: Row) => `notification ${row.n.id}`;
 
+  /** How many of these kinds are newer than `after`, at most `limit` (countNewer, in SQL). */
+  const countKinds = (input: { after: number | null; types: readonly NotificationType[]; typelessAbout: readonly string[]; limit: number }): number => {
+    const typeless = input.typelessAbout.length
+      ? and(isNull(notifications.notificationType), or(inArray(outbox.apType, [...input.typelessAbout]), inArray(inbox.apType, [...input.typelessAbout])))
+      : undefined;
+    const kinds = or(input.types.length ? inArray(notifications.notificationType, [...input.types]) : undefined, typeless);
+    if (!kinds || input.limit <= 0) return 0;
+    return db
+      .select({ id: notifications.id })
+      .from(notifications)
+      .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
+      .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+      .where(and(input.after === null ? eq(notifications.isNew, true) : gt(notifications.id, input.after), kinds))
+      .limit(input.limit)
+      .all().length;
+  };
+
   return {
     range(input) {
       const where: (SQL | undefined)[] = [
@@ -215,19 +240,31 @@ export function createNotificationService(db: Db): NotificationService {
       return input.closestToAfter ? rows.reverse() : rows;
     },
     countNewer(input) {
-      const typeless = input.typelessAbout.length
-        ? and(isNull(notifications.notificationType), or(inArray(outbox.apType, [...input.typelessAbout]), inArray(inbox.apType, [...input.typelessAbout])))
-        : undefined;
-      const kinds = or(input.types.length ? inArray(notifications.notificationType, [...input.types]) : undefined, typeless);
-      if (!kinds || input.limit <= 0) return 0;
-      return db
-        .select({ id: notifications.id })
-        .from(notifications)
-        .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
-        .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
-        .where(and(input.after === null ? eq(notifications.isNew, true) : gt(notifications.id, input.after), kinds))
-        .limit(input.limit)
-        .all().length;
+      const likes = input.likes ?? 'all';
+      if (likes === 'all' || !input.types.includes('LIKE')) return countKinds(input);
+      // A LIKE is a like or a reaction by what its inbox row holds (reactionOf): the other kinds
+      // are counted in SQL, the LIKE rows read in batches and told apart here.
+      let n = countKinds({ ...input, types: input.types.filter((t) => t !== 'LIKE') });
+      const newer = input.after === null ? eq(notifications.isNew, true) : gt(notifications.id, input.after);
+      let last = 0;
+      for (let scanned = 0; n < input.limit && scanned < MAX_LIKES_SPLIT_SCAN; ) {
+        const rows = db
+          .select({ id: notifications.id, apType: inbox.apType, apObject: inbox.apObject })
+          .from(notifications)
+          .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+          .where(and(newer, eq(notifications.notificationType, 'LIKE'), gt(notifications.id, last)))
+          .orderBy(asc(notifications.id))
+          .limit(500)
+          .all();
+        if (rows.length === 0) break;
+        for (const row of rows) {
+          const reaction = row.apType !== null && row.apObject !== null ? reactionOf('LIKE', { apType: row.apType, apObject: row.apObject }) : null;
+          if ((reaction !== null) === (likes === 'reactions')) n++;
+        }
+        scanned += rows.length;
+        last = rows[rows.length - 1]!.id;
+      }
+      return Math.min(n, Math.max(0, input.limit));
     },
     get(id) {
       const row = joined().where(eq(notifications.id, id)).get();

@@ -1,0 +1,142 @@
+// Emoji reactions through the Mastodon client API, as Pleroma and Akkoma give them: a status's
+// `pleroma.emoji_reactions` per emoji, a reaction's notification as `pleroma:emoji_reaction` with
+// its emoji (and picture), never as a favourite — in the list, its types[] / exclude_types[]
+// filters, the grouped list and the unread count — and favourites_count counting likes only.
+// The reactions come from the Fedify peer, signed, through the inbox and its processor; megalodon
+// (in its Pleroma mode) reads them as a reaction-aware client does.
+import generator from 'megalodon';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { notifications } from '../../../db/schema';
+import * as S from './entity-schemas';
+import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+
+const AS = 'https://www.w3.org/ns/activitystreams';
+const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
+
+let t: MastodonRig;
+let token: string;
+let reacted: z.infer<typeof S.Status>;
+let liked: z.infer<typeof S.Status>;
+let fire: Record<string, unknown>;
+
+const get = async (path: string) => {
+  const { status, json } = await call(t, token, 'GET', path);
+  expect(status).toBe(200);
+  return json;
+};
+const notificationsOf = async (query = '') => z.array(S.Notification).parse(await get(`/api/v1/notifications${query}`));
+const statusOf = async (id: string) => S.Status.parse(await get(`/api/v1/statuses/${id}`));
+
+async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const found = await read();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('never came');
+}
+
+async function deliver(activity: Record<string, unknown>): Promise<void> {
+  const sent = await t.peer.postSigned(`${t.url}/inbox`, { '@context': AS, actor: t.peer.actorId, ...activity });
+  expect(sent.status).toBe(202);
+}
+
+beforeAll(async () => {
+  t = await openMastodonRig();
+  token = (await signIn(t, ['read', 'write'])).token;
+  t.rig.core.db.delete(notifications).run();
+  reacted = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'React to me' })).json);
+  liked = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'Like me' })).json);
+  fire = { id: t.peer.newId('reactions').href, type: 'EmojiReact', object: reacted.uri, content: '🔥' };
+  await deliver(fire);
+  // Misskey reacts with a Like carrying its emoji.
+  await deliver({ id: t.peer.newId('likes').href, type: 'Like', object: reacted.uri, content: '❤', _misskey_reaction: '❤' });
+  // Akkoma names the custom emoji's tag without colons.
+  await deliver({ id: t.peer.newId('reactions').href, type: 'EmojiReact', object: reacted.uri, content: ':blobcat:', tag: [{ type: 'Emoji', name: 'blobcat', icon: { type: 'Image', url: BLOBCAT } }] });
+  await t.peer.like(liked.uri, (await get('/api/v1/accounts/verify_credentials') as { url: string }).url);
+  await eventually(async () => ((await notificationsOf()).length === 4 ? true : undefined));
+});
+afterAll(async () => t?.close());
+
+describe('emoji reactions in the Mastodon client API', () => {
+  it('a status carries pleroma.emoji_reactions per emoji (a custom one by its shortcode and picture); favourites_count counts likes only', async () => {
+    const status = await statusOf(reacted.id);
+    expect(status.pleroma?.emoji_reactions).toEqual([
+      { name: '🔥', count: 1, me: false },
+      { name: '❤', count: 1, me: false },
+      { name: 'blobcat', count: 1, me: false, url: BLOBCAT, static_url: BLOBCAT },
+    ]);
+    // Misskey's reacting Like is in likes_count (the app's own count), not a favourite here.
+    expect(status.favourites_count).toBe(0);
+    const plain = await statusOf(liked.id);
+    expect(plain.favourites_count).toBe(1);
+    expect(plain.pleroma?.emoji_reactions).toEqual([]);
+  });
+
+  it('a reaction is notified as pleroma:emoji_reaction with its emoji, never as a favourite', async () => {
+    const all = await notificationsOf();
+    const reactions = all.filter((n) => n.type === 'pleroma:emoji_reaction');
+    expect(reactions.map((n) => [n.emoji, n.emoji_url, n.status?.id])).toEqual([
+      [':blobcat:', BLOBCAT, reacted.id],
+      ['❤', undefined, reacted.id],
+      ['🔥', undefined, reacted.id],
+    ]);
+    expect(all.filter((n) => n.type === 'favourite').map((n) => [n.status?.id, n.emoji])).toEqual([[liked.id, undefined]]);
+  });
+
+  it('types[] and exclude_types[] tell favourites from reactions, in the list, the grouped list and the unread count', async () => {
+    expect((await notificationsOf('?types[]=favourite')).map((n) => n.status?.id)).toEqual([liked.id]);
+    expect((await notificationsOf('?exclude_types[]=pleroma:emoji_reaction')).map((n) => n.type)).toEqual(['favourite']);
+    expect((await notificationsOf('?types[]=pleroma:emoji_reaction')).map((n) => n.emoji)).toEqual([':blobcat:', '❤', '🔥']);
+    expect((await notificationsOf('?exclude_types[]=favourite')).every((n) => n.type === 'pleroma:emoji_reaction')).toBe(true);
+    const grouped = (query: string) => get(`/api/v2/notifications${query}`).then((j) => (j as { notification_groups: { type: string }[] }).notification_groups.map((g) => g.type));
+    expect(await grouped('?types[]=favourite')).toEqual(['favourite']);
+    expect(await grouped('')).toEqual(['favourite', 'pleroma:emoji_reaction', 'pleroma:emoji_reaction', 'pleroma:emoji_reaction']);
+    const count = (query: string) => get(`/api/v1/notifications/unread_count${query}`).then((j) => (j as { count: number }).count);
+    expect(await count('?types[]=favourite')).toBe(1);
+    expect(await count('?types[]=pleroma:emoji_reaction')).toBe(3);
+    expect(await count('?exclude_types[]=pleroma:emoji_reaction')).toBe(1);
+    expect(await count('?types[]=pleroma:emoji_reaction&limit=2')).toBe(2);
+    expect(await count('')).toBe(4);
+  });
+
+  it('megalodon in its Pleroma mode reads the reactions of a status and a reaction notification', async () => {
+    const client = generator('pleroma', t.url, token);
+    const status = (await client.getStatus(reacted.id)).data;
+    expect(status.emoji_reactions.map((r) => [r.name, r.count, r.url ?? null])).toEqual([
+      ['🔥', 1, null],
+      ['❤', 1, null],
+      ['blobcat', 1, BLOBCAT],
+    ]);
+    expect(status.favourites_count).toBe(0);
+    const listed = (await client.getNotifications({ exclude_types: ['favourite'] })).data;
+    expect(listed.map((n) => [n.type, n.reaction?.name, n.reaction?.url ?? null])).toEqual([
+      ['reaction', 'blobcat', BLOBCAT],
+      ['reaction', '❤', null],
+      ['reaction', '🔥', null],
+    ]);
+  });
+
+  it('an undone reaction leaves the status', async () => {
+    await deliver({ id: `${String(fire.id)}/undo`, type: 'Undo', object: { ...fire, actor: t.peer.actorId } });
+    const left = await eventually(async () => {
+      const names = (await statusOf(reacted.id)).pleroma?.emoji_reactions.map((r) => r.name);
+      return names && !names.includes('🔥') ? names : undefined;
+    });
+    expect(left).toEqual(['❤', 'blobcat']);
+  });
+
+  it('a reacting liker who also likes (a plain Like, or one whose content is words) is a favourite', async () => {
+    const own = ((await get('/api/v1/accounts/verify_credentials')) as { url: string }).url;
+    await t.peer.like(reacted.uri, own);
+    expect(await eventually(async () => ((await statusOf(reacted.id)).favourites_count === 1 ? 1 : undefined))).toBe(1);
+    const worded = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'Say it' })).json);
+    await deliver({ id: t.peer.newId('likes').href, type: 'Like', object: worded.uri, content: 'nice one' });
+    const status = await eventually(async () => {
+      const s = await statusOf(worded.id);
+      return s.favourites_count === 1 ? s : undefined;
+    });
+    expect(status.pleroma?.emoji_reactions).toEqual([]);
+  });
+});
