@@ -50,6 +50,11 @@ export const MAX_PENDING = 20;
 /** Of those, at most this many for one redirect host: one stranger's flood through one client
  * (20 GETs of /auth every ten minutes) no longer fills every place. */
 export const MAX_PENDING_PER_HOST = 5;
+/** And at most this many from one caller (an IPv4 address, an IPv6 /64): a stranger naming four
+ * redirect hosts filled every place from one machine, repeatably, and the author's own sign-in was
+ * refused. Strangers with many addresses can still fill the places: the app says so (refusals())
+ * and the author clears them in one click (declineAll). */
+export const MAX_PENDING_PER_CALLER = 4;
 /** URL clients' metadata fetched at once: anyone can open /auth with any client_id, and each
  * fetch reads up to 512 KiB and parses it. More at once are refused (try again shortly). */
 export const MAX_CLIENT_FETCHES = 4;
@@ -80,15 +85,29 @@ export interface PendingAuthorization {
   /** Shown on the waiting page and on the consent screen: anyone can open /auth naming a real
    * app, so the author approves only a request whose page (in their own browser) shows it. */
   pairingCode: string;
+  /** The host the answer goes to (its scheme, for a custom one): the places are counted by it,
+   * and the author can decline every waiting request for one host at once. */
+  redirectHost: string;
 }
 
 interface Pending {
   view: PendingAuthorization;
   /** Unguessable: the waiting page's address, the only way to collect the code. */
   handle: string;
+  /** Who opened /auth (callerKey), null when the listener cannot tell (a tunnel that does not
+   * forward the address, a browser on this machine). */
+  caller: string | null;
   params: AuthorizationParams;
   created: number;
   outcome: { kind: 'approved'; code: string } | { kind: 'denied' } | null;
+}
+
+/** Sign-ins refused because the places were full, for the app's notice. */
+export interface SignInRefusals {
+  /** Refused in the last ten minutes (since the author last cleared the waiting requests). */
+  count: number;
+  /** ISO-8601; null: none. */
+  lastAt: string | null;
 }
 
 export type WaitOutcome = { kind: 'waiting'; pending: PendingAuthorization } | { kind: 'redirect'; location: string } | { kind: 'gone' };
@@ -145,8 +164,14 @@ export function pairingCode(): string {
   return `${chars.slice(0, 3).join('')}-${chars.slice(3).join('')}`;
 }
 
+const REFUSAL_TELL_MS = 5000;
+
+/** What the author is told on the refused page, after the reason. */
+export const CLEAR_HINT = 'If you are the author, open Tern (Apps): decline the waiting requests you do not recognise, or all of them at once, then try again.';
+
 export function createIndieAuthService(deps: IndieAuthDeps) {
   const pending = new Map<string, Pending>();
+  let refused: { count: number; last: number } | null = null;
   const now = () => deps.clock().getTime();
   const local = (): LocalActor => {
     const actor = deps.identity();
@@ -156,6 +181,16 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
 
   const sweep = () => {
     for (const [id, entry] of pending) if (now() - entry.created >= CODE_LIFETIME_MS) pending.delete(id);
+    if (refused && now() - refused.last >= CODE_LIFETIME_MS) refused = null;
+  };
+
+  /** A sign-in refused for want of a place: counted for the app's notice, then thrown. */
+  const refuse = (reason: string): never => {
+    // The app is told at the first refusal, then at most every few seconds (a flood is many).
+    const tell = refused === null || now() - refused.last >= REFUSAL_TELL_MS;
+    refused = { count: (refused?.count ?? 0) + 1, last: now() };
+    if (tell) deps.onWaiting?.();
+    throw new OAuthError('temporarily_unavailable', `${reason} ${CLEAR_HINT}`, 429);
   };
 
   const fetchedClients = new Map<string, { info: Promise<ClientInfo>; at: number }>();
@@ -249,8 +284,9 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       return client;
     },
 
-    /** After checkClient: keeps the request waiting for the author. */
-    startAuthorization(params: AuthorizationParams, client: ClientInfo): { handle: string; pending: PendingAuthorization } {
+    /** After checkClient: keeps the request waiting for the author. `from`: the address that
+     * opened /auth as the listener knows it (client-address.ts), null if it does not. */
+    startAuthorization(params: AuthorizationParams, client: ClientInfo, from: string | null = null): { handle: string; pending: PendingAuthorization } {
       const actor = local();
       if (params.me !== null && withoutTrailingSlashes(params.me) !== actor.id) {
         throw new OAuthError('invalid_request', `me must be this Tern's profile URL, ${profileUrl(actor)}`);
@@ -260,12 +296,14 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       // Only requests still waiting for the author count: answered ones wait for their page to
       // collect the answer, and there are no more of them than the author answered.
       const undecided = [...pending.values()].filter((p) => p.outcome === null);
-      if (undecided.length >= MAX_PENDING) {
-        throw new OAuthError('temporarily_unavailable', `${MAX_PENDING} sign-ins are already waiting for the author; try again in a few minutes.`, 429);
+      const caller = callerKey(from);
+      if (caller !== null && undecided.filter((p) => p.caller === caller).length >= MAX_PENDING_PER_CALLER) {
+        refuse(`${MAX_PENDING_PER_CALLER} sign-ins from your address are already waiting for the author; try again in a few minutes.`);
       }
+      if (undecided.length >= MAX_PENDING) refuse(`${MAX_PENDING} sign-ins are already waiting for the author; try again in a few minutes.`);
       const host = hostOf(params.redirectUri);
-      if (undecided.filter((p) => hostOf(p.params.redirectUri) === host).length >= MAX_PENDING_PER_HOST) {
-        throw new OAuthError('temporarily_unavailable', `${MAX_PENDING_PER_HOST} sign-ins for ${host} are already waiting for the author; try again in a few minutes.`, 429);
+      if (undecided.filter((p) => p.view.redirectHost === host).length >= MAX_PENDING_PER_HOST) {
+        refuse(`${MAX_PENDING_PER_HOST} sign-ins for ${host} are already waiting for the author; try again in a few minutes.`);
       }
       const created = now();
       const { redirectUris: _unused, ...shown } = client;
@@ -277,9 +315,10 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
         redirectUri: params.redirectUri,
         scopes: knownScopes(params.scope),
         pairingCode: pairingCode(),
+        redirectHost: host,
       };
       const handle = randomSecret();
-      pending.set(handle, { view, handle, params, created, outcome: null });
+      pending.set(handle, { view, handle, caller, params, created, outcome: null });
       deps.onWaiting?.();
       return { handle, pending: view };
     },
@@ -321,6 +360,28 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
     pending(): PendingAuthorization[] {
       sweep();
       return [...pending.values()].filter((p) => p.outcome === null).map((p) => p.view).reverse();
+    },
+
+    /** Sign-ins refused lately because the places were full (the app's notice). */
+    refusals(): SignInRefusals {
+      sweep();
+      return { count: refused?.count ?? 0, lastAt: refused ? new Date(refused.last).toISOString() : null };
+    },
+
+    /** The author declines every request still waiting (those for one redirect host, if given)
+     * at once: strangers' requests had to be declined one by one while they held every place.
+     * Their pages send their browsers back with access_denied, as for one declined. The notice
+     * of refusals starts again from nothing. */
+    declineAll(filter: { host?: string } = {}): { declined: number } {
+      sweep();
+      let declined = 0;
+      for (const entry of pending.values()) {
+        if (entry.outcome !== null || (filter.host !== undefined && entry.view.redirectHost !== filter.host)) continue;
+        entry.outcome = { kind: 'denied' };
+        declined++;
+      }
+      refused = null;
+      return { declined };
     },
 
     /** The author's answer. Granted scopes must be among those asked for. */
@@ -503,8 +564,27 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
   };
 }
 
+/**
+ * One caller, as the places are counted: an IPv4 address, or an IPv6 address's /64 (one machine,
+ * or one home, gets a whole /64, and picks any address in it at will); an IPv4-mapped IPv6 address
+ * is its IPv4 address. Null for loopback and unknown: behind a tunnel that does not forward the
+ * caller's address every request comes from 127.0.0.1, and counting them as one caller would let
+ * one stranger take the author's place (the total and per-host caps still hold).
+ */
+export function callerKey(address: string | null): string | null {
+  if (address === null) return null;
+  const bare = address.slice(0, 100).trim().toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  if (bare === '' || bare === 'unknown' || bare === '::1' || /^127\./.test(bare)) return null;
+  if (!bare.includes(':')) return bare;
+  const [head = '', tail = ''] = bare.split('%')[0]!.split('::');
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === '' ? [] : tail.split(':');
+  const groups = bare.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;
+  return `${groups.slice(0, 4).map((g) => g.replace(/^0+(?=.)/, '')).join(':')}::/64`;
+}
+
 /** The host a sign-in sends its answer to (a custom scheme's whole prefix when it has no host). */
-function hostOf(redirectUri: string): string {
+export function hostOf(redirectUri: string): string {
   try {
     const url = new URL(redirectUri);
     return url.host === '' ? url.protocol : url.host;

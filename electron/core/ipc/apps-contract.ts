@@ -2,10 +2,10 @@
 // author's answer, and the apps holding a token (Settings → Apps with access). Spread into
 // contract.ts; the renderer imports only the types.
 import { z } from 'zod';
-import type { AppAccess, PendingAuthorization } from '../indieauth/service';
+import type { AppAccess, PendingAuthorization, SignInRefusals } from '../indieauth/service';
 import { SCOPES } from '../indieauth/scopes';
 
-export type { AppAccess, PendingAuthorization };
+export type { AppAccess, PendingAuthorization, SignInRefusals };
 
 export const appsInputs = {
   'apps.pending': z.object({}).strict(),
@@ -16,6 +16,9 @@ export const appsInputs = {
       scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]),
     })
     .strict(),
+  /** Every request still waiting, or those for one redirect host (PendingAuthorization.redirectHost). */
+  'apps.declineAll': z.object({ host: z.string().min(1).max(2048).optional() }).strict(),
+  'apps.refusals': z.object({}).strict(),
   'apps.list': z.object({}).strict(),
   'apps.revoke': z.object({ id: z.number().int().positive() }).strict(),
 } as const;
@@ -23,6 +26,8 @@ export const appsInputs = {
 export interface AppsOutputs {
   'apps.pending': PendingAuthorization[];
   'apps.decide': { redirectUri: string };
+  'apps.declineAll': { declined: number };
+  'apps.refusals': SignInRefusals;
   'apps.list': AppAccess[];
   'apps.revoke': { revoked: number };
 }

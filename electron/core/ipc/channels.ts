@@ -56,6 +56,8 @@ export const CHANNEL_NAMES = [
   // Apps: IndieAuth consent and tokens (apps-contract.ts).
   'apps.pending',
   'apps.decide',
+  'apps.declineAll',
+  'apps.refusals',
   'apps.list',
   'apps.revoke',
   // Polls (polls-contract.ts).

@@ -10,6 +10,7 @@ import { INDIEAUTH_SCOPES } from '../indieauth/scopes';
 import { issuerOf, type IndieAuthService } from '../indieauth/service';
 import { S256_CHALLENGE } from '../indieauth/secrets';
 import type { LocalActor } from '../federation/identity';
+import { clientAddress } from './client-address';
 import { html, problem, type ListenerCore, type ListenerEnv } from './context';
 import { escapeHtml, page } from './pages';
 import { BodyError, decodeBody, oauthParams } from './request-body';
@@ -183,6 +184,7 @@ export function mountIndieAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore)
       const { handle } = indieauth.startAuthorization(
         { clientId, redirectUri, state: q.state, codeChallenge: q.code_challenge, scope: q.scope ?? null, me: q.me ?? null },
         client,
+        clientAddress(c, core.settings.get().listener.behindProxy),
       );
       return c.redirect(`${INDIEAUTH_PATHS.authorization}/wait/${handle}`, 303);
     } catch (error) {

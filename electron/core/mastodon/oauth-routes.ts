@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { isMastodonRedirectUri, OAuthError, OOB_REDIRECT } from '../indieauth/clients';
 import { joinScopes, knownScopes } from '../indieauth/scopes';
 import { S256_CHALLENGE } from '../indieauth/secrets';
+import { clientAddress } from '../listener/client-address';
 import { basicCredentials } from '../listener/indieauth-routes';
 import { html, type ListenerCore, type ListenerEnv } from '../listener/context';
 import { escapeHtml, page } from '../listener/pages';
@@ -155,6 +156,7 @@ export function mountOAuthRoutes(app: Hono<ListenerEnv>, core: ListenerCore): vo
       const { handle } = service.startAuthorization(
         { clientId: q.client_id, redirectUri: q.redirect_uri, state: q.state ?? '', codeChallenge: q.code_challenge ?? null, scope, me: null },
         client,
+        clientAddress(c, core.settings.get().listener.behindProxy),
       );
       return c.redirect(`/oauth/authorize/wait/${handle}`, 303);
     } catch (error) {
