@@ -5,13 +5,14 @@
 // (driven here by Playwright), the app posts through Micropub, uploads an image to the media
 // endpoint it finds in q=config and posts it, and the posts reach a Fedify peer that follows
 // Tern (the image as an attachment with its alt text). Revoking the app in the Apps view ends
-// its access.
+// its access. Strangers' requests holding every place: the author sees that sign-ins are being
+// refused and declines them, one host's or all, in one click.
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mf2 } from 'microformats-parser';
 import * as oauth from 'oauth4webapi';
 import { photo } from '../electron/core/media/test-images';
-import { expect, test as peerTest } from './peer-fixtures';
+import { expect, listeningTest, test as peerTest } from './peer-fixtures';
 import { screenshotPath } from './screenshots';
 
 const test = peerTest.extend<{ callback: { url: string; server: Server } }>({
@@ -157,4 +158,43 @@ test('an app registers, the author approves it on the consent screen, and its Mi
   await expect(page.getByTestId('app-access')).toHaveCount(0);
   const refused = await micropub(new URLSearchParams({ h: 'entry', content: 'after revocation' }));
   expect(refused.status).toBe(401);
+});
+
+listeningTest('strangers fill every place: the refused page says so, the Apps view says sign-ins are refused, and one click declines them all', async ({ page, tern }) => {
+  test.setTimeout(60_000);
+  const base = tern.listenerUrl!.replace(/\/$/, '');
+  const open = async (host: string) => {
+    const redirect = `https://${host}/cb`;
+    const registered = await fetch(`${base}/register`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ client_name: `Stranger ${host}`, redirect_uris: [redirect] }) });
+    const { client_id } = (await registered.json()) as { client_id: string };
+    const url = new URL(`${base}/auth`);
+    url.search = new URLSearchParams({ response_type: 'code', client_id, redirect_uri: redirect, state: 's', code_challenge: await oauth.calculatePKCECodeChallenge(oauth.generateRandomCodeVerifier()), code_challenge_method: 'S256' }).toString();
+    return fetch(url, { redirect: 'manual' });
+  };
+  // Four redirect hosts, five requests each: every one of the twenty places.
+  for (let host = 0; host < 4; host++) for (let i = 0; i < 5; i++) expect((await open(`stranger${host}.example`)).status).toBe(303);
+  const refused = await open('quill.example');
+  expect(refused.status).toBe(429);
+  expect(await refused.text()).toContain('If you are the author, open Tern (Apps): decline the waiting requests you do not recognise, or all of them at once, then try again.');
+
+  await page.goto(tern.url);
+  await page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name: /^Apps/ }).click();
+  const notice = page.getByTestId('sign-ins-refused');
+  await expect(notice).toContainText('1 sign-in was refused: too many are waiting');
+  await expect(page.getByTestId('consent')).toHaveCount(20);
+  await page.screenshot({ path: screenshotPath('apps-sign-ins-refused') });
+
+  // One host's requests first, from any of its cards.
+  await page.getByTestId('consent').first().getByRole('button', { name: /^Decline all 5 for stranger\d\.example$/ }).click();
+  await expect(page.getByTestId('consent')).toHaveCount(15);
+  await expect(page.getByRole('status').filter({ hasText: '5 requests were declined.' })).toBeVisible();
+  // Then everything still waiting, at once.
+  await page.getByTestId('decline-all').click();
+  await expect(page.getByTestId('consent')).toHaveCount(0);
+  await expect(page.getByRole('status').filter({ hasText: '15 requests were declined.' })).toBeVisible();
+  await expect(notice).toHaveCount(0);
+
+  // The author's own sign-in has a place again.
+  expect((await open('quill.example')).status).toBe(303);
+  await expect(page.getByTestId('consent')).toHaveCount(1);
 });

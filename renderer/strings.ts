@@ -733,6 +733,12 @@ export const strings = {
     deny: 'Deny',
     approved: (name: string) => `${name} is signed in. Its page will go back to it by itself.`,
     denied: (name: string) => `${name} was refused.`,
+    refusedTitle: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'sign-in was', other: 'sign-ins were' })} refused: too many are waiting`,
+    refusedDetail:
+      'Anyone can open your sign-in page, and each request waits here for ten minutes. If you do not recognise the requests below, decline them all — that frees their places at once — then start your own sign-in again.',
+    declineAll: (n: number) => `Decline all waiting (${formatNumber(n)})`,
+    declineHost: (host: string, n: number) => `Decline all ${formatNumber(n)} for ${host}`,
+    declinedAll: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'request was', other: 'requests were' })} declined.`,
     accessTitle: 'Apps with access',
     accessEmpty: 'No app can post for you.',
     granted: 'Allowed',

@@ -1,6 +1,8 @@
 // Apps: sign-in requests waiting for the author's consent (IndieAuth), and the apps that hold a
 // token (Micropub). The listener's page only waits; approving happens here, by the author,
-// with the scopes they tick. Revoking takes a token back at once.
+// with the scopes they tick. Revoking takes a token back at once. Anyone can open the sign-in
+// page, so strangers' requests can take every place: the view says when sign-ins are being
+// refused, and declines all waiting requests (or one host's) in one click.
 import { useCallback, useEffect, useState } from 'react';
 import type { AppAccess, PendingAuthorization } from '../../electron/core/ipc/apps-contract';
 import { call, toApiError, type ApiError } from '../api';
@@ -9,7 +11,7 @@ import { usePendingApps, usePendingStore } from '../apps/pending';
 import '../apps/apps.css';
 import { Avatar } from '../components/Avatar';
 import { ErrorState } from '../components/ErrorState';
-import { KeyIcon } from '../components/icons';
+import { AttentionIcon, KeyIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
 import { EmptyState, ListSkeleton } from '../lists/ListParts';
 import { strings } from '../strings';
@@ -19,6 +21,9 @@ const t = strings.apps;
 export function Apps() {
   const pending = usePendingApps();
   const refreshPending = usePendingStore((s) => s.refresh);
+  const refusals = usePendingStore((s) => s.refusals);
+  const [declining, setDeclining] = useState(false);
+  const [declineError, setDeclineError] = useState<ApiError | null>(null);
   const [apps, setApps] = useState<AppAccess[] | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
   const [answered, setAnswered] = useState<string | null>(null);
@@ -42,6 +47,22 @@ export function Apps() {
     void load();
   };
 
+  /** Declines every waiting request, or one redirect host's, at once. */
+  const declineAll = async (host?: string) => {
+    setDeclining(true);
+    setDeclineError(null);
+    try {
+      const { declined } = await call('apps.declineAll', host === undefined ? {} : { host });
+      onAnswered(t.declinedAll(declined));
+    } catch (err) {
+      setDeclineError(toApiError(err, 'apps.declineAll'));
+    } finally {
+      setDeclining(false);
+    }
+  };
+  const perHost = new Map<string, number>();
+  for (const request of pending) perHost.set(request.redirectHost, (perHost.get(request.redirectHost) ?? 0) + 1);
+
   return (
     <article className="view" aria-labelledby="apps-title">
       <header className="view__header">
@@ -54,14 +75,45 @@ export function Apps() {
       <section className="section" aria-labelledby="apps-pending-title">
         <div className="section__header">
           <h2 id="apps-pending-title">{t.pendingTitle}</h2>
+          {pending.length > 1 && refusals.count === 0 && (
+            <button type="button" className="button button--small" onClick={() => void declineAll()} disabled={declining} data-testid="decline-all">
+              {t.declineAll(pending.length)}
+            </button>
+          )}
         </div>
+        {refusals.count > 0 && pending.length > 0 && (
+          <div className="notice notice--attention apps__refused" role="alert" data-testid="sign-ins-refused">
+            <AttentionIcon />
+            <div>
+              <p className="notice__title">{t.refusedTitle(refusals.count)}</p>
+              <p className="notice__detail">{t.refusedDetail}</p>
+              <button type="button" className="button button--danger button--small apps__decline-all" onClick={() => void declineAll()} disabled={declining} data-testid="decline-all">
+                {t.declineAll(pending.length)}
+              </button>
+            </div>
+          </div>
+        )}
+        {declineError && (
+          <p className="field__error" role="alert">
+            {declineError.message}
+          </p>
+        )}
         <p role="status" className="form__saved">
           {answered ?? ''}
         </p>
         {pending.length === 0 ? (
           <p className="section__empty">{t.pendingEmpty}</p>
         ) : (
-          pending.map((request) => <Consent key={request.id} request={request} onAnswered={onAnswered} />)
+          pending.map((request) => (
+            <Consent
+              key={request.id}
+              request={request}
+              onAnswered={onAnswered}
+              sameHost={perHost.get(request.redirectHost) ?? 1}
+              onDeclineHost={() => void declineAll(request.redirectHost)}
+              declining={declining}
+            />
+          ))
         )}
       </section>
 
@@ -86,7 +138,16 @@ export function Apps() {
   );
 }
 
-function Consent({ request, onAnswered }: { request: PendingAuthorization; onAnswered: (message: string) => void }) {
+interface ConsentProps {
+  request: PendingAuthorization;
+  onAnswered: (message: string) => void;
+  /** Requests waiting for the same redirect host, this one included. */
+  sameHost: number;
+  onDeclineHost: () => void;
+  declining: boolean;
+}
+
+function Consent({ request, onAnswered, sameHost, onDeclineHost, declining }: ConsentProps) {
   const [chosen, setChosen] = useState<string[]>(request.scopes);
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
@@ -153,6 +214,11 @@ function Consent({ request, onAnswered }: { request: PendingAuthorization; onAns
         </p>
       )}
       <div className="consent__actions">
+        {sameHost > 1 && (
+          <button type="button" className="button button--small consent__decline-host" onClick={onDeclineHost} disabled={busy || declining}>
+            {t.declineHost(request.redirectHost, sameHost)}
+          </button>
+        )}
         <button type="button" className="button" onClick={() => void answer(false)} disabled={busy}>
           {t.deny}
         </button>
