@@ -10,6 +10,7 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+import { MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER } from '../federation/reaction-tally';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
@@ -138,5 +139,31 @@ describe('emoji reactions in the Mastodon client API', () => {
       return s.favourites_count === 1 ? s : undefined;
     });
     expect(status.pleroma?.emoji_reactions).toEqual([]);
+  });
+
+  it(`one answer reads at most ${MAX_REACTION_ROWS_PER_ANSWER} reaction rows for all its statuses (a flood of reactions never holds the listener's thread)`, async () => {
+    // Three new posts, each with MAX_REACTION_ROWS copies of one stored reaction (a flood).
+    const posts: z.infer<typeof S.Status>[] = [];
+    for (const text of ['flooded 1', 'flooded 2', 'flooded 3']) posts.push(S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: text })).json));
+    const s = t.rig.core.sqlite;
+    const source = s.prepare("SELECT id FROM inbox WHERE ap_type = 'EmojiReact' AND is_deleted = 0 ORDER BY id LIMIT 1").pluck().get() as number;
+    const columns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'relates_to_outbox_object_id'].includes(c));
+    const copy = s.prepare(
+      `INSERT INTO inbox (ap_id, relates_to_outbox_object_id, ${columns.join(', ')}) SELECT ap_id || '/flood/' || @post || '/' || @i, @post, ${columns.join(', ')} FROM inbox WHERE id = @source`,
+    );
+    const idOf = s.prepare('SELECT id FROM outbox WHERE ap_id = ?').pluck();
+    s.transaction(() => {
+      for (const p of posts) {
+        const post = idOf.get(p.uri) as number;
+        for (let i = 0; i < MAX_REACTION_ROWS; i++) copy.run({ post, i, source });
+      }
+    })();
+    // Alone, each shows its reaction; in one answer, the first two use up the budget.
+    for (const p of posts) expect((await statusOf(p.id)).pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['blobcat', 1]]);
+    expect(2 * MAX_REACTION_ROWS).toBe(MAX_REACTION_ROWS_PER_ANSWER);
+    const me = (await get('/api/v1/accounts/verify_credentials')) as { id: string };
+    const page = z.array(S.Status).parse(await get(`/api/v1/accounts/${me.id}/statuses?limit=3`));
+    expect(page.map((p) => p.id)).toEqual(posts.map((p) => p.id).reverse());
+    expect(page.map((p) => p.pleroma?.emoji_reactions.length)).toEqual([1, 1, 0]);
   });
 });

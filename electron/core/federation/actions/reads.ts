@@ -169,8 +169,9 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     upload: (id: number): Upload | null => db.select().from(upload).where(eq(upload.id, id)).get() ?? null,
     uploadByHash: (hash: string): Upload | null => db.select().from(upload).where(eq(upload.contentHash, hash)).get() ?? null,
 
-    /** The emoji reactions standing on one of the author's posts (reaction-tally.ts). */
-    reactions: (outboxObjectId: number): ReactionTally => reactionTallyOf(db, outboxObjectId),
+    /** The emoji reactions standing on one of the author's posts (reaction-tally.ts), read from
+     * at most `maxRows` rows. */
+    reactions: (outboxObjectId: number, maxRows?: number): ReactionTally => reactionTallyOf(db, outboxObjectId, maxRows),
 
     /** Where an object is stored (ours first), with its key. */
     find(apId: string): RowKey | null {
