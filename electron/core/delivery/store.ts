@@ -5,7 +5,11 @@
 //    before each attempt), guarded by the row still being pending: a request that may have
 //    reached the peer is on record even if its answer never is (stopped, the network gone,
 //    a crash), and a row cancelled meanwhile on another connection is not sent. The claims of
-//    one turn of the loop are one transaction (loop.ts writeClaims);
+//    one turn of the loop are one transaction (loop.ts writeClaims). A claim whose request
+//    never left (stopped first, refused, no such host, a TLS handshake that never ended) is
+//    taken back (unclaim, or the outcome writing the last_try from before): last_try is when a
+//    request of the row last left Tern, so a row that never went out shows no last try, and a
+//    Delete of the post goes only where a Create may have arrived (withheld.ts mayHaveReached);
 //  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
 //    row that is still pending (sent: not sent yet — an answer received is the truth even for a
 //    row cancelled while its request was out), each writing the whole outcome at once. They are
@@ -27,7 +31,9 @@ export interface Head {
 }
 
 export interface Attempt {
-  at: Date;
+  /** The last_try to record: when the attempt began if its request left (it may have reached
+   * the peer), else the row's last_try from before its claim (null: never left at all). */
+  at: Date | null;
   status: number | null;
   body: string | null;
 }
@@ -110,11 +116,17 @@ export function createDeliveryStore(sqlite: Sqlite) {
       WHERE id = @id AND ${PENDING}`),
     erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
     postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
+    // A claim whose request never left: last_try back to what it was (not when cancelled meanwhile
+    // either: nothing went out), unless something else was written since.
+    unclaim: sqlite.prepare(`UPDATE outgoing_activity SET last_try = @before WHERE id = @id AND is_sent = 0 AND last_try = @claimed`),
+    // A request that left and got no answer (stopped, the network gone): why last_try is newer
+    // than the tries counted, while the row waits to go again.
+    unanswered: sqlite.prepare(`UPDATE outgoing_activity SET error = @error WHERE id = @id AND ${PENDING} AND last_try = @claimed`),
     later: sqlite.prepare<[string], { id: number; nextTry: string }>(`SELECT id, next_try AS nextTry FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) > julianday(?)`),
     setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
-  const params = (id: number, a: Attempt) => ({ id, at: a.at.toISOString(), status: a.status, body: a.body });
+  const params = (id: number, a: Attempt) => ({ id, at: a.at?.toISOString() ?? null, status: a.status, body: a.body });
   // Outcomes not written yet, in the order they were decided.
   let queued: (() => void)[] = [];
   const writeAll = sqlite.transaction((writes: (() => void)[]) => writes.forEach((w) => w()));
@@ -157,6 +169,16 @@ export function createDeliveryStore(sqlite: Sqlite) {
     postpone(id: number, nextTry: Date, error: string): void {
       const values = { id, nextTry: nextTry.toISOString(), error };
       queued.push(() => q.postpone.run(values));
+    },
+    /** Takes back the claim made at `claimed`: its request never left. last_try becomes `before`. */
+    unclaim(id: number, claimed: Date, before: Date | null): void {
+      const values = { id, claimed: claimed.toISOString(), before: before?.toISOString() ?? null };
+      queued.push(() => q.unclaim.run(values));
+    },
+    /** The request claimed at `claimed` left and its answer never came: says so in `error`. */
+    unanswered(id: number, claimed: Date, error: string): void {
+      const values = { id, claimed: claimed.toISOString(), error };
+      queued.push(() => q.unanswered.run(values));
     },
     /** After a sleep: each recipient's next row (the only one that can start: the rest wait
      * behind it in order), when already due, gets a time in the next `spreadMs` at random, so
