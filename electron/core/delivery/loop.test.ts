@@ -16,7 +16,7 @@ import { startServer, type LoopbackServer } from '../net/test-server';
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopDeps, type DeliveryLoopOptions, type ResolveOutcome } from './loop';
 import { enqueueDeliveries } from './queue';
 import { openSqlite } from '../../../db/client';
-import { listDeliveries } from './status';
+import { listDeliveries, retryNow } from './status';
 
 let dir: string;
 let core: Core;
@@ -498,6 +498,66 @@ describe('last_try: when a request of the row last left Tern', () => {
     await advanceTo(l, id!);
     expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 2, lastStatusCode: 202 });
     expect(rowOf(id!).lastTry?.getTime()).toBe(now);
+  });
+});
+
+describe('"Retry now" while the row is being sent', () => {
+  /** A server whose first request waits until `release` answers it (500); later ones get 202. */
+  async function heldThen500() {
+    const held: ServerResponse[] = [];
+    const s = await server((res) => {
+      if (held.length === 0) held.push(res);
+      else res.writeHead(202).end();
+    });
+    return { s, release: () => held[0]!.writeHead(500).end('busy'), held };
+  }
+
+  it('the attempt out fails: the row keeps the fresh tries and is sent again at once, not after that attempt’s backoff', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4 WHERE id = ?').run(id); // retrying for a while
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    now += 1_000;
+    expect(retryNow(core.db, new Date(now), id)).toBe(1); // the author's "Retry now", on the main thread
+    release();
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
+    expect(s.seen).toHaveLength(2);
+    expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1, lastStatusCode: 202 });
+  });
+
+  it('"Retry all" does the same; the failure is told, and the row is due when the author asked', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4 WHERE id = ?').run(id);
+    net.set(true);
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    now += 1_000;
+    const asked = now;
+    expect(retryNow(core.db, new Date(now))).toBe(1);
+    net.set(false); // nothing starts after the answer: the row is seen as the answer left it
+    release();
+    await expect.poll(() => rowOf(id!).lastStatusCode).toBe(500);
+    expect(rowOf(id!)).toMatchObject({ isSent: false, isErrored: false, tries: 0, error: expect.stringMatching(/HTTP 500.*began before Retry now/) });
+    expect(rowOf(id!).nextTry?.getTime()).toBe(asked);
+    net.set(true);
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
+  });
+
+  it('an attempt that would have been the last one does not give the retried row up', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 15 WHERE id = ?').run(id); // the 16th try is out
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    expect(retryNow(core.db, new Date(now), id)).toBe(1);
+    release();
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
+    expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1 });
   });
 });
 

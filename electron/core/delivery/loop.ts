@@ -44,7 +44,7 @@ import type { ConnectivityWatch } from '../connectivity/watch';
 import { hostOfRecipient, isAddress } from './addresses';
 import { onDeliveriesQueued } from './queue';
 import { MAX_TRIES, backoffMs, judgeError, judgeResponse, looksLikeLocalNetworkDown, type Verdict } from './policy';
-import { createDeliveryStore, type Attempt, type Head } from './store';
+import { createDeliveryStore, type Attempt, type Head, type Seen } from './store';
 
 export type DeliveryPayload =
   | { kind: 'send'; body: string }
@@ -213,16 +213,22 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   // ---- one function per outcome -----------------------------------------------------------
+  /** What an attempt read of its row (a row retried since keeps the author's Retry now). */
+  const seenOf = (row: OutgoingActivity): Seen => ({ tries: row.tries, nextTry: row.nextTry });
+  /** The error of a failed attempt whose row was retried while it was out. */
+  const retriedMeanwhile = (reason: string) => `${reason} (That try began before Retry now; trying again now.)`;
+
   function retryLater(row: OutgoingActivity, attempt: Attempt, verdict: { at: Date; reason: string }): void {
     const tries = row.tries + 1;
     if (tries >= maxTries) return giveUp(row, attempt, `${verdict.reason} Tern gave up after ${tries} tries.`);
-    store.retryLater(row.id, attempt, verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`);
+    store.retryLater(row.id, attempt, seenOf(row), verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`, retriedMeanwhile(verdict.reason));
   }
 
   /** A failure right after a wake: due again in a few seconds, no try counted. */
   function retrySoon(row: OutgoingActivity, error: unknown): void {
     const at = new Date(clock().getTime() + 2_000 + Math.round(random() * 8_000));
-    store.postpone(row.id, at, `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)}); trying again at ${at.toISOString()}.`);
+    const reason = `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)})`;
+    store.postpone(row.id, seenOf(row), at, `${reason}; trying again at ${at.toISOString()}.`, retriedMeanwhile(`${reason}.`));
   }
 
   /** The machine slept: look at the network again, and spread what fell due meanwhile. */
@@ -254,7 +260,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   function giveUp(row: OutgoingActivity, attempt: Attempt | null, reason: string, wholeRecipient = false): void {
-    store.giveUp(row.id, attempt, reason);
+    store.giveUp(row.id, attempt === null ? null : { attempt, seen: seenOf(row), retriedError: retriedMeanwhile(reason) }, reason);
     // An address that cannot be resolved fails every row waiting for it, not one at a time.
     if (wholeRecipient) store.giveUpRecipient(row.recipient, reason);
     log(`delivery #${row.id} to ${row.recipient} given up: ${reason}`);
