@@ -291,4 +291,32 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     const again = core.sqlite.prepare<[number, string], { tries: number }>('SELECT tries FROM outgoing_activity WHERE outbox_object_id = ? AND recipient LIKE ?').get(post.id, `${slow.origin}%`);
     expect(again?.tries).toBe(1);
   });
+
+  it('"Retry now" from the window while the worker’s request is out: that request failing does not push the retry back', async () => {
+    const { core } = await openWorkerCore();
+    let answered = 0;
+    let first: (() => void) | null = null;
+    const server = await startServer(async (_req, res) => {
+      if (answered++ === 0) await new Promise<void>((resolve) => (first = resolve));
+      res.writeHead(answered === 1 ? 500 : 202).end();
+    });
+    cleanups.push(() => {
+      first?.();
+      return server.close();
+    });
+    addFollower(core, `${server.origin}/users/f`);
+    core.settings.update({ workOffline: true });
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Retried while out.', visibility: 'PUBLIC' });
+    // Failing for a while already: the next failure would wait 2^5 s.
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4').run();
+    core.settings.update({ workOffline: false });
+    await until(() => first !== null, 'the request to be out');
+    const [row] = rows(core);
+    expect(core.services.author.retryNow(row!.id)).toEqual({ retried: 1 });
+    first!();
+    await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent again at once', 5_000);
+    expect(rows(core)[0]).toMatchObject({ is_sent: 1, tries: 1 });
+    expect(server.seen).toHaveLength(2);
+  });
 });
