@@ -5,7 +5,7 @@
 // a crash would) loses nothing.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPeer } from '../../../test/peer/peer';
 import type { Core } from '../core';
@@ -318,5 +318,27 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent again at once', 5_000);
     expect(rows(core)[0]).toMatchObject({ is_sent: 1, tries: 1 });
     expect(server.seen).toHaveLength(2);
+  });
+
+  it('stopped before its request left (a TLS handshake that never ends): the row shows no last request, as if never tried', async () => {
+    const { core } = await openWorkerCore();
+    const sockets: Socket[] = [];
+    const tcp = createTcpServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      sockets.forEach((x) => x.destroy());
+      return new Promise<void>((resolve) => tcp.close(() => resolve()));
+    });
+    addFollower(core, `https://127.0.0.1:${(tcp.address() as AddressInfo).port}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Never left.', visibility: 'PUBLIC' });
+    const lastTry = () => core.sqlite.prepare<[], { last_try: string | null }>('SELECT last_try FROM outgoing_activity').get()?.last_try ?? null;
+    // The worker put its try on record and is in the handshake.
+    await until(() => lastTry() !== null && sockets.length === 1, 'the claim and the connection');
+    await core.loops.delivery.stop({ graceMs: 0 });
+    expect(rows(core)).toMatchObject([{ is_sent: 0, tries: 0 }]);
+    expect(lastTry()).toBeNull();
+    const view = core.services.author.deliveries({ limit: 10, state: 'all' });
+    expect(view.items).toMatchObject([{ state: 'queued', tries: 0, lastTry: null }]);
   });
 });
