@@ -507,7 +507,9 @@ export const strings = {
     } satisfies Record<DeliveryRowState, string>,
     tries: (n: number) => `${formatNumber(n)} ${plural(n, { one: 'try', other: 'tries' })}`,
     lastStatus: (code: number) => `last answer HTTP ${code}`,
-    lastTry: 'last tried',
+    /** When a request of the row last left Tern (a try refused or stopped before it left is
+     * counted in tries, but sent nothing). */
+    lastTry: 'last request sent',
     nextTry: 'next try',
     gaveUp: 'Tern gave up.',
     willRetry: 'Tern will try again.',

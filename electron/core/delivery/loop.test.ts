@@ -5,6 +5,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ServerResponse } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { eq } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { outgoingActivity, type OutgoingActivity } from '../../../db/schema';
@@ -15,6 +16,7 @@ import { startServer, type LoopbackServer } from '../net/test-server';
 import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopDeps, type DeliveryLoopOptions, type ResolveOutcome } from './loop';
 import { enqueueDeliveries } from './queue';
 import { openSqlite } from '../../../db/client';
+import { listDeliveries, retryNow } from './status';
 
 let dir: string;
 let core: Core;
@@ -383,15 +385,14 @@ describe('sleep (the laptop’s lid closed for 8 hours)', () => {
     await l.drain(); // tried: connection refused, within the grace after waking
     const row = rowOf(id!);
     expect(row.tries).toBe(0);
-    expect(row.lastTry?.getTime()).toBe(now); // a request was made (it may have got through)
+    expect(row.lastTry).toBeNull(); // refused: nothing left, so no last try
     expect(row.error).toMatch(/network was not back yet after the computer woke/);
     expect(row.nextTry!.getTime()).toBeGreaterThan(now);
-    // Past the grace: the same failure counts as usual.
+    // Past the grace: the same failure counts as usual (a try; still nothing left).
     mono += 61_000;
     now = row.nextTry!.getTime();
     await l.drain();
-    expect(rowOf(id!).tries).toBe(1);
-    expect(rowOf(id!).lastTry).not.toBeNull();
+    expect(rowOf(id!)).toMatchObject({ tries: 1, lastTry: null, error: expect.stringMatching(/refused the connection/) });
   });
 
   it('the shell’s resume event does the same without waiting for the clocks to disagree', async () => {
@@ -431,13 +432,131 @@ describe('stopping', () => {
     await expect.poll(() => s.seen.length).toBe(1);
     await l.stop({ graceMs: 0 });
     const row = rowOf(id!);
-    // No try counted, but the request that went out is on record (it may have reached the peer).
+    // No try counted, but the request that went out is on record (it may have reached the peer),
+    // and the row says why its last try is not counted.
     expect(row).toMatchObject({ isSent: false, isErrored: false, tries: 0, lastStatusCode: null });
     expect(row.lastTry?.getTime()).toBe(now);
+    expect(row.error).toMatch(/had not answered when Tern stopped; the delivery may have arrived/);
     await loop().drain();
     expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1 });
     // The aborted request's late answer reaches nobody and changes nothing.
     await expect.poll(() => answered).toBe(2);
+    expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1 });
+  });
+});
+
+/** A TLS server on loopback that takes the connection and never answers the handshake: a
+ * request to it never leaves (its head and body wait for the handshake). */
+async function silentTls(): Promise<{ origin: string; accepted: () => number; close: () => Promise<void> }> {
+  const sockets: Socket[] = [];
+  const tcp = createServer((socket) => void sockets.push(socket));
+  await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+  return {
+    origin: `https://127.0.0.1:${(tcp.address() as AddressInfo).port}`,
+    accepted: () => sockets.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        sockets.forEach((x) => x.destroy());
+        tcp.close(() => resolve());
+      }),
+  };
+}
+
+describe('last_try: when a request of the row last left Tern', () => {
+  it('stopped after its try was put on record but before its request left: no last try (nor the earlier one overwritten), no try, nothing said in the Deliveries view', async () => {
+    const tls = await silentTls();
+    try {
+      const [fresh, retried] = enqueue(`${tls.origin}/a/inbox`, `${tls.origin}/b/inbox`);
+      // The second row was tried once before, a minute ago (an answer 503).
+      const earlier = new Date(now - 60_000);
+      core.sqlite.prepare("UPDATE outgoing_activity SET tries = 1, last_try = ?, last_status_code = 503, error = 'HTTP 503' WHERE id = ?").run(earlier.toISOString(), retried);
+      const l = loop();
+      // Both claimed (last_try written), both connections waiting on the handshake.
+      await expect.poll(() => [rowOf(fresh!).lastTry?.getTime(), rowOf(retried!).lastTry?.getTime(), tls.accepted()]).toEqual([now, now, 2]);
+      await l.stop({ graceMs: 0 });
+      expect(rowOf(fresh!)).toMatchObject({ isSent: false, isErrored: false, tries: 0, lastTry: null, error: null });
+      expect(rowOf(retried!)).toMatchObject({ isSent: false, isErrored: false, tries: 1, lastTry: earlier, lastStatusCode: 503 });
+      const view = listDeliveries(core.db, { limit: 10, state: 'all' }, { inFlight: new Set(), online: true });
+      expect(view.items.find((i) => i.id === fresh)).toMatchObject({ state: 'queued', tries: 0, lastTry: null });
+      expect(view.items.find((i) => i.id === retried)).toMatchObject({ tries: 1, lastTry: earlier.toISOString() });
+    } finally {
+      await tls.close();
+    }
+  });
+
+  it('a refused connection counts a try, but is no last try: nothing left', async () => {
+    const closed = await server((res) => res.writeHead(202).end());
+    const { origin, port } = closed;
+    await closed.close();
+    servers.splice(servers.indexOf(closed), 1);
+    const [id] = enqueue(`${origin}/inbox`);
+    const l = loop();
+    await l.drain();
+    expect(rowOf(id!)).toMatchObject({ tries: 1, lastTry: null, lastStatusCode: null, error: expect.stringMatching(/refused the connection/) });
+    // The server is back: its answer is the last try.
+    servers.push(await startServer((_req, res) => res.writeHead(202).end(), '127.0.0.1', port));
+    await advanceTo(l, id!);
+    expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 2, lastStatusCode: 202 });
+    expect(rowOf(id!).lastTry?.getTime()).toBe(now);
+  });
+});
+
+describe('"Retry now" while the row is being sent', () => {
+  /** A server whose first request waits until `release` answers it (500); later ones get 202. */
+  async function heldThen500() {
+    const held: ServerResponse[] = [];
+    const s = await server((res) => {
+      if (held.length === 0) held.push(res);
+      else res.writeHead(202).end();
+    });
+    return { s, release: () => held[0]!.writeHead(500).end('busy'), held };
+  }
+
+  it('the attempt out fails: the row keeps the fresh tries and is sent again at once, not after that attempt’s backoff', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4 WHERE id = ?').run(id); // retrying for a while
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    now += 1_000;
+    expect(retryNow(core.db, new Date(now), id)).toBe(1); // the author's "Retry now", on the main thread
+    release();
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
+    expect(s.seen).toHaveLength(2);
+    expect(rowOf(id!)).toMatchObject({ isSent: true, tries: 1, lastStatusCode: 202 });
+  });
+
+  it('"Retry all" does the same; the failure is told, and the row is due when the author asked', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4 WHERE id = ?').run(id);
+    net.set(true);
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    now += 1_000;
+    const asked = now;
+    expect(retryNow(core.db, new Date(now))).toBe(1);
+    net.set(false); // nothing starts after the answer: the row is seen as the answer left it
+    release();
+    await expect.poll(() => rowOf(id!).lastStatusCode).toBe(500);
+    expect(rowOf(id!)).toMatchObject({ isSent: false, isErrored: false, tries: 0, error: expect.stringMatching(/HTTP 500.*began before Retry now/) });
+    expect(rowOf(id!).nextTry?.getTime()).toBe(asked);
+    net.set(true);
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
+  });
+
+  it('an attempt that would have been the last one does not give the retried row up', async () => {
+    const { s, release, held } = await heldThen500();
+    const [id] = enqueue(`${s.origin}/inbox`);
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 15 WHERE id = ?').run(id); // the 16th try is out
+    const l = loop();
+    await expect.poll(() => held.length).toBe(1);
+    expect(retryNow(core.db, new Date(now), id)).toBe(1);
+    release();
+    await expect.poll(() => rowOf(id!).isSent, { timeout: 3_000 }).toBe(true);
+    await l.drain();
     expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1 });
   });
 });

@@ -12,7 +12,9 @@
 //    it at once, oldest first. A request that fails because the network went away mid-flight is
 //    not counted either.
 //  * Bookkeeping: last_try is written as the request leaves (store.ts claim: a request out may
-//    have reached the peer, answer or not), then one UPDATE per answer: is_sent (or the retry
+//    have reached the peer, answer or not), and taken back if it never left (the HTTP client's
+//    onSent never came: stopped first, refused, no such host); so last_try is when a request
+//    of the row last left Tern. Then one UPDATE per answer: is_sent (or the retry
 //    time, or is_errored) together with tries, last_try, last_status_code, last_response and
 //    error. The answers of one turn of the event loop are written together, in one transaction,
 //    before the queue is read again (so a row answered is never picked twice), and before
@@ -42,7 +44,7 @@ import type { ConnectivityWatch } from '../connectivity/watch';
 import { hostOfRecipient, isAddress } from './addresses';
 import { onDeliveriesQueued } from './queue';
 import { MAX_TRIES, backoffMs, judgeError, judgeResponse, looksLikeLocalNetworkDown, type Verdict } from './policy';
-import { createDeliveryStore, type Attempt, type Head } from './store';
+import { createDeliveryStore, type Attempt, type Head, type Seen } from './store';
 
 export type DeliveryPayload =
   | { kind: 'send'; body: string }
@@ -211,16 +213,22 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   // ---- one function per outcome -----------------------------------------------------------
+  /** What an attempt read of its row (a row retried since keeps the author's Retry now). */
+  const seenOf = (row: OutgoingActivity): Seen => ({ tries: row.tries, nextTry: row.nextTry });
+  /** The error of a failed attempt whose row was retried while it was out. */
+  const retriedMeanwhile = (reason: string) => `${reason} (That try began before Retry now; trying again now.)`;
+
   function retryLater(row: OutgoingActivity, attempt: Attempt, verdict: { at: Date; reason: string }): void {
     const tries = row.tries + 1;
     if (tries >= maxTries) return giveUp(row, attempt, `${verdict.reason} Tern gave up after ${tries} tries.`);
-    store.retryLater(row.id, attempt, verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`);
+    store.retryLater(row.id, attempt, seenOf(row), verdict.at, `${verdict.reason} Next try at ${verdict.at.toISOString()}.`, retriedMeanwhile(verdict.reason));
   }
 
   /** A failure right after a wake: due again in a few seconds, no try counted. */
   function retrySoon(row: OutgoingActivity, error: unknown): void {
     const at = new Date(clock().getTime() + 2_000 + Math.round(random() * 8_000));
-    store.postpone(row.id, at, `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)}); trying again at ${at.toISOString()}.`);
+    const reason = `The network was not back yet after the computer woke (${(error as Error)?.message ?? String(error)})`;
+    store.postpone(row.id, seenOf(row), at, `${reason}; trying again at ${at.toISOString()}.`, retriedMeanwhile(`${reason}.`));
   }
 
   /** The machine slept: look at the network again, and spread what fell due meanwhile. */
@@ -252,7 +260,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   }
 
   function giveUp(row: OutgoingActivity, attempt: Attempt | null, reason: string, wholeRecipient = false): void {
-    store.giveUp(row.id, attempt, reason);
+    store.giveUp(row.id, attempt === null ? null : { attempt, seen: seenOf(row), retriedError: retriedMeanwhile(reason) }, reason);
     // An address that cannot be resolved fails every row waiting for it, not one at a time.
     if (wholeRecipient) store.giveUpRecipient(row.recipient, reason);
     log(`delivery #${row.id} to ${row.recipient} given up: ${reason}`);
@@ -319,7 +327,8 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       }
       if (signal.aborted || outcome.kind === 'resolved') return;
       if (!deps.connectivity.isOnline()) return;
-      const attempt = { at, status: null, body: null };
+      // A look-up, not a delivery: nothing of the row left, so last_try stays as it was.
+      const attempt = { at: row.lastTry, status: null, body: null };
       if (outcome.kind === 'gone') giveUp(row, attempt, outcome.reason, true);
       else retryLater(row, attempt, { at: new Date(clock().getTime() + backoffMs(row.tries + 1, random)), reason: outcome.reason });
       return;
@@ -332,7 +341,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     // (stopped, the network gone mid-flight) may still have reached the peer, and a Delete of
     // the post must then go there too (withheld.ts mayHaveReached). A row cancelled since it
     // was read (by the main thread, or a removed follower) is not sent.
-    if (signal.aborted || !(await claim(row, at, signal)) || signal.aborted) return;
+    if (signal.aborted || !(await claim(row, at, signal))) return;
+    // Stopped once claimed: nothing left, so the claim is taken back.
+    if (signal.aborted) return store.unclaim(row.id, at, row.lastTry);
     // The request's own signal: stopping (the task's) or the time limit, answer included. One
     // timer per attempt, cleared when it ends (AbortSignal.timeout would keep each one alive
     // for the whole limit, a thousand of them after a fan-out).
@@ -358,6 +369,11 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
     signal: AbortSignal,
   ): Promise<void> {
     let response: Response;
+    // Whether the request left in full (the client's onSent): until then the peer cannot have it.
+    let left = false;
+    const onSent = () => {
+      left = true;
+    };
     try {
       if (payload.kind === 'form') {
         // A webmention: an unsigned form POST.
@@ -366,20 +382,38 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
           headers: { 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html, application/json, */*;q=0.1' },
           rawBody: encoder.encode(payload.body),
           signal: requestSignal,
+          onSent,
         });
       } else {
         // The body goes to signedFetch as bytes beside the request's parts: no stream copies.
         const request = { url: row.recipient, method: 'POST', headers: DELIVERY_HEADERS };
         const { bytes, sha256 } = encoded(payload);
-        response = await signedFetch(deps.client, request, { ...signer, body: bytes, bodySha256: sha256, signal: requestSignal, ...(turn === unpaced ? {} : { beforeSend: turn.wait }) });
+        response = await signedFetch(deps.client, request, {
+          ...signer,
+          body: bytes,
+          bodySha256: sha256,
+          signal: requestSignal,
+          onSent,
+          ...(turn === unpaced ? {} : { beforeSend: turn.wait }),
+        });
       }
     } catch (error) {
-      // Stopped, or the machine went offline meanwhile: the row stays due, no try spent.
-      if (signal.aborted || !deps.connectivity.isOnline()) return;
+      // Stopped, or the machine went offline meanwhile: the row stays due, no try spent. A
+      // request that never left takes its claim back (no last try); one that left says why
+      // its last try is not counted.
+      if (signal.aborted || !deps.connectivity.isOnline()) {
+        if (!left) return store.unclaim(row.id, at, row.lastTry);
+        const why = signal.aborted ? 'Tern stopped' : 'the network went away';
+        return store.unanswered(row.id, at, `${host} had not answered when ${why}; the delivery may have arrived. No try counted: it goes again.`);
+      }
       if (looksLikeLocalNetworkDown(error)) deps.connectivity.recheck();
       // Just woke: the network may not be back yet. Try again shortly, no try spent.
-      if (monotonic() < graceUntil) return retrySoon(row, error);
-      apply(row, { at, status: null, body: null }, judgeError({ error, host, tries: row.tries + 1, now: clock(), random }));
+      if (monotonic() < graceUntil) {
+        if (!left) store.unclaim(row.id, at, row.lastTry);
+        return retrySoon(row, error);
+      }
+      // A try, counted; but one whose request never left (refused, no such host) is no last try.
+      apply(row, { at: left ? at : row.lastTry, status: null, body: null }, judgeError({ error, host, tries: row.tries + 1, now: clock(), random }));
       return;
     }
     // From here on the answer is known and is recorded whatever happens (stop included).

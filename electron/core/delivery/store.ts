@@ -5,13 +5,20 @@
 //    before each attempt), guarded by the row still being pending: a request that may have
 //    reached the peer is on record even if its answer never is (stopped, the network gone,
 //    a crash), and a row cancelled meanwhile on another connection is not sent. The claims of
-//    one turn of the loop are one transaction (loop.ts writeClaims);
+//    one turn of the loop are one transaction (loop.ts writeClaims). A claim whose request
+//    never left (stopped first, refused, no such host, a TLS handshake that never ended) is
+//    taken back (unclaim, or the outcome writing the last_try from before): last_try is when a
+//    request of the row last left Tern, so a row that never went out shows no last try, and a
+//    Delete of the post goes only where a Create may have arrived (withheld.ts mayHaveReached);
 //  * markSent / retryLater / giveUp: one UPDATE per outcome, each guarded so it only changes a
 //    row that is still pending (sent: not sent yet — an answer received is the truth even for a
 //    row cancelled while its request was out), each writing the whole outcome at once. They are
 //    queued and written together by flush(), one transaction for all the answers of one turn
 //    of the event loop (a commit per delivery cost as much as the rest of the bookkeeping);
 //    the loop flushes before it reads the queue again and before stop() or drain() return.
+//    "Retry now" written while the attempt was out (tries reset, next_try moved: status.ts
+//    retryNow, on the main thread's connection) wins over that attempt's failure: the row keeps
+//    its fresh tries and the time the author asked for, and the failure is only reported.
 import type { Sqlite } from '../../../db/client';
 import { parseStoredDate, type OutgoingActivity } from '../../../db/schema';
 
@@ -27,9 +34,18 @@ export interface Head {
 }
 
 export interface Attempt {
-  at: Date;
+  /** The last_try to record: when the attempt began if its request left (it may have reached
+   * the peer), else the row's last_try from before its claim (null: never left at all). */
+  at: Date | null;
   status: number | null;
   body: string | null;
+}
+
+/** What the attempt read of the row before it began: a row whose tries or next_try changed
+ * since was retried by the author meanwhile ("Retry now"). */
+export interface Seen {
+  tries: number;
+  nextTry: Date | null;
 }
 
 interface RawRow {
@@ -73,6 +89,11 @@ function toRow(r: RawRow): OutgoingActivity {
 export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
 
 const PENDING = 'is_sent = 0 AND is_errored = 0';
+/** The row was retried ("Retry now": tries reset, next_try moved) since the attempt read it
+ * (@seenTries, @seenNextTry). Only the loop changes tries, and only one attempt of a row is out
+ * at a time, so a change is the author's. (A wake's spreading of due rows moves next_try too:
+ * then the spread time stays, as due within a minute, and the failure counts no try.) */
+const RETRIED = '(tries <> @seenTries OR julianday(next_try) IS NOT julianday(@seenNextTry))';
 
 export function createDeliveryStore(sqlite: Sqlite) {
   const q = {
@@ -100,21 +121,39 @@ export function createDeliveryStore(sqlite: Sqlite) {
       UPDATE outgoing_activity
       SET is_sent = 1, is_errored = 0, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = NULL
       WHERE id = @id AND is_sent = 0`),
+    // After a failure: unless retried meanwhile (RETRIED), one more try and the next one's time;
+    // if retried, the author's fresh tries and time stay, and the failure is reported.
     retry: sqlite.prepare(`
       UPDATE outgoing_activity
-      SET tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = @nextTry, error = @error
+      SET tries = CASE WHEN ${RETRIED} THEN tries ELSE tries + 1 END, last_try = @at, last_status_code = @status, last_response = @body,
+          next_try = CASE WHEN ${RETRIED} THEN next_try ELSE @nextTry END, error = CASE WHEN ${RETRIED} THEN @retriedError ELSE @error END
       WHERE id = @id AND ${PENDING}`),
     erroredTried: sqlite.prepare(`
       UPDATE outgoing_activity
-      SET is_errored = 1, tries = tries + 1, last_try = @at, last_status_code = @status, last_response = @body, next_try = NULL, error = @error
+      SET is_errored = CASE WHEN ${RETRIED} THEN 0 ELSE 1 END, tries = CASE WHEN ${RETRIED} THEN tries ELSE tries + 1 END, last_try = @at,
+          last_status_code = @status, last_response = @body,
+          next_try = CASE WHEN ${RETRIED} THEN next_try ELSE NULL END, error = CASE WHEN ${RETRIED} THEN @retriedError ELSE @error END
       WHERE id = @id AND ${PENDING}`),
     erroredUntried: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE id = @id AND ${PENDING}`),
-    postpone: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry, error = @error WHERE id = @id AND ${PENDING}`),
+    postpone: sqlite.prepare(`
+      UPDATE outgoing_activity SET next_try = CASE WHEN ${RETRIED} THEN next_try ELSE @nextTry END, error = CASE WHEN ${RETRIED} THEN @retriedError ELSE @error END
+      WHERE id = @id AND ${PENDING}`),
+    // A claim whose request never left: last_try back to what it was (not when cancelled meanwhile
+    // either: nothing went out), unless something else was written since.
+    unclaim: sqlite.prepare(`UPDATE outgoing_activity SET last_try = @before WHERE id = @id AND is_sent = 0 AND last_try = @claimed`),
+    // A request that left and got no answer (stopped, the network gone): why last_try is newer
+    // than the tries counted, while the row waits to go again.
+    unanswered: sqlite.prepare(`UPDATE outgoing_activity SET error = @error WHERE id = @id AND ${PENDING} AND last_try = @claimed`),
     later: sqlite.prepare<[string], { id: number; nextTry: string }>(`SELECT id, next_try AS nextTry FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) > julianday(?)`),
     setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
   };
-  const params = (id: number, a: Attempt) => ({ id, at: a.at.toISOString(), status: a.status, body: a.body });
+  const params = (id: number, a: Attempt) => ({ id, at: a.at?.toISOString() ?? null, status: a.status, body: a.body });
+  const seenParams = (seen: Seen, retriedError: string) => ({
+    seenTries: seen.tries,
+    seenNextTry: seen.nextTry?.toISOString() ?? null,
+    retriedError,
+  });
   // Outcomes not written yet, in the order they were decided.
   let queued: (() => void)[] = [];
   const writeAll = sqlite.transaction((writes: (() => void)[]) => writes.forEach((w) => w()));
@@ -144,19 +183,37 @@ export function createDeliveryStore(sqlite: Sqlite) {
       const values = params(id, a);
       queued.push(() => q.sent.run(values));
     },
-    retryLater(id: number, a: Attempt, nextTry: Date, error: string): void {
-      const values = { ...params(id, a), nextTry: nextTry.toISOString(), error };
+    /** Due again at `nextTry`, one more try counted; unless retried since `seen` (then still
+     * due when the author asked, with `retriedError`). */
+    retryLater(id: number, a: Attempt, seen: Seen, nextTry: Date, error: string, retriedError: string): void {
+      const values = { ...params(id, a), ...seenParams(seen, retriedError), nextTry: nextTry.toISOString(), error };
       queued.push(() => q.retry.run(values));
     },
-    /** Gives up: counting the attempt when one was made (`a`), else leaving the try count alone. */
-    giveUp(id: number, a: Attempt | null, error: string): void {
-      const values = a ? { ...params(id, a), error } : { id, error };
-      queued.push(() => (a ? q.erroredTried : q.erroredUntried).run(values));
+    /** Gives up: counting the attempt when one was made (`a`, with what it read, `seen`: a row
+     * retried since stays due), else leaving the try count alone. */
+    giveUp(id: number, a: { attempt: Attempt; seen: Seen; retriedError: string } | null, error: string): void {
+      if (a === null) {
+        const values = { id, error };
+        queued.push(() => q.erroredUntried.run(values));
+        return;
+      }
+      const values = { ...params(id, a.attempt), ...seenParams(a.seen, a.retriedError), error };
+      queued.push(() => q.erroredTried.run(values));
     },
     /** Due again at `nextTry` without counting a try (the failure was the machine's own). */
-    postpone(id: number, nextTry: Date, error: string): void {
-      const values = { id, nextTry: nextTry.toISOString(), error };
+    postpone(id: number, seen: Seen, nextTry: Date, error: string, retriedError: string): void {
+      const values = { id, ...seenParams(seen, retriedError), nextTry: nextTry.toISOString(), error };
       queued.push(() => q.postpone.run(values));
+    },
+    /** Takes back the claim made at `claimed`: its request never left. last_try becomes `before`. */
+    unclaim(id: number, claimed: Date, before: Date | null): void {
+      const values = { id, claimed: claimed.toISOString(), before: before?.toISOString() ?? null };
+      queued.push(() => q.unclaim.run(values));
+    },
+    /** The request claimed at `claimed` left and its answer never came: says so in `error`. */
+    unanswered(id: number, claimed: Date, error: string): void {
+      const values = { id, claimed: claimed.toISOString(), error };
+      queued.push(() => q.unanswered.run(values));
     },
     /** After a sleep: each recipient's next row (the only one that can start: the rest wait
      * behind it in order), when already due, gets a time in the next `spreadMs` at random, so

@@ -5,7 +5,7 @@
 // a crash would) loses nothing.
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startPeer } from '../../../test/peer/peer';
 import type { Core } from '../core';
@@ -290,5 +290,55 @@ describe('the delivery worker', { timeout: 60_000 }, () => {
     expect(slow.posts()).toBe(2);
     const again = core.sqlite.prepare<[number, string], { tries: number }>('SELECT tries FROM outgoing_activity WHERE outbox_object_id = ? AND recipient LIKE ?').get(post.id, `${slow.origin}%`);
     expect(again?.tries).toBe(1);
+  });
+
+  it('"Retry now" from the window while the worker’s request is out: that request failing does not push the retry back', async () => {
+    const { core } = await openWorkerCore();
+    let answered = 0;
+    let first: (() => void) | null = null;
+    const server = await startServer(async (_req, res) => {
+      if (answered++ === 0) await new Promise<void>((resolve) => (first = resolve));
+      res.writeHead(answered === 1 ? 500 : 202).end();
+    });
+    cleanups.push(() => {
+      first?.();
+      return server.close();
+    });
+    addFollower(core, `${server.origin}/users/f`);
+    core.settings.update({ workOffline: true });
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Retried while out.', visibility: 'PUBLIC' });
+    // Failing for a while already: the next failure would wait 2^5 s.
+    core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4').run();
+    core.settings.update({ workOffline: false });
+    await until(() => first !== null, 'the request to be out');
+    const [row] = rows(core);
+    expect(core.services.author.retryNow(row!.id)).toEqual({ retried: 1 });
+    first!();
+    await until(() => rows(core)[0]?.is_sent === 1, 'the row to be sent again at once', 5_000);
+    expect(rows(core)[0]).toMatchObject({ is_sent: 1, tries: 1 });
+    expect(server.seen).toHaveLength(2);
+  });
+
+  it('stopped before its request left (a TLS handshake that never ends): the row shows no last request, as if never tried', async () => {
+    const { core } = await openWorkerCore();
+    const sockets: Socket[] = [];
+    const tcp = createTcpServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    cleanups.push(() => {
+      sockets.forEach((x) => x.destroy());
+      return new Promise<void>((resolve) => tcp.close(() => resolve()));
+    });
+    addFollower(core, `https://127.0.0.1:${(tcp.address() as AddressInfo).port}/users/f`);
+    core.loops.delivery.start();
+    await core.services.author.createPost({ content: 'Never left.', visibility: 'PUBLIC' });
+    const lastTry = () => core.sqlite.prepare<[], { last_try: string | null }>('SELECT last_try FROM outgoing_activity').get()?.last_try ?? null;
+    // The worker put its try on record and is in the handshake.
+    await until(() => lastTry() !== null && sockets.length === 1, 'the claim and the connection');
+    await core.loops.delivery.stop({ graceMs: 0 });
+    expect(rows(core)).toMatchObject([{ is_sent: 0, tries: 0 }]);
+    expect(lastTry()).toBeNull();
+    const view = core.services.author.deliveries({ limit: 10, state: 'all' });
+    expect(view.items).toMatchObject([{ state: 'queued', tries: 0, lastTry: null }]);
   });
 });

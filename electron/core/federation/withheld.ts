@@ -36,8 +36,10 @@ export function withheldReason(db: DbOrTx, row: OutgoingActivity, own: Own): str
   return null;
 }
 
-/** Whether a Create or Update of the post was sent, or tried (it may have arrived), to this
- * recipient or to another inbox on its server (a shared inbox and a personal one). */
+/** Whether a Create or Update of the post was sent, or a request of it left Tern (last_try: it
+ * may have arrived, answered or not — Tern stopped, the network dropped, a crash), to this
+ * recipient or to another inbox on its server (a shared inbox and a personal one). A try that
+ * never left (refused, stopped before its request went out) leaves no last_try (delivery/loop.ts). */
 function mayHaveReached(db: DbOrTx, carriers: number[], recipient: string): boolean {
   const rows = db
     .selectDistinct({ recipient: outgoingActivity.recipient })

@@ -207,8 +207,13 @@ export interface DeliveryRowView {
   host: string;
   /** What is being delivered. */
   activity: { type: string; apId: string | null; label: string };
+  /** Tries counted: those answered, and those that failed (refused, timed out…); not one stopped
+   * by Tern, cut by the network going away, or failing just after a wake from sleep. */
   tries: number;
   nextTry: string | null;
+  /** When a request of this row last left Tern (it may have reached the server, answer or not);
+   * null when none ever did. Newer than the tries counted when Tern stopped before an answer
+   * (error then says so). */
   lastTry: string | null;
   lastStatus: number | null;
   lastResponse: string | null;

@@ -433,3 +433,20 @@ describe('createHttpClient: headers as sent', () => {
     await expect(c.fetch(`${s.origin}/inbox`, { method: 'POST', headers: { 'x-bad': 'a\nb' }, rawBody: null })).rejects.toBeInstanceOf(TypeError);
   });
 });
+
+describe('createHttpClient: onSent (the request left in full)', () => {
+  it('is told once a request was handed to a connected socket, before its answer; never for a refused connection', async () => {
+    const events: string[] = [];
+    const s = await server(ok);
+    const c = client({ allowPrivateAddresses: true });
+    const res = await c.fetch(`${s.origin}/inbox`, { method: 'POST', rawBody: new TextEncoder().encode('{}'), onSent: () => events.push('sent') });
+    events.push(`answer ${res.status}`);
+    expect(events).toEqual(['sent', 'answer 200']);
+
+    const down = await startServer(ok);
+    await down.close();
+    let sent = 0;
+    await expect(c.fetch(`${down.origin}/inbox`, { method: 'POST', rawBody: new TextEncoder().encode('{}'), onSent: () => sent++ })).rejects.toThrow(/ECONNREFUSED/);
+    expect(sent).toBe(0);
+  });
+});

@@ -63,6 +63,10 @@ export interface NetRequestInit extends RequestInit {
   maxBodyBytes?: number;
   /** The bytes to send as the body, instead of reading the request's own body (null: none). */
   rawBody?: Uint8Array | null;
+  /** Called when a request (each hop's) has been handed in full, head and body, to a connected
+   * socket: from then on the server may have it, answer or not. A request that failed or was
+   * aborted before (refused, no such host, a TLS handshake that never ended) never left. */
+  onSent?: () => void;
 }
 
 /** Same shape as the global fetch, so it can be handed to code that expects one. */
@@ -146,7 +150,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     } else if (!allowPrivate && isLocalOnlyName(hostName(url))) throw new RefusedHostError(url.href, url.hostname);
   };
 
-  const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: Buffer | null, signal: AbortSignal) =>
+  const sendOnce = (url: URL, method: string, headers: Record<string, string>, body: Buffer | null, signal: AbortSignal, onSent?: () => void) =>
     new Promise<IncomingMessage>((resolve, reject) => {
       assertFetchable(url);
       const outgoing: Record<string, string> = { ...headers };
@@ -172,6 +176,9 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
+      // 'finish': the last of the request was written to the socket, which is connected by then
+      // (writes wait for the connection, and for the TLS handshake).
+      if (onSent) req.once('finish', onSent);
       req.on('socket', (socket: Socket) => {
         if (!socket.connecting) return; // a pooled socket, checked when it was opened
         const timer = setTimeout(() => req.destroy(new RequestTimeoutError(url.href, 'connect', connectTimeoutMs)), connectTimeoutMs);
@@ -219,7 +226,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
             : Buffer.from(init.rawBody.buffer, init.rawBody.byteOffset, init.rawBody.byteLength)
           : await request.bodyBytes();
       for (let hop = 0; ; hop++) {
-        const res = await sendOnce(url, method, headers, body, deadline.signal);
+        const res = await sendOnce(url, method, headers, body, deadline.signal, init.onSent);
         const status = res.statusCode ?? 0;
         const location = res.headers.location;
         if (!REDIRECT_STATUSES.has(status) || location === undefined || request.redirect === 'manual') {

@@ -96,6 +96,8 @@ export interface SignedFetchOptions {
   bodySha256?: string;
   /** The answer's body cap; default the client's. */
   maxBodyBytes?: number;
+  /** Told when a request has left in full (NetRequestInit.onSent), for each knock and hop. */
+  onSent?: () => void;
 }
 
 /** Digest / Content-Digest for a body, in Fedify's own format, computed once per signedFetch
@@ -181,6 +183,7 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
         redirect: 'manual',
         rawBody: body === null ? null : new Uint8Array(body),
         ...(options.maxBodyBytes === undefined ? {} : { maxBodyBytes: options.maxBodyBytes }),
+        ...(options.onSent === undefined ? {} : { onSent: options.onSent }),
       });
     };
     const first = hop === 0 && options.spec !== undefined ? options.spec : memory.determineSpec(url.origin);

@@ -24,7 +24,8 @@ export function deletePost(deps: ActionDeps, apId: string): { apId: string; queu
     const post = findOwnPost(tx, apId);
     const carriers = postActivityIds(tx, post.id);
     // Queued for everyone who may have it; each row goes out only where a Create or Update of
-    // the post was sent or tried by then (withheld.ts), the rest are cancelled with a reason.
+    // the post was sent, or may have arrived, by then (withheld.ts), the rest are cancelled with
+    // a reason.
     const recipients = [...earlierRecipients(tx, carriers), ...computeRecipients(tx, local, post.apObject as Json)];
     const del = saveOutboxObject(tx, local, {
       apObject: toDelete(local, post, now.toISOString()),

@@ -5,6 +5,7 @@
 // never came. Real Fedify peers (a loopback server where an answer must be held), the author's
 // own delivery loop.
 import type { ServerResponse } from 'node:http';
+import { createServer, type AddressInfo, type Socket } from 'node:net';
 import { and, eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { outbox, outgoingActivity } from '../../../../db/schema';
@@ -266,6 +267,115 @@ describe('a post deleted while its delivery was out and its answer never came', 
     } finally {
       rig.net.set(true);
       await peer.s.close();
+    }
+  });
+});
+
+describe('a post deleted after its Create was tried where it never left, or may have', () => {
+  const inboxAt = (origin: string) => `${origin}/users/zed/inbox`;
+  /** Queues the post's Create to `inbox` (as for someone it mentions) and lets the loop try it. */
+  function sendTo(postId: number, inbox: string): number {
+    enqueueDeliveries(rig.core.db, { outboxObjectId: postId, recipients: [inbox], now: new Date() });
+    rig.core.loops.delivery.wake();
+    return rig.rowsOf(postId).find((r) => r.recipient === inbox)!.id;
+  }
+  /** The row's retry time has come. */
+  function dueNow(rowId: number): void {
+    rig.core.db.update(outgoingActivity).set({ nextTry: new Date() }).where(eq(outgoingActivity.id, rowId)).run();
+    rig.core.loops.delivery.wake();
+  }
+  const rowById = (id: number) => rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.id, id)).get()!;
+  const deleteRowTo = (postId: number, inbox: string) => rig.rowsOf(deleteOf(postId).id).find((r) => r.recipient === inbox)!;
+  const types = (seen: { body: string }[]) => seen.map((r) => (JSON.parse(r.body) as { type: string }).type);
+
+  it('the server refused the connection (nothing left): no Delete goes there, even once it is back', async () => {
+    const down = await startServer((_req, res) => res.writeHead(202).end());
+    const { origin, port } = down;
+    await down.close();
+    const inbox = inboxAt(origin);
+    const post = await rig.author.createPost({ content: 'into a refused connection', visibility: 'PUBLIC' });
+    const create = sendTo(post.id, inbox);
+    await drain();
+    expect(rowById(create)).toMatchObject({ isSent: false, tries: 1, lastTry: null });
+    rig.author.deletePost(post.apId);
+    const back = await startServer((_req, res) => res.writeHead(202).end(), '127.0.0.1', port);
+    try {
+      dueNow(create);
+      await drain();
+      expect(back.seen).toEqual([]);
+      expect(rowById(create).error).toMatch(/deleted before it reached/);
+      expect(deleteRowTo(post.id, inbox)).toMatchObject({ isSent: false, isErrored: true, error: expect.stringMatching(/never received the post; no Delete needed/) });
+    } finally {
+      await back.close();
+    }
+  });
+
+  it('Tern stopped after putting the try on record, before its request left (a TLS handshake not done): no Delete goes there', async () => {
+    // A server that takes the connection and never answers the handshake.
+    const sockets: Socket[] = [];
+    const tcp = createServer((socket) => void sockets.push(socket));
+    await new Promise<void>((resolve) => tcp.listen(0, '127.0.0.1', resolve));
+    const inbox = inboxAt(`https://127.0.0.1:${(tcp.address() as AddressInfo).port}`);
+    try {
+      const post = await rig.author.createPost({ content: 'stopped during the handshake', visibility: 'PUBLIC' });
+      const create = sendTo(post.id, inbox);
+      await expect.poll(() => [sockets.length, rowById(create).lastTry !== null]).toEqual([1, true]);
+      await rig.core.loops.delivery.stop({ graceMs: 0 });
+      expect(rowById(create)).toMatchObject({ isSent: false, tries: 0, lastTry: null });
+      rig.author.deletePost(post.apId);
+      rig.core.loops.delivery.start();
+      await drain();
+      expect(sockets).toHaveLength(1); // nothing more was sent there
+      expect(rowById(create).error).toMatch(/deleted before it reached/);
+      expect(deleteRowTo(post.id, inbox)).toMatchObject({ isSent: false, isErrored: true, error: expect.stringMatching(/never received the post/) });
+    } finally {
+      rig.core.loops.delivery.start();
+      sockets.forEach((x) => x.destroy());
+      await new Promise<void>((resolve) => tcp.close(() => resolve()));
+    }
+  });
+
+  it('an earlier try was answered (503) and a later one refused: the server may have the post, so it gets the Delete', async () => {
+    const busy = await startServer((_req, res) => res.writeHead(503).end());
+    const { origin, port } = busy;
+    const inbox = inboxAt(origin);
+    const post = await rig.author.createPost({ content: 'answered, then refused', visibility: 'PUBLIC' });
+    const create = sendTo(post.id, inbox);
+    await drain();
+    const answered = rowById(create);
+    expect(answered).toMatchObject({ tries: 1, lastStatusCode: 503 });
+    await busy.close();
+    dueNow(create);
+    await drain();
+    // The refused try is counted; the last request that left is still the answered one.
+    expect(rowById(create)).toMatchObject({ tries: 2, lastTry: answered.lastTry });
+    rig.author.deletePost(post.apId);
+    const back = await startServer((_req, res) => res.writeHead(202).end(), '127.0.0.1', port);
+    try {
+      dueNow(create);
+      await drain();
+      expect(types(back.seen)).toEqual(['Delete']);
+    } finally {
+      await back.close();
+    }
+  });
+
+  it('Tern ended abruptly after putting the try on record (its request may have left): the server gets the Delete', async () => {
+    const s = await startServer((_req, res) => res.writeHead(202).end());
+    const inbox = inboxAt(s.origin);
+    try {
+      rig.net.set(false);
+      const post = await rig.author.createPost({ content: 'a crash mid-send', visibility: 'PUBLIC' });
+      const create = sendTo(post.id, inbox);
+      // As a crash after the claim leaves the row: last_try written, nothing after it.
+      rig.core.db.update(outgoingActivity).set({ lastTry: new Date() }).where(eq(outgoingActivity.id, create)).run();
+      rig.author.deletePost(post.apId);
+      rig.net.set(true);
+      await drain();
+      expect(types(s.seen)).toEqual(['Delete']);
+    } finally {
+      rig.net.set(true);
+      await s.close();
     }
   });
 });
