@@ -17,35 +17,43 @@ export interface ReactionCount extends ReactionEmoji {
 export interface ReactionTally {
   /** Most reacted first; at equal counts, the emoji reacted with first. */
   reactions: ReactionCount[];
-  /** Actors whose every standing Like of the post is a reaction: in likes_count, not likes. */
+  /** Actors whose every standing Like of the post read is a reaction: in likes_count, not likes. */
   reactingLikers: number;
-  /** Reacting rows read (at most the limit asked for). */
-  rowsRead: number;
 }
 
-/** Rows read per post at most: remote input is bounded (a post with more reactions than this is
- * tallied on its first ones). */
+/** Rows read per post at most: remote input is bounded (a post with more likes and reactions
+ * than this is tallied on its first ones). */
 export const MAX_REACTION_ROWS = 2000;
-/** Rows read at most for all the posts of one answer (a page of 40 statuses): a tally costs
- * about 8 µs a row here, so 40 posts at MAX_REACTION_ROWS each would hold the thread 0.7 s.
- * Past it, the remaining posts are tallied on what is left (none: no reactions shown). */
-export const MAX_REACTION_ROWS_PER_ANSWER = 4000;
-/** A tag list longer than this (as JSON text) is not read: no reaction needs it. */
-const MAX_TAG_CHARS = 64 * 1024;
+/** A stored activity longer than this (bytes of JSON) is not read as a reaction: a real one is a
+ * few KB (the real ones in test/fixtures/real: 2–5 KB with their actors), and reading one costs
+ * about 2.3 ns a byte (SQLite's json_extract). An EmojiReact this long is left out; a Like this
+ * long is a like. */
+export const MAX_REACTION_BYTES = 16 * 1024;
+/** The JSON bytes read at most for the reactions of all the posts of one answer (a page of 40
+ * statuses): about 40 ms here. A post past it shows none (its likes all count as likes). */
+export const MAX_REACTION_BYTES_PER_ANSWER = 16 * 1024 * 1024;
 
-// The reacting rows, through ix_inbox_relates_to_outbox_object_counts (post, type, deleted): a
-// Like is a candidate only when it has content (Mastodon's likes have none), and only the content
-// and tags are taken out of the stored JSON.
-const TYPES = [...REACTION_TYPES].map((t) => `'${t}'`).join(', ');
-const REACTING_ROWS_SQL =
-  `SELECT actor_id AS actorId, ap_type AS apType, json_extract(ap_object, '$.content') AS content, json_extract(ap_object, '$.tag') AS tag FROM inbox` +
-  ` WHERE relates_to_outbox_object_id = ? AND is_deleted = 0` +
-  ` AND (ap_type IN (${TYPES}) OR (ap_type = 'Like' AND json_extract(ap_object, '$.content') IS NOT NULL))` +
-  ` ORDER BY id LIMIT ?`;
-// Of these actors, those with a standing Like without content: a real like.
-const PLAIN_LIKERS_SQL =
-  "SELECT DISTINCT actor_id FROM inbox WHERE relates_to_outbox_object_id = ? AND ap_type = 'Like' AND is_deleted = 0" +
-  " AND json_extract(ap_object, '$.content') IS NULL AND actor_id IN (SELECT value FROM json_each(?))";
+/** What is left to read for one answer (MAX_REACTION_BYTES_PER_ANSWER), spent by each tally. */
+export interface ReactionBudget {
+  bytes: number;
+}
+
+export const reactionBudget = (): ReactionBudget => ({ bytes: MAX_REACTION_BYTES_PER_ANSWER });
+
+// SQL of an inbox row's content and tag, read only when its activity is short enough to be a
+// reaction: octet_length() reads the stored size without loading the text, so a flood of large
+// activities costs nothing. The tag is read only for a :shortcode: (a custom emoji needs it).
+const SMALL = `octet_length(ap_object) <= ${MAX_REACTION_BYTES}`;
+export const REACTION_CONTENT_SQL = `CASE WHEN ${SMALL} THEN json_extract(ap_object, '$.content') END`;
+export const REACTION_TAG_SQL = `CASE WHEN ${SMALL} AND json_extract(ap_object, '$.content') LIKE ':%' THEN json_extract(ap_object, '$.tag') END`;
+
+const TYPES = ['Like', ...REACTION_TYPES].map((t) => `'${t}'`).join(', ');
+const OF_POST = `FROM inbox WHERE relates_to_outbox_object_id = ? AND is_deleted = 0 AND ap_type IN (${TYPES})`;
+// The post's likes and reactions in the order they came, through
+// ix_inbox_relates_to_outbox_object_counts (post, type, deleted), with the size of each: how
+// many of them the budget reads is decided before any is read.
+const WINDOW_SQL = `SELECT id, octet_length(ap_object) AS bytes ${OF_POST} ORDER BY id LIMIT ${MAX_REACTION_ROWS}`;
+const PARTS_SQL = `SELECT actor_id AS actorId, ap_type AS apType, ${REACTION_CONTENT_SQL} AS content, ${REACTION_TAG_SQL} AS tag ${OF_POST} AND id <= ? ORDER BY id LIMIT ?`;
 
 interface Row {
   actorId: number;
@@ -54,44 +62,53 @@ interface Row {
   tag: unknown;
 }
 
-function emojiOf(row: Row): ReactionEmoji | null {
-  if (typeof row.content !== 'string') return null;
-  let tag: unknown = undefined;
-  if (typeof row.tag === 'string' && row.tag.length <= MAX_TAG_CHARS && row.content.startsWith(':')) {
+/** The emoji of a row read with REACTION_CONTENT_SQL and REACTION_TAG_SQL; null: no reaction. */
+export function reactionOfParts(content: unknown, tag: unknown): ReactionEmoji | null {
+  if (typeof content !== 'string') return null;
+  let parsed: unknown = undefined;
+  if (typeof tag === 'string') {
     try {
-      tag = JSON.parse(row.tag) as unknown;
+      parsed = JSON.parse(tag) as unknown;
     } catch {
-      tag = undefined;
+      parsed = undefined;
     }
   }
-  return reactionEmojiOf({ content: row.content, ...(tag === undefined ? {} : { tag }) } as Json);
+  return reactionEmojiOf({ content, ...(parsed === undefined ? {} : { tag: parsed }) } as Json);
 }
 
-/** The tally of one post, read from at most `maxRows` reacting rows (MAX_REACTION_ROWS). */
-export function reactionTallyOf(db: DbOrTx, outboxObjectId: number, maxRows = MAX_REACTION_ROWS): ReactionTally {
-  const limit = Math.max(0, Math.min(MAX_REACTION_ROWS, Math.floor(maxRows)));
-  if (limit === 0) return { reactions: [], reactingLikers: 0, rowsRead: 0 };
-  const rows = prepared<[number, number], Row>(db, REACTING_ROWS_SQL).all(outboxObjectId, limit);
-  if (rows.length === 0) return { reactions: [], reactingLikers: 0, rowsRead: 0 };
+const NONE: ReactionTally = { reactions: [], reactingLikers: 0 };
+
+/** The tally of one post, from its first MAX_REACTION_ROWS likes and reactions, as many of them
+ * as `budget` still allows (spent here). */
+export function reactionTallyOf(db: DbOrTx, outboxObjectId: number, budget: ReactionBudget = reactionBudget()): ReactionTally {
+  const window = prepared<[number], { id: number; bytes: number | null }>(db, WINDOW_SQL).all(outboxObjectId);
+  let take = 0;
+  let lastId = 0;
+  for (const row of window) {
+    const cost = (row.bytes ?? 0) <= MAX_REACTION_BYTES ? (row.bytes ?? 0) : 0;
+    if (cost > budget.bytes) break;
+    budget.bytes -= cost;
+    take++;
+    lastId = row.id;
+  }
+  if (take === 0) return NONE;
+  const rows = prepared<[number, number, number], Row>(db, PARTS_SQL).all(outboxObjectId, lastId, take);
   const byEmoji = new Map<string, { emoji: ReactionEmoji; actors: Set<number> }>();
   const reactingLikers = new Set<number>();
-  const wordyLikers = new Set<number>();
+  // Likers with a like among the rows read: a plain Like, one whose content is words, or one too
+  // long to be read as a reaction.
+  const likers = new Set<number>();
   for (const row of rows) {
-    const emoji = emojiOf(row);
-    if (row.apType === 'Like') (emoji ? reactingLikers : wordyLikers).add(row.actorId);
+    const emoji = reactionOfParts(row.content, row.tag);
+    if (row.apType === 'Like') (emoji ? reactingLikers : likers).add(row.actorId);
     if (!emoji) continue;
     const group = byEmoji.get(emoji.emoji) ?? { emoji, actors: new Set<number>() };
     group.actors.add(row.actorId);
     byEmoji.set(emoji.emoji, group);
   }
-  // A Like whose content is words is a like; so is a plain one by the same actor.
-  for (const actorId of wordyLikers) reactingLikers.delete(actorId);
-  if (reactingLikers.size > 0) {
-    const plain = prepared<[number, string], number>(db, PLAIN_LIKERS_SQL).pluck().all(outboxObjectId, JSON.stringify([...reactingLikers]));
-    for (const actorId of plain) reactingLikers.delete(actorId);
-  }
+  for (const actorId of likers) reactingLikers.delete(actorId);
   const reactions = [...byEmoji.values()].map((g) => ({ ...g.emoji, count: g.actors.size }));
   // Stable sort: equal counts keep the order of their first reaction.
   reactions.sort((a, b) => b.count - a.count);
-  return { reactions, reactingLikers: reactingLikers.size, rowsRead: rows.length };
+  return { reactions, reactingLikers: reactingLikers.size };
 }

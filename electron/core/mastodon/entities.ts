@@ -14,7 +14,7 @@ import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
 import { endedPollOf, mastodonTypeOf, REACTION_NOTIFICATION } from './notification-types';
 import { createAccounts, mastodonEmojis } from './account-entity';
-import { MAX_REACTION_ROWS_PER_ANSWER } from '../federation/reaction-tally';
+import { reactionBudget } from '../federation/reaction-tally';
 import type { MapperDeps } from './mapper-deps';
 
 const VISIBILITY: Record<Visibility, 'public' | 'unlisted' | 'private' | 'direct'> = {
@@ -45,8 +45,10 @@ export function createMapper(deps: MapperDeps) {
   const { local } = deps;
   let people: PeopleView | null = null;
   const peopleNow = () => (people ??= deps.people());
-  // A mapper serves one answer (api.ts apiOf): its statuses share one budget of reaction rows.
-  let reactionRowsLeft = MAX_REACTION_ROWS_PER_ANSWER;
+  // A mapper serves one answer (api.ts apiOf): its statuses share one budget of reactions read,
+  // and a status shown twice (a notification's, a reblog's) is tallied once and shown the same.
+  const reactionBudgetLeft = reactionBudget();
+  const tallies = new Map<number, ReturnType<MapperDeps['reads']['reactions']>>();
 
   const { account, ownAccount } = createAccounts(deps, peopleNow);
 
@@ -139,8 +141,8 @@ export function createMapper(deps: MapperDeps) {
    * named without its colons and shown by its picture's own URL, as the post's emojis are. */
   function reactionsOf(key: RowKey) {
     if (key.origin !== 'outbox') return { emoji_reactions: [] as EmojiReaction[], reactingLikers: 0 };
-    const tally = deps.reads.reactions(key.id, reactionRowsLeft);
-    reactionRowsLeft -= tally.rowsRead;
+    let tally = tallies.get(key.id);
+    if (!tally) tallies.set(key.id, (tally = deps.reads.reactions(key.id, reactionBudgetLeft)));
     const emoji_reactions = tally.reactions.map((r): EmojiReaction =>
       r.custom ? { name: r.custom.shortcode, count: r.count, me: false, url: r.custom.url, static_url: r.custom.url } : { name: r.emoji, count: r.count, me: false },
     );

@@ -231,29 +231,45 @@ const MAX_BATCHES = 5;
  * batch's matches go before an older one's: appended, a two-batch page read [2, 4] for [4, 2]).
  * Statuses and notifications both page through this.
  */
-export function filteredPage<Row, Item>(input: { limit: number; climbing: boolean; read: (cursor: Row | null) => Row[]; keep: (rows: Row[]) => Item[] }): Item[] {
+export function filteredPage<Row, Item>(input: {
+  limit: number;
+  climbing: boolean;
+  read: (cursor: Row | null) => Row[];
+  keep: (rows: Row[]) => Item[];
+  /** Told the last row read when the page answers short with its batches used up and rows left
+   * (a run of rows the filter drops): the Link header goes on from there, or a client would take
+   * the short page for the last, or ask for the same rows again. */
+  stoppedAt?: (cursor: Row) => void;
+}): Item[] {
   const { limit, climbing } = input;
   let out: Item[] = [];
   let cursor: Row | null = null;
+  let more = false;
   for (let batch = 0; batch < MAX_BATCHES && out.length < limit; batch++) {
     const rows = input.read(cursor);
     const kept = input.keep(rows);
     out = climbing ? [...kept, ...out] : [...out, ...kept];
-    if (rows.length < limit) break;
+    more = rows.length >= limit;
+    if (!more) break;
     cursor = climbing ? rows[0]! : rows.at(-1)!;
   }
+  if (more && out.length < limit && cursor !== null) input.stoppedAt?.(cursor);
   return climbing ? out.slice(Math.max(0, out.length - limit)) : out.slice(0, limit);
 }
 
-/** The Link header of a page whose items have these ids (newest first). */
-export function linkHeader(c: C, local: { baseUrl: string }, ids: string[]): Record<string, string> {
-  if (ids.length === 0) return {};
+/** The Link header of a page whose items have these ids (newest first). `bounds` replace the ids
+ * the links go on from (filteredPage's stoppedAt: the rows read past the items). */
+export function linkHeader(c: C, local: { baseUrl: string }, ids: string[], bounds: { next?: string; prev?: string } = {}): Record<string, string> {
+  const next = bounds.next ?? ids.at(-1);
+  const prev = bounds.prev ?? ids[0];
+  if (next === undefined && prev === undefined) return {};
   const url = new URL(c.req.url);
   const at = (param: string, value: string) => {
-    const next = new URL(`${local.baseUrl}${url.pathname}`);
-    for (const [k, v] of url.searchParams) if (!['max_id', 'since_id', 'min_id'].includes(k)) next.searchParams.append(k, v);
-    next.searchParams.set(param, value);
-    return next.href;
+    const link = new URL(`${local.baseUrl}${url.pathname}`);
+    for (const [k, v] of url.searchParams) if (!['max_id', 'since_id', 'min_id'].includes(k)) link.searchParams.append(k, v);
+    link.searchParams.set(param, value);
+    return link.href;
   };
-  return { Link: `<${at('max_id', ids.at(-1)!)}>; rel="next", <${at('min_id', ids[0]!)}>; rel="prev"` };
+  const links = [...(next === undefined ? [] : [`<${at('max_id', next)}>; rel="next"`]), ...(prev === undefined ? [] : [`<${at('min_id', prev)}>; rel="prev"`])];
+  return { Link: links.join(', ') };
 }

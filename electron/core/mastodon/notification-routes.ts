@@ -6,7 +6,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
-import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, specTypesFor } from './notification-types';
+import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 import type { NotificationItem } from '../notifications/service';
 
@@ -38,6 +38,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
     const climbing = q.min_id !== undefined;
     const bound = { before: num(q.max_id), after: num(q.min_id ?? q.since_id) };
+    const stopped: { at: NotificationItem | null } = { at: null };
     const page =
       wanted.length === 0
         ? []
@@ -46,12 +47,17 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
             climbing,
             read: (cursor: NotificationItem | null) =>
               service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit: q.limit, types }),
+            // Filtered by type before mapping: a run of notifications of a kind not asked for (a
+            // flood of reactions under types[]=favourite) costs no status to build.
             keep: (items) =>
               items
+                .filter((n) => wanted.includes(mastodonTypeOf(n) ?? ''))
                 .map((n) => api.map.notification(n))
                 .filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type) && (!q.account_id || n.account.id === q.account_id)),
+            stoppedAt: (cursor) => (stopped.at = cursor),
           });
-    return { page, headers: linkHeader(c, c.var.local, page.map((n) => n.id)) };
+    const past = stopped.at === null ? {} : climbing ? { prev: String(stopped.at.id) } : { next: String(stopped.at.id) };
+    return { page, headers: linkHeader(c, c.var.local, page.map((n) => n.id), past) };
   };
 
   app.get(

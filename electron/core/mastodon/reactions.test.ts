@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
-import { MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER } from '../federation/reaction-tally';
+import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
@@ -141,29 +141,74 @@ describe('emoji reactions in the Mastodon client API', () => {
     expect(status.pleroma?.emoji_reactions).toEqual([]);
   });
 
-  it(`one answer reads at most ${MAX_REACTION_ROWS_PER_ANSWER} reaction rows for all its statuses (a flood of reactions never holds the listener's thread)`, async () => {
-    // Three new posts, each with MAX_REACTION_ROWS copies of one stored reaction (a flood).
+  it('one answer reads at most MAX_REACTION_BYTES_PER_ANSWER of reactions for all its statuses, and never reads an activity too long to be one', async () => {
+    // Three new posts, each with MAX_REACTION_ROWS copies of one stored reaction padded to 12 KB
+    // (a flood): one post's rows are more than one answer reads.
     const posts: z.infer<typeof S.Status>[] = [];
     for (const text of ['flooded 1', 'flooded 2', 'flooded 3']) posts.push(S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: text })).json));
     const s = t.rig.core.sqlite;
     const source = s.prepare("SELECT id FROM inbox WHERE ap_type = 'EmojiReact' AND is_deleted = 0 ORDER BY id LIMIT 1").pluck().get() as number;
-    const columns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'relates_to_outbox_object_id'].includes(c));
+    const columns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'relates_to_outbox_object_id', 'ap_object'].includes(c));
     const copy = s.prepare(
-      `INSERT INTO inbox (ap_id, relates_to_outbox_object_id, ${columns.join(', ')}) SELECT ap_id || '/flood/' || @post || '/' || @i, @post, ${columns.join(', ')} FROM inbox WHERE id = @source`,
+      `INSERT INTO inbox (ap_id, relates_to_outbox_object_id, ap_object, ${columns.join(', ')}) ` +
+        `SELECT ap_id || '/flood/' || @post || '/' || @i, @post, json_set(ap_object, '$.pad', printf('%.*c', @pad, 'x')), ${columns.join(', ')} FROM inbox WHERE id = @source`,
     );
     const idOf = s.prepare('SELECT id FROM outbox WHERE ap_id = ?').pluck();
-    s.transaction(() => {
-      for (const p of posts) {
-        const post = idOf.get(p.uri) as number;
-        for (let i = 0; i < MAX_REACTION_ROWS; i++) copy.run({ post, i, source });
-      }
+    const flood = (post: number, pad: number) => s.transaction(() => {
+      for (let i = 0; i < MAX_REACTION_ROWS; i++) copy.run({ post, i, source, pad });
     })();
-    // Alone, each shows its reaction; in one answer, the first two use up the budget.
+    const ids = posts.map((p) => idOf.get(p.uri) as number);
+    for (const id of ids) flood(id, 12_000);
+    expect(MAX_REACTION_ROWS * 12_000).toBeGreaterThan(MAX_REACTION_BYTES_PER_ANSWER);
+    // Alone, each shows its reaction (read from its first rows); in one answer, the first post
+    // shown spends the budget and the others show none.
     for (const p of posts) expect((await statusOf(p.id)).pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['blobcat', 1]]);
-    expect(2 * MAX_REACTION_ROWS).toBe(MAX_REACTION_ROWS_PER_ANSWER);
     const me = (await get('/api/v1/accounts/verify_credentials')) as { id: string };
     const page = z.array(S.Status).parse(await get(`/api/v1/accounts/${me.id}/statuses?limit=3`));
     expect(page.map((p) => p.id)).toEqual(posts.map((p) => p.id).reverse());
-    expect(page.map((p) => p.pleroma?.emoji_reactions.length)).toEqual([1, 1, 0]);
+    expect(page.map((p) => p.pleroma?.emoji_reactions.length)).toEqual([1, 0, 0]);
+
+    // Activities too long to be a reaction are not read at all (the budget is untouched), and
+    // a post flooded with them shows no reaction.
+    const big = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'flooded with big ones' })).json);
+    flood(idOf.get(big.uri) as number, 250_000);
+    const budget = reactionBudget();
+    expect(reactionTallyOf(t.rig.core.db, idOf.get(big.uri) as number, budget)).toEqual({ reactions: [], reactingLikers: 0 });
+    expect(budget.bytes).toBe(MAX_REACTION_BYTES_PER_ANSWER);
+    expect((await statusOf(big.id)).pleroma?.emoji_reactions).toEqual([]);
+  });
+
+  it('unread_count tells likes from reactions without reading activities too long to be a reaction', async () => {
+    const before = (await get('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')) as { count: number };
+    const s = t.rig.core.sqlite;
+    // A reaction's notification whose activity is padded past MAX_REACTION_BYTES counts as a like.
+    const row = s.prepare("SELECT n.inbox_object_id AS inboxId FROM notifications n JOIN inbox i ON i.id = n.inbox_object_id WHERE n.notification_type = 'LIKE' AND i.ap_type = 'EmojiReact' AND n.is_new = 1 ORDER BY n.id DESC LIMIT 1").get() as { inboxId: number };
+    s.prepare("UPDATE inbox SET ap_object = json_set(ap_object, '$.pad', printf('%.*c', @pad, 'x')) WHERE id = @id").run({ id: row.inboxId, pad: MAX_REACTION_BYTES });
+    const after = (await get('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')) as { count: number };
+    expect(after.count).toBe(before.count - 1);
+  });
+  it('a flood of reactions never hides older favourites: a short page under types[]=favourite still links on past the rows it read', async () => {
+    const s = t.rig.core.sqlite;
+    const reaction = s.prepare("SELECT n.id FROM notifications n JOIN inbox i ON i.id = n.inbox_object_id WHERE n.notification_type = 'LIKE' AND i.ap_type = 'EmojiReact' ORDER BY n.id LIMIT 1").pluck().get() as number;
+    const columns = (s.prepare('PRAGMA table_info(notifications)').all() as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id');
+    const copy = s.prepare(`INSERT INTO notifications (${columns.join(', ')}) SELECT ${columns.join(', ')} FROM notifications WHERE id = ?`);
+    s.transaction(() => {
+      for (let i = 0; i < 400; i++) copy.run(reaction);
+    })();
+    let path: string | null = '/api/v1/notifications?types[]=favourite&limit=20';
+    const seen: string[] = [];
+    let pages = 0;
+    while (path !== null && pages < 10 && !seen.includes(liked.id)) {
+      const { status, json, headers } = await call(t, token, 'GET', path);
+      expect(status).toBe(200);
+      const page = z.array(S.Notification).parse(json);
+      expect(page.every((n) => n.type === 'favourite')).toBe(true);
+      seen.push(...page.map((n) => n.status?.id ?? ''));
+      const next = /<([^>]+)>; rel="next"/.exec(headers.get('link') ?? '')?.[1];
+      path = next === undefined ? null : new URL(next).pathname + new URL(next).search;
+      pages++;
+    }
+    expect(seen).toContain(liked.id);
+    expect(pages).toBeGreaterThan(1);
   });
 });

@@ -10,6 +10,7 @@ import { actor, inbox, notifications, outbox, type InboxObject, type Notificatio
 import { summarizeActor, type ActorSummary } from '../federation/actor-summary';
 import { hostOf, idsOf, isObject, str, type Json } from '../federation/ap';
 import { reactionEmojiOf, REACTION_TYPES, type ReactionEmoji } from '../federation/reaction-emoji';
+import { MAX_REACTION_BYTES, reactionBudget, reactionOfParts, REACTION_CONTENT_SQL, REACTION_TAG_SQL } from '../federation/reaction-tally';
 import { htmlToExcerpt } from '../federation/sanitize';
 import { languageField } from '../federation/objects';
 import { approvalOfRequest, type ApprovalState } from '../federation/quote-authorizations';
@@ -247,9 +248,12 @@ export function createNotificationService(db: Db): NotificationService {
       let n = countKinds({ ...input, types: input.types.filter((t) => t !== 'LIKE') });
       const newer = input.after === null ? eq(notifications.isNew, true) : gt(notifications.id, input.after);
       let last = 0;
-      for (let scanned = 0; n < input.limit && scanned < MAX_LIKES_SPLIT_SCAN; ) {
+      // Only what tells a reaction is read (its content and tag, and only from an activity short
+      // enough to be one: reaction-tally.ts), within a budget of bytes read.
+      const budget = reactionBudget();
+      for (let scanned = 0; n < input.limit && scanned < MAX_LIKES_SPLIT_SCAN && budget.bytes > 0; ) {
         const rows = db
-          .select({ id: notifications.id, apType: inbox.apType, apObject: inbox.apObject })
+          .select({ id: notifications.id, apType: inbox.apType, bytes: sql<number | null>`octet_length(${inbox.apObject})`, content: sql<unknown>`${sql.raw(REACTION_CONTENT_SQL)}`, tag: sql<unknown>`${sql.raw(REACTION_TAG_SQL)}` })
           .from(notifications)
           .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
           .where(and(newer, eq(notifications.notificationType, 'LIKE'), gt(notifications.id, last)))
@@ -258,8 +262,9 @@ export function createNotificationService(db: Db): NotificationService {
           .all();
         if (rows.length === 0) break;
         for (const row of rows) {
-          const reaction = row.apType !== null && row.apObject !== null ? reactionOf('LIKE', { apType: row.apType, apObject: row.apObject }) : null;
+          const reaction = row.apType === 'Like' || (row.apType !== null && REACTION_TYPES.has(row.apType)) ? reactionOfParts(row.content, row.tag) : null;
           if ((reaction !== null) === (likes === 'reactions')) n++;
+          if ((row.bytes ?? 0) <= MAX_REACTION_BYTES) budget.bytes -= row.bytes ?? 0;
         }
         scanned += rows.length;
         last = rows[rows.length - 1]!.id;

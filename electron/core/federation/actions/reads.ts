@@ -17,7 +17,7 @@ const NOT_POSTS = [...NON_POST_TYPES];
 /** The same, but boosts (Announce) show in streams. */
 const NOT_IN_STREAM = NON_POST_TYPES.filter((t) => t !== 'Announce');
 import { actorsById, inboxPostView, outboxPostView } from './views';
-import { reactionTallyOf, type ReactionTally } from '../reaction-tally';
+import { reactionTallyOf, type ReactionBudget, type ReactionTally } from '../reaction-tally';
 
 export type Origin = 'inbox' | 'outbox';
 
@@ -169,9 +169,9 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     upload: (id: number): Upload | null => db.select().from(upload).where(eq(upload.id, id)).get() ?? null,
     uploadByHash: (hash: string): Upload | null => db.select().from(upload).where(eq(upload.contentHash, hash)).get() ?? null,
 
-    /** The emoji reactions standing on one of the author's posts (reaction-tally.ts), read from
-     * at most `maxRows` rows. */
-    reactions: (outboxObjectId: number, maxRows?: number): ReactionTally => reactionTallyOf(db, outboxObjectId, maxRows),
+    /** The emoji reactions standing on one of the author's posts (reaction-tally.ts), as far as
+     * `budget` (one answer's) allows. */
+    reactions: (outboxObjectId: number, budget?: ReactionBudget): ReactionTally => reactionTallyOf(db, outboxObjectId, budget),
 
     /** Where an object is stored (ours first), with its key. */
     find(apId: string): RowKey | null {
