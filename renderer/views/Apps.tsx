@@ -47,12 +47,15 @@ export function Apps() {
     void load();
   };
 
-  /** Declines every waiting request, or one redirect host's, at once. */
+  /** Declines every waiting request shown, or one redirect host's, at once (by id: one that came
+   * in since this list was read is not declined unseen). */
   const declineAll = async (host?: string) => {
+    const ids = pending.filter((request) => host === undefined || request.redirectHost === host).map((request) => request.id);
+    if (ids.length === 0) return;
     setDeclining(true);
     setDeclineError(null);
     try {
-      const { declined } = await call('apps.declineAll', host === undefined ? {} : { host });
+      const { declined } = await call('apps.declineAll', { ids });
       onAnswered(t.declinedAll(declined));
     } catch (err) {
       setDeclineError(toApiError(err, 'apps.declineAll'));

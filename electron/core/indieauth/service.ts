@@ -7,6 +7,7 @@
 // The token endpoint exchanges a code once, within ten minutes, for the client and redirect URI
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
+import { BlockList, isIP } from 'node:net';
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -368,15 +369,17 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
       return { count: refused?.count ?? 0, lastAt: refused ? new Date(refused.last).toISOString() : null };
     },
 
-    /** The author declines every request still waiting (those for one redirect host, if given)
-     * at once: strangers' requests had to be declined one by one while they held every place.
-     * Their pages send their browsers back with access_denied, as for one declined. The notice
-     * of refusals starts again from nothing. */
-    declineAll(filter: { host?: string } = {}): { declined: number } {
+    /** The author declines many waiting requests at once: those of `ids` (the ones the app
+     * showed them; one that came since is not declined unseen), or every one without `ids`.
+     * Strangers' requests had to be declined one by one while they held every place. Their pages
+     * send their browsers back with access_denied, as for one declined. The notice of refusals
+     * starts again from nothing. */
+    declineAll(filter: { ids?: readonly string[] } = {}): { declined: number } {
       sweep();
+      const only = filter.ids === undefined ? null : new Set(filter.ids);
       let declined = 0;
       for (const entry of pending.values()) {
-        if (entry.outcome !== null || (filter.host !== undefined && entry.view.redirectHost !== filter.host)) continue;
+        if (entry.outcome !== null || (only !== null && !only.has(entry.view.id))) continue;
         entry.outcome = { kind: 'denied' };
         declined++;
       }
@@ -564,17 +567,26 @@ export function createIndieAuthService(deps: IndieAuthDeps) {
   };
 }
 
+// Addresses that name a machine on the way rather than a caller: loopback, private networks
+// (RFC 1918, unique local), shared address space (CGNAT, and Tailscale's tunnels), link-local.
+const ON_THE_WAY = new BlockList();
+for (const [net, prefix] of [['127.0.0.0', 8], ['10.0.0.0', 8], ['172.16.0.0', 12], ['192.168.0.0', 16], ['100.64.0.0', 10], ['169.254.0.0', 16], ['0.0.0.0', 8]] as const) ON_THE_WAY.addSubnet(net, prefix, 'ipv4');
+for (const [net, prefix] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::', 10]] as const) ON_THE_WAY.addSubnet(net, prefix, 'ipv6');
+
 /**
  * One caller, as the places are counted: an IPv4 address, or an IPv6 address's /64 (one machine,
  * or one home, gets a whole /64, and picks any address in it at will); an IPv4-mapped IPv6 address
- * is its IPv4 address. Null for loopback and unknown: behind a tunnel that does not forward the
- * caller's address every request comes from 127.0.0.1, and counting them as one caller would let
- * one stranger take the author's place (the total and per-host caps still hold).
+ * is its IPv4 address. Null for unknown, loopback and private addresses: behind a tunnel that does
+ * not forward the caller's address every request comes from 127.0.0.1, behind a reverse proxy on
+ * the LAN, in a container or on a VPN from the proxy's private address; counting them as one
+ * caller would let one stranger take every place, the author's included (the total and per-host
+ * caps still hold).
  */
 export function callerKey(address: string | null): string | null {
   if (address === null) return null;
-  const bare = address.slice(0, 100).trim().toLowerCase().replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-  if (bare === '' || bare === 'unknown' || bare === '::1' || /^127\./.test(bare)) return null;
+  const bare = address.slice(0, 100).trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  const family = isIP(bare.split('%')[0]!);
+  if (family === 0 || ON_THE_WAY.check(bare.split('%')[0]!, family === 4 ? 'ipv4' : 'ipv6')) return null;
   if (!bare.includes(':')) return bare;
   const [head = '', tail = ''] = bare.split('%')[0]!.split('::');
   const left = head === '' ? [] : head.split(':');

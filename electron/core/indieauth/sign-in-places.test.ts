@@ -64,6 +64,13 @@ describe('callerKey', () => {
     expect(callerKey('2001:db8:0:1::7')).not.toBe(callerKey('2001:db8::7'));
     for (const none of ['127.0.0.1', '::1', '::ffff:127.0.0.1', 'unknown', '', null]) expect(callerKey(none)).toBeNull();
   });
+
+  it('a private address (a reverse proxy on the LAN, a container, a VPN) is no one: one stranger behind it would otherwise hold every place', () => {
+    for (const none of ['10.0.0.7', '172.17.0.1', '192.168.1.20', '100.101.102.103', '169.254.1.1', 'fd7a:115c:a1e0::1', 'fe80::1%eth0', '::ffff:192.168.1.20', 'not an address']) {
+      expect(callerKey(none), none).toBeNull();
+    }
+    expect(callerKey('172.32.0.1')).toBe('172.32.0.1');
+  });
 });
 
 describe('places for sign-ins (service)', () => {
@@ -93,7 +100,7 @@ describe('places for sign-ins (service)', () => {
     // Nothing waiting was pushed out by the refused ones.
     expect(service.pending().map((p) => p.id)).toContain(first.pending.id);
 
-    expect(await ipc('apps.declineAll', {})).toEqual({ declined: MAX_PENDING });
+    expect(await ipc('apps.declineAll', { ids: service.pending().map((p) => p.id) })).toEqual({ declined: MAX_PENDING });
     expect(service.pending()).toEqual([]);
     expect(service.refusals()).toEqual({ count: 0, lastAt: null });
     const back = service.wait(first.handle);
@@ -102,12 +109,16 @@ describe('places for sign-ins (service)', () => {
     await start('author.example', '198.51.100.2');
   });
 
-  it('declining one host’s requests leaves the others waiting', async () => {
+  it('declining one host’s requests leaves the others waiting, and one that came after the list was read is not declined unseen', async () => {
     for (let i = 0; i < 3; i++) await start('noisy.example', `192.0.2.${i + 1}`);
     const mine = await start('quill.example', '198.51.100.2');
     expect(mine.pending.redirectHost).toBe('quill.example');
-    expect(await ipc('apps.declineAll', { host: 'noisy.example' })).toEqual({ declined: 3 });
-    expect(service.pending().map((p) => p.id)).toEqual([mine.pending.id]);
+    const shown = service.pending().filter((p) => p.redirectHost === 'noisy.example').map((p) => p.id);
+    // The author's own sign-in through the same app arrives while they look at the list.
+    const later = await start('noisy.example', '198.51.100.3');
+    expect(await ipc('apps.declineAll', { ids: shown })).toEqual({ declined: 3 });
+    expect(service.pending().map((p) => p.id).sort()).toEqual([mine.pending.id, later.pending.id].sort());
+    await expect(ipc('apps.declineAll', {})).rejects.toThrow();
   });
 
   it('a refusal is told for ten minutes, then forgotten', async () => {

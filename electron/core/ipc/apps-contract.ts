@@ -16,8 +16,9 @@ export const appsInputs = {
       scopes: z.array(z.enum(SCOPES)).max(SCOPES.length).default([]),
     })
     .strict(),
-  /** Every request still waiting, or those for one redirect host (PendingAuthorization.redirectHost). */
-  'apps.declineAll': z.object({ host: z.string().min(1).max(2048).optional() }).strict(),
+  /** The waiting requests the app showed (PendingAuthorization.id): all of them, or one redirect
+   * host's. Named, so a request that came in since is never declined unseen. */
+  'apps.declineAll': z.object({ ids: z.array(z.string().min(1).max(64)).min(1).max(1000) }).strict(),
   'apps.refusals': z.object({}).strict(),
   'apps.list': z.object({}).strict(),
   'apps.revoke': z.object({ id: z.number().int().positive() }).strict(),

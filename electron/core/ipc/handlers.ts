@@ -84,7 +84,7 @@ export function createHandlers(core: HandlersCore, options: HandlerOptions = {})
     'webmentions.ofPost': (page) => listWebmentionsOfPost(core.db, page),
     'apps.pending': () => core.services.indieauth.pending(),
     'apps.decide': ({ id, approve, scopes }) => core.services.indieauth.decide(id, { approve, scopes }),
-    'apps.declineAll': ({ host }) => core.services.indieauth.declineAll(host === undefined ? {} : { host }),
+    'apps.declineAll': ({ ids }) => core.services.indieauth.declineAll({ ids }),
     'apps.refusals': () => core.services.indieauth.refusals(),
     'apps.list': () => core.services.indieauth.apps(),
     'apps.revoke': ({ id }) => core.services.indieauth.revokeApp(id),
