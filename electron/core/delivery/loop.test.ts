@@ -559,6 +559,32 @@ describe('"Retry now" while the row is being sent', () => {
     await l.drain();
     expect(rowOf(id!)).toMatchObject({ isSent: true, isErrored: false, tries: 1 });
   });
+
+  it('the loop’s own moves are no Retry now: a wake or a clock set back while the request is out leaves the row to its attempt (a try counted, its backoff)', async () => {
+    for (const move of ['wake', 'clock set back'] as const) {
+      const { s, release, held } = await heldThen500();
+      const [id, waiting] = enqueue(`${s.origin}/inbox`, `${s.origin}/later`);
+      core.sqlite.prepare('UPDATE outgoing_activity SET tries = 4 WHERE id = ?').run(id);
+      // Another row due in an hour: the step back moves it (the move did happen).
+      core.sqlite.prepare('UPDATE outgoing_activity SET tries = 1, next_try = ? WHERE id = ?').run(new Date(now + 3_600_000).toISOString(), waiting);
+      let mono = 0;
+      const l = loop({ monotonic: () => mono });
+      await expect.poll(() => held.length).toBe(1);
+      if (move === 'wake') l.resumed();
+      else {
+        now -= 24 * 3600 * 1000;
+        mono += 1_000;
+        now += 1_000;
+        l.wake();
+        await expect.poll(() => rowOf(waiting!).nextTry!.getTime()).toBe(now + 3_600_000 - 1_000);
+      }
+      release();
+      await expect.poll(() => rowOf(id!).lastStatusCode, { timeout: 3_000 }).toBe(500);
+      expect(rowOf(id!), move).toMatchObject({ isSent: false, tries: 5, error: expect.not.stringMatching(/Retry now/) });
+      await l.stop();
+      core.sqlite.prepare('DELETE FROM outgoing_activity').run();
+    }
+  });
 });
 
 describe('the try put on record before a request leaves (claims)', () => {

@@ -235,7 +235,9 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   function woke(now: number): void {
     graceUntil = monotonic() + wakeGraceMs;
     deps.connectivity.recheck();
-    const spread = store.spreadOverdue(now, wakeSpreadMs, random);
+    // Rows in flight are left to their attempt's outcome (a next_try moved under it reads as the
+    // author's Retry now).
+    const spread = store.spreadOverdue(now, wakeSpreadMs, random, undefined, new Set(tasks.keys()));
     log(`the computer woke from sleep: ${spread} overdue deliveries spread over the next ${Math.round(wakeSpreadMs / 1000)} s`);
     floor = 0;
     ready = [];
@@ -253,7 +255,7 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
   /** The wall clock was set back (an NTP step, the author fixing a wrong date): the retry
    * times were written by the old clock, so each is moved back by the step. */
   function setBack(now: number, backMs: number): void {
-    const moved = store.pullBack(now, backMs);
+    const moved = store.pullBack(now, backMs, new Set(tasks.keys()));
     log(`the clock was set back ${Math.round(backMs / 1000)} s: ${moved} waiting deliveries moved back with it`);
     ready = [];
     readyFrom = 0;

@@ -91,8 +91,8 @@ export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
 const PENDING = 'is_sent = 0 AND is_errored = 0';
 /** The row was retried ("Retry now": tries reset, next_try moved) since the attempt read it
  * (@seenTries, @seenNextTry). Only the loop changes tries, and only one attempt of a row is out
- * at a time, so a change is the author's. (A wake's spreading of due rows moves next_try too:
- * then the spread time stays, as due within a minute, and the failure counts no try.) */
+ * at a time, so a change is the author's (the loop's own moves, a wake's spreading and a clock
+ * set back, leave the rows in flight alone). */
 const RETRIED = '(tries <> @seenTries OR julianday(next_try) IS NOT julianday(@seenNextTry))';
 
 export function createDeliveryStore(sqlite: Sqlite) {
@@ -220,8 +220,8 @@ export function createDeliveryStore(sqlite: Sqlite) {
      * they go out over a minute instead of all at once. Read through the due-row query, not a
      * scan of the queue, and bounded by `limit`: a wake is on the main thread. Returns how many
      * rows moved. */
-    spreadOverdue(now: number, spreadMs: number, random: () => number, limit = 2_000): number {
-      const due = q.heads.all(0, limit).filter((h) => h.nextTry === null || parseStoredDate(h.nextTry).getTime() <= now);
+    spreadOverdue(now: number, spreadMs: number, random: () => number, limit = 2_000, inFlight: ReadonlySet<number> = new Set()): number {
+      const due = q.heads.all(0, limit).filter((h) => !inFlight.has(h.id) && (h.nextTry === null || parseStoredDate(h.nextTry).getTime() <= now));
       sqlite
         .transaction(() => {
           for (const { id } of due) q.setNextTry.run({ id, nextTry: new Date(now + Math.round(random() * spreadMs)).toISOString() });
@@ -231,10 +231,12 @@ export function createDeliveryStore(sqlite: Sqlite) {
     },
     /** After the wall clock was set back `backMs`: every pending row due later than `now`
      * becomes due after what remained of its wait (next_try − backMs), never before `now`;
-     * else a retry 2 s away would wait the whole step back. Returns how many rows moved. */
-    pullBack(now: number, backMs: number): number {
+     * else a retry 2 s away would wait the whole step back. Returns how many rows moved. Rows
+     * `inFlight` are left alone: their attempt's outcome writes their next time, and a next_try
+     * moved under it would read as the author's Retry now (RETRIED). */
+    pullBack(now: number, backMs: number, inFlight: ReadonlySet<number> = new Set()): number {
       const nowIso = new Date(now).toISOString();
-      const later = q.later.all(nowIso);
+      const later = q.later.all(nowIso).filter((row) => !inFlight.has(row.id));
       sqlite
         .transaction(() => {
           for (const { id, nextTry } of later) {
