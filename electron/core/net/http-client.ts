@@ -10,7 +10,7 @@ import http, { type IncomingMessage } from 'node:http';
 import https from 'node:https';
 import dns from 'node:dns';
 import { isIP, type LookupFunction, type Socket } from 'node:net';
-import { createSecureContext } from 'node:tls';
+import { createSecureContext, type TLSSocket } from 'node:tls';
 import { isBlockedAddress } from './address-guard';
 import { bodyStream } from './body-stream';
 import {
@@ -63,9 +63,11 @@ export interface NetRequestInit extends RequestInit {
   maxBodyBytes?: number;
   /** The bytes to send as the body, instead of reading the request's own body (null: none). */
   rawBody?: Uint8Array | null;
-  /** Called when a request (each hop's) has been handed in full, head and body, to a connected
-   * socket: from then on the server may have it, answer or not. A request that failed or was
-   * aborted before (refused, no such host, a TLS handshake that never ended) never left. */
+  /** Called when a request (each hop's) starts on a connected socket (after the TLS handshake;
+   * at once on a kept-alive one): from then on the server may have it, answer or not. A request
+   * that failed or was aborted before (refused, no such host, a TLS handshake that never ended,
+   * an address the guard refused) never left. Told early rather than late: an error after the
+   * bytes were handed over may come before their write is confirmed. */
   onSent?: () => void;
 }
 
@@ -176,10 +178,20 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
-      // 'finish': the last of the request was written to the socket, which is connected by then
-      // (writes wait for the connection, and for the TLS handshake).
-      if (onSent) req.once('finish', onSent);
+      // The request leaves once its socket is connected (and secured): its writes wait for that.
+      let left = false;
+      const leaving = () => {
+        if (left || req.destroyed) return;
+        left = true;
+        onSent?.();
+      };
+      if (onSent) req.once('finish', leaving);
       req.on('socket', (socket: Socket) => {
+        if (onSent) {
+          // A kept-alive socket was connected and secured for an earlier request.
+          if (!socket.connecting) leaving();
+          else socket.once((socket as Partial<TLSSocket>).encrypted ? 'secureConnect' : 'connect', leaving);
+        }
         if (!socket.connecting) return; // a pooled socket, checked when it was opened
         const timer = setTimeout(() => req.destroy(new RequestTimeoutError(url.href, 'connect', connectTimeoutMs)), connectTimeoutMs);
         // Belt and braces: whatever path led here, the peer address must pass the guard.
