@@ -266,9 +266,10 @@ peerTest('the author quotes a peer’s post from its Quote action; the peer appr
   await expect(page.locator('.post--focused')).toContainText('Worth getting up early for');
 });
 
-// The quoted server refuses the author's quote while they look at it: the Profile and the
-// sidebar's badge change without a reload (the change feed), and Notifications says who refused.
-peerTest('a refusal shows on the open Profile and as a notification, without a reload', async ({ page, tern, peer, request }) => {
+// The quoted server refuses the author's quote while they look at it: the Profile (or the
+// thread) and the sidebar's badge change without a reload (the change feed), and Notifications
+// says who refused.
+peerTest('a refusal shows on the open Profile, in the open thread and as a notification, without a reload', async ({ page, tern, peer, request }) => {
   peerTest.setTimeout(90_000);
   const ternActor = tern.listenerUrl!.replace(/\/$/, '');
   peer.answerQuotesWith('ignore');
@@ -292,6 +293,17 @@ peerTest('a refusal shows on the open Profile and as a notification, without a r
   await notificationsPlace(page).click();
   await expect(page.getByTestId('notification').first()).toContainText(/did not approve your quote of their post/);
   await expect(page.getByTestId('notification').first()).toContainText('May I quote you?');
+
+  // The same in the open thread of another quote.
+  const second = await peer.createNote({ content: '<p>Ask me again</p>', quotePolicy: 'manual' });
+  await ipc(request, tern, 'lookup.resolve', { query: second.noteId });
+  const quote = await ipc<{ apId: string }>(request, tern, 'posts.create', { content: 'And this one?', visibility: 'PUBLIC', quote: second.noteId });
+  const askedAgain = await peer.waitFor((a) => a.type === 'QuoteRequest' && a.objectId === second.noteId, 20_000);
+  await openFresh(page, tern, `#/thread?ap=${encodeURIComponent(quote.apId)}`);
+  const focused = page.locator('.post--focused');
+  await expect(focused.getByTestId('quote-state')).toHaveText('Waiting for Peer bob to approve this quote.');
+  await peer.send(new Reject({ id: peer.newId('rejects'), actor: new URL(peer.actorId), object: new URL(askedAgain.id!), to: new URL(ternActor) }), [ternActor]);
+  await expect(focused.getByTestId('quote-state')).toHaveText('Peer bob did not approve this quote: it is shown without their post.', { timeout: 10_000 });
 });
 
 // On the quoted side, the quoting post in its thread: the author sees they approved it, revokes

@@ -43,21 +43,25 @@ export function Thread({ route }: { route: Route }) {
 
   // What the inbox processor did may change what the thread shows (the answer to the author's
   // quote, a new reply): asked again quietly, as many replies as are shown. A failure is left to
-  // the next hint; the thread shown stays.
-  const shownReplies = useRef(0);
-  shownReplies.current = thread?.replies.length ?? 0;
+  // the next hint; the thread shown stays. Not with a parent missing: Tern would try to fetch it
+  // again at every hint.
+  const shown = useRef(thread);
+  shown.current = thread;
   useChanges(
     ['timeline'],
-    () =>
-      void call('thread.get', { apId, limit: Math.min(MAX_REFRESHED, Math.max(PAGE, shownReplies.current)) }).then(
+    () => {
+      const current = shown.current;
+      if (!current || current.missingParent) return;
+      void call('thread.get', { apId, limit: Math.min(MAX_REFRESHED, Math.max(PAGE, current.replies.length)) }).then(
         (fresh) =>
-          setThread((current) => {
-            const next = current && current.replies.length > MAX_REFRESHED ? { ...current, ancestors: fresh.ancestors, post: fresh.post } : fresh;
+          setThread((now) => {
+            const next = now && now.replies.length > MAX_REFRESHED ? { ...now, ancestors: fresh.ancestors, post: fresh.post } : fresh;
             // The same object when nothing changed: nothing on screen is drawn again.
-            return current && JSON.stringify(next) === JSON.stringify(current) ? current : next;
+            return now && JSON.stringify(next) === JSON.stringify(now) ? now : next;
           }),
         () => undefined,
-      ),
+      );
+    },
     1_000,
   );
 
