@@ -4,7 +4,9 @@
 // stranger's quote) waits behind a button; one that is gone is a link to where it was; one with
 // a content warning shows the warning, not its text; a failure (offline) can be tried again.
 import type { Page } from '@playwright/test';
-import { Note, PUBLIC_COLLECTION, QuoteRequest } from '@fedify/vocab';
+import { Create, Note, PUBLIC_COLLECTION, QuoteRequest, Reject } from '@fedify/vocab';
+import type { PostView } from '../electron/core/ipc/author-contract';
+import type { Output } from '../electron/core/ipc/contract';
 import { ana, answer, ben, post } from './fake-answers';
 import { expect, test } from './fixtures';
 import { expectAfterReload, ipc, openFresh, test as peerTest } from './peer-fixtures';
@@ -14,6 +16,9 @@ const QUOTED = 'https://gts.example/users/ben/statuses/77';
 const GONE = 'https://gone.example/notes/1';
 const WARNED = 'https://gts.example/users/ben/statuses/78';
 const STRANGERS = 'https://far.example/notes/9';
+
+/** The Notifications place (its name says how many are unread once some are). */
+const notificationsPlace = (page: Page) => page.getByRole('navigation', { name: 'Places' }).getByRole('link', { name: /^Notifications/ });
 
 /** Answers a channel with a value, or with the core's typed error when `value` is an Error. */
 async function route(page: Page, channel: string, answerFor: (input: Record<string, string>) => unknown, asked: string[]) {
@@ -134,7 +139,7 @@ peerTest('the author revokes a quote’s approval from its notification; the quo
 
   await revoke.click();
   await row().getByRole('button', { name: 'Revoke', exact: true }).click();
-  await expect(row().getByTestId('quote-approval')).toHaveText('You revoked your approval of this quote.');
+  await expect(row().getByTestId('quote-approval-note')).toHaveText('You revoked your approval of this quote.');
   await expect(row().getByRole('button', { name: /Revoke/ })).toHaveCount(0);
   await row().screenshot({ path: screenshotPath('quote-revoked') });
 
@@ -143,32 +148,74 @@ peerTest('the author revokes a quote’s approval from its notification; the quo
   expect((await request.get(stamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(410);
   // Told by the core, not only remembered by the page.
   await openFresh(page, tern, '#/notifications');
-  await expect(row().getByTestId('quote-approval')).toHaveText('You revoked your approval of this quote.');
+  await expect(row().getByTestId('quote-approval-note')).toHaveText('You revoked your approval of this quote.');
+
+  // Asked again, the revoked quote is refused…
+  const refusedId = peer.newId('quote-requests');
+  await peer.send(new QuoteRequest({ id: refusedId, actor: new URL(peer.actorId), object: new URL(ours.apId), instrument: note }), [ternActor]);
+  await peer.waitFor((a) => a.type === 'Reject' && a.objectId === refusedId.href, 20_000);
+  // …until the author allows it again; then a new request is approved with a new authorization.
+  await row().getByRole('button', { name: /Allow .*bob.*’s quote again/ }).click();
+  await expect(row().getByTestId('quote-approval-note')).toHaveText('You revoked your approval of this quote, then allowed it again: if they ask again, Tern will approve it.');
+  await expect(row().getByRole('button', { name: /Allow/ })).toHaveCount(0);
+  const againId = peer.newId('quote-requests');
+  await peer.send(new QuoteRequest({ id: againId, actor: new URL(peer.actorId), object: new URL(ours.apId), instrument: note }), [ternActor]);
+  const renewed = await peer.waitFor((a) => a.type === 'Accept' && a.objectId === againId.href, 20_000);
+  const newStamp = (renewed.raw as { result: string }).result;
+  expect(newStamp).not.toBe(stamp);
+  expect((await request.get(newStamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(200);
+  expect((await request.get(stamp, { headers: { accept: 'application/activity+json' } })).status()).toBe(410);
 });
 
-test('the author’s own quotes: waiting for approval shows the quoted post with a note; refused shows it without; followers-only posts offer no Quote', async ({ page, tern }) => {
+test('the author’s own quotes say whom they asked and where it stands; refused shows without the quoted post; unanswered offers Ask again; followers-only posts offer no Quote', async ({ page, tern }) => {
   const asked: string[] = [];
   await route(page, 'posts.quoted', () => ({ kind: 'post', post: post(ben, '<p>Low tide at six.</p>', { id: 5, apId: QUOTED }) }), asked);
   const mine = { ...ana, id: 0 };
+  const own = { own: true, liked: false, boosted: false, bookmarked: false, pinned: false };
+  const quoting = (text: string, extra: Partial<PostView>) => post(mine, `<p>${text}</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { quote: QUOTED, mine: own, ...extra });
+  const unanswered = quoting('Nobody answered', { id: 4, quoteState: 'unanswered', quoteAskedOf: ben });
   await answer(page, 'timeline.stream', {
     items: [
-      post(mine, `<p>Asked first</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { id: 1, quote: QUOTED, quoteState: 'pending', mine: { own: true, liked: false, boosted: false, bookmarked: false, pinned: false } }),
-      post(mine, `<p>Not allowed</p><p class="quote-inline">RE: <a href="${QUOTED}">${QUOTED}</a></p>`, { id: 2, quote: QUOTED, quoteState: 'rejected', mine: { own: true, liked: false, boosted: false, bookmarked: false, pinned: false } }),
+      quoting('Asked first', { id: 1, quoteState: 'pending', quoteAskedOf: ben }),
+      quoting('Not allowed', { id: 2, quoteState: 'rejected', quoteAskedOf: ben }),
+      quoting('Fine by Ben', { id: 6, quoteState: 'approved', quoteAskedOf: ben }),
+      quoting('Asked someone gone', { id: 7, quoteState: 'pending' }),
+      unanswered,
       post(ben, '<p>Only for my followers</p>', { id: 3, visibility: 'FOLLOWERS_ONLY' }),
     ],
     nextCursor: null,
+  });
+  const askedAgain: unknown[] = [];
+  await answer(page, 'quotes.askAgain', (input) => {
+    askedAgain.push(input);
+    return { ...unanswered, quoteState: 'pending' } as Output<'quotes.askAgain'>;
   });
   await page.goto(`${tern.url}#/stream`);
 
   const pending = page.getByTestId('post').filter({ hasText: 'Asked first' });
   await expect(pending.getByTestId('quoted-post')).toContainText('Low tide at six.');
-  await expect(pending.getByTestId('quote-state')).toHaveText('Waiting for the quoted post’s author to approve this quote.');
+  await expect(pending.getByTestId('quote-state')).toHaveText('Waiting for Ben Okafor to approve this quote.');
+  await expect(pending.getByTestId('quote-state')).toHaveAttribute('title', '@ben@gts.example');
+  await expect(page.getByTestId('post').filter({ hasText: 'Asked someone gone' }).getByTestId('quote-state')).toHaveText('Waiting for the quoted post’s author to approve this quote.');
+  const approved = page.getByTestId('post').filter({ hasText: 'Fine by Ben' });
+  await expect(approved.getByTestId('quote-state')).toHaveText('Ben Okafor approved this quote.');
+  await expect(approved.getByTestId('quoted-post')).toContainText('Low tide at six.');
 
   const refused = page.getByTestId('post').filter({ hasText: 'Not allowed' });
-  await expect(refused.getByTestId('quote-state')).toHaveText('The quoted post’s author did not approve this quote: it is shown without their post.');
+  await expect(refused.getByTestId('quote-state')).toHaveText('Ben Okafor did not approve this quote: it is shown without their post.');
   await expect(refused.getByTestId('quoted-post')).toHaveCount(0);
   await expect(refused.locator('.post__content')).toContainText('Not allowed');
   await refused.screenshot({ path: screenshotPath('quote-refused') });
+
+  // No answer for a day: the author asks again; the quote then waits again.
+  const silent = page.getByTestId('post').filter({ hasText: 'Nobody answered' });
+  await expect(silent.getByTestId('quote-state')).toHaveText('No answer from Ben Okafor about this quote for a day; their server may not ask about quotes.');
+  await expect(silent.getByTestId('quoted-post')).toContainText('Low tide at six.');
+  await silent.screenshot({ path: screenshotPath('quote-unanswered') });
+  await silent.getByRole('button', { name: 'Ask again for approval of this quote' }).click();
+  await expect(silent.getByTestId('quote-state')).toHaveText('Waiting for Ben Okafor to approve this quote.');
+  await expect(silent.getByRole('button', { name: /Ask again/ })).toHaveCount(0);
+  expect(askedAgain).toEqual([{ apId: unanswered.apId }]);
 
   const followersOnly = page.getByTestId('post').filter({ hasText: 'Only for my followers' }).getByRole('button', { name: 'Quote' });
   await expect(followersOnly).toBeDisabled();
@@ -208,6 +255,105 @@ peerTest('the author quotes a peer’s post from its Quote action; the peer appr
 
   await expectAfterReload(page, tern, '#/profile', (p) => p.getByTestId('post').filter({ hasText: 'Worth getting up early for' }).getByTestId('quoted-post'), 'The estuary at dawn');
   const ours = page.getByTestId('post').filter({ hasText: 'Worth getting up early for' });
-  await expect(ours.getByTestId('quote-state')).toHaveCount(0);
+  await expect(ours.getByTestId('quote-state')).toHaveText('Peer bob approved this quote.');
   await expect(ours.locator('.quote-inline')).toBeHidden();
+  // Its policy asked its author: the approval is news, told in Notifications too.
+  await notificationsPlace(page).click();
+  const told = page.getByTestId('notification').filter({ hasText: 'approved your quote of their post' });
+  await expect(told).toContainText('Worth getting up early for');
+  await told.getByRole('link').click();
+  await expect(page.getByRole('heading', { name: 'Thread', level: 1 })).toBeVisible();
+  await expect(page.locator('.post--focused')).toContainText('Worth getting up early for');
+});
+
+// The quoted server refuses the author's quote while they look at it: the Profile (or the
+// thread) and the sidebar's badge change without a reload (the change feed), and Notifications
+// says who refused.
+peerTest('a refusal shows on the open Profile, in the open thread and as a notification, without a reload', async ({ page, tern, peer, request }) => {
+  peerTest.setTimeout(90_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  peer.answerQuotesWith('ignore');
+  const { noteId } = await peer.createNote({ content: '<p>Ask me first</p>', quotePolicy: 'manual' });
+  await page.goto(tern.url); // the link with the token, which the page keeps
+  await ipc(request, tern, 'lookup.resolve', { query: noteId });
+  await ipc(request, tern, 'posts.create', { content: 'May I quote you?', visibility: 'PUBLIC', quote: noteId });
+  const asked = await peer.waitFor((a) => a.type === 'QuoteRequest' && a.objectId === noteId, 20_000);
+
+  await openFresh(page, tern, '#/profile');
+  const ours = page.getByTestId('post').filter({ hasText: 'May I quote you?' });
+  await expect(ours.getByTestId('quote-state')).toHaveText('Waiting for Peer bob to approve this quote.');
+  const badge = page.getByRole('navigation', { name: 'Places' }).getByTestId('unread-badge');
+  await expect(badge).toHaveCount(0);
+
+  await peer.send(new Reject({ id: peer.newId('rejects'), actor: new URL(peer.actorId), object: new URL(asked.id!), to: new URL(ternActor) }), [ternActor]);
+  await expect(ours.getByTestId('quote-state')).toHaveText('Peer bob did not approve this quote: it is shown without their post.', { timeout: 10_000 });
+  await expect(ours.getByTestId('quoted-post')).toHaveCount(0);
+  await expect(badge).toContainText('1', { timeout: 10_000 });
+  await ours.screenshot({ path: screenshotPath('quote-refused-live') });
+  await notificationsPlace(page).click();
+  await expect(page.getByTestId('notification').first()).toContainText(/did not approve your quote of their post/);
+  await expect(page.getByTestId('notification').first()).toContainText('May I quote you?');
+
+  // The same in the open thread of another quote.
+  const second = await peer.createNote({ content: '<p>Ask me again</p>', quotePolicy: 'manual' });
+  await ipc(request, tern, 'lookup.resolve', { query: second.noteId });
+  const quote = await ipc<{ apId: string }>(request, tern, 'posts.create', { content: 'And this one?', visibility: 'PUBLIC', quote: second.noteId });
+  const askedAgain = await peer.waitFor((a) => a.type === 'QuoteRequest' && a.objectId === second.noteId, 20_000);
+  await openFresh(page, tern, `#/thread?ap=${encodeURIComponent(quote.apId)}`);
+  const focused = page.locator('.post--focused');
+  await expect(focused.getByTestId('quote-state')).toHaveText('Waiting for Peer bob to approve this quote.');
+  await peer.send(new Reject({ id: peer.newId('rejects'), actor: new URL(peer.actorId), object: new URL(askedAgain.id!), to: new URL(ternActor) }), [ternActor]);
+  await expect(focused.getByTestId('quote-state')).toHaveText('Peer bob did not approve this quote: it is shown without their post.', { timeout: 10_000 });
+});
+
+// On the quoted side, the quoting post in its thread: the author sees they approved it, revokes
+// it there (asked once more first), and allows it again there.
+peerTest('a quote of the author’s post, in its thread: revoked and allowed again from under it', async ({ page, tern, peer, request }) => {
+  peerTest.setTimeout(90_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  await page.goto(tern.url); // the link with the token, which the page keeps
+  const ours = await ipc<{ apId: string }>(request, tern, 'posts.create', { content: 'Low tide at six.', visibility: 'PUBLIC' });
+  const noteId = peer.newId('notes');
+  const note = new Note({ id: noteId, attribution: new URL(peer.actorId), content: '<p>Worth a walk</p>', quote: new URL(ours.apId), tos: [PUBLIC_COLLECTION], ccs: [new URL(ternActor)] });
+  await peer.send(new Create({ id: peer.newId('creates'), actor: new URL(peer.actorId), object: note, tos: [PUBLIC_COLLECTION], ccs: [new URL(ternActor)] }), [ternActor]);
+  const requestId = peer.newId('quote-requests');
+  await peer.send(new QuoteRequest({ id: requestId, actor: new URL(peer.actorId), object: new URL(ours.apId), instrument: note }), [ternActor]);
+  const accept = await peer.waitFor((a) => a.type === 'Accept' && a.objectId === requestId.href, 20_000);
+  const stamp = (accept.raw as { result: string }).result;
+
+  const theirs = page.getByTestId('post').filter({ hasText: 'Worth a walk' });
+  await expectAfterReload(page, tern, `#/thread?ap=${encodeURIComponent(noteId.href)}`, (p) => p.getByTestId('post').filter({ hasText: 'Worth a walk' }).getByTestId('quote-approval'), 'You approved this quote.');
+  await theirs.getByRole('button', { name: /Revoke your approval of .*bob.*’s quote/ }).click();
+  await theirs.getByRole('group', { name: /Revoke your approval of .*’s quote\?/ }).getByRole('button', { name: 'Revoke', exact: true }).click();
+  await expect(theirs.getByTestId('quote-approval-note')).toHaveText('You revoked your approval of this quote.');
+  await theirs.screenshot({ path: screenshotPath('quote-revoked-thread') });
+  await peer.waitFor((a) => a.type === 'Delete' && a.objectId === stamp, 20_000);
+
+  await theirs.getByRole('button', { name: /Allow .*bob.*’s quote again/ }).click();
+  await expect(theirs.getByTestId('quote-approval-note')).toContainText('allowed it again');
+  // Said by the core too.
+  await expectAfterReload(page, tern, `#/thread?ap=${encodeURIComponent(noteId.href)}`, (p) => p.getByTestId('post').filter({ hasText: 'Worth a walk' }).getByTestId('quote-approval-note'), 'allowed it again');
+});
+
+test('q quotes the post the keyboard is on, as its Quote button does; ? lists it', async ({ page, tern }) => {
+  const quotable = post(ben, '<p>Quote me</p>', { id: 1, apId: QUOTED });
+  await answer(page, 'timeline.stream', { items: [quotable, post(ben, '<p>Only for my followers</p>', { id: 2, visibility: 'FOLLOWERS_ONLY' })], nextCursor: null });
+  // What Compose shows of the post it quotes.
+  await answer(page, 'thread.get', { ancestors: [], post: quotable, replies: [], totalReplies: 0, nextCursor: null, missingParent: null });
+  await page.goto(`${tern.url}#/stream`);
+  await expect(page.getByTestId('post')).toHaveCount(2);
+  await page.keyboard.press('?');
+  const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await expect(dialog).toContainText('qQuote the post');
+  await page.keyboard.press('Escape');
+  // A followers-only post: its Quote is disabled, and so is q.
+  await page.keyboard.press('j');
+  await page.keyboard.press('j');
+  await expect(page.getByTestId('post').nth(1)).toBeFocused();
+  await page.keyboard.press('q');
+  await expect(page.getByRole('heading', { level: 1, name: 'Stream' })).toBeVisible();
+  await page.keyboard.press('k');
+  await page.keyboard.press('q');
+  await expect(page.getByRole('heading', { name: 'Quote', level: 1 })).toBeVisible();
+  await expect(page.getByTestId('quote-context')).toContainText('Quote me');
 });

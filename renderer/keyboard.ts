@@ -1,15 +1,15 @@
 // Tern's keyboard shortcuts (UX.md): j/k move between posts, o opens, r replies, l likes, b
-// boosts, n composes, / searches, ? lists them all. Keys are ignored while the author
+// boosts, q quotes, n composes, / searches, ? lists them all. Keys are ignored while the author
 // types in a field or holds a modifier. Posts are found in the DOM (`[data-post]` in the main
 // column), and an action is the post's own button (`[data-action=…]`), so a shortcut does
 // exactly what a click does — optimistic update, pending mark and all.
 import { useEffect } from 'react';
 import { navigate } from './places';
 
-export const SHORTCUT_KEYS = ['j', 'k', 'o', 'r', 'l', 'b', 'n', '/', '?'] as const;
+export const SHORTCUT_KEYS = ['j', 'k', 'o', 'r', 'l', 'b', 'q', 'n', '/', '?'] as const;
 export type ShortcutKey = (typeof SHORTCUT_KEYS)[number];
 
-const POST_ACTIONS: Partial<Record<ShortcutKey, string>> = { o: 'open', r: 'reply', l: 'like', b: 'boost' };
+const POST_ACTIONS: Partial<Record<ShortcutKey, string>> = { o: 'open', r: 'reply', l: 'like', b: 'boost', q: 'quote' };
 
 function isTyping(target: EventTarget | null): boolean {
   if (!(target instanceof HTMLElement)) return false;

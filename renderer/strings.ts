@@ -205,6 +205,7 @@ export const strings = {
       r: 'Reply to the post',
       l: 'Like or unlike the post',
       b: 'Boost or unboost the post',
+      q: 'Quote the post',
       n: 'Write a new post',
       '/': 'Search',
       '?': 'Show this list',
@@ -335,6 +336,14 @@ export const strings = {
     revokeQuoteQuestion: (who: string) => `Revoke your approval of ${who}’s quote? Their post will no longer show yours.`,
     revokeQuoteConfirm: 'Revoke',
     quoteRevoked: 'You revoked your approval of this quote.',
+    /** Letting a revoked quote be approved again when its author asks anew (quotes.allowAgain). */
+    allowQuoteAgain: 'Allow again',
+    allowQuoteAgainLabel: (who: string) => `Allow ${who}’s quote again`,
+    quoteAllowedAgain: 'You revoked your approval of this quote, then allowed it again: if they ask again, Tern will approve it.',
+    /** Under a received post that quotes the author's, in a thread. */
+    quoteApprovedByYou: 'You approved this quote.',
+    /** The answer to one of the author's own quotes (a notification with no type on an Accept or Reject). */
+    quoteAnswered: (who: string, approved: boolean) => (approved ? `${who} approved your quote of their post` : `${who} did not approve your quote of their post`),
     /** A server forwarded a report (a notification with no type on a Flag). */
     report: (server: string, posts: number, comment: string | null) => {
       const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });
@@ -459,8 +468,14 @@ export const strings = {
     quoteMedia: (n: number) => (n === 1 ? '1 attachment' : `${n} attachments`),
     quoteWarning: (warning: string) => `Content warning: ${warning}`,
     quotesAnother: 'It quotes another post',
-    quotePending: 'Waiting for the quoted post’s author to approve this quote.',
-    quoteRejected: 'The quoted post’s author did not approve this quote: it is shown without their post.',
+    /** The author's own quote of someone's post, by where its approval stands (`who`: whom it was
+     * asked of, a name slot; null when Tern does not know them any more). */
+    quoteApproved: (who: string | null) => `${who ?? 'The quoted post’s author'} approved this quote.`,
+    quotePending: (who: string | null) => `Waiting for ${who ?? 'the quoted post’s author'} to approve this quote.`,
+    quoteUnanswered: (who: string | null) => `No answer from ${who ?? 'the quoted post’s author'} about this quote for a day; their server may not ask about quotes.`,
+    quoteRejected: (who: string | null) => `${who ?? 'The quoted post’s author'} did not approve this quote: it is shown without their post.`,
+    askAgain: 'Ask again',
+    askAgainLabel: 'Ask again for approval of this quote',
     eventWhen: 'When:',
     eventWhere: 'Where:',
     eventOnline: 'Online',

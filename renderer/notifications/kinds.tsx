@@ -1,5 +1,5 @@
 // The icon beside each kind of notification.
-import { AtIcon, AttentionIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon, SmileIcon } from '../components/icons';
+import { AtIcon, AttentionIcon, BellIcon, BoostIcon, CheckIcon, CloseIcon, HeartIcon, PersonIcon, QuoteIcon, SmileIcon } from '../components/icons';
 import type { NotificationKind } from './groups';
 
 export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
@@ -17,11 +17,13 @@ export const KIND_ICONS: Record<NotificationKind, () => React.JSX.Element> = {
   DELETED_WEBMENTION: BellIcon,
 };
 
-/** Typeless notifications worded in notifications/typeless.ts: a move, a forwarded report, a quote. */
-export const TYPELESS_ICONS: Record<'moved' | 'report' | 'quoted', () => React.JSX.Element> = {
+/** Typeless notifications worded in notifications/typeless.ts: a move, a forwarded report, a
+ * quote, the answer to the author's quote. */
+export const TYPELESS_ICONS: Record<'moved' | 'report' | 'quoted' | 'quote-answered', () => React.JSX.Element> = {
   moved: PersonIcon,
   report: AttentionIcon,
   quoted: () => <BoostIcon />,
+  'quote-answered': QuoteIcon,
 };
 
 /** An emoji reaction (a LIKE or UNDO_LIKE the core gives an emoji): not a heart, which is a like. */

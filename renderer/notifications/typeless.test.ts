@@ -37,13 +37,25 @@ describe('typeless notifications: moves, reports and quotes', () => {
   });
 
   it('a quote names the quoter and leads to the quoting post', () => {
-    const [group] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quoted', quoting: 'https://a.example/notes/2', approval: 'standing' } }, 5)]);
+    const [group] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quoted', quoting: 'https://a.example/notes/2', approval: 'standing', allowedAgain: false } }, 5)]);
     expect(typelessWording(group!)).toEqual({
       kind: 'quoted',
       sentence: '@ana@a.example quoted your post',
       links: [],
       target: { href: '#/thread?ap=https%3A%2F%2Fa.example%2Fnotes%2F2', external: false },
     });
+  });
+
+  it('the answer to the author’s quote names who approved or refused it and leads to the author’s quote, unless it was deleted', () => {
+    const [approved] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(7), detail: { kind: 'quote-answered', approved: true } }, 7)]);
+    expect(typelessWording(approved!)).toEqual({
+      kind: 'quote-answered',
+      sentence: '@ana@a.example approved your quote of their post',
+      links: [],
+      target: { href: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7', external: false },
+    });
+    const [refused] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(8, true), detail: { kind: 'quote-answered', approved: false } }, 8)]);
+    expect(typelessWording(refused!)).toMatchObject({ sentence: '@ana@a.example did not approve your quote of their post', target: null });
   });
 
   it('other notifications (a typed one, a poll that ended) are not worded here', () => {

@@ -1,7 +1,9 @@
 // What a notification with no type says when it is a move (federation/process/move.ts: the
 // actor is the new account), a report a server forwarded (process/flag.ts: the actor is the
-// reporter) or a quote of one of the author's posts (process/quote-request.ts: the actor is the
-// quoter), from the `detail` Tern joins to it. Polls that ended are worded in the view.
+// reporter), a quote of one of the author's posts (process/quote-request.ts: the actor is the
+// quoter) or the answer to one of the author's own quotes (process/quote-answer.ts: the actor is
+// the quoted post's author), from the `detail` Tern joins to it. Polls that ended are worded in
+// the view.
 import { hrefOf } from '../places';
 import { strings } from '../strings';
 import type { NotificationGroup } from './groups';
@@ -9,12 +11,12 @@ import type { NotificationGroup } from './groups';
 const t = strings.notifications;
 
 export interface TypelessWording {
-  kind: 'moved' | 'report' | 'quoted';
+  kind: 'moved' | 'report' | 'quoted' | 'quote-answered';
   sentence: string;
   /** Links shown under the sentence: the reported posts of ours. */
   links: { href: string; label: string }[];
   /** Where the whole row leads: the new account's profile for a move, the quoting post for a
-   * quote; none for a report (its posts are links). */
+   * quote (the author's own, for an answer to theirs); none for a report (its posts are links). */
   target: { href: string; external: boolean } | null;
 }
 
@@ -31,6 +33,12 @@ export function typelessWording(group: NotificationGroup): TypelessWording | nul
     const who = group.actors[0];
     const target = detail.quoting ? { href: hrefOf('thread', { ap: detail.quoting }), external: false } : null;
     return { kind: 'quoted', sentence: t.quoted(who?.handle || who?.name || 'Someone'), links: [], target };
+  }
+  if (detail.kind === 'quote-answered') {
+    const who = group.actors[0];
+    const ours = group.outboxObject;
+    const target = ours && !ours.isDeleted ? { href: hrefOf('thread', { ap: ours.apId }), external: false } : null;
+    return { kind: 'quote-answered', sentence: t.quoteAnswered(who?.handle || who?.name || 'Someone', detail.approved), links: [], target };
   }
   const posts = detail.posts.filter((post) => !post.isDeleted);
   return {

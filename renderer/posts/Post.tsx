@@ -2,7 +2,7 @@
 // hover), its visibility, the content — sanitized, behind "Show more" when it carries a content
 // warning — and the actions under it. Own posts show how far their delivery got and offer pin,
 // edit and delete. It is an <article> the keyboard moves between (j/k), and each action is a
-// button the shortcuts press (o, r, l, b).
+// button the shortcuts press (o, r, l, b, q).
 import { useId, useState } from 'react';
 import { Avatar } from '../components/Avatar';
 import { BoostIcon, BookmarkIcon, HeartIcon, MoreIcon, PinIcon, QuoteIcon, ReplyIcon } from '../components/icons';
@@ -15,7 +15,7 @@ import { hrefOf, navigate } from '../places';
 import { formatNumber, strings } from '../strings';
 import { usePostState, usePostActions, type Flag } from './actions';
 import { DeliveryLine } from './DeliveryLine';
-import { listKeyOf, type ShownPost } from './model';
+import { listKeyOf, type PostView, type ShownPost } from './model';
 import { VisibilityMark } from './Visibility';
 import { PollBlock } from '../polls/PollBlock';
 import { Attachments } from '../media/Attachments';
@@ -23,6 +23,8 @@ import { externalHref, hostOf } from './links';
 import { EventLine } from './EventLine';
 import { LinkPreview, usePreviews } from './LinkPreview';
 import { QuotedPost } from './QuotedPost';
+import { QuoteApproval } from './QuoteApproval';
+import { QuoteState } from './QuoteState';
 
 const t = strings.post;
 
@@ -51,6 +53,9 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
   const hidden = warning !== null && !revealed;
   const own = post.mine.own;
   const previews = usePreviews(post);
+  // Revoked or allowed again here: shown so until the post comes again with its own state.
+  const [approvalChange, setApprovalChange] = useState<{ from: PostView['quoteApproval']; to: NonNullable<PostView['quoteApproval']> } | null>(null);
+  const quoteApproval = approvalChange && approvalChange.from === post.quoteApproval ? approvalChange.to : post.quoteApproval;
 
   const action = (flag: Flag) => () => void toggle(post, flag);
   const moreItems: MenuItem[] = [];
@@ -162,10 +167,17 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
           {/* The author's own quote: shown without the quoted post once its author said no. */}
           {post.quote && !hidden && !post.deleted && post.quoteState !== 'rejected' && <QuotedPost apId={post.quote} by={post.apId} />}
-          {post.quote && !post.deleted && (post.quoteState === 'pending' || post.quoteState === 'rejected') && (
-            <p className={`post__quote-state post__quote-state--${post.quoteState}`} data-testid="quote-state">
-              {post.quoteState === 'pending' ? t.quotePending : t.quoteRejected}
-            </p>
+          {post.quote && !post.deleted && <QuoteState post={post} />}
+          {/* Someone's quote of the author's post (a thread): the approval Tern gave it. */}
+          {quoteApproval && !post.deleted && (
+            <QuoteApproval
+              className="post__quote-state"
+              requestId={quoteApproval.inboxObjectId}
+              who={post.author.handle ?? post.author.name}
+              shown={{ approval: quoteApproval.state, allowedAgain: quoteApproval.allowedAgain }}
+              saysApproved
+              onChange={(next) => setApprovalChange({ from: post.quoteApproval, to: { ...quoteApproval, allowedAgain: next.allowedAgain, state: next.approval ?? quoteApproval.state } })}
+            />
           )}
           {/* As Mastodon shows it: one card, for the first link, on a post without media, poll or quote. */}
           {previews?.[0] && !hidden && !post.deleted && !post.card && !post.poll && !post.quote && post.attachments.length === 0 && <LinkPreview preview={previews[0]} />}

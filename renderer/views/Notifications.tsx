@@ -15,7 +15,7 @@ import { groupNotifications, type NotificationGroup, type NotificationItem } fro
 import { KIND_ICONS, REACTION_ICON, TYPELESS_ICONS } from '../notifications/kinds';
 import { reactionSentence } from '../notifications/reactions';
 import { typelessWording } from '../notifications/typeless';
-import { QuoteApproval } from '../notifications/QuoteApproval';
+import { QuoteApproval, type ApprovalShown } from '../posts/QuoteApproval';
 import { hrefOf } from '../places';
 import { useSettingsStore } from '../store/settings';
 import { useUnreadStore } from '../store/unread';
@@ -61,13 +61,11 @@ export function Notifications() {
     void useUnreadStore.getState().refresh();
   }
 
-  // The approval of a quote taken back (notifications/QuoteApproval.tsx): said so on its row.
-  function quoteRevoked(id: number) {
-    // Revoked by now: a reload dropped here is asked again, and reads it so.
+  // The approval of a quote taken back or allowed again (posts/QuoteApproval.tsx): said so on its row.
+  function quoteApprovalChanged(id: number, next: ApprovalShown) {
+    // Changed by now: a reload dropped here is asked again, and reads it so.
     const dropped = list.settle();
-    list.update((items) =>
-      items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, approval: 'revoked' as const } } : item)),
-    );
+    list.update((items) => items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, ...next } } : item)));
     if (dropped) list.reload();
   }
 
@@ -103,7 +101,7 @@ export function Notifications() {
                 key={group.key}
                 group={group}
                 onRead={() => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id))}
-                onQuoteRevoked={quoteRevoked}
+                onQuoteApprovalChange={quoteApprovalChanged}
               />
             ))}
           </ul>
@@ -127,7 +125,7 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
   return null;
 }
 
-function GroupRow({ group, onRead, onQuoteRevoked }: { group: NotificationGroup; onRead: () => void; onQuoteRevoked: (id: number) => void }) {
+function GroupRow({ group, onRead, onQuoteApprovalChange }: { group: NotificationGroup; onRead: () => void; onQuoteApprovalChange: (id: number, next: ApprovalShown) => void }) {
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
@@ -196,7 +194,16 @@ function GroupRow({ group, onRead, onQuoteRevoked }: { group: NotificationGroup;
       ) : (
         <div className="notification__link">{body}</div>
       )}
-      {typeless?.kind === 'quoted' && <QuoteApproval group={group} onRevoked={onQuoteRevoked} />}
+      {typeless?.kind === 'quoted' && <QuotedFooter group={group} onChange={onQuoteApprovalChange} />}
     </li>
   );
+}
+
+/** Under a "… quoted your post" notification: the approval Tern gave, to revoke or allow again. */
+function QuotedFooter({ group, onChange }: { group: NotificationGroup; onChange: (id: number, next: ApprovalShown) => void }) {
+  const item = group.items[0];
+  const detail = item?.detail;
+  if (!item || detail?.kind !== 'quoted' || !group.inboxObject) return null;
+  const who = group.actors[0]?.handle || group.actors[0]?.name || 'Someone';
+  return <QuoteApproval className="notification__footer" requestId={group.inboxObject.id} who={who} shown={detail} onChange={(next) => onChange(item.id, next)} />;
 }

@@ -33,8 +33,9 @@ export function Profile() {
     listKeyOf,
   );
 
-  // A link preview of the author's post arrives a few seconds after it is written.
-  useChanges(['previews'], () => void list.freshen().catch(() => undefined));
+  // A link preview of the author's post arrives a few seconds after it is written; the answer to
+  // one of their quotes (approved, refused), likes and boosts come with what the inbox processor did.
+  useChanges(['previews', 'timeline'], () => void list.freshen().catch(() => undefined), 1_000);
 
   // Pinned posts come first: after the author pins or unpins, ask again for the order.
   const pinChanges = usePostActions((s) => s.pinChanges);

@@ -1,8 +1,9 @@
 // Thread: a post with what it answers (oldest first) and its replies, in the same column with a
 // back action, so reading a conversation never loses the place in the list it came from.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useRef, useState } from 'react';
 import type { ThreadView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
+import { useChanges } from '../changes';
 import { ErrorState } from '../components/ErrorState';
 import { BackIcon } from '../components/icons';
 import { ListSkeleton } from '../lists/ListParts';
@@ -14,6 +15,9 @@ import { strings } from '../strings';
 const t = strings.thread;
 /** Replies deeper than this are drawn at this depth, so the column stays readable. */
 const MAX_INDENT = 3;
+/** Replies asked for at once (thread.get's default), and at most when the thread is asked again. */
+const PAGE = 50;
+const MAX_REFRESHED = 500;
 
 export function Thread({ route }: { route: Route }) {
   const apId = route.params.get('ap') ?? '';
@@ -37,6 +41,30 @@ export function Thread({ route }: { route: Route }) {
     void load();
   }, [load]);
 
+  // What the inbox processor did may change what the thread shows (the answer to the author's
+  // quote, a new reply): asked again quietly, as many replies as are shown. A failure is left to
+  // the next hint; the thread shown stays. Not with a parent missing: Tern would try to fetch it
+  // again at every hint.
+  const shown = useRef(thread);
+  shown.current = thread;
+  useChanges(
+    ['timeline'],
+    () => {
+      const current = shown.current;
+      if (!current || current.missingParent) return;
+      void call('thread.get', { apId, limit: Math.min(MAX_REFRESHED, Math.max(PAGE, current.replies.length)) }).then(
+        (fresh) =>
+          setThread((now) => {
+            const next = now && now.replies.length > MAX_REFRESHED ? { ...now, ancestors: fresh.ancestors, post: fresh.post } : fresh;
+            // The same object when nothing changed: nothing on screen is drawn again.
+            return now && JSON.stringify(next) === JSON.stringify(now) ? now : next;
+          }),
+        () => undefined,
+      );
+    },
+    1_000,
+  );
+
   // Replies come a page at a time (a busy thread has hundreds); the next ones are appended.
   const [loadingMore, setLoadingMore] = useState(false);
   const loadMore = useCallback(async () => {
@@ -53,9 +81,13 @@ export function Thread({ route }: { route: Route }) {
     }
   }, [apId, thread]);
 
-  // The post the thread is about gets the focus, so j/k and the shortcuts start from it.
+  // The post the thread is about gets the focus once shown, so j/k and the shortcuts start from
+  // it (not again when the thread is asked again: the author may be reading further down).
+  const focusGiven = useRef(false);
   useEffect(() => {
-    if (thread) document.querySelector<HTMLElement>('#main .post--focused')?.focus({ preventScroll: false });
+    if (!thread || focusGiven.current) return;
+    focusGiven.current = true;
+    document.querySelector<HTMLElement>('#main .post--focused')?.focus({ preventScroll: false });
   }, [thread]);
 
   // Opened in the browser: an http(s) address only, whatever the answer carries.

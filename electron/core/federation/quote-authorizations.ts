@@ -7,7 +7,10 @@
 // its stored copy not deleted, or its server confirmed it gone when someone else said so), and
 // until the author revokes it (the minting Accept marked undone by the Delete of the
 // authorization that says so: actions/quote-approvals.ts). Otherwise it is gone (410), as the
-// FEP's revocation makes it.
+// FEP's revocation makes it. A quote the author revoked is refused when asked again, until they
+// allow it again (an Undo of that Delete, linked to it, kept as a record sent to no one — the
+// Delete itself still goes out, and the old authorization stays gone): then a new request is
+// approved by the post's policy, with a new authorization.
 // Rows → ActivityPub: toQuoteAnswer, toQuoteAuthorization, toAuthorizationDelete.
 import { and, asc, desc, eq, isNotNull, isNull, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
@@ -141,7 +144,8 @@ export function standingAuthorization(db: DbOrTx, local: LocalActor, post: Outbo
 }
 
 /** Whether the author revoked an approval of this very quote (this quoting post, of this post, by
- * this requester): asked again, it is refused, not approved anew by the post's policy. */
+ * this requester) and has not allowed it again since: asked again, it is refused, not approved
+ * anew by the post's policy. */
 export function revokedByAuthor(db: DbOrTx, post: OutboxObject, request: Pick<QuoteRequestRef, 'actor' | 'quoting'>): boolean {
   const revoked = db
     .select()
@@ -150,8 +154,18 @@ export function revokedByAuthor(db: DbOrTx, post: OutboxObject, request: Pick<Qu
     .all();
   return revoked.some((accept) => {
     const answered = answeredRequest(accept);
-    return answered !== null && answered.actor === request.actor && answered.quoting === request.quoting;
+    return answered !== null && answered.actor === request.actor && answered.quoting === request.quoting && allowanceOf(db, accept.undoneByOutboxObjectId!) === undefined;
   });
+}
+
+/** The author's leave to approve again a quote they revoked: an Undo of the revoking Delete
+ * (actions/quote-approvals.ts allowQuoteAgain), or undefined. */
+function allowanceOf(db: DbOrTx, revocationId: number): OutboxObject | undefined {
+  return db
+    .select()
+    .from(outbox)
+    .where(and(eq(outbox.relatesToOutboxObjectId, revocationId), eq(outbox.apType, 'Undo')))
+    .get();
 }
 
 /** A Delete of the quoting post said by someone else than its author (a relay's, a moderator's)
@@ -185,6 +199,8 @@ export type ApprovalState = 'standing' | 'revoked' | 'ended';
 
 export interface QuoteApproval {
   state: ApprovalState;
+  /** Revoked, and the author allowed the quote again since (a new request is approved). */
+  allowedAgain: boolean;
   stampUrl: string;
   /** The Accept that minted the authorization. */
   accept: OutboxObject;
@@ -207,7 +223,21 @@ export function approvalOfRequest(db: DbOrTx, requestRowId: number): QuoteApprov
   const request = accept === undefined || accept.apType !== 'Accept' ? null : answeredRequest(accept);
   if (accept === undefined || request === null || idOf((accept.apObject as Json).result) !== stampUrl) return null;
   const state: ApprovalState = accept.undoneByOutboxObjectId !== null ? 'revoked' : revocationOf(db, accept, request) === null ? 'standing' : 'ended';
-  return { state, stampUrl, accept, request };
+  const allowedAgain = accept.undoneByOutboxObjectId !== null && allowanceOf(db, accept.undoneByOutboxObjectId) !== undefined;
+  return { state, allowedAgain, stampUrl, accept, request };
+}
+
+/** A received post's quote of one of our posts, as the author may act on it (revoke, allow again):
+ * the newest of its author's requests for it that we approved (one refused since, because the
+ * author had revoked it, leaves the revoked one the newest); nothing when it quotes none of our
+ * posts, or we never approved it. The post's view carries it (ipc PostView.quoteApproval). */
+export function quoteApprovalField(db: DbOrTx, post: InboxObject): { quoteApproval?: { inboxObjectId: number; state: ApprovalState; allowedAgain: boolean } } {
+  const asked = requestsQuoting(db, post.apId).filter((r) => r.actorId === post.actorId);
+  for (const request of asked.reverse()) {
+    const approval = approvalOfRequest(db, request.id);
+    if (approval !== null) return { quoteApproval: { inboxObjectId: request.id, state: approval.state, allowedAgain: approval.allowedAgain } };
+  }
+  return {};
 }
 
 /** The Delete of a QuoteAuthorization the author revokes, as Mastodon 4.5 sends it

@@ -8,11 +8,14 @@
 // quoting post by relates_to_outbox_object_id). Their Accept or Reject is an inbox row linked to
 // the request the same way; an Accept's QuoteAuthorization, once verified, becomes the quoting
 // post's `quoteAuthorization` (process/quote-answer.ts). Nothing of its own is stored: where a
-// quote stands (quoteStateOf) is read from those rows.
+// quote stands (quoteStateOf) is read from those rows, and from the request's deliveries — a
+// request delivered a day ago and still unanswered is `unanswered`, and the author may ask again
+// (actions/quote-requests.ts: a new QuoteRequest; an answer to any of them counts).
 // Rows → ActivityPub: quoteFields, withQuoteFallback, toQuoteRequest.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
-import { actor, following, inbox, outbox, type JsonValue, type OutboxObject } from '../../../db/schema';
+import { actor, following, inbox, outbox, outgoingActivity, type JsonValue, type OutboxObject } from '../../../db/schema';
+import { summarizeActor, type ActorSummary } from './actor-summary';
 import { asArray, idOf, isObject, PUBLIC, type Json } from './ap';
 import type { LocalActor } from './identity';
 import { quotedIdOf } from './quotes';
@@ -69,9 +72,18 @@ export function quotesAutomatically(db: DbOrTx, localId: string, quoted: Json, a
 }
 
 /** Where the approval of one of the author's quotes stands: approved (its own post quoted, the
- * policy approves it, or an authorization was verified), pending (asked, not answered yet), or
- * rejected (the quoted post's author said no: the quote is not shown). */
-export type QuoteState = 'approved' | 'pending' | 'rejected';
+ * policy approves it, or an authorization was verified), pending (asked, not answered yet),
+ * unanswered (asked, and no answer a day after the request reached the quoted author's server,
+ * or it could not be delivered: the author may ask again), or rejected (the quoted post's author
+ * said no: the quote is not shown). */
+export type QuoteState = 'approved' | 'pending' | 'unanswered' | 'rejected';
+
+/** How long after our QuoteRequest reached the quoted author's server a quote waits for their
+ * answer before it shows as unanswered. Servers that approve by policy (Mastodon 4.5) answer in
+ * seconds, a person approving by hand (GoToSocial) within a day or so; a server that knows no
+ * quote requests (Misskey, Pleroma, older Mastodon) never answers. An answer that comes later
+ * still counts. */
+export const QUOTE_ANSWER_WAIT_MS = 24 * 60 * 60 * 1000;
 
 /** The QuoteRequests of ours for this quoting post, newest first. */
 export function ourQuoteRequests(db: DbOrTx, post: Pick<OutboxObject, 'id'>): OutboxObject[] {
@@ -84,23 +96,50 @@ export function ourQuoteRequests(db: DbOrTx, post: Pick<OutboxObject, 'id'>): Ou
 }
 
 /** The state of the quote one of the author's posts makes, or null when it quotes nothing. */
-export function quoteStateOf(db: DbOrTx, localId: string, post: OutboxObject): QuoteState | null {
+export function quoteStateOf(db: DbOrTx, localId: string, post: OutboxObject, now: Date): QuoteState | null {
+  return quoteStandingOf(db, localId, post, now)?.state ?? null;
+}
+
+interface QuoteStanding {
+  state: QuoteState;
+  /** Our newest QuoteRequest, when the quoted post is someone else's. */
+  request: OutboxObject | null;
+}
+
+function quoteStandingOf(db: DbOrTx, localId: string, post: OutboxObject, now: Date): QuoteStanding | null {
   const object = post.apObject as Json;
   const quoted = quotedIdOf(object);
   if (quoted === null) return null;
-  const [request] = ourQuoteRequests(db, post);
-  if (request === undefined) return 'approved';
+  const requests = ourQuoteRequests(db, post);
+  const [request] = requests;
+  if (request === undefined) return { state: 'approved', request: null };
+  // The newest answer to any of our requests: one that comes after the author asked again counts.
   const answer = db
     .select({ type: inbox.apType })
     .from(inbox)
-    .where(and(eq(inbox.relatesToOutboxObjectId, request.id), inArray(inbox.apType, ['Accept', 'Reject'])))
+    .where(and(inArray(inbox.relatesToOutboxObjectId, requests.map((r) => r.id)), inArray(inbox.apType, ['Accept', 'Reject'])))
     .orderBy(desc(inbox.id))
     .get();
-  if (answer?.type === 'Reject') return 'rejected';
-  if (idOf(object.quoteAuthorization) !== null) return 'approved';
+  if (answer?.type === 'Reject') return { state: 'rejected', request };
+  if (idOf(object.quoteAuthorization) !== null) return { state: 'approved', request };
   const target = db.select().from(inbox).where(eq(inbox.apId, quoted)).get();
-  if (target === undefined) return 'pending';
-  return quotesAutomatically(db, localId, target.apObject as Json, followersOf(db, target.actorId), target.apActorId) ? 'approved' : 'pending';
+  if (target !== undefined && quotesAutomatically(db, localId, target.apObject as Json, followersOf(db, target.actorId), target.apActorId)) return { state: 'approved', request };
+  return { state: waitedInVain(db, request, now) ? 'unanswered' : 'pending', request };
+}
+
+/** Whether our QuoteRequest has waited long enough for an answer: delivered more than
+ * QUOTE_ANSWER_WAIT_MS ago (or, never sent anywhere, written that long ago), or given up on by
+ * the delivery loop. One still on its way (offline, retrying) waits. */
+function waitedInVain(db: DbOrTx, request: OutboxObject, now: Date): boolean {
+  const deliveries = db
+    .select({ isSent: outgoingActivity.isSent, isErrored: outgoingActivity.isErrored, lastTry: outgoingActivity.lastTry })
+    .from(outgoingActivity)
+    .where(eq(outgoingActivity.outboxObjectId, request.id))
+    .all();
+  if (deliveries.some((d) => d.isErrored)) return true;
+  if (deliveries.some((d) => !d.isSent)) return false;
+  const reached = Math.max(request.createdAt.getTime(), ...deliveries.map((d) => d.lastTry?.getTime() ?? 0));
+  return now.getTime() - reached >= QUOTE_ANSWER_WAIT_MS;
 }
 
 /** The followers collection an actor's document names. */
@@ -109,8 +148,12 @@ export function followersOf(db: DbOrTx, actorRowId: number): string | null {
   return row ? idOf((row.doc as Json).followers) : null;
 }
 
-/** The quote state as an optional field of a post's view (ipc PostView.quoteState). */
-export function quoteStateField(db: DbOrTx, localId: string, post: OutboxObject): { quoteState?: QuoteState } {
-  const state = quoteStateOf(db, localId, post);
-  return state === null ? {} : { quoteState: state };
+/** The quote state as optional fields of a post's view (ipc PostView.quoteState, and whom the
+ * approval was asked of: PostView.quoteAskedOf). */
+export function quoteStateField(db: DbOrTx, localId: string, post: OutboxObject, now: Date): { quoteState?: QuoteState; quoteAskedOf?: ActorSummary } {
+  const standing = quoteStandingOf(db, localId, post, now);
+  if (standing === null) return {};
+  const askedId = standing.request?.relatesToActorId ?? null;
+  const asked = askedId === null ? undefined : db.select().from(actor).where(eq(actor.id, askedId)).get();
+  return { quoteState: standing.state, ...(asked ? { quoteAskedOf: summarizeActor(asked) } : {}) };
 }

@@ -83,8 +83,15 @@ export interface PostView {
   /** The id of the post it quotes (federation/quotes.ts), when it quotes one. */
   quote?: string;
   /** For the author's own quote posts: whether the quoted post's author approved the quote
-   * (federation/quoting.ts). `rejected`: shown without the quoted post. */
-  quoteState?: 'approved' | 'pending' | 'rejected';
+   * (federation/quoting.ts). `rejected`: shown without the quoted post. `unanswered`: no answer
+   * came in the time given (quotes.askAgain asks once more). */
+  quoteState?: 'approved' | 'pending' | 'unanswered' | 'rejected';
+  /** For the author's own quote of someone else's post: whom the approval was asked of. */
+  quoteAskedOf?: ActorView;
+  /** For a received post quoting one of the author's posts with their approval (the thread view):
+   * the QuoteRequest (quotes.revoke, quotes.allowAgain take its id) and where the approval stands
+   * — `allowedAgain`: revoked, then allowed again. */
+  quoteApproval?: { inboxObjectId: number; state: 'standing' | 'revoked' | 'ended'; allowedAgain: boolean };
   /** Previews of the pages it links to, when any were fetched (the first is shown). */
   previews?: LinkPreviewView[];
   /** Content warning (plain text): the `summary` of a Note or Question, or of a sensitive post. */
@@ -304,6 +311,10 @@ export const authorInputs = {
   'social.removeFollower': z.object({ actorApId: apId }).strict(),
   // The QuoteRequest a "quoted your post" notification points at (its inboxObject.id).
   'quotes.revoke': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  // The same QuoteRequest, once revoked: a new request for that quote is approved again.
+  'quotes.allowAgain': z.object({ inboxObjectId: z.number().int().positive() }).strict(),
+  // One of the author's quote posts whose quoted author never answered (quoteState `unanswered`).
+  'quotes.askAgain': byApId,
   'lookup.resolve': z.object({ query: z.string().trim().min(3).max(2048) }).strict(),
   'posts.quoted': z.object({ apId, by: apId }).strict(),
   'thread.get': z.object({ apId, cursor: z.string().regex(/^\d{1,6}$/).nullish(), limit: z.number().int().min(1).max(500).default(50) }).strict(),
@@ -337,6 +348,9 @@ export interface AuthorOutputs {
   'social.rejectRequest': { outboxObjectId: number };
   'social.removeFollower': { outboxObjectId: number };
   'quotes.revoke': { approval: 'revoked' | 'ended'; queued: number };
+  /** `changed`: false when it was allowed again already. */
+  'quotes.allowAgain': { changed: boolean };
+  'quotes.askAgain': ProfilePost;
   'lookup.resolve': LookupView;
   'posts.quoted': QuotedView;
   'thread.get': ThreadView;

@@ -45,6 +45,8 @@ export function createAuthorHandlers(core: AuthorHandlersCore): AuthorHandlers {
     'social.rejectRequest': ({ inboxObjectId }) => author.rejectRequest(inboxObjectId),
     'social.removeFollower': ({ actorApId }) => author.removeFollower(actorApId),
     'quotes.revoke': ({ inboxObjectId }) => author.revokeQuote(inboxObjectId),
+    'quotes.allowAgain': ({ inboxObjectId }) => author.allowQuote(inboxObjectId),
+    'quotes.askAgain': ({ apId }) => author.askQuoteAgain(apId),
     'lookup.resolve': ({ query }) => author.lookup(query),
     'posts.quoted': ({ apId, by }) => author.quoted(apId, by),
     'thread.get': ({ apId, cursor, limit }) => author.thread(apId, { cursor: cursor ?? null, limit }),

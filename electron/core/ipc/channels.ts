@@ -38,6 +38,8 @@ export const CHANNEL_NAMES = [
   'social.rejectRequest',
   'social.removeFollower',
   'quotes.revoke',
+  'quotes.allowAgain',
+  'quotes.askAgain',
   'lookup.resolve',
   'posts.quoted',
   'thread.get',

@@ -119,7 +119,9 @@ export function createMapper(deps: MapperDeps) {
     depth: number,
   ): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | { state: 'pending' | 'rejected'; quoted_status: null } | null {
     if (!view.quote) return null;
-    if (view.quoteState === 'pending' || view.quoteState === 'rejected') return { state: view.quoteState, quoted_status: null };
+    // Mastodon has no "unanswered": to a client the quote is still pending.
+    if (view.quoteState === 'pending' || view.quoteState === 'unanswered') return { state: 'pending', quoted_status: null };
+    if (view.quoteState === 'rejected') return { state: 'rejected', quoted_status: null };
     const found = deps.reads.find(view.quote);
     const quoted = found ? deps.reads.post(found.origin, found.id) : null;
     if (!quoted || quoted.view.deleted) return null;

@@ -10,6 +10,8 @@
 //   (that is Pleroma's), and `admin.report` carries an admin's Report entity Tern does not have.
 // - Typeless rows for an approved quote (on the QuoteRequest): Mastodon's `quote` carries the
 //   quoting status, which Tern holds only when its Create reached the author.
+// - Typeless rows for the answer to the author's own quote (on the Accept or Reject): Mastodon
+//   has no type for it (a client sees it in the status's `quote.state`).
 // - follow_request: under manual approval a pending Follow is not a notification row in Tern
 //   (it lives with the follow requests, /api/v1/follow_requests), so none is listed here.
 // A typeless row on a Question is a poll that ended, ours or one the author voted in: `poll`.

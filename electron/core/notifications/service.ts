@@ -53,14 +53,17 @@ export interface NotificationItem {
  * A quote of one of our posts that Tern approved (actor = the quoter, inbox object = their
  * QuoteRequest, outbox object = our post; `quoting` = the quoting post's id: process/quote-request.ts),
  * `approval` = where our approval of it stands: standing, revoked by the author, or ended otherwise;
- * null if it has none),
+ * null if it has none; `allowedAgain`: revoked, and the author since allowed the quote again),
+ * the answer to one of the author's own quotes (actor = the quoted post's author, inbox object =
+ * their Accept or Reject, outbox object = our quoting post: process/quote-answer.ts; `approved`),
  * a move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
  * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
  * reported posts that are ours, `comment` = the reporter's words as plain text).
  */
 export type NotificationDetail =
   | { kind: 'moved'; from: ActorSummary | null }
-  | { kind: 'quoted'; quoting: string | null; approval: ApprovalState | null }
+  | { kind: 'quoted'; quoting: string | null; approval: ApprovalState | null; allowedAgain: boolean }
+  | { kind: 'quote-answered'; approved: boolean }
   | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
 
 export interface NotificationPage {
@@ -125,8 +128,8 @@ function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | nu
   };
 }
 
-/** The detail of a typeless notification on a Move, a Flag or a QuoteRequest (process/move.ts,
- * process/flag.ts, process/quote-request.ts). */
+/** The detail of a typeless notification on a Move, a Flag, a QuoteRequest or the answer to one
+ * of ours (process/move.ts, process/flag.ts, process/quote-request.ts, process/quote-answer.ts). */
 function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null): NotificationDetail | null {
   if (type !== null || !row) return null;
   if (row.apType === 'Move') {
@@ -135,12 +138,16 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
   }
   if (row.apType === 'QuoteRequest') {
     const quoting = (row.apObject as Json).instrument;
+    const approval = approvalOfRequest(db, row.id);
     return {
       kind: 'quoted',
       quoting: typeof quoting === 'string' ? quoting : isObject(quoting) ? str(quoting.id) : null,
-      approval: approvalOfRequest(db, row.id)?.state ?? null,
+      approval: approval?.state ?? null,
+      allowedAgain: approval?.allowedAgain ?? false,
     };
   }
+  // A typeless notification on an Accept or a Reject is only ever an answer to our QuoteRequest.
+  if (row.apType === 'Accept' || row.apType === 'Reject') return { kind: 'quote-answered', approved: row.apType === 'Accept' };
   if (row.apType === 'Flag') {
     const object = row.apObject as Json;
     const ids = idsOf(object.object);

@@ -46,8 +46,16 @@ describe('OS notifications for new notifications', () => {
 
   it('an approved quote (a notification with no type on a QuoteRequest) says who quoted which post of ours, and opens it', () => {
     const request = { id: 4, box: 'inbox' as const, apId: 'https://a.example/u/ana/quote_requests/1', apType: 'QuoteRequest', excerpt: null, isDeleted: false };
-    const [plan] = planOsNotifications([item({ type: null, inboxObject: request, detail: { kind: 'quoted', quoting: 'https://a.example/u/ana/statuses/2', approval: 'standing' } })], {});
+    const [plan] = planOsNotifications([item({ type: null, inboxObject: request, detail: { kind: 'quoted', quoting: 'https://a.example/u/ana/statuses/2', approval: 'standing', allowedAgain: false } })], {});
     expect(plan).toMatchObject({ body: 'Ana quoted your post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
+  });
+
+  it('the answer to the author’s quote (a notification with no type on an Accept or Reject) says who approved or refused it, and opens the quote', () => {
+    const answer = (apType: string) => ({ id: 5, box: 'inbox' as const, apId: `https://a.example/u/ana#${apType}`, apType, excerpt: null, isDeleted: false });
+    const [approved] = planOsNotifications([item({ type: null, inboxObject: answer('Accept'), detail: { kind: 'quote-answered', approved: true } })], {});
+    expect(approved).toMatchObject({ body: 'Ana approved your quote of their post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
+    const [refused] = planOsNotifications([item({ type: null, inboxObject: answer('Reject'), detail: { kind: 'quote-answered', approved: false } })], {});
+    expect(refused).toMatchObject({ body: 'Ana did not approve your quote of their post: “Hello world”' });
   });
 
   it('a move says who moved where and that the author now follows the new account; it opens Notifications', () => {

@@ -44,13 +44,14 @@ export function sentence(item: NotificationItem): string {
   // Typeless notifications on a Question: a poll ended (federation/polls/broadcast.ts).
   if (item.type === null && item.outboxObject?.apType === 'Question') return 'Your poll has ended';
   if (item.type === null && item.inboxObject?.apType === 'Question') return `A poll by ${who} you voted in has ended`;
-  // Typeless notifications on a Move, a Flag or a QuoteRequest (federation/process/move.ts,
-  // flag.ts, quote-request.ts).
+  // Typeless notifications on a Move, a Flag, a QuoteRequest or the answer to one of ours
+  // (federation/process/move.ts, flag.ts, quote-request.ts, quote-answer.ts).
   if (item.detail?.kind === 'moved') {
     const to = item.actor?.handle || who;
     return `${item.detail.from?.handle || item.detail.from?.name || 'Someone'} moved to ${to}; you now follow ${to}`;
   }
   if (item.detail?.kind === 'quoted') return `${who} quoted your post`;
+  if (item.detail?.kind === 'quote-answered') return item.detail.approved ? `${who} approved your quote of their post` : `${who} did not approve your quote of their post`;
   if (item.detail?.kind === 'report') {
     const about = item.detail.posts.length === 0 ? 'you' : item.detail.posts.length === 1 ? 'your post' : 'your posts';
     return `${item.detail.server} forwarded a report about ${about}${item.detail.comment ? `: “${item.detail.comment}”` : ''}`;

@@ -172,8 +172,9 @@ export async function createPost(deps: ActionDeps, given: PostInput): Promise<Ou
 
 /** Asks the quoted post's author to approve the quote: our QuoteRequest, linked to the quoting
  * post, queued to their own inbox (as a Follow goes). Asked even when their policy approves it
- * at once: that answer carries the QuoteAuthorization Mastodon 4.5 needs to show the quote. */
-function requestQuote(tx: DbOrTx, local: LocalActor, input: { post: OutboxObject; quoted: QuoteTarget; now: Date }): void {
+ * at once: that answer carries the QuoteAuthorization Mastodon 4.5 needs to show the quote.
+ * Asked again the same way when no answer came (quote-requests.ts). */
+export function requestQuote(tx: DbOrTx, local: LocalActor, input: { post: OutboxObject; quoted: QuoteTarget; now: Date }): void {
   const { post, quoted, now } = input;
   if (quoted.author === null) return;
   const request = saveOutboxObject(tx, local, {

@@ -25,7 +25,8 @@ import { requireLocal, type ActionDeps } from './deps';
 import { boost, like, setBookmarked, unboost, unlike } from './interactions';
 import { listPeople, peoplePage, type PeopleList } from './people';
 import { deletePost, setPinned } from './posts';
-import { revokeQuoteApproval, type RevokedQuote } from './quote-approvals';
+import { allowQuoteAgain, revokeQuoteApproval, type AllowedQuote, type RevokedQuote } from './quote-approvals';
+import { askQuoteAgain } from './quote-requests';
 import { acceptRequest, follow, followStateOf, rejectRequest, removeFollower, unfollow } from './social';
 import { getThread } from './thread';
 import { createReads } from './reads';
@@ -66,13 +67,13 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     /** Reads by row and key (the Mastodon client API). */
     reads: createReads(deps.db, me),
     async createPost(input: PostInput): Promise<ProfilePost> {
-      return profilePost(deps.db, me(), await createPost(deps, input), deps.queue());
+      return profilePost(deps.db, me(), await createPost(deps, input), deps.queue(), deps.clock());
     },
     async editPost(input: EditInput): Promise<ProfilePost> {
-      return profilePost(deps.db, me(), await editPost(deps, input), deps.queue());
+      return profilePost(deps.db, me(), await editPost(deps, input), deps.queue(), deps.clock());
     },
     deletePost: (apId: string) => deletePost(deps, apId),
-    setPinned: (apId: string, pinned: boolean): ProfilePost => profilePost(deps.db, me(), setPinned(deps, apId, pinned), deps.queue()),
+    setPinned: (apId: string, pinned: boolean): ProfilePost => profilePost(deps.db, me(), setPinned(deps, apId, pinned), deps.queue(), deps.clock()),
     like: async (apId: string) => inboxView(await like(deps, apId)),
     unlike: (apId: string) => inboxView(unlike(deps, apId)),
     boost: async (apId: string) => inboxView(await boost(deps, apId)),
@@ -92,6 +93,10 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     removeFollower: (actorApId: string) => removeFollower(deps, actorApId),
     /** Takes back the approval of one quote (the QuoteRequest's inbox row id). */
     revokeQuote: (inboxObjectId: number): RevokedQuote => revokeQuoteApproval(deps, inboxObjectId),
+    /** Lets a quote whose approval the author revoked be approved when asked again (the same id). */
+    allowQuote: (inboxObjectId: number): AllowedQuote => allowQuoteAgain(deps, inboxObjectId),
+    /** Asks again for the approval of the author's quote post `apId`, which no answer came for. */
+    askQuoteAgain: (apId: string): ProfilePost => profilePost(deps.db, me(), askQuoteAgain(deps, apId), deps.queue(), deps.clock()),
 
     lookup: lookupView,
     /** The post `apId` that the post `by` quotes (QuotedView): a stored one at once; another
@@ -117,7 +122,7 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     },
     thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
-    profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue()),
+    profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue(), deps.clock()),
     people: (limit?: number): PeopleView => listPeople(deps.db, limit),
     peoplePage: (list: PeopleList, input: { cursor?: string | null; limit?: number }): PageOf<PersonView> => peoplePage(deps.db, list, page(input)),
     deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string }): DeliveriesView =>

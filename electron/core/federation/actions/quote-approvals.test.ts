@@ -1,6 +1,8 @@
 // The author revokes one quote's approval (quote-approvals.ts), through the IPC dispatch as the
 // app calls it: the authorization is gone (410), a Delete of it is queued to the quoter and to
 // the quoted post's audience, revoking again changes nothing, and bad input is a typed error.
+// A revoked quote is refused when asked again until the author allows it again; the thread view
+// of the quoting post says where the approval stands, so it can be revoked or allowed from there.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq, inArray } from 'drizzle-orm';
 import { outbox, outgoingActivity } from '../../../../db/schema';
@@ -136,5 +138,86 @@ describe('revoking the approval of a quote', () => {
     expect(rows('Reject')).toHaveLength(1);
     expect(await call('quotes.revoke', { inboxObjectId: rig.inboxRow(String(refused.id))!.id })).toMatchObject({ ok: false, error: { code: 'conflict' } });
     expect(rows('Delete')).toEqual([]);
+  });
+});
+
+describe('allowing a revoked quote again', () => {
+  const again = (n: string) => ({ ...request(), id: `${String(request().actor)}/quote_requests/${n}` });
+
+  it('a new request for the same quote is then approved with a new authorization; the revoked one stays gone; the author is told again', async () => {
+    const { asked, stamp } = await approvedQuote();
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    await rig.receive(again('refused'));
+    expect(rows('Reject')).toHaveLength(1);
+
+    expect(await call('quotes.allowAgain', { inboxObjectId: asked.id })).toEqual({ ok: true, value: { changed: true } });
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quoted', approval: 'revoked', allowedAgain: true } });
+    // A record sent to no one and served to no one; the Delete of the old authorization still goes out.
+    const [allowance, ...more] = rows('Undo');
+    expect(more).toEqual([]);
+    expect(allowance).toMatchObject({ visibility: 'DIRECT', isTransient: true, relatesToOutboxObjectId: rows('Delete')[0]!.id, relatesToInboxObjectId: asked.id });
+    expect(allowance!.apObject).toMatchObject({ type: 'Undo', to: [], object: rows('Delete')[0]!.apId });
+    expect(recipientsOf(allowance!.id)).toEqual([]);
+    const [delivery] = rig.core.db.select().from(outgoingActivity).where(eq(outgoingActivity.outboxObjectId, rows('Delete')[0]!.id)).all();
+    expect(deliveryPayload(rig.core.db, rig.local, delivery!).kind).toBe('send');
+
+    const notified = rig.core.services.notifications.list().items.length;
+    await rig.receive(again('allowed'));
+    const accept = rows('Accept').find((a) => a.relatesToInboxObjectId === rig.inboxRow(String(again('allowed').id))!.id)!;
+    const renewed = String((accept.apObject as Json).result);
+    expect(renewed).not.toBe(stamp);
+    expect(authorization(renewed).status).toBe('live');
+    expect(authorization(stamp)).toMatchObject({ status: 'gone', reason: 'the author revoked the approval' });
+    expect(recipientsOf(accept.id)).toEqual([aliceInbox()]);
+    const items = rig.core.services.notifications.list().items;
+    expect(items).toHaveLength(notified + 1);
+    expect(items[0]).toMatchObject({ detail: { kind: 'quoted', approval: 'standing' } });
+
+    // Revoked once more, it is refused again.
+    await call('quotes.revoke', { inboxObjectId: rig.inboxRow(String(again('allowed').id))!.id });
+    expect(authorization(renewed).status).toBe('gone');
+    await rig.receive(again('refused-again'));
+    expect(rows('Reject')).toHaveLength(2);
+  });
+
+  it('allowing twice changes nothing; a quote not revoked cannot be allowed again; bad input is a typed error', async () => {
+    const { asked } = await approvedQuote();
+    expect(await call('quotes.allowAgain', { inboxObjectId: asked.id })).toMatchObject({ ok: false, error: { code: 'conflict' } });
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    await call('quotes.allowAgain', { inboxObjectId: asked.id });
+    expect(await call('quotes.allowAgain', { inboxObjectId: asked.id })).toEqual({ ok: true, value: { changed: false } });
+    expect(rows('Undo')).toHaveLength(1);
+    for (const input of [{}, { inboxObjectId: 0 }, { inboxObjectId: '1' }, { inboxObjectId: 1, also: true }]) {
+      expect(await call('quotes.allowAgain', input)).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    }
+    expect(await call('quotes.allowAgain', { inboxObjectId: 9999 })).toMatchObject({ ok: false, error: { code: 'not_found' } });
+  });
+});
+
+describe('the quoting post in its thread', () => {
+  it('says where the author’s approval stands: standing, revoked, allowed again, then the new approval', async () => {
+    const { asked } = await approvedQuote();
+    const quoting = request().instrument as Json;
+    await rig.receive({ id: `${String(quoting.id)}/activity`, type: 'Create', actor: request().actor, to: [PUBLIC], object: quoting });
+    const approvalShown = async () => (await rig.core.services.author.thread(String(quoting.id))).post.quoteApproval;
+    expect(await approvalShown()).toEqual({ inboxObjectId: asked.id, state: 'standing', allowedAgain: false });
+
+    await call('quotes.revoke', { inboxObjectId: asked.id });
+    expect(await approvalShown()).toEqual({ inboxObjectId: asked.id, state: 'revoked', allowedAgain: false });
+    // Asked again and refused: the revoked approval is still the one to act on.
+    await rig.receive({ ...request(), id: `${String(request().actor)}/quote_requests/refused` });
+    expect(await approvalShown()).toEqual({ inboxObjectId: asked.id, state: 'revoked', allowedAgain: false });
+    await call('quotes.allowAgain', { inboxObjectId: asked.id });
+    expect(await approvalShown()).toEqual({ inboxObjectId: asked.id, state: 'revoked', allowedAgain: true });
+    const renewed = `${String(request().actor)}/quote_requests/renewed`;
+    await rig.receive({ ...request(), id: renewed });
+    expect(await approvalShown()).toEqual({ inboxObjectId: rig.inboxRow(renewed)!.id, state: 'standing', allowedAgain: false });
+  });
+
+  it('a post that quotes none of the author’s posts with their approval carries none', async () => {
+    await approvedQuote();
+    const note = { id: `${String(request().actor)}/statuses/plain`, type: 'Note', attributedTo: request().actor, content: '<p>Hi</p>', to: [PUBLIC], quote: 'https://elsewhere.example/notes/1' };
+    await rig.receive({ id: `${String(note.id)}/activity`, type: 'Create', actor: request().actor, to: [PUBLIC], object: note });
+    expect((await rig.core.services.author.thread(note.id)).post).not.toHaveProperty('quoteApproval');
   });
 });

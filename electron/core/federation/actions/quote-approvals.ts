@@ -7,13 +7,19 @@
 // The Delete goes where Mastodon sends it: to the quoting post's author (their own inbox, as our
 // Accept did) and to everyone our quoted post reaches (its audience: followers, mentions), so
 // servers that show the quote under our post drop it too.
+//
+// A revoked quote stays refused when its author asks again (process/quote-request.ts), until the
+// author allows it again (allowQuoteAgain): an Undo of the revoking Delete, addressed to no one
+// and never sent, records it; the next request for that quote is approved by the post's policy,
+// with a new authorization. The revoked one stays gone.
 import { and, eq } from 'drizzle-orm';
-import { actor, inbox, outbox } from '../../../../db/schema';
+import type { DbOrTx } from '../../../../db/client';
+import { actor, inbox, outbox, type InboxObject } from '../../../../db/schema';
 import { enqueueDeliveries } from '../../delivery/queue';
 import { ConflictError, NotFoundError } from '../../errors';
 import { inboxOf, type Json } from '../ap';
 import { saveOutboxObject } from '../outbox-store';
-import { approvalOfRequest, toAuthorizationDelete, type ApprovalState } from '../quote-authorizations';
+import { approvalOfRequest, toAuthorizationDelete, type ApprovalState, type QuoteApproval } from '../quote-authorizations';
 import { computeRecipients } from '../recipients';
 import { requireLocal, type ActionDeps } from './deps';
 
@@ -31,9 +37,7 @@ export function revokeQuoteApproval(deps: ActionDeps, requestRowId: number): Rev
   const local = requireLocal(deps);
   const now = deps.clock();
   const result = deps.db.transaction((tx): RevokedQuote => {
-    const asked = tx.select().from(inbox).where(eq(inbox.id, requestRowId)).get();
-    if (asked === undefined || asked.apType !== 'QuoteRequest') throw new NotFoundError('There is no such quote.');
-    const approval = approvalOfRequest(tx, asked.id);
+    const { asked, approval } = approvalAsked(tx, requestRowId);
     if (approval === null) throw new ConflictError('This quote was never approved, so there is no approval to revoke.');
     if (approval.state !== 'standing') return { approval: approval.state, queued: 0 };
 
@@ -62,4 +66,41 @@ export function revokeQuoteApproval(deps: ActionDeps, requestRowId: number): Rev
   });
   if (result.queued > 0) deps.wake();
   return result;
+}
+
+/** The QuoteRequest (an inbox row) a notification or a post's view names, and the approval our
+ * answer to it gave (null: refused, or never answered). */
+function approvalAsked(tx: DbOrTx, requestRowId: number): { asked: InboxObject; approval: QuoteApproval | null } {
+  const asked = tx.select().from(inbox).where(eq(inbox.id, requestRowId)).get();
+  if (asked === undefined || asked.apType !== 'QuoteRequest') throw new NotFoundError('There is no such quote.');
+  return { asked, approval: approvalOfRequest(tx, asked.id) };
+}
+
+export interface AllowedQuote {
+  /** False when the quote was already allowed again: nothing changed. */
+  changed: boolean;
+}
+
+/** Lets a quote whose approval the author revoked (this QuoteRequest's, as quotes.revoke names
+ * it) be approved again when its author asks anew. Nothing is sent: the quoter asks again. */
+export function allowQuoteAgain(deps: ActionDeps, requestRowId: number): AllowedQuote {
+  const local = requireLocal(deps);
+  const now = deps.clock();
+  return deps.db.transaction((tx): AllowedQuote => {
+    const { asked, approval } = approvalAsked(tx, requestRowId);
+    if (approval?.state !== 'revoked') throw new ConflictError('You did not revoke your approval of this quote, so there is nothing to allow again.');
+    if (approval.allowedAgain) return { changed: false };
+    const revocation = tx.select().from(outbox).where(eq(outbox.id, approval.accept.undoneByOutboxObjectId!)).get()!;
+    saveOutboxObject(tx, local, {
+      // Addressed to no one, transient: never sent, never served (object-access.ts).
+      apObject: { type: 'Undo', actor: local.id, to: [], object: revocation.apId },
+      visibility: 'DIRECT',
+      isTransient: true,
+      now,
+      activityObjectApId: revocation.apId,
+      relatesToOutboxObjectId: revocation.id,
+      relatesToInboxObjectId: asked.id,
+    });
+    return { changed: true };
+  });
 }

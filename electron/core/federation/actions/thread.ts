@@ -12,6 +12,7 @@ import { POST_TYPES } from '../outbox';
 import { requireLocal, type ActionDeps } from './deps';
 import { actorsById, inboxPostView, outboxPostView } from './views';
 import { quoteStateField } from '../quoting';
+import { quoteApprovalField } from '../quote-authorizations';
 
 const MAX_ANCESTORS = 10;
 const MAX_DEPTH = 30;
@@ -220,7 +221,13 @@ export async function getThread(
   });
   const all = [focus, ...ancestors, ...shown.map((f) => f.row)];
   const actors = actorsById(deps.db, all.flatMap((r) => (r.kind === 'inbox' ? [r.row.actorId] : [])));
-  const view = (r: Row): PostView => (r.kind === 'own' ? { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row) } : inboxPostView(r.row, actors.get(r.row.actorId)));
+  const now = deps.clock();
+  // A quote: for the author's own, whether it was approved; for one of the author's posts, the
+  // approval they gave (to revoke it, or allow it again, from the post).
+  const view = (r: Row): PostView =>
+    r.kind === 'own'
+      ? { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row, now) }
+      : withQuoteApproval(deps.db, inboxPostView(r.row, actors.get(r.row.actorId)), r.row);
   return {
     ancestors: ancestors.map(view),
     post: view(focus),
@@ -229,4 +236,9 @@ export async function getThread(
     nextCursor: from + shown.length < order.length ? String(from + shown.length) : null,
     missingParent,
   };
+}
+
+/** A received post's view, with the approval the author gave its quote of one of their posts. */
+function withQuoteApproval(db: DbOrTx, view: PostView, row: InboxObject): PostView {
+  return view.quote === undefined ? view : { ...view, ...quoteApprovalField(db, row) };
 }

@@ -67,6 +67,7 @@ export function profilePosts(
   me: ActorView,
   input: { cursor?: string | null; limit: number },
   queue: QueueContext,
+  now: Date,
 ): PageOf<ProfilePost> {
   const cursor = decodeCursor(input.cursor);
   const base = and(OWN_SHOWN, inArray(typeOf(outbox), [...POST_TYPES]));
@@ -85,12 +86,12 @@ export function profilePosts(
   // A row that cannot be read is left out (viewsOf), and the cursor is the last row that can.
   const last = page.findLast((r) => isReadableDate(r.apPublishedAt));
   return {
-    items: viewsOf(rows, (row) => ({ ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row), delivery: states.get(row.id)! }), (row) => `outbox row ${row.id}`),
+    items: viewsOf(rows, (row) => ({ ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row, now), delivery: states.get(row.id)! }), (row) => `outbox row ${row.id}`),
     nextCursor: rest.length > input.limit && last ? encodeCursor({ t: last.apPublishedAt, o: 'o', id: last.id }) : null,
   };
 }
 
 /** One of the author's posts with its delivery state. */
-export function profilePost(db: DbOrTx, me: ActorView, row: OutboxObject, queue: QueueContext): ProfilePost {
-  return { ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row), delivery: deliverySummaries(db, [row.id], queue).get(row.id)! };
+export function profilePost(db: DbOrTx, me: ActorView, row: OutboxObject, queue: QueueContext, now: Date): ProfilePost {
+  return { ...outboxPostView(row, me), ...quoteStateField(db, me.apId, row, now), delivery: deliverySummaries(db, [row.id], queue).get(row.id)! };
 }

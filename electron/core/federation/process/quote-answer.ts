@@ -6,11 +6,20 @@
 // server, attributed to them, whose interactingObject is our quoting post and interactionTarget
 // the quoted one. Then it becomes the quoting post's `quoteAuthorization`, and an Update tells
 // everyone the post reached, so their servers show the quote as approved.
+//
+// The author is told when the answer changes where their quote stands (quoting.ts quoteStateOf:
+// waiting → approved, or → refused) with a typeless notification (actor: the quoted post's
+// author, inbox object: their answer, outbox object: our quoting post): the spec's types have no
+// QUOTE, as for a quote of ours approved on the quoted side (quote-request.ts); the views word it
+// by what the inbox object is (notifications/service.ts). An Accept of a quote the policy
+// already approved (the usual Mastodon answer, seconds after posting) changes nothing the author
+// sees, and tells them nothing.
 import { eq } from 'drizzle-orm';
-import { outbox, type OutboxObject } from '../../../../db/schema';
+import { notifications, outbox, type OutboxObject } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { httpUrl, idOf, typeOf, type Json } from '../ap';
 import { queuePostUpdate, type ApObject } from '../outbox';
+import { quoteStateOf } from '../quoting';
 import { drop, originOf, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { fetchRemoteObject } from './fetch';
 import { findOutbox, persistActivity } from './store';
@@ -32,13 +41,23 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
 
   const stamp = answer === 'Accept' ? await verifiedAuthorization(deps, r, { quoted, quotingId: quoting }) : null;
   return deps.db.transaction((tx) => {
-    const row = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now, activityObjectApId: request.apId, relatesToOutboxObjectId: request.id, relatesToInboxObjectId: null });
     const post = quoting === null ? undefined : tx.select().from(outbox).where(eq(outbox.id, quoting)).get();
-    if (stamp === null || post === undefined || post.isDeleted) return processed(row.id);
-    const object = { ...(post.apObject as ApObject), quoteAuthorization: stamp };
-    tx.update(outbox).set({ apObject: object, updatedAt: r.now }).where(eq(outbox.id, post.id)).run();
-    // Not an edit by the author: the post keeps its `updated`; the Update is stamped now.
-    queuePostUpdate(tx, deps.identity, { post, object, stamp: r.now.toISOString(), now: r.now });
+    const live = post !== undefined && !post.isDeleted ? post : undefined;
+    const was = live && quoteStateOf(tx, deps.identity.id, live, r.now);
+    const row = persistActivity(tx, { object: r.activity, apId: r.id, actor: r.actor, now: r.now, activityObjectApId: request.apId, relatesToOutboxObjectId: request.id, relatesToInboxObjectId: null });
+    if (live === undefined) return processed(row.id);
+    let answered = live;
+    if (stamp !== null) {
+      const object = { ...(live.apObject as ApObject), quoteAuthorization: stamp };
+      tx.update(outbox).set({ apObject: object, updatedAt: r.now }).where(eq(outbox.id, live.id)).run();
+      // Not an edit by the author: the post keeps its `updated`; the Update is stamped now.
+      queuePostUpdate(tx, deps.identity, { post: live, object, stamp: r.now.toISOString(), now: r.now });
+      answered = { ...live, apObject: object };
+    }
+    const becomes = quoteStateOf(tx, deps.identity.id, answered, r.now);
+    if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) {
+      tx.insert(notifications).values({ createdAt: r.now, notificationType: null, isNew: true, actorId: r.actor.id, inboxObjectId: row.id, outboxObjectId: live.id }).run();
+    }
     return processed(row.id);
   });
 }
