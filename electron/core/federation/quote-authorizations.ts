@@ -227,13 +227,34 @@ export function approvalOfRequest(db: DbOrTx, requestRowId: number): QuoteApprov
   return { state, allowedAgain, stampUrl, accept, request };
 }
 
-/** A received post's quote of one of our posts, as the author may act on it (revoke, allow again):
- * the newest of its author's requests for it that we approved (one refused since, because the
- * author had revoked it, leaves the revoked one the newest); nothing when it quotes none of our
- * posts, or we never approved it. The post's view carries it (ipc PostView.quoteApproval). */
-export function quoteApprovalField(db: DbOrTx, post: InboxObject): { quoteApproval?: { inboxObjectId: number; state: ApprovalState; allowedAgain: boolean } } {
-  const asked = requestsQuoting(db, post.apId).filter((r) => r.actorId === post.actorId);
-  for (const request of asked.reverse()) {
+/** A quoter's requests looked at for one post's approval (quoteApprovalField), newest first: an
+ * actor asks once per quote, and again when the author revoked or did not answer. */
+const REQUESTS_LOOKED_AT = 20;
+/** A QuoteRequest longer than this (bytes of JSON) is not read for its instrument there: a real
+ * one is a few KB, and its author may have sent thousands. */
+const MAX_REQUEST_BYTES = 16 * 1024;
+const INSTRUMENT_SQL = sql.raw(
+  `CASE WHEN octet_length(ap_object) <= ${MAX_REQUEST_BYTES} THEN coalesce(json_extract(ap_object, '$.instrument.id'), json_extract(ap_object, '$.instrument')) END`,
+);
+
+/** A received post's quote (of `quoted`) of one of our posts, as the author may act on it (revoke,
+ * allow again): the newest of its author's requests for it that we approved (one refused since,
+ * because the author had revoked it, leaves the revoked one the newest); nothing when it quotes
+ * none of our posts, or we never approved it. The post's view carries it (ipc PostView.quoteApproval).
+ * Bounded whatever was received: only the quoter's own requests about that post of ours are
+ * read (ix_inbox_relates_to_outbox_object_counts), the newest REQUESTS_LOOKED_AT of them. */
+export function quoteApprovalField(db: DbOrTx, post: InboxObject, quoted: string): { quoteApproval?: { inboxObjectId: number; state: ApprovalState; allowedAgain: boolean } } {
+  const ours = db.select({ id: outbox.id }).from(outbox).where(eq(outbox.apId, quoted)).get();
+  if (ours === undefined) return {};
+  const asked = db
+    .select({ id: inbox.id, instrument: sql<unknown>`${INSTRUMENT_SQL}` })
+    .from(inbox)
+    .where(and(eq(inbox.relatesToOutboxObjectId, ours.id), eq(inbox.apType, 'QuoteRequest'), eq(inbox.actorId, post.actorId)))
+    .orderBy(desc(inbox.id))
+    .limit(REQUESTS_LOOKED_AT)
+    .all();
+  for (const request of asked) {
+    if (request.instrument !== post.apId) continue;
     const approval = approvalOfRequest(db, request.id);
     if (approval !== null) return { quoteApproval: { inboxObjectId: request.id, state: approval.state, allowedAgain: approval.allowedAgain } };
   }

@@ -214,6 +214,23 @@ describe('the quoting post in its thread', () => {
     expect(await approvalShown()).toEqual({ inboxObjectId: rig.inboxRow(renewed)!.id, state: 'standing', allowedAgain: false });
   });
 
+  it('reads a bounded number of the quoter’s requests: thirty newer ones for other quotes (stored, refused) put the approval out of reach of one view', async () => {
+    const { asked } = await approvedQuote();
+    const quoting = request().instrument as Json;
+    await rig.receive({ id: `${String(quoting.id)}/activity`, type: 'Create', actor: request().actor, to: [PUBLIC], object: quoting });
+    const approvalShown = async () => (await rig.core.services.author.thread(String(quoting.id))).post.quoteApproval;
+    expect(await approvalShown()).toMatchObject({ inboxObjectId: asked.id });
+    const s = rig.core.sqlite;
+    const columns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'ap_object'].includes(c));
+    const copy = s.prepare(
+      `INSERT INTO inbox (ap_id, ap_object, ${columns.join(', ')}) SELECT ap_id || '/flood/' || @i, json_set(ap_object, '$.instrument', ap_id || '/other/' || @i), ${columns.join(', ')} FROM inbox WHERE id = @id`,
+    );
+    s.transaction(() => {
+      for (let i = 0; i < 30; i++) copy.run({ i, id: asked.id });
+    })();
+    expect(await approvalShown()).toBeUndefined();
+  });
+
   it('a post that quotes none of the author’s posts with their approval carries none', async () => {
     await approvedQuote();
     const note = { id: `${String(request().actor)}/statuses/plain`, type: 'Note', attributedTo: request().actor, content: '<p>Hi</p>', to: [PUBLIC], quote: 'https://elsewhere.example/notes/1' };

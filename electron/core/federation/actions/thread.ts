@@ -16,6 +16,9 @@ import { quoteApprovalField } from '../quote-authorizations';
 
 const MAX_ANCESTORS = 10;
 const MAX_DEPTH = 30;
+/** Received quotes in one answer of the thread that carry the approval the author gave them (the
+ * rest are acted on from their notifications). */
+export const QUOTE_APPROVALS_PER_VIEW = 40;
 
 type Row = { kind: 'inbox'; row: InboxObject } | { kind: 'own'; row: OutboxObject };
 
@@ -224,10 +227,16 @@ export async function getThread(
   const now = deps.clock();
   // A quote: for the author's own, whether it was approved; for one of the author's posts, the
   // approval they gave (to revoke it, or allow it again, from the post).
-  const view = (r: Row): PostView =>
-    r.kind === 'own'
-      ? { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row, now) }
-      : withQuoteApproval(deps.db, inboxPostView(r.row, actors.get(r.row.actorId)), r.row);
+  // At most QUOTE_APPROVALS_PER_VIEW received quotes carry their approval: each is a few indexed
+  // reads, and a thread's replies are anyone's.
+  let approvalsLeft = QUOTE_APPROVALS_PER_VIEW;
+  const view = (r: Row): PostView => {
+    if (r.kind === 'own') return { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row, now) };
+    const plain = inboxPostView(r.row, actors.get(r.row.actorId));
+    if (plain.quote === undefined || approvalsLeft <= 0) return plain;
+    approvalsLeft--;
+    return { ...plain, ...quoteApprovalField(deps.db, r.row, plain.quote) };
+  };
   return {
     ancestors: ancestors.map(view),
     post: view(focus),
@@ -238,7 +247,3 @@ export async function getThread(
   };
 }
 
-/** A received post's view, with the approval the author gave its quote of one of their posts. */
-function withQuoteApproval(db: DbOrTx, view: PostView, row: InboxObject): PostView {
-  return view.quote === undefined ? view : { ...view, ...quoteApprovalField(db, row) };
-}
