@@ -113,12 +113,14 @@ function quoteStandingOf(db: DbOrTx, localId: string, post: OutboxObject, now: D
   const requests = ourQuoteRequests(db, post);
   const [request] = requests;
   if (request === undefined) return { state: 'approved', request: null };
-  // The newest answer to any of our requests: one that comes after the author asked again counts.
+  // The answer to the newest request answered (its newest): a late answer to an earlier request
+  // counts while the later ones have none, and never outweighs an answer to a later one (a
+  // server clearing a superseded request with a Reject after approving the new one).
   const answer = db
     .select({ type: inbox.apType })
     .from(inbox)
     .where(and(inArray(inbox.relatesToOutboxObjectId, requests.map((r) => r.id)), inArray(inbox.apType, ['Accept', 'Reject'])))
-    .orderBy(desc(inbox.id))
+    .orderBy(desc(inbox.relatesToOutboxObjectId), desc(inbox.id))
     .get();
   if (answer?.type === 'Reject') return { state: 'rejected', request };
   if (idOf(object.quoteAuthorization) !== null) return { state: 'approved', request };

@@ -12,6 +12,11 @@ import { quotedIdOf } from '../quotes';
 import { findOwnPost, requestQuote } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
 
+/** Asked again at most this often: a request refused at once by a server that knows no quote
+ * requests (an HTTP 4xx, given up on) leaves the quote unanswered at once, and each click would
+ * send another. */
+export const ASK_AGAIN_EVERY_MS = 60 * 60 * 1000;
+
 const NOT_NOW = {
   approved: 'This quote is already approved: there is nothing to ask.',
   rejected: 'The quoted post’s author refused this quote; Tern does not ask them again.',
@@ -29,6 +34,9 @@ export function askQuoteAgain(deps: ActionDeps, apId: string): OutboxObject {
     if (state === null) throw new ConflictError('That post quotes nothing.');
     if (last === undefined) throw new ConflictError('That post quotes one of your own: there is no one to ask.');
     if (state !== 'unanswered') throw new ConflictError(NOT_NOW[state]);
+    if (now.getTime() - last.createdAt.getTime() < ASK_AGAIN_EVERY_MS) {
+      throw new ConflictError('Tern asked for this quote’s approval less than an hour ago; try again later.');
+    }
     const quoted = quotedIdOf(post.apObject as Json)!;
     const author = last.relatesToActorId === null ? undefined : tx.select().from(actor).where(eq(actor.id, last.relatesToActorId)).get();
     if (author === undefined) throw new ConflictError('The author of the quoted post is no longer known to Tern: quote it anew.');

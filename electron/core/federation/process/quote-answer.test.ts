@@ -10,6 +10,7 @@ import { notifications, outbox, outgoingActivity, type OutboxObject } from '../.
 import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
 import { PUBLIC, type Json } from '../ap';
 import { QUOTE_ANSWER_WAIT_MS } from '../quoting';
+import { ASK_AGAIN_EVERY_MS } from '../actions/quote-requests';
 import { openRig, startRemotes, type Remotes, type Rig } from './test-rig';
 
 let remotes: Remotes;
@@ -196,5 +197,37 @@ describe('a quote whose quoted server never answers', () => {
       expect(await call('quotes.askAgain', input)).toMatchObject({ ok: false, error: { code: 'bad_input' } });
     }
     expect(requests(post)).toHaveLength(1);
+  });
+
+  it('a late Reject of the earlier request does not outweigh the approval of the later one (a server clearing a superseded request)', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    delivered(request);
+    rig.advance(QUOTE_ANSWER_WAIT_MS);
+    expect((await call('quotes.askAgain', { apId: post.apId })).ok).toBe(true);
+    const [again] = requests(post);
+    const { stamp } = await answer('Accept', again!, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    const told = quoteNotifications().length;
+    await answer('Reject', request, post, 1);
+    expect(rig.outboxRow(post.id).apObject).toMatchObject({ quoteAuthorization: stamp });
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    expect(quoteNotifications()).toHaveLength(told);
+  });
+
+  it('a request refused at once (given up on) may be asked again, but not again within the hour', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    const giveUp = (id: number) => rig.core.db.update(outgoingActivity).set({ isErrored: true, tries: 1, lastTry: rig.now(), lastStatusCode: 400, error: 'refused' }).where(eq(outgoingActivity.outboxObjectId, id)).run();
+    giveUp(request.id);
+    rig.advance(ASK_AGAIN_EVERY_MS);
+    expect((await call('quotes.askAgain', { apId: post.apId })).ok).toBe(true);
+    giveUp(requests(post)[0]!.id);
+    expect((await stateOf(post)).quoteState).toBe('unanswered');
+    expect(await call('quotes.askAgain', { apId: post.apId })).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/less than an hour ago/) } });
+    expect(requests(post)).toHaveLength(2);
+    rig.advance(ASK_AGAIN_EVERY_MS);
+    expect((await call('quotes.askAgain', { apId: post.apId })).ok).toBe(true);
+    expect(requests(post)).toHaveLength(3);
   });
 });
