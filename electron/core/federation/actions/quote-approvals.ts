@@ -90,7 +90,10 @@ export function allowQuoteAgain(deps: ActionDeps, requestRowId: number): Allowed
     const { asked, approval } = approvalAsked(tx, requestRowId);
     if (approval?.state !== 'revoked') throw new ConflictError('You did not revoke your approval of this quote, so there is nothing to allow again.');
     if (approval.allowedAgain) return { changed: false };
-    const revocation = tx.select().from(outbox).where(eq(outbox.id, approval.accept.undoneByOutboxObjectId!)).get()!;
+    const revocationId = approval.accept.undoneByOutboxObjectId;
+    const revocation = revocationId === null ? undefined : tx.select().from(outbox).where(eq(outbox.id, revocationId)).get();
+    // A revocation whose Delete is no longer stored (the user's own tools): nothing to undo.
+    if (revocation === undefined) throw new NotFoundError('The revocation of this quote’s approval is no longer stored: it cannot be allowed again.');
     saveOutboxObject(tx, local, {
       // Addressed to no one, transient: never sent, never served (object-access.ts).
       apObject: { type: 'Undo', actor: local.id, to: [], object: revocation.apId },
