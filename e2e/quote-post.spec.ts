@@ -209,7 +209,7 @@ test('the author’s own quotes say whom they asked and where it stands; refused
 
   // No answer for a day: the author asks again; the quote then waits again.
   const silent = page.getByTestId('post').filter({ hasText: 'Nobody answered' });
-  await expect(silent.getByTestId('quote-state')).toHaveText('No answer from Ben Okafor about this quote for a day; their server may not ask about quotes.');
+  await expect(silent.getByTestId('quote-state')).toHaveText('No answer from Ben Okafor about this quote (a day went by, or their server refused the request); their server may not ask about quotes.');
   await expect(silent.getByTestId('quoted-post')).toContainText('Low tide at six.');
   await silent.screenshot({ path: screenshotPath('quote-unanswered') });
   await silent.getByRole('button', { name: 'Ask again for approval of this quote' }).click();

@@ -472,7 +472,7 @@ export const strings = {
      * asked of, a name slot; null when Tern does not know them any more). */
     quoteApproved: (who: string | null) => `${who ?? 'The quoted post’s author'} approved this quote.`,
     quotePending: (who: string | null) => `Waiting for ${who ?? 'the quoted post’s author'} to approve this quote.`,
-    quoteUnanswered: (who: string | null) => `No answer from ${who ?? 'the quoted post’s author'} about this quote for a day; their server may not ask about quotes.`,
+    quoteUnanswered: (who: string | null) => `No answer from ${who ?? 'the quoted post’s author'} about this quote (a day went by, or their server refused the request); their server may not ask about quotes.`,
     quoteRejected: (who: string | null) => `${who ?? 'The quoted post’s author'} did not approve this quote: it is shown without their post.`,
     askAgain: 'Ask again',
     askAgainLabel: 'Ask again for approval of this quote',
