@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
-import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
+import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
@@ -168,14 +168,28 @@ describe('emoji reactions in the Mastodon client API', () => {
     expect(page.map((p) => p.id)).toEqual(posts.map((p) => p.id).reverse());
     expect(page.map((p) => p.pleroma?.emoji_reactions.length)).toEqual([1, 0, 0]);
 
-    // Activities too long to be a reaction are not read at all (the budget is untouched), and
+    // Activities too long to be a reaction are not read at all (no bytes spent, a row each), and
     // a post flooded with them shows no reaction.
     const big = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'flooded with big ones' })).json);
     flood(idOf.get(big.uri) as number, 250_000);
     const budget = reactionBudget();
     expect(reactionTallyOf(t.rig.core.db, idOf.get(big.uri) as number, budget)).toEqual({ reactions: [], reactingLikers: 0 });
-    expect(budget.bytes).toBe(MAX_REACTION_BYTES_PER_ANSWER);
+    expect(budget).toEqual({ rows: MAX_REACTION_ROWS_PER_ANSWER - MAX_REACTION_ROWS, bytes: MAX_REACTION_BYTES_PER_ANSWER });
     expect((await statusOf(big.id)).pleroma?.emoji_reactions).toEqual([]);
+
+    // Small rows are counted too: one answer reads at most MAX_REACTION_ROWS_PER_ANSWER rows.
+    const small: number[] = [];
+    for (const text of ['small 1', 'small 2']) {
+      const post = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: text })).json);
+      small.push(idOf.get(post.uri) as number);
+      flood(small.at(-1)!, 0);
+    }
+    const rows = reactionBudget();
+    expect(reactionTallyOf(t.rig.core.db, small[0]!, rows).reactions).toHaveLength(1);
+    expect(rows.rows).toBe(MAX_REACTION_ROWS_PER_ANSWER - MAX_REACTION_ROWS);
+    expect(reactionTallyOf(t.rig.core.db, small[1]!, rows).reactions).toHaveLength(1);
+    expect(rows.rows).toBe(0);
+    expect(reactionTallyOf(t.rig.core.db, ids[0]!, rows)).toEqual({ reactions: [], reactingLikers: 0 });
   });
 
   it('unread_count tells likes from reactions without reading activities too long to be a reaction', async () => {
@@ -186,6 +200,12 @@ describe('emoji reactions in the Mastodon client API', () => {
     s.prepare("UPDATE inbox SET ap_object = json_set(ap_object, '$.pad', printf('%.*c', @pad, 'x')) WHERE id = @id").run({ id: row.inboxId, pad: MAX_REACTION_BYTES });
     const after = (await get('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')) as { count: number };
     expect(after.count).toBe(before.count - 1);
+    // The list agrees: that notification is a favourite there too (its activity read as its type
+    // and id alone), so reading the list clears what the count says.
+    const id = s.prepare("SELECT id FROM notifications WHERE inbox_object_id = ?").pluck().get(row.inboxId) as number;
+    const listed = (await notificationsOf('?limit=80')).find((n) => n.id === String(id));
+    expect(listed?.type).toBe('favourite');
+    expect((await notificationsOf('?types[]=pleroma:emoji_reaction&limit=80')).map((n) => n.id)).not.toContain(String(id));
   });
   it('a flood of reactions never hides older favourites: a short page under types[]=favourite still links on past the rows it read', async () => {
     const s = t.rig.core.sqlite;
