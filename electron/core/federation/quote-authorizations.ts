@@ -243,13 +243,21 @@ const INSTRUMENT_SQL = sql.raw(
  * none of our posts, or we never approved it. The post's view carries it (ipc PostView.quoteApproval).
  * Bounded whatever was received: only the quoter's own requests about that post of ours are
  * read (ix_inbox_relates_to_outbox_object_counts), the newest REQUESTS_LOOKED_AT of them. */
-export function quoteApprovalField(db: DbOrTx, post: InboxObject, quoted: string): { quoteApproval?: { inboxObjectId: number; state: ApprovalState; allowedAgain: boolean } } {
+export function quoteApprovalField(
+  db: DbOrTx,
+  post: InboxObject,
+  quoted: string,
+  budget: { left: number },
+): { quoteApproval?: { inboxObjectId: number; state: ApprovalState; allowedAgain: boolean } } {
   const ours = db.select({ id: outbox.id }).from(outbox).where(eq(outbox.apId, quoted)).get();
-  if (ours === undefined) return {};
+  if (ours === undefined || budget.left <= 0) return {};
+  budget.left--;
+  // Every column of the index equal (is_deleted too: the plan is then a covering seek with no
+  // sort; without it, every stored QuoteRequest was walked through ix_inbox_ap_type).
   const asked = db
     .select({ id: inbox.id, instrument: sql<unknown>`${INSTRUMENT_SQL}` })
     .from(inbox)
-    .where(and(eq(inbox.relatesToOutboxObjectId, ours.id), eq(inbox.apType, 'QuoteRequest'), eq(inbox.actorId, post.actorId)))
+    .where(and(eq(inbox.relatesToOutboxObjectId, ours.id), eq(inbox.apType, 'QuoteRequest'), eq(inbox.isDeleted, false), eq(inbox.actorId, post.actorId)))
     .orderBy(desc(inbox.id))
     .limit(REQUESTS_LOOKED_AT)
     .all();

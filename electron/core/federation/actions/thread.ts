@@ -227,15 +227,13 @@ export async function getThread(
   const now = deps.clock();
   // A quote: for the author's own, whether it was approved; for one of the author's posts, the
   // approval they gave (to revoke it, or allow it again, from the post).
-  // At most QUOTE_APPROVALS_PER_VIEW received quotes carry their approval: each is a few indexed
-  // reads, and a thread's replies are anyone's.
-  let approvalsLeft = QUOTE_APPROVALS_PER_VIEW;
+  // At most QUOTE_APPROVALS_PER_VIEW received quotes of the author's posts carry their approval:
+  // each is a few indexed reads, and a thread's replies are anyone's.
+  const approvals = { left: QUOTE_APPROVALS_PER_VIEW };
   const view = (r: Row): PostView => {
     if (r.kind === 'own') return { ...outboxPostView(r.row, me), ...quoteStateField(deps.db, me.apId, r.row, now) };
     const plain = inboxPostView(r.row, actors.get(r.row.actorId));
-    if (plain.quote === undefined || approvalsLeft <= 0) return plain;
-    approvalsLeft--;
-    return { ...plain, ...quoteApprovalField(deps.db, r.row, plain.quote) };
+    return plain.quote === undefined ? plain : { ...plain, ...quoteApprovalField(deps.db, r.row, plain.quote, approvals) };
   };
   return {
     ancestors: ancestors.map(view),
