@@ -8,6 +8,7 @@
 // it was issued to, with the PKCE verifier (S256) checked — what the service behind the spec
 // stored and never checked. Codes, tokens and client secrets are stored as SHA-256 hashes.
 import { BlockList, isIP } from 'node:net';
+import { embeddedIPv4 } from '../net/address-guard';
 import { randomInt } from 'node:crypto';
 import { and, desc, eq, inArray, ne } from 'drizzle-orm';
 import type { Db } from '../../../db/client';
@@ -584,10 +585,12 @@ for (const [net, prefix] of [['::1', 128], ['::', 128], ['fc00::', 7], ['fe80::'
  */
 export function callerKey(address: string | null): string | null {
   if (address === null) return null;
-  const bare = address.slice(0, 100).trim().toLowerCase().replace(/^\[|\]$/g, '').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-  const family = isIP(bare.split('%')[0]!);
-  if (family === 0 || ON_THE_WAY.check(bare.split('%')[0]!, family === 4 ? 'ipv4' : 'ipv6')) return null;
-  if (!bare.includes(':')) return bare;
+  const written = address.slice(0, 100).trim().toLowerCase().replace(/^\[|\]$/g, '').split('%')[0]!;
+  // An IPv6 address that carries an IPv4 one (mapped in any notation, NAT64, 6to4) is that address.
+  const bare = isIP(written) === 6 ? (embeddedIPv4(written) ?? written) : written;
+  const family = isIP(bare);
+  if (family === 0 || ON_THE_WAY.check(bare, family === 4 ? 'ipv4' : 'ipv6')) return null;
+  if (family === 4) return bare;
   const [head = '', tail = ''] = bare.split('%')[0]!.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
