@@ -35,20 +35,28 @@ export function rangeOf(api: Api, q: PageQuery): KeyRange {
 }
 
 /** A page of posts, filtered (public, tag, an account's media…): see filteredPage. */
-export function collect(api: Api, read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): KeyedPost[] {
+/** A page of posts; `past`: where its Link header goes on from when the page stopped short of
+ * rows the filter dropped (filteredPage's stoppedAt). */
+export type CollectedPosts = KeyedPost[] & { past?: { next?: string; prev?: string } };
+
+export function collect(api: Api, read: (range: KeyRange) => KeyedPost[], q: PageQuery, keep: (p: KeyedPost) => boolean = () => true): CollectedPosts {
   const range = rangeOf(api, q);
   const climbing = range.closestToAfter === true;
-  return filteredPage<KeyedPost, KeyedPost>({
+  const stopped: { at: KeyedPost | null } = { at: null };
+  const posts: CollectedPosts = filteredPage<KeyedPost, KeyedPost>({
     limit: q.limit,
     climbing,
     read: (cursor) => read(cursor === null ? range : climbing ? { ...range, after: cursor.key } : { ...range, before: cursor.key }),
     keep: (rows) => rows.filter(keep),
+    stoppedAt: (cursor) => (stopped.at = cursor),
   });
+  if (stopped.at !== null) posts.past = climbing ? { prev: statusId(stopped.at.key) } : { next: statusId(stopped.at.key) };
+  return posts;
 }
 
 /** Statuses of a page, with their Link header. */
-export function statusPage(api: Api, c: C, posts: KeyedPost[]) {
-  return { body: posts.map((p) => api.map.status(p.view, p.key)), headers: linkHeader(c, c.var.local, posts.map((p) => statusId(p.key))) };
+export function statusPage(api: Api, c: C, posts: CollectedPosts) {
+  return { body: posts.map((p) => api.map.status(p.view, p.key)), headers: linkHeader(c, c.var.local, posts.map((p) => statusId(p.key)), posts.past) };
 }
 
 /** The post a status id names; 404 when unknown, gone, or the id's time is not its row's. */

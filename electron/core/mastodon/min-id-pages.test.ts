@@ -55,6 +55,17 @@ describe('statuses', () => {
     expect(name((await get(`/api/v1/accounts/0/statuses?exclude_replies=true&limit=3&min_id=${posts.D}`)).json)).toEqual(['G', 'F', 'E']);
   });
 
+  it('a filtered page that stops short on rows its filter drops still links on past them, until the rows run out', async () => {
+    // Nothing is tagged: every batch (of 1) is dropped; a page reads 5 batches and answers empty.
+    const first = await get('/api/v1/accounts/0/statuses?tagged=nothing&limit=1');
+    expect(first.json).toEqual([]);
+    expect(bound(first.link, 'next', 'max_id')).toBe(posts.R3); // I H G R4 R3 read
+    const second = await get(`/api/v1/accounts/0/statuses?tagged=nothing&limit=1&max_id=${posts.R3}`);
+    expect(bound(second.link, 'next', 'max_id')).toBe(posts.D); // F R2 R1 E D
+    const last = await get(`/api/v1/accounts/0/statuses?tagged=nothing&limit=1&max_id=${posts.D}`);
+    expect(last).toMatchObject({ json: [], link: '' }); // C B A, and no more
+  });
+
   it('a filtered page without min_id is still the newest matches', async () => {
     expect(name((await get(`/api/v1/accounts/0/statuses?exclude_replies=true&limit=3&max_id=${posts.H}`)).json)).toEqual(['G', 'F', 'E']);
   });

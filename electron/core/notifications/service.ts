@@ -2,7 +2,7 @@
 // UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
 // excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
 // deleted, without its text (see federation/process/delete.ts).
-import { and, asc, count, desc, eq, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
 import { isReadableDate, viewsOf } from '../../../db/readable-rows';
@@ -104,6 +104,14 @@ export type LikeKinds = 'likes' | 'reactions' | 'all';
  * the count stops where it is. */
 const MAX_LIKES_SPLIT_SCAN = 5000;
 
+/** A notification's inbox activity (a Like, a Follow, an Announce, a QuoteRequest…) longer than
+ * this is read as its type and id alone: a list of them parsed whole cost up to a second (400
+ * padded reactions under a filter). A reaction this long is no reaction (reaction-tally.ts), so
+ * the list and unread_count agree on it. A post (a mention, a poll that ended) is read whole. */
+const MAX_NOTIFIED_ACTIVITY_BYTES = MAX_REACTION_BYTES;
+const POSTS = sql.raw(['Note', 'Article', 'Page', 'Question', 'Image', 'Video', 'Audio', 'Event'].map((t) => `'${t}'`).join(', '));
+const boundedInboxObject = sql<Json>`CASE WHEN octet_length(${inbox.apObject}) <= ${sql.raw(String(MAX_NOTIFIED_ACTIVITY_BYTES))} OR ${notifications.notificationType} = 'MENTION' OR ${inbox.apType} IN (${POSTS}) THEN ${inbox.apObject} ELSE json_object('type', ${inbox.apType}, 'id', ${inbox.apId}) END`.mapWith(inbox.apObject);
+
 const EXCERPT_CHARS = 140;
 const COMMENT_CHARS = 500;
 
@@ -191,7 +199,7 @@ export function createNotificationService(db: Db): NotificationService {
 
   const joined = () =>
     db
-      .select({ n: notifications, actor: notifiedActor, outbox, inbox })
+      .select({ n: notifications, actor: notifiedActor, outbox, inbox: { ...getTableColumns(inbox), apObject: boundedInboxObject } })
       .from(notifications)
       .leftJoin(notifiedActor, eq(notifiedActor.id, notifications.actorId))
       .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
