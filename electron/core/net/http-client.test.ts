@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { createServer as createHttpsServer, type Server as HttpsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import { createServer as createNetServer, type AddressInfo } from 'node:net';
 import type { TLSSocket } from 'node:tls';
 import { gzipSync } from 'node:zlib';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -448,5 +448,27 @@ describe('createHttpClient: onSent (the request left in full)', () => {
     let sent = 0;
     await expect(c.fetch(`${down.origin}/inbox`, { method: 'POST', rawBody: new TextEncoder().encode('{}'), onSent: () => sent++ })).rejects.toThrow(/ECONNREFUSED/);
     expect(sent).toBe(0);
+  });
+
+  it('is told when the request starts, not when its write is confirmed: a server that resets once the head arrives may have it', async () => {
+    const raw = createNetServer((socket) => socket.once('data', () => socket.resetAndDestroy()));
+    await new Promise<void>((resolve) => raw.listen(0, '127.0.0.1', resolve));
+    try {
+      const { port } = raw.address() as AddressInfo;
+      let sent = 0;
+      // 8 MiB: the reset lands while the body is still being written ('finish' never comes).
+      await expect(client({ allowPrivateAddresses: true }).fetch(`http://127.0.0.1:${port}/inbox`, { method: 'POST', rawBody: new Uint8Array(8 * 1024 * 1024), onSent: () => sent++ })).rejects.toThrow();
+      expect(sent).toBe(1);
+    } finally {
+      raw.close();
+    }
+  });
+
+  it('is told for each request on a kept-alive socket, once each', async () => {
+    const s = await server(ok);
+    const c = client({ allowPrivateAddresses: true });
+    const sent: number[] = [];
+    for (const n of [1, 2, 3]) await (await c.fetch(`${s.origin}/inbox`, { method: 'POST', rawBody: new Uint8Array([n]), onSent: () => sent.push(n) })).text();
+    expect(sent).toEqual([1, 2, 3]);
   });
 });
