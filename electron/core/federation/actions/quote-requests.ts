@@ -4,7 +4,7 @@
 // same person, as the first was sent (compose.ts requestQuote). An answer to either counts.
 // A quote still waiting, approved or refused is not asked about again.
 import { eq } from 'drizzle-orm';
-import { actor, type OutboxObject } from '../../../../db/schema';
+import { actor, inbox, type OutboxObject } from '../../../../db/schema';
 import { ConflictError } from '../../errors';
 import { inboxOf, type Json } from '../ap';
 import { ourQuoteRequests, quoteStateOf } from '../quoting';
@@ -38,6 +38,8 @@ export function askQuoteAgain(deps: ActionDeps, apId: string): OutboxObject {
       throw new ConflictError('Tern asked for this quote’s approval less than an hour ago; try again later.');
     }
     const quoted = quotedIdOf(post.apObject as Json)!;
+    const quotedRow = tx.select({ isDeleted: inbox.isDeleted }).from(inbox).where(eq(inbox.apId, quoted)).get();
+    if (quotedRow?.isDeleted) throw new ConflictError('The quoted post was deleted: there is nothing to ask about.');
     const author = last.relatesToActorId === null ? undefined : tx.select().from(actor).where(eq(actor.id, last.relatesToActorId)).get();
     if (author === undefined) throw new ConflictError('The author of the quoted post is no longer known to Tern: quote it anew.');
     const target = { apId: quoted, own: false, author: { apId: author.apId, rowId: author.id, inbox: inboxOf(author.apActor as Json, false) }, inboxRowId: last.relatesToInboxObjectId };

@@ -230,4 +230,16 @@ describe('a quote whose quoted server never answers', () => {
     expect((await call('quotes.askAgain', { apId: post.apId })).ok).toBe(true);
     expect(requests(post)).toHaveLength(3);
   });
+
+  it('a quote whose quoted post was deleted meanwhile is not asked about again', async () => {
+    await open();
+    const quoted = await alicesNote('manual');
+    const { post, request } = await quote(quoted);
+    delivered(request);
+    rig.advance(QUOTE_ANSWER_WAIT_MS);
+    await rig.receive({ id: `${quoted}#delete`, type: 'Delete', actor: alice(), to: [PUBLIC], object: quoted });
+    expect(rig.inboxRow(quoted)?.isDeleted).toBe(true);
+    expect(await call('quotes.askAgain', { apId: post.apId })).toMatchObject({ ok: false, error: { code: 'conflict', message: expect.stringMatching(/deleted/) } });
+    expect(requests(post)).toHaveLength(1);
+  });
 });
