@@ -591,7 +591,7 @@ export function callerKey(address: string | null): string | null {
   const family = isIP(bare);
   if (family === 0 || ON_THE_WAY.check(bare, family === 4 ? 'ipv4' : 'ipv6')) return null;
   if (family === 4) return bare;
-  const [head = '', tail = ''] = bare.split('%')[0]!.split('::');
+  const [head = '', tail = ''] = bare.split('::');
   const left = head === '' ? [] : head.split(':');
   const right = tail === '' ? [] : tail.split(':');
   const groups = bare.includes('::') ? [...left, ...Array<string>(Math.max(0, 8 - left.length - right.length)).fill('0'), ...right] : left;

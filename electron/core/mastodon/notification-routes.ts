@@ -53,7 +53,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
               items
                 .filter((n) => wanted.includes(mastodonTypeOf(n) ?? ''))
                 .map((n) => api.map.notification(n))
-                .filter((n): n is NonNullable<typeof n> => n !== null && wanted.includes(n.type) && (!q.account_id || n.account.id === q.account_id)),
+                .filter((n): n is NonNullable<typeof n> => n !== null && (!q.account_id || n.account.id === q.account_id)),
             stoppedAt: (cursor) => (stopped.at = cursor),
           });
     const past = stopped.at === null ? {} : climbing ? { prev: String(stopped.at.id) } : { next: String(stopped.at.id) };

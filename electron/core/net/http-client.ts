@@ -179,13 +179,10 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
       if (signal.aborted) return onAbort();
       signal.addEventListener('abort', onAbort, { once: true });
       // The request leaves once its socket is connected (and secured): its writes wait for that.
-      let left = false;
+      // Told once (a socket is given once); not after the guard below destroyed the request.
       const leaving = () => {
-        if (left || req.destroyed) return;
-        left = true;
-        onSent?.();
+        if (!req.destroyed) onSent?.();
       };
-      if (onSent) req.once('finish', leaving);
       req.on('socket', (socket: Socket) => {
         if (onSent) {
           // A kept-alive socket was connected and secured for an earlier request.
