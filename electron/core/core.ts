@@ -10,7 +10,8 @@ import { recoverDataFolder } from './data/swap';
 import { createStatusService, type StatusService } from './status';
 import { createSettingsStore, type SettingsStore } from './settings';
 import { identityCache, type LocalActor } from './federation/identity';
-import { openFederationContext, type FederationContext } from './net/federation-context';
+import { openFederationContext, useKeyStore, type FederationContext } from './net/federation-context';
+import { storedActorKeys } from './federation/stored-keys';
 import { createInboxEvents, type InboxEvents } from './federation/inbox-events';
 import { createListenerControl, type ListenerAddress, type ListenerControl } from './listener/server';
 import { createCheckpointer, type Checkpointer } from '../../db/checkpointer';
@@ -168,6 +169,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     const checkpointer = createCheckpointer(sqlite, { log });
     const settings = createSettingsStore(paths.settings);
     const fed = await openFederationContext(paths.keys, options.allowPrivateAddresses ?? false, true, options.trustedCa);
+    useKeyStore(fed, storedActorKeys(db, clock));
     const startedAt = clock();
     const rowsDone = new Set<(results: RowResult[]) => void>();
     const tellRowsDone = (results: RowResult[]) => rowsDone.forEach((listener) => listener(results));

@@ -12,7 +12,8 @@ import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { BACKSTOP_PAGES } from '../../../db/checkpointer';
 import { commitGroup } from '../../../db/commit-group';
 import { onDeliveriesQueued } from '../delivery/queue';
-import { openFederationContext, type FederationContext } from '../net/federation-context';
+import { openFederationContext, useKeyStore, type FederationContext } from '../net/federation-context';
+import { storedActorKeys } from './stored-keys';
 import type { Settings } from '../settings';
 import { handleLoopMessage, workerSide } from '../worker-side';
 import { identityCache } from './identity';
@@ -47,6 +48,8 @@ function run(fed: FederationContext): void {
   }
   const db = wrapDrizzle(sqlite, { immediate: true });
   const clock = () => new Date();
+  // Keys of actors already known are read from their stored documents, not fetched again.
+  useKeyStore(fed, storedActorKeys(db, clock));
   let settings: Settings = data.settings;
   const identityOf = identityCache();
   fed.signingKeyId = () => identityOf(settings)?.keyId ?? null;

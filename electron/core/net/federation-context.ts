@@ -5,7 +5,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { DocumentLoader } from '@fedify/fedify';
 import { createHttpClient, type HttpClient } from './http-client';
-import { createContextLoader, createDocumentLoader, createKeyCache, generateKeyPairFiles, loadKeyPair, type TernKeyCache, type TernKeyPairs } from './signatures';
+import { createContextLoader, createDocumentLoader, createKeyCache, generateKeyPairFiles, loadKeyPair, type PersistentKeyStore, type TernKeyCache, type TernKeyPairs } from './signatures';
 import { KEY_FILES } from './key-files';
 import { TERN_VERSION } from '../version';
 
@@ -42,4 +42,11 @@ export async function openFederationContext(keysDir: string, allowPrivateAddress
     signingKeyId: () => null,
     ...(trustedCa === undefined ? {} : { trustedCa }),
   };
+}
+
+/** Gives the context a key cache that reads keys it does not hold from `store` (the actors'
+ * stored documents: federation/stored-keys.ts) before any is fetched. Called once the database
+ * is open, before the context verifies anything: the cache it replaces is empty then. */
+export function useKeyStore(fed: FederationContext, store: PersistentKeyStore): void {
+  fed.keyCache = createKeyCache({ contextLoader: fed.contextLoader, store });
 }

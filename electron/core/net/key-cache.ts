@@ -9,10 +9,18 @@ import { CryptographicKey, Multikey } from '@fedify/vocab';
 import type { DocumentLoader } from '@fedify/vocab-runtime';
 import { preloadedContextLoader } from './document-loader';
 
-/** Where keys survive restarts. Values are the key's JSON-LD, as a string. */
+/** A key as a store holds it: its JSON-LD as a string, and the actor whose own document lists it
+ * (when the store knows: then its owner is confirmed without fetching that document). */
+export interface StoredKey {
+  json: string;
+  owner?: string;
+}
+
+/** Where keys survive restarts. Values are the key's JSON-LD, as a string (or a StoredKey). A
+ * store without set() is read-only: keys fetched are kept in memory only. */
 export interface PersistentKeyStore {
-  get(keyId: string): Promise<string | null>;
-  set(keyId: string, json: string): Promise<void>;
+  get(keyId: string): Promise<string | StoredKey | null>;
+  set?(keyId: string, json: string): Promise<void>;
 }
 
 export interface KeyCacheStats {
@@ -144,8 +152,12 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
     }
     // A failing store only costs a fetch; verification must not fail because of it.
     const stored = options.store === undefined ? null : await options.store.get(href).catch(() => null);
-    const key = stored === null ? undefined : await parse(stored).catch(() => undefined);
-    if (key !== undefined) remember(href, key);
+    if (stored === null) return undefined;
+    const { json, owner } = typeof stored === 'string' ? { json: stored, owner: undefined } : stored;
+    const key = await parse(json).catch(() => undefined);
+    if (key === undefined) return undefined;
+    remember(href, key);
+    if (owner !== undefined) setBounded(owners, href, owner, maxKeys);
     return key;
   };
 
@@ -207,7 +219,7 @@ export function createKeyCache(options: KeyCacheOptions = {}): TernKeyCache {
       unavailable.delete(href);
       remember(href, key);
       settle(href); // waiters find the key in memory; the store write need not hold them up
-      if (options.store !== undefined) {
+      if (options.store?.set !== undefined) {
         const json = await key.toJsonLd({ format: 'compact', contextLoader });
         await options.store.set(href, JSON.stringify(json)).catch(() => undefined); // kept in memory regardless
       }
