@@ -57,7 +57,8 @@ async function send(signed: Request, change: Record<string, string | null>): Pro
     if (v === null) headers.delete(k);
     else headers.set(k, v);
   }
-  const bytes = await signed.text();
+  // A clone: a case run twice (the rig retries one that stalled) sends the same request again.
+  const bytes = await signed.clone().text();
   headers.set('content-length', String(Buffer.byteLength(bytes)));
   headers.set('connection', 'close');
   return rawHttp(Number(new URL(inboxUrl).port), ['POST /inbox HTTP/1.1', ...[...headers].map(([k, v]) => `${k}: ${v}`)].join('\r\n'), [bytes]);
