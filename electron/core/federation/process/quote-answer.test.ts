@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq, isNull } from 'drizzle-orm';
 import { notifications, outbox, outgoingActivity, type OutboxObject } from '../../../../db/schema';
 import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
+import { createMapper } from '../../mastodon/entities';
 import { PUBLIC, type Json } from '../ap';
 import { QUOTE_ANSWER_WAIT_MS } from '../quoting';
 import { ASK_AGAIN_EVERY_MS } from '../actions/quote-requests';
@@ -140,8 +141,13 @@ describe('a quote whose quoted server never answers', () => {
     expect((await stateOf(post)).quoteState).toBe('pending');
     rig.advance(HOUR);
     expect(await stateOf(post)).toMatchObject({ quoteState: 'unanswered', quoteAskedOf: { apId: alice() } });
-    // As the profile and the Mastodon client API see it.
+    // As the profile, the stream and the Mastodon client API see it (Mastodon has no unanswered: pending).
     expect(rig.core.services.author.profile({}).items.find((p) => p.id === post.id)?.quoteState).toBe('unanswered');
+    expect(rig.core.services.author.stream({}).items.find((p) => p.apId === post.apId)).toMatchObject({ quoteState: 'unanswered', quoteAskedOf: { apId: alice() } });
+    const author = rig.core.services.author;
+    const read = author.reads.post('outbox', post.id)!;
+    const status = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.people() }).status(read.view, read.key);
+    expect(status.quote).toEqual({ state: 'pending', quoted_status: null });
   });
 
   it('a request the delivery loop gave up on is unanswered at once', async () => {
