@@ -10,7 +10,9 @@
 // post's `quoteAuthorization` (process/quote-answer.ts). Nothing of its own is stored: where a
 // quote stands (quoteStateOf) is read from those rows, and from the request's deliveries — a
 // request delivered a day ago and still unanswered is `unanswered`, and the author may ask again
-// (actions/quote-requests.ts: a new QuoteRequest; an answer to any of them counts).
+// (actions/quote-requests.ts: a new QuoteRequest; an answer to any of them counts). The quoted
+// author may take an approval back by deleting its authorization: their Accept is then marked
+// undone by that Delete and the post loses its `quoteAuthorization` (process/quote-revocation.ts).
 // Rows → ActivityPub: quoteFields, withQuoteFallback, toQuoteRequest.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -74,9 +76,10 @@ export function quotesAutomatically(db: DbOrTx, localId: string, quoted: Json, a
 /** Where the approval of one of the author's quotes stands: approved (its own post quoted, the
  * policy approves it, or an authorization was verified), pending (asked, not answered yet),
  * unanswered (asked, and no answer a day after the request reached the quoted author's server,
- * or it could not be delivered: the author may ask again), or rejected (the quoted post's author
- * said no: the quote is not shown). */
-export type QuoteState = 'approved' | 'pending' | 'unanswered' | 'rejected';
+ * or it could not be delivered: the author may ask again), rejected (the quoted post's author
+ * said no: the quote is not shown), or revoked (they approved it, then deleted the
+ * authorization: process/quote-revocation.ts; not shown either, as Mastodon 4.5 shows it). */
+export type QuoteState = 'approved' | 'pending' | 'unanswered' | 'rejected' | 'revoked';
 
 /** How long after our QuoteRequest reached the quoted author's server a quote waits for their
  * answer before it shows as unanswered. Servers that approve by policy (Mastodon 4.5) answer in
@@ -117,16 +120,24 @@ function quoteStandingOf(db: DbOrTx, localId: string, post: OutboxObject, now: D
   // counts while the later ones have none, and never outweighs an answer to a later one (a
   // server clearing a superseded request with a Reject after approving the new one).
   const answer = db
-    .select({ type: inbox.apType })
+    .select({ type: inbox.apType, undoneBy: inbox.undoneByInboxObjectId })
     .from(inbox)
     .where(and(inArray(inbox.relatesToOutboxObjectId, requests.map((r) => r.id)), inArray(inbox.apType, ['Accept', 'Reject'])))
     .orderBy(desc(inbox.relatesToOutboxObjectId), desc(inbox.id))
     .get();
   if (answer?.type === 'Reject') return { state: 'rejected', request };
+  // An Accept whose authorization its author deleted: revoked, whatever the policy says now.
+  if (answer?.type === 'Accept' && answer.undoneBy !== null && undoneByDelete(db, answer.undoneBy)) return { state: 'revoked', request };
   if (idOf(object.quoteAuthorization) !== null) return { state: 'approved', request };
   const target = db.select().from(inbox).where(eq(inbox.apId, quoted)).get();
   if (target !== undefined && quotesAutomatically(db, localId, target.apObject as Json, followersOf(db, target.actorId), target.apActorId)) return { state: 'approved', request };
   return { state: waitedInVain(db, request, now) ? 'unanswered' : 'pending', request };
+}
+
+/** Whether the row that undid an answer is the Delete of its authorization (an Undo of the
+ * Accept marks it undone too, and is no revocation Mastodon or the FEP knows). */
+function undoneByDelete(db: DbOrTx, undoneBy: number): boolean {
+  return db.select({ type: inbox.apType }).from(inbox).where(eq(inbox.id, undoneBy)).get()?.type === 'Delete';
 }
 
 /** Whether our QuoteRequest has waited long enough for an answer: delivered more than

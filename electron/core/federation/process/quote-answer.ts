@@ -15,6 +15,7 @@
 // already approved (the usual Mastodon answer, seconds after posting) changes nothing the author
 // sees, and tells them nothing.
 import { eq } from 'drizzle-orm';
+import type { DbOrTx } from '../../../../db/client';
 import { notifications, outbox, type OutboxObject } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { httpUrl, idOf, typeOf, type Json } from '../ap';
@@ -55,11 +56,16 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
       answered = { ...live, apObject: object };
     }
     const becomes = quoteStateOf(tx, deps.identity.id, answered, r.now);
-    if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) {
-      tx.insert(notifications).values({ createdAt: r.now, notificationType: null, isNew: true, actorId: r.actor.id, inboxObjectId: row.id, outboxObjectId: live.id }).run();
-    }
+    if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) tellQuoteAnswer(tx, { actorId: r.actor.id, answerId: row.id, post: live, now: r.now });
     return processed(row.id);
   });
+}
+
+/** Tells the author that the answer to their quote `post` changed what it shows: a typeless
+ * notification on `answerId` (an Accept, a Reject, or the Delete of an authorization:
+ * process/quote-revocation.ts). */
+export function tellQuoteAnswer(tx: DbOrTx, told: { actorId: number; answerId: number; post: Pick<OutboxObject, 'id'>; now: Date }): void {
+  tx.insert(notifications).values({ createdAt: told.now, notificationType: null, isNew: true, actorId: told.actorId, inboxObjectId: told.answerId, outboxObjectId: told.post.id }).run();
 }
 
 /** The Accept's QuoteAuthorization URL once fetched and checked, or null (kept, no effect). */
