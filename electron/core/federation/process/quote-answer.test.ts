@@ -130,6 +130,45 @@ describe('the author is told how their quote was answered', () => {
   });
 });
 
+describe('a quoted author who keeps changing their mind', () => {
+  it('Accept, Reject, Accept within the hour: one notification, saying what the post shows now; a change after the hour tells again', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    const MINUTE = 60 * 1000;
+    await answer('Accept', request, post, 1);
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    expect(quoteNotifications()).toHaveLength(1);
+
+    rig.advance(10 * MINUTE);
+    const refused = await answer('Reject', request, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(quoteNotifications()).toHaveLength(1);
+    expect(rig.core.services.notifications.list().items).toEqual([expect.objectContaining({ inboxObject: expect.objectContaining({ apId: refused.id }), detail: { kind: 'quote-answered', approved: false } })]);
+
+    rig.advance(40 * MINUTE);
+    const approved = await answer('Accept', request, post, 3);
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    expect(quoteNotifications()).toHaveLength(1);
+    expect(rig.core.services.notifications.list().items).toEqual([expect.objectContaining({ inboxObject: expect.objectContaining({ apId: approved.id }), detail: { kind: 'quote-answered', approved: true } })]);
+
+    // An hour after the one notification: the next change is told anew.
+    rig.advance(10 * MINUTE);
+    await answer('Reject', request, post, 4);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(quoteNotifications()).toHaveLength(2);
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quote-answered', approved: false } });
+  });
+
+  it('the hour is counted per quote: an answer about another quote post of the author’s is told at once', async () => {
+    await open();
+    const first = await quote(await alicesNote('manual'));
+    const second = await quote(await alicesNote('manual'));
+    await answer('Accept', first.request, first.post, 1);
+    await answer('Reject', second.request, second.post, 2);
+    expect(quoteNotifications().map((n) => n.outboxObjectId).sort()).toEqual([first.post.id, second.post.id].sort());
+  });
+});
+
 describe('a quote whose quoted server never answers', () => {
   it('waits while its request is on its way, however long; a day after the request was delivered it is unanswered', async () => {
     await open();

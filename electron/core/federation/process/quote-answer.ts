@@ -13,10 +13,12 @@
 // QUOTE, as for a quote of ours approved on the quoted side (quote-request.ts); the views word it
 // by what the inbox object is (notifications/service.ts). An Accept of a quote the policy
 // already approved (the usual Mastodon answer, seconds after posting) changes nothing the author
-// sees, and tells them nothing.
-import { eq } from 'drizzle-orm';
+// sees, and tells them nothing. An author who keeps changing their mind (Accept, Reject, Accept…)
+// tells the author once an hour at most per quote: within the hour, the notification already
+// given is pointed at the newest answer instead (tellQuoteAnswer), so it says what the post shows.
+import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
-import { notifications, outbox, type OutboxObject } from '../../../../db/schema';
+import { inbox, notifications, outbox, type OutboxObject } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { httpUrl, idOf, typeOf, type Json } from '../ap';
 import { queuePostUpdate, type ApObject } from '../outbox';
@@ -61,10 +63,33 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
   });
 }
 
-/** Tells the author that the answer to their quote `post` changed what it shows: a typeless
- * notification on `answerId` (an Accept, a Reject, or the Delete of an authorization:
- * process/quote-revocation.ts). */
+/** At most one notification of the answers to one quote of ours in this long. */
+export const QUOTE_ANSWER_TOLD_EVERY_MS = 60 * 60 * 1000;
+
+/** The activities a typeless notification of an answer to our quote is on: an Accept, a Reject,
+ * or the Delete of an authorization (process/quote-revocation.ts). */
+const ANSWER_TYPES = ['Accept', 'Reject', 'Delete'];
+
+/**
+ * Tells the author that the answer to their quote `post` changed what it shows: a typeless
+ * notification on `answerId` (an inbox row of one of ANSWER_TYPES) — or, when one was given
+ * about this post less than QUOTE_ANSWER_TOLD_EVERY_MS ago, that one now points at this answer
+ * (read or not, as it was): a quoted author flipping between Accept and Reject does not ring
+ * once per flip, and what the notification says is still what the post shows.
+ */
 export function tellQuoteAnswer(tx: DbOrTx, told: { actorId: number; answerId: number; post: Pick<OutboxObject, 'id'>; now: Date }): void {
+  const since = new Date(told.now.getTime() - QUOTE_ANSWER_TOLD_EVERY_MS);
+  const recent = tx
+    .select({ id: notifications.id })
+    .from(notifications)
+    .innerJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+    // is_new listed so the (is_new, created_at) index cuts the hour out.
+    .where(and(inArray(notifications.isNew, [true, false]), gt(notifications.createdAt, since), eq(notifications.outboxObjectId, told.post.id), isNull(notifications.notificationType), inArray(inbox.apType, ANSWER_TYPES)))
+    .get();
+  if (recent !== undefined) {
+    tx.update(notifications).set({ actorId: told.actorId, inboxObjectId: told.answerId }).where(eq(notifications.id, recent.id)).run();
+    return;
+  }
   tx.insert(notifications).values({ createdAt: told.now, notificationType: null, isNew: true, actorId: told.actorId, inboxObjectId: told.answerId, outboxObjectId: told.post.id }).run();
 }
 

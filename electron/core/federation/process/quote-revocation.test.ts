@@ -105,6 +105,16 @@ describe('the quoted author revokes their approval of our quote', () => {
     expect((await threadPost(post)).quoteState).toBe('revoked');
   });
 
+  it('revoked within the hour of the approval: the one notification now says it was revoked (at most one an hour per quote)', async () => {
+    rig = await openRig();
+    const { post, stamp } = await approvedQuote();
+    expect(quoteNotifications()).toHaveLength(1);
+    rig.advance(5 * 60 * 1000);
+    await rig.receive(revocation(stamp));
+    expect((await threadPost(post)).quoteState).toBe('revoked');
+    expect(rig.core.services.notifications.list().items).toEqual([expect.objectContaining({ inboxObject: expect.objectContaining({ apType: 'Delete' }), detail: { kind: 'quote-answered', approved: false, revoked: true } })]);
+  });
+
   it('the later Mastodon shape (the QuoteAuthorization embedded) revokes too, even a quote the policy approves at once', async () => {
     rig = await openRig();
     const { post, stamp, quoted } = await approvedQuote('public');
