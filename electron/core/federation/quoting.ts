@@ -140,19 +140,33 @@ function undoneByDelete(db: DbOrTx, undoneBy: number): boolean {
   return db.select({ type: inbox.apType }).from(inbox).where(eq(inbox.id, undoneBy)).get()?.type === 'Delete';
 }
 
-/** Whether our QuoteRequest has waited long enough for an answer: delivered more than
- * QUOTE_ANSWER_WAIT_MS ago (or, never sent anywhere, written that long ago), or given up on by
- * the delivery loop. One still on its way (offline, retrying) waits. */
-function waitedInVain(db: DbOrTx, request: OutboxObject, now: Date): boolean {
+/** When our QuoteRequest has waited long enough for an answer (ms since the epoch): delivered
+ * QUOTE_ANSWER_WAIT_MS ago (or, never sent anywhere, written that long ago); -Infinity when the
+ * delivery loop gave up on it; null while it is still on its way (offline, retrying): it waits. */
+function answerDueAt(db: DbOrTx, request: OutboxObject): number | null {
   const deliveries = db
     .select({ isSent: outgoingActivity.isSent, isErrored: outgoingActivity.isErrored, lastTry: outgoingActivity.lastTry })
     .from(outgoingActivity)
     .where(eq(outgoingActivity.outboxObjectId, request.id))
     .all();
-  if (deliveries.some((d) => d.isErrored)) return true;
-  if (deliveries.some((d) => !d.isSent)) return false;
+  if (deliveries.some((d) => d.isErrored)) return -Infinity;
+  if (deliveries.some((d) => !d.isSent)) return null;
   const reached = Math.max(request.createdAt.getTime(), ...deliveries.map((d) => d.lastTry?.getTime() ?? 0));
-  return now.getTime() - reached >= QUOTE_ANSWER_WAIT_MS;
+  return reached + QUOTE_ANSWER_WAIT_MS;
+}
+
+function waitedInVain(db: DbOrTx, request: OutboxObject, now: Date): boolean {
+  const due = answerDueAt(db, request);
+  return due !== null && now.getTime() >= due;
+}
+
+/** When the author's quote `post`, pending now, turns unanswered if no answer comes; null when it
+ * is not pending, or its request is still on its way (no time is set yet). */
+export function unansweredAt(db: DbOrTx, localId: string, post: OutboxObject, now: Date): Date | null {
+  const standing = quoteStandingOf(db, localId, post, now);
+  if (standing?.state !== 'pending' || standing.request === null) return null;
+  const due = answerDueAt(db, standing.request);
+  return due === null ? null : new Date(due);
 }
 
 /** The followers collection an actor's document names. */
