@@ -159,6 +159,18 @@ describe('a quoted author who keeps changing their mind', () => {
     expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quote-answered', approved: false } });
   });
 
+  it('refused after it was approved: the post drops the authorization, so an edit sends none', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    await answer('Accept', request, post, 1);
+    await answer('Reject', request, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(rig.outboxRow(post.id).apObject).not.toHaveProperty('quoteAuthorization');
+    await rig.core.services.author.editPost({ apId: post.apId, content: 'So true, edited' });
+    const update = rig.core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().filter((row) => row.apType === 'Update').at(-1)!;
+    expect((update.apObject as Json).object).not.toHaveProperty('quoteAuthorization');
+  });
+
   it('the hour is counted per quote: an answer about another quote post of the author’s is told at once', async () => {
     await open();
     const first = await quote(await alicesNote('manual'));

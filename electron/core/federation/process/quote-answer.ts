@@ -1,6 +1,7 @@
 // Accept or Reject of one of OUR QuoteRequests (FEP-044f): the quoted post's author answers the
 // author's quote. The answer is kept as an inbox row linked to our request; that is all a Reject
-// does (the quote shows as not approved: quoting.ts quoteStateOf). An Accept names, as `result`,
+// does (the quote shows as not approved: quoting.ts quoteStateOf), but for dropping the
+// `quoteAuthorization` an earlier Accept gave the post, when the Reject is what the quote now reads. An Accept names, as `result`,
 // the QuoteAuthorization its server serves; it is fetched and checked as Mastodon 4.5 checks it
 // (activity/accept.rb accept_quote!, VerifyQuoteService): a QuoteAuthorization on the answerer's
 // server, attributed to them, whose interactingObject is our quoting post and interactionTarget
@@ -58,6 +59,12 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
       answered = { ...live, apObject: object };
     }
     const becomes = quoteStateOf(tx, deps.identity.id, answered, r.now);
+    // Refused after an approval (Mastodon reads that as a revocation: Quote#reject!): the
+    // authorization no longer stands, and is neither served nor sent with an edit.
+    if (becomes === 'rejected' && idOf((live.apObject as Json).quoteAuthorization) !== null) {
+      const { quoteAuthorization: _refused, ...object } = live.apObject as ApObject;
+      tx.update(outbox).set({ apObject: object, updatedAt: r.now }).where(eq(outbox.id, live.id)).run();
+    }
     if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) tellQuoteAnswer(tx, { actorId: r.actor.id, answerId: row.id, post: live, now: r.now });
     return processed(row.id);
   });
