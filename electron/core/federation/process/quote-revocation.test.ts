@@ -139,6 +139,18 @@ describe('the quoted author revokes their approval of our quote', () => {
     expect(mastodonStatus(post).quote).toMatchObject({ state: 'accepted' });
   });
 
+  it('relayed by someone else without her signature: believed only once her server no longer serves the authorization', async () => {
+    rig = await openRig();
+    const { post, stamp } = await approvedQuote();
+    const relayed = await rig.receive(revocation(stamp), { sentBy: bob() });
+    expect(relayed.error).toMatch(/still serves it/);
+    expect((await threadPost(post)).quoteState).toBe('approved');
+
+    remotes.servers['mastodon.example'].put(stamp, 410);
+    await rig.receive({ ...revocation(stamp), id: `${stamp}#delete-relayed` }, { sentBy: bob() });
+    expect((await threadPost(post)).quoteState).toBe('revoked');
+  });
+
   it('an edit after the revocation sends no stale authorization; the revoked quote is not asked about again', async () => {
     rig = await openRig();
     const { post, stamp } = await approvedQuote();
