@@ -124,6 +124,22 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
     watch.stop();
   });
 
+  it('a moment passed while the timer slept (the machine suspended) is told at the next rearm (on resume)', async () => {
+    rig = await openRig();
+    const { post, request } = await quote();
+    delivered(request);
+    const fake = fakeTimers();
+    const told: number[][] = [];
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+    watch.rearm();
+    rig.advance(QUOTE_ANSWER_WAIT_MS + HOUR);
+    watch.rearm();
+    expect(told).toEqual([[post.id]]);
+    expect(fake.live()).toEqual([]);
+    watch.rearm();
+    expect(told).toHaveLength(1);
+  });
+
   it('before the author set Tern up, and once stopped, no timer is set', async () => {
     rig = await openRig();
     const { request } = await quote();

@@ -5,7 +5,7 @@
 //
 // One timer, set for the earliest such moment still to come, and set again when it fires or
 // when what sets the moments may have changed (a request delivered, an answer received: the core
-// calls rearm). No polling: with no quote waiting, nothing wakes the process; with some, it
+// calls rearm; the machine woke from sleep: the shell does). No polling: with no quote waiting, nothing wakes the process; with some, it
 // wakes once per moment.
 import { and, eq, exists, gt, or } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -59,7 +59,8 @@ const nodeTimers: Timers = {
 };
 
 export interface QuoteDeadlineWatch {
-  /** Looks again for the earliest moment to come, and sets the one timer for it. */
+  /** Tells what the timer was set for if that has passed, looks again for the earliest moment to
+   * come, and sets the one timer for it. */
   rearm(): void;
   /** When the timer is set for, or null (tests, the status). */
   armedFor(): Date | null;
@@ -88,10 +89,15 @@ export function createQuoteDeadlineWatch(deps: {
   }
 
   function rearm(): void {
-    clear();
-    const localId = deps.localId();
-    if (stopped || localId === null) return;
+    if (stopped) return;
     const now = deps.clock();
+    // What the timer was set for and has passed unseen — a monotonic timer does not count a
+    // suspend, so after a sleep it fires late — is told now (the shell calls rearm on resume).
+    const passed = armed.filter((d) => d.at.getTime() <= now.getTime()).map((d) => d.postId);
+    clear();
+    if (passed.length > 0) deps.onDue(passed);
+    const localId = deps.localId();
+    if (localId === null) return;
     let deadlines: QuoteDeadline[];
     try {
       deadlines = pendingQuoteDeadlines(deps.db, localId, now);
@@ -109,11 +115,7 @@ export function createQuoteDeadlineWatch(deps: {
 
   function fire(): void {
     handle = null;
-    const now = deps.clock().getTime();
-    // A timer may fire a little early: what is not due yet is armed again, not told.
-    const due = armed.filter((d) => d.at.getTime() <= now).map((d) => d.postId);
-    armed = [];
-    if (due.length > 0) deps.onDue(due);
+    // What is due is told by rearm; a timer that fired a little early is set again for the rest.
     rearm();
   }
 
