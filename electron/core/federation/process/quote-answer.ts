@@ -1,11 +1,11 @@
 // Accept or Reject of one of OUR QuoteRequests (FEP-044f): the quoted post's author answers the
 // author's quote. The answer is kept as an inbox row linked to our request; that is all a Reject
 // does (the quote shows as not approved: quoting.ts quoteStateOf), but for dropping the
-// `quoteAuthorization` an earlier Accept gave the post, when the Reject is what the quote now reads. An Accept names, as `result`,
-// the QuoteAuthorization its server serves; it is fetched and checked as Mastodon 4.5 checks it
-// (activity/accept.rb accept_quote!, VerifyQuoteService): a QuoteAuthorization on the answerer's
-// server, attributed to them, whose interactingObject is our quoting post and interactionTarget
-// the quoted one. Then it becomes the quoting post's `quoteAuthorization`, and an Update tells
+// `quoteAuthorization` an earlier Accept gave the post when the Reject is what the quote now
+// reads. An Accept names, as `result`, the QuoteAuthorization its server serves; it is fetched
+// and checked as Mastodon 4.5 checks it (activity/accept.rb accept_quote!, VerifyQuoteService):
+// a QuoteAuthorization on the answerer's server, attributed to them, whose interactingObject is
+// our quoting post and interactionTarget the quoted one. Then it becomes the quoting post's `quoteAuthorization`, and an Update tells
 // everyone the post reached, so their servers show the quote as approved.
 //
 // The author is told when the answer changes where their quote stands (quoting.ts quoteStateOf:
