@@ -4,7 +4,7 @@
 // stranger's quote) waits behind a button; one that is gone is a link to where it was; one with
 // a content warning shows the warning, not its text; a failure (offline) can be tried again.
 import type { Page } from '@playwright/test';
-import { Create, Note, PUBLIC_COLLECTION, QuoteRequest, Reject } from '@fedify/vocab';
+import { Create, Delete, Note, PUBLIC_COLLECTION, QuoteRequest, Reject } from '@fedify/vocab';
 import type { PostView } from '../electron/core/ipc/author-contract';
 import type { Output } from '../electron/core/ipc/contract';
 import { ana, answer, ben, post } from './fake-answers';
@@ -179,6 +179,7 @@ test('the author’s own quotes say whom they asked and where it stands; refused
       quoting('Asked first', { id: 1, quoteState: 'pending', quoteAskedOf: ben }),
       quoting('Not allowed', { id: 2, quoteState: 'rejected', quoteAskedOf: ben }),
       quoting('Fine by Ben', { id: 6, quoteState: 'approved', quoteAskedOf: ben }),
+      quoting('Ben changed his mind', { id: 8, quoteState: 'revoked', quoteAskedOf: ben }),
       quoting('Asked someone gone', { id: 7, quoteState: 'pending' }),
       unanswered,
       post(ben, '<p>Only for my followers</p>', { id: 3, visibility: 'FOLLOWERS_ONLY' }),
@@ -206,6 +207,10 @@ test('the author’s own quotes say whom they asked and where it stands; refused
   await expect(refused.getByTestId('quoted-post')).toHaveCount(0);
   await expect(refused.locator('.post__content')).toContainText('Not allowed');
   await refused.screenshot({ path: screenshotPath('quote-refused') });
+  const revoked = page.getByTestId('post').filter({ hasText: 'Ben changed his mind' });
+  await expect(revoked.getByTestId('quote-state')).toHaveText('Ben Okafor removed their approval of this quote: it is shown without their post.');
+  await expect(revoked.getByTestId('quoted-post')).toHaveCount(0);
+  await expect(revoked.getByRole('button', { name: /Ask again/ })).toHaveCount(0);
 
   // No answer for a day: the author asks again; the quote then waits again.
   const silent = page.getByTestId('post').filter({ hasText: 'Nobody answered' });
@@ -304,6 +309,34 @@ peerTest('a refusal shows on the open Profile, in the open thread and as a notif
   await expect(focused.getByTestId('quote-state')).toHaveText('Waiting for Peer bob to approve this quote.');
   await peer.send(new Reject({ id: peer.newId('rejects'), actor: new URL(peer.actorId), object: new URL(askedAgain.id!), to: new URL(ternActor) }), [ternActor]);
   await expect(focused.getByTestId('quote-state')).toHaveText('Peer bob did not approve this quote: it is shown without their post.', { timeout: 10_000 });
+});
+
+// The quoted author takes their approval back as Mastodon 4.5 does (a Delete of the
+// QuoteAuthorization their Accept named) while the author reads the Stream: the post there says
+// so without a reload, shown without the quoted post, and Notifications tells who did it.
+peerTest('a revoked approval shows on the open Stream, without a reload, and as a notification', async ({ page, tern, peer, request }) => {
+  peerTest.setTimeout(90_000);
+  const ternActor = tern.listenerUrl!.replace(/\/$/, '');
+  const { noteId } = await peer.createNote({ content: '<p>Herons at the weir</p>', quotePolicy: 'manual' });
+  await page.goto(tern.url); // the link with the token, which the page keeps
+  await ipc(request, tern, 'lookup.resolve', { query: noteId });
+  await ipc(request, tern, 'posts.create', { content: 'Saw them too', visibility: 'PUBLIC', quote: noteId });
+  await peer.waitFor((a) => a.type === 'QuoteRequest' && a.objectId === noteId, 20_000);
+  await expect.poll(() => peer.quoteAuthorizations().length, { timeout: 20_000 }).toBe(1);
+  const stamp = peer.quoteAuthorizations()[0]!;
+
+  await openFresh(page, tern, '#/stream');
+  const ours = page.getByTestId('post').filter({ hasText: 'Saw them too' });
+  await expect(ours.getByTestId('quote-state')).toHaveText('Peer bob approved this quote.', { timeout: 10_000 });
+  await expect(ours.getByTestId('quoted-post')).toContainText('Herons at the weir');
+
+  await peer.send(new Delete({ id: new URL(`${stamp}#delete`), actor: new URL(peer.actorId), object: new URL(stamp), tos: [PUBLIC_COLLECTION] }), [ternActor]);
+  await expect(ours.getByTestId('quote-state')).toHaveText('Peer bob removed their approval of this quote: it is shown without their post.', { timeout: 10_000 });
+  await expect(ours.getByTestId('quoted-post')).toHaveCount(0);
+  await ours.screenshot({ path: screenshotPath('quote-revoked-by-them') });
+  await notificationsPlace(page).click();
+  await expect(page.getByTestId('notification').first()).toContainText(/removed their approval of your quote of their post/);
+  await expect(page.getByTestId('notification').first()).toContainText('Saw them too');
 });
 
 // On the quoted side, the quoting post in its thread: the author sees they approved it, revokes

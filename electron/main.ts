@@ -107,7 +107,11 @@ async function start(): Promise<void> {
   });
   // Woken from sleep: overdue deliveries are spread out and the first network failures spend no
   // try (delivery/loop.ts; the loop also notices a wake by itself from its clocks).
-  const onResume = () => open.loops.delivery.resumed();
+  // A quote that turned unanswered during the sleep is told now (federation/quote-deadlines.ts).
+  const onResume = () => {
+    open.loops.delivery.resumed();
+    open.loops.quoteDeadlines.rearm();
+  };
   powerMonitor.on('resume', onResume);
   // Rows the inbox processor (on its worker thread) finished: look for new notifications soon,
   // once for a whole burst of them.

@@ -344,6 +344,8 @@ export const strings = {
     quoteApprovedByYou: 'You approved this quote.',
     /** The answer to one of the author's own quotes (a notification with no type on an Accept or Reject). */
     quoteAnswered: (who: string, approved: boolean) => (approved ? `${who} approved your quote of their post` : `${who} did not approve your quote of their post`),
+    /** They took back their approval of the author's quote (a notification with no type on the Delete of the authorization). */
+    quoteApprovalRemoved: (who: string) => `${who} removed their approval of your quote of their post`,
     /** A server forwarded a report (a notification with no type on a Flag). */
     report: (server: string, posts: number, comment: string | null) => {
       const about = posts === 0 ? 'you' : plural(posts, { one: 'your post', other: 'your posts' });
@@ -474,6 +476,8 @@ export const strings = {
     quotePending: (who: string | null) => `Waiting for ${who ?? 'the quoted post’s author'} to approve this quote.`,
     quoteUnanswered: (who: string | null) => `No answer from ${who ?? 'the quoted post’s author'} about this quote (a day went by, or their server refused the request); their server may not ask about quotes.`,
     quoteRejected: (who: string | null) => `${who ?? 'The quoted post’s author'} did not approve this quote: it is shown without their post.`,
+    /** They approved it, then took the approval back (deleted the QuoteAuthorization). */
+    quoteRevokedByThem: (who: string | null) => `${who ?? 'The quoted post’s author'} removed their approval of this quote: it is shown without their post.`,
     askAgain: 'Ask again',
     askAgainLabel: 'Ask again for approval of this quote',
     eventWhen: 'When:',

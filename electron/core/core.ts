@@ -41,6 +41,7 @@ import { createSearchIndexer, createSearchLoop, type SearchLoop } from './search
 import { createSearchService, type SearchService } from './search/service';
 import { createPreviewRunner, type PreviewRunner } from './previews/runner';
 import { createChangeFeed, type ChangeFeed } from './changes';
+import { createQuoteDeadlineWatch, type QuoteDeadlineWatch } from './federation/quote-deadlines';
 
 export interface CoreOptions {
   dataDir: string;
@@ -117,7 +118,7 @@ export interface Core {
   /** `polls`: tally Updates at most once per window, and closing polls that ended. `search`:
    * indexes written rows, and builds the index of the rows that predate it. `previews`: fetches
    * the link previews (og_meta) of the author's posts and of followed people's. */
-  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop; search: SearchLoop; previews: PreviewRunner };
+  loops: { inbox: InboxLoop; delivery: DeliveryLoop; polls: PollLoop; search: SearchLoop; previews: PreviewRunner; quoteDeadlines: QuoteDeadlineWatch };
   /** What start-up did to the database. */
   migration: { from: string | null; applied: string[]; backup: string | null };
   close(): void;
@@ -179,6 +180,26 @@ export async function openCore(options: CoreOptions): Promise<Core> {
       if (results.some((result) => result.outcome === 'processed')) changes.tell('timeline', 'notifications');
     });
     settings.onChange(() => changes.tell('status'));
+    // The moment a quote of the author's turns unanswered is no row written: told from a timer
+    // (federation/quote-deadlines.ts), set again when a request was delivered or an answer came.
+    const quoteDeadlines = createQuoteDeadlineWatch({ db, clock, log, localId: () => core.identity()?.id ?? null, onDue: () => changes.tell('timeline') });
+    let quoteDeadlinesSoon: NodeJS.Timeout | null = null;
+    const rearmQuoteDeadlines = () => {
+      // A fan-out changes its deliveries hundreds of times a second: looked at once for them all.
+      quoteDeadlinesSoon ??= setTimeout(() => {
+        quoteDeadlinesSoon = null;
+        quoteDeadlines.rearm();
+      }, 1_000);
+      quoteDeadlinesSoon.unref();
+    };
+    rowsDone.add((results) => {
+      if (results.some((result) => result.outcome === 'processed')) rearmQuoteDeadlines();
+    });
+    settings.onChange(rearmQuoteDeadlines);
+    const deliveriesChanged = () => {
+      changes.tell('deliveries');
+      rearmQuoteDeadlines();
+    };
     // What each worker builds its own connection, keys and client from, read at each start.
     const workerData = () => ({
       database: paths.database,
@@ -238,14 +259,14 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           anyPending: () => anyPending(sqlite),
           connectivity,
           log,
-          onInFlightChange: () => changes.tell('deliveries'),
+          onInFlightChange: deliveriesChanged,
           ...(options.deliveryIdleStopMs === undefined ? {} : { idleStopMs: options.deliveryIdleStopMs }),
         })
       : null;
     if (deliveryHost) settings.onChange((next) => deliveryHost.settings(next));
     const deliveryLoop =
       deliveryHost ??
-      createAppDeliveryLoop({ sqlite, db, fed, clock, connectivity, identity: () => core.identity(), log, onInFlightChange: () => changes.tell('deliveries') });
+      createAppDeliveryLoop({ sqlite, db, fed, clock, connectivity, identity: () => core.identity(), log, onInFlightChange: deliveriesChanged });
     connectivity.onChange(() => changes.tell('status'));
     const pollLoop = createPollLoop({ db, clock, log, identity: () => core.identity() });
     const searchIndexer = createSearchIndexer(sqlite);
@@ -331,7 +352,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         search: createSearchService({ db, sqlite, indexer: searchIndexer, identity: () => core.identity(), displayName: () => settings.get().displayName }),
       },
       connectivity,
-      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop, search: searchLoop, previews },
+      loops: { inbox: inboxLoop, delivery: deliveryLoop, polls: pollLoop, search: searchLoop, previews, quoteDeadlines },
       close() {
         // Requests still in flight are aborted; their rows stay due. Await loops.delivery.stop()
         // first to let them finish, and, with the delivery worker, to have the answers it
@@ -342,6 +363,8 @@ export async function openCore(options: CoreOptions): Promise<Core> {
         searchLoop.stop();
         void previews.stop();
         if (previewsSoon) clearTimeout(previewsSoon);
+        quoteDeadlines.stop();
+        if (quoteDeadlinesSoon) clearTimeout(quoteDeadlinesSoon);
         core.services.search.close();
         void inboxLoop.stop();
         void core.listener.stop();
@@ -354,6 +377,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     };
     // The listener signals each queued activity; the loop also polls, so a missed signal only waits.
     core.inboxEvents.onQueued(() => inboxLoop.wake());
+    quoteDeadlines.rearm();
     if (options.listen !== undefined) {
       await core.listener.start(options.listen).catch((error: unknown) => {
         fed.client.close();

@@ -56,6 +56,8 @@ describe('typeless notifications: moves, reports and quotes', () => {
     });
     const [refused] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(8, true), detail: { kind: 'quote-answered', approved: false } }, 8)]);
     expect(typelessWording(refused!)).toMatchObject({ sentence: '@ana@a.example did not approve your quote of their post', target: null });
+    const [revoked] = groupNotifications([typeless({ actor: ana('a.example', 1), outboxObject: post(9), detail: { kind: 'quote-answered', approved: false, revoked: true } }, 9)]);
+    expect(typelessWording(revoked!)).toMatchObject({ kind: 'quote-answered', sentence: '@ana@a.example removed their approval of your quote of their post', target: { href: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F9', external: false } });
   });
 
   it('other notifications (a typed one, a poll that ended) are not worded here', () => {

@@ -1,8 +1,8 @@
 // What a notification with no type says when it is a move (federation/process/move.ts: the
 // actor is the new account), a report a server forwarded (process/flag.ts: the actor is the
 // reporter), a quote of one of the author's posts (process/quote-request.ts: the actor is the
-// quoter) or the answer to one of the author's own quotes (process/quote-answer.ts: the actor is
-// the quoted post's author), from the `detail` Tern joins to it. Polls that ended are worded in
+// quoter) or the answer to one of the author's own quotes (process/quote-answer.ts, or its
+// revocation: process/quote-revocation.ts; the actor is the quoted post's author), from the `detail` Tern joins to it. Polls that ended are worded in
 // the view.
 import { hrefOf } from '../places';
 import { strings } from '../strings';
@@ -38,7 +38,8 @@ export function typelessWording(group: NotificationGroup): TypelessWording | nul
     const who = group.actors[0];
     const ours = group.outboxObject;
     const target = ours && !ours.isDeleted ? { href: hrefOf('thread', { ap: ours.apId }), external: false } : null;
-    return { kind: 'quote-answered', sentence: t.quoteAnswered(who?.handle || who?.name || 'Someone', detail.approved), links: [], target };
+    const name = who?.handle || who?.name || 'Someone';
+    return { kind: 'quote-answered', sentence: detail.revoked ? t.quoteApprovalRemoved(name) : t.quoteAnswered(name, detail.approved), links: [], target };
   }
   const posts = detail.posts.filter((post) => !post.isDeleted);
   return {

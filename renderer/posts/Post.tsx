@@ -165,8 +165,8 @@ export function Post({ post, focused = false, onDelete, onEdit }: PostProps) {
               so do those under a content warning, which some servers send without marking them sensitive. */}
           {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
-          {/* The author's own quote: shown without the quoted post once its author said no. */}
-          {post.quote && !hidden && !post.deleted && post.quoteState !== 'rejected' && <QuotedPost apId={post.quote} by={post.apId} />}
+          {/* The author's own quote: shown without the quoted post once its author said no, or took their yes back. */}
+          {post.quote && !hidden && !post.deleted && post.quoteState !== 'rejected' && post.quoteState !== 'revoked' && <QuotedPost apId={post.quote} by={post.apId} />}
           {post.quote && !post.deleted && <QuoteState post={post} />}
           {/* Someone's quote of the author's post (a thread): the approval Tern gave it. */}
           {quoteApproval && !post.deleted && (

@@ -1,6 +1,6 @@
 // Where the approval of the author's own quote stands (federation/quoting.ts), said on the post:
-// approved, waiting, refused (the post is shown without the quoted one) — each naming whom it was
-// asked of — or unanswered, with Ask again (quotes.askAgain: a new QuoteRequest), after which it
+// approved, waiting, refused or revoked (the post is shown without the quoted one) — each naming
+// whom it was asked of — or unanswered, with Ask again (quotes.askAgain: a new QuoteRequest), after which it
 // waits again. A quote of the author's own post, approved by nobody but them, says nothing.
 import { useState } from 'react';
 import { call, toApiError, type ApiError } from '../api';
@@ -16,6 +16,7 @@ const SAYS: Record<State, (who: string | null) => string> = {
   pending: t.quotePending,
   unanswered: t.quoteUnanswered,
   rejected: t.quoteRejected,
+  revoked: t.quoteRevokedByThem,
 };
 
 export function QuoteState({ post }: { post: ShownPost }) {

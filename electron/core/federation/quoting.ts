@@ -10,7 +10,9 @@
 // post's `quoteAuthorization` (process/quote-answer.ts). Nothing of its own is stored: where a
 // quote stands (quoteStateOf) is read from those rows, and from the request's deliveries — a
 // request delivered a day ago and still unanswered is `unanswered`, and the author may ask again
-// (actions/quote-requests.ts: a new QuoteRequest; an answer to any of them counts).
+// (actions/quote-requests.ts: a new QuoteRequest; an answer to any of them counts). The quoted
+// author may take an approval back by deleting its authorization: their Accept is then marked
+// undone by that Delete and the post loses its `quoteAuthorization` (process/quote-revocation.ts).
 // Rows → ActivityPub: quoteFields, withQuoteFallback, toQuoteRequest.
 import { and, desc, eq, inArray } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
@@ -74,9 +76,10 @@ export function quotesAutomatically(db: DbOrTx, localId: string, quoted: Json, a
 /** Where the approval of one of the author's quotes stands: approved (its own post quoted, the
  * policy approves it, or an authorization was verified), pending (asked, not answered yet),
  * unanswered (asked, and no answer a day after the request reached the quoted author's server,
- * or it could not be delivered: the author may ask again), or rejected (the quoted post's author
- * said no: the quote is not shown). */
-export type QuoteState = 'approved' | 'pending' | 'unanswered' | 'rejected';
+ * or it could not be delivered: the author may ask again), rejected (the quoted post's author
+ * said no: the quote is not shown), or revoked (they approved it, then deleted the
+ * authorization: process/quote-revocation.ts; not shown either, as Mastodon 4.5 shows it). */
+export type QuoteState = 'approved' | 'pending' | 'unanswered' | 'rejected' | 'revoked';
 
 /** How long after our QuoteRequest reached the quoted author's server a quote waits for their
  * answer before it shows as unanswered. Servers that approve by policy (Mastodon 4.5) answer in
@@ -117,31 +120,53 @@ function quoteStandingOf(db: DbOrTx, localId: string, post: OutboxObject, now: D
   // counts while the later ones have none, and never outweighs an answer to a later one (a
   // server clearing a superseded request with a Reject after approving the new one).
   const answer = db
-    .select({ type: inbox.apType })
+    .select({ type: inbox.apType, undoneBy: inbox.undoneByInboxObjectId })
     .from(inbox)
     .where(and(inArray(inbox.relatesToOutboxObjectId, requests.map((r) => r.id)), inArray(inbox.apType, ['Accept', 'Reject'])))
     .orderBy(desc(inbox.relatesToOutboxObjectId), desc(inbox.id))
     .get();
   if (answer?.type === 'Reject') return { state: 'rejected', request };
+  // An Accept whose authorization its author deleted: revoked, whatever the policy says now.
+  if (answer?.type === 'Accept' && answer.undoneBy !== null && undoneByDelete(db, answer.undoneBy)) return { state: 'revoked', request };
   if (idOf(object.quoteAuthorization) !== null) return { state: 'approved', request };
   const target = db.select().from(inbox).where(eq(inbox.apId, quoted)).get();
   if (target !== undefined && quotesAutomatically(db, localId, target.apObject as Json, followersOf(db, target.actorId), target.apActorId)) return { state: 'approved', request };
   return { state: waitedInVain(db, request, now) ? 'unanswered' : 'pending', request };
 }
 
-/** Whether our QuoteRequest has waited long enough for an answer: delivered more than
- * QUOTE_ANSWER_WAIT_MS ago (or, never sent anywhere, written that long ago), or given up on by
- * the delivery loop. One still on its way (offline, retrying) waits. */
-function waitedInVain(db: DbOrTx, request: OutboxObject, now: Date): boolean {
+/** Whether the row that undid an answer is the Delete of its authorization (an Undo of the
+ * Accept marks it undone too, and is no revocation Mastodon or the FEP knows). */
+function undoneByDelete(db: DbOrTx, undoneBy: number): boolean {
+  return db.select({ type: inbox.apType }).from(inbox).where(eq(inbox.id, undoneBy)).get()?.type === 'Delete';
+}
+
+/** When our QuoteRequest has waited long enough for an answer (ms since the epoch): delivered
+ * QUOTE_ANSWER_WAIT_MS ago (or, never sent anywhere, written that long ago); -Infinity when the
+ * delivery loop gave up on it; null while it is still on its way (offline, retrying): it waits. */
+function answerDueAt(db: DbOrTx, request: OutboxObject): number | null {
   const deliveries = db
     .select({ isSent: outgoingActivity.isSent, isErrored: outgoingActivity.isErrored, lastTry: outgoingActivity.lastTry })
     .from(outgoingActivity)
     .where(eq(outgoingActivity.outboxObjectId, request.id))
     .all();
-  if (deliveries.some((d) => d.isErrored)) return true;
-  if (deliveries.some((d) => !d.isSent)) return false;
+  if (deliveries.some((d) => d.isErrored)) return -Infinity;
+  if (deliveries.some((d) => !d.isSent)) return null;
   const reached = Math.max(request.createdAt.getTime(), ...deliveries.map((d) => d.lastTry?.getTime() ?? 0));
-  return now.getTime() - reached >= QUOTE_ANSWER_WAIT_MS;
+  return reached + QUOTE_ANSWER_WAIT_MS;
+}
+
+function waitedInVain(db: DbOrTx, request: OutboxObject, now: Date): boolean {
+  const due = answerDueAt(db, request);
+  return due !== null && now.getTime() >= due;
+}
+
+/** When the author's quote `post`, pending now, turns unanswered if no answer comes; null when it
+ * is not pending, or its request is still on its way (no time is set yet). */
+export function unansweredAt(db: DbOrTx, localId: string, post: OutboxObject, now: Date): Date | null {
+  const standing = quoteStandingOf(db, localId, post, now);
+  if (standing?.state !== 'pending' || standing.request === null) return null;
+  const due = answerDueAt(db, standing.request);
+  return due === null ? null : new Date(due);
 }
 
 /** The followers collection an actor's document names. */

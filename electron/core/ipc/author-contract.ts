@@ -84,8 +84,9 @@ export interface PostView {
   quote?: string;
   /** For the author's own quote posts: whether the quoted post's author approved the quote
    * (federation/quoting.ts). `rejected`: shown without the quoted post. `unanswered`: no answer
-   * came in the time given (quotes.askAgain asks once more). */
-  quoteState?: 'approved' | 'pending' | 'unanswered' | 'rejected';
+   * came in the time given (quotes.askAgain asks once more). `revoked`: approved, then taken back
+   * by them (shown without the quoted post). */
+  quoteState?: 'approved' | 'pending' | 'unanswered' | 'rejected' | 'revoked';
   /** For the author's own quote of someone else's post: whom the approval was asked of. */
   quoteAskedOf?: ActorView;
   /** For a received post quoting one of the author's posts with their approval (the thread view):

@@ -112,16 +112,18 @@ export function createMapper(deps: MapperDeps) {
   }
 
   /** Mastodon 4.5's Quote (a ShallowQuote inside a quoted status): the quoted status only once
-   * the quote is accepted — the author's own quote waits for its approval (quoteState), or was
-   * refused; anyone else's quote is shown as accepted, as Tern shows it. */
+   * the quote is accepted — the author's own quote waits for its approval (quoteState), was
+   * refused, or was revoked (Mastodon's `revoked`: approved, then taken back; its
+   * REST::BaseQuoteSerializer gives the quoted status only while `accepted`); anyone else's quote
+   * is shown as accepted, as Tern shows it. */
   function quoteOf(
     view: PostView,
     depth: number,
-  ): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | { state: 'pending' | 'rejected'; quoted_status: null } | null {
+  ): { state: 'accepted'; quoted_status_id: string } | { state: 'accepted'; quoted_status: Record<string, unknown> } | { state: 'pending' | 'rejected' | 'revoked'; quoted_status: null } | null {
     if (!view.quote) return null;
     // Mastodon has no "unanswered": to a client the quote is still pending.
     if (view.quoteState === 'pending' || view.quoteState === 'unanswered') return { state: 'pending', quoted_status: null };
-    if (view.quoteState === 'rejected') return { state: 'rejected', quoted_status: null };
+    if (view.quoteState === 'rejected' || view.quoteState === 'revoked') return { state: view.quoteState, quoted_status: null };
     const found = deps.reads.find(view.quote);
     const quoted = found ? deps.reads.post(found.origin, found.id) : null;
     if (!quoted || quoted.view.deleted) return null;

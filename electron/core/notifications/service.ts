@@ -55,7 +55,8 @@ export interface NotificationItem {
  * `approval` = where our approval of it stands: standing, revoked by the author, or ended otherwise;
  * null if it has none; `allowedAgain`: revoked, and the author since allowed the quote again),
  * the answer to one of the author's own quotes (actor = the quoted post's author, inbox object =
- * their Accept or Reject, outbox object = our quoting post: process/quote-answer.ts; `approved`),
+ * their Accept or Reject, outbox object = our quoting post: process/quote-answer.ts; `approved`;
+ * `revoked`: the inbox object is their Delete of the authorization, process/quote-revocation.ts),
  * a move (actor = the new account, inbox object = the Move; `from` = the account that moved) or
  * a report forwarded by a server (actor = the reporter, inbox object = the Flag; `posts` = the
  * reported posts that are ours, `comment` = the reporter's words as plain text).
@@ -63,7 +64,7 @@ export interface NotificationItem {
 export type NotificationDetail =
   | { kind: 'moved'; from: ActorSummary | null }
   | { kind: 'quoted'; quoting: string | null; approval: ApprovalState | null; allowedAgain: boolean }
-  | { kind: 'quote-answered'; approved: boolean }
+  | { kind: 'quote-answered'; approved: boolean; revoked?: true }
   | { kind: 'report'; server: string; comment: string | null; posts: ObjectSummary[] };
 
 export interface NotificationPage {
@@ -137,7 +138,8 @@ function summarize(box: 'inbox' | 'outbox', row: InboxObject | OutboxObject | nu
 }
 
 /** The detail of a typeless notification on a Move, a Flag, a QuoteRequest or the answer to one
- * of ours (process/move.ts, process/flag.ts, process/quote-request.ts, process/quote-answer.ts). */
+ * of ours (process/move.ts, process/flag.ts, process/quote-request.ts, process/quote-answer.ts,
+ * process/quote-revocation.ts). */
 function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null): NotificationDetail | null {
   if (type !== null || !row) return null;
   if (row.apType === 'Move') {
@@ -154,8 +156,10 @@ function detailOf(db: Db, type: NotificationType | null, row: InboxObject | null
       allowedAgain: approval?.allowedAgain ?? false,
     };
   }
-  // A typeless notification on an Accept or a Reject is only ever an answer to our QuoteRequest.
+  // A typeless notification on an Accept or a Reject is only ever an answer to our QuoteRequest,
+  // on a Delete the revocation of the authorization such an Accept granted (process/quote-revocation.ts).
   if (row.apType === 'Accept' || row.apType === 'Reject') return { kind: 'quote-answered', approved: row.apType === 'Accept' };
+  if (row.apType === 'Delete') return { kind: 'quote-answered', approved: false, revoked: true };
   if (row.apType === 'Flag') {
     const object = row.apObject as Json;
     const ids = idsOf(object.object);

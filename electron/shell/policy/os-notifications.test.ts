@@ -56,6 +56,8 @@ describe('OS notifications for new notifications', () => {
     expect(approved).toMatchObject({ body: 'Ana approved your quote of their post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
     const [refused] = planOsNotifications([item({ type: null, inboxObject: answer('Reject'), detail: { kind: 'quote-answered', approved: false } })], {});
     expect(refused).toMatchObject({ body: 'Ana did not approve your quote of their post: “Hello world”' });
+    const [revoked] = planOsNotifications([item({ type: null, inboxObject: answer('Delete'), detail: { kind: 'quote-answered', approved: false, revoked: true } })], {});
+    expect(revoked).toMatchObject({ body: 'Ana removed their approval of your quote of their post: “Hello world”', route: '#/thread?ap=https%3A%2F%2Fme.example%2Fo%2F7' });
   });
 
   it('a move says who moved where and that the author now follows the new account; it opens Notifications', () => {

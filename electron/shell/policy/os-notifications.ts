@@ -51,6 +51,7 @@ export function sentence(item: NotificationItem): string {
     return `${item.detail.from?.handle || item.detail.from?.name || 'Someone'} moved to ${to}; you now follow ${to}`;
   }
   if (item.detail?.kind === 'quoted') return `${who} quoted your post`;
+  if (item.detail?.kind === 'quote-answered' && item.detail.revoked) return `${who} removed their approval of your quote of their post`;
   if (item.detail?.kind === 'quote-answered') return item.detail.approved ? `${who} approved your quote of their post` : `${who} did not approve your quote of their post`;
   if (item.detail?.kind === 'report') {
     const about = item.detail.posts.length === 0 ? 'you' : item.detail.posts.length === 1 ? 'your post' : 'your posts';

@@ -263,6 +263,12 @@ export async function editPost(deps: ActionDeps, given: EditInput): Promise<Outb
   }
 
   const saved = deps.db.transaction((tx) => {
+    // The quote's approval as it stands now, not as it stood when the edit began (an Accept or
+    // the revocation of one may have come meanwhile: process/quote-answer.ts, quote-revocation.ts):
+    // a revoked authorization is never sent again.
+    const { quoteAuthorization: _then, ...edited } = built.object;
+    const stamp = tx.select({ apObject: outbox.apObject }).from(outbox).where(eq(outbox.id, row.id)).get()?.apObject as ApObject | undefined;
+    built.object = stamp?.quoteAuthorization === undefined ? edited : { ...edited, quoteAuthorization: stamp.quoteAuthorization };
     const next = tx
       .update(outbox)
       .set({ apObject: built.object, source: content, revisions, updatedAt: now, ogMeta: null }) // its link previews are fetched again (previews/runner.ts)

@@ -65,7 +65,7 @@ export function createAuthorService(deps: AuthorServiceDeps) {
 
   return {
     /** Reads by row and key (the Mastodon client API). */
-    reads: createReads(deps.db, me),
+    reads: createReads(deps.db, me, deps.clock),
     async createPost(input: PostInput): Promise<ProfilePost> {
       return profilePost(deps.db, me(), await createPost(deps, input), deps.queue(), deps.clock());
     },
@@ -121,7 +121,7 @@ export function createAuthorService(deps: AuthorServiceDeps) {
       }
     },
     thread: (apId: string, input: { cursor?: string | null; limit?: number } = {}): Promise<ThreadView> => getThread(deps, me(), apId, { cursor: input.cursor ?? null, limit: input.limit ?? 50 }),
-    stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input)),
+    stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input), deps.clock()),
     profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue(), deps.clock()),
     people: (limit?: number): PeopleView => listPeople(deps.db, limit),
     peoplePage: (list: PeopleList, input: { cursor?: string | null; limit?: number }): PageOf<PersonView> => peoplePage(deps.db, list, page(input)),

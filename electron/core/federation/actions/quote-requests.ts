@@ -2,7 +2,7 @@
 // author never answered (quoting.ts: `unanswered`, a day after the request reached their server,
 // or a request that could not be delivered): a new QuoteRequest, with an id of its own, to the
 // same person, as the first was sent (compose.ts requestQuote). An answer to either counts.
-// A quote still waiting, approved or refused is not asked about again.
+// A quote still waiting, approved, refused or revoked is not asked about again.
 import { eq } from 'drizzle-orm';
 import { actor, inbox, type OutboxObject } from '../../../../db/schema';
 import { ConflictError } from '../../errors';
@@ -21,6 +21,7 @@ const NOT_NOW = {
   approved: 'This quote is already approved: there is nothing to ask.',
   rejected: 'The quoted post’s author refused this quote; Tern does not ask them again.',
   pending: 'Tern is still waiting for an answer to this quote; you can ask again if none comes within a day.',
+  revoked: 'The quoted post’s author approved this quote, then took their approval back; Tern does not ask them again.',
 } as const;
 
 /** Sends a new QuoteRequest for the author's quote post `apId`; returns the post. */

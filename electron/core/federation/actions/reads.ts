@@ -10,6 +10,7 @@ import type { ActorView, PostView } from '../../ipc/author-contract';
 import { POST_TYPES } from '../outbox';
 import { OPEN_VISIBILITIES } from '../collections';
 import { NON_POST_TYPES } from '../objects';
+import { quoteStateField } from '../quoting';
 
 /** Row types never shown as posts: activities and non-posts (actors, collections, tombstones).
  * Every other object shows: a post, or an unknown type as a link card (objects.ts). */
@@ -89,7 +90,8 @@ export function keyOf(origin: Origin, row: { id: number; apPublishedAt: Date }):
   return { published: row.apPublishedAt, origin, id: row.id };
 }
 
-export function createReads(db: DbOrTx, me: () => ActorView) {
+/** `now`: the clock the author's own quote posts are read by (where their approval stands). */
+export function createReads(db: DbOrTx, me: () => ActorView, now: () => Date) {
   /** Views of rows, Announces read as what they boost (dropped when that is gone). */
   function views(rows: { origin: Origin; row: InboxObject | OutboxObject }[]): KeyedPost[] {
     const inboxTargets = rows.map((r) => r.row.relatesToInboxObjectId).filter((id): id is number => id !== null);
@@ -103,7 +105,8 @@ export function createReads(db: DbOrTx, me: () => ActorView) {
     // One row that cannot be read (viewsOf) is left out, not the page.
     const one = ({ origin, row }: { origin: Origin; row: InboxObject | OutboxObject }): KeyedPost | null => {
       const key = keyOf(origin, row);
-      const plain = (o: Origin, r: InboxObject | OutboxObject) => (o === 'outbox' ? outboxPostView(r as OutboxObject, me()) : inboxPostView(r as InboxObject, actors.get((r as InboxObject).actorId)));
+      const plain = (o: Origin, r: InboxObject | OutboxObject) =>
+        o === 'outbox' ? { ...outboxPostView(r as OutboxObject, me()), ...quoteStateField(db, me().apId, r as OutboxObject, now()) } : inboxPostView(r as InboxObject, actors.get((r as InboxObject).actorId));
       if (row.apType !== 'Announce') return { key, view: plain(origin, row) };
       const booster = origin === 'outbox' ? me() : plain('inbox', row).author;
       const boostedBy = { actor: booster, apId: row.apId, at: row.apPublishedAt.toISOString() };

@@ -49,10 +49,10 @@ const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
 const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
 
 /** The home stream, newest first (reads.ts holds its filter and the boosts' reading). */
-export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string | null; limit: number }): PageOf<PostView> {
+export function homeStream(db: DbOrTx, me: ActorView, input: { cursor?: string | null; limit: number }, now: Date): PageOf<PostView> {
   const cursor = decodeCursor(input.cursor);
   const before = cursor ? { published: cursor.t, origin: cursor.o === 'o' ? ('outbox' as const) : ('inbox' as const), id: cursor.id } : null;
-  const { posts, more } = createReads(db, () => me).streamPage({ before, limit: input.limit });
+  const { posts, more } = createReads(db, () => me, () => now).streamPage({ before, limit: input.limit });
   const last = posts.at(-1)?.key;
   return {
     items: posts.map((p) => p.view),

@@ -1,4 +1,5 @@
-// Delete of a post (only by its author, or as its server confirms: is_deleted, parent's
+// Delete of a QuoteAuthorization one of our quote posts holds, by the author who granted it: the
+// quote is revoked (process/quote-revocation.ts). Delete of a post (only by its author, or as its server confirms: is_deleted, parent's
 // replies_count and, for a deleted Like or Announce of ours, our counters recomputed; a quote of
 // ours it made loses our approval; forwarded to our followers when it is the
 // LD-signed Delete of a public reply to one of our posts) or of an actor by itself (follower and following
@@ -18,6 +19,7 @@ import { isAttributedTo } from '../objects';
 import { fetchRemoteObject, ObjectGoneError } from './fetch';
 import { drop, processed, sameId, type ProcessDeps, type ProcessOutcome, type Received } from './context';
 import { requestsQuoting } from '../quote-authorizations';
+import { heldAuthorization, onQuoteAuthorizationDeleted } from './quote-revocation';
 import { recountAnnounces, recountLikes, recountReplies } from './counters';
 import { forwardRecipients, isForwardableParent, ldSignedByActor, queueForward } from './forward';
 import { findInbox, findOutbox, persistActivity } from './store';
@@ -27,6 +29,12 @@ import { withoutTrailingSlashes } from '../../trailing-slashes';
 export async function onPostDeleted(deps: ProcessDeps, r: Received): Promise<ProcessOutcome> {
   const objectId = idOf(r.activity.object);
   if (!objectId) drop('Delete without an object id');
+  const held = heldAuthorization(deps.db, r.actor, objectId);
+  if (held !== null) {
+    // Relayed without its actor's signature: believed once the authorization is gone there.
+    if (r.forwarded) await confirmGone(deps, r, objectId);
+    return onQuoteAuthorizationDeleted(deps, r, held);
+  }
   // A quoting post of a quote we approved, said deleted by someone else than its author (a
   // relay's or a moderator's own Delete): believed only as its origin confirms it, as a relayed
   // one — it would end our approval (quote-authorizations.ts).

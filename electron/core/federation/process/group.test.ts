@@ -23,7 +23,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([lm.server.close(), far.server.close()]));
 afterEach(() => rig?.close());
 
-const stream = () => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }).items;
+const stream = () => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }, rig.now()).items;
 const rowsOf = (apType: string) => rig.core.db.select().from(inbox).where(eq(inbox.apType, apType)).all();
 let n = 0;
 

@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([sm.server.close(), wp.server.close()]));
 afterEach(() => rig?.close());
 
-const stream = (): PostView[] => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }).items;
+const stream = (): PostView[] => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }, rig.now()).items;
 const create = (actor: string, object: Json): Json => ({ id: `${String(object.id)}/activity`, type: 'Create', actor, to: [PUBLIC], object });
 
 describe('Mentions and summaries', () => {

@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => Promise.all([pt, fw, mz, px, bw].map((s) => s.server.close())));
 afterEach(() => rig?.close());
 
-const stream = (): PostView[] => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }).items;
+const stream = (): PostView[] => homeStream(rig.core.db, ownActorView(rig.local, 'Author'), { limit: 50 }, rig.now()).items;
 const create = (actor: string, object: Json): Json => ({ id: `${String(object.id)}/activity`, type: 'Create', actor, to: [PUBLIC], object });
 
 /** A PeerTube video as its server serializes it (trimmed to what Tern reads, plus some noise). */

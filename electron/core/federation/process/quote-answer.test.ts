@@ -8,6 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq, isNull } from 'drizzle-orm';
 import { notifications, outbox, outgoingActivity, type OutboxObject } from '../../../../db/schema';
 import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
+import { createMapper } from '../../mastodon/entities';
 import { PUBLIC, type Json } from '../ap';
 import { QUOTE_ANSWER_WAIT_MS } from '../quoting';
 import { ASK_AGAIN_EVERY_MS } from '../actions/quote-requests';
@@ -129,6 +130,57 @@ describe('the author is told how their quote was answered', () => {
   });
 });
 
+describe('a quoted author who keeps changing their mind', () => {
+  it('Accept, Reject, Accept within the hour: one notification, saying what the post shows now; a change after the hour tells again', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    const MINUTE = 60 * 1000;
+    await answer('Accept', request, post, 1);
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    expect(quoteNotifications()).toHaveLength(1);
+
+    rig.advance(10 * MINUTE);
+    const refused = await answer('Reject', request, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(quoteNotifications()).toHaveLength(1);
+    expect(rig.core.services.notifications.list().items).toEqual([expect.objectContaining({ inboxObject: expect.objectContaining({ apId: refused.id }), detail: { kind: 'quote-answered', approved: false } })]);
+
+    rig.advance(40 * MINUTE);
+    const approved = await answer('Accept', request, post, 3);
+    expect((await stateOf(post)).quoteState).toBe('approved');
+    expect(quoteNotifications()).toHaveLength(1);
+    expect(rig.core.services.notifications.list().items).toEqual([expect.objectContaining({ inboxObject: expect.objectContaining({ apId: approved.id }), detail: { kind: 'quote-answered', approved: true } })]);
+
+    // An hour after the one notification: the next change is told anew.
+    rig.advance(10 * MINUTE);
+    await answer('Reject', request, post, 4);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(quoteNotifications()).toHaveLength(2);
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quote-answered', approved: false } });
+  });
+
+  it('refused after it was approved: the post drops the authorization, so an edit sends none', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    await answer('Accept', request, post, 1);
+    await answer('Reject', request, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(rig.outboxRow(post.id).apObject).not.toHaveProperty('quoteAuthorization');
+    await rig.core.services.author.editPost({ apId: post.apId, content: 'So true, edited' });
+    const update = rig.core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().filter((row) => row.apType === 'Update').at(-1)!;
+    expect((update.apObject as Json).object).not.toHaveProperty('quoteAuthorization');
+  });
+
+  it('the hour is counted per quote: an answer about another quote post of the author’s is told at once', async () => {
+    await open();
+    const first = await quote(await alicesNote('manual'));
+    const second = await quote(await alicesNote('manual'));
+    await answer('Accept', first.request, first.post, 1);
+    await answer('Reject', second.request, second.post, 2);
+    expect(quoteNotifications().map((n) => n.outboxObjectId).sort()).toEqual([first.post.id, second.post.id].sort());
+  });
+});
+
 describe('a quote whose quoted server never answers', () => {
   it('waits while its request is on its way, however long; a day after the request was delivered it is unanswered', async () => {
     await open();
@@ -140,8 +192,13 @@ describe('a quote whose quoted server never answers', () => {
     expect((await stateOf(post)).quoteState).toBe('pending');
     rig.advance(HOUR);
     expect(await stateOf(post)).toMatchObject({ quoteState: 'unanswered', quoteAskedOf: { apId: alice() } });
-    // As the profile and the Mastodon client API see it.
+    // As the profile, the stream and the Mastodon client API see it (Mastodon has no unanswered: pending).
     expect(rig.core.services.author.profile({}).items.find((p) => p.id === post.id)?.quoteState).toBe('unanswered');
+    expect(rig.core.services.author.stream({}).items.find((p) => p.apId === post.apId)).toMatchObject({ quoteState: 'unanswered', quoteAskedOf: { apId: alice() } });
+    const author = rig.core.services.author;
+    const read = author.reads.post('outbox', post.id)!;
+    const status = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.people() }).status(read.view, read.key);
+    expect(status.quote).toEqual({ state: 'pending', quoted_status: null });
   });
 
   it('a request the delivery loop gave up on is unanswered at once', async () => {

@@ -1,10 +1,11 @@
 // Accept or Reject of one of OUR QuoteRequests (FEP-044f): the quoted post's author answers the
 // author's quote. The answer is kept as an inbox row linked to our request; that is all a Reject
-// does (the quote shows as not approved: quoting.ts quoteStateOf). An Accept names, as `result`,
-// the QuoteAuthorization its server serves; it is fetched and checked as Mastodon 4.5 checks it
-// (activity/accept.rb accept_quote!, VerifyQuoteService): a QuoteAuthorization on the answerer's
-// server, attributed to them, whose interactingObject is our quoting post and interactionTarget
-// the quoted one. Then it becomes the quoting post's `quoteAuthorization`, and an Update tells
+// does (the quote shows as not approved: quoting.ts quoteStateOf), but for dropping the
+// `quoteAuthorization` an earlier Accept gave the post when the Reject is what the quote now
+// reads. An Accept names, as `result`, the QuoteAuthorization its server serves; it is fetched
+// and checked as Mastodon 4.5 checks it (activity/accept.rb accept_quote!, VerifyQuoteService):
+// a QuoteAuthorization on the answerer's server, attributed to them, whose interactingObject is
+// our quoting post and interactionTarget the quoted one. Then it becomes the quoting post's `quoteAuthorization`, and an Update tells
 // everyone the post reached, so their servers show the quote as approved.
 //
 // The author is told when the answer changes where their quote stands (quoting.ts quoteStateOf:
@@ -13,9 +14,12 @@
 // QUOTE, as for a quote of ours approved on the quoted side (quote-request.ts); the views word it
 // by what the inbox object is (notifications/service.ts). An Accept of a quote the policy
 // already approved (the usual Mastodon answer, seconds after posting) changes nothing the author
-// sees, and tells them nothing.
-import { eq } from 'drizzle-orm';
-import { notifications, outbox, type OutboxObject } from '../../../../db/schema';
+// sees, and tells them nothing. An author who keeps changing their mind (Accept, Reject, Accept…)
+// tells the author once an hour at most per quote: within the hour, the notification already
+// given is pointed at the newest answer instead (tellQuoteAnswer), so it says what the post shows.
+import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
+import type { DbOrTx } from '../../../../db/client';
+import { inbox, notifications, outbox, type OutboxObject } from '../../../../db/schema';
 import { NotFoundError } from '../../errors';
 import { httpUrl, idOf, typeOf, type Json } from '../ap';
 import { queuePostUpdate, type ApObject } from '../outbox';
@@ -55,11 +59,45 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
       answered = { ...live, apObject: object };
     }
     const becomes = quoteStateOf(tx, deps.identity.id, answered, r.now);
-    if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) {
-      tx.insert(notifications).values({ createdAt: r.now, notificationType: null, isNew: true, actorId: r.actor.id, inboxObjectId: row.id, outboxObjectId: live.id }).run();
+    // Refused after an approval (Mastodon reads that as a revocation: Quote#reject!): the
+    // authorization no longer stands, and is neither served nor sent with an edit.
+    if (becomes === 'rejected' && idOf((live.apObject as Json).quoteAuthorization) !== null) {
+      const { quoteAuthorization: _refused, ...object } = live.apObject as ApObject;
+      tx.update(outbox).set({ apObject: object, updatedAt: r.now }).where(eq(outbox.id, live.id)).run();
     }
+    if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) tellQuoteAnswer(tx, { actorId: r.actor.id, answerId: row.id, post: live, now: r.now });
     return processed(row.id);
   });
+}
+
+/** At most one notification of the answers to one quote of ours in this long. */
+export const QUOTE_ANSWER_TOLD_EVERY_MS = 60 * 60 * 1000;
+
+/** The activities a typeless notification of an answer to our quote is on: an Accept, a Reject,
+ * or the Delete of an authorization (process/quote-revocation.ts). */
+const ANSWER_TYPES = ['Accept', 'Reject', 'Delete'];
+
+/**
+ * Tells the author that the answer to their quote `post` changed what it shows: a typeless
+ * notification on `answerId` (an inbox row of one of ANSWER_TYPES) — or, when one was given
+ * about this post less than QUOTE_ANSWER_TOLD_EVERY_MS ago, that one now points at this answer
+ * (read or not, as it was): a quoted author flipping between Accept and Reject does not ring
+ * once per flip, and what the notification says is still what the post shows.
+ */
+export function tellQuoteAnswer(tx: DbOrTx, told: { actorId: number; answerId: number; post: Pick<OutboxObject, 'id'>; now: Date }): void {
+  const since = new Date(told.now.getTime() - QUOTE_ANSWER_TOLD_EVERY_MS);
+  const recent = tx
+    .select({ id: notifications.id })
+    .from(notifications)
+    .innerJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
+    // is_new listed so the (is_new, created_at) index cuts the hour out.
+    .where(and(inArray(notifications.isNew, [true, false]), gt(notifications.createdAt, since), eq(notifications.outboxObjectId, told.post.id), isNull(notifications.notificationType), inArray(inbox.apType, ANSWER_TYPES)))
+    .get();
+  if (recent !== undefined) {
+    tx.update(notifications).set({ actorId: told.actorId, inboxObjectId: told.answerId }).where(eq(notifications.id, recent.id)).run();
+    return;
+  }
+  tx.insert(notifications).values({ createdAt: told.now, notificationType: null, isNew: true, actorId: told.actorId, inboxObjectId: told.answerId, outboxObjectId: told.post.id }).run();
 }
 
 /** The Accept's QuoteAuthorization URL once fetched and checked, or null (kept, no effect). */

@@ -1,0 +1,179 @@
+// The moment the author's quote turns unanswered is told to the window as it passes (a change
+// of kind timeline), from one timer set for the earliest such moment: with a stand-in for the
+// timers and the rig's fake clock, then through the core's own wiring with real timers.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { outbox, outgoingActivity, type OutboxObject } from '../../../db/schema';
+import type { ChangeKind } from '../ipc/changes-contract';
+import { PUBLIC } from './ap';
+import { createQuoteDeadlineWatch, type Timers } from './quote-deadlines';
+import { QUOTE_ANSWER_WAIT_MS } from './quoting';
+import { openRig, startRemotes, type Remotes, type Rig } from './process/test-rig';
+
+let remotes: Remotes;
+let rig: Rig;
+beforeAll(async () => {
+  remotes = await startRemotes();
+});
+afterAll(() => remotes.close());
+afterEach(() => rig?.close());
+
+const HOUR = 60 * 60 * 1000;
+const alice = () => String(remotes.fixture('actors/mastodon-alice.json').id);
+let notes = 0;
+
+async function alicesNote(): Promise<string> {
+  const id = `${alice()}/statuses/${++notes}`;
+  const note = { id, type: 'Note', attributedTo: alice(), content: '<p>Herons</p>', to: [PUBLIC], published: rig.now().toISOString(), interactionPolicy: { canQuote: { manualApproval: [PUBLIC] } } };
+  await rig.receive({ id: `${id}/activity`, type: 'Create', actor: alice(), to: [PUBLIC], object: note });
+  return id;
+}
+
+async function quote(): Promise<{ post: OutboxObject; request: OutboxObject }> {
+  const view = await rig.core.services.author.createPost({ content: 'So true', visibility: 'PUBLIC', quote: await alicesNote() });
+  const post = rig.outboxRow(view.id);
+  const request = rig.core.db.select().from(outbox).where(eq(outbox.relatesToOutboxObjectId, post.id)).all().find((r) => r.apType === 'QuoteRequest')!;
+  return { post, request };
+}
+
+/** As the delivery loop records a delivery that reached the server now. */
+const delivered = (request: OutboxObject) =>
+  rig.core.db.update(outgoingActivity).set({ isSent: true, tries: 1, lastTry: rig.now(), lastStatusCode: 202 }).where(eq(outgoingActivity.outboxObjectId, request.id)).run();
+const stateOf = async (post: OutboxObject) => (await rig.core.services.author.thread(post.apId)).post.quoteState;
+
+/** Timers that only run when the test says so. */
+function fakeTimers() {
+  const set: { fire: () => void; ms: number; cleared: boolean }[] = [];
+  const timers: Timers = {
+    set(fire, ms) {
+      // Fired, it is done: no longer live.
+      const timer = {
+        fire: () => {
+          timer.cleared = true;
+          fire();
+        },
+        ms,
+        cleared: false,
+      };
+      set.push(timer);
+      return timer;
+    },
+    clear: (handle) => {
+      (handle as { cleared: boolean }).cleared = true;
+    },
+  };
+  return { timers, live: () => set.filter((t) => !t.cleared), all: set };
+}
+
+describe('a quote crossing the one-day mark is told as it crosses it', () => {
+  it('one timer, for the earliest pending quote; when it fires the post is told (and unanswered), and the timer set for the next', async () => {
+    rig = await openRig();
+    const first = await quote();
+    delivered(first.request);
+    const start = rig.now();
+    rig.advance(HOUR);
+    const second = await quote();
+    delivered(second.request);
+    // Still on its way (offline): no moment is set for it yet.
+    await quote();
+
+    const fake = fakeTimers();
+    const told: number[][] = [];
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+    watch.rearm();
+    expect(fake.live()).toHaveLength(1);
+    expect(fake.live()[0]!.ms).toBe(QUOTE_ANSWER_WAIT_MS - HOUR);
+    expect(watch.armedFor()).toEqual(new Date(start.getTime() + QUOTE_ANSWER_WAIT_MS));
+
+    // Set again (a delivery changed): still one timer.
+    watch.rearm();
+    expect(fake.live()).toHaveLength(1);
+
+    rig.advance(QUOTE_ANSWER_WAIT_MS - HOUR);
+    expect(await stateOf(first.post)).toBe('unanswered');
+    fake.live()[0]!.fire();
+    expect(told).toEqual([[first.post.id]]);
+    expect(fake.live()).toHaveLength(1);
+    expect(fake.live()[0]!.ms).toBe(HOUR);
+    expect(await stateOf(second.post)).toBe('pending');
+
+    // An answer to the second comes: nothing is left to wait for, and no timer is set.
+    await rig.receive({ id: `${alice()}#reject`, type: 'Reject', actor: alice(), to: [rig.local.id], object: second.request.apId });
+    watch.rearm();
+    expect(fake.live()).toEqual([]);
+    expect(watch.armedFor()).toBeNull();
+    watch.stop();
+  });
+
+  it('a timer that fires early tells nothing yet and is set again for what is left', async () => {
+    rig = await openRig();
+    const { post, request } = await quote();
+    delivered(request);
+    const fake = fakeTimers();
+    const told: number[][] = [];
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+    watch.rearm();
+    rig.advance(QUOTE_ANSWER_WAIT_MS - 2);
+    fake.live()[0]!.fire();
+    expect(told).toEqual([]);
+    expect(fake.live().map((t) => t.ms)).toEqual([2]);
+    rig.advance(2);
+    fake.live()[0]!.fire();
+    expect(told).toEqual([[post.id]]);
+    expect(fake.live()).toEqual([]);
+    watch.stop();
+  });
+
+  it('a moment passed while the timer slept (the machine suspended) is told at the next rearm (on resume)', async () => {
+    rig = await openRig();
+    const { post, request } = await quote();
+    delivered(request);
+    const fake = fakeTimers();
+    const told: number[][] = [];
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+    watch.rearm();
+    rig.advance(QUOTE_ANSWER_WAIT_MS + HOUR);
+    watch.rearm();
+    expect(told).toEqual([[post.id]]);
+    expect(fake.live()).toEqual([]);
+    watch.rearm();
+    expect(told).toHaveLength(1);
+  });
+
+  it('before the author set Tern up, and once stopped, no timer is set', async () => {
+    rig = await openRig();
+    const { request } = await quote();
+    delivered(request);
+    const fake = fakeTimers();
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => null, onDue: () => {}, timers: fake.timers });
+    watch.rearm();
+    expect(fake.all).toEqual([]);
+    const stopped = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: () => {}, timers: fake.timers });
+    stopped.rearm();
+    stopped.stop();
+    expect(fake.live()).toEqual([]);
+    stopped.rearm();
+    expect(fake.live()).toEqual([]);
+  });
+
+  it('the core tells the window (a timeline change) when the mark passes, with no row written', async () => {
+    rig = await openRig();
+    const { post, request } = await quote();
+    delivered(request);
+    const kinds: ChangeKind[][] = [];
+    const heard = new Promise<void>((resolve) =>
+      rig.core.changes.subscribe((changed) => {
+        kinds.push(changed);
+        if (changed.includes('timeline')) resolve();
+      }),
+    );
+    // 80 ms of real time before the mark.
+    rig.advance(QUOTE_ANSWER_WAIT_MS - 80);
+    rig.core.loops.quoteDeadlines.rearm();
+    expect(rig.core.loops.quoteDeadlines.armedFor()).toEqual(new Date(rig.now().getTime() + 80));
+    setTimeout(() => rig.advance(80), 40);
+    await heard;
+    expect(kinds.at(-1)).toContain('timeline');
+    expect(await stateOf(post)).toBe('unanswered');
+  });
+});
