@@ -17,6 +17,7 @@ import { createDeliveryLoop, type DeliveryLoop, type DeliveryLoopDeps, type Deli
 import { enqueueDeliveries } from './queue';
 import { openSqlite } from '../../../db/client';
 import { listDeliveries, retryNow } from './status';
+import { createDeliveryStore, ORPHANED_CLAIM_ERROR } from './store';
 
 let dir: string;
 let core: Core;
@@ -182,6 +183,42 @@ describe('one function per outcome', () => {
     });
     await l.drain();
     expect(rowOf(id!)).toMatchObject({ isErrored: true, tries: 0, error: 'The post was deleted before it was sent.' });
+  });
+});
+
+describe('requests out when Tern was ended', () => {
+  it('a row whose request was out when Tern stopped without its answer says so at the next start; answered rows keep their reason', async () => {
+    const s = await server((res) => res.writeHead(500).end());
+    const [first, again, answered] = enqueue(`${s.origin}/a`, `${s.origin}/b`, `${s.origin}/c`);
+    const l = loop();
+    await l.drain();
+    await l.stop({ graceMs: 0 });
+    const failed = rowOf(again!);
+    expect(failed).toMatchObject({ tries: 1, lastStatusCode: 500 });
+    // Then, once due again, `first` and `again` claimed as the loop claims them, and no outcome
+    // written: what a crash with both requests out leaves.
+    now = failed.nextTry!.getTime() + 1_000;
+    const store = createDeliveryStore(core.sqlite);
+    expect(store.claim([{ id: first!, at: new Date(now) }, { id: again!, at: new Date(now) }])).toEqual([true, true]);
+    const answeredBefore = rowOf(answered!);
+    net.set(false); // the new loop sends nothing: what it found at start is all there is
+    loop();
+    for (const id of [first!, again!]) expect(rowOf(id)).toMatchObject({ error: ORPHANED_CLAIM_ERROR, tries: 1, lastTry: new Date(now), isErrored: false, isSent: false });
+    expect(rowOf(answered!)).toEqual(answeredBefore);
+    expect(answeredBefore.error).toMatch(/HTTP 500/);
+  });
+
+  it('a request out when Tern was stopped in order keeps the reason it was given then', async () => {
+    const s = await server(() => undefined); // never answers
+    const [id] = enqueue(`${s.origin}/inbox`);
+    const l = loop();
+    for (let i = 0; i < 100 && s.seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    await l.stop({ graceMs: 0 });
+    const stopped = rowOf(id!);
+    expect(stopped.error).toMatch(/had not answered when Tern stopped/);
+    net.set(false);
+    loop();
+    expect(rowOf(id!)).toEqual(stopped);
   });
 });
 

@@ -595,6 +595,13 @@ export function createDeliveryLoop(deps: DeliveryLoopDeps): DeliveryLoop {
       if (running) return;
       running = true;
       floor = 0;
+      // Nothing is in flight yet: claims left without an outcome were ended with Tern.
+      try {
+        const orphaned = store.explainOrphanedClaims();
+        if (orphaned > 0) log(`delivery: ${orphaned} request(s) were out when Tern last stopped; they go again`);
+      } catch (error) {
+        log(`delivery: could not mark requests left out when Tern stopped: ${error instanceof Error ? error.message : String(error)}`);
+      }
       unsubscribe = [
         deps.connectivity.onChange((state) => {
           if (state.online) wake();

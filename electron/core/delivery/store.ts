@@ -89,6 +89,9 @@ function toRow(r: RawRow): OutgoingActivity {
 export type DeliveryStore = ReturnType<typeof createDeliveryStore>;
 
 const PENDING = 'is_sent = 0 AND is_errored = 0';
+
+/** The error of a row whose request was out when Tern stopped without its answer. */
+export const ORPHANED_CLAIM_ERROR = 'Tern stopped while this request was out, before its answer came; the delivery may have arrived. No try counted: it goes again.';
 /** The row was retried ("Retry now": tries reset, next_try moved) since the attempt read it
  * (@seenTries, @seenNextTry). Only the loop changes tries, and only one attempt of a row is out
  * at a time, so a change is the author's (the loop's own moves, a wake's spreading and a clock
@@ -144,6 +147,15 @@ export function createDeliveryStore(sqlite: Sqlite) {
     // A request that left and got no answer (stopped, the network gone): why last_try is newer
     // than the tries counted, while the row waits to go again.
     unanswered: sqlite.prepare(`UPDATE outgoing_activity SET error = @error WHERE id = @id AND ${PENDING} AND last_try = @claimed`),
+    // Claims no outcome followed: after any outcome a pending row is due after its last try
+    // (next_try > last_try: the backoff, or the author's Retry now made while it was out), and a
+    // claim is made only once due (last_try >= next_try). Read when the loop starts, with nothing
+    // in flight: those requests were out when Tern (or its worker) was ended. A clock set back
+    // meanwhile (pullBack) can make an answered row look the same; it is then told this too.
+    orphaned: sqlite.prepare(`
+      UPDATE outgoing_activity SET error = @error
+      WHERE ${PENDING} AND last_try IS NOT NULL AND (next_try IS NULL OR julianday(next_try) <= julianday(last_try))
+        AND (error IS NULL OR error NOT LIKE '%may have arrived%')`),
     later: sqlite.prepare<[string], { id: number; nextTry: string }>(`SELECT id, next_try AS nextTry FROM outgoing_activity WHERE ${PENDING} AND julianday(next_try) > julianday(?)`),
     setNextTry: sqlite.prepare(`UPDATE outgoing_activity SET next_try = @nextTry WHERE id = @id AND ${PENDING}`),
     erroredRecipient: sqlite.prepare(`UPDATE outgoing_activity SET is_errored = 1, next_try = NULL, error = @error WHERE recipient = @recipient AND ${PENDING}`),
@@ -214,6 +226,12 @@ export function createDeliveryStore(sqlite: Sqlite) {
     unanswered(id: number, claimed: Date, error: string): void {
       const values = { id, claimed: claimed.toISOString(), error };
       queued.push(() => q.unanswered.run(values));
+    },
+    /** Says why a row's last try is newer than its tries counted when its request was out as
+     * Tern stopped without hearing its answer (a crash, a forced quit, the worker ended). Only
+     * while nothing is in flight (the loop's start). Returns how many rows it explained. */
+    explainOrphanedClaims(): number {
+      return q.orphaned.run({ error: ORPHANED_CLAIM_ERROR }).changes;
     },
     /** After a sleep: each recipient's next row (the only one that can start: the rest wait
      * behind it in order), when already due, gets a time in the next `spreadMs` at random, so
