@@ -22,14 +22,10 @@ import type { FromWorker, InboxWorkerData, ToWorker } from './inbox-worker-proto
 import { processQueuedRow } from './queued-row';
 import { handOver, insertIncomingRows } from './incoming-writer';
 import { checkInboxPost, inboxPostRequest } from './inbox';
-import { warmUpChecks } from './checks-warmup';
 
 /** New rows arrive with a message (insert, wake) and retries are waited for exactly (inbox-loop
  * idleWait): the poll is only a backstop, so a laptop on battery is not woken for it. */
 const WORKER_IDLE_POLL_MS = 30_000;
-
-/** The longest the checks worker's warm-up may hold its readiness (it takes tens of ms). */
-const WARM_UP_LIMIT_MS = 2_000;
 
 const side = workerSide<ToWorker, FromWorker>();
 const data = side.data as InboxWorkerData;
@@ -61,10 +57,8 @@ function run(fed: FederationContext): void {
     // The checks worker: the listener's inbox POSTs, answered with what the checks decided; a row
     // to store goes back with it, and the main thread hands it to the processor's connection
     // (with its LD verdict and the actor's document, which the processor then does not redo).
-    // This thread reads the database (replays, known actors) and never writes it. It says it is
-    // ready once it has verified a request of its own (checks-warmup.ts): until then the main
-    // thread checks, as while the worker starts.
-    const listen = () => side.listen((message) => {
+    // This thread reads the database (replays, known actors) and never writes it.
+    side.listen((message) => {
       switch (message.type) {
         case 'accept': {
           const { post } = message;
@@ -85,17 +79,6 @@ function run(fed: FederationContext): void {
           return notHere(message, 'the inbox processor');
       }
     });
-    // Bounded: a warm-up that hung would leave every check on the main thread.
-    let listening = false;
-    const listenOnce = () => {
-      if (listening) return;
-      listening = true;
-      listen();
-    };
-    setTimeout(listenOnce, WARM_UP_LIMIT_MS).unref();
-    void warmUpChecks(fed)
-      .catch(() => false)
-      .then(listenOnce);
     return;
   }
 
