@@ -184,21 +184,28 @@ export async function openCore(options: CoreOptions): Promise<Core> {
     // (federation/quote-deadlines.ts), set again when a request was delivered or an answer came.
     const quoteDeadlines = createQuoteDeadlineWatch({ db, clock, log, localId: () => core.identity()?.id ?? null, onDue: () => changes.tell('timeline') });
     let quoteDeadlinesSoon: NodeJS.Timeout | null = null;
-    const rearmQuoteDeadlines = () => {
-      // A fan-out changes its deliveries hundreds of times a second: looked at once for them all.
+    let quoteDeadlinesFull = false;
+    // A fan-out changes its deliveries hundreds of times a second: looked at once for them all.
+    // Only an answer about a quote, or a change to a quote request's deliveries, reads the quotes
+    // again (a flood of other activities or deliveries costs one cheap look a second at most).
+    const rearmQuoteDeadlines = (full: boolean) => {
+      quoteDeadlinesFull ||= full;
       quoteDeadlinesSoon ??= setTimeout(() => {
         quoteDeadlinesSoon = null;
-        quoteDeadlines.rearm();
+        const rearmAll = quoteDeadlinesFull;
+        quoteDeadlinesFull = false;
+        if (rearmAll) quoteDeadlines.rearm();
+        else quoteDeadlines.deliveriesChanged();
       }, 1_000);
       quoteDeadlinesSoon.unref();
     };
     rowsDone.add((results) => {
-      if (results.some((result) => result.outcome === 'processed')) rearmQuoteDeadlines();
+      if (results.some((result) => result.outcome === 'processed' && result.quoteAnswered === true)) rearmQuoteDeadlines(true);
     });
-    settings.onChange(rearmQuoteDeadlines);
+    settings.onChange(() => rearmQuoteDeadlines(true));
     const deliveriesChanged = () => {
       changes.tell('deliveries');
-      rearmQuoteDeadlines();
+      rearmQuoteDeadlines(false);
     };
     // What each worker builds its own connection, keys and client from, read at each start.
     const workerData = () => ({

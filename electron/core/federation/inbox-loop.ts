@@ -76,7 +76,7 @@ export interface InboxLoopOptions {
 }
 
 export type RowResult =
-  | { id: number; outcome: 'processed'; previewsFor?: number }
+  | { id: number; outcome: 'processed'; previewsFor?: number; quoteAnswered?: true }
   | { id: number; outcome: 'dropped'; reason: string }
   | { id: number; outcome: 'retry'; error: string; nextTry: Date }
   | { id: number; outcome: 'errored'; error: string };
@@ -193,7 +193,12 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
       // The handler's own writes are one transaction (it may await the network before them).
       const outcome = await process(deps, { ...row, tries });
       return outcome.status === 'processed'
-        ? { id: row.id, outcome: 'processed', ...(outcome.previewsFor === undefined ? {} : { previewsFor: outcome.previewsFor }) }
+        ? {
+            id: row.id,
+            outcome: 'processed',
+            ...(outcome.previewsFor === undefined ? {} : { previewsFor: outcome.previewsFor }),
+            ...(outcome.quoteAnswered === undefined ? {} : { quoteAnswered: outcome.quoteAnswered }),
+          }
         : { id: row.id, outcome: 'dropped', reason: outcome.reason };
     } catch (error) {
       const message = trim(error instanceof Error ? `${error.name}: ${error.message}` : String(error));

@@ -1,12 +1,12 @@
 // The moment the author's quote turns unanswered is told to the window as it passes (a change
 // of kind timeline), from one timer set for the earliest such moment: with a stand-in for the
 // timers and the rig's fake clock, then through the core's own wiring with real timers.
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { outbox, outgoingActivity, type OutboxObject } from '../../../db/schema';
 import type { ChangeKind } from '../ipc/changes-contract';
 import { PUBLIC } from './ap';
-import { createQuoteDeadlineWatch, type Timers } from './quote-deadlines';
+import { createQuoteDeadlineWatch, QUOTE_DEADLINE_MAX_WAIT_MS, type Timers } from './quote-deadlines';
 import { QUOTE_ANSWER_WAIT_MS } from './quoting';
 import { openRig, startRemotes, type Remotes, type Rig } from './process/test-rig';
 
@@ -82,7 +82,8 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
     const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
     watch.rearm();
     expect(fake.live()).toHaveLength(1);
-    expect(fake.live()[0]!.ms).toBe(QUOTE_ANSWER_WAIT_MS - HOUR);
+    // For the moment, or for QUOTE_DEADLINE_MAX_WAIT_MS at most (then set again for the rest).
+    expect(fake.live()[0]!.ms).toBe(Math.min(QUOTE_ANSWER_WAIT_MS - HOUR, QUOTE_DEADLINE_MAX_WAIT_MS));
     expect(watch.armedFor()).toEqual(new Date(start.getTime() + QUOTE_ANSWER_WAIT_MS));
 
     // Set again (a delivery changed): still one timer.
@@ -175,5 +176,67 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
     await heard;
     expect(kinds.at(-1)).toContain('timeline');
     expect(await stateOf(post)).toBe('unanswered');
+  });
+});
+
+describe('what sets the timer costs little, however the clock or the queue moves', () => {
+  it('a clock set back a month: one timer of QUOTE_DEADLINE_MAX_WAIT_MS, not one that fires at once again and again', async () => {
+    rig = await openRig();
+    const { request } = await quote();
+    delivered(request);
+    const monthAgo = new Date(rig.now().getTime() - 30 * 24 * HOUR);
+    const fake = fakeTimers();
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: () => monthAgo, localId: () => rig.local.id, onDue: () => {}, timers: fake.timers });
+    watch.rearm();
+    expect(fake.live().map((t) => t.ms)).toEqual([QUOTE_DEADLINE_MAX_WAIT_MS]);
+    // With Node's own timers: a delay past 2^31 − 1 ms would fire at once and rearm in a loop.
+    let reads = 0;
+    const real = createQuoteDeadlineWatch({ db: rig.core.db, clock: () => (reads++, monthAgo), localId: () => rig.local.id, onDue: () => {} });
+    real.rearm();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    real.stop();
+    watch.stop();
+    expect(reads).toBe(1);
+  });
+
+  it('deliveries changed: the quotes are read again only when a quote request’s deliveries did', async () => {
+    rig = await openRig();
+    const { request } = await quote();
+    const fake = fakeTimers();
+    let reads = 0;
+    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: () => (reads++, rig.now()), localId: () => rig.local.id, onDue: () => {}, timers: fake.timers });
+    watch.rearm();
+    expect(reads).toBe(1);
+    expect(fake.live()).toHaveLength(0); // on its way: no moment yet
+    // Another post's deliveries (a fan-out, the Accept of a stranger's Follow): no reading.
+    const other = await rig.core.services.author.createPost({ content: 'Unrelated', visibility: 'PUBLIC' });
+    rig.core.db.update(outgoingActivity).set({ isSent: true, tries: 1, lastTry: rig.now(), lastStatusCode: 202 }).where(eq(outgoingActivity.outboxObjectId, rig.outboxRow(other.id).id)).run();
+    watch.deliveriesChanged();
+    expect(reads).toBe(1);
+    // The quote request delivered: read again, and the timer set for its moment.
+    delivered(request);
+    watch.deliveriesChanged();
+    expect(reads).toBe(2);
+    expect(fake.live()).toHaveLength(1);
+    watch.deliveriesChanged();
+    expect(reads).toBe(2);
+    watch.stop();
+  });
+
+  it('in the core, a processed activity reads the quotes again only when it answers a quote (a flood of Likes does not)', async () => {
+    rig = await openRig();
+    const { post, request } = await quote();
+    delivered(request);
+    // What setting up and posting asked for is done first.
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    const rearm = vi.spyOn(rig.core.loops.quoteDeadlines, 'rearm');
+    const looks = vi.spyOn(rig.core.loops.quoteDeadlines, 'deliveriesChanged');
+    for (let i = 0; i < 3; i++) await rig.receive({ id: `${alice()}#like-${i}`, type: 'Like', actor: alice(), object: post.apId });
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect(rearm).not.toHaveBeenCalled();
+    await rig.receive({ id: `${alice()}#reject`, type: 'Reject', actor: alice(), to: [rig.local.id], object: request.apId });
+    await new Promise((resolve) => setTimeout(resolve, 1_300));
+    expect(rearm).toHaveBeenCalledTimes(1);
+    expect(looks).not.toHaveBeenCalled();
   });
 });

@@ -8,7 +8,7 @@
 // calls rearm; the machine woke from sleep: the shell does). No polling: with no quote waiting, nothing wakes the process; with some, it
 // wakes once per moment.
 import { and, eq, exists, gt, or } from 'drizzle-orm';
-import type { DbOrTx } from '../../../db/client';
+import { prepared, type DbOrTx } from '../../../db/client';
 import { outbox, outgoingActivity } from '../../../db/schema';
 import { QUOTE_ANSWER_WAIT_MS, unansweredAt } from './quoting';
 
@@ -42,6 +42,24 @@ export function pendingQuoteDeadlines(db: DbOrTx, localId: string, now: Date): Q
   return deadlines.sort((a, b) => a.at.getTime() - b.at.getTime());
 }
 
+/** What the QuoteRequests' deliveries are now, in one line: it changes when one is queued, tried,
+ * sent or given up on — the only changes to deliveries that move a quote's moment. Read through
+ * ix_outbox_ap_type and each request's deliveries (the author's own quote requests, not the
+ * queue): cheap beside pendingQuoteDeadlines, which reads each pending post's standing. */
+export function quoteDeliveriesMark(db: DbOrTx): string {
+  const row = prepared<[], { n: number; id: number | null; lastTry: string | null; sent: number | null; errored: number | null }>(
+    db,
+    `SELECT count(*) AS n, max(oa.id) AS id, max(oa.last_try) AS lastTry, sum(oa.is_sent) AS sent, sum(oa.is_errored) AS errored
+     FROM outbox o JOIN outgoing_activity oa ON oa.outbox_object_id = o.id
+     WHERE o.ap_type = 'QuoteRequest'`,
+  ).get();
+  return row === undefined ? '' : `${row.n}:${row.id}:${row.lastTry}:${row.sent}:${row.errored}`;
+}
+
+/** The longest the timer is set for at once: a moment further away (a clock set back weeks) is
+ * looked at again then. setTimeout takes at most 2^31 − 1 ms and fires at once past that. */
+export const QUOTE_DEADLINE_MAX_WAIT_MS = 6 * 60 * 60 * 1000;
+
 /** setTimeout and clearTimeout, or a test's stand-in. */
 export interface Timers {
   set(fire: () => void, ms: number): unknown;
@@ -62,6 +80,9 @@ export interface QuoteDeadlineWatch {
   /** Tells what the timer was set for if that has passed, looks again for the earliest moment to
    * come, and sets the one timer for it. */
   rearm(): void;
+  /** Deliveries changed: rearm, if those of the quote requests did (quoteDeliveriesMark). A
+   * stranger's Follows queue Accepts all day; those alone do not make it read every quote. */
+  deliveriesChanged(): void;
   /** When the timer is set for, or null (tests, the status). */
   armedFor(): Date | null;
   stop(): void;
@@ -81,6 +102,8 @@ export function createQuoteDeadlineWatch(deps: {
   let handle: unknown = null;
   let armed: QuoteDeadline[] = [];
   let stopped = false;
+  // The quote requests' deliveries as the last rearm saw them.
+  let deliveriesMark: string | null = null;
 
   function clear(): void {
     if (handle !== null) timers.clear(handle);
@@ -100,6 +123,7 @@ export function createQuoteDeadlineWatch(deps: {
     if (localId === null) return;
     let deadlines: QuoteDeadline[];
     try {
+      deliveriesMark = quoteDeliveriesMark(deps.db);
       deadlines = pendingQuoteDeadlines(deps.db, localId, now);
     } catch (error) {
       // The database closing under it: the next rearm looks again.
@@ -110,7 +134,19 @@ export function createQuoteDeadlineWatch(deps: {
     if (first === undefined) return;
     // Every post due at that same moment (to the millisecond) is told together.
     armed = deadlines.filter((d) => d.at.getTime() === first.at.getTime());
-    handle = timers.set(fire, first.at.getTime() - now.getTime());
+    handle = timers.set(fire, Math.min(first.at.getTime() - now.getTime(), QUOTE_DEADLINE_MAX_WAIT_MS));
+  }
+
+  function deliveriesChanged(): void {
+    if (stopped) return;
+    let mark: string;
+    try {
+      mark = quoteDeliveriesMark(deps.db);
+    } catch (error) {
+      deps.log?.(`quote deadlines not read: ${String(error)}`);
+      return;
+    }
+    if (mark !== deliveriesMark) rearm();
   }
 
   function fire(): void {
@@ -121,6 +157,7 @@ export function createQuoteDeadlineWatch(deps: {
 
   return {
     rearm,
+    deliveriesChanged,
     armedFor: () => (handle === null ? null : (armed[0]?.at ?? null)),
     stop() {
       stopped = true;

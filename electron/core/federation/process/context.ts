@@ -42,6 +42,9 @@ export type ProcessOutcome =
       /** A received post whose links may have changed (an Update of its content): its link
        * previews were cleared, to be looked for again (previews/runner.ts). */
       previewsFor?: number;
+      /** An answer about one of the author's quotes (an Accept, a Reject, the Delete of an
+       * authorization): when its quotes turn unanswered may have changed (quote-deadlines.ts). */
+      quoteAnswered?: true;
     }
   | { status: 'dropped'; reason: string };
 

@@ -159,6 +159,23 @@ describe('a quoted author who keeps changing their mind', () => {
     expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quote-answered', approved: false } });
   });
 
+  it('an approval the author already read, refused ten minutes later: told anew (unread, at the top), the read one left as it was', async () => {
+    await open();
+    const { post, request } = await quote(await alicesNote('manual'));
+    await answer('Accept', request, post, 1);
+    const [first] = quoteNotifications();
+    rig.core.services.notifications.markAllRead();
+    expect(rig.core.services.notifications.unreadCount()).toBe(0);
+    rig.advance(10 * 60 * 1000);
+    const refused = await answer('Reject', request, post, 2);
+    expect((await stateOf(post)).quoteState).toBe('rejected');
+    expect(rig.core.services.notifications.unreadCount()).toBe(1);
+    const told = quoteNotifications();
+    expect(told).toHaveLength(2);
+    expect(told.find((n) => n.id === first!.id)).toMatchObject({ inboxObjectId: first!.inboxObjectId, isNew: false });
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ inboxObject: expect.objectContaining({ apId: refused.id }), detail: { kind: 'quote-answered', approved: false } });
+  });
+
   it('refused after it was approved: the post drops the authorization, so an edit sends none', async () => {
     await open();
     const { post, request } = await quote(await alicesNote('manual'));

@@ -15,8 +15,9 @@
 // by what the inbox object is (notifications/service.ts). An Accept of a quote the policy
 // already approved (the usual Mastodon answer, seconds after posting) changes nothing the author
 // sees, and tells them nothing. An author who keeps changing their mind (Accept, Reject, Accept…)
-// tells the author once an hour at most per quote: within the hour, the notification already
-// given is pointed at the newest answer instead (tellQuoteAnswer), so it says what the post shows.
+// tells the author once an hour at most per quote while they have not read it: within the hour,
+// the unread notification already given is pointed at the newest answer instead (tellQuoteAnswer),
+// so it says what the post shows; a change after the author read it is told anew.
 import { and, eq, gt, inArray, isNull } from 'drizzle-orm';
 import type { DbOrTx } from '../../../../db/client';
 import { inbox, notifications, outbox, type OutboxObject } from '../../../../db/schema';
@@ -44,7 +45,7 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
   if (!sameId(askedWhom, r.actor.apId)) drop(`${answer} from ${r.actor.apId} of a QuoteRequest sent to ${askedWhom ?? 'nobody'}`);
 
   const stamp = answer === 'Accept' ? await verifiedAuthorization(deps, r, { quoted, quotingId: quoting }) : null;
-  return deps.db.transaction((tx) => {
+  const outcome = deps.db.transaction((tx) => {
     const post = quoting === null ? undefined : tx.select().from(outbox).where(eq(outbox.id, quoting)).get();
     const live = post !== undefined && !post.isDeleted ? post : undefined;
     const was = live && quoteStateOf(tx, deps.identity.id, live, r.now);
@@ -68,6 +69,7 @@ export async function onQuoteAnswered(deps: ProcessDeps, r: Received, request: O
     if (becomes !== was && (becomes === 'approved' || becomes === 'rejected')) tellQuoteAnswer(tx, { actorId: r.actor.id, answerId: row.id, post: live, now: r.now });
     return processed(row.id);
   });
+  return outcome.status === 'processed' ? { ...outcome, quoteAnswered: true } : outcome;
 }
 
 /** At most one notification of the answers to one quote of ours in this long. */
@@ -80,20 +82,23 @@ const ANSWER_TYPES = ['Accept', 'Reject', 'Delete'];
 /**
  * Tells the author that the answer to their quote `post` changed what it shows: a typeless
  * notification on `answerId` (an inbox row of one of ANSWER_TYPES) — or, when one was given
- * about this post less than QUOTE_ANSWER_TOLD_EVERY_MS ago, that one now points at this answer
- * (read or not, as it was): a quoted author flipping between Accept and Reject does not ring
- * once per flip, and what the notification says is still what the post shows.
+ * about this post less than QUOTE_ANSWER_TOLD_EVERY_MS ago and is still unread, that one now
+ * points at this answer: a quoted author flipping between Accept and Reject does not ring once
+ * per flip, and what the notification says is still what the post shows. One the author has
+ * read is left as it is, and the change gets a notification of its own (else a refusal or a
+ * revocation right after an approval the author read would come unannounced).
  */
 export function tellQuoteAnswer(tx: DbOrTx, told: { actorId: number; answerId: number; post: Pick<OutboxObject, 'id'>; now: Date }): void {
   const since = new Date(told.now.getTime() - QUOTE_ANSWER_TOLD_EVERY_MS);
   const recent = tx
-    .select({ id: notifications.id })
+    .select({ id: notifications.id, isNew: notifications.isNew })
     .from(notifications)
     .innerJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
     // is_new listed so the (is_new, created_at) index cuts the hour out.
     .where(and(inArray(notifications.isNew, [true, false]), gt(notifications.createdAt, since), eq(notifications.outboxObjectId, told.post.id), isNull(notifications.notificationType), inArray(inbox.apType, ANSWER_TYPES)))
     .get();
-  if (recent !== undefined) {
+  // Only one not read yet: once the author has read what it said, a change is news again.
+  if (recent !== undefined && recent.isNew) {
     tx.update(notifications).set({ actorId: told.actorId, inboxObjectId: told.answerId }).where(eq(notifications.id, recent.id)).run();
     return;
   }

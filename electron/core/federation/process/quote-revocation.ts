@@ -60,7 +60,7 @@ export function heldAuthorization(db: DbOrTx, actor: Pick<Actor, 'id' | 'apId'>,
 /** The Delete of an authorization our post holds, by the actor who granted it: the quote is
  * revoked. */
 export function onQuoteAuthorizationDeleted(deps: ProcessDeps, r: Received, held: HeldAuthorization): ProcessOutcome {
-  return deps.db.transaction((tx) => {
+  const outcome = deps.db.transaction((tx) => {
     // Read again inside the transaction: an edit or another Delete may have come first.
     const post = tx.select().from(outbox).where(eq(outbox.id, held.post.id)).get();
     const row = persistActivity(tx, {
@@ -84,4 +84,5 @@ export function onQuoteAuthorizationDeleted(deps: ProcessDeps, r: Received, held
     if (quoteStateOf(tx, deps.identity.id, revoked, r.now) !== was) tellQuoteAnswer(tx, { actorId: r.actor.id, answerId: row.id, post, now: r.now });
     return processed(row.id);
   });
+  return outcome.status === 'processed' ? { ...outcome, quoteAnswered: true } : outcome;
 }
