@@ -12,6 +12,12 @@ import { publicKeyFingerprint } from '../settings-service';
 import { writeMicroblogPubFolder, type MicroblogPubRevision } from '../../../test/microblogpub/fixture';
 import { identityFromProfile, importMicroblogPub, readTomlTopLevel } from './microblogpub-import';
 import { hashSecret } from '../indieauth/secrets';
+import { signRequest } from '@fedify/fedify';
+import { sql } from 'drizzle-orm';
+import { storedActorKeys } from '../federation/stored-keys';
+import { preloadedContextLoader } from '../net/document-loader';
+import { createKeyCache } from '../net/key-cache';
+import { exportPublicKeyPem, verifyInbound } from '../net/signatures';
 
 const dirs: string[] = [];
 const hosts: CoreHost[] = [];
@@ -199,5 +205,30 @@ describe('importMicroblogPub', () => {
     expect(reopened.settings.get().displayName).toBe('Before');
     expect(reopened.sqlite.prepare('SELECT count(*) FROM outbox').pluck().get()).toBe(0);
     expect(readdirSync(dataDir).filter((n) => n.startsWith('before-') || n.startsWith('.'))).toEqual([]);
+  });
+});
+
+describe("microblog.pub's stored actor documents", () => {
+  // microblog.pub stored a fetched document under the id the document gave, from whichever server
+  // served it: a row may hold a key another server wrote for that actor. Tern does not believe it.
+  it('are not taken as the source of an actor’s key, and are fetched again before use', async () => {
+    const fixture = writeMicroblogPubFolder(join(tempDir(), 'data'));
+    const attacker = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+    const victim = 'https://remote.example/users/ada';
+    const doc = { id: victim, type: 'Person', preferredUsername: 'ada', inbox: `${victim}/inbox`, publicKey: { id: `${victim}#main-key`, owner: victim, publicKeyPem: await exportPublicKeyPem(attacker.publicKey) } };
+    const source = new Database(join(fixture.folder, 'microblogpub.db'));
+    source.prepare('UPDATE actor SET ap_actor = ?, updated_at = ? WHERE ap_id = ?').run(JSON.stringify(doc), new Date().toISOString().replace('T', ' ').replace('Z', ''), victim);
+    source.close();
+    const host = await hostOn(tempDir());
+    await importMicroblogPub(host.current(), host.reopen, fixture.folder, true);
+    const row = host.current().db.get<{ updated_at: string }>(sql`SELECT updated_at FROM actor WHERE ap_id = ${victim}`);
+    expect(row.updated_at).toBe('1970-01-01T00:00:00.000Z');
+    const keyCache = createKeyCache({ store: storedActorKeys(host.current().db, () => new Date()) });
+    expect(await keyCache.get(new URL(`${victim}#main-key`))).toBeUndefined();
+    const body = JSON.stringify({ id: 'https://remote.example/likes/99', type: 'Like', actor: victim, object: 'https://mbp.example/o/aa01' });
+    const signed = await signRequest(new Request('https://mbp.example/inbox', { method: 'POST', headers: { 'content-type': 'application/activity+json' }, body }), attacker.privateKey, new URL(`${victim}#main-key`), { spec: 'draft-cavage-http-signatures-12' });
+    const noFetch = () => Promise.reject(new Error('no fetch here'));
+    const result = await verifyInbound(signed, { documentLoader: noFetch, contextLoader: preloadedContextLoader, keyCache: createKeyCache({ store: storedActorKeys(host.current().db, () => new Date()) }) }, new TextEncoder().encode(body));
+    expect(result).toMatchObject({ ok: false });
   });
 });

@@ -363,6 +363,16 @@ const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
   oauth_client: ['client_secret'],
 };
 
+/** Values set rather than copied. An actor's updated_at is when Tern last checked that actor's
+ * document: microblog.pub's rows were never checked by Tern, and microblog.pub stored a fetched
+ * document under the id the document gave, from whichever server served it (it follows
+ * redirects anywhere and checks neither), so one row may hold a document another server wrote
+ * for that actor. Dated at the epoch, such a document is fetched again before it is used, and
+ * its keys are never believed without a fetch (federation/stored-keys.ts). */
+const SET_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
+  actor: { updated_at: "'1970-01-01T00:00:00.000Z'" },
+};
+
 /** Every datetime as Tern stores it, UTC text with milliseconds and Z (db/columns.ts): naive
  * UTC text (2022-07-01 10:00:00.123456) gets its Z, and text with another offset
  * (2022-07-01T12:00:00+02:00) is brought to UTC — kept as it was, it sorted by its local time
@@ -386,8 +396,9 @@ function copyRows(target: Sqlite, sourcePath: string): LeftBehind[] {
         const columns = columnsOf(target, table).filter((c) => from.has(c));
         const dates = datetimeColumns(target, table);
         const secrets = new Set(SECRET_COLUMNS[table] ?? []);
+        const set = SET_COLUMNS[table] ?? {};
         const select = columns
-          .map((c) => (dates.has(c) ? datetimeSql(c) : secrets.has(c) ? `tern_hash_secret(src.${q(c)})` : `src.${q(c)}`))
+          .map((c) => set[c] ?? (dates.has(c) ? datetimeSql(c) : secrets.has(c) ? `tern_hash_secret(src.${q(c)})` : `src.${q(c)}`))
           .join(', ');
         const known = [...enumColumns(target, table)].map(([column, values]) => knownValueSql(column, values, 'src'));
         const where = known.length > 0 ? ` WHERE ${known.join(' AND ')}` : '';

@@ -162,6 +162,14 @@ export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | nul
     .get();
 }
 
+/** Gives a stored actor the handle its own server's WebFinger confirmed, and nothing else: its
+ * document and updated_at (when Tern last checked that document) stay as they were. */
+export function setActorHandle(db: DbOrTx, row: Actor, givenHandle: string): Actor {
+  const handle = validHandle(givenHandle);
+  if (handle === null || handle === row.handle) return row;
+  return db.update(actor).set({ handle }).where(eq(actor.id, row.id)).returning().get();
+}
+
 /** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). With
  * `fresh`, always fetched from its server now, and a failure is thrown — never the cached copy
  * instead (for checks the actor's present word must answer: a Move's alias). */

@@ -10,7 +10,7 @@ import type { FederationContext } from '../ports';
 import { BadInputError, NotFoundError, UnavailableError } from '../errors';
 import { NetError, BlockedAddressError, BodyTooLargeError, HostNotFoundError, UnsupportedSchemeError } from '../net/errors';
 import { fetchActivityDocument } from '../net/document-fetch';
-import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, saveActor } from './actors';
+import { cachedActorType, findActor, getOrFetchActor, getOrFetchAuthor, setActorHandle } from './actors';
 import { authorOf, isAttributedTo, isShowableType } from './objects';
 import { webfingerActorId } from './webfinger-client';
 import { ACTOR_TYPES, httpUrl, isObject, str, typeOf, type Json } from './ap';
@@ -55,7 +55,7 @@ export async function resolveHandle(deps: LookupDeps, handle: string): Promise<A
   const row = await getOrFetchActor(deps, actorId);
   // The handle the person was asked for is confirmed by their own server's WebFinger.
   if (row.handle !== parsed.handle && !findActorByHandle(deps.db, parsed.handle)) {
-    return saveActor(deps.db, row.apActor as Json, parsed.handle, deps.clock());
+    return setActorHandle(deps.db, row, parsed.handle);
   }
   return row;
 }

@@ -162,6 +162,13 @@ describe('keyInDocument', () => {
     expect(keyInDocument({ id: actor, publicKey: `${actor}#main-key` }, actor, `${actor}#main-key`)).toBeNull();
   });
 
+  it('takes the key of a bare-origin actor, asked for as the URL Fedify makes of it', () => {
+    const origin = 'https://tern.example';
+    const doc = { id: origin, publicKey: { id: `${origin}#main-key`, owner: origin, publicKeyPem: pem } };
+    expect(JSON.parse(keyInDocument(doc, origin, `${origin}/#main-key`) ?? 'null')).toMatchObject({ id: `${origin}/#main-key`, publicKeyPem: pem });
+    expect(ownerCandidates(`${origin}/#main-key`)[0]).toBe(`${origin}/`);
+  });
+
   it('takes a Multikey of assertionMethod controlled by the actor', () => {
     const assertionMethod = [{ id: `${actor}#ed25519-key`, type: 'Multikey', controller: actor, publicKeyMultibase: 'z6Mk' }];
     expect(JSON.parse(keyInDocument({ id: actor, assertionMethod }, actor, `${actor}#ed25519-key`) ?? 'null')).toMatchObject({ type: 'Multikey', controller: actor });
@@ -186,6 +193,10 @@ describe('storedActorKeys in the key cache', () => {
     // Eight days on, the same row is too old to be believed.
     const later = createKeyCache({ store: storedActorKeys(core.db, () => new Date(Date.now() + 8 * DAY)) });
     expect(await later.get(new URL(keyId))).toBeUndefined();
+    // A bare-origin actor (Tern, microblog.pub): its key id as published, as Fedify asks for it.
+    const bare = 'https://bare.example';
+    saveActor(core.db, { id: bare, type: 'Person', inbox: `${bare}/inbox`, publicKey: { id: `${bare}#main-key`, owner: bare, publicKeyPem: await exportPublicKeyPem(pair.publicKey) } }, null, new Date());
+    expect((await cache.get(new URL(`${bare}#main-key`)))?.id?.href).toBe(`${bare}/#main-key`);
   });
 
   it('an actor that sent the Delete of itself is not verified from its stored document any more', async () => {

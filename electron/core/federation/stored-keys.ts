@@ -50,18 +50,30 @@ export function ownerCandidates(keyId: string): string[] {
 
 const listed = (value: unknown): unknown[] => (Array.isArray(value) ? value : value === undefined ? [] : [value]);
 
+/** Whether a key id a document lists is `keyId` as a URL: a bare-origin actor publishes
+ * `https://host#main-key`, which Fedify asks for as `https://host/#main-key`. */
+function sameKeyId(listedId: string | null, keyId: string): boolean {
+  if (listedId === null) return false;
+  if (listedId === keyId) return true;
+  try {
+    return new URL(listedId).href === new URL(keyId).href;
+  } catch {
+    return false;
+  }
+}
+
 /** The key `keyId` as the document `doc` (of actor `actorId`) lists it, as JSON-LD the key cache
  * parses, or null when the document does not list it as its own. */
 export function keyInDocument(doc: Json, actorId: string, keyId: string): string | null {
   for (const entry of listed(doc.publicKey)) {
-    if (!isObject(entry) || str(entry.id) !== keyId) continue;
+    if (!isObject(entry) || !sameKeyId(str(entry.id), keyId)) continue;
     const pem = str(entry.publicKeyPem);
     const owner = str(entry.owner) ?? actorId;
     if (pem === null || !keyBelongsToActor(owner, actorId)) continue;
     return JSON.stringify({ '@context': SECURITY_CONTEXT, id: keyId, type: 'CryptographicKey', owner: actorId, publicKeyPem: pem });
   }
   for (const entry of listed(doc.assertionMethod)) {
-    if (!isObject(entry) || str(entry.id) !== keyId || str(entry.type) !== 'Multikey') continue;
+    if (!isObject(entry) || !sameKeyId(str(entry.id), keyId) || str(entry.type) !== 'Multikey') continue;
     const multibase = str(entry.publicKeyMultibase);
     const controller = str(entry.controller) ?? actorId;
     if (multibase === null || !keyBelongsToActor(controller, actorId)) continue;
