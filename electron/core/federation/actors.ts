@@ -17,6 +17,11 @@ import { bareOriginTwin, withoutTrailingSlashes } from '../trailing-slashes';
 
 export const ACTOR_REFRESH_MS = 24 * 60 * 60 * 1000;
 
+/** The updated_at of an actor whose stored document Tern does not vouch for (one brought from
+ * microblog.pub, one whose actor was found gone): fetched again before any use, and its keys
+ * never believed without a fetch (stored-keys.ts). updated_at is when Tern last checked it. */
+export const UNCHECKED_ACTOR_DATE = new Date(0);
+
 export interface ActorDeps {
   db: DbOrTx;
   fed: FederationContext;

@@ -81,6 +81,9 @@ describe('a delivery answered 410 Gone', () => {
     expect([ourFollow.activityObjectApId, ourFollow.isDeleted]).toEqual([dead.id, true]);
     expect(gets('/users/dead')).toBe(1);
     expect(gets('/users/alive')).toBe(0); // a 202 says nothing to look into
+    // Its stored document no longer stands (its keys are not believed from it).
+    expect(core.db.select().from(actor).where(eq(actor.apId, dead.id)).get()!.updatedAt).toEqual(new Date(0));
+    expect(core.db.select().from(actor).where(eq(actor.apId, url('/users/alive'))).get()!.updatedAt.getTime()).toBeGreaterThan(0);
     // The row itself was given up as before, with the 410 recorded.
     const rows = core.db.select().from(outgoingActivity).where(eq(outgoingActivity.recipient, dead.inbox)).all();
     expect(rows.map((r) => [r.isErrored, r.lastStatusCode])).toEqual([[true, 410]]);

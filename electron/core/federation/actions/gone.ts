@@ -12,6 +12,7 @@ import { fetchActivityDocument } from '../../net/document-fetch';
 import { typeOf } from '../ap';
 import { readDocument } from '../read-document';
 import { forgetActorRelations } from '../process/delete';
+import { UNCHECKED_ACTOR_DATE } from '../actors';
 
 export interface GoneCheckDeps {
   db: Db;
@@ -70,7 +71,12 @@ export function createGoneCheck(deps: GoneCheckDeps): (recipient: string) => Pro
       try {
         const verdict = await lookAt(deps.fed, actor.apId);
         if (verdict.gone) {
-          const removed = deps.db.transaction((tx) => forgetActorRelations(tx, actor, deps.clock()));
+          const removed = deps.db.transaction((tx) => {
+            // Its stored document no longer stands: fetched again before any use, and its keys
+            // are not believed without a fetch (stored-keys.ts).
+            prepared(tx, 'UPDATE actor SET updated_at = ? WHERE id = ?').run(UNCHECKED_ACTOR_DATE.toISOString(), actor.id);
+            return forgetActorRelations(tx, actor, deps.clock());
+          });
           found.delete(actor.id);
           deps.log(`${actor.apId} is gone (its inbox answered 410 and ${verdict.why}): removed from followers (${removed.followers}) and following (${removed.following})`);
         } else if (verdict.found) {
