@@ -1,0 +1,127 @@
+// favourites_count under a flood of reactions: past the answer's reaction budget (and past the
+// rows one post's tally reads) a status still counts its likes only, never Misskey's reacting
+// Likes, and the page answers on a bounded number of rows. The rows are copies of a reacting Like,
+// an EmojiReact and a plain Like the Fedify peer sent, from copies of its actor.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { MAX_LIKE_ROWS_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
+import * as S from './entity-schemas';
+import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+
+const AS = 'https://www.w3.org/ns/activitystreams';
+
+let t: MastodonRig;
+let token: string;
+let me: string;
+/** Inbox rows to copy: a reacting Like (❤), an EmojiReact (🎉), a plain Like. */
+const source = { reactingLike: 0, emojiReact: 0, like: 0 };
+
+const get = async (path: string) => {
+  const { status, json } = await call(t, token, 'GET', path);
+  expect(status).toBe(200);
+  return json;
+};
+
+async function eventually<T>(read: () => T | undefined): Promise<T> {
+  for (let i = 0; i < 100; i++) {
+    const found = read();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error('never came');
+}
+
+const sqlite = () => t.rig.core.sqlite;
+const outboxIdOf = (uri: string) => sqlite().prepare('SELECT id FROM outbox WHERE ap_id = ?').pluck().get(uri) as number;
+
+/** `n` new actors (copies of the peer's), their row ids. */
+function actors(n: number, tag: string): number[] {
+  const s = sqlite();
+  const peer = s.prepare('SELECT id FROM actor WHERE ap_id = ?').pluck().get(t.peer.actorId) as number;
+  const copy = s.prepare("INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type, handle) SELECT created_at, updated_at, ap_id || '/' || ?, ap_actor, ap_type, NULL FROM actor WHERE id = ?");
+  return s.transaction(() => Array.from({ length: n }, (_, i) => Number(copy.run(`${tag}-${i}`, peer).lastInsertRowid)))();
+}
+
+/** Copies of a source row on a post, one per actor; likes_count recounted as the processor does. */
+function flood(post: number, rows: { source: number; actors: number[] }[]): void {
+  const s = sqlite();
+  const columns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'relates_to_outbox_object_id', 'actor_id'].includes(c));
+  const copy = s.prepare(
+    `INSERT INTO inbox (ap_id, relates_to_outbox_object_id, actor_id, ${columns.join(', ')}) SELECT ap_id || '/flood/' || @post || '/' || @actor, @post, @actor, ${columns.join(', ')} FROM inbox WHERE id = @source`,
+  );
+  s.transaction(() => {
+    for (const r of rows) for (const actor of r.actors) copy.run({ post, actor, source: r.source });
+    s.prepare("UPDATE outbox SET likes_count = (SELECT count(DISTINCT actor_id) FROM inbox WHERE ap_type = 'Like' AND relates_to_outbox_object_id = @post AND is_deleted = 0) WHERE id = @post").run({ post });
+  })();
+}
+
+async function post(text: string): Promise<z.infer<typeof S.Status>> {
+  return S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: text })).json);
+}
+
+beforeAll(async () => {
+  t = await openMastodonRig();
+  token = (await signIn(t, ['read', 'write'])).token;
+  me = ((await get('/api/v1/accounts/verify_credentials')) as { id: string; url: string }).id;
+  const own = ((await get('/api/v1/accounts/verify_credentials')) as { url: string }).url;
+  const seed = await post('Seed');
+  const deliver = (activity: Record<string, unknown>) => t.peer.postSigned(`${t.url}/inbox`, { '@context': AS, actor: t.peer.actorId, ...activity });
+  await deliver({ id: t.peer.newId('likes').href, type: 'Like', object: seed.uri, content: '❤', _misskey_reaction: '❤' });
+  await deliver({ id: t.peer.newId('reactions').href, type: 'EmojiReact', object: seed.uri, content: '🎉' });
+  await t.peer.like(seed.uri, own);
+  const of = (type: string, content: boolean) =>
+    sqlite()
+      .prepare(`SELECT id FROM inbox WHERE ap_type = ? AND relates_to_outbox_object_id = ? AND json_extract(ap_object, '$.content') IS ${content ? 'NOT' : ''} NULL`)
+      .pluck()
+      .get(type, outboxIdOf(seed.uri)) as number | undefined;
+  source.reactingLike = await eventually(() => of('Like', true));
+  source.emojiReact = await eventually(() => of('EmojiReact', true));
+  source.like = await eventually(() => of('Like', false));
+});
+afterAll(async () => t?.close());
+
+describe('favourites_count under a flood of reactions', () => {
+  it('a page of 40 posts with 10,000 reaction rows counts only likes as favourites, past the reaction budget too', async () => {
+    const people = actors(250, 'flood');
+    const posts: z.infer<typeof S.Status>[] = [];
+    for (let i = 0; i < 40; i++) posts.push(await post(`flooded ${i}`));
+    // Each: 200 reacting Likes (❤), 40 EmojiReacts (🎉), 10 likes, from 250 actors.
+    for (const p of posts)
+      flood(outboxIdOf(p.uri), [
+        { source: source.reactingLike, actors: people.slice(0, 200) },
+        { source: source.emojiReact, actors: people.slice(200, 240) },
+        { source: source.like, actors: people.slice(240) },
+      ]);
+    expect(40 * 250).toBeGreaterThan(MAX_REACTION_ROWS_PER_ANSWER);
+    const page = z.array(S.Status).parse(await get(`/api/v1/accounts/${me}/statuses?limit=40`));
+    expect(page.map((s) => s.id)).toEqual(posts.map((p) => p.id).reverse());
+    expect(page.map((s) => s.favourites_count)).toEqual(page.map(() => 10));
+    // The first posts of the answer are tallied (their rows fit the budget); past it, a post shows
+    // no reactions, but its favourites are still its likes.
+    const tallied = Math.floor(MAX_REACTION_ROWS_PER_ANSWER / 250);
+    for (const s of page.slice(0, tallied)) expect(s.pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['❤', 200], ['🎉', 40]]);
+    for (const s of page.slice(tallied)) expect(s.pleroma?.emoji_reactions).toEqual([]);
+    // Alone, each is tallied whole.
+    expect((S.Status.parse(await get(`/api/v1/statuses/${posts[0]!.id}`))).pleroma?.emoji_reactions.map((r) => r.count)).toEqual([200, 40]);
+  });
+
+  it('a post with more rows than one tally reads counts its favourites from all its likes', async () => {
+    // More reacting Likes than MAX_REACTION_ROWS, and 10 likes after them in the index's order
+    // (by actor): the tally's rows are all reactions.
+    const people = actors(MAX_REACTION_ROWS + 100, 'many');
+    const big = await post('many reactions');
+    const id = outboxIdOf(big.uri);
+    flood(id, [
+      { source: source.reactingLike, actors: people.slice(0, MAX_REACTION_ROWS + 90) },
+      { source: source.like, actors: people.slice(MAX_REACTION_ROWS + 90) },
+    ]);
+    const status = S.Status.parse(await get(`/api/v1/statuses/${big.id}`));
+    expect(status.favourites_count).toBe(10);
+    const budget = reactionBudget();
+    expect(reactionTallyOf(t.rig.core.db, id, budget).reactingLikers).toBe(MAX_REACTION_ROWS + 90);
+    expect(budget.likeRows).toBe(MAX_LIKE_ROWS_PER_ANSWER - (MAX_REACTION_ROWS + 100));
+    // Past the likes' budget too, what the rows read told is kept (a lower bound).
+    const spent = { ...reactionBudget(), likeRows: 0 };
+    expect(reactionTallyOf(t.rig.core.db, id, spent).reactingLikers).toBe(MAX_REACTION_ROWS);
+  });
+});
