@@ -1,10 +1,11 @@
-// favourites_count under a flood of reactions: past the answer's reaction budget (and past the
-// rows one post's tally reads) a status still counts its likes only, never Misskey's reacting
-// Likes, and the page answers on a bounded number of rows. The rows are copies of a reacting Like,
-// an EmojiReact and a plain Like the Fedify peer sent, from copies of its actor.
+// Reactions and favourites_count under a flood: past the answer's reaction budget (and past the
+// rows one post's tally reads) a status still counts its reactions by emoji and its likes only,
+// never Misskey's reacting Likes, and the page answers on a bounded number of rows. The rows are
+// copies of a reacting Like, an EmojiReact and a plain Like the Fedify peer sent, from copies of
+// its actor.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { MAX_LIKE_ROWS_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
+import { MAX_WIDE_ROWS_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
 
@@ -80,8 +81,8 @@ beforeAll(async () => {
 });
 afterAll(async () => t?.close());
 
-describe('favourites_count under a flood of reactions', () => {
-  it('a page of 40 posts with 10,000 reaction rows counts only likes as favourites, past the reaction budget too', async () => {
+describe('reactions and favourites_count under a flood', () => {
+  it('a page of 40 posts with 10,000 reaction rows shows each one\'s reactions and counts only likes as favourites, past the reaction budget too', async () => {
     const people = actors(250, 'flood');
     const posts: z.infer<typeof S.Status>[] = [];
     for (let i = 0; i < 40; i++) posts.push(await post(`flooded ${i}`));
@@ -96,32 +97,34 @@ describe('favourites_count under a flood of reactions', () => {
     const page = z.array(S.Status).parse(await get(`/api/v1/accounts/${me}/statuses?limit=40`));
     expect(page.map((s) => s.id)).toEqual(posts.map((p) => p.id).reverse());
     expect(page.map((s) => s.favourites_count)).toEqual(page.map(() => 10));
-    // The first posts of the answer are tallied (their rows fit the budget); past it, a post shows
-    // no reactions, but its favourites are still its likes.
-    const tallied = Math.floor(MAX_REACTION_ROWS_PER_ANSWER / 250);
-    for (const s of page.slice(0, tallied)) expect(s.pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['❤', 200], ['🎉', 40]]);
-    for (const s of page.slice(tallied)) expect(s.pleroma?.emoji_reactions).toEqual([]);
+    // The first posts of the answer are tallied (their rows fit the budget); past it, each is
+    // counted in SQL, within the answer's wide budget.
+    expect(40 * 250 - MAX_REACTION_ROWS_PER_ANSWER + 40 * 210).toBeLessThan(MAX_WIDE_ROWS_PER_ANSWER);
+    for (const s of page) expect(s.pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['❤', 200], ['🎉', 40]]);
     // Alone, each is tallied whole.
     expect((S.Status.parse(await get(`/api/v1/statuses/${posts[0]!.id}`))).pleroma?.emoji_reactions.map((r) => r.count)).toEqual([200, 40]);
   });
 
-  it('a post with more rows than one tally reads counts its favourites from all its likes', async () => {
-    // More reacting Likes than MAX_REACTION_ROWS, and 10 likes after them in the index's order
-    // (by actor): the tally's rows are all reactions.
-    const people = actors(MAX_REACTION_ROWS + 100, 'many');
+  it('a post with more rows than one tally reads counts its reactions and its favourites from all its rows', async () => {
+    // More EmojiReacts than MAX_REACTION_ROWS, then reacting Likes (❤) and likes: in the index's
+    // order (type, then actor) the rows one tally reads are all 🎉.
+    const people = actors(MAX_REACTION_ROWS + 150, 'many');
     const big = await post('many reactions');
     const id = outboxIdOf(big.uri);
     flood(id, [
-      { source: source.reactingLike, actors: people.slice(0, MAX_REACTION_ROWS + 90) },
-      { source: source.like, actors: people.slice(MAX_REACTION_ROWS + 90) },
+      { source: source.emojiReact, actors: people.slice(0, MAX_REACTION_ROWS + 50) },
+      { source: source.reactingLike, actors: people.slice(MAX_REACTION_ROWS + 50, MAX_REACTION_ROWS + 140) },
+      { source: source.like, actors: people.slice(MAX_REACTION_ROWS + 140) },
     ]);
     const status = S.Status.parse(await get(`/api/v1/statuses/${big.id}`));
+    expect(status.pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['🎉', MAX_REACTION_ROWS + 50], ['❤', 90]]);
     expect(status.favourites_count).toBe(10);
     const budget = reactionBudget();
-    expect(reactionTallyOf(t.rig.core.db, id, budget).reactingLikers).toBe(MAX_REACTION_ROWS + 90);
-    expect(budget.likeRows).toBe(MAX_LIKE_ROWS_PER_ANSWER - (MAX_REACTION_ROWS + 100));
-    // Past the likes' budget too, what the rows read told is kept (a lower bound).
-    const spent = { ...reactionBudget(), likeRows: 0 };
-    expect(reactionTallyOf(t.rig.core.db, id, spent).reactingLikers).toBe(MAX_REACTION_ROWS);
+    expect(reactionTallyOf(t.rig.core.db, id, budget).reactingLikers).toBe(90);
+    // All its rows counted by emoji, then its Like rows.
+    expect(budget.wideRows).toBe(MAX_WIDE_ROWS_PER_ANSWER - (MAX_REACTION_ROWS + 150) - 100);
+    // Past the wide budget, what the tally's rows told is kept.
+    const spent = reactionTallyOf(t.rig.core.db, id, { ...reactionBudget(), wideRows: 0 });
+    expect([spent.reactions.map((r) => [r.emoji, r.count]), spent.reactingLikers]).toEqual([[['🎉', MAX_REACTION_ROWS]], 0]);
   });
 });
