@@ -1,7 +1,7 @@
 // Grouped notifications (GET /api/v2/notifications) with emoji reactions: a reaction group is one
 // emoji on one status, apart from the status's likes and from the other emoji, and says which
-// emoji; types[], exclude_types[] and grouped_types[] treat reactions as their own type; `limit`
-// counts groups. Three actors react (the rig's follower, and two more Fedify peers), signed,
+// emoji; types[], exclude_types[] and grouped_types[] treat reactions as their own type, in the
+// list and in v2's unread_count (of groups); `limit` counts groups. Three actors react (the rig's follower, and two more Fedify peers), signed,
 // through the inbox.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -111,10 +111,21 @@ describe('grouped notifications with emoji reactions', () => {
     expect(reactions).toHaveLength(6);
     expect(reactions.every((g) => g.notifications_count === 1 && g.group_key === `ungrouped-${g.most_recent_notification_id}`)).toBe(true);
     expect(ungrouped.filter((g) => g.type === 'favourite').map((g) => g.group_key)).not.toContain('ungrouped');
+  });
+
+  it('v2 unread_count counts groups, reactions apart from likes and per emoji; v1 counts notifications', async () => {
     const count = async (path: string) => ((await get(path)).json as { count: number }).count;
-    expect(await count('/api/v2/notifications/unread_count?types[]=pleroma:emoji_reaction')).toBe(6);
+    expect(await count('/api/v2/notifications/unread_count')).toBe(5);
+    expect(await count('/api/v1/notifications/unread_count')).toBe(7);
+    expect(await count('/api/v2/notifications/unread_count?types[]=pleroma:emoji_reaction')).toBe(4);
+    expect(await count('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')).toBe(6);
     expect(await count('/api/v2/notifications/unread_count?types[]=favourite')).toBe(1);
-    expect(await count('/api/v2/notifications/unread_count?exclude_types[]=favourite')).toBe(6);
+    expect(await count('/api/v2/notifications/unread_count?exclude_types[]=favourite')).toBe(4);
+    expect(await count('/api/v2/notifications/unread_count?grouped_types[]=favourite')).toBe(7);
+    expect(await count('/api/v2/notifications/unread_count?limit=2')).toBe(2);
+    // The newest of the 🎉 group reacted with :blobcat: too.
+    const tada = (await grouped()).at(-1)!;
+    expect(await count(`/api/v2/notifications/unread_count?account_id=${tada.sample_account_ids[0]!}&types[]=pleroma:emoji_reaction`)).toBe(2);
   });
 
   it('limit counts groups, and the Link header goes on past the rows a page read', async () => {

@@ -145,3 +145,35 @@ export function groupedPage<M extends Mapped>(input: {
   const [low, high] = consumed.length === 0 ? [undefined, undefined] : [String(Math.min(...consumed)), String(Math.max(...consumed))];
   return { notificationGroups, shown: [...groups.values()].map((g) => g.shown), accounts: [...accounts.values()], next: low, prev: high };
 }
+
+/** Notifications read at most to count unread groups (a flood of one group counts once, read on
+ * these rows at most). */
+export const MAX_COUNTED_ROWS = 2000;
+
+/** How many groups the notifications `read` gives (newest first, in batches past `cursor`) make,
+ * of those `keep` keeps, at most `limit`: Mastodon 4.3's unread_count of groups. Not mapped: a
+ * group counts as v1's unread_count counts its notifications, whether its post is still there or
+ * not. */
+export function countGroups(input: {
+  limit: number;
+  read: (cursor: NotificationItem | null, limit: number) => NotificationItem[];
+  typeOf: (item: NotificationItem) => string | null;
+  keep: (item: NotificationItem) => boolean;
+  groupable: readonly string[];
+}): number {
+  const keys = new Set<string>();
+  let cursor: NotificationItem | null = null;
+  for (let read = 0; read < MAX_COUNTED_ROWS && keys.size < input.limit; ) {
+    const want = Math.min(BATCH, MAX_COUNTED_ROWS - read);
+    const batch = input.read(cursor, want);
+    for (const item of batch) {
+      const type = input.typeOf(item);
+      if (type !== null && input.keep(item)) keys.add(groupKeyOf(item, type, input.groupable));
+      if (keys.size >= input.limit) break;
+    }
+    read += batch.length;
+    if (batch.length < want) break;
+    cursor = batch.at(-1)!;
+  }
+  return Math.min(keys.size, Math.max(0, input.limit));
+}

@@ -7,7 +7,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
-import { GROUPABLE_TYPES, groupedPage } from './notification-groups';
+import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups';
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 import type { NotificationItem } from '../notifications/service';
@@ -19,6 +19,7 @@ const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), e
 // Tern filters nothing).
 const groupedQuery = listQuery.extend({ grouped_types: list(mastodonType, 20).optional(), expand_accounts: z.string().max(20).optional(), include_filtered: z.string().max(10).optional() });
 const countQuery = z.object({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), limit: limitParam(100, 1000) });
+const groupedCountQuery = countQuery.extend({ grouped_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
 
 export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   const service = () => {
@@ -34,6 +35,9 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   /** The Mastodon types asked for (types[], exclude_types[]) of those this API lists. */
   const wantedOf = (q: { types?: string[] | undefined; exclude_types?: string[] | undefined }) =>
     MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+
+  /** The types grouped_types[] lets group (all Tern groups when it is not given). */
+  const groupableOf = (q: { grouped_types?: string[] | undefined }) => (q.grouped_types ? GROUPABLE_TYPES.filter((t) => q.grouped_types!.includes(t)) : GROUPABLE_TYPES);
 
   /** One page of Mastodon notifications (rows whose post is gone map to nothing: read on). */
   const pageOf = (c: Parameters<Parameters<typeof handler>[0]>[0]) => {
@@ -97,7 +101,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
           const type = mastodonTypeOf(n);
           return type !== null && wanted.includes(type) ? type : null;
         },
-        groupable: q.grouped_types ? GROUPABLE_TYPES.filter((t) => q.grouped_types!.includes(t)) : GROUPABLE_TYPES,
+        groupable: groupableOf(q),
         map: (n) => api.map.notification(n),
         account: (actor) => api.map.account(actor),
         accountId: q.account_id,
@@ -112,18 +116,46 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   // notifications marker the app saved, at most `limit` (default 100, at most 1000). Without a
   // marker, the ones the desktop has not shown as read. It once counted every unread row of any
   // type, also those the API never lists (an undone like, an unfollow), and ignored the marker.
-  for (const path of ['/api/v1/notifications/unread_count', '/api/v2/notifications/unread_count']) {
-    app.get(
-      path,
-      handler((c) => {
-        requireToken(core, c, 'read');
-        const q = parse(countQuery, queryParams(c));
-        const marker = core.settings.get().mastodonMarkers.notifications?.lastReadId;
-        const after = marker === undefined ? null : Number(marker.slice(0, 15));
-        return json(c, { count: service().countNewer({ after, ...countedTypesFor(wantedOf(q)), limit: q.limit }) });
-      }),
-    );
-  }
+  const markerAfter = () => {
+    const marker = core.settings.get().mastodonMarkers.notifications?.lastReadId;
+    return marker === undefined ? null : Number(marker.slice(0, 15));
+  };
+  app.get(
+    '/api/v1/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const q = parse(countQuery, queryParams(c));
+      return json(c, { count: service().countNewer({ after: markerAfter(), ...countedTypesFor(wantedOf(q)), limit: q.limit }) });
+    }),
+  );
+
+  // Mastodon 4.3's counts groups (notification-groups.ts): three reactions of one emoji to one post
+  // are one, as the grouped list shows them; grouped_types[] and account_id as there.
+  app.get(
+    '/api/v2/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const q = parse(groupedCountQuery, queryParams(c));
+      const wanted = wantedOf(q);
+      const types = specTypesFor(wanted);
+      const after = markerAfter();
+      const count =
+        wanted.length === 0
+          ? 0
+          : countGroups({
+              limit: q.limit,
+              read: (cursor, limit) => service().range({ after, ...(cursor === null ? {} : { before: cursor.id }), limit, types }),
+              typeOf: (n) => {
+                const type = mastodonTypeOf(n);
+                return type !== null && wanted.includes(type) ? type : null;
+              },
+              // Without a marker, the unread ones; an ended poll of the author's own has no actor.
+              keep: (n) => (after !== null || n.isNew) && (q.account_id === undefined || String(n.actor?.id ?? 0) === q.account_id),
+              groupable: groupableOf(q),
+            });
+      return json(c, { count });
+    }),
+  );
 
   app.post(
     '/api/v1/notifications/clear',
