@@ -142,6 +142,15 @@ describe('grouped notifications with emoji reactions', () => {
       path = next === undefined ? null : new URL(next).pathname + new URL(next).search;
     }
     expect(Object.fromEntries(seen)).toEqual(Object.fromEntries(all.map((g) => [g.group_key, g.notifications_count])));
+    // Above min_id, the oldest groups: after the first 🎉, the other two and 🔥 (the custom emoji
+    // would be a third group).
+    const v1 = z.array(S.Notification).parse((await get('/api/v1/notifications')).json);
+    const oldest = v1.at(-1)!;
+    const { json, headers } = await get(`/api/v2/notifications?min_id=${oldest.id}&limit=2`);
+    const climbed = S.GroupedNotifications.parse(json).notification_groups;
+    expect(climbed.map((g) => [g.emoji, g.notifications_count])).toEqual([['🔥', 1], ['🎉', 2]]);
+    expect(climbed[1]!.page_min_id).toBe(v1.at(-2)!.id);
+    expect(/<([^>]+)>; rel="prev"/.exec(headers.get('link') ?? '')?.[1]).toContain(`min_id=${climbed[0]!.page_max_id}`);
   });
 
   it('a flood of one reaction is one group per page, read on a bounded number of rows', async () => {

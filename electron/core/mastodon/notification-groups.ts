@@ -88,6 +88,7 @@ export function groupedPage<M extends Mapped>(input: {
   accountId?: string | undefined;
 }) {
   const groups = new Map<string, Group<M>>();
+  const unlisted = new Set<string>();
   const consumed: number[] = [];
   let cursor: NotificationItem | null = null;
   let full = false;
@@ -107,9 +108,14 @@ export function groupedPage<M extends Mapped>(input: {
       consumed.push(item.id);
       if (key === null) continue;
       if (!group) {
+        if (unlisted.has(key)) continue;
         const shown = input.map(item);
-        // Its post is gone, or no account stands behind it: not listed, as in v1.
-        if (!shown || (input.accountId !== undefined && shown.account.id !== input.accountId)) continue;
+        // Its post is gone, or no account stands behind it: not listed, as in v1 (nor the rest of
+        // its group, which is about the same post: not mapped again).
+        if (!shown || (input.accountId !== undefined && shown.account.id !== input.accountId)) {
+          if (!key.startsWith('ungrouped-')) unlisted.add(key);
+          continue;
+        }
         groups.set(key, (group = { key, shown, ids: [], newest: { id: item.id, at: item.createdAt }, actors: [] }));
       }
       group.ids.push(item.id);

@@ -10,7 +10,7 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import * as S from './entity-schemas';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
-import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
+import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, MAX_WIDE_BYTES_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
@@ -161,7 +161,8 @@ describe('emoji reactions in the Mastodon client API', () => {
     for (const id of ids) flood(id, 12_000);
     expect(MAX_REACTION_ROWS * 12_000).toBeGreaterThan(MAX_REACTION_BYTES_PER_ANSWER);
     // Alone, each shows its reaction (read from its first rows); in one answer, the first post
-    // shown spends the budget and the others show none.
+    // shown spends the budget and the others show none (each is too large to be counted past it).
+    expect(MAX_REACTION_ROWS * 12_000).toBeGreaterThan(MAX_WIDE_BYTES_PER_ANSWER);
     for (const p of posts) expect((await statusOf(p.id)).pleroma?.emoji_reactions.map((r) => [r.name, r.count])).toEqual([['blobcat', 1]]);
     const me = (await get('/api/v1/accounts/verify_credentials')) as { id: string };
     const page = z.array(S.Status).parse(await get(`/api/v1/accounts/${me.id}/statuses?limit=3`));
