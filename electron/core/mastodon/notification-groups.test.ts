@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import * as S from './entity-schemas';
-import { MAX_GROUPED_ROWS } from './notification-groups';
+import { MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS } from './notification-groups';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
@@ -130,6 +130,7 @@ describe('grouped notifications with emoji reactions', () => {
 
   it('limit counts groups, and the Link header goes on past the rows a page read', async () => {
     const all = await grouped();
+    // A group's count is given where it first shows (its newest notification's page).
     const seen = new Map<string, number>();
     let path: string | null = '/api/v2/notifications?limit=2';
     for (let pages = 0; path !== null && pages < 10; pages++) {
@@ -137,7 +138,7 @@ describe('grouped notifications with emoji reactions', () => {
       const page = S.GroupedNotifications.parse(json).notification_groups;
       expect(page.length).toBeLessThanOrEqual(2);
       if (page.length === 0) break;
-      for (const g of page) seen.set(g.group_key, (seen.get(g.group_key) ?? 0) + g.notifications_count);
+      for (const g of page) if (!seen.has(g.group_key)) seen.set(g.group_key, g.notifications_count);
       const next = /<([^>]+)>; rel="next"/.exec(headers.get('link') ?? '')?.[1];
       path = next === undefined ? null : new URL(next).pathname + new URL(next).search;
     }
@@ -163,7 +164,14 @@ describe('grouped notifications with emoji reactions', () => {
     })();
     const { json, headers } = await get('/api/v2/notifications?limit=5');
     const page = S.GroupedNotifications.parse(json).notification_groups;
-    expect(page.map((g) => [g.group_key, g.notifications_count])).toEqual([[tada.group_key, MAX_GROUPED_ROWS]]);
-    expect(headers.get('link')).toContain('rel="next"');
+    // The page's rows are all of it; its older ones are counted on past the page, as far as the
+    // rows read past it go.
+    expect(page.map((g) => [g.group_key, g.notifications_count])).toEqual([[tada.group_key, MAX_GROUPED_ROWS + MAX_COUNTED_PAST_PAGE]]);
+    expect(Number(page[0]!.page_max_id) - Number(page[0]!.page_min_id)).toBe(MAX_GROUPED_ROWS - 1);
+    expect(headers.get('link')).toContain(`max_id=${page[0]!.page_min_id}`);
+    // Further on, the rest of the group, counted down to its window's start: all of it left.
+    const next = /<([^>]+)>; rel="next"/.exec(headers.get('link') ?? '')![1]!;
+    const rest = S.GroupedNotifications.parse((await get(new URL(next).pathname + new URL(next).search)).json).notification_groups;
+    expect(rest.find((g) => g.group_key === tada.group_key)?.notifications_count).toBe(2 * MAX_GROUPED_ROWS + 3 - MAX_GROUPED_ROWS);
   });
 });

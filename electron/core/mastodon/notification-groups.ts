@@ -35,8 +35,10 @@ export function groupKeyOf(item: NotificationItem, type: string, groupable: read
 }
 
 /** Notifications read at most for one page of groups (a flood of one group — 10,000 reactions on
- * one post — answers with a group of these, and its Link goes on past them). */
+ * one post — answers with a group of these, and its Link goes on past them), and past the page to
+ * count its groups' older notifications. */
 export const MAX_GROUPED_ROWS = 800;
+export const MAX_COUNTED_PAST_PAGE = 800;
 const BATCH = 80;
 
 /** A mapped notification, as the mapper gives one (entities.ts). */
@@ -58,9 +60,13 @@ interface Group<M extends Mapped> {
   shown: M;
   /** The group's notifications in this page. */
   ids: number[];
+  /** Its notifications older than the page (read past it). */
+  older: number;
   newest: { id: number; at: string };
-  /** Distinct actors, in the order read. */
+  /** Distinct actors, in the order read (the page's, then older ones'). */
   actors: Actor[];
+  /** When its window starts (ms); null: a group of one. */
+  since: number | null;
 }
 
 /** How many sample accounts a group names (as Mastodon's). */
@@ -69,10 +75,12 @@ const SAMPLE_ACCOUNTS = 8;
 /**
  * One page of notification groups, at most `limit` of them, read newest first (oldest first above
  * min_id: `climbing`) in batches until the next row would start one group too many, the rows run
- * out or MAX_GROUPED_ROWS are read. A group's notifications are those of its key within the page;
- * notifications_count counts them (a group reaching past the page is counted on the next too).
- * `next` and `prev`: the ids the Link header goes on from (the page's rows end there, whatever
- * of them was left out).
+ * out or MAX_GROUPED_ROWS are read. A group's page_min_id and page_max_id are its notifications
+ * within the page; as Mastodon's, its notifications_count and sample accounts also take its older
+ * notifications, read past the page (down to its window's start, at most MAX_COUNTED_PAST_PAGE
+ * rows: a flood counts what these rows hold). Climbing, nothing older is read: a group counts the
+ * notifications of its key in the page. `next` and `prev`: the ids the Link header goes on from
+ * (the page's rows end there, whatever of them was left out).
  */
 export function groupedPage<M extends Mapped>(input: {
   limit: number;
@@ -91,19 +99,39 @@ export function groupedPage<M extends Mapped>(input: {
   const unlisted = new Set<string>();
   const consumed: number[] = [];
   let cursor: NotificationItem | null = null;
-  let full = false;
-  while (!full && consumed.length < MAX_GROUPED_ROWS) {
-    const want = Math.min(BATCH, MAX_GROUPED_ROWS - consumed.length);
+  // Past the page: only counting its groups' older notifications, back to `floor` (ms).
+  let counting = false;
+  let floor = Number.POSITIVE_INFINITY;
+  const startCounting = () => {
+    counting = true;
+    const starts = [...groups.values()].map((g) => g.since).filter((t): t is number => t !== null);
+    floor = starts.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...starts);
+  };
+  let read = 0;
+  reading: for (;;) {
+    const cap = counting ? MAX_GROUPED_ROWS + MAX_COUNTED_PAST_PAGE : MAX_GROUPED_ROWS;
+    const want = Math.min(BATCH, cap - read);
+    if (want <= 0 || (counting && floor === Number.POSITIVE_INFINITY)) break;
     const batch = input.read(cursor, want);
+    read += batch.length;
     // In the page's order: down from the top, or up from min_id.
     for (const item of input.climbing ? [...batch].reverse() : batch) {
       const type = input.typeOf(item);
       const wanted = type !== null && (input.accountId === undefined || String(item.actor?.id ?? 0) === input.accountId);
       const key = wanted ? groupKeyOf(item, type, input.groupable) : null;
       let group = key === null ? undefined : groups.get(key);
-      if (key !== null && !group && groups.size >= input.limit) {
-        full = true; // this row starts the next page
-        break;
+      if (!counting && key !== null && !group && groups.size >= input.limit) {
+        // This row starts the next page.
+        if (input.climbing) break reading;
+        startCounting();
+      }
+      if (counting) {
+        if (Date.parse(item.createdAt) < floor) break reading;
+        if (group) {
+          group.older++;
+          if (item.actor && group.actors.length < SAMPLE_ACCOUNTS && !group.actors.some((a) => a.id === item.actor!.id)) group.actors.push(item.actor);
+        }
+        continue;
       }
       consumed.push(item.id);
       if (key === null) continue;
@@ -116,7 +144,8 @@ export function groupedPage<M extends Mapped>(input: {
           if (!key.startsWith('ungrouped-')) unlisted.add(key);
           continue;
         }
-        groups.set(key, (group = { key, shown, ids: [], newest: { id: item.id, at: item.createdAt }, actors: [] }));
+        const since = key.startsWith('ungrouped-') ? null : Math.floor(Date.parse(item.createdAt) / WINDOW_MS) * WINDOW_MS;
+        groups.set(key, (group = { key, shown, ids: [], older: 0, newest: { id: item.id, at: item.createdAt }, actors: [], since }));
       }
       group.ids.push(item.id);
       if (item.id > group.newest.id) group.newest = { id: item.id, at: item.createdAt };
@@ -124,6 +153,11 @@ export function groupedPage<M extends Mapped>(input: {
     }
     if (batch.length < want) break;
     cursor = input.climbing ? batch[0]! : batch.at(-1)!;
+    // The page's rows are read: its groups' older notifications are counted on.
+    if (!counting && read >= MAX_GROUPED_ROWS) {
+      if (input.climbing) break;
+      startCounting();
+    }
   }
   const accounts = new Map<string, M['account']>();
   const notificationGroups = [...groups.values()]
@@ -136,7 +170,7 @@ export function groupedPage<M extends Mapped>(input: {
       for (const a of sample) accounts.set(a.id, a);
       return {
         group_key: g.key,
-        notifications_count: g.ids.length,
+        notifications_count: g.ids.length + g.older,
         type: g.shown.type,
         most_recent_notification_id: String(g.newest.id),
         page_min_id: String(Math.min(...g.ids)),
