@@ -77,8 +77,13 @@ export const reactionBudget = (): ReactionBudget => ({
 const SMALL = `octet_length(ap_object) <= ${MAX_REACTION_BYTES}`;
 // reaction-emoji.ts reads no longer content (bidi controls and spaces around an emoji included).
 const MAX_CONTENT_CHARS = 160;
-export const REACTION_CONTENT_SQL = `CASE WHEN ${SMALL} THEN json_extract(ap_object, '$.content') END`;
-export const REACTION_TAG_SQL = `CASE WHEN ${SMALL} AND json_extract(ap_object, '$.content') LIKE ':%' THEN json_extract(ap_object, '$.tag') END`;
+/** The content and tag of `column` (an inbox row's ap_object, named as a query with joins must). */
+export const reactionPartsSql = (column: string) => ({
+  content: `CASE WHEN octet_length(${column}) <= ${MAX_REACTION_BYTES} THEN json_extract(${column}, '$.content') END`,
+  tag: `CASE WHEN octet_length(${column}) <= ${MAX_REACTION_BYTES} AND json_extract(${column}, '$.content') LIKE ':%' THEN json_extract(${column}, '$.tag') END`,
+});
+export const REACTION_CONTENT_SQL = reactionPartsSql('ap_object').content;
+export const REACTION_TAG_SQL = reactionPartsSql('ap_object').tag;
 
 const TYPES = ['Like', ...REACTION_TYPES].map((t) => `'${t}'`).join(', ');
 const OF_POST = `FROM inbox WHERE relates_to_outbox_object_id = ? AND is_deleted = 0 AND ap_type IN (${TYPES})`;

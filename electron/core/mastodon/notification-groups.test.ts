@@ -8,7 +8,8 @@ import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import * as S from './entity-schemas';
-import { MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS } from './notification-groups';
+import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, type Keyed } from './notification-groups';
+import { mastodonTypeOf } from './notification-types';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
@@ -126,6 +127,15 @@ describe('grouped notifications with emoji reactions', () => {
     // The newest of the 🎉 group reacted with :blobcat: too.
     const tada = (await grouped()).at(-1)!;
     expect(await count(`/api/v2/notifications/unread_count?account_id=${tada.sample_account_ids[0]!}&types[]=pleroma:emoji_reaction`)).toBe(2);
+  });
+
+  it('a notification read by its key alone is of the type, the emoji and the group it is read whole', () => {
+    const service = t.rig.core.services.notifications;
+    const whole = service.range({ limit: 50 });
+    const keys = service.rangeKeys({ limit: 50 });
+    expect(keys.map((k) => k.id)).toEqual(whole.map((n) => n.id));
+    const typeAndKey = (n: Parameters<typeof mastodonTypeOf>[0] & Keyed) => [mastodonTypeOf(n), n.reaction?.emoji ?? null, n.reaction?.custom?.url ?? null, groupKeyOf(n, mastodonTypeOf(n) ?? '')];
+    expect(keys.map(typeAndKey)).toEqual(whole.map((n) => typeAndKey(keyedOf(n))));
   });
 
   it('limit counts groups, and the Link header goes on past the rows a page read', async () => {

@@ -8,7 +8,7 @@
 // a contract), so the key is computed from what the row holds: its type, its status, its emoji,
 // and a fixed 12-hour window of its time (Mastodon's groups span at most 12 hours).
 import { createHash } from 'node:crypto';
-import type { NotificationItem } from '../notifications/service';
+import type { NotificationItem, NotificationKey } from '../notifications/service';
 import { REACTION_NOTIFICATION } from './notification-types';
 
 /** The Mastodon types Tern groups (unless grouped_types[] leaves some out). */
@@ -16,11 +16,17 @@ export const GROUPABLE_TYPES: readonly string[] = ['favourite', 'reblog', 'follo
 
 const WINDOW_MS = 12 * 60 * 60 * 1000;
 
+/** What a group key is made of. */
+export type Keyed = Pick<NotificationKey, 'id' | 'createdAt' | 'actorId' | 'reaction'> & { outboxObject: { id: number } | null };
+
+/** A full notification's key fields. */
+export const keyedOf = (item: NotificationItem) => ({ ...item, actorId: item.actor?.id ?? null }) satisfies Keyed;
+
 /** A notification's group key, given its Mastodon type; `ungrouped-{id}` (the form Mastodon's
  * documentation lets clients assume) for a type not grouped. */
-export function groupKeyOf(item: NotificationItem, type: string, groupable: readonly string[] = GROUPABLE_TYPES): string {
+export function groupKeyOf(item: Keyed, type: string, groupable: readonly string[] = GROUPABLE_TYPES): string {
   const ungrouped = `ungrouped-${item.id}`;
-  if (!groupable.includes(type) || !item.actor) return ungrouped;
+  if (!groupable.includes(type) || item.actorId === null) return ungrouped;
   const window = Math.floor(Date.parse(item.createdAt) / WINDOW_MS);
   if (Number.isNaN(window)) return ungrouped;
   if (type === 'follow') return `follow-${window}`;
@@ -72,15 +78,18 @@ interface Group<M extends Mapped> {
 /** How many sample accounts a group names (as Mastodon's). */
 const SAMPLE_ACCOUNTS = 8;
 
+/** Older notifications whose actor is looked up at most per answer, for sample accounts. */
+const MAX_OLDER_ACTORS = 64;
+
 /**
  * One page of notification groups, at most `limit` of them, read newest first (oldest first above
  * min_id: `climbing`) in batches until the next row would start one group too many, the rows run
  * out or MAX_GROUPED_ROWS are read. A group's page_min_id and page_max_id are its notifications
  * within the page; as Mastodon's, its notifications_count and sample accounts also take its older
- * notifications, read past the page (down to its window's start, at most MAX_COUNTED_PAST_PAGE
- * rows: a flood counts what these rows hold). Climbing, nothing older is read: a group counts the
- * notifications of its key in the page. `next` and `prev`: the ids the Link header goes on from
- * (the page's rows end there, whatever of them was left out).
+ * notifications, read past the page by their keys alone (down to its window's start, at most
+ * MAX_COUNTED_PAST_PAGE rows: a flood counts what these rows hold). Climbing, nothing older is
+ * read: a group counts the notifications of its key in the page. `next` and `prev`: the ids the
+ * Link header goes on from (the page's rows end there, whatever of them was left out).
  */
 export function groupedPage<M extends Mapped>(input: {
   limit: number;
@@ -88,50 +97,39 @@ export function groupedPage<M extends Mapped>(input: {
   /** At most `limit` rows past `cursor` (null: from the page's bound), newest first as
    * NotificationService.range gives them. */
   read: (cursor: NotificationItem | null, limit: number) => NotificationItem[];
+  /** At most `limit` keys older than `before`, newest first (NotificationService.rangeKeys). */
+  readKeys: (before: number, limit: number) => NotificationKey[];
   /** Its Mastodon type, or null when it is not asked for. */
-  typeOf: (item: NotificationItem) => string | null;
+  typeOf: (item: NotificationItem | NotificationKey) => string | null;
   groupable: readonly string[];
   map: (item: NotificationItem) => M | null;
   account: (actor: Actor) => M['account'];
+  /** The actor of a notification read by its key (for a sample account). */
+  actorOf: (id: number) => Actor | null;
   accountId?: string | undefined;
 }) {
   const groups = new Map<string, Group<M>>();
   const unlisted = new Set<string>();
   const consumed: number[] = [];
+  const keyOf = (item: Keyed, type: string | null) =>
+    type !== null && (input.accountId === undefined || String(item.actorId ?? 0) === input.accountId) ? groupKeyOf(item, type, input.groupable) : null;
+
+  // The page, its rows read whole.
   let cursor: NotificationItem | null = null;
-  // Past the page: only counting its groups' older notifications, back to `floor` (ms).
-  let counting = false;
-  let floor = Number.POSITIVE_INFINITY;
-  const startCounting = () => {
-    counting = true;
-    const starts = [...groups.values()].map((g) => g.since).filter((t): t is number => t !== null);
-    floor = starts.length === 0 ? Number.POSITIVE_INFINITY : Math.min(...starts);
-  };
-  let read = 0;
-  reading: for (;;) {
-    const cap = counting ? MAX_GROUPED_ROWS + MAX_COUNTED_PAST_PAGE : MAX_GROUPED_ROWS;
-    const want = Math.min(BATCH, cap - read);
-    if (want <= 0 || (counting && floor === Number.POSITIVE_INFINITY)) break;
+  /** Read past the page (descending): where the older rows start, and those already read. */
+  let past: { before: number; rows: (NotificationItem | NotificationKey)[] } | null = null;
+  reading: while (consumed.length < MAX_GROUPED_ROWS) {
+    const want = Math.min(BATCH, MAX_GROUPED_ROWS - consumed.length);
     const batch = input.read(cursor, want);
-    read += batch.length;
     // In the page's order: down from the top, or up from min_id.
-    for (const item of input.climbing ? [...batch].reverse() : batch) {
-      const type = input.typeOf(item);
-      const wanted = type !== null && (input.accountId === undefined || String(item.actor?.id ?? 0) === input.accountId);
-      const key = wanted ? groupKeyOf(item, type, input.groupable) : null;
+    const rows = input.climbing ? [...batch].reverse() : batch;
+    for (const [i, item] of rows.entries()) {
+      const key = keyOf(keyedOf(item), input.typeOf(item));
       let group = key === null ? undefined : groups.get(key);
-      if (!counting && key !== null && !group && groups.size >= input.limit) {
-        // This row starts the next page.
-        if (input.climbing) break reading;
-        startCounting();
-      }
-      if (counting) {
-        if (Date.parse(item.createdAt) < floor) break reading;
-        if (group) {
-          group.older++;
-          if (item.actor && group.actors.length < SAMPLE_ACCOUNTS && !group.actors.some((a) => a.id === item.actor!.id)) group.actors.push(item.actor);
-        }
-        continue;
+      if (key !== null && !group && groups.size >= input.limit) {
+        // This row starts the next page; the rest of the batch is older.
+        past = input.climbing ? null : { before: batch.at(-1)!.id, rows: rows.slice(i) };
+        break reading;
       }
       consumed.push(item.id);
       if (key === null) continue;
@@ -153,12 +151,38 @@ export function groupedPage<M extends Mapped>(input: {
     }
     if (batch.length < want) break;
     cursor = input.climbing ? batch[0]! : batch.at(-1)!;
-    // The page's rows are read: its groups' older notifications are counted on.
-    if (!counting && read >= MAX_GROUPED_ROWS) {
-      if (input.climbing) break;
-      startCounting();
+    if (consumed.length >= MAX_GROUPED_ROWS && !input.climbing) past = { before: cursor.id, rows: [] };
+  }
+
+  // Past the page: its groups' older notifications, counted by their keys down to the oldest
+  // group's window start.
+  const starts = [...groups.values()].map((g) => g.since).filter((t): t is number => t !== null);
+  if (past !== null && starts.length > 0) {
+    const floor = Math.min(...starts);
+    let lookups = MAX_OLDER_ACTORS;
+    let { before, rows } = past;
+    counting: for (let read = 0; ; ) {
+      for (const row of rows) {
+        if (Date.parse(row.createdAt) < floor) break counting;
+        const keyed = 'actor' in row ? keyedOf(row) : row;
+        const key = keyOf(keyed, input.typeOf(row));
+        const group = key === null ? undefined : groups.get(key);
+        if (!group) continue;
+        group.older++;
+        if (keyed.actorId !== null && group.actors.length < SAMPLE_ACCOUNTS && !group.actors.some((a) => a.id === keyed.actorId) && lookups-- > 0) {
+          const actor = 'actor' in row ? row.actor : input.actorOf(row.id);
+          if (actor) group.actors.push(actor);
+        }
+      }
+      const want = Math.min(BATCH * 2, MAX_COUNTED_PAST_PAGE - read);
+      if (want <= 0) break;
+      rows = input.readKeys(before, want);
+      read += rows.length;
+      if (rows.length === 0) break;
+      before = rows.at(-1)!.id;
     }
   }
+
   const accounts = new Map<string, M['account']>();
   const notificationGroups = [...groups.values()]
     .sort((a, b) => b.newest.id - a.newest.id)
@@ -190,22 +214,22 @@ export function groupedPage<M extends Mapped>(input: {
  * these rows at most). */
 export const MAX_COUNTED_ROWS = 2000;
 
-/** How many groups the notifications `read` gives (newest first, in batches past `cursor`) make,
- * of those `keep` keeps, at most `limit`: Mastodon 4.3's unread_count of groups. Not mapped: a
- * group counts as v1's unread_count counts its notifications, whether its post is still there or
- * not. */
+/** How many groups the notifications `read` gives (newest first, by their keys, in batches older
+ * than `before`) make, of those `keep` keeps, at most `limit`: Mastodon 4.3's unread_count of
+ * groups. Not mapped: a group counts as v1's unread_count counts its notifications, whether its
+ * post is still there or not. */
 export function countGroups(input: {
   limit: number;
-  read: (cursor: NotificationItem | null, limit: number) => NotificationItem[];
-  typeOf: (item: NotificationItem) => string | null;
-  keep: (item: NotificationItem) => boolean;
+  read: (before: number | null, limit: number) => NotificationKey[];
+  typeOf: (item: NotificationKey) => string | null;
+  keep: (item: NotificationKey) => boolean;
   groupable: readonly string[];
 }): number {
   const keys = new Set<string>();
-  let cursor: NotificationItem | null = null;
+  let before: number | null = null;
   for (let read = 0; read < MAX_COUNTED_ROWS && keys.size < input.limit; ) {
-    const want = Math.min(BATCH, MAX_COUNTED_ROWS - read);
-    const batch = input.read(cursor, want);
+    const want = Math.min(BATCH * 2, MAX_COUNTED_ROWS - read);
+    const batch = input.read(before, want);
     for (const item of batch) {
       const type = input.typeOf(item);
       if (type !== null && input.keep(item)) keys.add(groupKeyOf(item, type, input.groupable));
@@ -213,7 +237,7 @@ export function countGroups(input: {
     }
     read += batch.length;
     if (batch.length < want) break;
-    cursor = batch.at(-1)!;
+    before = batch.at(-1)!.id;
   }
   return Math.min(keys.size, Math.max(0, input.limit));
 }

@@ -102,8 +102,10 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
           return type !== null && wanted.includes(type) ? type : null;
         },
         groupable: groupableOf(q),
+        readKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
         map: (n) => api.map.notification(n),
         account: (actor) => api.map.account(actor),
+        actorOf: (id) => service().get(id)?.actor ?? null,
         accountId: q.account_id,
       });
       const statuses = new Map(page.shown.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
@@ -144,13 +146,13 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
           ? 0
           : countGroups({
               limit: q.limit,
-              read: (cursor, limit) => service().range({ after, ...(cursor === null ? {} : { before: cursor.id }), limit, types }),
+              read: (before, limit) => service().rangeKeys({ after, before, limit, types }),
               typeOf: (n) => {
                 const type = mastodonTypeOf(n);
                 return type !== null && wanted.includes(type) ? type : null;
               },
               // Without a marker, the unread ones; an ended poll of the author's own has no actor.
-              keep: (n) => (after !== null || n.isNew) && (q.account_id === undefined || String(n.actor?.id ?? 0) === q.account_id),
+              keep: (n) => (after !== null || n.isNew) && (q.account_id === undefined || String(n.actorId ?? 0) === q.account_id),
               groupable: groupableOf(q),
             });
       return json(c, { count });
