@@ -164,6 +164,22 @@ describe('grouped notifications with emoji reactions', () => {
     expect(/<([^>]+)>; rel="prev"/.exec(headers.get('link') ?? '')?.[1]).toContain(`min_id=${climbed[0]!.page_max_id}`);
   });
 
+  it('limit counts groups: 40 unless told, at most 80', async () => {
+    const s = t.rig.core.sqlite;
+    const like = (await grouped('?types[]=favourite'))[0]!;
+    const columns = (s.prepare('PRAGMA table_info(notifications)').all() as { name: string }[]).map((c) => c.name).filter((c) => c !== 'id' && c !== 'created_at');
+    // Likes 13 hours apart: each in a window of its own, a group each.
+    const copy = s.prepare(
+      `INSERT INTO notifications (created_at, ${columns.join(', ')}) SELECT strftime('%Y-%m-%dT%H:%M:%fZ', created_at, '-' || (13 * ?) || ' hours'), ${columns.join(', ')} FROM notifications WHERE id = ?`,
+    );
+    const copies = s.transaction(() => Array.from({ length: 90 }, (_, i) => Number(copy.run(i + 1, Number(like.most_recent_notification_id)).lastInsertRowid)))();
+    expect(await grouped('?types[]=favourite')).toHaveLength(40);
+    expect(await grouped('?types[]=favourite&limit=100')).toHaveLength(80);
+    expect(z.array(S.Notification).parse((await get('/api/v1/notifications?types[]=favourite')).json)).toHaveLength(20);
+    // Gone again: the tests after this one read notifications in the order of their times.
+    s.prepare('DELETE FROM notifications WHERE id IN (SELECT value FROM json_each(?))').run(JSON.stringify(copies));
+  });
+
   it('a flood of one reaction is one group per page, read on a bounded number of rows', async () => {
     const s = t.rig.core.sqlite;
     const tada = (await grouped('?types[]=pleroma:emoji_reaction')).at(-1)!;

@@ -16,8 +16,13 @@ const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
 // Mastodon 4.3's grouped list: grouped_types[] names the types a client can show grouped;
 // expand_accounts and include_filtered are read and ignored (every account is given in full;
-// Tern filters nothing).
-const groupedQuery = listQuery.extend({ grouped_types: list(mastodonType, 20).optional(), expand_accounts: z.string().max(20).optional(), include_filtered: z.string().max(10).optional() });
+// Tern filters nothing). `limit` counts groups: 40 unless told, at most 80, as Mastodon's.
+const groupedQuery = listQuery.extend({
+  grouped_types: list(mastodonType, 20).optional(),
+  expand_accounts: z.string().max(20).optional(),
+  include_filtered: z.string().max(10).optional(),
+  limit: limitParam(40, 80),
+});
 const countQuery = z.object({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), limit: limitParam(100, 1000) });
 const groupedCountQuery = countQuery.extend({ grouped_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
 
