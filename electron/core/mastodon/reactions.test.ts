@@ -38,6 +38,11 @@ async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
   throw new Error('never came');
 }
 
+/** After seconds of writing on this thread, the listener's timers run (a kept-alive connection
+ * past its timeout is closed) before the next request, which would otherwise take that connection
+ * as it closes (ECONNRESET). */
+const settle = () => new Promise((r) => setTimeout(r, 100));
+
 async function deliver(activity: Record<string, unknown>): Promise<void> {
   const sent = await t.peer.postSigned(`${t.url}/inbox`, { '@context': AS, actor: t.peer.actorId, ...activity });
   expect(sent.status).toBe(202);
@@ -159,6 +164,7 @@ describe('emoji reactions in the Mastodon client API', () => {
     })();
     const ids = posts.map((p) => idOf.get(p.uri) as number);
     for (const id of ids) flood(id, 12_000);
+    await settle();
     expect(MAX_REACTION_ROWS * 12_000).toBeGreaterThan(MAX_REACTION_BYTES_PER_ANSWER);
     // Alone, each shows its reaction (read from its first rows); in one answer, the first post
     // shown spends the budget and the others show none (each is too large to be counted past it).
@@ -173,6 +179,7 @@ describe('emoji reactions in the Mastodon client API', () => {
     // a post flooded with them shows no reaction.
     const big = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'flooded with big ones' })).json);
     flood(idOf.get(big.uri) as number, 250_000);
+    await settle();
     const budget = reactionBudget();
     expect(reactionTallyOf(t.rig.core.db, idOf.get(big.uri) as number, budget)).toEqual({ reactions: [], reactingLikers: 0 });
     expect(budget).toMatchObject({ rows: MAX_REACTION_ROWS_PER_ANSWER - MAX_REACTION_ROWS, bytes: MAX_REACTION_BYTES_PER_ANSWER });
@@ -184,6 +191,7 @@ describe('emoji reactions in the Mastodon client API', () => {
       const post = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: text })).json);
       small.push(idOf.get(post.uri) as number);
       flood(small.at(-1)!, 0);
+      await settle();
     }
     const rows = reactionBudget();
     expect(reactionTallyOf(t.rig.core.db, small[0]!, rows).reactions).toHaveLength(1);
