@@ -123,6 +123,12 @@ describe('reactions and favourites_count under a flood', () => {
     expect(reactionTallyOf(t.rig.core.db, id, budget).reactingLikers).toBe(90);
     // All its rows counted by emoji, then its Like rows.
     expect(budget.wideRows).toBe(MAX_WIDE_ROWS_PER_ANSWER - (MAX_REACTION_ROWS + 150) - 100);
+    // More rows than the wide budget holds: counted from the index only (a tenth of a row each),
+    // and the window's counts are kept; its 100 likes still fit.
+    const short = { ...reactionBudget(), wideRows: 1000 };
+    const partly = reactionTallyOf(t.rig.core.db, id, short);
+    expect([partly.reactions.map((r) => [r.emoji, r.count]), partly.reactingLikers]).toEqual([[['🎉', MAX_REACTION_ROWS]], 90]);
+    expect(short.wideRows).toBe(1000 - Math.ceil(1001 / 10) - 100);
     // Past the wide budget, what the tally's rows told is kept.
     const spent = reactionTallyOf(t.rig.core.db, id, { ...reactionBudget(), wideRows: 0 });
     expect([spent.reactions.map((r) => [r.emoji, r.count]), spent.reactingLikers]).toEqual([[['🎉', MAX_REACTION_ROWS]], 0]);
