@@ -14,6 +14,7 @@ import { isLocalActorId } from '../federation/identity';
 import { statusId } from './ids';
 import { endedPollOf, mastodonTypeOf, REACTION_NOTIFICATION } from './notification-types';
 import { createAccounts, mastodonEmojis } from './account-entity';
+import { groupKeyOf, keyedOf } from './notification-groups';
 import { reactionBudget } from '../federation/reaction-tally';
 import type { MapperDeps } from './mapper-deps';
 
@@ -254,7 +255,8 @@ export function createMapper(deps: MapperDeps) {
       id: String(item.id),
       type,
       created_at: item.createdAt,
-      group_key: `ungrouped-${item.id}`,
+      // The key the grouped list groups it by (notification-groups.ts), as Mastodon's v1 gives it.
+      group_key: groupKeyOf(keyedOf(item), type),
       account: item.actor ? account(item.actor) : ownAccount(),
       ...(post ? { status: status(post.view, post.key) } : {}),
       ...reaction,

@@ -103,6 +103,28 @@ export const Notification = z.object({
   status: Status.optional(),
   emoji: z.string().min(1).optional(),
   emoji_url: url.optional(),
+  group_key: z.string().min(1),
+});
+
+/** Mastodon 4.3's NotificationGroup, with Pleroma's emoji (and emoji_url) on a reaction group. */
+export const NotificationGroup = z.object({
+  group_key: z.string().min(1),
+  notifications_count: z.number().int().positive(),
+  type: Notification.shape.type,
+  most_recent_notification_id: z.string().regex(/^\d+$/),
+  page_min_id: z.string().regex(/^\d+$/),
+  page_max_id: z.string().regex(/^\d+$/),
+  latest_page_notification_at: datetime,
+  sample_account_ids: z.array(z.string()).min(1).max(8),
+  status_id: z.string().optional(),
+  emoji: z.string().min(1).optional(),
+  emoji_url: url.optional(),
+});
+
+export const GroupedNotifications = z.object({
+  accounts: z.array(Account),
+  statuses: z.array(Status),
+  notification_groups: z.array(NotificationGroup),
 });
 
 export const Relationship = z.object({

@@ -1,18 +1,30 @@
 // Notifications, Mastodon's way: newest first by id with max_id/since_id/min_id pages, the
 // notifications Mastodon has a type for (notification-types.ts: follow, favourite, reblog,
-// mention, poll, and Pleroma's pleroma:emoji_reaction; the others are not listed), one by id, dismiss and clear (which remove them in
-// the desktop app too).
+// mention, poll, and Pleroma's pleroma:emoji_reaction; the others are not listed), grouped as
+// Mastodon 4.3 groups them (notification-groups.ts), one by id, dismiss and clear (which remove
+// them in the desktop app too).
 import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
+import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups';
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 import type { NotificationItem } from '../notifications/service';
 
 const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
+// Mastodon 4.3's grouped list: grouped_types[] names the types a client can show grouped;
+// expand_accounts and include_filtered are read and ignored (every account is given in full;
+// Tern filters nothing). `limit` counts groups: 40 unless told, at most 80, as Mastodon's.
+const groupedQuery = listQuery.extend({
+  grouped_types: list(mastodonType, 20).optional(),
+  expand_accounts: z.string().max(20).optional(),
+  include_filtered: z.string().max(10).optional(),
+  limit: limitParam(40, 80),
+});
 const countQuery = z.object({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), limit: limitParam(100, 1000) });
+const groupedCountQuery = countQuery.extend({ grouped_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
 
 export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
   const service = () => {
@@ -28,6 +40,9 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   /** The Mastodon types asked for (types[], exclude_types[]) of those this API lists. */
   const wantedOf = (q: { types?: string[] | undefined; exclude_types?: string[] | undefined }) =>
     MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
+
+  /** The types grouped_types[] lets group (all Tern groups when it is not given). */
+  const groupableOf = (q: { grouped_types?: string[] | undefined }) => (q.grouped_types ? GROUPABLE_TYPES.filter((t) => q.grouped_types!.includes(t)) : GROUPABLE_TYPES);
 
   /** One page of Mastodon notifications (rows whose post is gone map to nothing: read on). */
   const pageOf = (c: Parameters<Parameters<typeof handler>[0]>[0]) => {
@@ -69,34 +84,38 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     }),
   );
 
-  // Grouped notifications (Mastodon 4.3): Tern does not group, so each is a group of one.
+  // Grouped notifications (Mastodon 4.3): notification-groups.ts. `limit` counts groups; the
+  // Link header goes on from the rows the page read.
   app.get(
     '/api/v2/notifications',
     handler((c) => {
       requireToken(core, c, 'read');
-      const { page, headers } = pageOf(c);
-      const accounts = new Map(page.map((n) => [n.account.id, n.account]));
-      const statuses = new Map(page.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
-      return json(
-        c,
-        {
-          accounts: [...accounts.values()],
-          statuses: [...statuses.values()],
-          notification_groups: page.map((n) => ({
-            group_key: n.group_key,
-            notifications_count: 1,
-            type: n.type,
-            most_recent_notification_id: n.id,
-            page_min_id: n.id,
-            page_max_id: n.id,
-            latest_page_notification_at: n.created_at,
-            sample_account_ids: [n.account.id],
-            ...(n.status ? { status_id: n.status.id } : {}),
-          })),
+      const api = apiOf(core, c);
+      const q = parse(groupedQuery, queryParams(c));
+      const wanted = wantedOf(q);
+      const types = specTypesFor(wanted);
+      const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
+      const climbing = q.min_id !== undefined;
+      const bound = { before: num(q.max_id), after: num(q.min_id ?? q.since_id) };
+      const page = groupedPage({
+        limit: wanted.length === 0 ? 0 : q.limit,
+        climbing,
+        read: (cursor, limit) =>
+          wanted.length === 0 || limit <= 0 ? [] : service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit, types }),
+        typeOf: (n) => {
+          const type = mastodonTypeOf(n);
+          return type !== null && wanted.includes(type) ? type : null;
         },
-        200,
-        headers,
-      );
+        groupable: groupableOf(q),
+        readKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
+        map: (n) => api.map.notification(n),
+        account: (actor) => api.map.account(actor),
+        actorOf: (id) => service().get(id)?.actor ?? null,
+        accountId: q.account_id,
+      });
+      const statuses = new Map(page.shown.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
+      const bounds = { ...(page.next === undefined ? {} : { next: page.next }), ...(page.prev === undefined ? {} : { prev: page.prev }) };
+      return json(c, { accounts: page.accounts, statuses: [...statuses.values()], notification_groups: page.notificationGroups }, 200, linkHeader(c, c.var.local, [], bounds));
     }),
   );
 
@@ -104,18 +123,46 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   // notifications marker the app saved, at most `limit` (default 100, at most 1000). Without a
   // marker, the ones the desktop has not shown as read. It once counted every unread row of any
   // type, also those the API never lists (an undone like, an unfollow), and ignored the marker.
-  for (const path of ['/api/v1/notifications/unread_count', '/api/v2/notifications/unread_count']) {
-    app.get(
-      path,
-      handler((c) => {
-        requireToken(core, c, 'read');
-        const q = parse(countQuery, queryParams(c));
-        const marker = core.settings.get().mastodonMarkers.notifications?.lastReadId;
-        const after = marker === undefined ? null : Number(marker.slice(0, 15));
-        return json(c, { count: service().countNewer({ after, ...countedTypesFor(wantedOf(q)), limit: q.limit }) });
-      }),
-    );
-  }
+  const markerAfter = () => {
+    const marker = core.settings.get().mastodonMarkers.notifications?.lastReadId;
+    return marker === undefined ? null : Number(marker.slice(0, 15));
+  };
+  app.get(
+    '/api/v1/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const q = parse(countQuery, queryParams(c));
+      return json(c, { count: service().countNewer({ after: markerAfter(), ...countedTypesFor(wantedOf(q)), limit: q.limit }) });
+    }),
+  );
+
+  // Mastodon 4.3's counts groups (notification-groups.ts): three reactions of one emoji to one post
+  // are one, as the grouped list shows them; grouped_types[] and account_id as there.
+  app.get(
+    '/api/v2/notifications/unread_count',
+    handler((c) => {
+      requireToken(core, c, 'read');
+      const q = parse(groupedCountQuery, queryParams(c));
+      const wanted = wantedOf(q);
+      const types = specTypesFor(wanted);
+      const after = markerAfter();
+      const count =
+        wanted.length === 0
+          ? 0
+          : countGroups({
+              limit: q.limit,
+              read: (before, limit) => service().rangeKeys({ after, before, limit, types }),
+              typeOf: (n) => {
+                const type = mastodonTypeOf(n);
+                return type !== null && wanted.includes(type) ? type : null;
+              },
+              // Without a marker, the unread ones; an ended poll of the author's own has no actor.
+              keep: (n) => (after !== null || n.isNew) && (q.account_id === undefined || String(n.actorId ?? 0) === q.account_id),
+              groupable: groupableOf(q),
+            });
+      return json(c, { count });
+    }),
+  );
 
   app.post(
     '/api/v1/notifications/clear',

@@ -37,12 +37,16 @@ export const MASTODON_NOTIFICATION_TYPES: readonly string[] = [...Object.values(
 
 
 
+/** What tells a notification's Mastodon type: a NotificationItem, or a NotificationKey (its
+ * objects unread). */
+type Typed = Pick<NotificationItem, 'type' | 'reaction'> & { outboxObject: { apType: string } | null; inboxObject: { apType: string } | null };
+
 /** The poll a typeless notification is about, if it is one. */
-export const endedPollOf = (item: NotificationItem) =>
+export const endedPollOf = <T extends Typed>(item: T): T['outboxObject'] | T['inboxObject'] =>
   item.type !== null ? null : item.outboxObject?.apType === 'Question' ? item.outboxObject : item.inboxObject?.apType === 'Question' ? item.inboxObject : null;
 
 /** The Mastodon type of a notification, or null when Mastodon has none for it. */
-export function mastodonTypeOf(item: NotificationItem): string | null {
+export function mastodonTypeOf(item: Typed): string | null {
   if (item.type === 'LIKE' && item.reaction) return REACTION_NOTIFICATION;
   if (item.type !== null) return BY_SPEC_TYPE[item.type] ?? null;
   return endedPollOf(item) ? 'poll' : null;
