@@ -30,6 +30,7 @@ import { swapIntoDataFolder, undoSwap } from './swap';
 import { onBackupThread } from './backup';
 import type { ImportInspection, LeftBehind, TernEnums } from './import-types';
 import { hashSecret } from '../indieauth/secrets';
+import { UNCHECKED_ACTOR_DATE } from '../federation/actors';
 
 /**
  * microblog.pub's revisions from f5717d82b3ff on (its last release's chain), each with the
@@ -370,7 +371,7 @@ const SECRET_COLUMNS: Readonly<Record<string, readonly string[]>> = {
  * for that actor. Dated at the epoch, such a document is fetched again before it is used, and
  * its keys are never believed without a fetch (federation/stored-keys.ts). */
 const SET_COLUMNS: Readonly<Record<string, Readonly<Record<string, string>>>> = {
-  actor: { updated_at: "'1970-01-01T00:00:00.000Z'" },
+  actor: { updated_at: `'${UNCHECKED_ACTOR_DATE.toISOString()}'` },
 };
 
 /** Every datetime as Tern stores it, UTC text with milliseconds and Z (db/columns.ts): naive
