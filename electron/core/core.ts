@@ -225,6 +225,7 @@ export async function openCore(options: CoreOptions): Promise<Core> {
           onRowsDone: tellRowsDone,
           // Accepts, forwarded replies, a Move's follows: the delivery loop hears it as if queued here.
           onDeliveriesQueued: notifyDeliveriesQueued,
+          onKeysEvicted: (keyIds) => keyIds.forEach((keyId) => fed.keyCache.evict(keyId)),
           ...(options.inboxChecksIdleStopMs === undefined ? {} : { checksIdleStopMs: options.inboxChecksIdleStopMs }),
         })
       : null;

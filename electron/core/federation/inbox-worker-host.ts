@@ -59,6 +59,9 @@ export interface InboxWorkerHostOptions {
   onRowsDone?: (results: RowResult[]) => void;
   /** Called on the main thread when the processor queued deliveries (after its commit). */
   onDeliveriesQueued?: () => void;
+  /** Called on the main thread with the keys the processor dropped from its cache (an actor's
+   * Update or Delete of itself): the main thread's cache drops them too. */
+  onKeysEvicted?: (keyIds: string[]) => void;
   restartDelayMs?: number;
   /** The checks worker stops after this long without a POST. Default CHECKS_IDLE_STOP_MS (tests: less). */
   checksIdleStopMs?: number;
@@ -111,7 +114,11 @@ export function createInboxWorkerHost(options: InboxWorkerHostOptions): InboxWor
     log,
     onMessage(message) {
       if (message.type === 'rowsDone') options.onRowsDone?.(message.results);
-      else options.onDeliveriesQueued?.();
+      else if (message.type === 'keysEvicted') {
+        // A checks worker not running starts with an empty cache: nothing to tell it.
+        checks.post({ type: 'evictKeys', keyIds: message.keyIds });
+        options.onKeysEvicted?.(message.keyIds);
+      } else options.onDeliveriesQueued?.();
     },
     startMessage: { type: 'start' } satisfies ToWorker,
     stopWaitMs: STOP_WAIT_MS,

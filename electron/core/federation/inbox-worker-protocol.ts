@@ -31,10 +31,15 @@ export type ToWorker =
   | { type: 'insert'; request: number; rows: IncomingRow[] }
   /** An inbox POST the listener read, to check (signature, key owner, blocks): the checks worker. */
   | { type: 'accept'; request: number; post: InboxPost }
-  | { type: 'keyStats'; request: number };
+  | { type: 'keyStats'; request: number }
+  /** Keys the processor dropped (an actor's Update or Delete of itself): the checks worker drops
+   * them from its cache too, so the next request of that actor is checked with what stands now. */
+  | { type: 'evictKeys'; keyIds: string[] };
 
 export type FromWorker =
   /** Rows finished since the last message (outcomes already committed). */
   | { type: 'rowsDone'; results: RowResult[] }
   /** The processor queued deliveries (Accepts, forwarded replies, Move's follows). */
-  | { type: 'deliveriesQueued' };
+  | { type: 'deliveriesQueued' }
+  /** The processor dropped these keys from its cache (its fed.keyCache.evict). */
+  | { type: 'keysEvicted'; keyIds: string[] };

@@ -200,6 +200,23 @@ describe('the inbox worker', { timeout: 60_000 }, () => {
     expect(count(core, 'SELECT count(*) AS n FROM incoming_activity')).toBe(2);
   });
 
+  it("an actor's Delete of itself, processed on the processor's thread, drops its key from the checks worker's cache too", async () => {
+    const { core, peer, url } = await listeningWorkerCore();
+    const like = () => ({ '@context': 'https://www.w3.org/ns/activitystreams', id: peer.newId('likes').href, type: 'Like', actor: peer.actorId, object: `${url}/o/nothing` });
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    await core.loops.inbox.drain();
+    expect((await core.inboxKeyStats()).fetches).toBe(1);
+    const del = { '@context': 'https://www.w3.org/ns/activitystreams', id: `${peer.actorId}#delete`, type: 'Delete', actor: peer.actorId, object: peer.actorId, to: ['https://www.w3.org/ns/activitystreams#Public'] };
+    expect((await peer.postSigned(`${url}/inbox`, del)).status).toBe(202);
+    await core.loops.inbox.drain();
+    expect(count(core, `SELECT count(*) AS n FROM inbox WHERE ap_type = 'Delete'`)).toBe(1);
+    // The eviction reaches the checks worker by message: the next request is checked by a fetch
+    // of the key (its stored document no longer counts either), not by the cached one.
+    for (let i = 0; i < 50; i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect((await peer.postSigned(`${url}/inbox`, like())).status).toBe(202);
+    expect((await core.inboxKeyStats()).fetches).toBe(2);
+  });
+
   it('checks worker ended mid-burst: every activity answered 202 is stored exactly once', async () => {
     const { core, peer, url } = await listeningWorkerCore();
     const workers = core.loops.inbox as InboxWorkerHost;

@@ -71,6 +71,9 @@ function run(fed: FederationContext): void {
           return;
         case 'keyStats':
           return side.reply(message.request, () => ({ ...fed.keyCache.stats }));
+        case 'evictKeys':
+          for (const keyId of message.keyIds) fed.keyCache.evict(keyId);
+          return;
         case 'stop':
           fed.client.close();
           sqlite.close();
@@ -81,6 +84,14 @@ function run(fed: FederationContext): void {
     });
     return;
   }
+
+  // Keys this thread drops (an actor's Update or Delete of itself, after its commit) are dropped
+  // by the checks worker and the main thread too: each has a cache of its own.
+  const evict = fed.keyCache.evict.bind(fed.keyCache);
+  fed.keyCache.evict = (keyId) => {
+    evict(keyId);
+    post({ type: 'keysEvicted', keyIds: [typeof keyId === 'string' ? keyId : keyId.href] });
+  };
 
   // Rows stored and rows processed are written in commit groups (db/commit-group.ts): the inserts
   // of the POSTs that reached this thread in one turn of its event loop share a commit, and so do
@@ -131,6 +142,7 @@ function run(fed: FederationContext): void {
     switch (message.type) {
       case 'accept':
       case 'keyStats':
+      case 'evictKeys':
         return notHere(message, 'the inbox checks worker');
       case 'insert':
         // Answered (and the main thread answers the POSTs 202) once the group's commit is done.
