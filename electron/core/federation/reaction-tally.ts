@@ -73,14 +73,16 @@ export const reactionBudget = (): ReactionBudget => ({
 
 // SQL of an inbox row's content and tag, read only when its activity is short enough to be a
 // reaction: octet_length() reads the stored size without loading the text, so a flood of large
-// activities costs nothing. The tag is read only for a :shortcode: (a custom emoji needs it).
+// activities costs nothing. The tag is read only for a :shortcode: (a custom emoji needs it),
+// however it is padded.
 const SMALL = `octet_length(ap_object) <= ${MAX_REACTION_BYTES}`;
 // reaction-emoji.ts reads no longer content (bidi controls and spaces around an emoji included).
 const MAX_CONTENT_CHARS = 160;
 /** The content and tag of `column` (an inbox row's ap_object, named as a query with joins must). */
 export const reactionPartsSql = (column: string) => ({
   content: `CASE WHEN octet_length(${column}) <= ${MAX_REACTION_BYTES} THEN json_extract(${column}, '$.content') END`,
-  tag: `CASE WHEN octet_length(${column}) <= ${MAX_REACTION_BYTES} AND json_extract(${column}, '$.content') LIKE ':%' THEN json_extract(${column}, '$.tag') END`,
+  // LIKE '%:%', not ':%': reaction-emoji.ts trims spaces and bidi marks first (' :blobcat:').
+  tag: `CASE WHEN octet_length(${column}) <= ${MAX_REACTION_BYTES} AND json_extract(${column}, '$.content') LIKE '%:%' THEN json_extract(${column}, '$.tag') END`,
 });
 export const REACTION_CONTENT_SQL = reactionPartsSql('ap_object').content;
 export const REACTION_TAG_SQL = reactionPartsSql('ap_object').tag;

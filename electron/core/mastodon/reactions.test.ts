@@ -201,6 +201,21 @@ describe('emoji reactions in the Mastodon client API', () => {
     expect(reactionTallyOf(t.rig.core.db, ids[0]!, rows)).toEqual({ reactions: [], reactingLikers: 0 });
   });
 
+  it('a custom emoji whose content is padded (" :blobcat:") is a reaction everywhere: the status, the v1 and v2 counts', async () => {
+    const count = async (path: string) => ((await get(path)) as { count: number }).count;
+    const v1Before = await count('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction');
+    const v2Before = await count('/api/v2/notifications/unread_count?types[]=pleroma:emoji_reaction');
+    const padded = S.Status.parse((await call(t, token, 'POST', '/api/v1/statuses', { status: 'Padded' })).json);
+    const tag = [{ type: 'Emoji', name: ':blobcat:', icon: { type: 'Image', url: BLOBCAT } }];
+    // Misskey's reacting Like, its content as some servers pad it.
+    await deliver({ id: t.peer.newId('likes').href, type: 'Like', object: padded.uri, content: ' :blobcat:', _misskey_reaction: ' :blobcat:', tag });
+    await eventually(async () => ((await notificationsOf()).some((n) => n.status?.id === padded.id) ? true : undefined));
+    const status = await statusOf(padded.id);
+    expect([status.favourites_count, status.pleroma?.emoji_reactions.map((r) => r.name)]).toEqual([0, ['blobcat']]);
+    expect(await count('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')).toBe(v1Before + 1);
+    expect(await count('/api/v2/notifications/unread_count?types[]=pleroma:emoji_reaction')).toBe(v2Before + 1);
+  });
+
   it('unread_count tells likes from reactions without reading activities too long to be a reaction', async () => {
     const before = (await get('/api/v1/notifications/unread_count?types[]=pleroma:emoji_reaction')) as { count: number };
     const s = t.rig.core.sqlite;

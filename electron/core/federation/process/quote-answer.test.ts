@@ -174,6 +174,12 @@ describe('a quoted author who keeps changing their mind', () => {
     expect(told).toHaveLength(2);
     expect(told.find((n) => n.id === first!.id)).toMatchObject({ inboxObjectId: first!.inboxObjectId, isNew: false });
     expect(rig.core.services.notifications.list().items[0]).toMatchObject({ inboxObject: expect.objectContaining({ apId: refused.id }), detail: { kind: 'quote-answered', approved: false } });
+    // Flipped again within the hour: the unread one is pointed at it, beside the read one.
+    rig.advance(5 * 60 * 1000);
+    await answer('Accept', request, post, 3);
+    expect(quoteNotifications()).toHaveLength(2);
+    expect(rig.core.services.notifications.unreadCount()).toBe(1);
+    expect(rig.core.services.notifications.list().items[0]).toMatchObject({ detail: { kind: 'quote-answered', approved: true } });
   });
 
   it('refused after it was approved: the post drops the authorization, so an edit sends none', async () => {

@@ -91,14 +91,14 @@ const ANSWER_TYPES = ['Accept', 'Reject', 'Delete'];
 export function tellQuoteAnswer(tx: DbOrTx, told: { actorId: number; answerId: number; post: Pick<OutboxObject, 'id'>; now: Date }): void {
   const since = new Date(told.now.getTime() - QUOTE_ANSWER_TOLD_EVERY_MS);
   const recent = tx
-    .select({ id: notifications.id, isNew: notifications.isNew })
+    .select({ id: notifications.id })
     .from(notifications)
     .innerJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
-    // is_new listed so the (is_new, created_at) index cuts the hour out.
-    .where(and(inArray(notifications.isNew, [true, false]), gt(notifications.createdAt, since), eq(notifications.outboxObjectId, told.post.id), isNull(notifications.notificationType), inArray(inbox.apType, ANSWER_TYPES)))
+    // Unread only (a read one is left as it is), which the (is_new, created_at) index cuts out.
+    .where(and(eq(notifications.isNew, true), gt(notifications.createdAt, since), eq(notifications.outboxObjectId, told.post.id), isNull(notifications.notificationType), inArray(inbox.apType, ANSWER_TYPES)))
     .get();
   // Only one not read yet: once the author has read what it said, a change is news again.
-  if (recent !== undefined && recent.isNew) {
+  if (recent !== undefined) {
     tx.update(notifications).set({ actorId: told.actorId, inboxObjectId: told.answerId }).where(eq(notifications.id, recent.id)).run();
     return;
   }
