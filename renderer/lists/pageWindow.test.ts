@@ -122,6 +122,12 @@ describe('which pages a long list holds', () => {
     expect(nextStep(slots, { ...view, held: new Set([7]) }, 100)).toEqual({ fetch: 5 });
   });
 
+  it('does not jump past the ends of the list: far below its last page, or far above its first, nothing is asked for', () => {
+    const slots = read(3);
+    expect(nextStep(slots, screen(slots, 9_000), 100)).toBeNull();
+    expect(nextStep(slots, screen(slots, -5_000), 100)).toBeNull();
+  });
+
   it('fills only a page beside the held ones, so they stay one run', () => {
     let slots = read(6);
     for (let i = 0; i < 4; i++) slots = dropSlot(slots, i, PAGE_PX, idOf);

@@ -156,8 +156,10 @@ export function nextStep<T, C>(slots: Slots<T, C>, view: ScreenView, maxItems: n
   const seen = view.end > -near && view.start < view.height + near;
   // Scrolled far past what is held (the scrollbar dragged, Home, End): the page under the
   // viewport is asked for, rather than each page in between.
-  if (!seen && ![...view.held].some((i) => i >= lo && i <= hi)) {
-    const under = view.start >= view.height ? slotUnder(slots, 0, lo, view.start, view.height, true) : slotUnder(slots, hi + 1, slots.length, view.end, view.height);
+  // (Only toward pages let go: past the list's own ends there is nothing to ask for.)
+  const upward = view.start >= view.height;
+  if (!seen && (upward ? lo > 0 : hi < slots.length - 1) && ![...view.held].some((i) => i >= lo && i <= hi)) {
+    const under = upward ? slotUnder(slots, 0, lo, view.start, view.height, true) : slotUnder(slots, hi + 1, slots.length, view.end, view.height);
     return { jump: under };
   }
   const fetchAbove = lo > 0 && view.start > -near ? { fetch: lo - 1 } : null;
