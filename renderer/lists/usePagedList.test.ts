@@ -48,8 +48,8 @@ type PageOf = { items: Item[]; next: number | null };
 
 /** A list whose every page request waits until the test answers it. */
 function rig(key: string, maxItems?: number) {
-  const asked: { cursor: number | null; answer: (page: PageOf) => void }[] = [];
-  const fetchPage = (c: number | null) => new Promise<PageOf>((resolve) => asked.push({ cursor: c, answer: resolve }));
+  const asked: { cursor: number | null; answer: (page: PageOf) => void; fail: (err: Error) => void }[] = [];
+  const fetchPage = (c: number | null) => new Promise<PageOf>((resolve, reject) => asked.push({ cursor: c, answer: resolve, fail: reject }));
   const render = () => {
     cursor = 0;
     const list = usePagedList<Item, number>(key, 'notifications.list', fetchPage, (item) => String(item.id), maxItems);
@@ -251,5 +251,22 @@ describe('a long paged list holds a window of its pages', () => {
     await settled();
     expect(render().items).toEqual(before);
     expect(render().loading).toBe(false);
+  });
+
+  it('a page that could not be asked for again is asked again on "Try again", not the page after the last', async () => {
+    const { asked, render } = await readDeep('window-retry', 5);
+    render().adjust(view([0, 1, 2, 3, 4], 4_200, 1));
+    render().adjust(view([1, 2, 3, 4], 200, -1));
+    const failed = asked.shift()!;
+    expect(failed.cursor).toBe(null);
+    failed.fail(new Error('offline'));
+    await settled();
+    expect(render().moreError).not.toBeNull();
+    render().adjust(view([1, 2, 3, 4], 200, -1));
+    expect(asked).toHaveLength(0); // not while the error shows
+    render().loadMore(); // "Try again"
+    expect(render().moreError).toBeNull();
+    render().adjust(view([1, 2, 3, 4], 200, -1));
+    expect(asked.map((a) => a.cursor)).toEqual([null]);
   });
 });

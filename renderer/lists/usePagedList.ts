@@ -43,9 +43,11 @@ interface ListState<T, C> {
   moreError: ApiError | null;
   /** A page let go is being asked for again. */
   paging: boolean;
+  /** moreError is about such a page: "Try again" asks for it, not for the page after the last. */
+  pagingFailed: boolean;
 }
 
-export interface PagedList<T> extends Omit<ListState<T, unknown>, 'slots'> {
+export interface PagedList<T> extends Omit<ListState<T, unknown>, 'slots' | 'pagingFailed'> {
   hasMore: boolean;
   /** The heights of the pages let go before the held items, and after them (px). */
   spaceAbove: number;
@@ -82,6 +84,7 @@ const EMPTY: ListState<never, never> = {
   error: null,
   moreError: null,
   paging: false,
+  pagingFailed: false,
 };
 
 function withSlots<T, C>(s: ListState<T, C>, slots: Slot<T, C>[]): ListState<T, C> {
@@ -141,21 +144,18 @@ export function usePagedList<T, C>(
 
   const loadMore = useCallback(() => {
     const mine = generation.current;
-    const { slots, loadingMore, moreError } = stateRef.current ?? EMPTY;
+    const { slots, loadingMore, pagingFailed } = stateRef.current ?? EMPTY;
+    // "Try again" after a page let go could not be asked for again: the frame asks once more.
+    if (pagingFailed) return change((s) => ({ ...s, moreError: null, pagingFailed: false }));
     const last = slots.at(-1);
     // After the last page read, and only when it is held: pages let go below come back by scrolling.
     const cursor = last?.items ? last.next : null;
-    if (cursor === null) {
-      // "Try again" after a page let go could not be asked again: the frame asks once more.
-      if (moreError) change((s) => ({ ...s, moreError: null }));
-      return;
-    }
-    if (loadingMore) return;
+    if (cursor === null || loadingMore) return;
     const mineMore = ++moreGeneration.current;
     // A reload since (a hint, the author) answered for the list: the button is free again,
     // unless a newer "Load more" is out by then.
     const stale = () => change((s) => (mineMore === moreGeneration.current ? { ...s, loadingMore: false } : s));
-    change((s) => ({ ...s, loadingMore: true, moreError: null }));
+    change((s) => ({ ...s, loadingMore: true, moreError: null, pagingFailed: false }));
     fetchRef.current(cursor).then(
       (page) => {
         if (mine !== generation.current) return stale();
@@ -221,11 +221,11 @@ export function usePagedList<T, C>(
           if (mine !== generation.current) return change((s) => ({ ...s, paging: false }));
           change((s) => {
             const slots = fillSlot(s.slots, target.id, answer, idRef.current);
-            return { ...(slots ? withSlots(s, slots) : s), paging: false, moreError: null };
+            return { ...(slots ? withSlots(s, slots) : s), paging: false };
           });
         },
         (err: unknown) => {
-          if (mine === generation.current) change((s) => ({ ...s, paging: false, moreError: toApiError(err, channel) }));
+          if (mine === generation.current) change((s) => ({ ...s, paging: false, moreError: toApiError(err, channel), pagingFailed: true }));
         },
       );
     },
@@ -275,7 +275,7 @@ export function usePagedList<T, C>(
     reload();
   }, [reload]);
 
-  const { slots, ...rest } = stateRef.current;
+  const { slots, pagingFailed: _pagingFailed, ...rest } = stateRef.current;
   const last = slots.at(-1);
   const { above, below } = spacesOf(slots);
   return {
