@@ -269,4 +269,22 @@ describe('a long paged list holds a window of its pages', () => {
     render().adjust(view([1, 2, 3, 4], 200, -1));
     expect(asked.map((a) => a.cursor)).toEqual([null]);
   });
+
+  it('new posts that came while the first page was let go show when the author goes back to the top, and what lay between is asked for', async () => {
+    const { asked, render } = await readDeep('window-top', 5);
+    render().adjust(view([0, 1, 2, 3, 4], 4_200, 1));
+    render().adjust(view([1, 2, 3, 4], 3_200, 1));
+    render().reload(); // "Show 2 new posts"
+    asked.shift()!.answer({ items: [{ id: -2 }, { id: -1 }, ...pageAt(null).items.slice(0, 8)], next: 8 });
+    await settled();
+    // …and the Stream scrolls to its top, 2,000 px above the held pages: the page there is asked for.
+    render().adjust(view([2, 3, 4], -2_000, -1));
+    expect(asked.map((a) => a.cursor)).toEqual([null]);
+    asked.shift()!.answer({ items: [{ id: -2 }, { id: -1 }, ...pageAt(null).items.slice(0, 8)], next: 8 });
+    await settled();
+    expect(render().items.map((i) => i.id)).toEqual([-2, -1, 0, 1, 2, 3, 4, 5, 6, 7]);
+    // Items 8 and 9 were on the first page before: asked for after it, by the cursor Tern gives now.
+    render().adjust(view([0], 0, -1));
+    expect(asked.map((a) => a.cursor)).toEqual([8]);
+  });
 });
