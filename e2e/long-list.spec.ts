@@ -5,6 +5,7 @@
 // stand-in for Tern (e2e/fake-answers.ts) that counts which cursors were asked for.
 import type { Page } from '@playwright/test';
 import type { PostView } from '../electron/core/ipc/author-contract';
+import type { NotificationItem } from '../renderer/notifications/groups';
 import { expect, test } from './fixtures';
 import { ana, answer, ben, post } from './fake-answers';
 
@@ -151,3 +152,61 @@ test('j and k go on across pages let go, and the focused post is kept', async ({
   expect(await topOf(page, key)).not.toBeNull();
   await expect(page.locator(`#main [data-post="${key}"]`)).toBeFocused();
 });
+
+test('Notifications read a thousand deep keep a bounded window, and going back to the top shows the first ones again', async ({ page, tern }) => {
+  test.setTimeout(120_000);
+  const total = 1_500;
+  // A like on a different post each: one row each (notifications/groups.ts).
+  const items: NotificationItem[] = Array.from({ length: total }, (_, n) => ({
+    id: total - n,
+    type: 'LIKE',
+    createdAt: new Date(Date.now() - n * 60_000).toISOString(),
+    isNew: false,
+    actor: n % 2 ? ana : ben,
+    outboxObject: { id: n + 1, box: 'outbox', apId: `https://tern.test/o/${n + 1}`, apType: 'Note', excerpt: `Post number ${n}`, isDeleted: false },
+    inboxObject: null,
+    webmentionId: null,
+  }));
+  const asked: (string | null)[] = [];
+  await answer(page, 'notifications.list', (input) => {
+    const { cursor, limit } = input as { cursor: string | null; limit: number };
+    asked.push(cursor);
+    const from = cursor === null ? 0 : Number(cursor);
+    const to = Math.min(total, from + limit);
+    return { items: items.slice(from, to), nextOffset: null, nextCursor: to < total ? String(to) : null, unreadCount: 0 };
+  });
+  await page.goto(`${tern.url}#/notifications`);
+  const rows = page.getByTestId('notification');
+  await expect(rows.first().locator('.notification__excerpt')).toHaveText('Post number 0');
+  const list = page.locator('ul.notifications');
+  const more = page.getByRole('button', { name: 'Load more' });
+  for (let i = 0; i < 19; i++) {
+    await more.click();
+    await expect(more).toBeEnabled();
+    await page.evaluate(() => document.getElementById('main')!.scrollBy(0, 100_000));
+    await frames(page);
+    await expect(list).toHaveAttribute('aria-busy', 'false');
+    await frames(page);
+    expect(await rows.count()).toBeLessThanOrEqual(200 + 50);
+  }
+  await expect(rows.last().locator('.notification__excerpt')).toHaveText('Post number 999');
+  await expect(page.getByTestId('list-spacer-above')).not.toHaveCSS('height', '0px');
+
+  // Straight back to the top (Home): the first page is asked for, not each page in between.
+  const before = asked.length;
+  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
+  await expect(rows.first().locator('.notification__excerpt')).toHaveText('Post number 0');
+  await frames(page);
+  await expect(list).toHaveAttribute('aria-busy', 'false');
+  expect(asked.slice(before)[0]).toBeNull();
+  expect(asked.length - before).toBeLessThan(8);
+  // On down again, the next pages come back after it, in order.
+  const first = await rows.first().boundingBox();
+  await page.evaluate((by) => document.getElementById('main')!.scrollBy(0, by), 45 * first!.height);
+  await expect(async () => {
+    const shown = await rows.evaluateAll((els) => els.slice(0, 100).map((el) => el.querySelector('.notification__excerpt')?.textContent));
+    expect(shown).toEqual(Array.from({ length: 100 }, (_, n) => `Post number ${n}`));
+  }).toPass({ timeout: 10_000 });
+  expect(await rows.count()).toBeLessThanOrEqual(200 + 50);
+});
+
