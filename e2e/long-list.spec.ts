@@ -7,7 +7,7 @@ import type { Page } from '@playwright/test';
 import type { PostView } from '../electron/core/ipc/author-contract';
 import type { NotificationItem } from '../renderer/notifications/groups';
 import { expect, test } from './fixtures';
-import { ana, answer, ben, post } from './fake-answers';
+import { actor, ana, answer, ben, post } from './fake-answers';
 
 const TOTAL = 3_000;
 /** lists/usePagedList.ts MAX_HELD_ITEMS, with a page of slack: pages are let go once beyond it. */
@@ -208,5 +208,47 @@ test('Notifications read a thousand deep keep a bounded window, and going back t
     expect(shown).toEqual(Array.from({ length: 100 }, (_, n) => `Post number ${n}`));
   }).toPass({ timeout: 10_000 });
   expect(await rows.count()).toBeLessThanOrEqual(200 + 50);
+});
+
+test('Followers, a thousand read, keep a bounded window, and the first come back in order at the top', async ({ page, tern }) => {
+  test.setTimeout(120_000);
+  const total = 1_200;
+  const people = Array.from({ length: total }, (_, n) => ({
+    actor: actor(1_000 + n, `Follower ${n}`, `@f${n}@people.example`),
+    since: new Date(Date.now() - n * 60_000).toISOString(),
+  }));
+  await answer(page, 'people.page', (input) => {
+    const { cursor, limit = 50 } = input as { cursor: string | null; limit?: number };
+    const from = cursor === null ? 0 : Number(cursor);
+    const to = Math.min(total, from + limit);
+    return { items: people.slice(from, to), nextCursor: to < total ? String(to) : null };
+  });
+  // The counts, and the first page as Tern's People view has it.
+  await answer(page, 'people.list', () => ({
+    followers: people.slice(0, 50),
+    following: [],
+    counts: { followers: total, following: 0 },
+    nextCursor: { followers: '50', following: null },
+    pendingFollows: [],
+    requests: [],
+  }));
+  await page.goto(`${tern.url}#/people?tab=followers`);
+  const rows = page.getByRole('list', { name: 'Followers' }).getByTestId('person');
+  const name = (row: ReturnType<typeof rows.first>) => row.locator('.person__name');
+  await expect(name(rows.first())).toHaveText('Follower 0');
+  const more = page.getByRole('button', { name: 'Load more' });
+  for (let i = 0; i < 19; i++) {
+    await more.click();
+    await expect(more).toBeEnabled();
+    await page.evaluate(() => document.getElementById('main')!.scrollBy(0, 100_000));
+    await frames(page);
+    await frames(page);
+    expect(await rows.count()).toBeLessThanOrEqual(200 + 50);
+  }
+  await expect(name(rows.last())).toHaveText('Follower 999');
+  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
+  await expect(name(rows.first())).toHaveText('Follower 0');
+  const shown = await rows.evaluateAll((els) => els.slice(0, 50).map((el) => el.querySelector('.person__name')?.textContent));
+  expect(shown).toEqual(Array.from({ length: 50 }, (_, n) => `Follower ${n}`));
 });
 
