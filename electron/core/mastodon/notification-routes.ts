@@ -100,17 +100,19 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
       const page = groupedPage({
         limit: wanted.length === 0 ? 0 : q.limit,
         climbing,
-        read: (cursor, limit) =>
-          wanted.length === 0 || limit <= 0 ? [] : service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit, types }),
+        after: bound.after,
+        readKeys: (cursor, limit) =>
+          wanted.length === 0 || limit <= 0 ? [] : service().rangeKeys({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit, types }),
+        readOlderKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
+        whole: (id) => service().get(id),
         typeOf: (n) => {
           const type = mastodonTypeOf(n);
           return type !== null && wanted.includes(type) ? type : null;
         },
         groupable: groupableOf(q),
-        readKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
         map: (n) => api.map.notification(n),
         account: (actor) => api.map.account(actor),
-        actorOf: (id) => service().get(id)?.actor ?? null,
+        actorsOf: (ids) => service().actorsOf(ids),
         accountId: q.account_id,
       });
       const statuses = new Map(page.shown.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
