@@ -40,6 +40,21 @@ export function groupKeyOf(item: Keyed, type: string, groupable: readonly string
   return `${type}-${post}-${encodeURIComponent(item.reaction.emoji)}${picture}-${window}`;
 }
 
+/** What a group key groupKeyOf gave names: one notification, or a type, its post (none for
+ * follows) and its window — whose bounds `from` and `to` are. A reaction's emoji is not parsed
+ * back (an emoji may hold '-'): a row is of the group when groupKeyOf gives it the same key. Null
+ * for a key Tern never gives. */
+export type GroupKeyParts = { notification: number } | { type: string; post: number | null; from: Date; to: Date };
+
+export function partsOfGroupKey(key: string): GroupKeyParts | null {
+  const one = /^ungrouped-(\d{1,15})$/.exec(key);
+  if (one) return { notification: Number(one[1]) };
+  const match = /^(follow)-(-?\d{1,9})$/.exec(key) ?? /^(favourite|reblog)-(\d{1,15})-(-?\d{1,9})$/.exec(key) ?? /^(pleroma:emoji_reaction)-(\d{1,15})-.+-(-?\d{1,9})$/s.exec(key);
+  if (!match) return null;
+  const [type, post, window] = match[1] === 'follow' ? [match[1], null, Number(match[2])] : [match[1]!, Number(match[2]), Number(match[3])];
+  return { type, post, from: new Date(window * WINDOW_MS), to: new Date((window + 1) * WINDOW_MS) };
+}
+
 /** Notifications read at most for one page of groups, by their keys (a flood of one group — 10,000
  * reactions on one post — answers with a group of these, and its Link goes on past them), and
  * past the page to count its groups' older notifications. */
@@ -207,22 +222,27 @@ export function groupedPage<M extends Mapped>(input: {
       const found = sampleOf(g).flatMap((id) => actors.get(id) ?? []);
       const sample = found.length > 0 ? found.map(input.account) : [g.shown.account];
       for (const a of sample) accounts.set(a.id, a);
-      return {
-        group_key: g.key,
-        notifications_count: g.ids.length + g.older,
-        type: g.shown.type,
-        most_recent_notification_id: String(g.newest.id),
-        page_min_id: String(Math.min(...g.ids)),
-        page_max_id: String(Math.max(...g.ids)),
-        latest_page_notification_at: new Date(g.newest.at).toISOString(),
-        sample_account_ids: sample.map((a) => a.id),
-        ...(g.shown.status ? { status_id: g.shown.status.id } : {}),
-        ...(g.shown.emoji !== undefined ? { emoji: g.shown.emoji } : {}),
-        ...(g.shown.emoji_url !== undefined ? { emoji_url: g.shown.emoji_url } : {}),
-      };
+      return groupEntity({ key: g.key, shown: g.shown, count: g.ids.length + g.older, newest: g.newest, ids: g.ids, sample });
     });
   const [low, high] = consumed.length === 0 ? [undefined, undefined] : [String(Math.min(...consumed)), String(Math.max(...consumed))];
   return { notificationGroups, shown: [...groups.values()].map((g) => g.shown), accounts: [...accounts.values()], next: low, prev: high };
+}
+
+/** A NotificationGroup entity (Mastodon 4.3): `ids`, its notifications in the page. */
+export function groupEntity<M extends Mapped>(g: { key: string; shown: M; count: number; newest: { id: number; at: string }; ids: number[]; sample: M['account'][] }) {
+  return {
+    group_key: g.key,
+    notifications_count: g.count,
+    type: g.shown.type,
+    most_recent_notification_id: String(g.newest.id),
+    page_min_id: String(Math.min(...g.ids)),
+    page_max_id: String(Math.max(...g.ids)),
+    latest_page_notification_at: new Date(g.newest.at).toISOString(),
+    sample_account_ids: g.sample.map((a) => a.id),
+    ...(g.shown.status ? { status_id: g.shown.status.id } : {}),
+    ...(g.shown.emoji !== undefined ? { emoji: g.shown.emoji } : {}),
+    ...(g.shown.emoji_url !== undefined ? { emoji_url: g.shown.emoji_url } : {}),
+  };
 }
 
 /** Notifications read at most to count unread groups (a flood of one group counts once, read on

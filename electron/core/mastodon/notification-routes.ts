@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
+import { mountNotificationGroupRoutes } from './notification-group-routes';
 import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups';
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
@@ -199,4 +200,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
       }),
     );
   }
+
+  // After unread_count: /api/v2/notifications/unread_count is no group key.
+  mountNotificationGroupRoutes(app, core);
 }

@@ -106,7 +106,8 @@ export interface NotificationService {
   rangeKeys(input: RangeInput): NotificationKey[];
   /** The actors of these ids (a group's sample accounts, read by its keys). */
   actorsOf(ids: readonly number[]): Map<number, ActorSummary>;
-
+  /** Removes these; returns how many. */
+  dismissAll(ids: readonly number[]): number;
   /** How many there are newer than `after` (null: the unread ones), of these types or typeless
    * about an object of one of `typelessAbout`'s AP types (an ended poll: Question), counting at
    * most `limit` (the Mastodon client API's unread_count). `likes` (default 'all'): which LIKE
@@ -379,6 +380,7 @@ export function createNotificationService(db: Db): NotificationService {
       return new Map(viewsOf(rows, (row) => [row.id, summarizeActor(row)] as const, (row) => `actor ${row.id}`));
     },
     dismiss: (id) => db.delete(notifications).where(eq(notifications.id, id)).run().changes > 0,
+    dismissAll: (ids) => (ids.length === 0 ? 0 : db.delete(notifications).where(inArray(notifications.id, [...ids])).run().changes),
     clear: () => db.delete(notifications).run().changes,
 
     list(page = {}) {
