@@ -9,7 +9,7 @@ import { notifications } from '../../../db/schema';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import * as S from './entity-schemas';
 import { MAX_REACTION_BYTES } from '../federation/reaction-tally';
-import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, type Keyed } from './notification-groups';
+import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, partsOfGroupKey, type Keyed } from './notification-groups';
 import { mastodonTypeOf } from './notification-types';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
 
@@ -137,6 +137,18 @@ describe('grouped notifications with emoji reactions', () => {
     expect(keys.map((k) => k.id)).toEqual(whole.map((n) => n.id));
     const typeAndKey = (n: Parameters<typeof mastodonTypeOf>[0] & Keyed) => [mastodonTypeOf(n), n.reaction?.emoji ?? null, n.reaction?.custom?.url ?? null, groupKeyOf(n, mastodonTypeOf(n) ?? '')];
     expect(keys.map(typeAndKey)).toEqual(whole.map((n) => typeAndKey(keyedOf(n))));
+  });
+
+  it('a group key parses back into its type, post and window (a shortcode may hold a dash); a key Tern never gives does not', () => {
+    const at = '2026-03-04T13:14:15.000Z';
+    const row = (reaction?: Keyed['reaction']): Keyed => ({ id: 7, createdAt: at, actorId: 3, outboxObject: { id: 42 }, ...(reaction ? { reaction } : {}) });
+    const window = { from: new Date('2026-03-04T12:00:00.000Z'), to: new Date('2026-03-05T00:00:00.000Z') };
+    expect(partsOfGroupKey(groupKeyOf(row(), 'follow'))).toEqual({ type: 'follow', post: null, ...window });
+    for (const type of ['favourite', 'reblog']) expect(partsOfGroupKey(groupKeyOf(row(), type))).toEqual({ type, post: 42, ...window });
+    const custom = { emoji: ':blob-cat-2:', custom: { url: BLOBCAT } } as Keyed['reaction'];
+    for (const reaction of [{ emoji: '🎉' }, custom] as Keyed['reaction'][]) expect(partsOfGroupKey(groupKeyOf(row(reaction), 'pleroma:emoji_reaction'))).toEqual({ type: 'pleroma:emoji_reaction', post: 42, ...window });
+    expect(partsOfGroupKey(groupKeyOf(row(), 'mention'))).toEqual({ notification: 7 });
+    for (const key of ['', 'ungrouped-', 'follow-x', 'favourite-42', 'mention-42-1', 'reblog-42-1-2', 'pleroma:emoji_reaction-42-1', 'favourite-1234567890123456-1']) expect(partsOfGroupKey(key)).toBeNull();
   });
 
   it('limit counts groups, and the Link header goes on past the rows a page read', async () => {
