@@ -3,12 +3,13 @@
 // emoji; types[], exclude_types[] and grouped_types[] treat reactions as their own type, in the
 // list and in v2's unread_count (of groups); `limit` counts groups. Three actors react (the rig's follower, and two more Fedify peers), signed,
 // through the inbox.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import * as S from './entity-schemas';
-import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, type Keyed } from './notification-groups';
+import { MAX_REACTION_BYTES } from '../federation/reaction-tally';
+import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, partsOfGroupKey, type Keyed } from './notification-groups';
 import { mastodonTypeOf } from './notification-types';
 import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
 
@@ -138,6 +139,18 @@ describe('grouped notifications with emoji reactions', () => {
     expect(keys.map(typeAndKey)).toEqual(whole.map((n) => typeAndKey(keyedOf(n))));
   });
 
+  it('a group key parses back into its type, post and window (a shortcode may hold a dash); a key Tern never gives does not', () => {
+    const at = '2026-03-04T13:14:15.000Z';
+    const row = (reaction?: Keyed['reaction']): Keyed => ({ id: 7, createdAt: at, actorId: 3, outboxObject: { id: 42 }, ...(reaction ? { reaction } : {}) });
+    const window = { from: new Date('2026-03-04T12:00:00.000Z'), to: new Date('2026-03-05T00:00:00.000Z') };
+    expect(partsOfGroupKey(groupKeyOf(row(), 'follow'))).toEqual({ type: 'follow', post: null, ...window });
+    for (const type of ['favourite', 'reblog']) expect(partsOfGroupKey(groupKeyOf(row(), type))).toEqual({ type, post: 42, ...window });
+    const custom = { emoji: ':blob-cat-2:', custom: { url: BLOBCAT } } as Keyed['reaction'];
+    for (const reaction of [{ emoji: '🎉' }, custom] as Keyed['reaction'][]) expect(partsOfGroupKey(groupKeyOf(row(reaction), 'pleroma:emoji_reaction'))).toEqual({ type: 'pleroma:emoji_reaction', post: 42, ...window });
+    expect(partsOfGroupKey(groupKeyOf(row(), 'mention'))).toEqual({ notification: 7 });
+    for (const key of ['', 'ungrouped-', 'follow-x', 'favourite-42', 'mention-42-1', 'reblog-42-1-2', 'pleroma:emoji_reaction-42-1', 'favourite-1234567890123456-1']) expect(partsOfGroupKey(key)).toBeNull();
+  });
+
   it('limit counts groups, and the Link header goes on past the rows a page read', async () => {
     const all = await grouped();
     // A group's count is given where it first shows (its newest notification's page).
@@ -159,9 +172,25 @@ describe('grouped notifications with emoji reactions', () => {
     const oldest = v1.at(-1)!;
     const { json, headers } = await get(`/api/v2/notifications?min_id=${oldest.id}&limit=2`);
     const climbed = S.GroupedNotifications.parse(json).notification_groups;
-    expect(climbed.map((g) => [g.emoji, g.notifications_count])).toEqual([['🔥', 1], ['🎉', 2]]);
+    // The 🎉 group counts all three: the one at min_id too (Mastodon counts a group up to the
+    // page's newest, with no lower bound).
+    expect(climbed.map((g) => [g.emoji, g.notifications_count])).toEqual([['🔥', 1], ['🎉', 3]]);
     expect(climbed[1]!.page_min_id).toBe(v1.at(-2)!.id);
     expect(/<([^>]+)>; rel="prev"/.exec(headers.get('link') ?? '')?.[1]).toContain(`min_id=${climbed[0]!.page_max_id}`);
+  });
+
+  it('a poll above min_id or since_id gets a group it holds back whole: its count and sample accounts take the notifications at and below the bound', async () => {
+    const tada = (await grouped()).at(-1)!;
+    expect([tada.emoji, tada.notifications_count, tada.sample_account_ids.length]).toEqual(['🎉', 3, 3]);
+    const v1 = z.array(S.Notification).parse((await get('/api/v1/notifications')).json);
+    const ofTada = v1.filter((n) => n.group_key === tada.group_key);
+    // Above the middle one of the three: one of them is in the page, two are at or below its bound.
+    const bound = ofTada[1]!.id;
+    for (const query of [`?min_id=${bound}`, `?since_id=${bound}`, `?min_id=${bound}&types[]=pleroma:emoji_reaction`]) {
+      const polled = (await grouped(query)).find((g) => g.group_key === tada.group_key);
+      expect([polled?.notifications_count, polled?.sample_account_ids]).toEqual([3, tada.sample_account_ids]);
+      expect([polled?.page_min_id, polled?.page_max_id]).toEqual([ofTada[0]!.id, ofTada[0]!.id]);
+    }
   });
 
   it('limit counts groups: 40 unless told, at most 80', async () => {
@@ -199,5 +228,51 @@ describe('grouped notifications with emoji reactions', () => {
     const next = /<([^>]+)>; rel="next"/.exec(headers.get('link') ?? '')![1]!;
     const rest = S.GroupedNotifications.parse((await get(new URL(next).pathname + new URL(next).search)).json).notification_groups;
     expect(rest.find((g) => g.group_key === tada.group_key)?.notifications_count).toBe(2 * MAX_GROUPED_ROWS + 3 - MAX_GROUPED_ROWS);
+  });
+
+  it('a page under a flood of padded reactions reads its rows by their keys, and only the first of each group whole', async () => {
+    const s = t.rig.core.sqlite;
+    const service = t.rig.core.services.notifications;
+    // The other post's one 🎉, and its group.
+    const source = s
+      .prepare("SELECT n.id, n.actor_id, n.inbox_object_id FROM notifications n JOIN outbox o ON o.id = n.outbox_object_id WHERE o.ap_id = ? AND n.notification_type = 'LIKE'")
+      .get(other.uri) as { id: number; actor_id: number; inbox_object_id: number };
+    const single = S.Notification.parse((await get(`/api/v1/notifications/${source.id}`)).json);
+    // 2 × MAX_GROUPED_ROWS EmojiReacts (🎉) on the other post, each from an actor of its own and
+    // padded to just under MAX_REACTION_BYTES, and their notifications.
+    const inboxColumns = (s.prepare('PRAGMA table_info(inbox)').all() as { name: string }[]).map((c) => c.name).filter((c) => !['id', 'ap_id', 'ap_object', 'actor_id'].includes(c));
+    const size = s.prepare('SELECT octet_length(ap_object) FROM inbox WHERE id = ?').pluck().get(source.inbox_object_id) as number;
+    const padding = 'x'.repeat(MAX_REACTION_BYTES - size - 64);
+    const newActor = s.prepare("INSERT INTO actor (created_at, updated_at, ap_id, ap_actor, ap_type, handle) SELECT created_at, updated_at, ap_id || '/padded/' || ?, ap_actor, ap_type, NULL FROM actor WHERE id = ?");
+    const newInbox = s.prepare(
+      `INSERT INTO inbox (ap_id, ap_object, actor_id, ${inboxColumns.join(', ')}) SELECT ap_id || '/padded/' || @i, json_set(ap_object, '$.padding', @padding), @actor, ${inboxColumns.join(', ')} FROM inbox WHERE id = @source`,
+    );
+    const newNotification = s.prepare('INSERT INTO notifications (created_at, notification_type, is_new, actor_id, outbox_object_id, inbox_object_id) SELECT created_at, notification_type, is_new, @actor, outbox_object_id, @inbox FROM notifications WHERE id = @source');
+    s.transaction(() => {
+      for (let i = 0; i < 2 * MAX_GROUPED_ROWS; i++) {
+        const actor = Number(newActor.run(`${i}`, source.actor_id).lastInsertRowid);
+        const inbox = Number(newInbox.run({ i, padding, actor, source: source.inbox_object_id }).lastInsertRowid);
+        newNotification.run({ actor, inbox, source: source.id });
+      }
+    })();
+    const reads = { range: vi.spyOn(service, 'range'), get: vi.spyOn(service, 'get') };
+    try {
+      const { json, headers } = await get('/api/v2/notifications?limit=5');
+      const body = S.GroupedNotifications.parse(json);
+      // The page's rows (all of the flood's newest) and as many past it: one group, whose post is
+      // the other one, its newest 8 actors as sample accounts.
+      expect(body.notification_groups.map((g) => [g.group_key, g.status_id, g.emoji, g.notifications_count, g.sample_account_ids.length])).toEqual([
+        [single.group_key, other.id, '🎉', MAX_GROUPED_ROWS + MAX_COUNTED_PAST_PAGE, 8],
+      ]);
+      expect(body.statuses.map((st) => st.id)).toEqual([other.id]);
+      expect(body.accounts.map((a) => a.id)).toEqual(body.notification_groups[0]!.sample_account_ids);
+      expect(headers.get('link')).toContain(`max_id=${body.notification_groups[0]!.page_min_id}`);
+      // Read whole: the group's first notification only.
+      expect(reads.range).not.toHaveBeenCalled();
+      expect(reads.get.mock.calls).toEqual([[Number(body.notification_groups[0]!.most_recent_notification_id)]]);
+    } finally {
+      reads.range.mockRestore();
+      reads.get.mockRestore();
+    }
   });
 });

@@ -7,6 +7,7 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
+import { mountNotificationGroupRoutes } from './notification-group-routes';
 import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups';
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
@@ -100,17 +101,19 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
       const page = groupedPage({
         limit: wanted.length === 0 ? 0 : q.limit,
         climbing,
-        read: (cursor, limit) =>
-          wanted.length === 0 || limit <= 0 ? [] : service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit, types }),
+        after: bound.after,
+        readKeys: (cursor, limit) =>
+          wanted.length === 0 || limit <= 0 ? [] : service().rangeKeys({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit, types }),
+        readOlderKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
+        whole: (id) => service().get(id),
         typeOf: (n) => {
           const type = mastodonTypeOf(n);
           return type !== null && wanted.includes(type) ? type : null;
         },
         groupable: groupableOf(q),
-        readKeys: (before, limit) => service().rangeKeys({ before, limit, types }),
         map: (n) => api.map.notification(n),
         account: (actor) => api.map.account(actor),
-        actorOf: (id) => service().get(id)?.actor ?? null,
+        actorsOf: (ids) => service().actorsOf(ids),
         accountId: q.account_id,
       });
       const statuses = new Map(page.shown.filter((n) => n.status).map((n) => [n.status!.id, n.status!]));
@@ -197,4 +200,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
       }),
     );
   }
+
+  // After unread_count: /api/v2/notifications/unread_count is no group key.
+  mountNotificationGroupRoutes(app, core);
 }

@@ -2,7 +2,7 @@
 // UI shows — the actor (name, handle, avatar) and the objects involved (type, ap_id, a plain-text
 // excerpt). Notifications outlive what they point at: a deleted or undone object is reported as
 // deleted, without its text (see federation/process/delete.ts).
-import { and, asc, count, desc, eq, getTableColumns, gt, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, asc, count, desc, eq, getTableColumns, gt, gte, inArray, isNull, lt, or, sql } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/sqlite-core';
 import type { Db } from '../../../db/client';
 import { isReadableDate, viewsOf } from '../../../db/readable-rows';
@@ -101,9 +101,13 @@ export interface NotificationService {
   /** By id, newest first (the Mastodon client API): older than `before`, newer than `after`
    * (the page just above it when `closestToAfter`), of these types only. */
   range(input: RangeInput): NotificationItem[];
-  /** As range, newest first, their keys only (no objects read): about a tenth of the cost of a
-   * row, for counting groups. */
-  rangeKeys(input: Omit<RangeInput, 'closestToAfter'>): NotificationKey[];
+  /** As range (newest first, the page just above `after` when `closestToAfter`), their keys only
+   * (no objects read): about a tenth of the cost of a row, for walking and counting groups. */
+  rangeKeys(input: RangeInput): NotificationKey[];
+  /** The actors of these ids (a group's sample accounts, read by its keys). */
+  actorsOf(ids: readonly number[]): Map<number, ActorSummary>;
+  /** Removes these; returns how many. */
+  dismissAll(ids: readonly number[]): number;
   /** How many there are newer than `after` (null: the unread ones), of these types or typeless
    * about an object of one of `typelessAbout`'s AP types (an ended poll: Question), counting at
    * most `limit` (the Mastodon client API's unread_count). `likes` (default 'all'): which LIKE
@@ -122,6 +126,10 @@ export interface RangeInput {
   closestToAfter?: boolean;
   limit: number;
   types?: readonly NotificationType[];
+  /** About this outbox object only (a group's post). */
+  outboxObjectId?: number;
+  /** Created in [from, to) (a group's window). */
+  createdWithin?: { from: Date; to: Date };
 }
 
 /** Which LIKE notifications: the likes, the emoji reactions (NotificationItem.reaction), or both. */
@@ -256,11 +264,13 @@ export function createNotificationService(db: Db): NotificationService {
 
   const whatOf = (row: Row) => `notification ${row.n.id}`;
 
-  const rangeWhere = (input: Omit<RangeInput, 'closestToAfter'>) =>
+  const rangeWhere = (input: RangeInput) =>
     and(
       input.before != null ? lt(notifications.id, input.before) : undefined,
       input.after != null ? gt(notifications.id, input.after) : undefined,
       input.types ? inArray(notifications.notificationType, [...input.types]) : undefined,
+      input.outboxObjectId !== undefined ? eq(notifications.outboxObjectId, input.outboxObjectId) : undefined,
+      input.createdWithin ? and(gte(notifications.createdAt, input.createdWithin.from), lt(notifications.createdAt, input.createdWithin.to)) : undefined,
     );
 
   /** How many of these kinds are newer than `after`, at most `limit` (countNewer, in SQL). */
@@ -309,9 +319,10 @@ export function createNotificationService(db: Db): NotificationService {
         .leftJoin(outbox, eq(outbox.id, notifications.outboxObjectId))
         .leftJoin(inbox, eq(inbox.id, notifications.inboxObjectId))
         .where(rangeWhere(input))
-        .orderBy(desc(notifications.id))
+        .orderBy(input.closestToAfter ? asc(notifications.id) : desc(notifications.id))
         .limit(Math.max(1, Math.min(200, input.limit)))
         .all();
+      if (input.closestToAfter) rows.reverse();
       return rows
         .filter((r) => isReadableDate(r.createdAt))
         .map((r) => {
@@ -362,9 +373,14 @@ export function createNotificationService(db: Db): NotificationService {
     },
     get(id) {
       const row = joined().where(eq(notifications.id, id)).get();
-      return row ? itemOf(row) : null;
+      return row ? (viewsOf([row], itemOf, whatOf)[0] ?? null) : null;
+    },
+    actorsOf(ids) {
+      const rows = ids.length === 0 ? [] : db.select().from(actor).where(inArray(actor.id, [...new Set(ids)])).all();
+      return new Map(viewsOf(rows, (row) => [row.id, summarizeActor(row)] as const, (row) => `actor ${row.id}`));
     },
     dismiss: (id) => db.delete(notifications).where(eq(notifications.id, id)).run().changes > 0,
+    dismissAll: (ids) => (ids.length === 0 ? 0 : db.delete(notifications).where(inArray(notifications.id, [...ids])).run().changes),
     clear: () => db.delete(notifications).run().changes,
 
     list(page = {}) {
