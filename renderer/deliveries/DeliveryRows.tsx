@@ -24,7 +24,7 @@ export function DeliveryRows({
       {rows.map((row) => {
         const canRetry = onRetry && (row.state === 'failed' || row.state === 'retrying');
         return (
-          <li key={row.id} className="delivery-row" data-testid="delivery-row" data-state={row.state} data-list-key={row.id}>
+          <li key={row.id} className="delivery-row" data-testid="delivery-row" data-state={row.state}>
             <div className="delivery-row__head">
               <span className="delivery-row__host" title={row.recipient}>
                 {row.host}

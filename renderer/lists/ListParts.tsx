@@ -1,13 +1,11 @@
 // The parts every list shares (UX.md "Details that matter"): an empty state that says what to
 // do, a loading placeholder that does not flash, the error in place of the list or above it,
-// and "Load more" at the end. The items sit between two spacers holding the place of the pages
-// let go (lists/useListWindow.ts), so a long list keeps a few hundred items, not all it read.
+// and "Load more" at the end.
 import type { ReactNode } from 'react';
 import { Delayed } from '../components/Delayed';
 import { ErrorState } from '../components/ErrorState';
 import { strings } from '../strings';
 import type { PagedList } from './usePagedList';
-import { useListWindow } from './useListWindow';
 
 export function EmptyState({ icon, title, children }: { icon?: ReactNode; title: string; children?: ReactNode }) {
   return (
@@ -38,15 +36,12 @@ interface ListFrameProps<T> {
   failed: string;
   empty: ReactNode;
   skeleton?: ReactNode;
-  /** The attribute that carries an item's id on its element (`idOf`), for measuring pages. */
-  keyAttr?: string;
   children: ReactNode;
 }
 
 /** Shows the list's state around its items: placeholder, error, empty state, Load more. */
-export function ListFrame<T>({ list, failed, empty, skeleton, keyAttr = 'data-list-key', children }: ListFrameProps<T>) {
+export function ListFrame<T>({ list, failed, empty, skeleton, children }: ListFrameProps<T>) {
   const retry = () => list.reload();
-  const { wrapper, above, below } = useListWindow(list, keyAttr);
   if (!list.loaded) {
     if (list.error) return <ErrorState context={failed} error={list.error} onRetry={retry} retrying={list.loading} />;
     return <>{skeleton ?? <ListSkeleton />}</>;
@@ -56,16 +51,7 @@ export function ListFrame<T>({ list, failed, empty, skeleton, keyAttr = 'data-li
       {list.error && (
         <ErrorState context={strings.lists.refreshFailed} error={list.error} onRetry={retry} retrying={list.loading} compact />
       )}
-      {/* Empty only when nothing was let go either (a far page on its way shows its spacer). */}
-      {list.items.length === 0 && list.spaceAbove === 0 && list.spaceBelow === 0 && !list.paging ? (
-        empty
-      ) : (
-        <div className="list-window" ref={wrapper}>
-          <div className="list-window__spacer" ref={above} style={{ height: list.spaceAbove }} aria-hidden="true" data-testid="list-spacer-above" />
-          {children}
-          <div className="list-window__spacer" ref={below} style={{ height: list.spaceBelow }} aria-hidden="true" data-testid="list-spacer-below" />
-        </div>
-      )}
+      {list.items.length === 0 ? empty : children}
       {list.moreError && (
         <ErrorState context={strings.lists.moreFailed} error={list.moreError} onRetry={list.loadMore} retrying={list.loadingMore} compact />
       )}

@@ -2,27 +2,9 @@
 // first page, "Load more", refresh and optimistic edits. Lists are kept per key for the whole
 // session, so going back to one shows it at once, where the author left it; it then refreshes
 // quietly and new items are put in front without moving what is already on screen.
-// A long list holds a window of pages, not all it has read (lists/pageWindow.ts): pages far from
-// the viewport are let go, and asked for again, by the cursor that first brought them, when the
-// author scrolls back near them (lists/useListWindow.ts measures the screen and calls adjust).
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { toApiError, type ApiError } from '../api';
 import type { Channel } from '../../electron/core/ipc/contract';
-import {
-  appendPage,
-  dropSlot,
-  editSlots,
-  fillSlot,
-  firstPage,
-  heldRange,
-  itemsOf,
-  mergeFirstPage,
-  nextStep,
-  sameCursor,
-  spacesOf,
-  type ScreenView,
-  type Slot,
-} from './pageWindow';
 
 export interface Page<T, C> {
   items: T[];
@@ -31,31 +13,18 @@ export interface Page<T, C> {
 }
 
 interface ListState<T, C> {
-  /** The pages read, held or let go (lists/pageWindow.ts). */
-  slots: Slot<T, C>[];
-  /** The held pages' items, in order. */
   items: T[];
+  next: C | null;
   /** The first page has arrived at least once. */
   loaded: boolean;
   loading: boolean;
   loadingMore: boolean;
   error: ApiError | null;
   moreError: ApiError | null;
-  /** A page let go is being asked for again. */
-  paging: boolean;
-  /** moreError is about such a page: "Try again" asks for it, not for the page after the last. */
-  pagingFailed: boolean;
 }
 
-export interface PagedList<T> extends Omit<ListState<T, unknown>, 'slots' | 'pagingFailed'> {
+export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
   hasMore: boolean;
-  /** The heights of the pages let go before the held items, and after them (px). */
-  spaceAbove: number;
-  spaceBelow: number;
-  /** Which page an item shown is in (by its id), for the frame's measures. */
-  pageOf: (id: string) => number | undefined;
-  /** Told what the screen shows: lets go of pages far away, asks again for those near. */
-  adjust: (view: ScreenView) => void;
   reload: () => void;
   /** Asks Tern for the first page again and shows the new copies of the items already shown
    * there (a link preview arrived, a count changed), in their places; adds none. Resolves to
@@ -72,23 +41,20 @@ export interface PagedList<T> extends Omit<ListState<T, unknown>, 'slots' | 'pag
 
 const kept = new Map<string, ListState<unknown, unknown>>();
 
-/** Held items beyond which pages far from the viewport are let go: a few screens of posts. */
-export const MAX_HELD_ITEMS = 200;
-
 const EMPTY: ListState<never, never> = {
-  slots: [],
   items: [],
+  next: null,
   loaded: false,
   loading: true,
   loadingMore: false,
   error: null,
   moreError: null,
-  paging: false,
-  pagingFailed: false,
 };
 
-function withSlots<T, C>(s: ListState<T, C>, slots: Slot<T, C>[]): ListState<T, C> {
-  return { ...s, slots, items: itemsOf(slots) };
+/** New items first; those already shown keep their place after them. */
+function mergeFresh<T>(fresh: T[], shown: T[], idOf: (item: T) => string): T[] {
+  const ids = new Set(fresh.map(idOf));
+  return [...fresh, ...shown.filter((item) => !ids.has(idOf(item)))];
 }
 
 export function usePagedList<T, C>(
@@ -96,13 +62,12 @@ export function usePagedList<T, C>(
   channel: Channel,
   fetchPage: (cursor: C | null) => Promise<Page<T, C>>,
   idOf: (item: T) => string,
-  maxItems = MAX_HELD_ITEMS,
 ): PagedList<T> {
   // The state lives in a ref, changed synchronously, so loadMore reads the cursor it sends.
   const stateRef = useRef<ListState<T, C> | null>(null);
   if (stateRef.current === null) {
     const previous = kept.get(key) as ListState<T, C> | undefined;
-    stateRef.current = previous ? { ...previous, loading: true, loadingMore: false, paging: false } : EMPTY;
+    stateRef.current = previous ? { ...previous, loading: true, loadingMore: false } : EMPTY;
   }
   const [, rerender] = useReducer((n: number) => n + 1, 0);
   const fetchRef = useRef(fetchPage);
@@ -129,11 +94,15 @@ export function usePagedList<T, C>(
       (page) => {
         if (mine !== generation.current) return;
         change((s) => {
-          const done = { ...s, loaded: true, loading: false, error: null };
-          if (!s.loaded || s.slots.length === 0) return withSlots(done, firstPage(page.items, page.next));
-          // The first page let go: what is new in it shows when the author scrolls back up to it.
-          if (s.slots[0]!.items === null) return done;
-          return withSlots(done, mergeFirstPage(s.slots, page, idRef.current));
+          const keepMore = s.loaded && s.items.length > page.items.length;
+          return {
+            ...s,
+            items: s.loaded ? mergeFresh(page.items, s.items, idRef.current) : page.items,
+            next: keepMore ? s.next : page.next,
+            loaded: true,
+            loading: false,
+            error: null,
+          };
         });
       },
       (err: unknown) => {
@@ -144,27 +113,20 @@ export function usePagedList<T, C>(
 
   const loadMore = useCallback(() => {
     const mine = generation.current;
-    const { slots, loadingMore, pagingFailed } = stateRef.current ?? EMPTY;
-    // "Try again" after a page let go could not be asked for again: the frame asks once more.
-    if (pagingFailed) return change((s) => ({ ...s, moreError: null, pagingFailed: false }));
-    const last = slots.at(-1);
-    // After the last page read, and only when it is held: pages let go below come back by scrolling.
-    const cursor = last?.items ? last.next : null;
+    const { next: cursor, loadingMore } = stateRef.current ?? EMPTY;
     if (cursor === null || loadingMore) return;
     const mineMore = ++moreGeneration.current;
     // A reload since (a hint, the author) answered for the list: the button is free again,
     // unless a newer "Load more" is out by then.
     const stale = () => change((s) => (mineMore === moreGeneration.current ? { ...s, loadingMore: false } : s));
-    change((s) => ({ ...s, loadingMore: true, moreError: null, pagingFailed: false }));
+    change((s) => ({ ...s, loadingMore: true, moreError: null }));
     fetchRef.current(cursor).then(
       (page) => {
         if (mine !== generation.current) return stale();
         change((s) => {
-          const after = s.slots.at(-1);
-          // A reload made the list one page again meanwhile: this page may not follow what is shown.
-          const follows = after?.items != null && after.next !== null && sameCursor(after.next, cursor);
-          const slots = follows ? appendPage(s.slots, cursor, page, idRef.current) : s.slots;
-          return { ...withSlots(s, slots), loadingMore: false };
+          const ids = new Set(s.items.map(idRef.current));
+          const added = page.items.filter((item) => !ids.has(idRef.current(item)));
+          return { ...s, items: [...s.items, ...added], next: page.next, loadingMore: false };
         });
       },
       (err: unknown) => {
@@ -178,10 +140,8 @@ export function usePagedList<T, C>(
     const mine = generation.current;
     const page = await fetchRef.current(null);
     const byId = new Map(page.items.map((item) => [idRef.current(item), item]));
-    const { items: shown, slots } = stateRef.current ?? EMPTY;
-    // A first page let go still knows its ids: its posts are not new.
-    const seen = new Set([...shown.map(idRef.current), ...(slots[0]?.ids ?? [])]);
-    const unseen = page.items.filter((item) => !seen.has(idRef.current(item))).length;
+    const shown = (stateRef.current ?? EMPTY).items;
+    const unseen = page.items.length - shown.filter((item) => byId.has(idRef.current(item))).length;
     // A reload since the question was asked answered for itself: its items are shown, none is new.
     if (mine !== generation.current) return 0;
     let changed = false;
@@ -192,105 +152,27 @@ export function usePagedList<T, C>(
       changed = true;
       return fresh;
     });
-    if (changed) change((s) => (s.items === shown ? withSlots(s, editSlots(s.slots, () => items, idRef.current)) : s));
+    if (changed) change((s) => (s.items === shown ? { ...s, items } : s));
     return unseen;
   }, [change]);
 
-  const update = useCallback((edit: (items: T[]) => T[]) => change((s) => withSlots(s, editSlots(s.slots, edit, idRef.current))), [change]);
+  const update = useCallback((edit: (items: T[]) => T[]) => change((s) => ({ ...s, items: edit(s.items) })), [change]);
 
   const settle = useCallback(() => {
-    const { loaded, loading, loadingMore, paging } = stateRef.current ?? EMPTY;
+    const { loaded, loading, loadingMore } = stateRef.current ?? EMPTY;
     // Before the first page nothing shown can be edited, and that page must not be lost.
     if (!loaded) return false;
     generation.current++;
-    if (loading || loadingMore || paging) change((s) => ({ ...s, loading: false, loadingMore: false, paging: false }));
+    if (loading || loadingMore) change((s) => ({ ...s, loading: false, loadingMore: false }));
     return loading;
   }, [change]);
-
-  /** Asks again for a page let go; it is put back only if it still borders the held pages. */
-  const page = useCallback(
-    (index: number) => {
-      const mine = generation.current;
-      const target = (stateRef.current ?? EMPTY).slots[index];
-      if (!target) return;
-      change((s) => ({ ...s, paging: true }));
-      fetchRef.current(target.cursor).then(
-        (answer) => {
-          // Read before an edit or a reload: dropped, and the page is asked for again (the
-          // frame measures once more after this render).
-          if (mine !== generation.current) return change((s) => ({ ...s, paging: false }));
-          change((s) => {
-            const slots = fillSlot(s.slots, target.id, answer, idRef.current);
-            return { ...(slots ? withSlots(s, slots) : s), paging: false };
-          });
-        },
-        (err: unknown) => {
-          if (mine === generation.current) change((s) => ({ ...s, paging: false, moreError: toApiError(err, channel), pagingFailed: true }));
-        },
-      );
-    },
-    [change, channel],
-  );
-
-  const adjust = useCallback(
-    (view: ScreenView) => {
-      const s = stateRef.current ?? EMPTY;
-      // One step at a time: the frame measures again after each; none while an answer is out.
-      if (!s.loaded || s.loading || s.paging || s.moreError) return;
-      const step = nextStep(s.slots, view, maxItems);
-      if (step === null) return;
-      if ('drop' in step) {
-        change((st) => withSlots(st, dropSlot(st.slots, step.drop, step.height, idRef.current)));
-      } else if ('fetch' in step) {
-        page(step.fetch);
-      } else {
-        // Far from what is held: all of it is let go, and the page under the viewport asked for.
-        const range = heldRange(s.slots);
-        change((st) => {
-          let slots = st.slots;
-          for (let i = range?.lo ?? 0; range && i <= range.hi; i++) {
-            const extent = view.extents.get(i);
-            slots = dropSlot(slots, i, extent ? extent.bottom - extent.top : 0, idRef.current);
-          }
-          return withSlots(st, slots);
-        });
-        page(step.jump);
-      }
-    },
-    [change, page, maxItems],
-  );
-
-  const pages = useRef<{ slots: Slot<T, C>[]; byId: Map<string, number> } | null>(null);
-  const pageOf = useCallback((id: string) => {
-    const { slots } = stateRef.current ?? EMPTY;
-    if (pages.current?.slots !== slots) {
-      const byId = new Map<string, number>();
-      slots.forEach((s, i) => s.items?.forEach((item) => byId.set(idRef.current(item), i)));
-      pages.current = { slots, byId };
-    }
-    return pages.current.byId.get(id);
-  }, []);
 
   useEffect(() => {
     reload();
   }, [reload]);
 
-  const { slots, pagingFailed: _pagingFailed, ...rest } = stateRef.current;
-  const last = slots.at(-1);
-  const { above, below } = spacesOf(slots);
-  return {
-    ...rest,
-    hasMore: last?.items != null && last.next !== null,
-    spaceAbove: above,
-    spaceBelow: below,
-    pageOf,
-    adjust,
-    reload,
-    freshen,
-    loadMore,
-    update,
-    settle,
-  };
+  const { next, ...rest } = stateRef.current;
+  return { ...rest, hasMore: next !== null, reload, freshen, loadMore, update, settle };
 }
 
 /** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */

@@ -1,6 +1,5 @@
 // A paged list of posts as a feed (role="feed": screen readers announce each article and
-// know more can load), with the list's loading, error and empty states and "Load more". Each
-// post's element carries its id (data-post), by which the frame measures the pages held.
+// know more can load), with the list's loading, error and empty states and "Load more".
 import type { ReactNode } from 'react';
 import { ListFrame } from '../lists/ListParts';
 import type { PagedList } from '../lists/usePagedList';
@@ -18,8 +17,8 @@ interface Props {
 
 export function PostList({ list, label, failed, empty, onDelete, onEdit }: Props) {
   return (
-    <ListFrame list={list} failed={failed} empty={empty} keyAttr="data-post">
-      <div className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore || list.paging}>
+    <ListFrame list={list} failed={failed} empty={empty}>
+      <div className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore}>
         {list.items.map((post) => (
           <Post key={listKeyOf(post)} post={post} {...(onDelete ? { onDelete } : {})} {...(onEdit ? { onEdit } : {})} />
         ))}

@@ -95,7 +95,7 @@ export function Notifications() {
             </EmptyState>
           }
         >
-          <ul className="card card--flush notifications" aria-busy={list.loading || list.paging}>
+          <ul className="card card--flush notifications" aria-busy={list.loading}>
             {groups.map((group) => (
               <GroupRow
                 key={group.key}
@@ -179,7 +179,7 @@ function GroupRow({ group, onRead, onQuoteApprovalChange }: { group: Notificatio
     </>
   );
   return (
-    <li className={group.isNew ? 'notification notification--new' : 'notification'} data-testid="notification" data-list-key={group.items[0]?.id}>
+    <li className={group.isNew ? 'notification notification--new' : 'notification'} data-testid="notification">
       {group.isNew && <span className="visually-hidden">{t.unread}: </span>}
       {target ? (
         <a

@@ -1,8 +1,6 @@
 // People: those who follow the author, those the author follows, follows still waiting for an
 // answer, and requests waiting for the author's — plus a lookup box (handle or URL) to find
 // someone and follow them. Followers can be removed, follows undone, right in the list.
-// Followers and followed people are paged lists (lists/usePagedList.ts): an author followed by
-// thousands keeps a window of them, not all.
 import { useCallback, useEffect, useState } from 'react';
 import type { PeopleView, PersonView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
@@ -11,8 +9,7 @@ import { EmojiText } from '../content/emoji';
 import { ErrorState } from '../components/ErrorState';
 import { BackIcon, PeopleIcon } from '../components/icons';
 import { RelativeTime } from '../components/RelativeTime';
-import { EmptyState, ListFrame, ListSkeleton } from '../lists/ListParts';
-import { usePagedList } from '../lists/usePagedList';
+import { EmptyState, ListSkeleton } from '../lists/ListParts';
 import { FollowRequests } from '../notifications/FollowRequests';
 import { Lookup } from '../people/Lookup';
 import { goBack, hrefOf, type Route } from '../places';
@@ -43,8 +40,22 @@ export function People({ route }: { route: Route }) {
     void load();
   }, [load]);
 
-  // Someone followed from the lookup box: the paged lists ask again.
-  const [lookups, setLookups] = useState(0);
+  // Followers and followed people come a page at a time; the next page is appended here.
+  const [loadingMore, setLoadingMore] = useState(false);
+  const loadMore = useCallback(async (list: 'followers' | 'following') => {
+    const cursor = people?.nextCursor[list];
+    if (!cursor) return;
+    setLoadingMore(true);
+    try {
+      const page = await call('people.page', { list, cursor });
+      setPeople((current) => current && { ...current, [list]: [...current[list], ...page.items], nextCursor: { ...current.nextCursor, [list]: page.nextCursor } });
+      setError(null);
+    } catch (err) {
+      setError(toApiError(err, 'people.page'));
+    } finally {
+      setLoadingMore(false);
+    }
+  }, [people]);
 
   const counts: Record<Tab, number | null> = {
     followers: people?.counts.followers ?? null,
@@ -68,14 +79,7 @@ export function People({ route }: { route: Route }) {
           </button>
         )}
       </header>
-      <Lookup
-        autoFocus={route.params.get('focus') === 'lookup'}
-        initialQuery={route.params.get('q')}
-        onChanged={() => {
-          void load();
-          setLookups((n) => n + 1);
-        }}
-      />
+      <Lookup autoFocus={route.params.get('focus') === 'lookup'} initialQuery={route.params.get('q')} onChanged={() => void load()} />
 
       <nav className="tabs" aria-label={t.listsLabel}>
         {TABS.map((id) => (
@@ -89,10 +93,17 @@ export function People({ route }: { route: Route }) {
       {error && <ErrorState context={t.loadFailed} error={error} onRetry={() => void load()} compact={people !== null} />}
       {tab === 'requests' ? (
         <FollowRequests showEmpty onAnswered={() => void load()} />
-      ) : tab !== 'pending' ? (
-        <PagedPeople key={tab} tab={tab} handle={handle} lookups={lookups} onChanged={() => void load()} />
       ) : people ? (
-        <PersonList tab={tab} list={people.pendingFollows} handle={handle} onChanged={() => void load()} />
+        <>
+          <PersonList tab={tab} people={people} handle={handle} onChanged={() => void load()} />
+          {tab !== 'pending' && people.nextCursor[tab] && (
+            <div className="load-more">
+              <button type="button" className="button" onClick={() => void loadMore(tab)} disabled={loadingMore}>
+                {loadingMore ? strings.loadingMore : strings.loadMore}
+              </button>
+            </div>
+          )}
+        </>
       ) : (
         !error && <ListSkeleton rows={3} kind="row" />
       )}
@@ -100,52 +111,8 @@ export function People({ route }: { route: Route }) {
   );
 }
 
-const PEOPLE_PAGE = 50;
-
-/** Followers or followed people, a page at a time; a row removed goes at once. */
-function PagedPeople({ tab, handle, lookups, onChanged }: { tab: 'followers' | 'following'; handle: string; lookups: number; onChanged: () => void }) {
-  const list = usePagedList<PersonView, string>(
-    `people:${tab}`,
-    'people.page',
-    async (cursor) => {
-      const page = await call('people.page', { list: tab, cursor, limit: PEOPLE_PAGE });
-      return { items: page.items, next: page.nextCursor };
-    },
-    (person) => person.actor.apId,
-  );
-  const { reload, update } = list;
-  const [seenLookups] = useState(lookups);
-  useEffect(() => {
-    if (lookups !== seenLookups) reload();
-  }, [lookups, seenLookups, reload]);
-  const removed = useCallback(
-    (person: PersonView) => {
-      update((items) => items.filter((p) => p.actor.apId !== person.actor.apId));
-      onChanged();
-    },
-    [update, onChanged],
-  );
-  return (
-    <ListFrame
-      list={list}
-      failed={t.loadFailed}
-      skeleton={<ListSkeleton rows={3} kind="row" />}
-      empty={
-        <EmptyState icon={<PeopleIcon />} title={t.empty[tab].title}>
-          <p>{t.empty[tab].text(handle)}</p>
-        </EmptyState>
-      }
-    >
-      <ul className="card card--flush people-list" aria-label={t.tabs[tab]}>
-        {list.items.map((person) => (
-          <PersonRow key={person.actor.apId} person={person} tab={tab} onChanged={() => removed(person)} />
-        ))}
-      </ul>
-    </ListFrame>
-  );
-}
-
-function PersonList({ tab, list, handle, onChanged }: { tab: Exclude<Tab, 'requests'>; list: PersonView[]; handle: string; onChanged: () => void }) {
+function PersonList({ tab, people, handle, onChanged }: { tab: Exclude<Tab, 'requests'>; people: PeopleView; handle: string; onChanged: () => void }) {
+  const list = tab === 'followers' ? people.followers : tab === 'following' ? people.following : people.pendingFollows;
   if (list.length === 0) {
     return (
       <EmptyState icon={<PeopleIcon />} title={t.empty[tab].title}>
@@ -183,7 +150,7 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
 
   const label = tab === 'followers' ? t.remove : tab === 'following' ? t.unfollow : t.cancelRequest;
   return (
-    <li className="person" data-testid="person" data-list-key={person.actor.apId}>
+    <li className="person" data-testid="person">
       <Avatar name={actor.name} id={actor.apId} src={actor.iconSrc} />
       <div className="person__who">
         <a className="person__name" href={actor.url} target="_blank" rel="noopener noreferrer">

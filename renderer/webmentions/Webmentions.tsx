@@ -74,18 +74,16 @@ function Received() {
           </EmptyState>
         }
       >
-        <div className="webmention-groups">
-          {list.items.map((group) => (
-            <section key={group.post.id} className="card card--flush webmention-group" data-testid="webmention-group" aria-label={group.post.excerpt} data-list-key={group.post.id}>
-              <p className="webmention-group__post">
-                {group.post.isDeleted ? t.deletedPost : t.onPost}{' '}
-                <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
-                {t.count(group.post.webmentionsCount)}
-              </p>
-              <GroupMentions group={group} />
-            </section>
-          ))}
-        </div>
+        {list.items.map((group) => (
+          <section key={group.post.id} className="card card--flush webmention-group" data-testid="webmention-group" aria-label={group.post.excerpt}>
+            <p className="webmention-group__post">
+              {group.post.isDeleted ? t.deletedPost : t.onPost}{' '}
+              <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
+              {t.count(group.post.webmentionsCount)}
+            </p>
+            <GroupMentions group={group} />
+          </section>
+        ))}
       </ListFrame>
     </>
   );
@@ -176,7 +174,7 @@ function Sent() {
       >
         <ul className="card card--flush webmention-list">
           {list.items.map((row) => (
-            <li key={row.id} className="webmention" data-testid="sent-webmention" data-state={row.state} data-list-key={row.id}>
+            <li key={row.id} className="webmention" data-testid="sent-webmention" data-state={row.state}>
               <WebmentionIcon />
               <div className="webmention__head">
                 <span className="webmention__name">
