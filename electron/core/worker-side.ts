@@ -2,7 +2,7 @@
 // before its asynchronous set-up is done wait for it, in order), replies to requests by id, and
 // the end of its work. Used by each long-lived worker of the core (inbox, delivery).
 import { readlinkSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { parentPort, workerData } from 'node:worker_threads';
 import type { CommonFromWorker } from './worker-host';
 
@@ -100,7 +100,10 @@ function lowerPriority(nice: number): void {
   if (process.platform !== 'linux' || nice === 0) return;
   try {
     const tid = Number(readlinkSync('/proc/thread-self').split('/').pop());
-    if (Number.isInteger(tid) && tid > 0) setPriority(tid, nice);
+    // Below the process's own priority (which Tern may have been started with: `nice tern`), not
+    // at an absolute value: under `nice -n 5`, 5 was the main thread's own, and as root a
+    // larger nice was even raised to it.
+    if (Number.isInteger(tid) && tid > 0) setPriority(tid, Math.min(19, getPriority(tid) + nice));
   } catch {
     // No /proc, or not allowed: the app's priority.
   }

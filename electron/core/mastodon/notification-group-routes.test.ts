@@ -89,8 +89,10 @@ describe('one notification group by its key', () => {
     for (const key of ['nonsense', 'ungrouped-999999', `favourite-${post}-${Number(window) - 1}`, `reblog-${post}-${window}`, `pleroma:emoji_reaction-${post}-%F0%9F%94%A5-${window}`, 'favourite-1-x']) {
       const { status, json } = await call(t, token, 'GET', `/api/v2/notifications/${encodeURIComponent(key)}`);
       expect([key, status, json]).toEqual([key, 404, { error: 'Record not found' }]);
-      // Mastodon's: no accounts, and nothing to dismiss.
-      expect((await call(t, token, 'GET', `/api/v2/notifications/${encodeURIComponent(key)}/accounts`)).json).toEqual([]);
+      // A key of a group's shape: Mastodon's answers (no accounts, nothing to dismiss); text of no
+      // key's shape ('nonsense', 'favourite-1-x'): 404 there too, with the reason.
+      const shaped = !['nonsense', 'favourite-1-x'].includes(key);
+      expect((await call(t, token, 'GET', `/api/v2/notifications/${encodeURIComponent(key)}/accounts`)).json).toEqual(shaped ? [] : { error: 'Record not found' });
     }
     const writer = (await signIn(t, ['write'], 'Writer')).token;
     const reader = (await signIn(t, ['read'], 'Reader')).token;
@@ -151,6 +153,8 @@ describe('one notification group by its key', () => {
     expect(s.prepare("SELECT count(*) FROM notifications WHERE notification_type = 'LIKE'").pluck().get()).toBe(1);
     expect((await grouped()).notification_groups.map((g) => [g.emoji ?? g.type, g.notifications_count])).toEqual([['🎉', 1]]);
     expect((await call(t, token, 'POST', `/api/v2/notifications/${like.group_key}/dismiss`)).json).toEqual({});
-    expect((await call(t, token, 'POST', '/api/v2/notifications/nonsense/dismiss')).json).toEqual({});
+    expect((await call(t, token, 'POST', `/api/v2/notifications/${like.group_key.replace(/-\d+$/, '-1')}/dismiss`)).json).toEqual({});
+    const nonsense = await call(t, token, 'POST', '/api/v2/notifications/nonsense/dismiss');
+    expect([nonsense.status, nonsense.json]).toEqual([404, { error: 'Record not found' }]);
   });
 });

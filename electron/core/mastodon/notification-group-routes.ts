@@ -101,7 +101,8 @@ export function mountNotificationGroupRoutes(app: Hono<ListenerEnv>, core: Liste
   );
 
   // The account of each of its notifications, newest first, paged by their ids as Mastodon's
-  // (max_id, since_id; min_id as since_id); a key of no notification: none.
+  // (max_id, since_id; min_id as since_id); a key of no notification: none. Text that is no
+  // group key at all (no key Tern gives has its shape): 404, as for the group itself.
   app.get(
     '/api/v2/notifications/:group_key/accounts',
     handler((c) => {
@@ -109,6 +110,7 @@ export function mountNotificationGroupRoutes(app: Hono<ListenerEnv>, core: Liste
       const api = apiOf(core, c);
       const q = parse(accountsQuery, queryParams(c));
       const { parts, isKey } = keyOf(c.req.param('group_key'));
+      if (!parts) throw notFound();
       const num = (v: string | undefined) => (v === undefined ? null : Number(v.slice(0, 15)));
       const bounds = { before: num(q.max_id), after: num(q.since_id ?? q.min_id) };
       let rows: { id: number }[] = [];
@@ -119,7 +121,7 @@ export function mountNotificationGroupRoutes(app: Hono<ListenerEnv>, core: Liste
         const item = service().get(parts.notification);
         const shown = item && mastodonTypeOf(item) !== null && (bounds.before === null || item.id < bounds.before) && (bounds.after === null || item.id > bounds.after) ? api.map.notification(item) : null;
         if (item && shown) [rows, accounts] = [[item], [shown.account]];
-      } else if (parts) {
+      } else {
         const found = groupRows(service(), parts, isKey, { ...bounds, want: q.limit, budget: MAX_GROUP_ROWS_READ });
         [rows, next] = [found.rows, found.next];
         const actors = service().actorsOf(found.rows.flatMap((r) => (r.actorId === null ? [] : [r.actorId])));
@@ -131,15 +133,17 @@ export function mountNotificationGroupRoutes(app: Hono<ListenerEnv>, core: Liste
   );
 
   // Every notification of the group, in batches of their keys (a group of 100,000 rows is never
-  // read whole), the thread let go between them; {} whatever the key, as Mastodon's.
+  // read whole), the thread let go between them; {} for any key of a group's shape, as
+  // Mastodon's (a group already dismissed, or never there); text of no key's shape: 404.
   app.post(
     '/api/v2/notifications/:group_key/dismiss',
     handler(async (c) => {
       requireToken(core, c, 'write');
       await bodyParams(c);
       const { parts, isKey } = keyOf(c.req.param('group_key'));
-      if (parts && 'notification' in parts) service().dismiss(parts.notification);
-      else if (parts) {
+      if (!parts) throw notFound();
+      if ('notification' in parts) service().dismiss(parts.notification);
+      else {
         for (let before: number | null = null; ; ) {
           const { rows, next } = groupRows(service(), parts, isKey, { before, after: null, want: BATCH, budget: BATCH });
           service().dismissAll(rows.map((r) => r.id));
