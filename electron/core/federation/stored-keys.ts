@@ -8,8 +8,10 @@
 // Update: a document can only be stored under its own id, so a key is taken only from the
 // document of the actor that owns it, never from another's. A key that has since been rotated
 // fails the signature, and Fedify then fetches it again once, bypassing the cache. Documents not
-// refreshed for STORED_KEY_MAX_AGE_MS are not used, nor are those of an actor that sent the
-// Delete of itself (its key would be gone from its server): their keys are fetched as before.
+// refreshed for STORED_KEY_MAX_AGE_MS are not used — among them those Tern does not vouch for,
+// dated UNCHECKED_ACTOR_DATE (brought from microblog.pub, or whose actor was found gone) — nor are
+// those of an actor that sent the Delete of itself (its key would be gone from its server): their
+// keys are fetched as before.
 import { prepared, type DbOrTx } from '../../../db/client';
 import type { PersistentKeyStore, StoredKey } from '../net/key-cache';
 import { SECURITY_CONTEXT } from '../net/key-document';

@@ -1,6 +1,7 @@
 // Public keys of remote actors, for verifying HTTP signatures without a fetch per activity.
 // Implements Fedify's KeyCache: a bounded in-memory LRU in front of an optional persistent store
-// (SQLite later). Fedify itself handles rotation: when a signature fails with a cached key it
+// (the app's: the actors' stored documents, read-only — federation/stored-keys.ts). Fedify itself
+// handles rotation: when a signature fails with a cached key it
 // fetches the key again once, bypassing get(), and set()s the fresh one, which replaces ours.
 // "Unavailable" answers (fetch failed, no such key) are remembered briefly and in memory only,
 // so a peer that was down for a minute is not locked out for good.
