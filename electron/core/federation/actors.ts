@@ -172,7 +172,8 @@ export function saveActor(db: DbOrTx, remoteDoc: Json, givenHandle: string | nul
 export function setActorHandle(db: DbOrTx, row: Actor, givenHandle: string): Actor {
   const handle = validHandle(givenHandle);
   if (handle === null || handle === row.handle) return row;
-  return db.update(actor).set({ handle }).where(eq(actor.id, row.id)).returning().get();
+  // updatedAt named: drizzle's $onUpdateFn would otherwise date it now.
+  return db.update(actor).set({ handle, updatedAt: row.updatedAt }).where(eq(actor.id, row.id)).returning().get();
 }
 
 /** The cached actor, fetched when unknown or older than a day (or when `refresh` is set). With

@@ -13,7 +13,7 @@ import { openCore, type Core } from '../core';
 import { createKeyCache } from '../net/key-cache';
 import { exportPublicKeyPem } from '../net/signatures';
 import { createSettingsService } from '../settings-service';
-import { saveActor } from './actors';
+import { saveActor, setActorHandle } from './actors';
 import type { InboxWorkerHost } from './inbox-worker-host';
 import { keyInDocument, ownerCandidates, STORED_KEY_MAX_AGE_MS, storedActorKeys } from './stored-keys';
 
@@ -212,5 +212,19 @@ describe('storedActorKeys in the key cache', () => {
     expect((await peer.postSigned(`${url}/inbox`, del)).status).toBe(202);
     await processed(core, del.id);
     expect(await store().get(new URL(peer.keyId))).toBeUndefined();
+  });
+
+  it('a handle confirmed later (lookup.ts) does not re-date a stale document as checked', async () => {
+    const dir = tempDir();
+    const { core } = await startCore(dir);
+    const pair = await crypto.subtle.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']);
+    const actor = 'https://old.example/users/ida';
+    const stale = new Date(Date.now() - STORED_KEY_MAX_AGE_MS - DAY);
+    const row = saveActor(core.db, { id: actor, type: 'Person', preferredUsername: 'ida', inbox: `${actor}/inbox`, publicKey: { id: `${actor}#main-key`, owner: actor, publicKeyPem: await exportPublicKeyPem(pair.publicKey) } }, null, stale);
+    const named = setActorHandle(core.db, row, '@ida@old.example');
+    expect(named).toMatchObject({ handle: '@ida@old.example', updatedAt: stale, apActor: row.apActor });
+    expect(setActorHandle(core.db, named, 'not a handle')).toBe(named);
+    const cache = createKeyCache({ store: storedActorKeys(core.db, () => new Date()) });
+    expect(await cache.get(new URL(`${actor}#main-key`))).toBeUndefined();
   });
 });
