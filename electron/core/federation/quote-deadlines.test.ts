@@ -65,6 +65,18 @@ function fakeTimers() {
   return { timers, live: () => set.filter((t) => !t.cleared), all: set };
 }
 
+/** One quote whose request was delivered now, and a watch on stand-in timers, armed. */
+async function watchedQuote() {
+  rig = await openRig();
+  const { post, request } = await quote();
+  delivered(request);
+  const fake = fakeTimers();
+  const told: number[][] = [];
+  const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+  watch.rearm();
+  return { post, fake, told, watch };
+}
+
 describe('a quote crossing the one-day mark is told as it crosses it', () => {
   it('one timer, for the earliest pending quote; when it fires the post is told (and unanswered), and the timer set for the next', async () => {
     rig = await openRig();
@@ -107,13 +119,7 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
   });
 
   it('a timer that fires early tells nothing yet and is set again for what is left', async () => {
-    rig = await openRig();
-    const { post, request } = await quote();
-    delivered(request);
-    const fake = fakeTimers();
-    const told: number[][] = [];
-    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
-    watch.rearm();
+    const { post, fake, told, watch } = await watchedQuote();
     rig.advance(QUOTE_ANSWER_WAIT_MS - 2);
     fake.live()[0]!.fire();
     expect(told).toEqual([]);
@@ -126,13 +132,7 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
   });
 
   it('a moment passed while the timer slept (the machine suspended) is told at the next rearm (on resume)', async () => {
-    rig = await openRig();
-    const { post, request } = await quote();
-    delivered(request);
-    const fake = fakeTimers();
-    const told: number[][] = [];
-    const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
-    watch.rearm();
+    const { post, fake, told, watch } = await watchedQuote();
     rig.advance(QUOTE_ANSWER_WAIT_MS + HOUR);
     watch.rearm();
     expect(told).toEqual([[post.id]]);

@@ -57,12 +57,15 @@ function groupRows(service: NotificationService, parts: Grouped, isKey: (key: st
   return { rows, next: null };
 }
 
+/** The notifications service, or 503 while the core has none (both notification route files). */
+export function notificationServiceOf(core: ListenerCore): NotificationService {
+  const notifications = core.services?.notifications;
+  if (!notifications) throw new ApiError(503, 'Notifications are not available on this Tern');
+  return notifications;
+}
+
 export function mountNotificationGroupRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
-  const service = () => {
-    const notifications = core.services?.notifications;
-    if (!notifications) throw new ApiError(503, 'Notifications are not available on this Tern');
-    return notifications;
-  };
+  const service = () => notificationServiceOf(core);
   /** The key asked for, its parts, and whether a key groupKeyOf gave is it. */
   const keyOf = (param: string | undefined) => {
     const sent = param ?? '';

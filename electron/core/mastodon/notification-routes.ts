@@ -7,10 +7,10 @@ import type { Hono } from 'hono';
 import { z } from 'zod';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { apiOf } from './api';
-import { mountNotificationGroupRoutes } from './notification-group-routes';
+import { mountNotificationGroupRoutes, notificationServiceOf } from './notification-group-routes';
 import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups';
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
-import { ApiError, bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
+import { bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 import type { NotificationItem } from '../notifications/service';
 
 const mastodonType = z.string().max(40);
@@ -28,11 +28,7 @@ const countQuery = z.object({ types: list(mastodonType, 20).optional(), exclude_
 const groupedCountQuery = countQuery.extend({ grouped_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
 
 export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCore): void {
-  const service = () => {
-    const notifications = core.services?.notifications;
-    if (!notifications) throw new ApiError(503, 'Notifications are not available on this Tern');
-    return notifications;
-  };
+  const service = () => notificationServiceOf(core);
   const idOf = (value: string | undefined) => {
     if (!value || !/^\d{1,15}$/.test(value)) throw notFound();
     return Number(value);
