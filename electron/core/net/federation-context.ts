@@ -7,6 +7,7 @@ import type { DocumentLoader } from '@fedify/fedify';
 import { createHttpClient, type HttpClient } from './http-client';
 import { createContextLoader, createDocumentLoader, createKeyCache, generateKeyPairFiles, loadKeyPair, type PersistentKeyStore, type TernKeyCache, type TernKeyPairs } from './signatures';
 import { KEY_FILES } from './key-files';
+import { installFastSubtle } from './fast-subtle';
 import { TERN_VERSION } from '../version';
 
 /** What federation needs: the one outbound client, loaders, keys, caches. */
@@ -29,6 +30,8 @@ export interface FederationContext {
  * workers only read what the core made). `trustedCa`: for loopback HTTPS servers that tests
  * start, never from settings (see HttpClientOptions.trustedCa). */
 export async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean, create = true, trustedCa?: string): Promise<FederationContext> {
+  // Fedify's digests and RSA verifies on this thread, without WebCrypto's job overhead.
+  installFastSubtle();
   const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) || !create ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
   const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses, ...(trustedCa === undefined ? {} : { trustedCa }) });
   const contextLoader = createContextLoader(client);

@@ -1,0 +1,178 @@
+import { signRequest, verifyRequest, type DocumentLoader } from '@fedify/fedify';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { exportPublicKeyPem } from './key-files';
+import { createContextLoader } from './document-loader';
+import { createHttpClient } from './http-client';
+import { fastDigest, fastSubtle, fastVerify, installFastSubtle } from './fast-subtle';
+
+const original = globalThis.crypto.subtle; // before any install below
+const rsa = (hash: string) =>
+  original.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash }, true, ['sign', 'verify']);
+
+/** The original SubtleCrypto, counting the calls that reach it. */
+function counting() {
+  const calls = { digest: 0, verify: 0 };
+  const subtle = new Proxy(original, {
+    get(target, property) {
+      const value = Reflect.get(target, property, target) as unknown;
+      if (typeof value !== 'function') return value;
+      return (...args: unknown[]) => {
+        if (property === 'digest' || property === 'verify') calls[property] += 1;
+        return (value as (...a: unknown[]) => unknown).apply(target, args);
+      };
+    },
+  });
+  return { subtle, calls };
+}
+
+/** What a promise settles to, as a comparable value. */
+const outcome = (promise: Promise<unknown>) =>
+  promise.then(
+    (value) => ({ value: value instanceof ArrayBuffer ? Buffer.from(value).toString('hex') : value }),
+    (error: unknown) => ({ error: (error as Error).name }),
+  );
+
+describe('fastDigest', () => {
+  const body = new Uint8Array(Buffer.from('{"type":"Create","object":{"content":"<p>héllo</p>"}}'));
+  it('gives WebCrypto’s digest for each SHA and each kind of buffer, without calling WebCrypto', async () => {
+    const { subtle, calls } = counting();
+    const padded = new Uint8Array(body.length + 7);
+    padded.set(body, 3);
+    const inputs = [body.buffer.slice(body.byteOffset, body.byteOffset + body.length), padded.subarray(3, 3 + body.length), new DataView(padded.buffer, 3, body.length), new Uint8Array(0)];
+    for (const name of ['SHA-1', 'SHA-256', 'sha-384', 'Sha-512']) {
+      for (const data of inputs) {
+        const fast = await fastDigest(subtle, name, data);
+        expect(fast).toBeInstanceOf(ArrayBuffer);
+        expect(Buffer.from(fast).toString('hex')).toBe(Buffer.from(await original.digest(name, data)).toString('hex'));
+      }
+    }
+    expect(await outcome(fastDigest(subtle, { name: 'SHA-256' }, body))).toEqual(await outcome(original.digest({ name: 'SHA-256' }, body)));
+    expect(calls.digest).toBe(0);
+  });
+
+  it('leaves other algorithms and inputs to WebCrypto, which refuses them as before', async () => {
+    const { subtle, calls } = counting();
+    expect(await outcome(fastDigest(subtle, 'MD5', body))).toEqual({ error: 'NotSupportedError' });
+    expect(await outcome(fastDigest(subtle, 'SHA-256', 'text' as unknown as BufferSource))).toEqual(await outcome(original.digest('SHA-256', 'text' as unknown as BufferSource)));
+    expect(calls.digest).toBe(2);
+  });
+
+  it('resolves to a buffer of its own (writing into it changes nothing else)', async () => {
+    const a = await fastDigest(original, 'SHA-256', body);
+    const b = await fastDigest(original, 'SHA-256', body);
+    new Uint8Array(a).fill(0);
+    expect(Buffer.from(b).toString('hex')).toBe(Buffer.from(await original.digest('SHA-256', body)).toString('hex'));
+    expect(a.byteLength).toBe(32);
+  });
+});
+
+describe('fastVerify', () => {
+  let pair: CryptoKeyPair;
+  let other: CryptoKeyPair;
+  let sha512: CryptoKeyPair;
+  const data = new TextEncoder().encode('(request-target): post /inbox\nhost: tern.example\ndate: Tue, 24 Nov 2026 10:00:00 GMT');
+  let signature: ArrayBuffer;
+  beforeAll(async () => {
+    [pair, other, sha512] = await Promise.all([rsa('SHA-256'), rsa('SHA-256'), rsa('SHA-512')]);
+    signature = await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data);
+  });
+
+  it('answers as WebCrypto does for good, tampered, foreign and truncated signatures, on this thread', async () => {
+    const { subtle, calls } = counting();
+    const tampered = new Uint8Array(signature.slice(0));
+    tampered[10] = tampered[10]! ^ 1;
+    const changed = new Uint8Array(data);
+    changed[0] = changed[0]! ^ 1;
+    const cases: [CryptoKey, BufferSource, BufferSource][] = [
+      [pair.publicKey, signature, data],
+      [pair.publicKey, tampered, data],
+      [pair.publicKey, signature, changed],
+      [other.publicKey, signature, data],
+    ];
+    const answers = [];
+    for (const [key, sig, bytes] of cases) {
+      const fast = await fastVerify(subtle, 'RSASSA-PKCS1-v1_5', key, sig, bytes);
+      expect(fast).toBe(await original.verify('RSASSA-PKCS1-v1_5', key, sig, bytes));
+      answers.push(fast);
+    }
+    expect(answers).toEqual([true, false, false, false]);
+    expect(calls.verify).toBe(0);
+    // A signature of the wrong length: whatever node:crypto makes of it, the answer is WebCrypto's.
+    const short = new Uint8Array(signature).subarray(0, 100);
+    expect(await outcome(fastVerify(subtle, { name: 'RSASSA-PKCS1-v1_5' }, pair.publicKey, short, data))).toEqual(
+      await outcome(original.verify({ name: 'RSASSA-PKCS1-v1_5' }, pair.publicKey, short, data)),
+    );
+  });
+
+  it('uses the hash the key was made for, as WebCrypto does', async () => {
+    const sig = await original.sign('RSASSA-PKCS1-v1_5', sha512.privateKey, data);
+    expect(await fastVerify(original, 'RSASSA-PKCS1-v1_5', sha512.publicKey, sig, data)).toBe(true);
+    expect(await fastVerify(original, 'RSASSA-PKCS1-v1_5', sha512.publicKey, signature, data)).toBe(false);
+  });
+
+  it('leaves keys it does not take to WebCrypto: a private key, a key not for verifying, another algorithm', async () => {
+    const { subtle, calls } = counting();
+    const refused = await outcome(fastVerify(subtle, 'RSASSA-PKCS1-v1_5', pair.privateKey, signature, data));
+    expect(refused).toHaveProperty('error');
+    expect(refused).toEqual(await outcome(original.verify('RSASSA-PKCS1-v1_5', pair.privateKey, signature, data)));
+    const signOnly = await original.importKey('spki', await original.exportKey('spki', pair.publicKey), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, []);
+    expect(await outcome(fastVerify(subtle, 'RSASSA-PKCS1-v1_5', signOnly, signature, data))).toEqual(
+      await outcome(original.verify('RSASSA-PKCS1-v1_5', signOnly, signature, data)),
+    );
+    const ed = (await original.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
+    const edSig = await original.sign('Ed25519', ed.privateKey, data);
+    expect(await fastVerify(subtle, 'Ed25519', ed.publicKey, edSig, data)).toBe(true);
+    // An RSA key named with another algorithm: WebCrypto's refusal.
+    expect(await outcome(fastVerify(subtle, 'RSA-PSS', pair.publicKey, signature, data))).toEqual(await outcome(original.verify('RSA-PSS', pair.publicKey, signature, data)));
+    expect(calls.verify).toBe(4); // the four above; the direct calls do not count
+  });
+});
+
+describe('installFastSubtle', () => {
+  it('replaces the global crypto.subtle once; the rest of SubtleCrypto still works on it', async () => {
+    const before = globalThis.crypto.subtle;
+    installFastSubtle();
+    const after = globalThis.crypto.subtle;
+    expect(after).not.toBe(before);
+    installFastSubtle();
+    expect(globalThis.crypto.subtle).toBe(after);
+    expect(after).toBeInstanceOf(SubtleCrypto);
+    const pair = await rsa('SHA-256');
+    const spki = await after.exportKey('spki', pair.publicKey);
+    expect(spki.byteLength).toBeGreaterThan(250);
+    const sig = await after.sign('RSASSA-PKCS1-v1_5', pair.privateKey, new Uint8Array([1, 2, 3]));
+    expect(await after.verify('RSASSA-PKCS1-v1_5', pair.publicKey, sig, new Uint8Array([1, 2, 3]))).toBe(true);
+    expect(await after.verify('RSASSA-PKCS1-v1_5', pair.publicKey, sig, new Uint8Array([1, 2, 4]))).toBe(false);
+  });
+
+  it('Fedify still accepts a request signed either way and refuses one whose body or headers changed', async () => {
+    installFastSubtle();
+    const pair = await rsa('SHA-256');
+    const keyId = 'https://peer.example/users/alice#main-key';
+    const pem = await exportPublicKeyPem(pair.publicKey);
+    const actor = { '@context': ['https://www.w3.org/ns/activitystreams', 'https://w3id.org/security/v1'], id: 'https://peer.example/users/alice', type: 'Person', inbox: 'https://peer.example/users/alice/inbox', publicKey: { id: keyId, owner: 'https://peer.example/users/alice', publicKeyPem: pem } };
+    const documentLoader: DocumentLoader = (url) => {
+      if (url.startsWith('https://peer.example/users/alice')) return Promise.resolve({ contextUrl: null, documentUrl: url, document: actor });
+      return Promise.reject(new Error(`no document at ${url}`));
+    };
+    // The contexts are preloaded: nothing is fetched.
+    const contextLoader = createContextLoader(createHttpClient({ userAgent: 'test' }));
+    const body = JSON.stringify({ type: 'Like', actor: actor.id, object: 'https://tern.example/o/1' });
+    for (const spec of ['rfc9421', 'draft-cavage-http-signatures-12'] as const) {
+      const request = new Request('https://tern.example/inbox', { method: 'POST', body, headers: { 'content-type': 'application/activity+json' } });
+      const signed = await signRequest(request, pair.privateKey, new URL(keyId), { spec });
+      const verify = (r: Request) => verifyRequest(r, { documentLoader, contextLoader });
+      expect(await verify(signed.clone()), spec).not.toBeNull();
+      const otherBody = new Request(signed.url, { method: 'POST', headers: signed.headers, body: body.replace('Like', 'Announce') });
+      expect(await verify(otherBody), spec).toBeNull();
+      const headers = new Headers(signed.headers);
+      headers.set('host', 'elsewhere.example');
+      expect(await verify(new Request('https://elsewhere.example/inbox', { method: 'POST', headers, body })), spec).toBeNull();
+    }
+  });
+});
+
+it('fastSubtle passes properties that are not methods through', () => {
+  const subtle = fastSubtle(original);
+  expect(Object.prototype.toString.call(subtle)).toBe(Object.prototype.toString.call(original));
+});
