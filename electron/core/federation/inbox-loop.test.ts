@@ -1,4 +1,4 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { commitGroup, openGroupOf } from '../../../db/commit-group';
 import { incomingActivity, type IncomingActivity } from '../../../db/schema';
@@ -156,6 +156,38 @@ describe('inbox loop', () => {
     unsubscribe();
     expect(loop.running).toBe(false);
     expect(countRows(rig.core, 'follower')).toBe(1);
+  });
+
+  it('started, it takes batch after batch at the event loop’s next turns, never waiting on a timer while rows are due', async () => {
+    rig = await openRig();
+    const ids = Array.from({ length: 25 }, (_, i) => rig.queue({ id: `https://x.example/wave/${i}`, type: 'Wave', actor: aliceId() }));
+    let resolveAll: () => void = () => {};
+    const allDone = new Promise<void>((resolve) => (resolveAll = resolve));
+    const done: RowResult[] = [];
+    const loop = createInboxLoop({
+      db: rig.core.db,
+      clock: rig.core.clock,
+      idlePollMs: 60_000,
+      deps: () => ({ db: rig.core.db, fed: rig.core.fed, clock: rig.core.clock, identity: rig.local, settings: rig.core.settings.get() }),
+      process: () => Promise.resolve({ status: 'processed', inboxObjectId: null }),
+      onRowDone: (r) => {
+        done.push(r);
+        if (done.length === ids.length) resolveAll();
+      },
+    });
+    // Timers that never fire: Node's setTimeout(…, 0) waits a millisecond, idle, between batches
+    // of 3–4 ms of work; the loop must not use one to take its next batch.
+    const realSetTimeout = globalThis.setTimeout;
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      loop.start();
+      await Promise.race([allDone, new Promise((_, reject) => realSetTimeout(() => reject(new Error(`${done.length} of 25 rows done: the rest wait on a timer (or on the next I/O)`)), 5_000))]);
+    } finally {
+      vi.useRealTimers();
+    }
+    await loop.stop();
+    expect(done.map((r) => r.id).sort((a, b) => a - b)).toEqual(ids);
+    expect(done.every((r) => r.outcome === 'processed')).toBe(true);
   });
 
   it('idle, it looks again when the next retry is due, not at the next idle poll', async () => {

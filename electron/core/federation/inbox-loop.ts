@@ -133,7 +133,8 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
   const log = options.log ?? (() => {});
   const idlePollMs = options.idlePollMs ?? INBOX_IDLE_POLL_MS;
   let running = false;
-  let timer: NodeJS.Timeout | null = null;
+  /** The next tick, when one is scheduled: a timer, or the next turn of the event loop. */
+  let timer: { cancel(): void } | null = null;
   // Set by wake() while a batch runs, so rows stored meanwhile are looked for at once after it.
   let wokenDuringBatch = false;
   // Every batch runs on this chain, so the loop and drain() never process concurrently.
@@ -390,9 +391,22 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
 
   function schedule(delayMs: number): void {
     if (!running) return;
-    if (timer) clearTimeout(timer);
-    timer = setTimeout(tick, delayMs);
-    timer.unref?.();
+    timer?.cancel();
+    // More to do: at the next turn of the event loop (after the I/O and messages waiting: the
+    // inserts of POSTs to answer), not on a timer, since Node's setTimeout(…, 0) waits 1 ms. A
+    // batch is 3–4 ms of work, so that millisecond left the thread idle a fifth to a quarter of
+    // the time while rows were waiting: measured in the bench, processing alone 1,929/s with
+    // the processor's thread busy 64 % of the wall time.
+    if (delayMs <= 0) {
+      // Not unref'd: an unref'd immediate does not keep libuv's poll from blocking, so on a quiet
+      // thread it would wait for the next message or I/O.
+      const immediate = setImmediate(tick);
+      timer = { cancel: () => clearImmediate(immediate) };
+      return;
+    }
+    const timeout = setTimeout(tick, delayMs);
+    timeout.unref?.();
+    timer = { cancel: () => clearTimeout(timeout) };
   }
 
   function tick(): void {
@@ -425,7 +439,7 @@ export function createInboxLoop(options: InboxLoopOptions): InboxLoop {
     },
     async stop() {
       running = false;
-      if (timer) clearTimeout(timer);
+      timer?.cancel();
       timer = null;
       await chain;
       // Each source's fetch is bounded (verify.ts): this waits seconds at most.
