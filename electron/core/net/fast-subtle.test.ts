@@ -128,6 +128,71 @@ describe('fastVerify', () => {
   });
 });
 
+describe('what fastVerify leaves to WebCrypto', () => {
+  const data = new TextEncoder().encode('date: Tue, 24 Nov 2026 10:00:00 GMT');
+  // A 4,608-bit RSA public key (made with openssl for this test): above the fast path's 4,096.
+  const BIG_KEY_PEM = `-----BEGIN PUBLIC KEY-----\nMIICYjANBgkqhkiG9w0BAQEFAAOCAk8AMIICSgKCAkEA2fmhG6aLNeTbkDzTPaLV\nzC5QqgWL0slT/np2Mi1dWEaZ+1zjjdN6wxKoFV8aHV/P6ZfBajeA3DjKM4wgoWGY\nxW+7f36n6hmVgHPD28BZRgh9kN8Y3YP8jwZgUz6TquhGDDygO0qBmEqvfmq6FfdL\npXgQmkYx1iMSiIv/mG9zApCOcsEPJIWDGyIOsHHLS2Kdm9+qhA/WrzSmDaShtKV+\nYZyzZMxUFLXlltN0sB88UwZjk5KgpMI4TuVY3vZJPofZj3qx4JRKysjnYs4VJ5ZF\nQOJXRE4pc5YWpM1+sL43oP2vy2zZFu3wqEGff/Md4BOlfX+mCmQYPlyYaJfzh9cv\n2qu60p6hLaVH5Z8p1+InZRdDkCJsFobGPOL8HxtpJdm1VvZwT4lqeASicf4rDIWi\nACtcQ9B+ElTgO80WhWmJgD3wpIEBwuOK1WWxZrEufGlRXiOe2sBIxaKRwiflCjms\nIXpoN/ujGVkys4mXyLRneKPTZaTLt9tzgrqfRHUxEmWq1NJFgBqc3ONxFnbyIz2r\nWeDIqKVthK9t4KD3Y0VvQpgG5ZFdUizqAXKWc8i0qc8e0Mdy4Tp4yZX77lcZBOZ2\nB9FhPcChV4H5OhAyMFHxtplA1A2zBHKuxxkQAL4MW/irsBhu2JU05LpgfX3kDkYW\nInVIhxL+pZ8OLWMgFskt9arNVuZXMqn0GtBm+6vB6ONv39BghSLTEraJbDo+Dp1H\nj4bbPxmgh3sCkEk2m1fF9e59MGBmVLlqrmPJIMzpfJHNAgMBAAE=\n-----END PUBLIC KEY-----`;
+  const spkiOf = (pem: string) => Buffer.from(pem.replace(/-----[^-]+-----/g, '').replace(/\s+/g, ''), 'base64');
+
+  it('an RSA-PSS key named as RSASSA-PKCS1-v1_5: WebCrypto’s refusal, not a verify', async () => {
+    const { subtle, calls } = counting();
+    const pss = (await original.generateKey({ name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const pkcs1 = (await rsa('SHA-256')) as CryptoKeyPair;
+    const signature = await original.sign('RSASSA-PKCS1-v1_5', pkcs1.privateKey, data);
+    // The same modulus under either name would verify a PKCS#1 v1.5 signature in node:crypto.
+    const samePss = await original.importKey('spki', await original.exportKey('spki', pkcs1.publicKey), { name: 'RSA-PSS', hash: 'SHA-256' }, true, ['verify']);
+    for (const key of [pss.publicKey, samePss]) {
+      const answer = await outcome(fastVerify(subtle, 'RSASSA-PKCS1-v1_5', key, signature, data));
+      expect(answer).toHaveProperty('error');
+      expect(answer).toEqual(await outcome(original.verify('RSASSA-PKCS1-v1_5', key, signature, data)));
+    }
+    expect(calls.verify).toBe(2);
+  });
+
+  it('reads a key’s usages and hash once: changing them afterwards changes nothing, as in WebCrypto', async () => {
+    const pair = (await rsa('SHA-256')) as CryptoKeyPair;
+    const sha256 = await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data);
+    const sha1Pair = (await rsa('SHA-1')) as CryptoKeyPair;
+    expect(await fastVerify(original, 'RSASSA-PKCS1-v1_5', pair.publicKey, sha256, data)).toBe(true);
+    (pair.publicKey.algorithm as unknown as { hash: { name: string } }).hash.name = 'SHA-1';
+    expect(await fastVerify(original, 'RSASSA-PKCS1-v1_5', pair.publicKey, sha256, data)).toBe(true);
+    const noUsages = await original.importKey('spki', await original.exportKey('spki', sha1Pair.publicKey), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-1' }, true, []);
+    const sha1 = await original.sign('RSASSA-PKCS1-v1_5', sha1Pair.privateKey, data);
+    const before = await outcome(fastVerify(original, 'RSASSA-PKCS1-v1_5', noUsages, sha1, data));
+    (noUsages.usages as string[]).push('verify');
+    const after = await outcome(fastVerify(original, 'RSASSA-PKCS1-v1_5', noUsages, sha1, data));
+    expect(before).toHaveProperty('error');
+    expect(after).toEqual(before);
+    expect(after).toEqual(await outcome(original.verify('RSASSA-PKCS1-v1_5', noUsages, sha1, data)));
+  });
+
+  it('keys above 4,096 bits or with an exponent other than 65537 (milliseconds each on this thread)', async () => {
+    const { subtle, calls } = counting();
+    const big = await original.importKey('spki', spkiOf(BIG_KEY_PEM), { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, true, ['verify']);
+    const three = (await original.generateKey({ name: 'RSASSA-PKCS1-v1_5', modulusLength: 2048, publicExponent: new Uint8Array([3]), hash: 'SHA-256' }, true, ['sign', 'verify'])) as CryptoKeyPair;
+    const signature = await original.sign('RSASSA-PKCS1-v1_5', three.privateKey, data);
+    expect(await fastVerify(subtle, 'RSASSA-PKCS1-v1_5', three.publicKey, signature, data)).toBe(true);
+    expect(await fastVerify(subtle, 'RSASSA-PKCS1-v1_5', big, new Uint8Array(576), data)).toBe(false);
+    expect(calls.verify).toBe(2);
+  });
+
+  it('a detached buffer gets WebCrypto’s answer, never a synchronous throw', async () => {
+    const pair = (await rsa('SHA-256')) as CryptoKeyPair;
+    const detached = () => {
+      const buffer = new ArrayBuffer(16);
+      structuredClone(buffer, { transfer: [buffer] });
+      return buffer;
+    };
+    const signature = await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data);
+    let digest: Promise<ArrayBuffer> | undefined;
+    expect(() => (digest = fastDigest(original, 'SHA-256', detached()))).not.toThrow();
+    expect(await outcome(digest!)).toEqual(await outcome(original.digest('SHA-256', detached())));
+    let verified: Promise<boolean> | undefined;
+    expect(() => (verified = fastVerify(original, 'RSASSA-PKCS1-v1_5', pair.publicKey, signature, detached()))).not.toThrow();
+    expect(await outcome(verified!)).toEqual(await outcome(original.verify('RSASSA-PKCS1-v1_5', pair.publicKey, signature, detached())));
+  });
+});
+
 describe('installFastSubtle', () => {
   it('replaces the global crypto.subtle once; the rest of SubtleCrypto still works on it', async () => {
     const before = globalThis.crypto.subtle;

@@ -45,39 +45,64 @@ function ownArrayBuffer(buffer: Buffer): ArrayBuffer {
 }
 
 export function fastDigest(original: Subtle, algorithm: Algorithm, data: Bytes): Promise<ArrayBuffer> {
-  const hash = HASHES[nameOf(algorithm) ?? ''];
-  const bytes = bytesOf(data);
-  if (hash === undefined || bytes === null) return original.digest(algorithm as AlgorithmIdentifier, data as BufferSource);
-  return Promise.resolve(ownArrayBuffer(createHash(hash).update(bytes).digest()));
+  try {
+    const hash = HASHES[nameOf(algorithm) ?? ''];
+    const bytes = hash === undefined ? null : bytesOf(data);
+    if (hash !== undefined && bytes !== null) return Promise.resolve(ownArrayBuffer(createHash(hash).update(bytes).digest()));
+  } catch {
+    // A detached buffer and the like: WebCrypto's answer, as before.
+  }
+  return original.digest(algorithm as AlgorithmIdentifier, data as BufferSource);
 }
 
-const keyObjects = new WeakMap<Key, KeyObject>();
+/** What a key allows the fast path, read once, when it is first seen: the key's `usages` and
+ * `algorithm` are plain objects that code could change afterwards (WebCrypto ignores such
+ * changes; so does this). null: the key is left to WebCrypto. */
+interface RsaVerifyKey {
+  keyObject: KeyObject;
+  hash: string;
+}
+const seen = new WeakMap<Key, RsaVerifyKey | null>();
 
-/** The public key's KeyObject when the key is an RSASSA-PKCS1-v1_5 public key allowed to verify. */
-function rsaVerifyKey(key: unknown): { keyObject: KeyObject; hash: string } | null {
-  if (!(key instanceof CryptoKey) || key.type !== 'public' || !key.usages.includes('verify')) return null;
+/** Moduli above this, or exponents other than 65537, are left to WebCrypto (its thread pool):
+ * verifying with a 16,384-bit key, or one with a huge exponent, costs milliseconds, and here it
+ * would hold up every other inbound check on this thread. Real actors' keys are 2,048 or 4,096
+ * bits with exponent 65537. */
+const MAX_MODULUS_BITS = 4096;
+const EXPONENT = 65537n;
+
+function rsaVerifyKey(key: unknown): RsaVerifyKey | null {
+  if (!(key instanceof CryptoKey)) return null;
+  let known = seen.get(key);
+  if (known === undefined) {
+    known = readRsaVerifyKey(key);
+    seen.set(key, known);
+  }
+  return known;
+}
+
+function readRsaVerifyKey(key: CryptoKey): RsaVerifyKey | null {
+  if (key.type !== 'public' || !key.usages.includes('verify')) return null;
   const algorithm = key.algorithm as { name: string; hash?: { name?: string } };
   if (algorithm.name.toUpperCase() !== RSA) return null;
   const hash = HASHES[algorithm.hash?.name?.toUpperCase() ?? ''];
   if (hash === undefined) return null;
-  let keyObject = keyObjects.get(key);
-  if (!keyObject) {
-    keyObject = KeyObject.from(key);
-    keyObjects.set(key, keyObject);
-  }
+  const keyObject = KeyObject.from(key);
+  const details = keyObject.asymmetricKeyDetails;
+  if (keyObject.type !== 'public' || keyObject.asymmetricKeyType !== 'rsa') return null;
+  if ((details?.modulusLength ?? Infinity) > MAX_MODULUS_BITS || details?.publicExponent !== EXPONENT) return null;
   return { keyObject, hash };
 }
 
 export function fastVerify(original: Subtle, algorithm: Algorithm, key: Key, signature: Bytes, data: Bytes): Promise<boolean> {
-  const rsa = nameOf(algorithm) === RSA ? rsaVerifyKey(key) : null;
-  const signatureBytes = bytesOf(signature);
-  const dataBytes = bytesOf(data);
-  if (rsa && signatureBytes && dataBytes) {
-    try {
-      return Promise.resolve(verifyBytes(rsa.hash, dataBytes, rsa.keyObject, signatureBytes));
-    } catch {
-      // WebCrypto decides what such input gets (false, or its DOMException).
-    }
+  try {
+    const rsa = nameOf(algorithm) === RSA ? rsaVerifyKey(key) : null;
+    const signatureBytes = rsa ? bytesOf(signature) : null;
+    const dataBytes = signatureBytes ? bytesOf(data) : null;
+    if (rsa && signatureBytes && dataBytes) return Promise.resolve(verifyBytes(rsa.hash, dataBytes, rsa.keyObject, signatureBytes));
+  } catch {
+    // Input node:crypto will not take (a detached buffer, a key it cannot read): WebCrypto
+    // decides what it gets (false, or its DOMException), as before.
   }
   return original.verify(algorithm as AlgorithmIdentifier, key, signature as BufferSource, data as BufferSource);
 }
