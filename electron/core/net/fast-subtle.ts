@@ -1,6 +1,6 @@
 // WebCrypto's SHA digests and RSASSA-PKCS1-v1_5 verifies, done by node:crypto on the calling
 // thread, for the Fedify code that calls the global `crypto.subtle` (its HTTP signature checks:
-// a body digest and a signature verify per inbound activity, a digest per delivery).
+// a body digest and a signature verify per inbound activity; LD signature checks).
 //
 // Why: node's WebCrypto wraps each of these in a thread-pool job with WebIDL conversions around
 // it. Measured here (Node 24, RSA-2048, 1 KB body): subtle.digest 35–41 µs of CPU against 2.3 µs
@@ -9,10 +9,11 @@
 // checks worker) and the pool. Fedify still does all of the signature work (which headers, which
 // key, the signature base, the digest comparison); only where the two primitives run changes.
 //
-// Everything else (sign, which stays on the thread pool; importKey; other algorithms; a key or
-// input these functions do not take as their own) goes to the original SubtleCrypto unchanged,
-// and so does any call node:crypto throws on: its answer (false, or the DOMException) is then
-// WebCrypto's own.
+// Everything else goes to the original SubtleCrypto unchanged: sign (it stays on the thread
+// pool), importKey, other algorithms, keys above 4,096 bits or with an exponent other than 65537,
+// input these functions do not take as their own, and any call node:crypto throws on; the answer
+// (false, or the DOMException) is then WebCrypto's own. Installed per thread (each worker's
+// federation context installs its own).
 import { createHash, KeyObject, verify as verifyBytes } from 'node:crypto';
 
 type Subtle = SubtleCrypto;
