@@ -62,7 +62,7 @@ function printRaw(raw: RawCosts): number {
   const sum = raw.verifyCpuUs + raw.insertUs;
   rows([
     { label: 'RSA-2048 verify, node:crypto KeyObject (OpenSSL)', value: `${n1(raw.verifyCpuUs)} µs`, target: 'issue: ≈ 24 µs' },
-    { label: 'RSA-2048 verify, WebCrypto cached CryptoKey (as Fedify calls it)', value: `${n1(raw.verifyUs)} µs` },
+    { label: 'RSA-2048 verify, WebCrypto cached CryptoKey (Fedify\'s call without net/fast-subtle.ts)', value: `${n1(raw.verifyUs)} µs` },
     { label: `SQLite insert, ${n0(raw.payloadBytes)} B into incoming_activity`, value: `${n1(raw.insertUs)} µs`, target: 'issue: ≈ 130 µs' },
     { label: 'raw verify + insert (the floor of one activity)', value: `${n1(sum)} µs  → ${n0(1e6 / sum)}/s on one thread` },
     { label: 'RSA-2048 verify, 16 in flight (thread pool)', value: `${n0(raw.verifyParallelPerSec)}/s` },
