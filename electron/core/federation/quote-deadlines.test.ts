@@ -107,7 +107,7 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
     fake.live()[0]!.fire();
     expect(told).toEqual([[first.post.id]]);
     expect(fake.live()).toHaveLength(1);
-    expect(fake.live()[0]!.ms).toBe(HOUR);
+    expect(fake.live()[0]!.ms).toBe(Math.min(HOUR, QUOTE_DEADLINE_MAX_WAIT_MS));
     expect(await stateOf(second.post)).toBe('pending');
 
     // An answer to the second comes: nothing is left to wait for, and no timer is set.
@@ -177,6 +177,25 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
     expect(kinds.at(-1)).toContain('timeline');
     expect(await stateOf(post)).toBe('unanswered');
   });
+});
+
+it('a moment that passed while the machine slept, with no shell to say it woke (headless), is told within 15 minutes of awake time', async () => {
+  rig = await openRig();
+  const { post, request } = await quote();
+  delivered(request);
+  const fake = fakeTimers();
+  const told: number[][] = [];
+  const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
+  watch.rearm();
+  // A timer does not count a suspend: what it is set for is awake time.
+  expect(fake.live().map((t) => t.ms)).toEqual([15 * 60_000]);
+  // Asleep through the moment: the wall clock moves on, the timer does not, no rearm comes.
+  rig.advance(QUOTE_ANSWER_WAIT_MS + 3 * HOUR);
+  expect(told).toEqual([]);
+  fake.live()[0]!.fire(); // 15 minutes after the wake
+  expect(told).toEqual([[post.id]]);
+  expect(fake.live()).toHaveLength(0);
+  watch.stop();
 });
 
 describe('what sets the timer costs little, however the clock or the queue moves', () => {

@@ -5,8 +5,9 @@
 //
 // One timer, set for the earliest such moment still to come, and set again when it fires or
 // when what sets the moments may have changed (a request delivered, an answer received: the core
-// calls rearm; the machine woke from sleep: the shell does). No polling: with no quote waiting, nothing wakes the process; with some, it
-// wakes once per moment.
+// calls rearm; the machine woke from sleep: the desktop shell does). No polling: with no quote
+// waiting, nothing wakes the process; with some, it wakes at each moment and at least every
+// QUOTE_DEADLINE_MAX_WAIT_MS (so a sleep no shell tells of is seen that soon after the wake).
 import { and, eq, exists, gt, or } from 'drizzle-orm';
 import { prepared, type DbOrTx } from '../../../db/client';
 import { outbox, outgoingActivity } from '../../../db/schema';
@@ -56,9 +57,13 @@ export function quoteDeliveriesMark(db: DbOrTx): string {
   return row === undefined ? '' : `${row.n}:${row.id}:${row.lastTry}:${row.sent}:${row.errored}`;
 }
 
-/** The longest the timer is set for at once: a moment further away (a clock set back weeks) is
- * looked at again then. setTimeout takes at most 2^31 − 1 ms and fires at once past that. */
-export const QUOTE_DEADLINE_MAX_WAIT_MS = 6 * 60 * 60 * 1000;
+/** The longest the timer is set for at once: a moment further away is looked at again then.
+ * setTimeout takes at most 2^31 − 1 ms (fires at once past that, a clock set back weeks), and it
+ * does not count a suspend: a moment that passed while the machine slept is told when the timer
+ * fires, this long after the wake at most, where no shell says the machine woke (headless mode
+ * has no resume event; the desktop's calls rearm on resume). Four looks an hour while a quote
+ * waits for its answer, none otherwise. */
+export const QUOTE_DEADLINE_MAX_WAIT_MS = 15 * 60 * 1000;
 
 /** setTimeout and clearTimeout, or a test's stand-in. */
 export interface Timers {
