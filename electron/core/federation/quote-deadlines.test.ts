@@ -180,13 +180,7 @@ describe('a quote crossing the one-day mark is told as it crosses it', () => {
 });
 
 it('a moment that passed while the machine slept, with no shell to say it woke (headless), is told within 15 minutes of awake time', async () => {
-  rig = await openRig();
-  const { post, request } = await quote();
-  delivered(request);
-  const fake = fakeTimers();
-  const told: number[][] = [];
-  const watch = createQuoteDeadlineWatch({ db: rig.core.db, clock: rig.now, localId: () => rig.local.id, onDue: (ids) => told.push(ids), timers: fake.timers });
-  watch.rearm();
+  const { post, fake, told, watch } = await watchedQuote();
   // A timer does not count a suspend: what it is set for is awake time.
   expect(fake.live().map((t) => t.ms)).toEqual([15 * 60_000]);
   // Asleep through the moment: the wall clock moves on, the timer does not, no rearm comes.

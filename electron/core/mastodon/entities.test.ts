@@ -9,7 +9,7 @@ import { z } from 'zod';
 import { inbox, outbox } from '../../../db/schema';
 import { instant } from '../../../test/peer/state';
 import * as S from './entity-schemas';
-import { call, openMastodonRig, pngBytes, signIn, type MastodonRig } from './test-support';
+import { call, openMastodonRig, pngBytes, signIn, type MastodonRig, eventually as eventuallyAt } from './test-support';
 
 let t: MastodonRig;
 let token: string;
@@ -19,14 +19,8 @@ const ok = async <T extends z.ZodType>(schema: T, response: Promise<{ status: nu
   expect(status).toBe(200);
   return schema.parse(json);
 };
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 60; i++) {
-    const found = await read();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('never happened');
-}
+/** Polls as the test-support helper does, at this file's pace (60 looks, 100 ms apart). */
+const eventually = <T>(read: () => Promise<T | undefined>) => eventuallyAt(read, { tries: 60, everyMs: 100 });
 
 let imageStatus: z.output<typeof S.Status>;
 let peerAccountId = '';

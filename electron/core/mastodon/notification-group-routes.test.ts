@@ -8,7 +8,7 @@ import { notifications } from '../../../db/schema';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import * as S from './entity-schemas';
 import { MAX_GROUP_ROWS_READ } from './notification-group-routes';
-import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+import { call, openMastodonRig, signIn, type MastodonRig, eventually } from './test-support';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 
@@ -26,15 +26,6 @@ const get = async (path: string) => {
 const grouped = async (query = '') => S.GroupedNotifications.parse((await get(`/api/v2/notifications${query}`)).json);
 const listed = async () => z.array(S.Notification).parse((await get('/api/v1/notifications')).json).length;
 const group = async (type: string, emoji?: string) => (await grouped()).notification_groups.find((g) => g.type === type && (emoji === undefined || g.emoji === emoji))!;
-
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = await read();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('never came');
-}
 
 /** Waits for one more notification, so they come in the order sent. */
 async function oneMore(send: () => Promise<unknown>): Promise<void> {

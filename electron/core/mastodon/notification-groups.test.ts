@@ -11,7 +11,7 @@ import * as S from './entity-schemas';
 import { MAX_REACTION_BYTES } from '../federation/reaction-tally';
 import { groupKeyOf, keyedOf, MAX_COUNTED_PAST_PAGE, MAX_GROUPED_ROWS, partsOfGroupKey, type Keyed } from './notification-groups';
 import { mastodonTypeOf } from './notification-types';
-import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+import { call, openMastodonRig, signIn, type MastodonRig, eventually } from './test-support';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
 const BLOBCAT = 'https://pleroma.example/emoji/blobcat.png';
@@ -38,15 +38,6 @@ async function deliver(from: Peer, activity: Record<string, unknown>): Promise<v
   const sent = await from.postSigned(`${t.url}/inbox`, { '@context': AS, id: from.newId('reactions').href, actor: from.actorId, ...activity });
   expect(sent.status).toBe(202);
   await eventually(async () => ((await listed()) > before ? true : undefined));
-}
-
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = await read();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('never came');
 }
 
 beforeAll(async () => {

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { notifications } from '../../../db/schema';
 import * as S from './entity-schemas';
-import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+import { call, openMastodonRig, signIn, type MastodonRig, eventually } from './test-support';
 import { MAX_REACTION_BYTES, MAX_REACTION_BYTES_PER_ANSWER, MAX_REACTION_ROWS, MAX_REACTION_ROWS_PER_ANSWER, MAX_WIDE_BYTES_PER_ANSWER, reactionBudget, reactionTallyOf } from '../federation/reaction-tally';
 
 const AS = 'https://www.w3.org/ns/activitystreams';
@@ -28,15 +28,6 @@ const get = async (path: string) => {
 };
 const notificationsOf = async (query = '') => z.array(S.Notification).parse(await get(`/api/v1/notifications${query}`));
 const statusOf = async (id: string) => S.Status.parse(await get(`/api/v1/statuses/${id}`));
-
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 100; i++) {
-    const found = await read();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 50));
-  }
-  throw new Error('never came');
-}
 
 /** After seconds of writing on this thread, the listener's timers run (a kept-alive connection
  * past its timeout is closed) before the next request, which would otherwise take that connection

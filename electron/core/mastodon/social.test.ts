@@ -7,21 +7,15 @@ import { z } from 'zod';
 import { startPeer, type Peer } from '../../../test/peer/peer';
 import { createSettingsService } from '../settings-service';
 import * as S from './entity-schemas';
-import { call, openMastodonRig, signIn, type MastodonRig } from './test-support';
+import { call, openMastodonRig, signIn, type MastodonRig, eventually as eventuallyAt } from './test-support';
 
 let t: MastodonRig;
 let token: string;
 let stranger: Peer;
 const get = (path: string) => call(t, token, 'GET', path);
 const post = (path: string, body?: unknown) => call(t, token, 'POST', path, body);
-async function eventually<T>(read: () => Promise<T | undefined>): Promise<T> {
-  for (let i = 0; i < 60; i++) {
-    const found = await read();
-    if (found !== undefined) return found;
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error('never happened');
-}
+/** Polls as the test-support helper does, at this file's pace (60 looks, 100 ms apart). */
+const eventually = <T>(read: () => Promise<T | undefined>) => eventuallyAt(read, { tries: 60, everyMs: 100 });
 const ids = (json: unknown) => (json as { id: string }[]).map((s) => s.id);
 
 beforeAll(async () => {

@@ -88,3 +88,14 @@ export async function call(t: MastodonRig, token: string | null, method: string,
   const text = await response.text();
   return { status: response.status, json: text ? (JSON.parse(text) as unknown) : null, headers: response.headers };
 }
+
+/** Polls `read` until it gives something (a notification the inbox processed, a status that
+ * came): `tries` looks, `everyMs` apart (about 5 s by default); throws when nothing came. */
+export async function eventually<T>(read: () => Promise<T | undefined>, { tries = 100, everyMs = 50 } = {}): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const found = await read();
+    if (found !== undefined) return found;
+    await new Promise((r) => setTimeout(r, everyMs));
+  }
+  throw new Error('never came');
+}

@@ -90,7 +90,6 @@ function readRsaVerifyKey(key: CryptoKey): RsaVerifyKey | null {
   if (hash === undefined) return null;
   const keyObject = KeyObject.from(key);
   const details = keyObject.asymmetricKeyDetails;
-  if (keyObject.type !== 'public' || keyObject.asymmetricKeyType !== 'rsa') return null;
   if ((details?.modulusLength ?? Infinity) > MAX_MODULUS_BITS || details?.publicExponent !== EXPONENT) return null;
   return { keyObject, hash };
 }
