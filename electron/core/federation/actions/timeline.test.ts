@@ -6,7 +6,9 @@ import { spawnSync } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { setSkipLog } from '../../../../db/readable-rows';
 import { versionOf } from '../../../../migrations/test-tools';
-import { openRig, type Rig } from '../process/test-rig';
+import { openRig, START, type Rig } from '../process/test-rig';
+import { saveActor } from '../actors';
+import { persistInboxObject } from '../process/store';
 
 let rig: Rig | undefined;
 afterEach(async () => {
@@ -81,5 +83,44 @@ describe('a row that cannot be read', () => {
     } finally {
       setSkipLog(previous);
     }
+  });
+});
+
+describe('the stream’s pages (prepared queries, bound at each page)', () => {
+  it('page after page, at every size, in key order: newest first, the author’s own before received ones at the same instant, then the later row', async () => {
+    rig = await openRig();
+    const { db } = rig.core;
+    const peer = saveActor(db, { id: 'https://peer.example/users/u', type: 'Person', preferredUsername: 'u', inbox: 'https://peer.example/users/u/inbox' }, '@u@peer.example', rig.now());
+    const at = (minutes: number) => new Date(START.getTime() + minutes * 60_000);
+    const received = (id: string, minutes: number) => {
+      const apId = `${peer.apId}/statuses/${id}`;
+      const object = { id: apId, type: 'Note', attributedTo: peer.apId, content: `<p>${id}</p>`, published: at(minutes).toISOString(), to: ['https://www.w3.org/ns/activitystreams#Public'] };
+      persistInboxObject(db, { object, apId, actor: peer, now: rig!.now(), hidden: false });
+    };
+    const own = (id: string, minutes: number) => {
+      rig!.setNow(at(minutes));
+      rig!.ourPost(id);
+    };
+    // Ties at every instant but one: across the two tables, and within each.
+    received('x1', 30);
+    own('o1', 30);
+    received('x2', 20);
+    received('x3', 20);
+    own('o2', 10);
+    own('o3', 10);
+    own('o4', 0);
+    received('x4', 0);
+    received('x5', 40);
+    rig.setNow(at(60));
+    const author = rig.core.services.author;
+    const wanted = ['x5', 'o1', 'x1', 'x3', 'x2', 'o3', 'o2', 'o4', 'x4'];
+    for (const limit of [1, 2, 3, 4, 100]) {
+      expect(pageThrough((cursor) => author.stream({ cursor, limit })), `${limit} a page`).toEqual(wanted);
+    }
+    // A post written between two pages shows on the first page asked again, not in the next.
+    const first = author.stream({ limit: 3 });
+    received('x6', 50);
+    expect(pageThrough((cursor) => author.stream({ cursor: cursor ?? first.nextCursor, limit: 3 }))).toEqual(wanted.slice(3));
+    expect(author.stream({ limit: 2 }).items.map((p) => p.apId.split('/').at(-1))).toEqual(['x6', 'x5']);
   });
 });
