@@ -3,6 +3,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { setSkipLog } from '../../../db/readable-rows';
 import { versionOf } from '../../../migrations/test-tools';
 import { createHandlers, dispatch } from '../ipc/handlers';
+import { notifications } from '../../../db/schema';
 import type { Json } from '../federation/ap';
 import { openRig, startRemotes, type Remotes, type Rig } from '../federation/process/test-rig';
 
@@ -89,6 +90,30 @@ describe('notifications service', () => {
     expect(svc.list({ limit: 2, cursor: 'not-a-cursor' }).items.map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION']);
     expect(svc.markAllRead()).toBe(2);
     expect(svc.unreadCount()).toBe(0);
+  });
+
+  it('pages by cursor through unread and read ones alike, at every size, ties on the instant by id', async () => {
+    rig = await openRig();
+    const { db } = rig.core;
+    const at = (minutes: number) => new Date(rig.now().getTime() + minutes * 60_000);
+    // Eight follows: read and unread mixed, two instants held by two rows each.
+    const rows: [number, boolean][] = [[0, true], [1, false], [1, false], [2, true], [3, false], [3, true], [4, false], [5, true]];
+    const ids = rows.map(([minutes, isNew]) => db.insert(notifications).values({ createdAt: at(minutes), notificationType: 'NEW_FOLLOWER', isNew }).returning({ id: notifications.id }).get().id);
+    const svc = rig.core.services.notifications;
+    // Unread first, then read; newest first in each; the later row first at the same instant.
+    const wanted = [ids[7], ids[5], ids[3], ids[0], ids[6], ids[4], ids[2], ids[1]];
+    expect(svc.list({ limit: 100 }).items.map((n) => n.id)).toEqual(wanted);
+    for (const limit of [1, 2, 3]) {
+      const seen: number[] = [];
+      let cursor: string | null = null;
+      for (let page = 0; page < 10; page++) {
+        const got = svc.list({ limit, cursor });
+        seen.push(...got.items.map((n) => n.id));
+        if (got.nextCursor === null) break;
+        cursor = got.nextCursor;
+      }
+      expect(seen, `${limit} a page`).toEqual(wanted);
+    }
   });
 
   it('a notification whose post was deleted stays, without the text', async () => {
