@@ -23,10 +23,6 @@ export interface RawCosts {
   /** µs per autocommitted INSERT of a ~2 KB ap_object into incoming_activity. */
   insertUs: number;
   payloadBytes: number;
-  /** Commits of 20 such rows each (a commit group's size while accepting), a millisecond apart,
-   * on the disk the bench's data folder is on: how long one takes (ms). Every 202 waits for the
-   * commit holding its row, so a commit the disk holds up is an accept that waits. */
-  commitMs: { commits: number; p50: number; p99: number; max: number; over10: number };
 }
 
 const RSA = { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' } as const;
@@ -112,31 +108,9 @@ export async function measureRawCosts(): Promise<RawCosts> {
       const payload = payloads[i++ % payloads.length]!;
       insert.run(now, 'https://peer.example/users/alice', `id-${i}`, payload, now);
     });
-    const commitMs = commitLatencies(sqlite, insert, payloads, now);
     sqlite.close();
-    return { verifyUs, verifyCpuUs, verifyParallelPerSec, signUs, signParallelPerSec, insertUs, payloadBytes: payloads[0]!.length, commitMs };
+    return { verifyUs, verifyCpuUs, verifyParallelPerSec, signUs, signParallelPerSec, insertUs, payloadBytes: payloads[0]!.length };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-const COMMITS = 1500;
-const ROWS_PER_COMMIT = 20;
-
-/** COMMITS transactions of ROWS_PER_COMMIT rows, 1 ms apart (a busy wait: no timer's own delay):
- * the time each takes, BEGIN to COMMIT. */
-function commitLatencies(sqlite: ReturnType<typeof openSqlite>, insert: { run(...args: unknown[]): unknown }, payloads: string[], now: string): RawCosts['commitMs'] {
-  const batch = sqlite.transaction((first: number) => {
-    for (let k = 0; k < ROWS_PER_COMMIT; k++) insert.run(now, 'https://peer.example/users/bob', `commit-${first + k}`, payloads[(first + k) % payloads.length]!, now);
-  });
-  const ms: number[] = [];
-  for (let i = 0; i < COMMITS; i++) {
-    const started = performance.now();
-    batch(i * ROWS_PER_COMMIT);
-    ms.push(performance.now() - started);
-    const pause = performance.now();
-    while (performance.now() - pause < 1);
-  }
-  ms.sort((a, b) => a - b);
-  return { commits: COMMITS, p50: ms[Math.floor(COMMITS / 2)]!, p99: ms[Math.floor(COMMITS * 0.99)]!, max: ms[COMMITS - 1]!, over10: ms.filter((x) => x > 10).length };
 }

@@ -25,7 +25,7 @@
 // (bench/accept-trace.ts; BENCH_ACCEPT_TRACE_OUT=<file> keeps the raw timeline as JSON).
 // BENCH_PERF_MARKS=1 prints each measured part's window for `perf report --time` (run the bench
 // under `perf record -e cpu-clock -g -k CLOCK_MONOTONIC`, node with --perf-basic-prof).
-import { cpus, loadavg, tmpdir } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { measureInboxBreakdown, type Breakdown, type Cost } from './breakdown';
 import { runFanout, type FanoutResult } from './fanout-phase';
 import { noHooks, runInbox, type InboxResult, type PartHooks } from './inbox-phase';
@@ -68,13 +68,8 @@ function printRaw(raw: RawCosts): number {
     { label: 'RSA-2048 verify, 16 in flight (thread pool)', value: `${n0(raw.verifyParallelPerSec)}/s` },
     { label: 'RSA-2048 sign (the floor of one delivery)', value: `${n1(raw.signUs)} µs` },
     { label: 'RSA-2048 sign, 16 in flight (thread pool)', value: `${n0(raw.signParallelPerSec)}/s` },
-    {
-      label: `SQLite commit of 20 such rows, ${n0(raw.commitMs.commits)} commits 1 ms apart: p50 / p99 / max`,
-      value: `${n2(raw.commitMs.p50)} / ${n1(raw.commitMs.p99)} / ${n1(raw.commitMs.max)} ms, ${n0(raw.commitMs.over10)} over 10 ms`,
-    },
   ]);
   note('SQLite as the app opens it: WAL, synchronous=NORMAL, one autocommit per row (as the listener writes).');
-  note(`The commits are this disk's (${tmpdir()}), with nothing else of Tern running: a 202 waits for the commit holding its row, so commits the disk holds up are accepts that wait (TMPDIR=/dev/shm puts the bench's data in memory).`);
   return sum;
 }
 
