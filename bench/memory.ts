@@ -1,8 +1,9 @@
 // Memory of the Tern process during the bench: the RSS high-water mark, sampled every few
-// milliseconds per phase (on a thread of its own), and a forced-GC heap reading at checkpoints ("flat as rows grow").
+// milliseconds per phase (by a child process), and a forced-GC heap reading at checkpoints ("flat as rows grow").
+import { spawn } from 'node:child_process';
+import type { Socket } from 'node:net';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { Worker } from 'node:worker_threads';
 
 setFlagsFromString('--expose-gc');
 const gc = runInNewContext('gc') as (() => void) | undefined;
@@ -15,69 +16,99 @@ export interface PhasePeak {
 export interface MemorySampler {
   /** Starts a new phase; the previous one's peak is kept. */
   phase(name: string): void;
-  stop(): PhasePeak[];
-  overallPeakMb(): number;
+  /** Ends the last phase; resolves with every phase's peak and the whole run's. */
+  stop(): Promise<{ peaks: PhasePeak[]; overallMb: number }>;
 }
 
 export const mb = (bytes: number) => bytes / (1024 * 1024);
 
-// The sampling runs on a thread of its own. On the app's thread it held that thread up: reading
-// the process's RSS (/proc/self/stat) took 62 µs at the median but 3.6 ms at p99 and up to
-// 8.5 ms while the workers were busy, 100 times a second, 234 ms in all over a BENCH_ONLY=inbox
-// run (measured here): the bench's own stalls, counted in the accept latencies and the main
-// thread's loop delay it reports. The peaks are kept in shared memory (KiB): [0] the current
-// phase's, [1] the whole run's.
+// The sampling runs in a child process that reads this process's resident size from
+// /proc/<pid>/status every `intervalMs`. Read here, on the app's thread, it held that thread up:
+// 62 µs at the median but 3.6 ms at p99 and up to 8.5 ms while the workers were busy, 100 times
+// a second (234 ms over a BENCH_ONLY=inbox run, measured): the bench's own stalls, counted in the
+// accept latencies and loop delay it reports. On a worker thread of this process instead, the
+// thread's own isolate added 12–13 MB to every figure (review). The child keeps each phase's
+// peak (a line "phase" on its stdin ends one) and writes them all as JSON when told "stop".
 const SAMPLER_SOURCE = `
-const { workerData } = require('node:worker_threads');
-const cells = new Int32Array(workerData.cells);
-${String(raise)}
-setInterval(() => {
-  const kib = Math.round(process.memoryUsage.rss() / 1024);
-  raise(cells, 0, kib);
-  raise(cells, 1, kib);
-}, workerData.intervalMs);
+const { readFileSync } = require('node:fs');
+const [pid, every] = process.argv.slice(-2).map(Number);
+const peaks = [];
+let peak = 0;
+let readable = true;
+const sample = () => {
+  try {
+    const match = /VmRSS:\\s*(\\d+) kB/.exec(readFileSync('/proc/' + pid + '/status', 'utf8'));
+    if (match) peak = Math.max(peak, Number(match[1]));
+  } catch {
+    readable = false;
+    clearInterval(timer);
+  }
+};
+const timer = setInterval(sample, every);
+let pending = '';
+process.stdin.setEncoding('utf8');
+process.stdin.on('data', (chunk) => {
+  pending += chunk;
+  let at;
+  while ((at = pending.indexOf('\\n')) >= 0) {
+    const line = pending.slice(0, at);
+    pending = pending.slice(at + 1);
+    sample();
+    peaks.push(peak);
+    peak = 0;
+    if (line === 'stop') {
+      clearInterval(timer);
+      process.stdout.write(JSON.stringify({ readable, peaksKib: peaks }) + '\\n', () => process.exit(0));
+    }
+  }
+});
 `;
 
-/** Sets cell `i` to `kib` if that is higher, without losing a reset made meanwhile by the other
- * thread (a compare-and-swap loop). The sampler thread runs its source (String(raise)). */
-function raise(cells: Int32Array, i: number, kib: number): void {
-  for (;;) {
-    const seen = Atomics.load(cells, i);
-    if (kib <= seen || Atomics.compareExchange(cells, i, seen, kib) === seen) return;
-  }
-}
-
+/** Samples this process's RSS from a child process (Linux /proc; elsewhere only the readings
+ * taken here at each phase's edge count). */
 export function startSampler(intervalMs = 10): MemorySampler {
-  const cells = new Int32Array(new SharedArrayBuffer(2 * Int32Array.BYTES_PER_ELEMENT));
-  const worker = new Worker(SAMPLER_SOURCE, { eval: true, workerData: { cells: cells.buffer, intervalMs }, name: 'bench-rss' });
-  worker.unref();
-  const peaks: PhasePeak[] = [];
-  let current: PhasePeak | null = null;
-  // One reading on this thread at each phase's edge (a handful in a run).
-  const sampleHere = () => {
-    const kib = Math.round(process.memoryUsage.rss() / 1024);
-    raise(cells, 0, kib);
-    raise(cells, 1, kib);
-  };
-  const endPhase = () => {
-    sampleHere();
-    const peakKib = Atomics.exchange(cells, 0, 0);
-    if (current) current.peakRssMb = Math.max(current.peakRssMb, peakKib / 1024);
-  };
+  const child = spawn(process.execPath, ['-e', SAMPLER_SOURCE, String(process.pid), String(intervalMs)], { stdio: ['pipe', 'pipe', 'inherit'] });
+  let output = '';
+  child.stdout.setEncoding('utf8');
+  child.stdout.on('data', (chunk: string) => (output += chunk));
+  const ended = new Promise<void>((resolve) => {
+    child.on('exit', () => resolve());
+    child.on('error', () => resolve());
+  });
+  // A sampler that failed to start (or died) leaves the readings taken here.
+  child.stdin.on('error', () => {});
+  // It keeps nothing alive (a bench that fails midway still ends) until stop() waits for it.
+  const pipes = [child.stdin, child.stdout] as unknown as Socket[];
+  child.unref();
+  for (const pipe of pipes) pipe.unref();
+  const names: string[] = [];
+  // This thread's own reading at each edge (a handful in a run), so a phase is never below it.
+  const edges: number[] = [];
+  const here = () => mb(process.memoryUsage.rss());
   return {
     phase(name) {
-      endPhase();
-      current = { phase: name, peakRssMb: 0 };
-      peaks.push(current);
-      sampleHere();
+      if (names.length > 0) edges.push(here());
+      names.push(name);
+      edges.push(here());
+      child.stdin.write('phase\n');
     },
-    stop() {
-      endPhase();
-      current = null;
-      void worker.terminate();
-      return peaks;
+    async stop() {
+      edges.push(here());
+      child.ref();
+      for (const pipe of pipes) pipe.ref();
+      child.stdin.write('stop\n');
+      await ended;
+      let sampled: number[] = [];
+      try {
+        const reply = JSON.parse(output) as { readable: boolean; peaksKib: number[] };
+        // The first entry is the time before the first phase began.
+        if (reply.readable) sampled = reply.peaksKib.slice(1).map((kib) => kib / 1024);
+      } catch {
+        // no child readings: the edges alone
+      }
+      const peaks = names.map((phase, i) => ({ phase, peakRssMb: Math.max(sampled[i] ?? 0, edges[2 * i] ?? 0, edges[2 * i + 1] ?? 0) }));
+      return { peaks, overallMb: Math.max(0, ...peaks.map((p) => p.peakRssMb)) };
     },
-    overallPeakMb: () => Atomics.load(cells, 1) / 1024,
   };
 }
 

@@ -614,8 +614,8 @@ async function main(): Promise<void> {
       }
     }
   } finally {
-    const peaks = sampler.stop();
-    printMemory(inbox, peaks, sampler.overallPeakMb());
+    const { peaks, overallMb } = await sampler.stop();
+    printMemory(inbox, peaks, overallMb);
     await remote.close();
     await tern.close();
   }

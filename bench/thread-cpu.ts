@@ -14,7 +14,6 @@ function kindOf(name: string, tid: number): string {
   if (name.startsWith('tern-delivery')) return 'delivery worker';
   if (name.startsWith('V8Worker') || name.startsWith('V8 ')) return "V8's helpers (compile, GC)";
   if (name.startsWith('libuv-worker')) return "libuv's pool (crypto, fs)";
-  if (name.startsWith('bench-rss')) return "the bench's RSS sampler";
   return 'other';
 }
 
