@@ -50,6 +50,26 @@ describe('the checkpoint worker', () => {
     again.close();
   });
 
+  it('runs a pass every busyIntervalMs while commits keep coming, and every intervalMs once they stop', async () => {
+    const db = open();
+    const checkpointer = createCheckpointer(db, { intervalMs: 1_000, busyIntervalMs: 50 });
+    checkpointer.start();
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    // 1.8 s of commits, one every 10 ms: the first pass comes within the idle second, then one
+    // every 50 ms while they go on (at one pass a second there would be one or two).
+    const writingUntil = performance.now() + 1_800;
+    while (performance.now() < writingUntil) {
+      write(db, 2);
+      await sleep(10);
+    }
+    const whileWriting = checkpointer.passes;
+    expect(whileWriting).toBeGreaterThanOrEqual(5);
+    // Quiet: a pass finds the last commits, the next finds nothing new, then one a second.
+    await sleep(1_300);
+    expect(checkpointer.passes - whileWriting).toBeLessThanOrEqual(4);
+    checkpointer.stop();
+  });
+
   it('does nothing for an in-memory database, and stop without start is harmless', () => {
     const memory = openSqlite(':memory:');
     const checkpointer = createCheckpointer(memory);
