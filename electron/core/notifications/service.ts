@@ -249,8 +249,8 @@ export function createNotificationService(db: Db): NotificationService {
 
   /** The list's two queries, the first page (or an offset) and a page after a cursor, built and
    * prepared once and bound at each page. The list is read on the app's thread whenever the
-   * window hears of a change: drizzle building the four-table join's SQL again for every page
-   * was ≈ 31 % of a page's time (profile of 360 pages of 40 over 4,000 notifications). */
+   * window hears of a change, and drizzle built the four-table join's SQL again for every page:
+   * measured over 4,000 notifications, a page of 40 took 1.35 ms (p50) that way and 0.94 ms so. */
   const listQueries: Partial<Record<'first' | 'after', { all(values: Record<string, unknown>): Row[] }>> = {};
   const listQuery = (afterCursor: boolean) =>
     (listQueries[afterCursor ? 'after' : 'first'] ??= joined()

