@@ -81,32 +81,34 @@ export function startSampler(intervalMs = 10): MemorySampler {
   const pipes = [child.stdin, child.stdout] as unknown as Socket[];
   child.unref();
   for (const pipe of pipes) pipe.unref();
-  const names: string[] = [];
-  // This thread's own reading at each edge (a handful in a run), so a phase is never below it.
-  const edges: number[] = [];
+  // Each phase with this thread's own readings at its edges (a handful in a run), so a phase is
+  // never below them; the child's peaks are added at stop().
+  const peaks: PhasePeak[] = [];
   const here = () => mb(process.memoryUsage.rss());
+  const endPhase = () => {
+    const last = peaks.at(-1);
+    if (last) last.peakRssMb = Math.max(last.peakRssMb, here());
+  };
   return {
     phase(name) {
-      if (names.length > 0) edges.push(here());
-      names.push(name);
-      edges.push(here());
+      endPhase();
+      peaks.push({ phase: name, peakRssMb: here() });
       child.stdin.write('phase\n');
     },
     async stop() {
-      edges.push(here());
+      endPhase();
       child.ref();
       for (const pipe of pipes) pipe.ref();
       child.stdin.write('stop\n');
       await ended;
-      let sampled: number[] = [];
       try {
         const reply = JSON.parse(output) as { readable: boolean; peaksKib: number[] };
         // The first entry is the time before the first phase began.
-        if (reply.readable) sampled = reply.peaksKib.slice(1).map((kib) => kib / 1024);
+        const sampledKib = reply.readable ? reply.peaksKib.slice(1) : [];
+        peaks.forEach((peak, i) => (peak.peakRssMb = Math.max(peak.peakRssMb, (sampledKib[i] ?? 0) / 1024)));
       } catch {
         // no child readings: the edges alone
       }
-      const peaks = names.map((phase, i) => ({ phase, peakRssMb: Math.max(sampled[i] ?? 0, edges[2 * i] ?? 0, edges[2 * i + 1] ?? 0) }));
       return { peaks, overallMb: Math.max(0, ...peaks.map((p) => p.peakRssMb)) };
     },
   };
