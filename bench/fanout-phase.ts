@@ -18,7 +18,7 @@ import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { noHooks, type PartHooks } from './inbox-phase';
-import { cpuByThreadKind, cpuByThreadKindSince, perUnit } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, difference, perUnit, waitByThreadKind } from './thread-cpu';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
@@ -45,6 +45,9 @@ export interface Delivered {
   receiverCpuUsPerDelivery: number;
   /** µs per delivery by thread kind (thread-cpu.ts); empty where /proc is not there. */
   byThread: string;
+  /** ms per second each thread kind (and the receivers' process) waited for a core while
+   * runnable (schedstat); empty where the kernel does not say. */
+  waitedForCore: string;
   serversReached: number;
   serversWithAll: number;
   received: number;
@@ -99,14 +102,27 @@ const mainThreadMicros = (since: NodeJS.CpuUsage) => {
   return used.user + used.system;
 };
 
-/** Runs `work`: its wall time, the process's CPU and the main thread's (µs). */
-async function measured(work: () => Promise<void>): Promise<{ wallMs: number; cpu: number; mainCpu: number; byThread: Map<string, number> }> {
+/** Runs `work`: its wall time, the process's CPU and the main thread's (µs), and how long each
+ * thread kind (and the receivers' process, `receivers`) waited for a core (ms per s). */
+async function measured(
+  work: () => Promise<void>,
+  receivers?: number,
+): Promise<{ wallMs: number; cpu: number; mainCpu: number; byThread: Map<string, number>; waitedForCore: string }> {
+  const waits = () => new Map([...waitByThreadKind(), ...(receivers === undefined ? [] : waitByThreadKind(receivers, 'the receivers’ process'))]);
+  const waitsBefore = waits();
   const threadsBefore = cpuByThreadKind();
   const cpuStart = process.cpuUsage();
   const mainStart = process.threadCpuUsage();
   const started = performance.now();
   await work();
-  return { wallMs: performance.now() - started, cpu: cpuMicros(cpuStart), mainCpu: mainThreadMicros(mainStart), byThread: cpuByThreadKindSince(threadsBefore) };
+  const wallMs = performance.now() - started;
+  return {
+    wallMs,
+    cpu: cpuMicros(cpuStart),
+    mainCpu: mainThreadMicros(mainStart),
+    byThread: cpuByThreadKindSince(threadsBefore),
+    waitedForCore: perUnit(difference(waits(), waitsBefore), wallMs),
+  };
 }
 
 /** Runs `send` for every item in the list's order, `concurrency` at a time. */
@@ -119,10 +135,19 @@ async function eachInFlight<T>(items: readonly T[], concurrency: number, send: (
   );
 }
 
-function delivered(stats: InboxServerStatsReply, wallMs: number, cpu: number, mainCpu: number, expectedPerServer: number, byThread?: Map<string, number>): Delivered {
+function delivered(
+  stats: InboxServerStatsReply,
+  wallMs: number,
+  cpu: number,
+  mainCpu: number,
+  expectedPerServer: number,
+  byThread?: Map<string, number>,
+  waitedForCore = '',
+): Delivered {
   const counts = Object.values(stats.perServer);
   return {
     wallMs,
+    waitedForCore,
     byThread: byThread === undefined ? '' : perUnit(byThread, stats.total),
     perSec: stats.total / (wallMs / 1000),
     cpuUsPerDelivery: cpu / Math.max(1, stats.total),
@@ -189,11 +214,11 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   try {
     await hooks.start('fan-out loop');
     const watch = watchMainThread(core);
-    const { wallMs, cpu, mainCpu, byThread } = await measured(() => {
+    const { wallMs, cpu, mainCpu, byThread, waitedForCore } = await measured(() => {
       core.settings.update({ workOffline: false });
       if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
       return loop.drain();
-    });
+    }, remote.pid);
     const feel = watch.stop();
     await hooks.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
@@ -201,7 +226,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     const states = core.db.all<{ state: string; n: number }>(sql`
       SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
       FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
-    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
+    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread, waitedForCore), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
   } catch (error) {
     await hooks.stop();
     loopResult = { unavailable: (error as Error).message };
@@ -213,10 +238,10 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   if (!('unavailable' in loopResult)) {
     await core.services.author.createPost({ content: 'Hello again, 1,000 followers.', visibility: 'PUBLIC' });
     await hooks.start('fan-out second post');
-    const { wallMs, cpu, mainCpu, byThread } = await measured(() => loop.drain());
+    const { wallMs, cpu, mainCpu, byThread, waitedForCore } = await measured(() => loop.drain(), remote.pid);
     await hooks.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
-    secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread);
+    secondPost = delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread, waitedForCore);
   }
 
   // The same requests with signedFetch alone: the signing + HTTP floor of a delivery.

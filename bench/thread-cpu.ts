@@ -42,9 +42,42 @@ export function cpuByThreadKind(): Map<string, number> {
   return byKind;
 }
 
+/**
+ * µs each kind has spent runnable but not running so far: waiting for a core, the second field of
+ * /proc/<pid>/task/<tid>/schedstat (ns). Of this process's threads by kind, or, with `pid`, of that
+ * process's threads all under `kind`. Empty where the kernel does not keep it (no /proc, no
+ * schedstats): where a burst's latency goes when the cores are short, whatever the code does.
+ */
+export function waitByThreadKind(pid?: number, kind?: string): Map<string, number> {
+  const byKind = new Map<string, number>();
+  const base = pid === undefined ? '/proc/self/task' : `/proc/${pid}/task`;
+  let tids: string[];
+  try {
+    tids = readdirSync(base);
+  } catch {
+    return byKind;
+  }
+  for (const tid of tids) {
+    try {
+      const waitedNs = Number(readFileSync(`${base}/${tid}/schedstat`, 'utf8').split(' ')[1]);
+      if (!Number.isFinite(waitedNs)) continue;
+      const stat = kind === undefined ? readFileSync(`${base}/${tid}/stat`, 'utf8') : '';
+      const name = kind ?? kindOf(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), Number(tid));
+      byKind.set(name, (byKind.get(name) ?? 0) + waitedNs / 1000);
+    } catch {
+      // a thread that ended meanwhile
+    }
+  }
+  return byKind;
+}
+
 /** What each kind used since `before` (threads that ended meanwhile are not counted). */
 export function cpuByThreadKindSince(before: Map<string, number>): Map<string, number> {
-  const now = cpuByThreadKind();
+  return difference(cpuByThreadKind(), before);
+}
+
+/** `now` less `before`, by kind (a kind absent before counts from 0). */
+export function difference(now: Map<string, number>, before: Map<string, number>): Map<string, number> {
   const used = new Map<string, number>();
   for (const [kind, us] of now) used.set(kind, Math.max(0, us - (before.get(kind) ?? 0)));
   return used;
