@@ -1,4 +1,4 @@
-// An MP3 file's ID3v2, ID3v1 and APE tags are emptied where they are; the frames stay.
+// An MP3 file's ID3v2, ID3v1, APE and Lyrics3 tags are emptied where they are; the frames stay.
 import { describe, expect, it } from 'vitest';
 import { bufferAccess } from './container-metadata';
 import { blankMp3Metadata } from './mp3-metadata';
@@ -14,8 +14,8 @@ const frame = (id: string, text: string) => {
 };
 /** An ID3v2 tag (id3v2.4.0-structure §3.1): "ID3", version, flags, syncsafe size; then the frames
  * and some padding; with flag 0x10 a v2.4 footer ("3DI", the same fields). */
-function id3v2(version: 3 | 4, frames: Buffer[], footer = false): Buffer {
-  const body = Buffer.concat([...frames, Buffer.alloc(20)]);
+function id3v2(version: 3 | 4, frames: Buffer[], footer = false, padding = 20): Buffer {
+  const body = Buffer.concat([...frames, Buffer.alloc(padding)]);
   const header = Buffer.concat([Buffer.from('ID3', 'latin1'), Buffer.from([version, 0, footer ? 0x10 : 0]), syncsafe(body.length)]);
   return Buffer.concat([header, body, footer ? Buffer.concat([Buffer.from('3DI', 'latin1'), header.subarray(3)]) : Buffer.alloc(0)]);
 }
@@ -45,6 +45,17 @@ function apeTag(items: [string, string][]): Buffer {
   };
   return Buffer.concat([field(true), body, field(false)]);
 }
+
+/** An ID3v2.4 tag appended at the end (id3v2.4.0-structure §3.4, §5): with a footer, and no padding. */
+const appendedId3v2 = (frames: Buffer[]) => id3v2(4, frames, true, 0);
+/** A Lyrics3 v2.00 tag (id3.org Lyrics3 v2.00): "LYRICSBEGIN", fields (id, 5-digit size, value), 6-digit size, "LYRICS200". */
+function lyrics3v2(fields: [string, string][]): Buffer {
+  const body = 'LYRICSBEGIN' + fields.map(([id, value]) => id + String(value.length).padStart(5, '0') + value).join('');
+  return Buffer.from(body + String(body.length).padStart(6, '0') + 'LYRICS200', 'latin1');
+}
+/** A Lyrics3 v1 tag: "LYRICSBEGIN", the lyrics, "LYRICSEND". */
+const lyrics3v1 = (text: string) => Buffer.from(`LYRICSBEGIN${text}LYRICSEND`, 'latin1');
+const LYRICS = lyrics3v2([['IND', '10'], ['AUT', 'Ada'], ['LYR', '[00:01]Recorded at home']]);
 
 describe('MP3 metadata', () => {
   it('an ID3v2.3 tag keeps its header and size, its frames become padding; the frames after it do not move', async () => {
@@ -139,5 +150,104 @@ describe('MP3 metadata', () => {
     expect(await blankMp3Metadata(bufferAccess(after))).toBe(2);
     expect(after.includes(Buffer.from('Voice memo'))).toBe(false);
     expect(after.subarray(id3.length, id3.length + FRAME.length).equals(FRAME)).toBe(true);
+  });
+
+  it('a Lyrics3 v2.00 tag before ID3v1 is zeroed whole; the frames and the ID3v1 tag stay where they are', async () => {
+    const file = Buffer.concat([FRAMES, LYRICS, id3v1()]);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(2);
+    for (const text of ['Ada', 'Recorded at home', 'LYRICS']) expect(file.includes(Buffer.from(text))).toBe(false);
+    expect(file.subarray(FRAMES.length, FRAMES.length + LYRICS.length).every((b) => b === 0)).toBe(true);
+    expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+    expect(file.toString('latin1', file.length - 128, file.length - 125)).toBe('TAG');
+  });
+
+  it('APE and Lyrics3 v2.00 tags before ID3v1 are all emptied, in either order', async () => {
+    const ape = apeTag([['Title', 'Voice memo']]);
+    for (const tags of [[ape, LYRICS], [LYRICS, ape]]) {
+      const file = Buffer.concat([FRAMES, ...tags, id3v1()]);
+      expect(await blankMp3Metadata(bufferAccess(file))).toBe(3);
+      for (const text of ['Voice memo', 'Ada', 'Recorded at home']) expect(file.includes(Buffer.from(text))).toBe(false);
+      expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+    }
+  });
+
+  it('a Lyrics3 v1 tag before ID3v1 is zeroed whole', async () => {
+    const tag = lyrics3v1('[00:01]Recorded at home by Ada');
+    const file = Buffer.concat([FRAMES, tag, id3v1()]);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(2);
+    expect(file.subarray(FRAMES.length, FRAMES.length + tag.length).every((b) => b === 0)).toBe(true);
+    expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+  });
+
+  it('an ID3v2.4 tag appended with a footer is zeroed whole, before ID3v1 or at the very end', async () => {
+    const tag = appendedId3v2([frame('TIT2', 'Voice memo'), frame('TPE1', 'Ada')]);
+    for (const after of [id3v1(), Buffer.alloc(0)]) {
+      const file = Buffer.concat([FRAMES, tag, after]);
+      expect(await blankMp3Metadata(bufferAccess(file))).toBe(after.length > 0 ? 2 : 1);
+      for (const text of ['3DI', 'ID3', 'Voice memo', 'Ada']) expect(file.includes(Buffer.from(text))).toBe(false);
+      expect(file.subarray(FRAMES.length, FRAMES.length + tag.length).every((b) => b === 0)).toBe(true);
+      expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+    }
+  });
+
+  it('a Lyrics3 v2.00 size reaching into the first frame or the ID3v2 tag is left as it is, and so is the audio', async () => {
+    // Fields that look whole, placed so that the tag would start inside the first frame.
+    const body = LYRICS.subarray(0, -15);
+    const firstFrame = Buffer.from(FRAME);
+    body.copy(firstFrame, FRAME.length - body.length);
+    const inFrame = Buffer.concat([firstFrame, LYRICS.subarray(-15), id3v1()]);
+    const copy = Buffer.from(inFrame);
+    expect(await blankMp3Metadata(bufferAccess(inFrame))).toBe(1); // the ID3v1 tag only
+    expect(inFrame.subarray(0, -128).equals(copy.subarray(0, -128))).toBe(true);
+    // Behind an ID3v2 tag, the same bytes starting in the first frame.
+    const id3 = id3v2(3, [frame('TIT2', 'x')]);
+    const behindId3 = Buffer.concat([id3, firstFrame, LYRICS.subarray(-15)]);
+    const before = Buffer.from(behindId3);
+    expect(await blankMp3Metadata(bufferAccess(behindId3))).toBe(1); // the ID3v2 tag only
+    expect(behindId3.subarray(id3.length).equals(before.subarray(id3.length))).toBe(true);
+    // A size reaching into the ID3v2 tag: the first frame stays whole.
+    const intoId3 = Buffer.concat([id3, FRAME, LYRICS.subarray(-15)]);
+    intoId3.write(String(FRAME.length + 20).padStart(6, '0'), intoId3.length - 15, 'latin1');
+    const original = Buffer.from(intoId3);
+    expect(await blankMp3Metadata(bufferAccess(intoId3))).toBe(1);
+    expect(intoId3.subarray(id3.length).equals(original.subarray(id3.length))).toBe(true);
+  });
+
+  it('a Lyrics3 v2.00 tag whose field sizes do not add up is left as it is', async () => {
+    const lyr = LYRICS.indexOf('LYR00023');
+    // IND says 4 bytes where 2 are (the next field is misread); LYR runs 1 byte into the size field.
+    for (const [at, size] of [[11 + 3, '00004'], [lyr + 3, '00024']] as const) {
+      const tag = Buffer.from(LYRICS);
+      tag.write(size, at, 'latin1');
+      const original = Buffer.concat([FRAMES, tag, id3v1()]);
+      const file = Buffer.from(original);
+      expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
+      expect(file.subarray(0, -128).equals(original.subarray(0, -128))).toBe(true);
+    }
+  });
+
+  it('an appended ID3v2 footer whose tag would start before the end of the first frame is left as it is', async () => {
+    // A whole tag but for its footer, placed so that it would start inside the first frame.
+    const tag = appendedId3v2([frame('TIT2', 'Voice memo')]);
+    const firstFrame = Buffer.from(FRAME);
+    tag.subarray(0, -10).copy(firstFrame, FRAME.length - (tag.length - 10));
+    const file = Buffer.concat([firstFrame, tag.subarray(-10), id3v1()]);
+    const copy = Buffer.from(file);
+    expect(await blankMp3Metadata(bufferAccess(file))).toBe(1); // the ID3v1 tag only
+    expect(file.subarray(0, -128).equals(copy.subarray(0, -128))).toBe(true);
+  });
+
+  it('audio ending in "LYRICS200" after a size that is not 6 digits is left as it is', async () => {
+    const audio = Buffer.from(FRAMES);
+    audio.write('33\xff\xfb\x90\x64LYRICS200', audio.length - 15, 'latin1');
+    const copy = Buffer.from(audio);
+    expect(await blankMp3Metadata(bufferAccess(audio))).toBe(0);
+    expect(audio.equals(copy)).toBe(true);
+    // Whole fields, and a size that reads as their length but for a space: not a Lyrics3 size either.
+    const spaced = Buffer.concat([FRAMES, LYRICS]);
+    spaced.write(' ', spaced.length - 15, 'latin1');
+    const before = Buffer.from(spaced);
+    expect(await blankMp3Metadata(bufferAccess(spaced))).toBe(0);
+    expect(spaced.equals(before)).toBe(true);
   });
 });

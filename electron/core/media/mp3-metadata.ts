@@ -9,9 +9,17 @@
 // - APEv1/APEv2 before it or at the end (wiki.hydrogenaud.io, "APEv2 specification"): the items
 //   are zeroed and the footer (and header) say 0 items. Only a footer whose items can be read
 //   is believed (blankApe).
+// - Lyrics3 v2.00 before ID3v1 or at the end (id3.org, "Lyrics3 v2.00 specification"): "LYRICSBEGIN",
+//   fields (a 3-character id, a 5-digit decimal size, the value), the 6-digit size of both, "LYRICS200";
+//   and Lyrics3 v1 ("LYRICSBEGIN", at most 5100 bytes of lyrics, "LYRICSEND"). Both are zeroed whole: a
+//   decoder skips what is not a frame's sync word, and a zeroed region is no tag at all.
+// - an ID3v2.4 tag appended at the end (id3.org, "ID3 tag version 2.4.0 - Main Structure" §3.4/§5),
+//   found by its footer ("3DI"): zeroed whole, header and footer too, as a tag with a footer may have
+//   no padding to turn its frames into.
+//   APE, Lyrics3 and appended ID3v2 tags come in any order before ID3v1: each is looked for where the
+//   last one found starts.
 // - a FLAC file behind an ID3v2 tag (which makes it an MP3 by its first bytes): its FLAC blocks
-//   too (flac-metadata.ts), and no ID3v1/APE tag is looked for at its end.
-// Not handled: Lyrics3 tags, and an ID3v2 tag appended at the end (a v2.4 footer there).
+//   too (flac-metadata.ts), and no tag is looked for at its end.
 import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
 import { blankFlacMetadata } from './flac-metadata';
 
@@ -43,8 +51,8 @@ async function blankId3v2(file: RandomAccess): Promise<{ blanked: number; end: n
   return { blanked, end: at };
 }
 
-/** Empties the ID3v1 tag (and its TAG+ extension) at the end; returns where the audio (or an
- * APE tag) ends, and whether there was one. */
+/** Empties the ID3v1 tag (and its TAG+ extension) at the end; returns where the audio (or the
+ * tags before it) ends, and whether there was one. */
 async function blankId3v1(file: RandomAccess): Promise<{ end: number; blanked: number }> {
   if (file.size < 128 || (await file.read(file.size - 128, 3)).toString('latin1') !== 'TAG') return { end: file.size, blanked: 0 };
   await file.write(file.size - 128, Buffer.concat([Buffer.from('TAG', 'latin1'), Buffer.alloc(124), Buffer.from([0xff])]));
@@ -102,26 +110,98 @@ function areApeItems(items: Buffer, count: number): boolean {
 }
 
 /**
- * Empties the APE tag whose footer ends at `end`; returns 1 if there was one. A footer is only
- * believed when its tag lies after `audioStart` (the ID3v2 tags and the first frame: a tag
- * reaching into them is a damaged footer), is at most MAX_APE_BYTES, and its items are exactly as
- * many as it says and fill it; otherwise nothing is touched: zeroing what a damaged footer claims
- * would zero the sound.
+ * Empties the APE tag whose footer ends at `end`; returns where the tag starts (its header, when
+ * it has one), or null if there is none. A footer is only believed when its tag lies after
+ * `audioStart` (the ID3v2 tags and the first frame: a tag reaching into them is a damaged footer),
+ * is at most MAX_APE_BYTES, and its items are exactly as many as it says and fill it; otherwise
+ * nothing is touched: zeroing what a damaged footer claims would zero the sound.
  */
-async function blankApe(file: RandomAccess, end: number, audioStart: number): Promise<number> {
-  if (end < 32) return 0;
+async function blankApe(file: RandomAccess, end: number, audioStart: number): Promise<number | null> {
+  if (end < 32) return null;
   const footer = await file.read(end - 32, 32);
-  if (footer.toString('latin1', 0, 8) !== 'APETAGEX') return 0;
+  if (footer.toString('latin1', 0, 8) !== 'APETAGEX') return null;
   const tagSize = footer.readUInt32LE(12); // the items and the footer
   const hasHeader = (footer.readUInt32LE(20) & 0x80000000) !== 0;
   const itemsStart = end - tagSize;
-  if (tagSize < 32 || tagSize > MAX_APE_BYTES || itemsStart - (hasHeader ? 32 : 0) < audioStart) return 0;
-  if (!areApeItems(await file.read(itemsStart, tagSize - 32), footer.readUInt32LE(16))) return 0;
+  if (tagSize < 32 || tagSize > MAX_APE_BYTES || itemsStart - (hasHeader ? 32 : 0) < audioStart) return null;
+  if (!areApeItems(await file.read(itemsStart, tagSize - 32), footer.readUInt32LE(16))) return null;
   await zeroFill(file, itemsStart, end - 32);
   await file.write(end - 32 + 16, Buffer.alloc(4)); // item count
-  if (hasHeader && (await file.read(itemsStart - 32, 8)).toString('latin1') === 'APETAGEX') await file.write(itemsStart - 32 + 16, Buffer.alloc(4));
-  return 1;
+  // A header the flags promise but that is not there is not part of the tag: what is before the
+  // items may be another tag's end.
+  if (!hasHeader || (await file.read(itemsStart - 32, 8)).toString('latin1') !== 'APETAGEX') return itemsStart;
+  await file.write(itemsStart - 32 + 16, Buffer.alloc(4));
+  return itemsStart - 32;
 }
+
+/**
+ * Empties the Lyrics3 v2.00 tag ending at `end` (see above); returns where it starts, or null if
+ * there is none. As with APE, the tag is only believed when its size is 6 digits, it starts after
+ * `audioStart` with "LYRICSBEGIN", and its fields (an id of 3 uppercase letters or digits, a
+ * 5-digit size, the value) fill it exactly: audio that happens to end in "LYRICS200" stays sound.
+ */
+async function blankLyrics3v2(file: RandomAccess, end: number, audioStart: number): Promise<number | null> {
+  if (end < 15) return null;
+  const trailer = (await file.read(end - 15, 15)).toString('latin1');
+  if (trailer.slice(6) !== 'LYRICS200' || !/^\d{6}$/.test(trailer.slice(0, 6))) return null;
+  const size = Number(trailer.slice(0, 6)); // from "LYRICSBEGIN" to the last field's end
+  const start = end - 15 - size;
+  if (size < 11 || start < audioStart) return null;
+  const tag = (await file.read(start, size)).toString('latin1'); // one character a byte
+  if (!tag.startsWith('LYRICSBEGIN')) return null;
+  let at = 11;
+  while (at < size) {
+    if (!/^[A-Z0-9]{3}\d{5}$/.test(tag.slice(at, at + 8))) return null;
+    at += 8 + Number(tag.slice(at + 3, at + 8));
+  }
+  if (at !== size) return null;
+  await zeroFill(file, start, end);
+  return start;
+}
+
+/** The most lyrics a Lyrics3 v1 tag holds (id3.org, "Lyrics3"), hence how far back its
+ * "LYRICSBEGIN" is looked for. */
+const MAX_LYRICS3V1_BYTES = 5100;
+
+/**
+ * Empties the Lyrics3 v1 tag ending at `end`: "LYRICSEND" there, and the last "LYRICSBEGIN" before
+ * it within the longest tag and after `audioStart`; returns where it starts, or null if there is
+ * none. Version 1 has no size to check, so only that span is searched.
+ */
+async function blankLyrics3v1(file: RandomAccess, end: number, audioStart: number): Promise<number | null> {
+  if (end < 20 || (await file.read(end - 9, 9)).toString('latin1') !== 'LYRICSEND') return null;
+  const from = Math.max(audioStart, end - 9 - MAX_LYRICS3V1_BYTES - 11);
+  if (end - 9 - from < 11) return null;
+  const at = (await file.read(from, end - 9 - from)).lastIndexOf(Buffer.from('LYRICSBEGIN', 'latin1'));
+  if (at < 0) return null;
+  await zeroFill(file, from + at, end);
+  return from + at;
+}
+
+/**
+ * Empties the ID3v2.4 tag whose footer ends at `end` (a tag appended to the file, found from its
+ * end); returns where it starts, or null if there is none. The footer is believed when its tag
+ * starts after `audioStart` with a header it copies ("ID3" instead of "3DI", the same version,
+ * flags and size), so a tag whose size does not fit is left as it is.
+ */
+async function blankAppendedId3v2(file: RandomAccess, end: number, audioStart: number): Promise<number | null> {
+  if (end < 20) return null;
+  const footer = await file.read(end - 10, 10);
+  const size = syncsafe(footer, 6);
+  if (footer.toString('latin1', 0, 3) !== '3DI' || footer[3] !== 4 || (footer[5]! & 0x10) === 0 || size === null) return null;
+  const start = end - 10 - size - 10;
+  if (start < audioStart) return null;
+  const header = await file.read(start, 10);
+  if (header.toString('latin1', 0, 3) !== 'ID3' || !header.subarray(3).equals(footer.subarray(3))) return null;
+  await zeroFill(file, start, end);
+  return start;
+}
+
+/** The tags looked for before ID3v1, each given where the last one found starts. */
+const END_TAGS = [blankApe, blankLyrics3v2, blankLyrics3v1, blankAppendedId3v2];
+/** More tags than a file is seen to end with (an APE, a Lyrics3 and an ID3v2 tag at most, in some
+ * order); the walk stops there rather than trust an end that keeps yielding tags. */
+const MAX_END_TAGS = 8;
 
 /**
  * Empties the tags of an MP3 file in place (see above). Returns how many were emptied. A tag
@@ -137,5 +217,13 @@ export async function blankMp3Metadata(file: RandomAccess): Promise<number> {
   }
   const v1 = await blankId3v1(file);
   const audioStart = start.end + frameLength(await file.read(start.end, 4));
-  return start.blanked + v1.blanked + (await blankApe(file, v1.end, audioStart));
+  let blanked = start.blanked + v1.blanked;
+  for (let end = v1.end, found = 0; found < MAX_END_TAGS; found++) {
+    let tagStart: number | null = null;
+    for (const blank of END_TAGS) if ((tagStart = await blank(file, end, audioStart)) !== null) break;
+    if (tagStart === null) break;
+    blanked++;
+    end = tagStart;
+  }
+  return blanked;
 }
