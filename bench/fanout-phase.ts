@@ -18,7 +18,7 @@ import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { noHooks, type PartHooks } from './inbox-phase';
-import { cpuByThreadKind, cpuByThreadKindSince, difference, perUnit, waitByThreadKind } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, perUnit, threadWaits, waitedByKind } from './thread-cpu';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
@@ -46,7 +46,7 @@ export interface Delivered {
   /** µs per delivery by thread kind (thread-cpu.ts); empty where /proc is not there. */
   byThread: string;
   /** ms per second each thread kind (and the receivers' process) waited for a core while
-   * runnable (schedstat); empty where the kernel does not say. */
+   * runnable (schedstat), its threads summed; empty where the kernel does not say. */
   waitedForCore: string;
   serversReached: number;
   serversWithAll: number;
@@ -108,7 +108,7 @@ async function measured(
   work: () => Promise<void>,
   receivers?: number,
 ): Promise<{ wallMs: number; cpu: number; mainCpu: number; byThread: Map<string, number>; waitedForCore: string }> {
-  const waits = () => new Map([...waitByThreadKind(), ...(receivers === undefined ? [] : waitByThreadKind(receivers, 'the receivers’ process'))]);
+  const waits = () => new Map([...threadWaits(), ...(receivers === undefined ? [] : threadWaits(receivers, 'the receivers’ process'))]);
   const waitsBefore = waits();
   const threadsBefore = cpuByThreadKind();
   const cpuStart = process.cpuUsage();
@@ -121,7 +121,7 @@ async function measured(
     cpu: cpuMicros(cpuStart),
     mainCpu: mainThreadMicros(mainStart),
     byThread: cpuByThreadKindSince(threadsBefore),
-    waitedForCore: perUnit(difference(waits(), waitsBefore), wallMs),
+    waitedForCore: perUnit(waitedByKind(waits(), waitsBefore), wallMs),
   };
 }
 

@@ -11,7 +11,7 @@ import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import { startLeanBaseline } from './lean-baseline';
 import { startAcceptTrace, type ClientRecord } from './accept-trace';
-import { cpuByThreadKind, cpuByThreadKindSince, difference, machineShareSince, machineTicks, perUnit, waitByThreadKind } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, machineShareSince, machineTicks, perUnit, threadWaits, waitedByKind } from './thread-cpu';
 
 export interface InboxOptions {
   activities: number;
@@ -49,7 +49,8 @@ export interface InboxResult {
     /** The machine's CPU time meanwhile: busy, idle, stolen by the hypervisor (thread-cpu.ts). */
     machine: string;
     /** ms per second of the burst each thread kind (and the remote process that sends the burst)
-     * waited for a core while runnable (schedstat); '' where the kernel does not say. */
+     * waited for a core while runnable (schedstat), its threads summed; '' where the kernel does
+     * not say. */
     waitedForCore: string;
     slices: Slice[];
   };
@@ -175,7 +176,7 @@ export async function runInbox(
   const threadsBefore = cpuByThreadKind();
   const machineBefore = machineTicks();
   const remoteKind = 'the remote process (the senders)';
-  const waits = () => new Map([...waitByThreadKind(), ...(remote.pid === undefined ? [] : waitByThreadKind(remote.pid, remoteKind))]);
+  const waits = () => new Map([...threadWaits(), ...(remote.pid === undefined ? [] : threadWaits(remote.pid, remoteKind))]);
   const waitsBefore = waits();
   const burstStart = performance.now();
   for (let from = 0; from < options.activities; from += options.slice) {
@@ -201,7 +202,7 @@ export async function runInbox(
   const byThread = cpuByThreadKindSince(threadsBefore);
   const machine = machineShareSince(machineBefore);
   // Per second of the whole loop, the forced GCs between slices included (a few ms each).
-  const waitedForCore = perUnit(difference(waits(), waitsBefore), performance.now() - burstStart);
+  const waitedForCore = perUnit(waitedByKind(waits(), waitsBefore), performance.now() - burstStart);
   await hooks.stop();
   trace?.stop();
   const traceLines = trace ? [...trace.report(clientTrace, { slice: options.slice, concurrency: options.concurrency }), `  the remote (client) process per slice: ${remoteSide.join(' · ')}`] : [];

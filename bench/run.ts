@@ -112,7 +112,7 @@ function printInbox(r: InboxResult, rawSumUs: number): void {
     { label: '  of which on the main thread', value: `${n0(a.mainThreadCpuUsPerActivity)} µs` },
     ...(a.byThread ? [{ label: '  by thread (µs each, processing meanwhile)', value: a.byThread }] : []),
     ...(a.machine ? [{ label: '  the machine’s CPU time meanwhile (/proc/stat)', value: a.machine }] : []),
-    ...(a.waitedForCore ? [{ label: '  runnable but waiting for a core (schedstat, ms per s)', value: a.waitedForCore }] : []),
+    ...(a.waitedForCore ? [{ label: '  waiting for a core while runnable (ms per s, a kind’s threads summed)', value: a.waitedForCore }] : []),
     { label: 'key fetches while accepting (Tern count)', value: `${r.keys.fetchesCounted} for ${o.actors} actors`, target: `≈ ${o.actors} (one per actor)`, verdict: pass(keysOk) },
     { label: '  actor server saw', value: per(r.keys.actorDocGets) },
     { label: '  key cache hits / misses', value: `${n0(r.keys.cacheHits)} / ${n0(r.keys.cacheMisses)}` },
@@ -226,7 +226,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
       { label: '    of which on the main thread', value: `${n0(l.mainThreadCpuUsPerDelivery)} µs (the rest: signing on the thread pool, GC)` },
       ...(l.byThread ? [{ label: '    by thread (µs each)', value: l.byThread }] : []),
-        ...(l.waitedForCore ? [{ label: '    runnable but waiting for a core (schedstat, ms per s)', value: l.waitedForCore }] : []),
+      ...(l.waitedForCore ? [{ label: '    waiting for a core while runnable (ms per s, a kind’s threads summed)', value: l.waitedForCore }] : []),
       { label: '  receivers’ CPU per delivery (remote process)', value: `${n0(l.receiverCpuUsPerDelivery)} µs` },
       { label: '  main thread meanwhile: loop delay p50 / p99 / max', value: `${n1(l.feel.loopDelayMs.p50)} / ${n1(l.feel.loopDelayMs.p99)} / ${n1(l.feel.loopDelayMs.max)} ms` },
       { label: `    IPC timeline.stream page, every 100 ms (${l.feel.ipc.calls} calls)`, value: `p50 ${n1(l.feel.ipc.p50)} / p99 ${n1(l.feel.ipc.p99)} / max ${n1(l.feel.ipc.max)} ms` },
@@ -240,7 +240,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
         { label: '  received / servers with all their requests', value: `${n0(s2.received)} / ${s2.serversWithAll} of ${o.servers}` },
         { label: '  Tern CPU per delivery (main thread)', value: `${n0(s2.cpuUsPerDelivery)} µs (${n0(s2.mainThreadCpuUsPerDelivery)} µs)` },
         ...(s2.byThread ? [{ label: '    by thread (µs each)', value: s2.byThread }] : []),
-        ...(s2.waitedForCore ? [{ label: '    runnable but waiting for a core (schedstat, ms per s)', value: s2.waitedForCore }] : []),
+        ...(s2.waitedForCore ? [{ label: '    waiting for a core while runnable (ms per s, a kind’s threads summed)', value: s2.waitedForCore }] : []),
       ]);
     }
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));

@@ -42,42 +42,52 @@ export function cpuByThreadKind(): Map<string, number> {
   return byKind;
 }
 
+/** Each thread's run delay so far (µs runnable but not running: waiting for a core, the second
+ * field of /proc/<pid>/task/<tid>/schedstat), with its kind, by "pid/tid". */
+export type ThreadWaits = Map<string, { kind: string; us: number }>;
+
 /**
- * µs each kind has spent runnable but not running so far: waiting for a core, the second field of
- * /proc/<pid>/task/<tid>/schedstat (ns). Of this process's threads by kind, or, with `pid`, of that
- * process's threads all under `kind`. Empty where the kernel does not keep it (no /proc, no
+ * The run delay of each of this process's threads (kinds as kindOf), or, with `pid`, of that
+ * process's threads, all of kind `kind`. Empty where the kernel does not keep it (no /proc, no
  * schedstats): where a burst's latency goes when the cores are short, whatever the code does.
  */
-export function waitByThreadKind(pid?: number, kind?: string): Map<string, number> {
-  const byKind = new Map<string, number>();
+export function threadWaits(pid?: number, kind = 'other'): ThreadWaits {
+  const waits: ThreadWaits = new Map();
   const base = pid === undefined ? '/proc/self/task' : `/proc/${pid}/task`;
   let tids: string[];
   try {
     tids = readdirSync(base);
   } catch {
-    return byKind;
+    return waits;
   }
   for (const tid of tids) {
     try {
       const waitedNs = Number(readFileSync(`${base}/${tid}/schedstat`, 'utf8').split(' ')[1]);
       if (!Number.isFinite(waitedNs)) continue;
-      const stat = kind === undefined ? readFileSync(`${base}/${tid}/stat`, 'utf8') : '';
-      const name = kind ?? kindOf(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), Number(tid));
-      byKind.set(name, (byKind.get(name) ?? 0) + waitedNs / 1000);
+      let name = kind;
+      if (pid === undefined) {
+        const stat = readFileSync(`${base}/${tid}/stat`, 'utf8');
+        name = kindOf(stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')')), Number(tid));
+      }
+      waits.set(`${pid ?? process.pid}/${tid}`, { kind: name, us: waitedNs / 1000 });
     } catch {
       // a thread that ended meanwhile
     }
   }
+  return waits;
+}
+
+/** What each kind waited between two readings, thread by thread (a thread born meanwhile counts
+ * from 0; one that ended meanwhile is not counted), summed by kind. */
+export function waitedByKind(now: ThreadWaits, before: ThreadWaits): Map<string, number> {
+  const byKind = new Map<string, number>();
+  for (const [key, { kind, us }] of now) byKind.set(kind, (byKind.get(kind) ?? 0) + Math.max(0, us - (before.get(key)?.us ?? 0)));
   return byKind;
 }
 
 /** What each kind used since `before` (threads that ended meanwhile are not counted). */
 export function cpuByThreadKindSince(before: Map<string, number>): Map<string, number> {
-  return difference(cpuByThreadKind(), before);
-}
-
-/** `now` less `before`, by kind (a kind absent before counts from 0). */
-export function difference(now: Map<string, number>, before: Map<string, number>): Map<string, number> {
+  const now = cpuByThreadKind();
   const used = new Map<string, number>();
   for (const [kind, us] of now) used.set(kind, Math.max(0, us - (before.get(kind) ?? 0)));
   return used;
