@@ -1,6 +1,9 @@
 // An MP3 file's ID3v2, ID3v1, APE and Lyrics3 tags are emptied where they are; the frames stay.
+import { mkdtemp, open, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { bufferAccess } from './container-metadata';
+import { bufferAccess, fileAccess, throughWindow } from './container-metadata';
 import { blankMp3Metadata } from './mp3-metadata';
 
 const syncsafe = (n: number) => Buffer.from([(n >> 21) & 0x7f, (n >> 14) & 0x7f, (n >> 7) & 0x7f, n & 0x7f]);
@@ -56,6 +59,15 @@ function lyrics3v2(fields: [string, string][]): Buffer {
 /** A Lyrics3 v1 tag: "LYRICSBEGIN", the lyrics, "LYRICSEND". */
 const lyrics3v1 = (text: string) => Buffer.from(`LYRICSBEGIN${text}LYRICSEND`, 'latin1');
 const LYRICS = lyrics3v2([['IND', '10'], ['AUT', 'Ada'], ['LYR', '[00:01]Recorded at home']]);
+
+/** [FRAMES][tag][ID3v1], where `tag` is not to be believed: the ID3v1 tag alone is emptied, and every
+ * byte before it stays as it was. */
+async function expectOnlyId3v1Emptied(tag: Buffer): Promise<void> {
+  const original = Buffer.concat([FRAMES, tag, id3v1()]);
+  const file = Buffer.from(original);
+  expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
+  expect(file.subarray(0, -128).equals(original.subarray(0, -128))).toBe(true);
+}
 
 describe('MP3 metadata', () => {
   it('an ID3v2.3 tag keeps its header and size, its frames become padding; the frames after it do not move', async () => {
@@ -219,10 +231,7 @@ describe('MP3 metadata', () => {
     for (const [at, size] of [[11 + 3, '00004'], [lyr + 3, '00024']] as const) {
       const tag = Buffer.from(LYRICS);
       tag.write(size, at, 'latin1');
-      const original = Buffer.concat([FRAMES, tag, id3v1()]);
-      const file = Buffer.from(original);
-      expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
-      expect(file.subarray(0, -128).equals(original.subarray(0, -128))).toBe(true);
+      await expectOnlyId3v1Emptied(tag);
     }
   });
 
@@ -249,5 +258,76 @@ describe('MP3 metadata', () => {
     const before = Buffer.from(spaced);
     expect(await blankMp3Metadata(bufferAccess(spaced))).toBe(0);
     expect(spaced.equals(before)).toBe(true);
+  });
+
+  it('a tag at the very end holding "TAG" 128 bytes from the end (appended ID3v2.4, Lyrics3 v2.00) is emptied, not taken for ID3v1', async () => {
+    const cases: [Buffer, string[]][] = [
+      // The text after "TAG" runs to 128 bytes from the end with the footer: 3 + 115 + 10.
+      [appendedId3v2([frame('TIT2', 'Voice memo'), frame('TXXX', `\0NOTE\0TAG${'x'.repeat(115)}`)]), ['Voice memo', '3DI', 'TAG']],
+      // The lyrics after "TAG" run to 128 bytes from the end with the size and "LYRICS200": 3 + 110 + 15.
+      [lyrics3v2([['IND', '10'], ['AUT', 'Ada'], ['LYR', `[00:01]TAG${'x'.repeat(110)}`]]), ['Ada', 'LYRICS', 'TAG']],
+    ];
+    for (const [tag, texts] of cases) {
+      const file = Buffer.concat([FRAMES, tag]);
+      expect(file.toString('latin1', file.length - 128, file.length - 125)).toBe('TAG');
+      expect(await blankMp3Metadata(bufferAccess(file))).toBe(1);
+      for (const text of texts) expect(file.includes(Buffer.from(text))).toBe(false);
+      expect(file.subarray(FRAMES.length).every((b) => b === 0)).toBe(true);
+      expect(file.subarray(0, FRAMES.length).equals(FRAMES)).toBe(true);
+    }
+  });
+
+  it('a Lyrics3 v2.00 tag that does not start with "LYRICSBEGIN" is left as it is', async () => {
+    const tag = Buffer.from(LYRICS);
+    tag.write('X', 10, 'latin1'); // "LYRICSBEGIX": the size and the fields still add up
+    await expectOnlyId3v1Emptied(tag);
+  });
+
+  it('a Lyrics3 v2.00 field whose id is not 3 uppercase letters or digits is left as it is', async () => {
+    for (const id of ['Aut', 'AU-']) {
+      const tag = lyrics3v2([['IND', '10'], [id, 'Ada'], ['LYR', '[00:01]Recorded at home']]);
+      await expectOnlyId3v1Emptied(tag);
+    }
+  });
+
+  it('an appended ID3v2 footer whose tag would start on an "ID3" header of another size is left as it is', async () => {
+    const tag = appendedId3v2([frame('TIT2', 'Voice memo')]);
+    tag[9]! -= 1; // the header's syncsafe size, one less than the footer's
+    await expectOnlyId3v1Emptied(tag);
+  });
+
+  it('a Lyrics3 v1 "LYRICSEND" whose only "LYRICSBEGIN" is in the first frame is left as it is, audio and all', async () => {
+    const firstFrame = Buffer.from(FRAME);
+    firstFrame.write('LYRICSBEGIN', 100, 'latin1');
+    const id3 = id3v2(3, [frame('TIT2', 'x')]);
+    for (const head of [Buffer.alloc(0), id3]) {
+      const original = Buffer.concat([head, firstFrame, FRAME, Buffer.from('LYRICSEND', 'latin1'), id3v1()]);
+      const file = Buffer.from(original);
+      expect(await blankMp3Metadata(bufferAccess(file))).toBe(head.length > 0 ? 2 : 1);
+      expect(file.subarray(head.length, -128).equals(original.subarray(head.length, -128))).toBe(true);
+    }
+  });
+
+  it('a file on disk, through fileAccess and throughWindow as in store.ts, loses its ID3v2, APE, Lyrics3 and ID3v1 text', async () => {
+    const id3 = id3v2(3, [frame('TIT2', 'Voice memo'), frame('TPE1', 'Ada')]);
+    const ape = apeTag([['Comment', 'Recorded at home']]);
+    const dir = await mkdtemp(join(tmpdir(), 'tern-mp3-'));
+    try {
+      const path = join(dir, 'upload.mp3');
+      await writeFile(path, Buffer.concat([id3, FRAMES, ape, LYRICS, id3v1()]));
+      const handle = await open(path, 'r+');
+      try {
+        expect(await throughWindow(await fileAccess(handle), blankMp3Metadata)).toBe(4);
+      } finally {
+        await handle.close();
+      }
+      const file = await readFile(path);
+      const texts = ['Voice memo', 'Ada', 'Recorded at home', '2026', 'LYRICS'];
+      for (const text of texts) expect(file.includes(Buffer.from(text))).toBe(false);
+      expect(file.subarray(id3.length, id3.length + FRAMES.length).equals(FRAMES)).toBe(true);
+      expect(file.length).toBe(id3.length + FRAMES.length + ape.length + LYRICS.length + 128);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -17,7 +17,10 @@
 //   found by its footer ("3DI"): zeroed whole, header and footer too, as a tag with a footer may have
 //   no padding to turn its frames into.
 //   APE, Lyrics3 and appended ID3v2 tags come in any order before ID3v1: each is looked for where the
-//   last one found starts.
+//   last one found starts. They are looked for at the very end first, and ID3v1 only when none is
+//   there: ID3v1 is known by "TAG" alone, which a tag's text may hold 128 bytes from the end, and
+//   taking it first would overwrite that tag's end (its footer or size) and hide the whole tag, text
+//   and all. The others need their exact markers and structure, which an ID3v1 tag never has.
 // - a FLAC file behind an ID3v2 tag (which makes it an MP3 by its first bytes): its FLAC blocks
 //   too (flac-metadata.ts), and no tag is looked for at its end.
 import { sliceAccess, zeroFill, type RandomAccess } from './container-metadata';
@@ -167,6 +170,7 @@ const MAX_LYRICS3V1_BYTES = 5100;
  * Empties the Lyrics3 v1 tag ending at `end`: "LYRICSEND" there, and the last "LYRICSBEGIN" before
  * it within the longest tag and after `audioStart`; returns where it starts, or null if there is
  * none. Version 1 has no size to check, so only that span is searched.
+ * Lyrics that hold "LYRICSBEGIN" themselves keep what comes before it: the last one errs toward keeping audio.
  */
 async function blankLyrics3v1(file: RandomAccess, end: number, audioStart: number): Promise<number | null> {
   if (end < 20 || (await file.read(end - 9, 9)).toString('latin1') !== 'LYRICSEND') return null;
@@ -197,11 +201,24 @@ async function blankAppendedId3v2(file: RandomAccess, end: number, audioStart: n
   return start;
 }
 
-/** The tags looked for before ID3v1, each given where the last one found starts. */
+/** The tags looked for at the end and before ID3v1, each given where the last one found starts. */
 const END_TAGS = [blankApe, blankLyrics3v2, blankLyrics3v1, blankAppendedId3v2];
 /** More tags than a file is seen to end with (an APE, a Lyrics3 and an ID3v2 tag at most, in some
  * order); the walk stops there rather than trust an end that keeps yielding tags. */
 const MAX_END_TAGS = 8;
+
+/** Empties the END_TAGS that end at `end`, one before another, back to the first that is none of
+ * them; returns how many. */
+async function blankEndTags(file: RandomAccess, end: number, audioStart: number): Promise<number> {
+  let found = 0;
+  for (; found < MAX_END_TAGS; found++) {
+    let tagStart: number | null = null;
+    for (const blank of END_TAGS) if ((tagStart = await blank(file, end, audioStart)) !== null) break;
+    if (tagStart === null) break;
+    end = tagStart;
+  }
+  return found;
+}
 
 /**
  * Empties the tags of an MP3 file in place (see above). Returns how many were emptied. A tag
@@ -215,15 +232,12 @@ export async function blankMp3Metadata(file: RandomAccess): Promise<number> {
   if (start.blanked > 0 && (await file.read(start.end, 4)).toString('latin1') === 'fLaC') {
     return start.blanked + (await blankFlacMetadata(sliceAccess(file, start.end, file.size)));
   }
-  const v1 = await blankId3v1(file);
   const audioStart = start.end + frameLength(await file.read(start.end, 4));
-  let blanked = start.blanked + v1.blanked;
-  for (let end = v1.end, found = 0; found < MAX_END_TAGS; found++) {
-    let tagStart: number | null = null;
-    for (const blank of END_TAGS) if ((tagStart = await blank(file, end, audioStart)) !== null) break;
-    if (tagStart === null) break;
-    blanked++;
-    end = tagStart;
-  }
-  return blanked;
+  // The tags checked by their footers first, from the very end: "TAG" 128 bytes from the end may
+  // be their text, and ID3v1 is only taken (and the walk resumed before it) when none ends there.
+  const atEnd = await blankEndTags(file, file.size, audioStart);
+  if (atEnd > 0) return start.blanked + atEnd;
+  const v1 = await blankId3v1(file);
+  if (v1.blanked === 0) return start.blanked;
+  return start.blanked + v1.blanked + (await blankEndTags(file, v1.end, audioStart));
 }
