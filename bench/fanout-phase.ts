@@ -18,7 +18,7 @@ import { persistInboxObject } from '../electron/core/federation/process/store';
 import { deliveryPayload } from '../electron/core/federation/outbox';
 import { createKeyCache, keyBelongsToActor, signedFetch, verifyInbound } from '../electron/core/net/signatures';
 import { noHooks, type PartHooks } from './inbox-phase';
-import { cpuByThreadKind, cpuByThreadKindSince, perUnit, threadWaits, waitedByKind } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, perUnit, waitedByKind, waitsWith } from './thread-cpu';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
@@ -108,8 +108,8 @@ async function measured(
   work: () => Promise<void>,
   receivers?: number,
 ): Promise<{ wallMs: number; cpu: number; mainCpu: number; byThread: Map<string, number>; waitedForCore: string }> {
-  const waits = () => new Map([...threadWaits(), ...(receivers === undefined ? [] : threadWaits(receivers, 'the receivers’ process'))]);
-  const waitsBefore = waits();
+  const child = { pid: receivers, kind: 'the receivers’ process' };
+  const waitsBefore = waitsWith(child);
   const threadsBefore = cpuByThreadKind();
   const cpuStart = process.cpuUsage();
   const mainStart = process.threadCpuUsage();
@@ -121,7 +121,7 @@ async function measured(
     cpu: cpuMicros(cpuStart),
     mainCpu: mainThreadMicros(mainStart),
     byThread: cpuByThreadKindSince(threadsBefore),
-    waitedForCore: perUnit(waitedByKind(waits(), waitsBefore), wallMs),
+    waitedForCore: perUnit(waitedByKind(waitsWith(child), waitsBefore), wallMs),
   };
 }
 

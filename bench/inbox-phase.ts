@@ -11,7 +11,7 @@ import { savePost, type BenchTern } from './tern';
 import { watchMainThread, type MainThreadFeel } from './main-thread';
 import { startLeanBaseline } from './lean-baseline';
 import { startAcceptTrace, type ClientRecord } from './accept-trace';
-import { cpuByThreadKind, cpuByThreadKindSince, machineShareSince, machineTicks, perUnit, threadWaits, waitedByKind } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, machineShareSince, machineTicks, perUnit, waitedByKind, waitsWith } from './thread-cpu';
 
 export interface InboxOptions {
   activities: number;
@@ -175,9 +175,8 @@ export async function runInbox(
   await hooks.start('inbox accept');
   const threadsBefore = cpuByThreadKind();
   const machineBefore = machineTicks();
-  const remoteKind = 'the remote process (the senders)';
-  const waits = () => new Map([...threadWaits(), ...(remote.pid === undefined ? [] : threadWaits(remote.pid, remoteKind))]);
-  const waitsBefore = waits();
+  const senders = { pid: remote.pid, kind: 'the remote process (the senders)' };
+  const waitsBefore = waitsWith(senders);
   const burstStart = performance.now();
   for (let from = 0; from < options.activities; from += options.slice) {
     const to = Math.min(options.activities, from + options.slice);
@@ -202,7 +201,7 @@ export async function runInbox(
   const byThread = cpuByThreadKindSince(threadsBefore);
   const machine = machineShareSince(machineBefore);
   // Per second of the whole loop, the forced GCs between slices included (a few ms each).
-  const waitedForCore = perUnit(waitedByKind(waits(), waitsBefore), performance.now() - burstStart);
+  const waitedForCore = perUnit(waitedByKind(waitsWith(senders), waitsBefore), performance.now() - burstStart);
   await hooks.stop();
   trace?.stop();
   const traceLines = trace ? [...trace.report(clientTrace, { slice: options.slice, concurrency: options.concurrency }), `  the remote (client) process per slice: ${remoteSide.join(' · ')}`] : [];

@@ -77,6 +77,12 @@ export function threadWaits(pid?: number, kind = 'other'): ThreadWaits {
   return waits;
 }
 
+/** This process's threads' run delays, and those of `child` (a process of the bench's, as one kind)
+ * when it has a pid. */
+export function waitsWith(child: { pid: number | undefined; kind: string }): ThreadWaits {
+  return new Map([...threadWaits(), ...(child.pid === undefined ? [] : threadWaits(child.pid, child.kind))]);
+}
+
 /** What each kind waited between two readings, thread by thread (a thread born meanwhile counts
  * from 0; one that ended meanwhile is not counted), summed by kind. */
 export function waitedByKind(now: ThreadWaits, before: ThreadWaits): Map<string, number> {
