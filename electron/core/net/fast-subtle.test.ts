@@ -3,7 +3,7 @@ import { beforeAll, describe, expect, it } from 'vitest';
 import { exportPublicKeyPem } from './key-files';
 import { createContextLoader } from './document-loader';
 import { createHttpClient } from './http-client';
-import { fastDigest, fastSubtle, fastVerify, installFastSubtle } from './fast-subtle';
+import { fastDigest, fastSign, fastSubtle, fastVerify, installFastSubtle } from './fast-subtle';
 
 const original = globalThis.crypto.subtle; // before any install below
 const rsa = (hash: string) =>
@@ -11,13 +11,13 @@ const rsa = (hash: string) =>
 
 /** The original SubtleCrypto, counting the calls that reach it. */
 function counting() {
-  const calls = { digest: 0, verify: 0 };
+  const calls = { digest: 0, sign: 0, verify: 0 };
   const subtle = new Proxy(original, {
     get(target, property) {
       const value = Reflect.get(target, property, target) as unknown;
       if (typeof value !== 'function') return value;
       return (...args: unknown[]) => {
-        if (property === 'digest' || property === 'verify') calls[property] += 1;
+        if (property === 'digest' || property === 'sign' || property === 'verify') calls[property] += 1;
         return (value as (...a: unknown[]) => unknown).apply(target, args);
       };
     },
@@ -125,6 +125,67 @@ describe('fastVerify', () => {
     // An RSA key named with another algorithm: WebCrypto's refusal.
     expect(await outcome(fastVerify(subtle, 'RSA-PSS', pair.publicKey, signature, data))).toEqual(await outcome(original.verify('RSA-PSS', pair.publicKey, signature, data)));
     expect(calls.verify).toBe(4); // the four above; the direct calls do not count
+  });
+});
+
+describe('fastSign', () => {
+  const data = new TextEncoder().encode('(request-target): post /users/alice/inbox\nhost: peer.example\ndate: Tue, 24 Nov 2026 10:00:00 GMT\ndigest: SHA-256=abc');
+  const hex = (buffer: ArrayBuffer) => Buffer.from(buffer).toString('hex');
+
+  it('makes the signature WebCrypto makes (PKCS#1 v1.5 is deterministic), with the key’s hash, for each kind of buffer, without calling WebCrypto', async () => {
+    const { subtle, calls } = counting();
+    const [sha256, sha512] = (await Promise.all([rsa('SHA-256'), rsa('SHA-512')])) as CryptoKeyPair[];
+    const padded = new Uint8Array(data.length + 5);
+    padded.set(data, 2);
+    const inputs = [data, data.buffer.slice(data.byteOffset, data.byteOffset + data.length), padded.subarray(2, 2 + data.length), new DataView(padded.buffer, 2, data.length)];
+    for (const pair of [sha256!, sha512!]) {
+      const expected = hex(await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data));
+      for (const bytes of inputs) {
+        const signature = await fastSign(subtle, { name: 'RSASSA-PKCS1-v1_5' }, pair.privateKey, bytes);
+        expect(signature).toBeInstanceOf(ArrayBuffer);
+        expect(hex(signature)).toBe(expected);
+      }
+      expect(await original.verify('RSASSA-PKCS1-v1_5', pair.publicKey, await fastSign(subtle, 'rsassa-pkcs1-v1_5', pair.privateKey, data), data)).toBe(true);
+    }
+    expect(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha256!.privateKey, data))).not.toBe(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha512!.privateKey, data)));
+    expect(calls.sign).toBe(0);
+  });
+
+  it('signs the bytes as they were when it was called, though the caller reuses its buffer at once', async () => {
+    const pair = (await rsa('SHA-256')) as CryptoKeyPair;
+    const bytes = new Uint8Array(data);
+    const signing = fastSign(original, 'RSASSA-PKCS1-v1_5', pair.privateKey, bytes);
+    bytes.fill(0);
+    expect(await original.verify('RSASSA-PKCS1-v1_5', pair.publicKey, await signing, data)).toBe(true);
+  });
+
+  it('leaves to WebCrypto what it does not take: a public key, a key it may not export, another algorithm, a detached buffer', async () => {
+    const { subtle, calls } = counting();
+    const pair = (await rsa('SHA-256')) as CryptoKeyPair;
+    const pkcs8 = await original.exportKey('pkcs8', pair.privateKey);
+    const hidden = await original.importKey('pkcs8', pkcs8, { name: 'RSASSA-PKCS1-v1_5', hash: 'SHA-256' }, false, ['sign']);
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const refused = await outcome(fastSign(subtle, 'RSASSA-PKCS1-v1_5', pair.publicKey, data));
+      expect(refused).toHaveProperty('error');
+      expect(refused).toEqual(await outcome(original.sign('RSASSA-PKCS1-v1_5', pair.publicKey, data)));
+      // Not extractable: WebCrypto signs it (node:crypto would need the deprecated KeyObject.from).
+      expect(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', hidden, data))).toBe(hex(await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data)));
+      const ed = (await original.generateKey('Ed25519', true, ['sign', 'verify'])) as CryptoKeyPair;
+      expect(await original.verify('Ed25519', ed.publicKey, await fastSign(subtle, 'Ed25519', ed.privateKey, data), data)).toBe(true);
+      expect(await outcome(fastSign(subtle, 'RSA-PSS', pair.privateKey, data))).toEqual(await outcome(original.sign('RSA-PSS', pair.privateKey, data)));
+      const detached = new ArrayBuffer(16);
+      structuredClone(detached, { transfer: [detached] });
+      let signing: Promise<ArrayBuffer> | undefined;
+      expect(() => (signing = fastSign(subtle, 'RSASSA-PKCS1-v1_5', pair.privateKey, detached))).not.toThrow();
+      expect(await outcome(signing!)).toEqual(await outcome(original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, detached)));
+    } finally {
+      process.off('warning', onWarning);
+    }
+    expect(calls.sign).toBe(5);
+    expect(warnings.filter((message) => message.includes('KeyObject.from'))).toEqual([]);
   });
 });
 

@@ -30,7 +30,7 @@ export interface FederationContext {
  * workers only read what the core made). `trustedCa`: for loopback HTTPS servers that tests
  * start, never from settings (see HttpClientOptions.trustedCa). */
 export async function openFederationContext(keysDir: string, allowPrivateAddresses: boolean, create = true, trustedCa?: string): Promise<FederationContext> {
-  // Fedify's digests and RSA verifies on this thread, without WebCrypto's job overhead.
+  // Fedify's digests and RSA verifies on this thread, and its RSA signs on the pool, without WebCrypto's job overhead.
   installFastSubtle();
   const keys = existsSync(join(keysDir, KEY_FILES.rsaPrivate)) || !create ? await loadKeyPair(keysDir) : await generateKeyPairFiles(keysDir);
   const client = createHttpClient({ userAgent: `Tern/${TERN_VERSION}`, allowPrivateAddresses, ...(trustedCa === undefined ? {} : { trustedCa }) });
