@@ -50,6 +50,8 @@ export interface Delivered {
   waitedForCore: string;
   serversReached: number;
   serversWithAll: number;
+  /** Connections the receivers accepted meanwhile (a kept-alive one is not counted again). */
+  connections: number;
   received: number;
   distinctInboxes: number;
   withSignature: number;
@@ -154,6 +156,7 @@ function delivered(
     mainThreadCpuUsPerDelivery: mainCpu / Math.max(1, stats.total),
     receiverCpuUsPerDelivery: stats.cpuUs / Math.max(1, stats.total),
     serversReached: counts.length,
+    connections: stats.connections,
     serversWithAll: counts.filter((n) => n === expectedPerServer).length,
     received: stats.total,
     distinctInboxes: stats.distinctPaths,

@@ -106,6 +106,8 @@ export interface InboxServerStatsReply {
   cpuUs: number;
   /** Requests that came over a resumed TLS session (HTTPS servers only). */
   tlsResumed: number;
+  /** Connections the servers accepted since the last reset (TCP, or TLS). */
+  connections: number;
 }
 export interface Failed {
   type: 'failed';

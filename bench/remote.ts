@@ -274,6 +274,7 @@ const inboxStats = {
   sampledServers: new Set<string>(),
   cpuSince: process.cpuUsage(),
   tlsResumed: 0,
+  connections: 0,
 };
 
 const tlsFixture = (name: string) => readFileSync(new URL(`../test/fixtures/tls/${name}`, import.meta.url), 'utf8');
@@ -308,6 +309,7 @@ async function startInboxServers(count: number, tls: boolean): Promise<void> {
       });
     };
     const server = tlsOptions === null ? createServer(handler) : createHttpsServer(tlsOptions, handler);
+    server.on('connection', () => inboxStats.connections++);
     server.keepAliveTimeout = 30_000;
     origin = await listen(server, tls ? 'https' : 'http');
     state.inboxServers.push(server);
@@ -329,11 +331,12 @@ function replyInboxStats(samples: number, reset: boolean): void {
     samples: inboxStats.samples.slice(0, samples),
     cpuUs: ((used) => used.user + used.system)(process.cpuUsage(inboxStats.cpuSince)),
     tlsResumed: inboxStats.tlsResumed,
+    connections: inboxStats.connections,
   });
   if (reset) {
     inboxStats.perServer = {};
     inboxStats.paths.clear();
-    inboxStats.total = inboxStats.withSignature = inboxStats.withSignatureInput = inboxStats.tlsResumed = 0;
+    inboxStats.total = inboxStats.withSignature = inboxStats.withSignatureInput = inboxStats.tlsResumed = inboxStats.connections = 0;
     inboxStats.firstAt = inboxStats.lastAt = null;
     inboxStats.samples = [];
     inboxStats.sampledServers.clear();

@@ -220,7 +220,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
     rows([
       { label: 'signed deliveries/s (delivery loop, drained)', value: `${n0(l.perSec)}/s (${n0(l.wallMs)} ms)`, target: `≥ ${n0(TARGET.fanoutPerSec)}/s`, verdict: pass(l.perSec >= TARGET.fanoutPerSec) },
       { label: '  rows after drain', value: per(l.rowStates) },
-      { label: '  received / servers with all their requests', value: `${n0(l.received)} / ${l.serversWithAll} of ${o.servers}`, target: `${n0(expected)} / ${o.servers}`, verdict: pass(complete) },
+      { label: '  received / servers with all their requests', value: `${n0(l.received)} / ${l.serversWithAll} of ${o.servers}, over ${n0(l.connections)} connections`, target: `${n0(expected)} / ${o.servers}`, verdict: pass(complete) },
       { label: '  distinct inboxes hit', value: n0(l.distinctInboxes) },
       { label: '  with Signature / Signature-Input header', value: `${n0(l.withSignature)} / ${n0(l.withSignatureInput)}` },
       { label: '  Tern CPU per delivery', value: `${n0(l.cpuUsPerDelivery)} µs = ${n1(l.cpuUsPerDelivery / signUs)}× one RSA sign` },
@@ -237,7 +237,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
     if (s2) {
       rows([
         { label: 'second post, same followers (code optimised by then)', value: `${n0(s2.perSec)}/s (${n0(s2.wallMs)} ms)`, target: 'comparison only' },
-        { label: '  received / servers with all their requests', value: `${n0(s2.received)} / ${s2.serversWithAll} of ${o.servers}` },
+        { label: '  received / servers with all their requests', value: `${n0(s2.received)} / ${s2.serversWithAll} of ${o.servers}, over ${n0(s2.connections)} new connections` },
         { label: '  Tern CPU per delivery (main thread)', value: `${n0(s2.cpuUsPerDelivery)} µs (${n0(s2.mainThreadCpuUsPerDelivery)} µs)` },
         ...(s2.byThread ? [{ label: '    by thread (µs each)', value: s2.byThread }] : []),
         ...(s2.waitedForCore ? [{ label: '    waiting for a core while runnable (ms per s, a kind’s threads summed)', value: s2.waitedForCore }] : []),
@@ -249,11 +249,11 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
   const b = r.baseline;
   rows([
     { label: `signedFetch alone, ${o.baselineConcurrency} in flight (no queue)`, value: `${n0(b.perSec)}/s (${n0(b.wallMs)} ms)`, target: 'comparison only' },
-    { label: '  received / servers with all their requests', value: `${n0(b.received)} / ${b.serversWithAll} of ${o.servers}` },
+    { label: '  received / servers with all their requests', value: `${n0(b.received)} / ${b.serversWithAll} of ${o.servers}, over ${n0(b.connections)} new connections` },
     { label: '  Tern CPU per request', value: `${n0(b.cpuUsPerDelivery)} µs = ${n1(b.cpuUsPerDelivery / signUs)}× one RSA sign` },
     { label: '    of which on the main thread', value: `${n0(b.mainThreadCpuUsPerDelivery)} µs` },
     { label: `lean floor, ${o.baselineConcurrency} in flight: node:crypto sign + node:http`, value: `${n0(r.lean.perSec)}/s (${n0(r.lean.wallMs)} ms)`, target: 'comparison only' },
-    { label: '  received / servers with all their requests', value: `${n0(r.lean.received)} / ${r.lean.serversWithAll} of ${o.servers}` },
+    { label: '  received / servers with all their requests', value: `${n0(r.lean.received)} / ${r.lean.serversWithAll} of ${o.servers}, over ${n0(r.lean.connections)} new connections` },
     { label: '  CPU per request (main thread)', value: `${n0(r.lean.cpuUsPerDelivery)} µs (${n0(r.lean.mainThreadCpuUsPerDelivery)} µs)` },
     ...('unavailable' in r.loop
       ? []
