@@ -45,6 +45,7 @@ function printScale(r: ScaleResult, judge: Judge): void {
   section(`Scale: pages through the IPC handlers on ${n0(r.counts.inbox ?? 0)} inbox rows`);
   note(`data folder ${r.dataDir} — ${r.buildMs === null ? 'cached from an earlier run' : `built in ${n1(r.buildMs / 1000)} s`}`);
   note(`rows (max id): ${Object.entries(r.counts).map(([k, v]) => `${k} ${n0(v)}`).join(', ')}`);
+  note(r.before);
   rows(
     r.cases.map((c) => ({
       label: c.name,
