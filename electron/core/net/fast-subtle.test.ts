@@ -134,11 +134,12 @@ describe('fastSign', () => {
 
   it('makes the signature WebCrypto makes (PKCS#1 v1.5 is deterministic), with the key’s hash, for each kind of buffer, without calling WebCrypto', async () => {
     const { subtle, calls } = counting();
-    const [sha256, sha512] = (await Promise.all([rsa('SHA-256'), rsa('SHA-512')])) as CryptoKeyPair[];
+    const pairs = (await Promise.all(['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512'].map(rsa))) as CryptoKeyPair[];
+    const [sha256, sha512] = [pairs[1]!, pairs[3]!];
     const padded = new Uint8Array(data.length + 5);
     padded.set(data, 2);
     const inputs = [data, data.buffer.slice(data.byteOffset, data.byteOffset + data.length), padded.subarray(2, 2 + data.length), new DataView(padded.buffer, 2, data.length)];
-    for (const pair of [sha256!, sha512!]) {
+    for (const pair of pairs) {
       const expected = hex(await original.sign('RSASSA-PKCS1-v1_5', pair.privateKey, data));
       for (const bytes of inputs) {
         const signature = await fastSign(subtle, { name: 'RSASSA-PKCS1-v1_5' }, pair.privateKey, bytes);
@@ -147,8 +148,29 @@ describe('fastSign', () => {
       }
       expect(await original.verify('RSASSA-PKCS1-v1_5', pair.publicKey, await fastSign(subtle, 'rsassa-pkcs1-v1_5', pair.privateKey, data), data)).toBe(true);
     }
-    expect(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha256!.privateKey, data))).not.toBe(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha512!.privateKey, data)));
+    expect(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha256.privateKey, data))).not.toBe(hex(await fastSign(subtle, 'RSASSA-PKCS1-v1_5', sha512.privateKey, data)));
     expect(calls.sign).toBe(0);
+  });
+
+  it('signs and verifies by what a key was made with, though its algorithm was changed before its first use, as WebCrypto does', async () => {
+    const [pair, pss] = (await Promise.all([
+      rsa('SHA-256'),
+      original.generateKey({ name: 'RSA-PSS', modulusLength: 2048, publicExponent: new Uint8Array([1, 0, 1]), hash: 'SHA-256' }, true, ['sign', 'verify']),
+    ])) as CryptoKeyPair[];
+    const shown = (key: CryptoKey) => key.algorithm as unknown as { name: string; hash: { name: string } };
+    shown(pair!.privateKey).hash.name = 'SHA-512';
+    shown(pair!.publicKey).hash.name = 'SHA-1';
+    const signature = await fastSign(original, 'RSASSA-PKCS1-v1_5', pair!.privateKey, data);
+    expect(hex(signature)).toBe(hex(await original.sign('RSASSA-PKCS1-v1_5', pair!.privateKey, data)));
+    expect(await fastVerify(original, 'RSASSA-PKCS1-v1_5', pair!.publicKey, signature, data)).toBe(true);
+    // An RSA-PSS key shown as RSASSA-PKCS1-v1_5: refused, as WebCrypto refuses it.
+    shown(pss!.privateKey).name = 'RSASSA-PKCS1-v1_5';
+    shown(pss!.publicKey).name = 'RSASSA-PKCS1-v1_5';
+    const refused = await outcome(fastSign(original, 'RSASSA-PKCS1-v1_5', pss!.privateKey, data));
+    expect(refused).toHaveProperty('error');
+    expect(refused).toEqual(await outcome(original.sign('RSASSA-PKCS1-v1_5', pss!.privateKey, data)));
+    const verified = await outcome(fastVerify(original, 'RSASSA-PKCS1-v1_5', pss!.publicKey, signature, data));
+    expect(verified).toEqual(await outcome(original.verify('RSASSA-PKCS1-v1_5', pss!.publicKey, signature, data)));
   });
 
   it('signs the bytes as they were when it was called, though the caller reuses its buffer at once', async () => {

@@ -64,14 +64,12 @@ export function fastDigest(original: Subtle, algorithm: Algorithm, data: Bytes):
   return original.digest(algorithm as AlgorithmIdentifier, data as BufferSource);
 }
 
-/** What a key allows the fast path, read once, when it is first seen: the key's `usages` and
- * `algorithm` are plain objects that code could change afterwards (WebCrypto ignores such
- * changes; so does this). null: the key is left to WebCrypto. */
-interface RsaVerifyKey {
+/** What a key allows the fast path, read once, when it is first seen. null: the key is left to
+ * WebCrypto. */
+interface RsaKey {
   keyObject: KeyObject;
   hash: string;
 }
-const seen = new WeakMap<Key, RsaVerifyKey | null>();
 
 /** Moduli above this, or exponents other than 65537, are left to WebCrypto (its thread pool):
  * verifying with a 16,384-bit key, or one with a huge exponent, costs milliseconds, and here it
@@ -80,22 +78,35 @@ const seen = new WeakMap<Key, RsaVerifyKey | null>();
 const MAX_MODULUS_BITS = 4096;
 const EXPONENT = 65537n;
 
-function rsaVerifyKey(key: unknown): RsaVerifyKey | null {
+/** What `read` makes of `key`, once per key (a WeakMap each); null for anything not a CryptoKey. */
+function readOnce(cache: WeakMap<Key, RsaKey | null>, key: unknown, read: (key: CryptoKey) => RsaKey | null): RsaKey | null {
   if (!(key instanceof CryptoKey)) return null;
-  let known = seen.get(key);
+  let known = cache.get(key);
   if (known === undefined) {
-    known = readRsaVerifyKey(key);
-    seen.set(key, known);
+    known = read(key);
+    cache.set(key, known);
   }
   return known;
 }
 
-function readRsaVerifyKey(key: CryptoKey): RsaVerifyKey | null {
-  if (key.type !== 'public' || !key.usages.includes('verify')) return null;
-  const algorithm = key.algorithm as { name: string; hash?: { name?: string } };
-  if (algorithm.name.toUpperCase() !== RSA) return null;
-  const hash = HASHES[algorithm.hash?.name?.toUpperCase() ?? ''];
-  if (hash === undefined) return null;
+/** A key's algorithm, its hash (node:crypto's name) and usages as WebCrypto holds them. The
+ * `algorithm` and `usages` a CryptoKey shows are plain objects that code can change, before its
+ * first use or after, and WebCrypto ignores such changes: it signs and verifies by what the key
+ * was made with. A clone of the key is built from those (its internal slots), not from the
+ * objects shown. */
+function slotsOf(key: CryptoKey): { name: string; hash: string | undefined; usages: readonly string[] } {
+  const clone = structuredClone(key);
+  const algorithm = clone.algorithm as { name: string; hash?: { name?: string } };
+  return { name: algorithm.name.toUpperCase(), hash: HASHES[algorithm.hash?.name?.toUpperCase() ?? ''], usages: clone.usages };
+}
+
+const verifyKeys = new WeakMap<Key, RsaKey | null>();
+const rsaVerifyKey = (key: unknown) => readOnce(verifyKeys, key, readRsaVerifyKey);
+
+function readRsaVerifyKey(key: CryptoKey): RsaKey | null {
+  if (key.type !== 'public') return null;
+  const { name, hash, usages } = slotsOf(key);
+  if (name !== RSA || hash === undefined || !usages.includes('verify')) return null;
   const keyObject = KeyObject.from(key);
   const details = keyObject.asymmetricKeyDetails;
   if ((details?.modulusLength ?? Infinity) > MAX_MODULUS_BITS || details?.publicExponent !== EXPONENT) return null;
@@ -115,25 +126,16 @@ export function fastVerify(original: Subtle, algorithm: Algorithm, key: Key, sig
   return original.verify(algorithm as AlgorithmIdentifier, key, signature as BufferSource, data as BufferSource);
 }
 
-/** A private RSASSA-PKCS1-v1_5 key node:crypto may sign with, read once (as rsaVerifyKey). */
-const signKeys = new WeakMap<Key, RsaVerifyKey | null>();
+/** A private RSASSA-PKCS1-v1_5 key node:crypto may sign with (not extractable: KeyObject.from
+ * is deprecated for those), read once. */
+const signKeys = new WeakMap<Key, RsaKey | null>();
+const rsaSignKey = (key: unknown) => readOnce(signKeys, key, readRsaSignKey);
 
-function rsaSignKey(key: unknown): RsaVerifyKey | null {
-  if (!(key instanceof CryptoKey)) return null;
-  let known = signKeys.get(key);
-  if (known === undefined) {
-    known = readRsaSignKey(key);
-    signKeys.set(key, known);
-  }
-  return known;
-}
-
-function readRsaSignKey(key: CryptoKey): RsaVerifyKey | null {
-  if (key.type !== 'private' || !key.extractable || !key.usages.includes('sign')) return null;
-  const algorithm = key.algorithm as { name: string; hash?: { name?: string } };
-  if (algorithm.name.toUpperCase() !== RSA) return null;
-  const hash = HASHES[algorithm.hash?.name?.toUpperCase() ?? ''];
-  return hash === undefined ? null : { keyObject: KeyObject.from(key), hash };
+function readRsaSignKey(key: CryptoKey): RsaKey | null {
+  if (key.type !== 'private' || !key.extractable) return null;
+  const { name, hash, usages } = slotsOf(key);
+  if (name !== RSA || hash === undefined || !usages.includes('sign')) return null;
+  return { keyObject: KeyObject.from(key), hash };
 }
 
 export function fastSign(original: Subtle, algorithm: Algorithm, key: Key, data: Bytes): Promise<ArrayBuffer> {
