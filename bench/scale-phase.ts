@@ -9,9 +9,7 @@ import { openCore, type Core } from '../electron/core/core';
 import { createHandlers, dispatch, type Handlers } from '../electron/core/ipc/handlers';
 import { checkpoint, type Checkpoint } from './memory';
 import { scaleFixture, type ScaleOptions } from './scale-fixture';
-import { readFileSync } from 'node:fs';
-import { n0, n1 } from './report';
-import { cpuByThreadKind, cpuByThreadKindSince, perUnit } from './thread-cpu';
+import { cpuByThreadKind, cpuByThreadKindSince, machineShareSince, machineTicks, perUnit } from './thread-cpu';
 
 export interface PageCase {
   name: string;
@@ -76,27 +74,16 @@ const noticeCursor = (r: { id: number; t: string; isNew: number }) => Buffer.fro
 const peopleCursor = (r: { id: number; t: string }) => Buffer.from(`${new Date(r.t).toISOString()}|${r.id}`).toString('base64url');
 const streamCursor = (published: string, origin: 'i' | 'o', id: number) => Buffer.from(`${new Date(published).toISOString()}|${origin}|${id}`).toString('base64url');
 
-/** The machine's busy and idle jiffies so far (all cores), or null without /proc/stat. */
-function machineTicks(): { busy: number; all: number } | null {
-  try {
-    const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.trim().split(/\s+/).slice(1).map(Number);
-    const all = fields.reduce((a, b) => a + b, 0);
-    return { busy: all - (fields[3] ?? 0) - (fields[4] ?? 0), all };
-  } catch {
-    return null;
-  }
-}
-
-/** What runs while nothing of the bench should: this process's threads and the whole machine,
- * over `ms` before the pages are timed (work left over from earlier phases shows here). */
-export async function quietBefore(ms: number): Promise<string> {
+/** What runs while nothing of the bench should: the whole machine and this process's threads,
+ * over the second before the pages are timed (work left over from earlier phases shows here). */
+export async function quietBefore(): Promise<string> {
   const threads = cpuByThreadKind();
   const machine = machineTicks();
-  await new Promise((resolve) => setTimeout(resolve, ms));
-  const used = perUnit(cpuByThreadKindSince(threads), ms / 1000);
-  const now = machineTicks();
-  const busy = machine && now && now.all > machine.all ? `${n1((100 * (now.busy - machine.busy)) / (now.all - machine.all))} % of the machine busy` : 'the machine’s load not readable';
-  return `in the ${n0(ms)} ms before the pages: ${busy}; this process’s threads ${used === '' ? 'idle' : `(µs of CPU per s) ${used}`}`;
+  await new Promise((resolve) => setTimeout(resolve, 1000));
+  // µs per second: the window is one second.
+  const used = perUnit(cpuByThreadKindSince(threads), 1);
+  const share = machineShareSince(machine);
+  return `in the second before the pages: the machine ${share === '' ? 'not readable' : share}; this process’s threads ${used === '' ? 'idle' : `(µs of CPU) ${used}`}`;
 }
 
 export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 50_000): Promise<ScaleResult> {
@@ -132,7 +119,7 @@ export async function runScale(options: ScaleOptions, calls = 200, scrollRows = 
       .all() as { list: 'followers' | 'following'; id: number; t: string }[];
     peek.close();
 
-    const before = await quietBefore(1000);
+    const before = await quietBefore();
     const cases: PageCase[] = [];
     const n = calls;
     const repeat = (c: Call) => Array.from({ length: n }, () => c);
