@@ -1,7 +1,7 @@
 // Profile: the author's outbox as others see it — who they are, then their posts, pinned first,
 // each with how far its delivery got (one click opens the list of servers). Own posts can be
 // pinned, edited and deleted from here.
-import { useEffect, useState } from 'react';
+import { useCallback, useEffect, useState } from 'react';
 import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -45,17 +45,23 @@ export function Profile() {
     if (pinChanges !== seenPinChanges) reload();
   }, [pinChanges, seenPinChanges, reload]);
 
-  async function remove(post: ShownPost) {
-    setDeleteError(null);
-    list.update((items) => items.filter((p) => p.apId !== post.apId));
-    try {
-      await call('posts.delete', { apId: post.apId });
-      forgetList('stream');
-    } catch (err) {
-      setDeleteError(toApiError(err, 'posts.delete'));
-      list.reload();
-    }
-  }
+  // Stable, so the memoized posts are not all drawn again when a page is added.
+  const { update } = list;
+  const onDelete = useCallback(
+    (post: ShownPost) => {
+      setDeleteError(null);
+      update((items) => items.filter((p) => p.apId !== post.apId));
+      call('posts.delete', { apId: post.apId }).then(
+        () => forgetList('stream'),
+        (err: unknown) => {
+          setDeleteError(toApiError(err, 'posts.delete'));
+          reload();
+        },
+      );
+    },
+    [update, reload],
+  );
+  const onEdit = useCallback((post: ShownPost) => navigate('compose', { edit: post.apId }), []);
 
   const name = settings?.displayName || settings?.username || '';
   return (
@@ -88,8 +94,8 @@ export function Profile() {
           list={list}
           label={t.postsLabel}
           failed={t.loadFailed}
-          onDelete={(post) => void remove(post)}
-          onEdit={(post) => navigate('compose', { edit: post.apId })}
+          onDelete={onDelete}
+          onEdit={onEdit}
           empty={
             <EmptyState icon={<PersonIcon />} title={t.emptyTitle}>
               <p>{t.emptyText}</p>
