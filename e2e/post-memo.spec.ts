@@ -3,36 +3,9 @@
 // page cost more the longer the list (npm run bench:renderer: 541 ms at 2,000 posts, against
 // 180–189 ms). Seen through React's DevTools hook, which the production build also calls at each
 // commit: a post's <article> keeps the same props object when it was not rendered again.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-
-const ACTOR = 'https://peer.example/users/ann';
-
-/** `count` received posts, written as the inbox processor stores them. */
-function storePosts(dataDir: string, count: number): void {
-  const db = new Database(join(dataDir, 'tern.db'));
-  db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (1, ?, ?, ?, ?, 'Person', '@ann@peer.example')`).run(
-    '2025-01-01T00:00:00Z',
-    '2025-01-01T00:00:00Z',
-    ACTOR,
-    JSON.stringify({ id: ACTOR, type: 'Person', preferredUsername: 'ann', inbox: `${ACTOR}/inbox` }),
-  );
-  const insert = db.prepare(
-    `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
-       ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-     VALUES (?, ?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
-  );
-  db.transaction(() => {
-    for (let i = 1; i <= count; i++) {
-      const published = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
-      const id = `https://peer.example/notes/${i}`;
-      insert.run(i, published, published, ACTOR, id, published, JSON.stringify({ id, type: 'Note', attributedTo: ACTOR, content: `<p>post number ${i}</p>`, published }));
-    }
-  })();
-  db.close();
-}
+import { peerNote, storeReceived } from './stored-posts';
 
 interface Fiber {
   type: unknown;
@@ -74,7 +47,7 @@ async function watchPosts(page: Page): Promise<void> {
 const snapshot = (page: Page) => page.evaluateHandle(() => new Map((window as unknown as { __postProps: Map<string, object> }).__postProps));
 
 test('Load more renders the new page’s posts and not again those already shown', async ({ tern, page }) => {
-  storePosts(tern.dataDir, 60);
+  storeReceived(tern.dataDir, Array.from({ length: 60 }, (_, i) => peerNote(i + 1)));
   await watchPosts(page);
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');

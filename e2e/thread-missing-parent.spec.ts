@@ -1,30 +1,15 @@
 // A reply whose parent Tern could not fetch says so and offers to open the parent in the
 // browser, but only at an http(s) address: inReplyTo is whatever a remote server sent
 // (search-ms:, file:, javascript:…), and such a link would open a local program or file.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { expect, test } from './fixtures';
+import { PEER_ACTOR, storeReceived } from './stored-posts';
 
-const ACTOR = 'https://peer.example/users/ann';
 const REPLY = 'https://peer.example/notes/1';
 const SEARCH_MS = 'search-ms:query=invoice&crumb=location:\\\\evil.example\\share';
 
 /** A received reply to `inReplyTo`, written into Tern's database as the inbox processor stores it. */
 function storeReply(dataDir: string, inReplyTo: string): void {
-  const db = new Database(join(dataDir, 'tern.db'));
-  db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (1, ?, ?, ?, ?, 'Person', '@ann@peer.example')`).run(
-    '2025-01-01T00:00:00Z',
-    '2025-01-01T00:00:00Z',
-    ACTOR,
-    JSON.stringify({ id: ACTOR, type: 'Person', preferredUsername: 'ann', inbox: `${ACTOR}/inbox` }),
-  );
-  const object = { id: REPLY, type: 'Note', attributedTo: ACTOR, content: '<p>a reply</p>', published: '2025-01-01T08:00:00Z', inReplyTo };
-  db.prepare(
-    `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
-       ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-     VALUES (1, ?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
-  ).run(object.published, object.published, ACTOR, REPLY, object.published, JSON.stringify(object));
-  db.close();
+  storeReceived(dataDir, [{ id: REPLY, type: 'Note', attributedTo: PEER_ACTOR, content: '<p>a reply</p>', published: '2025-01-01T08:00:00Z', inReplyTo }]);
 }
 
 const openThread = `#/thread?ap=${encodeURIComponent(REPLY)}`;

@@ -4,43 +4,24 @@
 // (posts/Post.tsx is memoized); what still grows with the list is printed. The posts are written
 // into Tern's database as the inbox processor stores them; the stream reads them through its IPC
 // handler. Like `npm run bench`, it reports and exits 0; a page that never comes fails the run.
-import Database from 'better-sqlite3';
-import { join } from 'node:path';
 import { expect, test } from '../../e2e/fixtures';
+import { peerNote, storeReceived } from '../../e2e/stored-posts';
 
 const PAGE = 20;
 /** At least 200 (the first mark), in whole pages. */
 const POSTS = Math.max(200, Math.round(Number(process.env.BENCH_RENDERER_POSTS ?? 2000) / PAGE) * PAGE || 2000);
 /** Where latencies are read: 200 posts, then quarters of the list, in whole pages. */
 const AT = [...new Set([200, ...[0.25, 0.5, 0.75, 1].map((f) => Math.max(200, Math.round((POSTS * f) / PAGE) * PAGE))])];
-const ACTOR = 'https://peer.example/users/ann';
 
-function storePosts(dataDir: string, count: number): void {
-  const db = new Database(join(dataDir, 'tern.db'));
-  db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (1, ?, ?, ?, ?, 'Person', '@ann@peer.example')`).run(
-    '2025-01-01T00:00:00Z',
-    '2025-01-01T00:00:00Z',
-    ACTOR,
-    JSON.stringify({ id: ACTOR, type: 'Person', preferredUsername: 'ann', inbox: `${ACTOR}/inbox` }),
-  );
-  const insert = db.prepare(
-    `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
-       ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-     VALUES (?, ?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
-  );
-  db.transaction(() => {
-    for (let i = 1; i <= count; i++) {
-      const published = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
-      const id = `https://peer.example/notes/${i}`;
-      const content = `<p>Post number ${i}, with <a href="https://example.org/${i}">a link</a> and enough words to wrap over a line or two of the column, as a real post does.</p><p>A second paragraph.</p>`;
-      insert.run(i, published, published, ACTOR, id, published, JSON.stringify({ id, type: 'Note', attributedTo: ACTOR, url: `https://peer.example/@ann/${i}`, content, published }));
-    }
-  })();
-  db.close();
-}
+/** A post of a few lines, with a link, as most are. */
+const post = (n: number) =>
+  peerNote(n, {
+    url: `https://peer.example/@ann/${n}`,
+    content: `<p>Post number ${n}, with <a href="https://example.org/${n}">a link</a> and enough words to wrap over a line or two of the column, as a real post does.</p><p>A second paragraph.</p>`,
+  });
 
 test(`Load more on a stream growing to ${POSTS.toLocaleString('en-US')} posts`, async ({ tern, page }) => {
-  storePosts(tern.dataDir, POSTS);
+  storeReceived(tern.dataDir, Array.from({ length: POSTS }, (_, i) => post(i + 1)));
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');
   await expect(posts.first()).toBeVisible();

@@ -1,0 +1,36 @@
+// Received posts written straight into Tern's database as the inbox processor stores them (one
+// actor, one inbox row each), for the e2e tests and the renderer bench that start from them
+// without a peer. Run before the page asks for them; Tern reads the rows at each request.
+import Database from 'better-sqlite3';
+import { join } from 'node:path';
+
+export const PEER_ACTOR = 'https://peer.example/users/ann';
+
+/** A Note by PEER_ACTOR; `n` orders them (the higher, the newer). */
+export function peerNote(n: number, extra: Record<string, unknown> = {}): Record<string, unknown> & { id: string; published: string } {
+  const published = new Date(Date.UTC(2025, 0, 1) + n * 60_000).toISOString();
+  return { id: `https://peer.example/notes/${n}`, type: 'Note', attributedTo: PEER_ACTOR, content: `<p>post number ${n}</p>`, published, ...extra };
+}
+
+/** Stores PEER_ACTOR and `objects` (each with its id and published date) as received posts. */
+export function storeReceived(dataDir: string, objects: readonly (Record<string, unknown> & { id: string; published: string })[]): void {
+  const db = new Database(join(dataDir, 'tern.db'));
+  try {
+    db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (1, ?, ?, ?, ?, 'Person', '@ann@peer.example')`).run(
+      '2025-01-01T00:00:00Z',
+      '2025-01-01T00:00:00Z',
+      PEER_ACTOR,
+      JSON.stringify({ id: PEER_ACTOR, type: 'Person', preferredUsername: 'ann', inbox: `${PEER_ACTOR}/inbox` }),
+    );
+    const insert = db.prepare(
+      `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
+         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       VALUES (?, ?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
+    );
+    db.transaction(() => {
+      objects.forEach((object, i) => insert.run(i + 1, object.published, object.published, PEER_ACTOR, object.id, object.published, JSON.stringify(object)));
+    })();
+  } finally {
+    db.close();
+  }
+}
