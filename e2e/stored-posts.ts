@@ -34,3 +34,16 @@ export function storeReceived(dataDir: string, objects: readonly (Record<string,
     db.close();
   }
 }
+
+/** A MENTION notification (read) for each of the received posts 1..count, in their order. */
+export function storeMentions(dataDir: string, count: number): void {
+  const db = new Database(join(dataDir, 'tern.db'));
+  try {
+    const insert = db.prepare(`INSERT INTO notifications (id, created_at, notification_type, is_new, actor_id, inbox_object_id) VALUES (?, ?, 'MENTION', 0, 1, ?)`);
+    db.transaction(() => {
+      for (let i = 1; i <= count; i++) insert.run(i, new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), i);
+    })();
+  } finally {
+    db.close();
+  }
+}

@@ -1,7 +1,7 @@
 // Notifications: follow requests waiting for an answer (Accept/Reject right there), then what
 // happened, grouped by kind and post ("Ana and 4 others liked your post"), unread first. Opening
 // a group marks it read; "Mark all as read" does the rest.
-import { useState } from 'react';
+import { memo, useCallback, useState } from 'react';
 import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -43,31 +43,41 @@ export function Notifications() {
   // New notifications go on top as they arrive; those shown keep their places below.
   useChanges(['notifications'], list.reload, 1_000);
 
-  async function markRead(ids: number[] | 'all') {
-    setMarkError(null);
-    const wanted = ids === 'all' ? null : new Set(ids);
-    // A reload under way (a new notification's hint) read them unread: its answer is dropped,
-    // and it is asked again once they are marked (what it was to bring is still to be shown).
-    const dropped = list.settle();
-    list.update((items) => items.map((item) => (wanted === null || wanted.has(item.id) ? { ...item, isNew: false } : item)));
-    try {
-      if (ids === 'all') await call('notifications.markAllRead', {});
-      else await call('notifications.markRead', { ids });
-      if (dropped) list.reload();
-    } catch (err) {
-      setMarkError(toApiError(err, 'notifications.markRead'));
-      list.reload();
-    }
-    void useUnreadStore.getState().refresh();
-  }
+  // Stable (as the list's own functions are), so the memoized rows are not all drawn again when
+  // a page is added.
+  const { settle, update, reload } = list;
+  const markRead = useCallback(
+    async (ids: number[] | 'all') => {
+      setMarkError(null);
+      const wanted = ids === 'all' ? null : new Set(ids);
+      // A reload under way (a new notification's hint) read them unread: its answer is dropped,
+      // and it is asked again once they are marked (what it was to bring is still to be shown).
+      const dropped = settle();
+      update((items) => items.map((item) => (wanted === null || wanted.has(item.id) ? { ...item, isNew: false } : item)));
+      try {
+        if (ids === 'all') await call('notifications.markAllRead', {});
+        else await call('notifications.markRead', { ids });
+        if (dropped) reload();
+      } catch (err) {
+        setMarkError(toApiError(err, 'notifications.markRead'));
+        reload();
+      }
+      void useUnreadStore.getState().refresh();
+    },
+    [settle, update, reload],
+  );
+  const markGroupRead = useCallback((group: NotificationGroup) => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id)), [markRead]);
 
   // The approval of a quote taken back or allowed again (posts/QuoteApproval.tsx): said so on its row.
-  function quoteApprovalChanged(id: number, next: ApprovalShown) {
-    // Changed by now: a reload dropped here is asked again, and reads it so.
-    const dropped = list.settle();
-    list.update((items) => items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, ...next } } : item)));
-    if (dropped) list.reload();
-  }
+  const quoteApprovalChanged = useCallback(
+    (id: number, next: ApprovalShown) => {
+      // Changed by now: a reload dropped here is asked again, and reads it so.
+      const dropped = settle();
+      update((items) => items.map((item) => (item.id === id && item.detail?.kind === 'quoted' ? { ...item, detail: { ...item.detail, ...next } } : item)));
+      if (dropped) reload();
+    },
+    [settle, update, reload],
+  );
 
   const groups = groupNotifications(list.items);
   return (
@@ -97,12 +107,7 @@ export function Notifications() {
         >
           <ul className="card card--flush notifications" aria-busy={list.loading}>
             {groups.map((group) => (
-              <GroupRow
-                key={group.key}
-                group={group}
-                onRead={() => void markRead(group.items.filter((i) => i.isNew).map((i) => i.id))}
-                onQuoteApprovalChange={quoteApprovalChanged}
-              />
+              <GroupRow key={group.key} group={group} onRead={markGroupRead} onQuoteApprovalChange={quoteApprovalChanged} />
             ))}
           </ul>
         </ListFrame>
@@ -125,7 +130,25 @@ function targetOf(group: NotificationGroup): { href: string; external: boolean }
   return null;
 }
 
-function GroupRow({ group, onRead, onQuoteApprovalChange }: { group: NotificationGroup; onRead: () => void; onQuoteApprovalChange: (id: number, next: ApprovalShown) => void }) {
+interface GroupRowProps {
+  group: NotificationGroup;
+  onRead: (group: NotificationGroup) => void;
+  onQuoteApprovalChange: (id: number, next: ApprovalShown) => void;
+}
+
+/** Groups are built again at each render: one is the same as before when it holds the same
+ * items (each a new object once it changes: list.update), in the same order — what it shows is
+ * made of them. */
+const sameRow = (before: GroupRowProps, after: GroupRowProps) =>
+  before.onRead === after.onRead &&
+  before.onQuoteApprovalChange === after.onQuoteApprovalChange &&
+  before.group.key === after.group.key &&
+  before.group.items.length === after.group.items.length &&
+  before.group.items.every((item, i) => item === after.group.items[i]);
+
+/** Memoized (sameRow): a list that grows by a page draws the page's new rows only. */
+const GroupRow = memo(function GroupRow({ group, onRead: onReadGroup, onQuoteApprovalChange }: GroupRowProps) {
+  const onRead = () => onReadGroup(group);
   // A notification with no type on one of our Questions: the poll ended (polls/broadcast.ts).
   const pollEnded = group.kind === null && group.outboxObject?.apType === 'Question';
   const votedPollEnded = group.kind === null && !group.outboxObject && group.inboxObject?.apType === 'Question';
@@ -197,7 +220,7 @@ function GroupRow({ group, onRead, onQuoteApprovalChange }: { group: Notificatio
       {typeless?.kind === 'quoted' && <QuotedFooter group={group} onChange={onQuoteApprovalChange} />}
     </li>
   );
-}
+}, sameRow);
 
 /** Under a "… quoted your post" notification: the approval Tern gave, to revoke or allow again. */
 function QuotedFooter({ group, onChange }: { group: NotificationGroup; onChange: (id: number, next: ApprovalShown) => void }) {

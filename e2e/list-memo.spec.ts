@@ -1,21 +1,25 @@
-// "Load more" draws only the new page's posts: the posts already shown are not rendered again
-// (posts/Post.tsx is memoized). Without it, each page re-rendered every post above it, and a
-// page cost more the longer the list (npm run bench:renderer: 541 ms at 2,000 posts, against
-// 180–189 ms). Seen through React's DevTools hook, which the production build also calls at each
-// commit: a post's <article> keeps the same props object when it was not rendered again.
+// "Load more" draws only the new page's rows: the posts (posts/Post.tsx) and notifications
+// (views/Notifications.tsx GroupRow) already shown are not rendered again. Without it, each page
+// re-rendered every row above it, and a page cost more the longer the list (npm run
+// bench:renderer: 541 ms at 2,000 posts, against 180–189 ms). Seen through React's DevTools
+// hook, which the production build also calls at each commit: a row's element keeps the same
+// props object when it was not rendered again.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { peerNote, storeReceived } from './stored-posts';
+import { peerNote, storeMentions, storeReceived } from './stored-posts';
 
 interface Fiber {
   type: unknown;
+  key: string | null;
+  return: Fiber | null;
   memoizedProps: Record<string, unknown> | null;
   child: Fiber | null;
   sibling: Fiber | null;
 }
 
 /** Before the app loads: a stand-in for React DevTools' hook that keeps, after each commit, the
- * props object of every post's <article> by its data-post key. */
+ * props object of every post's <article> (by its data-post key) and of every notification row's
+ * <li> (by the key React gave its row). */
 async function watchPosts(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen = new Map<string, object>();
@@ -35,6 +39,8 @@ async function watchPosts(page: Page): Promise<void> {
           const fiber = stack.pop()!;
           const props = fiber.memoizedProps;
           if (fiber.type === 'article' && props && props['data-testid'] === 'post') seen.set(String(props['data-post']), props);
+          // A notification row's <li>: keyed by its GroupRow's key (the group's).
+          if (fiber.type === 'li' && props && props['data-testid'] === 'notification') seen.set(`notification ${fiber.return?.return?.key ?? fiber.return?.key}`, props);
           if (fiber.sibling) stack.push(fiber.sibling);
           if (fiber.child) stack.push(fiber.child);
         }
@@ -74,4 +80,25 @@ test('Load more renders the new page’s posts and not again those already shown
     return [...old].filter(([key, props]) => now.get(key) !== props).length;
   });
   expect(afterLike).toBe(1);
+});
+
+test('Load more renders the new page’s notifications and not again those already shown', async ({ tern, page }) => {
+  storeReceived(tern.dataDir, Array.from({ length: 100 }, (_, i) => peerNote(i + 1)));
+  storeMentions(tern.dataDir, 100);
+  await watchPosts(page);
+  await page.goto(`${tern.url}#/notifications`);
+  const rows = page.getByTestId('notification');
+  await expect(rows).toHaveCount(50);
+  const before = await snapshot(page);
+  const rowsSeen = (map: Map<string, object>) => [...map.keys()].filter((key) => key.startsWith('notification ')).length;
+  expect(await before.evaluate(rowsSeen)).toBe(50);
+
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(100);
+  const again = await before.evaluate((old) => {
+    const now = (window as unknown as { __postProps: Map<string, object> }).__postProps;
+    return [...old].filter(([key, props]) => key.startsWith('notification ') && now.get(key) !== props).length;
+  });
+  expect(again).toBe(0);
+  expect(await page.evaluate(() => [...(window as unknown as { __postProps: Map<string, object> }).__postProps.keys()].filter((key) => key.startsWith('notification ')).length)).toBe(100);
 });
