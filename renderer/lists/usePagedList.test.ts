@@ -114,6 +114,22 @@ describe('a paged list whose answers come out of turn', () => {
     expect(after[1]).toBe(before[1]);
   });
 
+  it('a reload keeps the objects of the items it brings again unchanged (their rows are not drawn again), and takes the changed ones', async () => {
+    const { asked, render } = rig('reload-same');
+    render();
+    asked.shift()!.answer({ items: [{ id: 3, isNew: true }, { id: 2, isNew: true }, { id: 1 }], next: null });
+    await settled();
+    const before = render().items;
+    render().reload(); // a hint: a new notification
+    asked.shift()!.answer({ items: [{ id: 4, isNew: true }, { id: 3, isNew: true }, { id: 2, isNew: false }], next: null });
+    await settled();
+    const after = render().items;
+    expect(after).toEqual([{ id: 4, isNew: true }, { id: 3, isNew: true }, { id: 2, isNew: false }, { id: 1 }]);
+    expect(after[1]).toBe(before[0]);
+    expect(after[2]).not.toBe(before[1]);
+    expect(after[3]).toBe(before[2]);
+  });
+
   it('after the author marks read (settle), a reload read before is dropped, not put back over it', async () => {
     const { asked, render } = rig('settle');
     render();

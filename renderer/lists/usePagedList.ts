@@ -51,10 +51,17 @@ const EMPTY: ListState<never, never> = {
   moreError: null,
 };
 
-/** New items first; those already shown keep their place after them. */
+/** New items first; those already shown keep their place after them. A fresh copy of an item
+ * shown with nothing changed in it is the shown object, so its memoized row is not drawn again
+ * (as freshen does). */
 function mergeFresh<T>(fresh: T[], shown: T[], idOf: (item: T) => string): T[] {
+  const shownById = new Map(shown.map((item) => [idOf(item), item]));
+  const top = fresh.map((item) => {
+    const old = shownById.get(idOf(item));
+    return old !== undefined && JSON.stringify(old) === JSON.stringify(item) ? old : item;
+  });
   const ids = new Set(fresh.map(idOf));
-  return [...fresh, ...shown.filter((item) => !ids.has(idOf(item)))];
+  return [...top, ...shown.filter((item) => !ids.has(idOf(item)))];
 }
 
 export function usePagedList<T, C>(
