@@ -20,10 +20,10 @@ interface Fiber {
 /** Before the app loads: a stand-in for React DevTools' hook that keeps, after each commit, the
  * props object of every post's <article> (by its data-post key) and of every notification row's
  * <li> (by the key React gave its row). */
-async function watchPosts(page: Page): Promise<void> {
+async function watchRows(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen = new Map<string, object>();
-    (window as unknown as { __postProps: Map<string, object> }).__postProps = seen;
+    (window as unknown as { __rowProps: Map<string, object> }).__rowProps = seen;
     (window as unknown as { __REACT_DEVTOOLS_GLOBAL_HOOK__: object }).__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
       supportsFiber: true,
       isDisabled: false,
@@ -49,12 +49,22 @@ async function watchPosts(page: Page): Promise<void> {
   });
 }
 
-/** The props objects seen so far, by post: a handle kept in the page, compared there later. */
-const snapshot = (page: Page) => page.evaluateHandle(() => new Map((window as unknown as { __postProps: Map<string, object> }).__postProps));
+/** The props objects seen so far, by row: a handle kept in the page, compared there later. */
+const snapshot = (page: Page) => page.evaluateHandle(() => new Map((window as unknown as { __rowProps: Map<string, object> }).__rowProps));
+type Snapshot = Awaited<ReturnType<typeof snapshot>>;
+
+/** How many rows of `before` (those whose key starts with `prefix`) were rendered again since,
+ * and how many such rows have been seen in all. */
+const renderedAgain = (before: Snapshot, prefix = '') =>
+  before.evaluate((old, start) => {
+    const now = (window as unknown as { __rowProps: Map<string, object> }).__rowProps;
+    const again = [...old].filter(([key, props]) => key.startsWith(start) && now.get(key) !== props).length;
+    return { again, shown: [...now.keys()].filter((key) => key.startsWith(start)).length };
+  }, prefix);
 
 test('Load more renders the new page’s posts and not again those already shown', async ({ tern, page }) => {
   storeReceived(tern.dataDir, Array.from({ length: 60 }, (_, i) => peerNote(i + 1)));
-  await watchPosts(page);
+  await watchRows(page);
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');
   await expect(posts).toHaveCount(20);
@@ -63,42 +73,26 @@ test('Load more renders the new page’s posts and not again those already shown
 
   await page.getByRole('button', { name: 'Load more' }).click();
   await expect(posts).toHaveCount(40);
-  const changes = await before.evaluate((old) => {
-    const now = (window as unknown as { __postProps: Map<string, object> }).__postProps;
-    let again = 0;
-    for (const [key, props] of old) if (now.get(key) !== props) again++;
-    return { again, shown: now.size };
-  });
-  expect(changes).toEqual({ again: 0, shown: 40 });
+  expect(await renderedAgain(before)).toEqual({ again: 0, shown: 40 });
 
   // A post that does change is drawn again: liking one renders that post (and only it).
   const liked = await snapshot(page);
   await posts.nth(5).getByRole('button', { name: /^Like/ }).click();
   await expect(posts.nth(5).getByRole('button', { name: /^Like|^Unlike|Liked/ }).first()).toHaveAttribute('aria-pressed', 'true');
-  const afterLike = await liked.evaluate((old) => {
-    const now = (window as unknown as { __postProps: Map<string, object> }).__postProps;
-    return [...old].filter(([key, props]) => now.get(key) !== props).length;
-  });
-  expect(afterLike).toBe(1);
+  expect((await renderedAgain(liked)).again).toBe(1);
 });
 
 test('Load more renders the new page’s notifications and not again those already shown', async ({ tern, page }) => {
   storeReceived(tern.dataDir, Array.from({ length: 100 }, (_, i) => peerNote(i + 1)));
   storeMentions(tern.dataDir, 100);
-  await watchPosts(page);
+  await watchRows(page);
   await page.goto(`${tern.url}#/notifications`);
   const rows = page.getByTestId('notification');
   await expect(rows).toHaveCount(50);
   const before = await snapshot(page);
-  const rowsSeen = (map: Map<string, object>) => [...map.keys()].filter((key) => key.startsWith('notification ')).length;
-  expect(await before.evaluate(rowsSeen)).toBe(50);
+  expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 50 });
 
   await page.getByRole('button', { name: 'Load more' }).click();
   await expect(rows).toHaveCount(100);
-  const again = await before.evaluate((old) => {
-    const now = (window as unknown as { __postProps: Map<string, object> }).__postProps;
-    return [...old].filter(([key, props]) => key.startsWith('notification ') && now.get(key) !== props).length;
-  });
-  expect(again).toBe(0);
-  expect(await page.evaluate(() => [...(window as unknown as { __postProps: Map<string, object> }).__postProps.keys()].filter((key) => key.startsWith('notification ')).length)).toBe(100);
+  expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 100 });
 });
