@@ -8,8 +8,10 @@
 // 1,000 requests with signedFetch alone (no queue, no bookkeeping, no limit per server), and the
 // lean floor (node:crypto signs on the thread pool, bare node:http posts), all at the loop's
 // concurrency. Then two posts to HTTPS followers through the loop (tlsRounds).
-import { createHash, KeyObject, sign } from 'node:crypto';
-import { Agent, request as httpRequest } from 'node:http';
+import { KeyObject } from 'node:crypto';
+import { Agent } from 'node:http';
+import { createRequire } from 'node:module';
+import { Worker } from 'node:worker_threads';
 import { eq, sql } from 'drizzle-orm';
 import { follower, outgoingActivity } from '../db/schema';
 import type { DbOrTx } from '../db/client';
@@ -24,6 +26,8 @@ import type { Remote } from './remote-client';
 import type { InboxServerStatsReply } from './remote-protocol';
 import type { BenchTern } from './tern';
 import type { DeliveryWorkerHost } from '../electron/core/delivery/worker-host';
+import { eachInFlight, leanRound } from './lean-fanout';
+import type { LeanWorkerData, LeanWorkerReply } from './lean-worker';
 
 export interface FanoutOptions {
   servers: number;
@@ -72,6 +76,8 @@ export interface FanoutResult {
   baseline: Delivered;
   /** The least a delivery costs: node:crypto signs on the thread pool, node:http posts (lean). */
   lean: Delivered;
+  /** The lean floor in a fresh worker thread: its first round cold, its second warm. */
+  coldLean: { rounds: Array<{ perSec: number; cpuUsPerDelivery: number; receiverCpuUsPerDelivery: number }>; received: number } | { unavailable: string };
   /** One signed POST to each of `tlsServers` HTTPS servers, a new connection each, twice: full
    * handshakes, then the same servers again with the sessions the client kept. */
   tls: { rounds: TlsRound[] } | { unavailable: string };
@@ -125,16 +131,6 @@ async function measured(
     byThread: cpuByThreadKindSince(threadsBefore),
     waitedForCore: perUnit(waitedByKind(waitsWith(child), waitsBefore), wallMs),
   };
-}
-
-/** Runs `send` for every item in the list's order, `concurrency` at a time. */
-async function eachInFlight<T>(items: readonly T[], concurrency: number, send: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  await Promise.all(
-    Array.from({ length: concurrency }, async () => {
-      while (next < items.length) await send(items[next++]!);
-    }),
-  );
 }
 
 function delivered(
@@ -269,6 +265,28 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   const lean = await leanFanout(recipients, payload.body, KeyObject.from(core.fed.keys.rsa.privateKey), tern.local.keyId, options.baselineConcurrency);
   const leanStats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
 
+  // The same lean floor on a new thread, as Tern's delivery worker is at its first post.
+  let coldLean: FanoutResult['coldLean'];
+  try {
+    const pem = core.fed.keys.rsa.privateKey;
+    const reply = await coldLeanFanout({
+      recipients,
+      body: payload.body,
+      keyPem: KeyObject.from(pem).export({ type: 'pkcs8', format: 'pem' }).toString(),
+      keyId: tern.local.keyId,
+      concurrency: options.baselineConcurrency,
+    });
+    const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
+    if ('error' in reply) throw new Error(reply.error);
+    const n = recipients.length;
+    coldLean = {
+      rounds: reply.rounds.map((r) => ({ perSec: n / (r.wallMs / 1000), cpuUsPerDelivery: r.cpuUs / n, receiverCpuUsPerDelivery: stats.cpuUs / Math.max(1, stats.total) })),
+      received: stats.total,
+    };
+  } catch (error) {
+    coldLean = { unavailable: (error as Error).message };
+  }
+
   // The loop kept running meanwhile, idle, as in the app (a delivery worker stays up, warm).
   let tls: FanoutResult['tls'];
   try {
@@ -288,6 +306,7 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
     secondPost,
     baseline: delivered(baselineStats, baseline.wallMs, baseline.cpu, baseline.mainCpu, options.followersPerServer),
     lean: delivered(leanStats, lean.wallMs, lean.cpu, lean.mainCpu, options.followersPerServer),
+    coldLean,
     tls,
     verified: await verifySamples(tern, samples !== null && samples.samples.length > 0 ? samples : baselineStats),
   };
@@ -330,31 +349,26 @@ async function tlsRounds(tern: BenchTern, remote: Remote, options: FanoutOptions
 }
 
 async function leanFanout(recipients: string[], body: string, key: KeyObject, keyId: string, concurrency: number): Promise<{ wallMs: number; cpu: number; mainCpu: number }> {
-  const bytes = Buffer.from(body);
-  const digest = `SHA-256=${createHash('sha256').update(bytes).digest('base64')}`;
   const agent = new Agent({ keepAlive: true });
-  const post = async (url: URL): Promise<void> => {
-    const date = new Date().toUTCString();
-    const signed = `(request-target): post ${url.pathname}\nhost: ${url.host}\ndate: ${date}\ndigest: ${digest}`;
-    const signature = await new Promise<Buffer>((resolve, reject) => sign('sha256', Buffer.from(signed), key, (e, sig) => (e ? reject(e) : resolve(sig))));
-    const headers = {
-      host: url.host,
-      date,
-      digest,
-      'content-type': 'application/activity+json',
-      'content-length': String(bytes.length),
-      signature: `keyId="${keyId}",algorithm="rsa-sha256",headers="(request-target) host date digest",signature="${signature.toString('base64')}"`,
-    };
-    await new Promise<void>((resolve, reject) => {
-      const req = httpRequest({ hostname: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers, agent }, (res) => {
-        res.resume();
-        res.on('end', resolve);
-      });
-      req.on('error', reject);
-      req.end(bytes);
-    });
-  };
-  const result = await measured(() => eachInFlight(recipients, concurrency, (url) => post(new URL(url))));
+  const result = await measured(() => leanRound(recipients, body, key, keyId, concurrency, agent));
   agent.destroy();
   return result;
+}
+
+/** The lean floor in a fresh worker thread (lean-worker.ts): a first round with its code cold,
+ * then a second, warm. What any Node code pays on a new thread, before Tern's own work. */
+async function coldLeanFanout(data: LeanWorkerData): Promise<LeanWorkerReply> {
+  const worker = new Worker(new URL('./lean-worker.ts', import.meta.url), {
+    workerData: data,
+    execArgv: ['--import', createRequire(import.meta.url).resolve('tsx')],
+  });
+  try {
+    return await new Promise<LeanWorkerReply>((resolve, reject) => {
+      worker.once('message', resolve);
+      worker.once('error', reject);
+      worker.once('exit', (code) => reject(new Error(`the lean worker exited (${code}) without answering`)));
+    });
+  } finally {
+    await worker.terminate();
+  }
 }

@@ -205,6 +205,7 @@ function printBreakdown(b: Breakdown, raw: RawCosts, inbox: InboxResult | null):
 }
 
 function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
+  const coldReceived = 'unavailable' in r.coldLean ? 0 : r.coldLean.received;
   const o = r.options;
   const expected = o.servers * o.followersPerServer;
   section(`Fan-out: 1 post → ${n0(expected)} followers on ${o.servers} loopback servers (${o.followersPerServer} each, own inboxes)`);
@@ -244,6 +245,14 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
       ]);
     }
     judge(`fan-out ≥ ${n0(TARGET.fanoutPerSec)} signed deliveries/s`, `${n0(l.perSec)}/s`, pass(l.perSec >= TARGET.fanoutPerSec));
+    const [cold, warm] = 'unavailable' in r.coldLean ? [] : r.coldLean.rounds;
+    if (cold && warm) {
+      judge(
+        '  (the lean floor on a new thread: first round cold, second warm)',
+        `${n0(cold.perSec)}/s and ${n0(warm.perSec)}/s; Tern's first post ${n2(l.perSec / cold.perSec)}× the cold round${s2 ? `, second post ${n2(s2.perSec / warm.perSec)}× the warm one` : ''}`,
+        'info',
+      );
+    }
     judge('fan-out: every server got every request', `${n0(l.received)} of ${n0(expected)}, ${l.serversWithAll}/${o.servers} servers complete`, pass(complete));
   }
   const b = r.baseline;
@@ -255,6 +264,16 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
     { label: `lean floor, ${o.baselineConcurrency} in flight: node:crypto sign + node:http`, value: `${n0(r.lean.perSec)}/s (${n0(r.lean.wallMs)} ms)`, target: 'comparison only' },
     { label: '  received / servers with all their requests', value: `${n0(r.lean.received)} / ${r.lean.serversWithAll} of ${o.servers}, over ${n0(r.lean.connections)} new connections` },
     { label: '  CPU per request (main thread)', value: `${n0(r.lean.cpuUsPerDelivery)} µs (${n0(r.lean.mainThreadCpuUsPerDelivery)} µs)` },
+    // The same code on a thread just started, as the delivery worker is at the first post after
+    // it starts (it stops after 10 minutes with nothing to send): what the code's being cold
+    // costs any Node program, before anything of Tern's.
+    ...('unavailable' in r.coldLean
+      ? [{ label: 'lean floor on a new thread', value: `not available: ${r.coldLean.unavailable}`, verdict: 'n/a' as const }]
+      : r.coldLean.rounds.map((round, i) => ({
+          label: i === 0 ? `lean floor on a new thread, first round (code cold)` : '  second round (warm)',
+          value: `${n0(round.perSec)}/s, CPU ${n0(round.cpuUsPerDelivery)} µs a request${i === 0 ? `; receivers ${n0(round.receiverCpuUsPerDelivery)} µs (both rounds); ${n0(coldReceived)} received` : ''}`,
+          target: 'comparison only',
+        }))),
     ...('unavailable' in r.loop
       ? []
       : [
