@@ -327,6 +327,19 @@ describe('createHttpClient: a URL with rawBody (no Request built)', () => {
     const res = await c.fetch(`${moved.origin}/`, { method: 'POST', redirect: 'manual', rawBody: null });
     expect(res.status).toBe(302);
   });
+
+  it('sends checkedHeaders as given, in place of headers; a value that would split the request is still refused', async () => {
+    const s = await server((req, res) => res.end(JSON.stringify({ signature: req.headers.signature ?? null, type: req.headers['content-type'] ?? null, extra: req.headers['x-extra'] ?? null })));
+    const c = client({ allowPrivateAddresses: true });
+    const { json } = await c.fetchJson(`${s.origin}/x`, {
+      method: 'POST',
+      headers: { 'x-extra': 'not sent' },
+      checkedHeaders: { 'content-type': 'application/activity+json', signature: 'keyId="https://a.example#main-key"' },
+      rawBody: new Uint8Array([1]),
+    });
+    expect(json).toEqual({ signature: 'keyId="https://a.example#main-key"', type: 'application/activity+json', extra: null });
+    await expect(c.fetch(`${s.origin}/x`, { method: 'POST', checkedHeaders: { signature: 'a\r\nx-injected: 1' }, rawBody: null })).rejects.toThrow(/Invalid character/);
+  });
 });
 
 describe('createHttpClient: keep-alive', () => {

@@ -69,6 +69,10 @@ export interface NetRequestInit extends RequestInit {
    * an address the guard refused) never left. Told early rather than late: an error after the
    * bytes were handed over may come before their write is confirmed. */
   onSent?: () => void;
+  /** The headers to send, by lower-case name, instead of `headers`, when the caller has just
+   * read them out of a Headers object (headerRecord): their names and values were checked
+   * there, so they are not read into another one. node:http checks them again as it writes. */
+  checkedHeaders?: Readonly<Record<string, string>>;
 }
 
 /** Same shape as the global fetch, so it can be handed to code that expects one. */
@@ -227,7 +231,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     try {
       request.signal.throwIfAborted();
       let method = request.method;
-      const headers = headerRecord(request.headers);
+      const headers = init.checkedHeaders !== undefined ? { ...init.checkedHeaders } : headerRecord(request.headers);
       let body =
         init.rawBody !== undefined
           ? init.rawBody === null

@@ -175,10 +175,13 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
         tracerProvider: noTracing,
         ...(body !== null && spec === 'rfc9421' ? { rfc9421: { components: RFC9421_COMPONENTS_WITH_BODY } } : {}),
       });
+      // Read once out of Fedify's Headers (the client takes them as they are, checked there).
+      const sent = headerRecord(signed.headers);
+      if (spec !== 'rfc9421') withPublishedKeyId(sent, options.keyId, options.publishedKeyId);
       if (options.beforeSend) await options.beforeSend();
       return client.fetch(url, {
         method,
-        headers: spec === 'rfc9421' ? signed.headers : withPublishedKeyId(signed.headers, options.keyId, options.publishedKeyId),
+        checkedHeaders: sent,
         ...(signal === undefined ? {} : { signal }),
         redirect: 'manual',
         rawBody: body === null ? null : new Uint8Array(body),
@@ -211,16 +214,14 @@ export async function signedFetch(client: HttpClient, request: Request | Outgoin
   }
 }
 
-/** `headers` with a draft-cavage Signature's keyId written as published (SignedFetchOptions.
- * publishedKeyId); the same headers when there is nothing to rewrite. */
-function withPublishedKeyId(headers: Headers, keyId: URL, published: string | undefined): Headers {
-  if (published === undefined || published === keyId.href) return headers;
-  const signature = headers.get('signature');
+/** Writes a draft-cavage Signature's keyId in `headers` (by lower-case name) as published
+ * (SignedFetchOptions.publishedKeyId); nothing changes when there is nothing to rewrite. */
+function withPublishedKeyId(headers: Record<string, string>, keyId: URL, published: string | undefined): void {
+  if (published === undefined || published === keyId.href) return;
+  const signature = headers.signature;
   const signedAs = `keyId="${keyId.href}"`;
-  if (signature === null || !signature.includes(signedAs)) return headers;
-  const out = new Headers(headers);
-  out.set('signature', signature.replace(signedAs, `keyId="${published}"`));
-  return out;
+  if (signature === undefined || !signature.includes(signedAs)) return;
+  headers.signature = signature.replace(signedAs, `keyId="${published}"`);
 }
 
 // ---------------------------------------------------------------------------------------------
