@@ -339,6 +339,10 @@ describe('createHttpClient: a URL with rawBody (no Request built)', () => {
     });
     expect(json).toEqual({ signature: 'keyId="https://a.example#main-key"', type: 'application/activity+json', extra: null });
     await expect(c.fetch(`${s.origin}/x`, { method: 'POST', checkedHeaders: { signature: 'a\r\nx-injected: 1' }, rawBody: null })).rejects.toThrow(/Invalid character/);
+    // Hop-by-hop headers are the client's to write, as for headers.
+    const framed = await server((req, res) => res.end(JSON.stringify({ te: req.headers['transfer-encoding'] ?? null, length: req.headers['content-length'] ?? null, connection: req.headers.connection ?? null })));
+    const sent = await c.fetchJson(`${framed.origin}/x`, { method: 'POST', checkedHeaders: { 'transfer-encoding': 'chunked', connection: 'close', 'content-length': '99' }, rawBody: new Uint8Array([1, 2]) });
+    expect(sent.json).toEqual({ te: null, length: '2', connection: 'keep-alive' });
   });
 });
 

@@ -71,7 +71,8 @@ export interface NetRequestInit extends RequestInit {
   onSent?: () => void;
   /** The headers to send, by lower-case name, instead of `headers`, when the caller has just
    * read them out of a Headers object (headerRecord): their names and values were checked
-   * there, so they are not read into another one. node:http checks them again as it writes. */
+   * there, so they are not read into another one (node:http checks their characters again as
+   * it writes). Hop-by-hop ones are still left out: the client writes those. */
   checkedHeaders?: Readonly<Record<string, string>>;
 }
 
@@ -231,7 +232,7 @@ export function createHttpClient(options: HttpClientOptions): HttpClient {
     try {
       request.signal.throwIfAborted();
       let method = request.method;
-      const headers = init.checkedHeaders !== undefined ? { ...init.checkedHeaders } : headerRecord(request.headers);
+      const headers = init.checkedHeaders !== undefined ? withoutHopByHop({ ...init.checkedHeaders }) : headerRecord(request.headers);
       let body =
         init.rawBody !== undefined
           ? init.rawBody === null
@@ -343,6 +344,12 @@ export function headerRecord(init: HeadersInit | undefined): Record<string, stri
     if (!HOP_BY_HOP.has(name)) record[name] = value;
   });
   return record;
+}
+
+/** `headers` (by lower-case name) without the hop-by-hop ones. */
+function withoutHopByHop(headers: Record<string, string>): Record<string, string> {
+  for (const name of HOP_BY_HOP) delete headers[name];
+  return headers;
 }
 
 /** What fetch reads of its input: a Request's, or (for a URL with its body given as rawBody)

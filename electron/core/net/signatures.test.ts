@@ -333,6 +333,13 @@ describe('signedFetch', () => {
     expect(server.seen[0]?.headers['user-agent']).toBe('Tern-test/1.0');
   });
 
+  it('writes the published key id into a draft-cavage Signature as it is, $ patterns included', async () => {
+    const { server } = await inbox(false);
+    const published = 'https://a.example/$&$1#main-key';
+    await signedFetch(client, post(`${server.origin}/inbox`), { ...identity(), publishedKeyId: published, specMemory: createSpecMemory() });
+    expect(server.seen[0]?.headers.signature).toContain(`keyId="${published}"`);
+  });
+
   it('knocks first with draft-cavage, what every server verifies: one request, and the origin remembered', async () => {
     const { server, results } = await inbox(false);
     const memory = createSpecMemory();

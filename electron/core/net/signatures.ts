@@ -221,7 +221,8 @@ function withPublishedKeyId(headers: Record<string, string>, keyId: URL, publish
   const signature = headers.signature;
   const signedAs = `keyId="${keyId.href}"`;
   if (signature === undefined || !signature.includes(signedAs)) return;
-  headers.signature = signature.replace(signedAs, `keyId="${published}"`);
+  // A function, so that `$&` or `$1` in the published id are written as they are.
+  headers.signature = signature.replace(signedAs, () => `keyId="${published}"`);
 }
 
 // ---------------------------------------------------------------------------------------------
