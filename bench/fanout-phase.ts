@@ -11,6 +11,7 @@
 import { KeyObject } from 'node:crypto';
 import { Agent } from 'node:http';
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { eq, sql } from 'drizzle-orm';
 import { follower, outgoingActivity } from '../db/schema';
@@ -213,19 +214,19 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   try {
     await hooks.start('fan-out loop');
     const watch = watchMainThread(core);
+    let feel: MainThreadFeel | undefined;
     const { wallMs, cpu, mainCpu, byThread, waitedForCore } = await measured(() => {
       core.settings.update({ workOffline: false });
       if (!core.connectivity.isOnline()) throw new Error('the connectivity watch says offline');
       return loop.drain();
-    }, remote.pid);
-    const feel = watch.stop();
+    }, remote.pid).finally(() => (feel = watch.stop()));
     await hooks.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: options.samplesToVerify, reset: true }, 'inboxServerStatsReply');
     samples = stats;
     const states = core.db.all<{ state: string; n: number }>(sql`
       SELECT CASE WHEN is_sent = 1 THEN 'sent' WHEN is_errored = 1 THEN 'errored' ELSE 'pending' END AS state, count(*) AS n
       FROM outgoing_activity WHERE outbox_object_id = ${post.id} GROUP BY 1`);
-    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread, waitedForCore), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel };
+    loopResult = { ...delivered(stats, wallMs, cpu, mainCpu, options.followersPerServer, byThread, waitedForCore), rowStates: Object.fromEntries(states.map((s) => [s.state, s.n])), feel: feel! };
   } catch (error) {
     await hooks.stop();
     loopResult = { unavailable: (error as Error).message };
@@ -268,11 +269,10 @@ export async function runFanout(tern: BenchTern, remote: Remote, options: Fanout
   // The same lean floor on a new thread, as Tern's delivery worker is at its first post.
   let coldLean: FanoutResult['coldLean'];
   try {
-    const pem = core.fed.keys.rsa.privateKey;
     const reply = await coldLeanFanout({
       recipients,
       body: payload.body,
-      keyPem: KeyObject.from(pem).export({ type: 'pkcs8', format: 'pem' }).toString(),
+      keyPem: KeyObject.from(core.fed.keys.rsa.privateKey).export({ type: 'pkcs8', format: 'pem' }).toString(),
       keyId: tern.local.keyId,
       concurrency: options.baselineConcurrency,
     });
@@ -339,11 +339,11 @@ async function tlsRounds(tern: BenchTern, remote: Remote, options: FanoutOptions
     await hooks.start(`fan-out over TLS, round ${round}`);
     // The main thread while the post goes out, as for the first post above.
     const watch = watchMainThread(core);
-    const run = await measured(() => loop.drain());
-    const feel = watch.stop();
+    let feel: MainThreadFeel | undefined;
+    const run = await measured(() => loop.drain()).finally(() => (feel = watch.stop()));
     await hooks.stop();
     const stats = await remote.ask({ type: 'inboxServerStats', samples: 0, reset: true }, 'inboxServerStatsReply');
-    rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed, feel });
+    rounds.push({ ...delivered(stats, run.wallMs, run.cpu, run.mainCpu, 1), resumed: stats.tlsResumed, feel: feel! });
   }
   return rounds;
 }
@@ -360,15 +360,21 @@ async function leanFanout(recipients: string[], body: string, key: KeyObject, ke
 async function coldLeanFanout(data: LeanWorkerData): Promise<LeanWorkerReply> {
   const worker = new Worker(new URL('./lean-worker.ts', import.meta.url), {
     workerData: data,
-    execArgv: ['--import', createRequire(import.meta.url).resolve('tsx')],
+    execArgv: ['--import', pathToFileURL(createRequire(import.meta.url).resolve('tsx')).href],
   });
+  let timer: NodeJS.Timeout | undefined;
   try {
     return await new Promise<LeanWorkerReply>((resolve, reject) => {
       worker.once('message', resolve);
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`the lean worker exited (${code}) without answering`)));
+      // A receiver that never answers would hold the run: both rounds take a few seconds.
+      timer = setTimeout(() => reject(new Error(`the lean worker had not finished after ${LEAN_WORKER_LIMIT_MS / 1000} s`)), LEAN_WORKER_LIMIT_MS);
     });
   } finally {
+    clearTimeout(timer);
     await worker.terminate();
   }
 }
+
+const LEAN_WORKER_LIMIT_MS = 120_000;

@@ -271,7 +271,7 @@ function printFanout(r: FanoutResult, signUs: number, rsaPerSec: number): void {
       ? [{ label: 'lean floor on a new thread', value: `not available: ${r.coldLean.unavailable}`, verdict: 'n/a' as const }]
       : r.coldLean.rounds.map((round, i) => ({
           label: i === 0 ? `lean floor on a new thread, first round (code cold)` : '  second round (warm)',
-          value: `${n0(round.perSec)}/s, CPU ${n0(round.cpuUsPerDelivery)} µs a request${i === 0 ? `; receivers ${n0(round.receiverCpuUsPerDelivery)} µs (both rounds); ${n0(coldReceived)} received` : ''}`,
+          value: `${n0(round.perSec)}/s, CPU ${n0(round.cpuUsPerDelivery)} µs a request${i === 0 ? `; over both rounds: receivers ${n0(round.receiverCpuUsPerDelivery)} µs a request, ${n0(coldReceived)} received` : ''}`,
           target: 'comparison only',
         }))),
     ...('unavailable' in r.loop
