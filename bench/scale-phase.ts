@@ -5,6 +5,7 @@
 // which checks the input as every transport does), many times with varied cursors and ids;
 // p50/p99 of each. Then the whole stream is scrolled by cursor while the heap is read after GC.
 import Database from 'better-sqlite3';
+import { readFileSync } from 'node:fs';
 import { openCore, type Core } from '../electron/core/core';
 import { createHandlers, dispatch, type Handlers } from '../electron/core/ipc/handlers';
 import { checkpoint, type Checkpoint } from './memory';
@@ -22,6 +23,10 @@ export interface PageCase {
   cpuUs: number;
   /** What one call returned (items), for the reader to see it was a real page. */
   shape: string;
+  /** Bytes this process read from storage meanwhile (/proc/self/io read_bytes: pages not in
+   * the OS's cache), or null where the kernel does not say. Wall time far over CPU time with
+   * reads here is the disk, not Tern's work. */
+  readBytes: number | null;
 }
 
 export interface ScaleResult {
@@ -43,6 +48,16 @@ async function call(handlers: Handlers, [channel, input]: Call): Promise<unknown
   return result.value;
 }
 
+/** Bytes this process has read from storage (not from the OS's page cache), or null. */
+function storageReadBytes(): number | null {
+  try {
+    const line = readFileSync('/proc/self/io', 'utf8').split('\n').find((l) => l.startsWith('read_bytes:'));
+    return line === undefined ? null : Number(line.slice('read_bytes:'.length));
+  } catch {
+    return null;
+  }
+}
+
 const quantile = (sorted: number[], q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
 
 async function measure(handlers: Handlers, name: string, targetMs: number, calls: Call[], describe: (value: unknown) => string): Promise<PageCase> {
@@ -51,6 +66,7 @@ async function measure(handlers: Handlers, name: string, targetMs: number, calls
   const times: number[] = [];
   let shape = '';
   const cpu = process.cpuUsage();
+  const readBefore = storageReadBytes();
   for (const c of calls) {
     const t = performance.now();
     const value = await call(handlers, c);
@@ -58,9 +74,10 @@ async function measure(handlers: Handlers, name: string, targetMs: number, calls
     if (!shape) shape = describe(value);
   }
   const used = process.cpuUsage(cpu);
+  const readAfter = storageReadBytes();
   times.sort((a, b) => a - b);
   const cpuUs = (used.user + used.system) / times.length;
-  return { name, targetMs, calls: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, cpuUs, shape };
+  return { name, targetMs, calls: times.length, p50: quantile(times, 0.5), p99: quantile(times, 0.99), max: times.at(-1)!, cpuUs, shape, readBytes: readBefore === null || readAfter === null ? null : readAfter - readBefore };
 }
 
 const threadShape = (v: unknown) => {
