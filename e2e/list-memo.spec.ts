@@ -1,12 +1,12 @@
-// "Load more" draws only the new page's rows: the posts (posts/Post.tsx) and notifications
-// (views/Notifications.tsx GroupRow) already shown are not rendered again. Without it, each page
-// re-rendered every row above it, and a page cost more the longer the list (npm run
-// bench:renderer: 541 ms at 2,000 posts, against 180–189 ms). Seen through React's DevTools
-// hook, which the production build also calls at each commit: a row's element keeps the same
-// props object when it was not rendered again.
+// "Load more" draws only the new page's rows: the posts (posts/Post.tsx), notifications
+// (views/Notifications.tsx GroupRow) and people (views/People.tsx PersonRow) already shown are
+// not rendered again. Without it, each page re-rendered every row above it, and a page cost
+// more the longer the list (npm run bench:renderer: 541 ms at 2,000 posts, against 180–189
+// ms). Seen through React's DevTools hook, which the production build also calls at each
+// commit: a row's element keeps the same props object when it was not rendered again.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
-import { peerNote, storeMentions, storeReceived } from './stored-posts';
+import { peerNote, storeFollowers, storeMentions, storeReceived } from './stored-posts';
 
 interface Fiber {
   type: unknown;
@@ -19,7 +19,7 @@ interface Fiber {
 
 /** Before the app loads: a stand-in for React DevTools' hook that keeps, after each commit, the
  * props object of every post's <article> (by its data-post key) and of every notification row's
- * <li> (by the key React gave its row). */
+ * and person's <li> (by the key React gave its row). */
 async function watchRows(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen = new Map<string, object>();
@@ -41,6 +41,8 @@ async function watchRows(page: Page): Promise<void> {
           if (fiber.type === 'article' && props && props['data-testid'] === 'post') seen.set(String(props['data-post']), props);
           // A notification row's <li>: keyed by its GroupRow's key (the group's).
           if (fiber.type === 'li' && props && props['data-testid'] === 'notification') seen.set(`notification ${fiber.return?.return?.key ?? fiber.return?.key}`, props);
+          // A person's <li>: keyed by its PersonRow's key (the actor's id).
+          if (fiber.type === 'li' && props && props['data-testid'] === 'person') seen.set(`person ${fiber.return?.key}`, props);
           if (fiber.sibling) stack.push(fiber.sibling);
           if (fiber.child) stack.push(fiber.child);
         }
@@ -95,4 +97,27 @@ test('Load more renders the new page’s notifications and not again those alrea
   await page.getByRole('button', { name: 'Load more' }).click();
   await expect(rows).toHaveCount(100);
   expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 100 });
+});
+
+test('Load more renders the new page’s people and not again those already shown; removing one keeps the pages', async ({ tern, page }) => {
+  storeFollowers(tern.dataDir, tern.url, 60);
+  await watchRows(page);
+  await page.goto(`${tern.url}#/people?tab=followers`);
+  const rows = page.getByRole('list', { name: 'Followers' }).getByTestId('person');
+  await expect(rows).toHaveCount(50);
+  const before = await snapshot(page);
+  expect(await renderedAgain(before, 'person ')).toEqual({ again: 0, shown: 50 });
+
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(60);
+  expect(await renderedAgain(before, 'person ')).toEqual({ again: 0, shown: 60 });
+
+  // The author removes a follower far down the list: that row goes, the 59 others stay where
+  // they were (the list is not read again from its first page), and the count follows.
+  const removedRow = rows.filter({ hasText: '@f5@follower5.example' });
+  await removedRow.getByRole('button', { name: 'Remove Follower 5' }).click();
+  await removedRow.getByRole('button', { name: 'Remove follower' }).click();
+  await expect(rows).toHaveCount(59);
+  await expect(rows.filter({ hasText: '@f5@follower5.example' })).toHaveCount(0);
+  await expect(page.getByRole('link', { name: /Followers/ }).locator('.tabs__count')).toHaveText('59');
 });

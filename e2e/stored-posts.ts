@@ -47,3 +47,33 @@ export function storeMentions(dataDir: string, count: number): void {
     db.close();
   }
 }
+
+/** `count` followers of the author (`authorId`, the object of their Follows), each a Person of
+ * its own server whose Follow was accepted, in order (follower 1 first; the People list shows
+ * the newest first). Actor and Follow ids from 1,001. */
+export function storeFollowers(dataDir: string, authorId: string, count: number): void {
+  const db = new Database(join(dataDir, 'tern.db'));
+  try {
+    const actor = db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (?, ?, ?, ?, ?, 'Person', ?)`);
+    const follow = db.prepare(
+      `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
+         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       VALUES (?, ?, ?, ?, ?, 1, ?, 'Follow', ?, ?, ?, 'DIRECT', 0, 0, 0, 0)`,
+    );
+    const follower = db.prepare(`INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)`);
+    db.transaction(() => {
+      for (let i = 1; i <= count; i++) {
+        const at = new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString();
+        const server = `follower${i}.example`;
+        const apId = `https://${server}/users/f${i}`;
+        const id = 1_000 + i;
+        actor.run(id, at, at, apId, JSON.stringify({ id: apId, type: 'Person', preferredUsername: `f${i}`, name: `Follower ${i}`, inbox: `${apId}/inbox` }), `@f${i}@${server}`);
+        const followId = `${apId}#follow`;
+        follow.run(id, at, at, id, server, apId, followId, at, JSON.stringify({ id: followId, type: 'Follow', actor: apId, object: authorId }));
+        follower.run(at, at, id, id, apId);
+      }
+    })();
+  } finally {
+    db.close();
+  }
+}

@@ -1,7 +1,7 @@
 // People: those who follow the author, those the author follows, follows still waiting for an
 // answer, and requests waiting for the author's — plus a lookup box (handle or URL) to find
 // someone and follow them. Followers can be removed, follows undone, right in the list.
-import { useCallback, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useState } from 'react';
 import type { PeopleView, PersonView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -57,6 +57,19 @@ export function People({ route }: { route: Route }) {
     }
   }, [people]);
 
+  // A row's own change (a follower removed, a follow undone or withdrawn) takes that person out
+  // of the list in place: the pages loaded stay, and so does the author's place in them.
+  const removed = useCallback((list: Exclude<Tab, 'requests'>, apId: string) => {
+    setPeople((current) => {
+      if (!current) return current;
+      const key = list === 'pending' ? 'pendingFollows' : list;
+      const kept = current[key].filter((person) => person.actor.apId !== apId);
+      if (kept.length === current[key].length) return current;
+      const counts = list === 'pending' ? current.counts : { ...current.counts, [list]: Math.max(0, current.counts[list] - 1) };
+      return { ...current, [key]: kept, counts };
+    });
+  }, []);
+
   const counts: Record<Tab, number | null> = {
     followers: people?.counts.followers ?? null,
     following: people?.counts.following ?? null,
@@ -95,7 +108,7 @@ export function People({ route }: { route: Route }) {
         <FollowRequests showEmpty onAnswered={() => void load()} />
       ) : people ? (
         <>
-          <PersonList tab={tab} people={people} handle={handle} onChanged={() => void load()} />
+          <PersonList tab={tab} people={people} handle={handle} onRemoved={removed} />
           {tab !== 'pending' && people.nextCursor[tab] && (
             <div className="load-more">
               <button type="button" className="button" onClick={() => void loadMore(tab)} disabled={loadingMore}>
@@ -111,7 +124,7 @@ export function People({ route }: { route: Route }) {
   );
 }
 
-function PersonList({ tab, people, handle, onChanged }: { tab: Exclude<Tab, 'requests'>; people: PeopleView; handle: string; onChanged: () => void }) {
+function PersonList({ tab, people, handle, onRemoved }: { tab: Exclude<Tab, 'requests'>; people: PeopleView; handle: string; onRemoved: RemovedHandler }) {
   const list = tab === 'followers' ? people.followers : tab === 'following' ? people.following : people.pendingFollows;
   if (list.length === 0) {
     return (
@@ -123,13 +136,17 @@ function PersonList({ tab, people, handle, onChanged }: { tab: Exclude<Tab, 'req
   return (
     <ul className="card card--flush people-list" aria-label={t.tabs[tab]}>
       {list.map((person) => (
-        <PersonRow key={person.actor.apId} person={person} tab={tab} onChanged={onChanged} />
+        <PersonRow key={person.actor.apId} person={person} tab={tab} onRemoved={onRemoved} />
       ))}
     </ul>
   );
 }
 
-function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclude<Tab, 'requests'>; onChanged: () => void }) {
+type RemovedHandler = (list: Exclude<Tab, 'requests'>, apId: string) => void;
+
+/** One person. Memoized: "Load more" appends a page, and the rows already shown (same person
+ * objects, same stable handler) are not rendered again (e2e/list-memo.spec.ts). */
+const PersonRow = memo(function PersonRow({ person, tab, onRemoved }: { person: PersonView; tab: Exclude<Tab, 'requests'>; onRemoved: RemovedHandler }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<ApiError | null>(null);
   const [confirming, setConfirming] = useState(false);
@@ -141,7 +158,7 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
     try {
       if (tab === 'followers') await call('social.removeFollower', { actorApId: actor.apId });
       else await call('social.unfollow', { actorApId: actor.apId });
-      onChanged();
+      onRemoved(tab, actor.apId);
     } catch (err) {
       setError(toApiError(err, tab === 'followers' ? 'social.removeFollower' : 'social.unfollow'));
       setBusy(false);
@@ -181,4 +198,4 @@ function PersonRow({ person, tab, onChanged }: { person: PersonView; tab: Exclud
       </div>
     </li>
   );
-}
+});
