@@ -1,11 +1,13 @@
 // "Load more" draws only the new page's rows: the posts (posts/Post.tsx), notifications
-// (views/Notifications.tsx GroupRow) and people (views/People.tsx PersonRow) already shown are
-// not rendered again. Without it, each page re-rendered every row above it, and a page cost
-// more the longer the list (npm run bench:renderer: 541 ms at 2,000 posts, against 180–189
-// ms). Seen through React's DevTools hook, which the production build also calls at each
-// commit: a row's element keeps the same props object when it was not rendered again.
+// (views/Notifications.tsx GroupRow), people (views/People.tsx PersonRow) and deliveries
+// (deliveries/DeliveryRows.tsx DeliveryRow) already shown are not rendered again. Without it,
+// each page re-rendered every row above it, and a page cost more the longer the list (npm run
+// bench:renderer: 541 ms at 2,000 posts, against 180–189 ms). Seen through React's DevTools
+// hook, which the production build also calls at each commit: a row's element keeps the same
+// props object when it was not rendered again.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import { ipc } from './peer-fixtures';
 import { peerNote, storeFollowers, storeMentions, storeReceived } from './stored-posts';
 
 interface Fiber {
@@ -18,8 +20,8 @@ interface Fiber {
 }
 
 /** Before the app loads: a stand-in for React DevTools' hook that keeps, after each commit, the
- * props object of every post's <article> (by its data-post key) and of every notification row's
- * and person's <li> (by the key React gave its row). */
+ * props object of every post's <article> (by its data-post key) and of every notification
+ * row's, person's and delivery's <li> (by the key React gave its row). */
 async function watchRows(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen = new Map<string, object>();
@@ -43,6 +45,8 @@ async function watchRows(page: Page): Promise<void> {
           if (fiber.type === 'li' && props && props['data-testid'] === 'notification') seen.set(`notification ${fiber.return?.return?.key ?? fiber.return?.key}`, props);
           // A person's <li>: keyed by its PersonRow's key (the actor's id).
           if (fiber.type === 'li' && props && props['data-testid'] === 'person') seen.set(`person ${fiber.return?.key}`, props);
+          // A delivery's <li>: keyed by its DeliveryRow's key (the row's id).
+          if (fiber.type === 'li' && props && props['data-testid'] === 'delivery-row') seen.set(`delivery ${fiber.return?.key}`, props);
           if (fiber.sibling) stack.push(fiber.sibling);
           if (fiber.child) stack.push(fiber.child);
         }
@@ -120,4 +124,21 @@ test('Load more renders the new page’s people and not again those already show
   await expect(rows).toHaveCount(59);
   await expect(rows.filter({ hasText: '@f5@follower5.example' })).toHaveCount(0);
   await expect(page.getByRole('link', { name: /Followers/ }).locator('.tabs__count')).toHaveText('59');
+});
+
+test('Load more renders the new page’s deliveries and not again those already shown', async ({ tern, page, request }) => {
+  storeFollowers(tern.dataDir, tern.url, 60);
+  // Working offline: the 60 deliveries of the post stay queued, unchanged, while the test looks.
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
+  await ipc(request, tern, 'posts.create', { content: 'To sixty followers.' });
+  await watchRows(page);
+  await page.goto(`${tern.url}#/deliveries`);
+  const rows = page.getByTestId('delivery-row');
+  await expect(rows).toHaveCount(50);
+  const before = await snapshot(page);
+  expect(await renderedAgain(before, 'delivery ')).toEqual({ again: 0, shown: 50 });
+
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(60);
+  expect(await renderedAgain(before, 'delivery ')).toEqual({ again: 0, shown: 60 });
 });

@@ -2,7 +2,7 @@
 // working offline — with the switch), how much waits, and whether the listener is on and where;
 // then each delivery with its server, state, tries, next try, last answer and — when it went
 // wrong — why, in a sentence, with "Retry now".
-import { useState } from 'react';
+import { useCallback, useState } from 'react';
 import type { DeliveriesView, DeliveryRowView } from '../../electron/core/ipc/author-contract';
 import { useChanges } from '../changes';
 import { call, toApiError, type ApiError } from '../api';
@@ -45,21 +45,23 @@ export function Deliveries({ route }: { route: Route }) {
   // Rows shown change state as they are sent (and the counts with them): brought up to date in place.
   useChanges(['deliveries'], () => void list.freshen().catch(() => undefined), 1_000);
 
-  async function retry(row?: DeliveryRowView) {
+  const { reload } = list;
+  const retry = useCallback(async (row?: DeliveryRowView) => {
     setError(null);
     setMessage(null);
     if (row) setRetrying((s) => new Set(s).add(row.id));
     try {
       const { retried } = await call('deliveries.retryNow', row ? { id: row.id } : {});
       setMessage(t.retried(retried));
-      list.reload();
+      reload();
       void useConnectivityStore.getState().refresh();
     } catch (err) {
       setError(toApiError(err, 'deliveries.retryNow'));
     } finally {
       if (row) setRetrying((s) => new Set([...s].filter((id) => id !== row.id)));
     }
-  }
+  }, [reload]);
+  const retryOne = useCallback((row: DeliveryRowView) => void retry(row), [retry]);
 
   const waiting = counts ? counts.queued + counts.retrying + counts.resolving + counts.sending : 0;
   const total: Record<Filter, number | null> = counts
@@ -116,7 +118,7 @@ export function Deliveries({ route }: { route: Route }) {
         }
       >
         <div className="card card--flush">
-          <DeliveryRows rows={list.items} onRetry={(row) => void retry(row)} retrying={retrying} />
+          <DeliveryRows rows={list.items} onRetry={retryOne} retrying={retrying} />
         </div>
       </ListFrame>
     </article>
