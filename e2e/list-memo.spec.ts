@@ -1,14 +1,15 @@
 // "Load more" draws only the new page's rows: the posts (posts/Post.tsx), notifications
-// (views/Notifications.tsx GroupRow), people (views/People.tsx PersonRow) and deliveries
-// (deliveries/DeliveryRows.tsx DeliveryRow) already shown are not rendered again. Without it,
-// each page re-rendered every row above it, and a page cost more the longer the list (npm run
-// bench:renderer: 541 ms at 2,000 posts, against 180–189 ms). Seen through React's DevTools
-// hook, which the production build also calls at each commit: a row's element keeps the same
-// props object when it was not rendered again.
+// (views/Notifications.tsx GroupRow), people (views/People.tsx PersonRow), deliveries
+// (deliveries/DeliveryRows.tsx DeliveryRow) and webmentions (webmentions/Webmentions.tsx)
+// already shown are not rendered again. Without it, each page re-rendered every row above it,
+// and a page cost more the longer the list (npm run bench:renderer: 541 ms at 2,000 posts,
+// against 180–189 ms). Seen through React's DevTools hook, which the production build also
+// calls at each commit: a row's element keeps the same props object when it was not rendered
+// again.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { ipc } from './peer-fixtures';
-import { peerNote, storeFollowers, storeMentions, storeReceived } from './stored-posts';
+import { peerNote, storeFollowers, storeMentions, storeReceived, storeWebmentions } from './stored-posts';
 
 interface Fiber {
   type: unknown;
@@ -45,6 +46,9 @@ async function watchRows(page: Page): Promise<void> {
           if (fiber.type === 'li' && props && props['data-testid'] === 'notification') seen.set(`notification ${fiber.return?.return?.key ?? fiber.return?.key}`, props);
           // A person's <li>: keyed by its PersonRow's key (the actor's id).
           if (fiber.type === 'li' && props && props['data-testid'] === 'person') seen.set(`person ${fiber.return?.key}`, props);
+          // A group of received webmentions, and a sent one: keyed by their component's key.
+          if (fiber.type === 'section' && props && props['data-testid'] === 'webmention-group') seen.set(`received ${fiber.return?.key}`, props);
+          if (fiber.type === 'li' && props && props['data-testid'] === 'sent-webmention') seen.set(`sent ${fiber.return?.key}`, props);
           // A delivery's <li>: keyed by its DeliveryRow's key (the row's id).
           if (fiber.type === 'li' && props && props['data-testid'] === 'delivery-row') seen.set(`delivery ${fiber.return?.key}`, props);
           if (fiber.sibling) stack.push(fiber.sibling);
@@ -141,4 +145,29 @@ test('Load more renders the new page’s deliveries and not again those already 
   await page.getByRole('button', { name: 'Load more' }).click();
   await expect(rows).toHaveCount(60);
   expect(await renderedAgain(before, 'delivery ')).toEqual({ again: 0, shown: 60 });
+});
+
+test('Load more renders the new page’s webmentions, received and sent, and not again those already shown', async ({ tern, page, request }) => {
+  // Working offline: each post's webmention to the page it links stays queued while the test looks.
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
+  const posts: { id: number; apId: string }[] = [];
+  for (let n = 1; n <= 25; n++) posts.push(await ipc(request, tern, 'posts.create', { content: `Post ${n}, on [a page](https://blog${n}.example/page).` }));
+  storeWebmentions(tern.dataDir, posts);
+  await watchRows(page);
+
+  await page.goto(`${tern.url}#/webmentions`);
+  const groups = page.getByTestId('webmention-group');
+  await expect(groups).toHaveCount(20);
+  const received = await snapshot(page);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(groups).toHaveCount(25);
+  expect(await renderedAgain(received, 'received ')).toEqual({ again: 0, shown: 25 });
+
+  await page.goto(`${tern.url}#/webmentions?show=sent`);
+  const sent = page.getByTestId('sent-webmention');
+  await expect(sent).toHaveCount(20);
+  const before = await snapshot(page);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(sent).toHaveCount(25);
+  expect(await renderedAgain(before, 'sent ')).toEqual({ again: 0, shown: 25 });
 });

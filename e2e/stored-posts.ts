@@ -77,3 +77,17 @@ export function storeFollowers(dataDir: string, authorId: string, count: number)
     db.close();
   }
 }
+
+/** A received webmention for each post (`posts`: the author's, by outbox id and ap id), from a
+ * page of its own (https://blog{n}.example/reply), in order. */
+export function storeWebmentions(dataDir: string, posts: readonly { id: number; apId: string }[]): void {
+  const db = new Database(join(dataDir, 'tern.db'));
+  try {
+    const insert = db.prepare(`INSERT INTO webmention (created_at, is_deleted, source, source_microformats, target, outbox_object_id) VALUES (?, 0, ?, NULL, ?, ?)`);
+    db.transaction(() => {
+      posts.forEach((post, i) => insert.run(new Date(Date.UTC(2025, 0, 1) + i * 60_000).toISOString(), `https://blog${i + 1}.example/reply`, post.apId, post.id));
+    })();
+  } finally {
+    db.close();
+  }
+}

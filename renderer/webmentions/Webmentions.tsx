@@ -2,7 +2,7 @@
 // kind, author, excerpt and state) and the webmentions Tern sends for its public posts (with
 // their delivery state). Authors are shown by name and initials: remote pictures are never
 // loaded directly (they would tell every site when the author reads).
-import { useState } from 'react';
+import { memo, useState } from 'react';
 import type { ReceivedWebmentionView, SentWebmentionView, WebmentionGroupView } from '../../electron/core/ipc/webmention-contract';
 import { call } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -75,19 +75,28 @@ function Received() {
         }
       >
         {list.items.map((group) => (
-          <section key={group.post.id} className="card card--flush webmention-group" data-testid="webmention-group" aria-label={group.post.excerpt}>
-            <p className="webmention-group__post">
-              {group.post.isDeleted ? t.deletedPost : t.onPost}{' '}
-              <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
-              {t.count(group.post.webmentionsCount)}
-            </p>
-            <GroupMentions group={group} />
-          </section>
+          <ReceivedGroup key={group.post.id} group={group} />
         ))}
       </ListFrame>
     </>
   );
 }
+
+/** One post's webmentions. Memoized, as its rows and the sent ones: "Load more" appends a page,
+ * and a reload brings unchanged items as the same objects (usePagedList), so only new or
+ * changed ones are rendered again (e2e/list-memo.spec.ts). */
+const ReceivedGroup = memo(function ReceivedGroup({ group }: { group: WebmentionGroupView }) {
+  return (
+    <section className="card card--flush webmention-group" data-testid="webmention-group" aria-label={group.post.excerpt}>
+      <p className="webmention-group__post">
+        {group.post.isDeleted ? t.deletedPost : t.onPost}{' '}
+        <a href={hrefOf('thread', { ap: group.post.apId })}>{group.post.excerpt || group.post.apId}</a> ·{' '}
+        {t.count(group.post.webmentionsCount)}
+      </p>
+      <GroupMentions group={group} />
+    </section>
+  );
+});
 
 /** A post's newest webmentions, and the rest a page at a time on request (a post may have
  * thousands). */
@@ -127,7 +136,7 @@ function GroupMentions({ group }: { group: WebmentionGroupView }) {
   );
 }
 
-function ReceivedRow({ mention }: { mention: ReceivedWebmentionView }) {
+const ReceivedRow = memo(function ReceivedRow({ mention }: { mention: ReceivedWebmentionView }) {
   const name = mention.author.name ?? (mention.author.url ? new URL(mention.author.url).host : new URL(mention.source).host);
   return (
     <li className="webmention" data-testid="webmention" data-state={mention.state} data-kind={mention.kind}>
@@ -148,7 +157,7 @@ function ReceivedRow({ mention }: { mention: ReceivedWebmentionView }) {
       </p>
     </li>
   );
-}
+});
 
 function Sent() {
   const list = usePagedList<SentWebmentionView, string>(
@@ -174,28 +183,34 @@ function Sent() {
       >
         <ul className="card card--flush webmention-list">
           {list.items.map((row) => (
-            <li key={row.id} className="webmention" data-testid="sent-webmention" data-state={row.state}>
-              <WebmentionIcon />
-              <div className="webmention__head">
-                <span className="webmention__name">
-                  {t.to} {row.target}
-                </span>
-                <span className={`chip chip--${row.state}`}>{t.sentState[row.state]}</span>
-                <span className="webmention__time">
-                  <RelativeTime iso={row.createdAt} />
-                </span>
-              </div>
-              <p className="webmention__facts">
-                {t.from} <a href={hrefOf('thread', { ap: row.source })}>{row.source}</a>
-                {row.endpoint && ` · ${t.endpoint} ${row.endpoint}`}
-                {row.tries > 0 && ` · ${t.tries(row.tries)}`}
-                {row.lastStatus !== null && ` · ${t.lastStatus(row.lastStatus)}`}
-              </p>
-              {row.error && row.state !== 'sent' && <p className="webmention__error">{row.error}</p>}
-            </li>
+            <SentRow key={row.id} row={row} />
           ))}
         </ul>
       </ListFrame>
     </>
   );
 }
+
+const SentRow = memo(function SentRow({ row }: { row: SentWebmentionView }) {
+  return (
+    <li className="webmention" data-testid="sent-webmention" data-state={row.state}>
+      <WebmentionIcon />
+      <div className="webmention__head">
+        <span className="webmention__name">
+          {t.to} {row.target}
+        </span>
+        <span className={`chip chip--${row.state}`}>{t.sentState[row.state]}</span>
+        <span className="webmention__time">
+          <RelativeTime iso={row.createdAt} />
+        </span>
+      </div>
+      <p className="webmention__facts">
+        {t.from} <a href={hrefOf('thread', { ap: row.source })}>{row.source}</a>
+        {row.endpoint && ` · ${t.endpoint} ${row.endpoint}`}
+        {row.tries > 0 && ` · ${t.tries(row.tries)}`}
+        {row.lastStatus !== null && ` · ${t.lastStatus(row.lastStatus)}`}
+      </p>
+      {row.error && row.state !== 'sent' && <p className="webmention__error">{row.error}</p>}
+    </li>
+  );
+});
