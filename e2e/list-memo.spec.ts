@@ -21,12 +21,16 @@ interface Fiber {
 }
 
 /** Before the app loads: a stand-in for React DevTools' hook that keeps, after each commit, the
- * props object of every post's <article> (by its data-post key) and of every notification
- * row's, person's and delivery's <li> (by the key React gave its row). */
+ * props object of every post's <article> (by its data-post key) and of every other row's element
+ * (by the key React gave its row component, under a prefix per kind of row). */
 async function watchRows(page: Page): Promise<void> {
   await page.addInitScript(() => {
     const seen = new Map<string, object>();
     (window as unknown as { __rowProps: Map<string, object> }).__rowProps = seen;
+    // A row's element (by its data-testid) and its key's prefix. Each is the first element of a
+    // memoized row component (the parent fiber, which has the key) but a notification's, which
+    // sits one component deeper in its GroupRow.
+    const prefixes: Record<string, string> = { notification: 'notification', person: 'person', 'delivery-row': 'delivery', 'webmention-group': 'received', 'sent-webmention': 'sent' };
     (window as unknown as { __REACT_DEVTOOLS_GLOBAL_HOOK__: object }).__REACT_DEVTOOLS_GLOBAL_HOOK__ = {
       supportsFiber: true,
       isDisabled: false,
@@ -41,16 +45,12 @@ async function watchRows(page: Page): Promise<void> {
         while (stack.length > 0) {
           const fiber = stack.pop()!;
           const props = fiber.memoizedProps;
-          if (fiber.type === 'article' && props && props['data-testid'] === 'post') seen.set(String(props['data-post']), props);
-          // A notification row's <li>: keyed by its GroupRow's key (the group's).
-          if (fiber.type === 'li' && props && props['data-testid'] === 'notification') seen.set(`notification ${fiber.return?.return?.key ?? fiber.return?.key}`, props);
-          // A person's <li>: keyed by its PersonRow's key (the actor's id).
-          if (fiber.type === 'li' && props && props['data-testid'] === 'person') seen.set(`person ${fiber.return?.key}`, props);
-          // A group of received webmentions, and a sent one: keyed by their component's key.
-          if (fiber.type === 'section' && props && props['data-testid'] === 'webmention-group') seen.set(`received ${fiber.return?.key}`, props);
-          if (fiber.type === 'li' && props && props['data-testid'] === 'sent-webmention') seen.set(`sent ${fiber.return?.key}`, props);
-          // A delivery's <li>: keyed by its DeliveryRow's key (the row's id).
-          if (fiber.type === 'li' && props && props['data-testid'] === 'delivery-row') seen.set(`delivery ${fiber.return?.key}`, props);
+          const testId = props && typeof fiber.type === 'string' ? props['data-testid'] : undefined;
+          if (testId === 'post' && fiber.type === 'article') seen.set(String(props!['data-post']), props!);
+          else if (typeof testId === 'string' && testId in prefixes) {
+            const row = testId === 'notification' ? (fiber.return?.return?.key ?? fiber.return?.key) : fiber.return?.key;
+            seen.set(`${prefixes[testId]} ${row}`, props!);
+          }
           if (fiber.sibling) stack.push(fiber.sibling);
           if (fiber.child) stack.push(fiber.child);
         }
