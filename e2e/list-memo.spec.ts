@@ -8,6 +8,7 @@
 // again.
 import type { Page } from '@playwright/test';
 import { expect, test } from './fixtures';
+import { TEST_IDENTITY } from './headless';
 import { ipc } from './peer-fixtures';
 import { peerNote, storeFollowers, storeMentions, storeReceived, storeWebmentions } from './stored-posts';
 
@@ -107,8 +108,10 @@ test('Load more renders the new page’s notifications and not again those alrea
   expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 100 });
 });
 
-test('Load more renders the new page’s people and not again those already shown; removing one keeps the pages', async ({ tern, page }) => {
-  storeFollowers(tern.dataDir, tern.url, 60);
+test('Load more renders the new page’s people and not again those already shown; removing one keeps the pages', async ({ tern, page, request }) => {
+  storeFollowers(tern.dataDir, TEST_IDENTITY.baseUrl, 60);
+  // Working offline: the Reject that removing a follower sends stays queued.
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
   await watchRows(page);
   await page.goto(`${tern.url}#/people?tab=followers`);
   const rows = page.getByRole('list', { name: 'Followers' }).getByTestId('person');
@@ -124,14 +127,17 @@ test('Load more renders the new page’s people and not again those already show
   // they were (the list is not read again from its first page), and the count follows.
   const removedRow = rows.filter({ hasText: '@f5@follower5.example' });
   await removedRow.getByRole('button', { name: 'Remove Follower 5' }).click();
+  const asked = await snapshot(page);
   await removedRow.getByRole('button', { name: 'Remove follower' }).click();
   await expect(rows).toHaveCount(59);
+  // Only the removed row was drawn again (busy, while its removal was asked); the 59 others not.
+  expect(await renderedAgain(asked, 'person ')).toEqual({ again: 1, shown: 60 });
   await expect(rows.filter({ hasText: '@f5@follower5.example' })).toHaveCount(0);
   await expect(page.getByRole('link', { name: /Followers/ }).locator('.tabs__count')).toHaveText('59');
 });
 
 test('Load more renders the new page’s deliveries and not again those already shown', async ({ tern, page, request }) => {
-  storeFollowers(tern.dataDir, tern.url, 60);
+  storeFollowers(tern.dataDir, TEST_IDENTITY.baseUrl, 60);
   // Working offline: the 60 deliveries of the post stay queued, unchanged, while the test looks.
   await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
   await ipc(request, tern, 'posts.create', { content: 'To sixty followers.' });

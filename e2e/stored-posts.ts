@@ -48,7 +48,7 @@ export function storeMentions(dataDir: string, count: number): void {
   }
 }
 
-/** `count` followers of the author (`authorId`, the object of their Follows), each a Person of
+/** `count` followers of the author (`authorId`, their actor id: the object of the Follows), each a Person of
  * its own server whose Follow was accepted, in order (follower 1 first; the People list shows
  * the newest first). Actor and Follow ids from 1,001. */
 export function storeFollowers(dataDir: string, authorId: string, count: number): void {
@@ -57,8 +57,8 @@ export function storeFollowers(dataDir: string, authorId: string, count: number)
     const actor = db.prepare(`INSERT INTO actor (id, created_at, updated_at, ap_id, ap_actor, ap_type, handle) VALUES (?, ?, ?, ?, ?, 'Person', ?)`);
     const follow = db.prepare(
       `INSERT INTO inbox (id, created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
-         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-       VALUES (?, ?, ?, ?, ?, 1, ?, 'Follow', ?, ?, ?, 'DIRECT', 0, 0, 0, 0)`,
+         ap_published_at, ap_object, activity_object_ap_id, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       VALUES (?, ?, ?, ?, ?, 1, ?, 'Follow', ?, ?, ?, ?, 'DIRECT', 0, 0, 0, 0)`,
     );
     const follower = db.prepare(`INSERT INTO follower (created_at, updated_at, actor_id, inbox_object_id, ap_actor_id) VALUES (?, ?, ?, ?, ?)`);
     db.transaction(() => {
@@ -69,7 +69,7 @@ export function storeFollowers(dataDir: string, authorId: string, count: number)
         const id = 1_000 + i;
         actor.run(id, at, at, apId, JSON.stringify({ id: apId, type: 'Person', preferredUsername: `f${i}`, name: `Follower ${i}`, inbox: `${apId}/inbox` }), `@f${i}@${server}`);
         const followId = `${apId}#follow`;
-        follow.run(id, at, at, id, server, apId, followId, at, JSON.stringify({ id: followId, type: 'Follow', actor: apId, object: authorId }));
+        follow.run(id, at, at, id, server, apId, followId, at, JSON.stringify({ id: followId, type: 'Follow', actor: apId, object: authorId }), authorId);
         follower.run(at, at, id, id, apId);
       }
     })();

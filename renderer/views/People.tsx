@@ -1,7 +1,7 @@
 // People: those who follow the author, those the author follows, follows still waiting for an
 // answer, and requests waiting for the author's — plus a lookup box (handle or URL) to find
 // someone and follow them. Followers can be removed, follows undone, right in the list.
-import { memo, useCallback, useEffect, useState } from 'react';
+import { memo, useCallback, useEffect, useRef, useState } from 'react';
 import type { PeopleView, PersonView } from '../../electron/core/ipc/author-contract';
 import { call, toApiError, type ApiError } from '../api';
 import { Avatar } from '../components/Avatar';
@@ -27,12 +27,21 @@ export function People({ route }: { route: Route }) {
   const [people, setPeople] = useState<PeopleView | null>(null);
   const [error, setError] = useState<ApiError | null>(null);
 
+  // Bumped by a row's removal: a list read before it (a reload still in flight) would bring the
+  // removed person back, so it is read again instead of shown.
+  const removals = useRef(0);
   const load = useCallback(async () => {
-    try {
-      setPeople(await call('people.list', {}));
-      setError(null);
-    } catch (err) {
-      setError(toApiError(err, 'people.list'));
+    for (;;) {
+      const seen = removals.current;
+      try {
+        const list = await call('people.list', {});
+        if (seen !== removals.current) continue;
+        setPeople(list);
+        setError(null);
+      } catch (err) {
+        setError(toApiError(err, 'people.list'));
+      }
+      return;
     }
   }, []);
 
@@ -60,6 +69,7 @@ export function People({ route }: { route: Route }) {
   // A row's own change (a follower removed, a follow undone or withdrawn) takes that person out
   // of the list in place: the pages loaded stay, and so does the author's place in them.
   const removed = useCallback((list: Exclude<Tab, 'requests'>, apId: string) => {
+    removals.current++;
     setPeople((current) => {
       if (!current) return current;
       const key = list === 'pending' ? 'pendingFollows' : list;
@@ -126,7 +136,8 @@ export function People({ route }: { route: Route }) {
 
 function PersonList({ tab, people, handle, onRemoved }: { tab: Exclude<Tab, 'requests'>; people: PeopleView; handle: string; onRemoved: RemovedHandler }) {
   const list = tab === 'followers' ? people.followers : tab === 'following' ? people.following : people.pendingFollows;
-  if (list.length === 0) {
+  // Every row loaded removed while more remain: not "no one" (Load more stays below).
+  if (list.length === 0 && (tab === 'pending' || people.nextCursor[tab] === null)) {
     return (
       <EmptyState icon={<PeopleIcon />} title={t.empty[tab].title}>
         <p>{t.empty[tab].text(handle)}</p>
@@ -136,7 +147,9 @@ function PersonList({ tab, people, handle, onRemoved }: { tab: Exclude<Tab, 'req
   return (
     <ul className="card card--flush people-list" aria-label={t.tabs[tab]}>
       {list.map((person) => (
-        <PersonRow key={person.actor.apId} person={person} tab={tab} onRemoved={onRemoved} />
+        // Keyed by the tab too: someone both following and followed has a row (its state: asking
+        // to confirm, busy) of their own in each list.
+        <PersonRow key={`${tab} ${person.actor.apId}`} person={person} tab={tab} onRemoved={onRemoved} />
       ))}
     </ul>
   );
