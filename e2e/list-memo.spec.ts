@@ -6,7 +6,7 @@
 // against 180–189 ms). Seen through React's DevTools hook, which the production build also
 // calls at each commit: a row's element keeps the same props object when it was not rendered
 // again.
-import type { Page } from '@playwright/test';
+import type { Locator, Page } from '@playwright/test';
 import { expect, test } from './fixtures';
 import { TEST_IDENTITY } from './headless';
 import { ipc } from './peer-fixtures';
@@ -73,18 +73,23 @@ const renderedAgain = (before: Snapshot, prefix = '') =>
     return { again, shown: [...now.keys()].filter((key) => key.startsWith(start)).length };
   }, prefix);
 
+/** On a list showing `first` rows (`rows`, recorded under `prefix`), presses Load more: the list
+ * shows `total`, and none of the rows shown before was rendered again. */
+async function loadMoreDrawsOnlyNew(page: Page, rows: Locator, prefix: string, first: number, total: number): Promise<void> {
+  await expect(rows).toHaveCount(first);
+  const before = await snapshot(page);
+  expect(await renderedAgain(before, prefix)).toEqual({ again: 0, shown: first });
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(rows).toHaveCount(total);
+  expect(await renderedAgain(before, prefix)).toEqual({ again: 0, shown: total });
+}
+
 test('Load more renders the new page’s posts and not again those already shown', async ({ tern, page }) => {
   storeReceived(tern.dataDir, Array.from({ length: 60 }, (_, i) => peerNote(i + 1)));
   await watchRows(page);
   await page.goto(`${tern.url}#/stream`);
   const posts = page.getByTestId('post');
-  await expect(posts).toHaveCount(20);
-  const before = await snapshot(page);
-  expect(await before.evaluate((map) => map.size)).toBe(20);
-
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(posts).toHaveCount(40);
-  expect(await renderedAgain(before)).toEqual({ again: 0, shown: 40 });
+  await loadMoreDrawsOnlyNew(page, posts, '', 20, 40);
 
   // A post that does change is drawn again: liking one renders that post (and only it).
   const liked = await snapshot(page);
@@ -98,14 +103,7 @@ test('Load more renders the new page’s notifications and not again those alrea
   storeMentions(tern.dataDir, 100);
   await watchRows(page);
   await page.goto(`${tern.url}#/notifications`);
-  const rows = page.getByTestId('notification');
-  await expect(rows).toHaveCount(50);
-  const before = await snapshot(page);
-  expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 50 });
-
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(rows).toHaveCount(100);
-  expect(await renderedAgain(before, 'notification ')).toEqual({ again: 0, shown: 100 });
+  await loadMoreDrawsOnlyNew(page, page.getByTestId('notification'), 'notification ', 50, 100);
 });
 
 test('Load more renders the new page’s people and not again those already shown; removing one keeps the pages', async ({ tern, page, request }) => {
@@ -115,13 +113,7 @@ test('Load more renders the new page’s people and not again those already show
   await watchRows(page);
   await page.goto(`${tern.url}#/people?tab=followers`);
   const rows = page.getByRole('list', { name: 'Followers' }).getByTestId('person');
-  await expect(rows).toHaveCount(50);
-  const before = await snapshot(page);
-  expect(await renderedAgain(before, 'person ')).toEqual({ again: 0, shown: 50 });
-
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(rows).toHaveCount(60);
-  expect(await renderedAgain(before, 'person ')).toEqual({ again: 0, shown: 60 });
+  await loadMoreDrawsOnlyNew(page, rows, 'person ', 50, 60);
 
   // The author removes a follower far down the list: that row goes, the 59 others stay where
   // they were (the list is not read again from its first page), and the count follows.
@@ -143,14 +135,7 @@ test('Load more renders the new page’s deliveries and not again those already 
   await ipc(request, tern, 'posts.create', { content: 'To sixty followers.' });
   await watchRows(page);
   await page.goto(`${tern.url}#/deliveries`);
-  const rows = page.getByTestId('delivery-row');
-  await expect(rows).toHaveCount(50);
-  const before = await snapshot(page);
-  expect(await renderedAgain(before, 'delivery ')).toEqual({ again: 0, shown: 50 });
-
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(rows).toHaveCount(60);
-  expect(await renderedAgain(before, 'delivery ')).toEqual({ again: 0, shown: 60 });
+  await loadMoreDrawsOnlyNew(page, page.getByTestId('delivery-row'), 'delivery ', 50, 60);
 });
 
 test('Load more renders the new page’s webmentions, received and sent, and not again those already shown', async ({ tern, page, request }) => {
@@ -162,18 +147,8 @@ test('Load more renders the new page’s webmentions, received and sent, and not
   await watchRows(page);
 
   await page.goto(`${tern.url}#/webmentions`);
-  const groups = page.getByTestId('webmention-group');
-  await expect(groups).toHaveCount(20);
-  const received = await snapshot(page);
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(groups).toHaveCount(25);
-  expect(await renderedAgain(received, 'received ')).toEqual({ again: 0, shown: 25 });
+  await loadMoreDrawsOnlyNew(page, page.getByTestId('webmention-group'), 'received ', 20, 25);
 
   await page.goto(`${tern.url}#/webmentions?show=sent`);
-  const sent = page.getByTestId('sent-webmention');
-  await expect(sent).toHaveCount(20);
-  const before = await snapshot(page);
-  await page.getByRole('button', { name: 'Load more' }).click();
-  await expect(sent).toHaveCount(25);
-  expect(await renderedAgain(before, 'sent ')).toEqual({ again: 0, shown: 25 });
+  await loadMoreDrawsOnlyNew(page, page.getByTestId('sent-webmention'), 'sent ', 20, 25);
 });
