@@ -40,6 +40,8 @@ export interface HeadlessOptions {
   allowPrivateAddresses?: boolean;
   /** Run on this data folder, which stop() then leaves in place (else a fresh one, removed). */
   dataDir?: string;
+  /** More environment for Tern's process (e.g. XDG_CACHE_HOME). */
+  env?: NodeJS.ProcessEnv;
 }
 
 /** The identity most specs start with, so they open straight into the app. */
@@ -58,7 +60,7 @@ export async function startHeadless(options: HeadlessOptions = {}): Promise<Head
   const child = spawn(process.execPath, args, {
     cwd: REPO,
     stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, NODE_ENV: 'test', TERN_TOKEN: token },
+    env: { ...process.env, ...options.env, NODE_ENV: 'test', TERN_TOKEN: token },
   });
 
   const output: string[] = [];

@@ -12,6 +12,15 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
   return join(env.XDG_DATA_HOME ?? join(home, '.local', 'share'), 'tern');
 }
 
+/** This OS's per-user cache folder for Tern: what can be built again and is never backed up
+ * (V8's compiled code of the bundles). Not the temp folder, which other users can write to. */
+export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
+  const home = homedir();
+  if (platform === 'darwin') return join(home, 'Library', 'Caches', 'Tern');
+  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'Tern', 'Cache');
+  return join(env.XDG_CACHE_HOME ?? join(home, '.cache'), 'tern');
+}
+
 export interface DataPaths {
   dir: string;
   database: string;

@@ -135,7 +135,7 @@ export function backupThreadsAlive(): number {
 
 function startBackupThread(): BackupThread {
   const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
-  const started: BackupThread = { worker: new Worker(entry.file, { execArgv: entry.execArgv, name: 'tern-backup' }), waiting: new Map(), idle: null };
+  const started: BackupThread = { worker: new Worker(entry.file, { execArgv: entry.execArgv, ...(entry.env === undefined ? {} : { env: entry.env }), name: 'tern-backup' }), waiting: new Map(), idle: null };
   const { worker, waiting } = started;
   threadsAlive++;
   worker.unref();
