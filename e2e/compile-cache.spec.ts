@@ -12,8 +12,9 @@ test('bundled workers keep their compiled code in Tern’s cache folder, not the
   const cache = await mkdtemp(join(tmpdir(), 'tern-cache-'));
   try {
     const tern = await startHeadless({ ...TEST_IDENTITY, env: { XDG_CACHE_HOME: cache } });
-    // The inbox processor starts with the app; Node writes a worker's cache as the worker ends.
-    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    // The inbox processor starts with the app (it is loading its bundle by now); Node writes a
+    // worker's cache as the worker ends, so it is read after Tern stopped.
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
     const dataDir = tern.dataDir;
     const inData = await readdir(dataDir, { recursive: true });
     await tern.stop();
