@@ -2,7 +2,7 @@ import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { defaultCacheDir, defaultDataDir } from './paths';
-import { bundleWorkerEnv } from './worker-host';
+import { bundleWorkerEnv, entryOptions } from './worker-host';
 
 describe('defaultCacheDir', () => {
   it('is the per-user cache folder of each OS, apart from the data folder', () => {
@@ -22,5 +22,10 @@ describe('bundleWorkerEnv', () => {
 
   it('keeps a compile cache folder the user chose', () => {
     expect(bundleWorkerEnv({ NODE_COMPILE_CACHE: '/mine' }, '/c/tern').NODE_COMPILE_CACHE).toBe('/mine');
+  });
+
+  it('is given to workers that load a bundle, not to those run from sources under tsx', () => {
+    expect(entryOptions({ file: 'w.cjs', execArgv: [], bundle: true }).env?.NODE_COMPILE_CACHE).toBe(bundleWorkerEnv().NODE_COMPILE_CACHE);
+    expect(entryOptions({ file: 'w.ts', execArgv: ['--import', 'tsx'] })).toEqual({ execArgv: ['--import', 'tsx'] });
   });
 });

@@ -25,12 +25,18 @@ const RESTART_DELAY_MAX_MS = 60_000;
 /** A worker up this long before it died is started again after the shortest wait. */
 const STAYED_UP_MS = 60_000;
 
-/** How a worker thread is started: its script, Node's options, and its environment (unset:
- * the process's). */
+/** How a worker thread is started: its script, Node's options, and whether it loads a bundle
+ * (then through the compile cache: bundleWorkerEnv). */
 export interface WorkerEntry {
   file: string;
   execArgv: string[];
-  env?: NodeJS.ProcessEnv;
+  bundle?: boolean;
+}
+
+/** The Worker options of `entry`: its Node options, and for a bundle its environment, made as
+ * the worker starts (the process's environment then). */
+export function entryOptions(entry: WorkerEntry): { execArgv: string[]; env?: NodeJS.ProcessEnv } {
+  return entry.bundle === true ? { execArgv: entry.execArgv, env: bundleWorkerEnv() } : { execArgv: entry.execArgv };
 }
 
 /** A worker's script: `source` (relative to electron/core) under tsx and vitest, `bundle` beside
@@ -42,7 +48,7 @@ export function workerEntry(source: string, bundle: string): WorkerEntry {
     const tsx = pathToFileURL(createRequire(here).resolve('tsx')).href;
     return { file: join(dirname(here), source), execArgv: ['--import', tsx] };
   }
-  return { file: join(dirname(here), bundle), execArgv: [], env: bundleWorkerEnv() };
+  return { file: join(dirname(here), bundle), execArgv: [], bundle: true };
 }
 
 /**
@@ -154,8 +160,7 @@ export function createWorkerHost<In, Out extends { type: string }>(options: Work
 
   function spawn(): Worker {
     if (worker) return worker;
-    const { file, execArgv, env } = options.entry;
-    const started = new Worker(file, { workerData: options.data(), execArgv, ...(env === undefined ? {} : { env }), name: `tern-${name.replace(/\s+/g, '-')}` });
+    const started = new Worker(options.entry.file, { workerData: options.data(), ...entryOptions(options.entry), name: `tern-${name.replace(/\s+/g, '-')}` });
     worker = started;
     started.unref();
     started.on('message', onMessage);

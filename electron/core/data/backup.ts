@@ -18,7 +18,7 @@ import { z } from 'zod';
 import type { Sqlite } from '../../../db/client';
 import { BadInputError, ConflictError } from '../errors';
 import { dataPaths, type DataPaths } from '../paths';
-import { workerEntry } from '../worker-host';
+import { entryOptions, workerEntry } from '../worker-host';
 import { swapIntoDataFolder } from './swap';
 import type { ImportInspection, TernEnums } from './import-types';
 
@@ -135,7 +135,7 @@ export function backupThreadsAlive(): number {
 
 function startBackupThread(): BackupThread {
   const entry = workerEntry('data/backup-worker.ts', 'backup-worker.cjs');
-  const started: BackupThread = { worker: new Worker(entry.file, { execArgv: entry.execArgv, ...(entry.env === undefined ? {} : { env: entry.env }), name: 'tern-backup' }), waiting: new Map(), idle: null };
+  const started: BackupThread = { worker: new Worker(entry.file, { ...entryOptions(entry), name: 'tern-backup' }), waiting: new Map(), idle: null };
   const { worker, waiting } = started;
   threadsAlive++;
   worker.unref();

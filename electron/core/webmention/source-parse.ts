@@ -13,7 +13,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-import { bundleWorkerEnv, type WorkerEntry } from '../worker-host';
+import { entryOptions, type WorkerEntry } from '../worker-host';
 import { htmlOverLimits, htmlStartWithin } from '../net/html-bounds';
 import type { ReaderJob, ReaderResult, ReaderTask } from './source-worker';
 import type { ClientPage } from '../indieauth/client-page';
@@ -40,7 +40,7 @@ function workerEntry(): WorkerEntry {
   // file's under vitest; plain ESM (tsx scripts) has none, and runs from the repository root.
   const here = typeof __dirname === 'string' ? __dirname : join(process.cwd(), 'electron', 'core', 'webmention');
   const bundled = join(here, 'source-worker.cjs');
-  if (existsSync(bundled)) return { file: bundled, execArgv: [], env: bundleWorkerEnv() };
+  if (existsSync(bundled)) return { file: bundled, execArgv: [], bundle: true };
   return { file: join(here, 'source-worker.ts'), execArgv: ['--import', 'tsx'] };
 }
 
@@ -70,7 +70,7 @@ let nextId = 1;
 
 function startWorker(): Worker {
   const entry = workerEntry();
-  const w = new Worker(entry.file, { execArgv: entry.execArgv, ...(entry.env === undefined ? {} : { env: entry.env }), resourceLimits: { maxOldGenerationSizeMb: 256 } });
+  const w = new Worker(entry.file, { ...entryOptions(entry), resourceLimits: { maxOldGenerationSizeMb: 256 } });
   readersAlive++;
   w.unref();
   w.on('message', (result: ReaderResult | { ready: true }) => {
