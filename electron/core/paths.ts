@@ -1,7 +1,7 @@
 // Where Tern keeps its data: one folder holding the database, keys, settings, uploads and
 // backups. Desktop and headless modes use the same default folder, so both see one author.
 import { homedir } from 'node:os';
-import { join } from 'node:path';
+import { join, posix, win32 } from 'node:path';
 
 /** The default data folder of this OS (Electron's userData convention, without Electron). */
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
@@ -16,9 +16,11 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env, platform: N
  * (V8's compiled code of the bundles). Not the temp folder, which other users can write to. */
 export function defaultCacheDir(env: NodeJS.ProcessEnv = process.env, platform: NodeJS.Platform = process.platform): string {
   const home = homedir();
+  // A variable that is empty or relative is not a place (the XDG rule): the default is.
+  const given = (value: string | undefined) => (value !== undefined && (platform === 'win32' ? win32.isAbsolute(value) : posix.isAbsolute(value)) ? value : undefined);
   if (platform === 'darwin') return join(home, 'Library', 'Caches', 'Tern');
-  if (platform === 'win32') return join(env.LOCALAPPDATA ?? join(home, 'AppData', 'Local'), 'Tern', 'Cache');
-  return join(env.XDG_CACHE_HOME ?? join(home, '.cache'), 'tern');
+  if (platform === 'win32') return join(given(env.LOCALAPPDATA) ?? join(home, 'AppData', 'Local'), 'Tern', 'Cache');
+  return join(given(env.XDG_CACHE_HOME) ?? join(home, '.cache'), 'tern');
 }
 
 export interface DataPaths {
