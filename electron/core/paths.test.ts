@@ -1,4 +1,4 @@
-import { chmodSync, existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -39,6 +39,21 @@ describe('compileCacheFolder', () => {
         expect(compileCacheFolder({}, dir, { electron: false })).toBe(folder);
         expect(statSync(folder!).mode & 0o777).toBe(0o700);
       }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('removes the entries of other Node versions, and keeps this one’s and anything else', () => {
+    const dir = base();
+    try {
+      const old = join(dir, 'compile', 'v22.11.0-x64-1a2b3c4d-1000');
+      const mine = join(dir, 'compile', `v${process.versions.node}-${process.arch}-5e6f7a8b-1000`);
+      const other = join(dir, 'compile', 'notes');
+      for (const folder of [old, mine, other]) mkdirSync(folder, { recursive: true });
+      writeFileSync(join(old, 'abcd1234'), 'old code');
+      expect(compileCacheFolder({}, dir, { electron: false })).toBe(join(dir, 'compile'));
+      expect([existsSync(old), existsSync(mine), existsSync(other)]).toEqual([false, true, true]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

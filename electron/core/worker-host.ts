@@ -5,7 +5,7 @@
 // when it is late). What the worker does is its owner's: this knows only the messages every
 // worker speaks (worker-side.ts).
 import { createRequire } from 'node:module';
-import { chmodSync, lstatSync, mkdirSync } from 'node:fs';
+import { chmodSync, lstatSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import { dirname, isAbsolute, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
@@ -105,6 +105,17 @@ function privateFolder(base: string): string | null {
     if (uid !== undefined) {
       if (parent.uid !== uid || own.uid !== uid || (parent.mode & 0o022) !== 0) return null;
       if ((own.mode & 0o077) !== 0) chmodSync(folder, 0o700);
+    }
+    // Node keeps each version's entries apart (v24.21.0-x64-<flags>-<uid>): those of another
+    // version (Tern's runtime updated since) are never read again.
+    const current = `v${process.versions.node}-${process.arch}-`;
+    for (const name of readdirSync(folder)) {
+      if (!/^v\d+\.\d+\.\d+-/.test(name) || name.startsWith(current)) continue;
+      try {
+        rmSync(join(folder, name), { recursive: true, force: true });
+      } catch {
+        // left for another start: the cache still serves this version
+      }
     }
     return folder;
   } catch {
