@@ -1,5 +1,5 @@
 // The built app's worker threads load their bundles through V8's on-disk compile cache, kept in
-// Tern's per-user cache folder (electron/core/worker-host.ts bundleWorkerEnv): a worker started
+// Tern's per-user cache folder (electron/core/compile-cache.ts bundleWorkerEnv): a worker started
 // again (the delivery worker with a post's rows, the inbox checks worker with the first POST
 // after a quiet spell) reads its compiled code instead of compiling 6–7 MB again.
 import { mkdtemp, readdir, realpath, rm, stat } from 'node:fs/promises';
