@@ -49,12 +49,13 @@ export const LAYERS: readonly { name: string; parts: readonly string[] }[] = [
   { name: 'delivery', parts: ['electron/core/delivery/', 'electron/core/connectivity/'] },
   // The types services take from the core (FederationContext, the listener's switch).
   { name: 'ports', parts: ['electron/core/ports.ts'] },
-  // worker-host.ts and worker-side.ts: how any worker thread of the core is run, knowing none.
+  // worker-host.ts and worker-side.ts: how any worker thread of the core is run, knowing none
+  // (compile-cache.ts: the compile cache of the bundled ones).
   {
     name: 'net and db',
     parts: [
       'electron/core/net/', 'db/', 'migrations/', 'electron/core/paths.ts', 'electron/core/folder-lock.ts', 'electron/core/errors.ts', 'electron/core/version.ts',
-      'electron/core/worker-host.ts', 'electron/core/worker-side.ts', 'electron/core/trailing-slashes.ts', 'electron/core/without-nul.ts',
+      'electron/core/worker-host.ts', 'electron/core/worker-side.ts', 'electron/core/compile-cache.ts', 'electron/core/trailing-slashes.ts', 'electron/core/without-nul.ts',
     ],
   },
 ];
