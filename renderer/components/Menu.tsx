@@ -46,7 +46,7 @@ export function Menu({ label, icon, items }: { label: string; icon: ReactNode; i
   }
 
   return (
-    <div className="menu">
+    <div className={open ? 'menu menu--open' : 'menu'}>
       <button
         ref={button}
         type="button"

@@ -329,7 +329,7 @@ function ActionButton({ action, label, icon, count, pressed, pending, disabled, 
   return (
     <button
       type="button"
-      className={`post-action post-action--${action}`}
+      className={pending ? `post-action post-action--${action} post-action--pending` : `post-action post-action--${action}`}
       data-action={action}
       aria-label={label}
       title={title ?? label}
