@@ -4,12 +4,15 @@
 // for 14,000 or more of them at every new page (npm run bench:renderer, traced at 1,960 posts:
 // Paint 68 ms and HitTest 39 ms a page before, 24–30 ms and none after). A button is positioned
 // only while it shows its pending mark, a menu only while it is open, and the author's name
-// clips its ellipsis without being a scroll container (posts.css, styles.css .icon).
+// clips its ellipsis without being a scroll container (posts.css, styles.css .icon). The rows of
+// People, Deliveries and Webmentions clip their names the same way (overflow: clip).
 import type { Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import { expect, test } from './fixtures';
-import { PEER_ACTOR, peerNote, storeReceived } from './stored-posts';
+import { TEST_IDENTITY } from './headless';
+import { ipc } from './peer-fixtures';
+import { PEER_ACTOR, peerNote, storeFollowers, storeReceived, storeWebmentions } from './stored-posts';
 
 const LONG_NAME = 'Annabel Quillfeather-Montgomery of the Very Long Display Names Society, Northern Chapter';
 
@@ -106,4 +109,23 @@ test('a long author name ends in an ellipsis inside the post', async ({ page, te
     return { clipped: el.scrollWidth > el.clientWidth, ellipsis: getComputedStyle(el).textOverflow, inside: box.right <= header.right };
   });
   expect(fit).toEqual({ clipped: true, ellipsis: 'ellipsis', inside: true });
+});
+
+test('a row of People, Deliveries or Webmentions makes no paint layer of its own', async ({ page, tern, request }) => {
+  storeFollowers(tern.dataDir, TEST_IDENTITY.baseUrl, 3);
+  // Working offline: the post's deliveries and its webmention stay queued while the test looks.
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
+  const post: { id: number; apId: string } = await ipc(request, tern, 'posts.create', { content: 'On [a page](https://blog.example/page).' });
+  storeWebmentions(tern.dataDir, [post]);
+  for (const [place, row] of [
+    ['people?tab=followers', 'person'],
+    ['deliveries', 'delivery-row'],
+    ['webmentions', 'webmention-group'],
+    ['webmentions?show=sent', 'sent-webmention'],
+  ] as const) {
+    await page.goto(`${tern.url}#/${place}`);
+    const first = page.getByTestId(row).first();
+    await expect(first).toBeVisible();
+    expect({ place, layers: await layersIn(first) }).toEqual({ place, layers: [] });
+  }
 });
