@@ -68,7 +68,7 @@ test(`Load more on a stream growing to ${ROWS.toLocaleString('en-US')} posts`, a
   storeReceived(tern.dataDir, Array.from({ length: total }, (_, i) => post(i + 1)));
   await page.goto(`${tern.url}#/stream`);
   await measure(page, 'Stream', 'post', total, 20);
-  console.log('  QUOTED, not measured now: before posts were memoized (a8d3645), this bench gave 101 ms at 200 posts and 541 ms at 2,000 (5.4×), after 42–67 and 180–189 ms.');
+  console.log('  QUOTED, not measured now: before posts were memoized (a8d3645), this bench gave 101 ms at 200 posts and 541 ms at 2,000 (5.4×), after 42–67 and 180–189 ms. Before a post stopped making paint layers (160e52d): 256–265 ms at 2,000, after 162–226 ms (two runs each).');
 });
 
 test(`Load more on notifications growing to ${ROWS.toLocaleString('en-US')} rows`, async ({ tern, page }) => {
