@@ -296,18 +296,19 @@ function AuthorName({ post }: { post: ShownPost }) {
   );
 }
 
-/** On the author's own posts: how many boosted and liked it (they cannot like their own). */
+/** On the author's own posts: how many boosted and liked it (they cannot like their own). Read
+ * as one image named by its label ("3 likes"): no hidden text, which would be a positioned box
+ * (a paint layer) in each of the author's posts. */
 function Tally({ icon, count, label }: { icon: React.ReactNode; count: number | null; label: (n: number) => string }) {
   const n = count ?? 0;
   return (
-    <span className="post-action post-action--tally" title={label(n)}>
+    <span className="post-action post-action--tally" title={label(n)} role="img" aria-label={label(n)}>
       {icon}
       {n > 0 && (
         <span className="post-action__count" aria-hidden="true">
           {formatNumber(n)}
         </span>
       )}
-      <span className="visually-hidden">{label(n)}</span>
     </span>
   );
 }
