@@ -1,8 +1,9 @@
 // A post in a feed makes no paint layer of its own: no positioned box, no scroll container, no
-// clipped SVG. Chromium walks every paint layer in each frame's pre-paint, paint and hit test,
-// so with seven a post (the action buttons, the menu, the icons) a stream of 2,000 posts paid
-// for 14,000 or more of them at every new page (npm run bench:renderer, traced at 1,960 posts:
-// Paint 68 ms and HitTest 39 ms a page before, 24–30 ms and none after). A button is positioned
+// clipped SVG. Chromium walks paint layers in a frame's pre-paint, paint and hit test, and with
+// seven a post (the action buttons, the menu, the icons) a stream of 2,000 posts had 14,000 or
+// more. Measured: one trace of a new page at 1,960 posts showed Paint 68 → 24–30 ms and HitTest
+// 39 ms → none; alternated bench:renderer runs showed no change in the renderer main thread's
+// total time per page (other phases, CompositingInputs among them, vary more). A button is positioned
 // only while it shows its pending mark, a menu only while it is open, and the author's name
 // clips its ellipsis without being a scroll container (posts.css, styles.css .icon). The rows of
 // People, Deliveries and Webmentions clip their names the same way (overflow: clip).
