@@ -4,6 +4,7 @@
 // quietly and new items are put in front without moving what is already on screen.
 import { useCallback, useEffect, useReducer, useRef } from 'react';
 import { toApiError, type ApiError } from '../api';
+import { forgetBlocks } from './blocks';
 import type { Channel } from '../../electron/core/ipc/contract';
 
 export interface Page<T, C> {
@@ -24,6 +25,8 @@ interface ListState<T, C> {
 }
 
 export interface PagedList<T> extends Omit<ListState<T, unknown>, 'next'> {
+  /** The list's key, under which it is kept for the session. */
+  key: string;
   hasMore: boolean;
   reload: () => void;
   /** Asks Tern for the first page again and shows the new copies of the items already shown
@@ -179,10 +182,11 @@ export function usePagedList<T, C>(
   }, [reload]);
 
   const { next, ...rest } = stateRef.current;
-  return { ...rest, hasMore: next !== null, reload, freshen, loadMore, update, settle };
+  return { ...rest, key, hasMore: next !== null, reload, freshen, loadMore, update, settle };
 }
 
 /** Forgets a kept list, so its next showing starts from Tern's answer (after a post is deleted…). */
 export function forgetList(key: string): void {
   kept.delete(key);
+  forgetBlocks(key);
 }
