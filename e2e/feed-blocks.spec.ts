@@ -5,12 +5,14 @@
 // screen stay in the page (Chromium leaves them out of its accessibility tree until they come
 // near the screen, checked over CDP, as a windowed list would); coming back to the list shows the post
 // the author was reading where it was; a focus ring and a menu at a block's edge are drawn
-// whole; j/k cross blocks; new posts at the top leave the other posts in their blocks.
+// whole; j/k cross blocks; new posts at the top leave the other posts in their blocks and stand
+// in at about their height; a post pinned out of its block leaves its neighbours as they were.
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
 import sharp from 'sharp';
 import { expect, test } from './fixtures';
+import { ipc } from './peer-fixtures';
 import { PEER_ACTOR, peerNote, storeReceived } from './stored-posts';
 
 const POSTS = 100;
@@ -39,6 +41,24 @@ const drawn = (page: Page, n: number) => postNumber(page, n).evaluate((el) => el
 /** Where a post's top is, from the top of the scrolling column. */
 const topOf = (page: Page, n: number) =>
   postNumber(page, n).evaluate((el) => el.getBoundingClientRect().top - document.getElementById('main')!.getBoundingClientRect().top);
+
+/** Stores more of the peer's notes (storeReceived stored the peer and the first ones). */
+function insertNotes(dataDir: string, numbers: number[]): void {
+  const db = new Database(join(dataDir, 'tern.db'));
+  try {
+    const insert = db.prepare(
+      `INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
+         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
+       VALUES (?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
+    );
+    for (const n of numbers) {
+      const object = note(n);
+      insert.run(object.published, object.published, PEER_ACTOR, object.id, object.published, JSON.stringify(object));
+    }
+  } finally {
+    db.close();
+  }
+}
 
 const frames = (page: Page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
@@ -143,20 +163,7 @@ test('new posts put in front by a refresh leave every other post in its block', 
   const blockOf = () =>
     page.getByTestId('post').evaluateAll((posts) => Object.fromEntries(posts.map((p) => [p.dataset.post, p.closest<HTMLElement>('.feed__block')!.dataset.block])));
   const before = await blockOf();
-  const db = new Database(join(tern.dataDir, 'tern.db'));
-  try {
-    const insert = db.prepare(
-      `INSERT INTO inbox (created_at, updated_at, actor_id, server, is_hidden_from_stream, ap_actor_id, ap_type, ap_id,
-         ap_published_at, ap_object, visibility, is_bookmarked, is_deleted, is_transient, replies_count)
-       VALUES (?, ?, 1, 'peer.example', 0, ?, 'Note', ?, ?, ?, 'PUBLIC', 0, 0, 0, 0)`,
-    );
-    for (const n of [POSTS + 1, POSTS + 2, POSTS + 3]) {
-      const object = note(n);
-      insert.run(object.published, object.published, PEER_ACTOR, object.id, object.published, JSON.stringify(object));
-    }
-  } finally {
-    db.close();
-  }
+  insertNotes(tern.dataDir, [POSTS + 1, POSTS + 2, POSTS + 3]);
   await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
   await page.getByRole('button', { name: 'Refresh' }).click();
   await expect(page.getByTestId('post')).toHaveCount(POSTS + 3);
@@ -168,4 +175,54 @@ test('new posts put in front by a refresh leave every other post in its block', 
   // The three new ones share a block of their own, ahead of the others.
   expect(new Set(fresh.map((key) => after[key])).size).toBe(1);
   expect(Object.values(before)).not.toContain(after[fresh[0]!]);
+});
+
+test('pinning a post on the Profile leaves the posts of its block as they were, and the keyboard on it', async ({ page, tern, request }) => {
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
+  for (let n = 1; n <= 25; n++) {
+    await ipc(request, tern, 'posts.create', { content: `Own post ${n} here.`, ...(n === 3 ? { summary: 'Spoiler three' } : {}) });
+  }
+  await page.goto(`${tern.url}#/profile`);
+  const posts = page.getByTestId('post');
+  await expect(posts).toHaveCount(20);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(posts).toHaveCount(25);
+  // The author opens post 3's content warning, then pins post 4, of the same block.
+  const third = posts.filter({ hasText: 'Spoiler three' });
+  await third.getByRole('button', { name: 'Show more' }).click();
+  await expect(third.getByText('Own post 3 here.')).toBeVisible();
+  const fourth = posts.filter({ hasText: 'Own post 4 here.' });
+  await fourth.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('menuitem', { name: 'Pin to your profile' }).click();
+  await expect(posts.first()).toContainText('Own post 4 here.');
+  // Post 3 was not drawn anew: its content warning is still open.
+  await expect(third.getByText('Own post 3 here.')).toBeVisible();
+  // The keyboard is still on the pinned post: j goes on to the post after it.
+  await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-post]')?.textContent ?? 'nothing')).toContain('Own post 4 here.');
+  await page.keyboard.press('j');
+  await expect(posts.nth(1)).toBeFocused();
+});
+
+test('new posts that come in above the screen stand in at about their own height', async ({ page, tern }) => {
+  await openLongStream(page, tern.url, tern.dataDir);
+  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
+  await frames(page);
+  await postNumber(page, 60).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await frames(page);
+  const before = await page.evaluate(() => document.getElementById('main')!.scrollHeight);
+  const reading = await topOf(page, 60);
+  insertNotes(tern.dataDir, [POSTS + 1, POSTS + 2, POSTS + 3]);
+  // Back from Notifications, the stream asks Tern again and puts the three new posts in front,
+  // in a block of their own that is never drawn while the author reads post 60.
+  await page.getByRole('link', { name: 'Notifications' }).first().click();
+  await expect(page.getByRole('heading', { name: 'Notifications', level: 1 })).toBeVisible();
+  await page.goBack();
+  await expect(page.getByTestId('post')).toHaveCount(POSTS + 3);
+  await frames(page);
+  expect(await drawn(page, POSTS + 1)).toBe(false);
+  const grown = (await page.evaluate(() => document.getElementById('main')!.scrollHeight)) - before;
+  // Three posts and a gap or two, not the height of twenty.
+  expect(grown).toBeGreaterThan(100);
+  expect(grown).toBeLessThan(1200);
+  expect(Math.abs((await topOf(page, 60)) - reading)).toBeLessThanOrEqual(2);
 });

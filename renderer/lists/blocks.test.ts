@@ -25,10 +25,9 @@ describe('blocksOf', () => {
       [1, [1, 2, 3, 4]],
       [2, [5, 6, 7, 8]],
     ]);
-    // A second refresh starts another block: the one in front keeps its two.
+    // A second refresh puts its post in front of the first one's, which has room.
     expect(shape([-3, -2, -1, ...range(1, 8)], memory)).toEqual([
-      [4, [-3]],
-      [3, [-2, -1]],
+      [3, [-3, -2, -1]],
       [1, [1, 2, 3, 4]],
       [2, [5, 6, 7, 8]],
     ]);
@@ -55,14 +54,31 @@ describe('blocksOf', () => {
     expect(shape([5, 6, 7, 8], memory)).toEqual([[2, [5, 6, 7, 8]]]);
   });
 
-  it('an item moved away from its block joins the block before it, and no block is split in two', () => {
+  it('a post pinned to the top leaves its block; the rest of the block stays together', () => {
     const memory = fresh();
     shape(range(1, 8), memory);
-    // 2 moved after 6: its block already stood above, so it joins the block it now follows.
+    expect(shape([5, 1, 2, 3, 4, 6, 7, 8], memory)).toEqual([
+      [3, [5]],
+      [1, [1, 2, 3, 4]],
+      [2, [6, 7, 8]],
+    ]);
+    // Unpinned, it goes back among them in the block it has: nothing is drawn again.
+    expect(shape(range(1, 8), memory)).toEqual([
+      [1, [1, 2, 3, 4]],
+      [3, [5]],
+      [2, [6, 7, 8]],
+    ]);
+  });
+
+  it('a block keeps its longest run; a moved item joins the block before it, and no block is split in two', () => {
+    const memory = fresh();
+    shape(range(1, 8), memory);
+    // 2 moved after 6: block 1 keeps 3 and 4, 1 goes in front of them, 2 joins block 2.
     const blocks = blocksOf([1, 3, 4, 5, 6, 2, 7, 8], key, memory, 4);
     expect(blocks.map((b) => [b.id, b.items])).toEqual([
       [1, [1, 3, 4]],
-      [2, [5, 6, 2, 7, 8]],
+      [2, [5, 6, 2, 7]],
+      [3, [8]],
     ]);
     expect(new Set(blocks.map((b) => b.id)).size).toBe(blocks.length);
   });

@@ -42,29 +42,62 @@ export function forgetBlocks(listKey: string): void {
   memories.delete(listKey);
 }
 
-/** The items in blocks, in their order. An item keeps the block it was in while that block is
- * still together; a new item (or one moved away from its block) joins the block before it while
- * that has room, else starts one. */
+/** The items in blocks, in their order. A block keeps its longest unbroken run of the items it
+ * had (a post pinned out of it, or moved to the top, leaves it; the rest stay). The other items
+ * (new ones, those moved away) are loose: they fill the block before them while it has room,
+ * then go in front of the block after them if all fit there, else start blocks of their own. */
 export function blocksOf<T>(items: readonly T[], keyOf: (item: T) => string, memory: BlockMemory, size = BLOCK_SIZE): Block<T>[] {
-  const blocks: Block<T>[] = [];
-  const started = new Set<number>();
+  // Runs of items remembered in one block (id undefined: not in any).
+  const runs: { id: number | undefined; items: T[] }[] = [];
   for (const item of items) {
-    const key = keyOf(item);
-    const last = blocks.at(-1);
-    const id = memory.blockOf.get(key);
-    if (id !== undefined && last?.id === id) {
-      last.items.push(item);
-    } else if (id !== undefined && !started.has(id)) {
-      blocks.push({ id, items: [item] });
-      started.add(id);
-    } else if (last && last.items.length < size) {
-      last.items.push(item);
-      memory.blockOf.set(key, last.id);
-    } else {
-      const fresh = memory.nextId++;
-      memory.blockOf.set(key, fresh);
-      blocks.push({ id: fresh, items: [item] });
-      started.add(fresh);
+    const id = memory.blockOf.get(keyOf(item));
+    const last = runs.at(-1);
+    if (last && last.id === id) last.items.push(item);
+    else runs.push({ id, items: [item] });
+  }
+  const longest = new Map<number, { id: number | undefined; items: T[] }>();
+  for (const run of runs) {
+    if (run.id === undefined) continue;
+    const best = longest.get(run.id);
+    if (!best || run.items.length > best.items.length) longest.set(run.id, run);
+  }
+  // Kept runs, with the loose items between them merged.
+  const parts: { kept: boolean; id: number | undefined; items: T[] }[] = [];
+  for (const run of runs) {
+    const kept = run.id !== undefined && longest.get(run.id) === run;
+    const last = parts.at(-1);
+    if (!kept && last && !last.kept) last.items.push(...run.items);
+    else parts.push({ kept, id: run.id, items: [...run.items] });
+  }
+  const blocks: Block<T>[] = [];
+  const join = (block: Block<T>, loose: T[], where: 'end' | 'front') => {
+    for (const item of loose) memory.blockOf.set(keyOf(item), block.id);
+    if (where === 'end') block.items.push(...loose);
+    else block.items.unshift(...loose);
+  };
+  for (const [i, part] of parts.entries()) {
+    if (part.kept) {
+      blocks.push({ id: part.id!, items: part.items });
+      continue;
+    }
+    let loose = part.items;
+    const before = blocks.at(-1);
+    if (before && before.items.length < size) {
+      const room = size - before.items.length;
+      join(before, loose.slice(0, room), 'end');
+      loose = loose.slice(room);
+    }
+    const after = parts[i + 1];
+    if (loose.length > 0 && after && after.items.length + loose.length <= size) {
+      // Joined below, when the kept run after is made a block (its items are put after these).
+      for (const item of loose) memory.blockOf.set(keyOf(item), after.id!);
+      after.items.unshift(...loose);
+      loose = [];
+    }
+    for (let at = 0; at < loose.length; at += size) {
+      const block = { id: memory.nextId++, items: [] as T[] };
+      join(block, loose.slice(at, at + size), 'end');
+      blocks.push(block);
     }
   }
   return blocks;

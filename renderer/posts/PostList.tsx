@@ -1,7 +1,7 @@
 // A paged list of posts as a feed (role="feed": screen readers announce each article and
 // know more can load), with the list's loading, error and empty states and "Load more". The
 // posts stand in blocks that Chromium draws only near the screen (lists/blocks.ts says why).
-import { memo, useCallback, useEffect, useMemo, type ReactNode } from 'react';
+import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
 import { blockMemory, blocksOf, type BlockMemory } from '../lists/blocks';
 import { ListFrame } from '../lists/ListParts';
 import type { PagedList } from '../lists/usePagedList';
@@ -21,15 +21,18 @@ export function PostList({ list, label, failed, empty, onDelete, onEdit }: Props
   const memory = blockMemory(list.key);
   const blocks = useMemo(() => blocksOf(list.items, listKeyOf, memory), [list.items, memory]);
   const observe = useBlockHeights(memory);
+  const feed = useRef<HTMLDivElement>(null);
+  useFocusKept(feed);
+  const perPost = averagePostHeight(blocks, memory);
   return (
     <ListFrame list={list} failed={failed} empty={empty}>
-      <div className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore}>
+      <div ref={feed} className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore}>
         {blocks.map((block) => (
           <FeedBlock
             key={block.id}
             id={block.id}
             posts={block.items}
-            height={memory.heights.get(block.id)}
+            height={memory.heights.get(block.id) ?? Math.round(block.items.length * perPost)}
             observe={observe}
             {...(onDelete ? { onDelete } : {})}
             {...(onEdit ? { onEdit } : {})}
@@ -43,8 +46,9 @@ export function PostList({ list, label, failed, empty, onDelete, onEdit }: Props
 interface BlockProps extends Pick<Props, 'onDelete' | 'onEdit'> {
   id: number;
   posts: ShownPost[];
-  /** Its height when last drawn, if it was: what it stands in at until it is drawn again. */
-  height: number | undefined;
+  /** Its height when last drawn, else a guess from its posts: what it stands in at until it is
+   * drawn (again). */
+  height: number;
   observe: (element: HTMLDivElement | null) => (() => void) | undefined;
 }
 
@@ -56,7 +60,7 @@ const FeedBlock = memo(
         role="none"
         data-block={id}
         ref={observe}
-        style={height === undefined ? undefined : { containIntrinsicBlockSize: `auto ${height}px` }}
+        style={{ containIntrinsicBlockSize: `auto ${height}px` }}
       >
         {posts.map((post) => (
           <Post key={listKeyOf(post)} post={post} {...(onDelete ? { onDelete } : {})} {...(onEdit ? { onEdit } : {})} />
@@ -75,6 +79,37 @@ const FeedBlock = memo(
     before.posts.length === after.posts.length &&
     before.posts.every((post, i) => post === after.posts[i]),
 );
+
+/** A post's height on average in the blocks drawn so far (a guess before any). */
+function averagePostHeight(blocks: { id: number; items: unknown[] }[], memory: BlockMemory): number {
+  let height = 0;
+  let posts = 0;
+  for (const block of blocks) {
+    const drawn = memory.heights.get(block.id);
+    if (drawn === undefined) continue;
+    height += drawn;
+    posts += block.items.length;
+  }
+  return posts > 0 ? height / posts : GUESSED_POST_HEIGHT;
+}
+
+const GUESSED_POST_HEIGHT = 180;
+
+/** The keyboard stays on the post it was on when the post moves to another block (pinned to the
+ * top of the Profile: React draws it anew there, and the focus would fall to the page, so j/k
+ * would start again from the top). Only a focus this very change took away is given back. */
+function useFocusKept(feed: RefObject<HTMLDivElement | null>): void {
+  const held = useRef<string | null>(null);
+  // Read while drawing, before React changes the page.
+  const active = typeof document === 'undefined' ? null : document.activeElement;
+  held.current = active instanceof HTMLElement && feed.current?.contains(active) ? (active.closest<HTMLElement>('[data-post]')?.dataset.post ?? null) : null;
+  useLayoutEffect(() => {
+    const key = held.current;
+    if (key === null || (document.activeElement !== document.body && document.activeElement !== null)) return;
+    const post = [...(feed.current?.querySelectorAll<HTMLElement>('[data-post]') ?? [])].find((p) => p.dataset.post === key);
+    post?.focus({ preventScroll: true });
+  });
+}
 
 /** Keeps each drawn block's height in the list's memory, as it changes (a picture loads). */
 function useBlockHeights(memory: BlockMemory): (element: HTMLDivElement | null) => (() => void) | undefined {
