@@ -31,7 +31,10 @@ export default defineConfig({
     target: 'es2023',
     // The polyfill would be an extra script; every Chromium Tern runs in supports modulepreload.
     modulePreload: { polyfill: false },
-    // Never inline assets as data: URLs into CSS/JS; keep them as files served by 'self'.
-    assetsInlineLimit: 0,
+    // Assets stay files served by 'self', but the icons' shapes (renderer/icons/, a few hundred
+    // bytes each), inlined as data: URLs (img-src allows data:) into the CSS: a mask is fetched
+    // in CORS mode, which a file from the app:// protocol may not pass, and an inlined icon is
+    // drawn with the first frame.
+    assetsInlineLimit: (file) => /[\\/]renderer[\\/]icons[\\/][\w-]+\.svg$/.test(file),
   },
 });

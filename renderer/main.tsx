@@ -12,6 +12,7 @@ import './styles/posts.css';
 import './styles/views.css';
 import './styles/polls.css';
 import './styles/emoji.css';
+import './styles/icons.css';
 
 document.documentElement.lang = STRINGS_LANG;
 // Before the app reads its route from the fragment.
