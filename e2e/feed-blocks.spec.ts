@@ -201,6 +201,11 @@ test('pinning a post on the Profile leaves the posts of its block as they were, 
   await expect.poll(() => page.evaluate(() => document.activeElement?.closest('[data-post]')?.textContent ?? 'nothing')).toContain('Own post 4 here.');
   await page.keyboard.press('j');
   await expect(posts.nth(1)).toBeFocused();
+  // Unpinned, it goes back among the others, and post 3 is still as the author left it.
+  await fourth.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('menuitem', { name: 'Unpin from your profile' }).click();
+  await expect(posts.first()).not.toContainText('Own post 4 here.');
+  await expect(third.getByText('Own post 3 here.')).toBeVisible();
 });
 
 test('new posts that come in above the screen stand in at about their own height', async ({ page, tern }) => {

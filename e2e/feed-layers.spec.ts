@@ -1,11 +1,11 @@
 // A post in a feed makes no paint layer of its own: no positioned box, no scroll container, no
-// clipped SVG. Chromium walks paint layers in a frame's pre-paint, paint and hit test, and with
+// clipped SVG (icons are no longer SVG at all: e2e/icons.spec.ts). Chromium walks paint layers in a frame's pre-paint, paint and hit test, and with
 // seven a post (the action buttons, the menu, the icons) a stream of 2,000 posts had 14,000 or
 // more. Measured: one trace of a new page at 1,960 posts showed Paint 68 → 24–30 ms and HitTest
 // 39 ms → none; alternated bench:renderer runs showed no change in the renderer main thread's
 // total time per page (other phases, CompositingInputs among them, vary more). A button is positioned
 // only while it shows its pending mark, a menu only while it is open, and the author's name
-// clips its ellipsis without being a scroll container (posts.css, styles.css .icon). The rows of
+// clips its ellipsis without being a scroll container (posts.css). The rows of
 // People, Deliveries and Webmentions clip their names the same way (overflow: clip).
 import type { Locator, Page } from '@playwright/test';
 import Database from 'better-sqlite3';

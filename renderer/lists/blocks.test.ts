@@ -93,6 +93,49 @@ describe('blocksOf', () => {
     ]);
   });
 
+  it('pinning a post out of a full block and unpinning it moves no other post', () => {
+    const memory = fresh();
+    const ids = (items: number[]) => new Map(blocksOf(items, key, memory, 20).flatMap((b) => b.items.map((n) => [n, b.id] as const)));
+    const start = ids(range(1, 25));
+    const pinned = ids([22, ...range(1, 21), ...range(23, 25)]);
+    const unpinned = ids(range(1, 25));
+    for (const n of range(1, 25)) {
+      if (n === 22) continue;
+      expect(pinned.get(n), `post ${n} pinned`).toBe(start.get(n));
+      expect(unpinned.get(n), `post ${n} unpinned`).toBe(start.get(n));
+    }
+  });
+
+  it('keeps every item once, in order, in blocks of at most the size, whatever the changes', () => {
+    // Random prepends, appends, removals, moves and items coming back, against one memory.
+    let seed = 7;
+    const random = (n: number) => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31;
+      return seed % n;
+    };
+    for (const size of [1, 2, 3, 5, 20]) {
+      const memory = fresh();
+      let items = range(1, 30);
+      let next = 31;
+      const gone: number[] = [];
+      for (let step = 0; step < 300; step++) {
+        const op = random(5);
+        if (op === 0) items = [next++, ...items];
+        else if (op === 1) items = [...items, next++];
+        else if (op === 2 && items.length > 1) gone.push(...items.splice(random(items.length), 1));
+        else if (op === 3 && items.length > 1) {
+          const [moved] = items.splice(random(items.length), 1);
+          items.splice(random(items.length + 1), 0, moved!);
+        } else if (gone.length > 0) items.splice(random(items.length + 1), 0, gone.pop()!);
+        const blocks = blocksOf(items, key, memory, size);
+        expect(blocks.flatMap((b) => b.items)).toEqual(items);
+        expect(new Set(blocks.map((b) => b.id)).size).toBe(blocks.length);
+        expect(blocks.every((b) => b.items.length >= 1 && b.items.length <= size)).toBe(true);
+        expect(memory.blockOf.size).toBe(items.length);
+      }
+    }
+  });
+
   it('is kept per list for the session, and forgotten on request', () => {
     const stream = blockMemory('test-stream');
     expect(blockMemory('test-stream')).toBe(stream);

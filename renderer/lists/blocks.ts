@@ -42,63 +42,105 @@ export function forgetBlocks(listKey: string): void {
   memories.delete(listKey);
 }
 
-/** The items in blocks, in their order. A block keeps its longest unbroken run of the items it
- * had (a post pinned out of it, or moved to the top, leaves it; the rest stay). The other items
- * (new ones, those moved away) are loose: they fill the block before them while it has room,
- * then go in front of the block after them if all fit there, else start blocks of their own. */
-export function blocksOf<T>(items: readonly T[], keyOf: (item: T) => string, memory: BlockMemory, size = BLOCK_SIZE): Block<T>[] {
-  // Runs of items remembered in one block (id undefined: not in any).
-  const runs: { id: number | undefined; items: T[] }[] = [];
+interface Run<T> {
+  /** The block its items were in (undefined: new, in none). */
+  id: number | undefined;
+  items: T[];
+}
+
+/** Consecutive items remembered in one block. */
+function runsOf<T>(items: readonly T[], blockOf: (item: T) => number | undefined): Run<T>[] {
+  const runs: Run<T>[] = [];
   for (const item of items) {
-    const id = memory.blockOf.get(keyOf(item));
+    const id = blockOf(item);
     const last = runs.at(-1);
     if (last && last.id === id) last.items.push(item);
     else runs.push({ id, items: [item] });
   }
-  const longest = new Map<number, { id: number | undefined; items: T[] }>();
+  return runs;
+}
+
+/** A block split in two or more runs by a few items put between them (a post unpinned back
+ * among its old neighbours, from a block of its own) takes those items in, when they are fewer
+ * than its items outside its longest run (which would leave it otherwise) and the block stays
+ * within `size`: the fewest posts change blocks. */
+function closeSplits<T>(runs: Run<T>[], size: number): Run<T>[] {
+  for (let pass = 0; pass < 8; pass++) {
+    let changed = false;
+    const ids = new Set(runs.flatMap((run) => (run.id === undefined ? [] : [run.id])));
+    for (const id of ids) {
+      const at = runs.flatMap((run, i) => (run.id === id ? [i] : []));
+      if (at.length < 2) continue;
+      const own = at.reduce((n, i) => n + runs[i]!.items.length, 0);
+      const longest = Math.max(...at.map((i) => runs[i]!.items.length));
+      const between = runs.slice(at[0]! + 1, at.at(-1)).filter((run) => run.id !== id);
+      const interlopers = between.reduce((n, run) => n + run.items.length, 0);
+      if (interlopers <= own - longest && own + interlopers <= size) {
+        for (const run of between) run.id = id;
+        changed = true;
+      }
+    }
+    if (!changed) break;
+    runs = runsOf(runs.flatMap((run) => run.items.map((item) => ({ item, id: run.id }))), (x) => x.id).map((run) => ({ id: run.id, items: run.items.map((x) => x.item) }));
+  }
+  return runs;
+}
+
+/** The items in blocks, in their order. A block keeps its longest unbroken run of the items it
+ * had, up to `size` (a post pinned out of it, or moved to the top, leaves it; the rest stay),
+ * and takes back a few items put between its runs (closeSplits). The other items (new ones,
+ * those moved away) are loose: they fill the block before them while it has room, then go in
+ * front of the block after them if all fit there, else start blocks of their own. The memory
+ * is left holding just these items and blocks. */
+export function blocksOf<T>(items: readonly T[], keyOf: (item: T) => string, memory: BlockMemory, size = BLOCK_SIZE): Block<T>[] {
+  const runs = closeSplits(
+    runsOf(items, (item) => memory.blockOf.get(keyOf(item))),
+    size,
+  );
+  const longest = new Map<number, Run<T>>();
   for (const run of runs) {
     if (run.id === undefined) continue;
     const best = longest.get(run.id);
     if (!best || run.items.length > best.items.length) longest.set(run.id, run);
   }
-  // Kept runs, with the loose items between them merged.
+  // Kept runs (at most `size` of their items), with the loose items between them merged.
   const parts: { kept: boolean; id: number | undefined; items: T[] }[] = [];
-  for (const run of runs) {
-    const kept = run.id !== undefined && longest.get(run.id) === run;
+  const loose = (items: T[]) => {
     const last = parts.at(-1);
-    if (!kept && last && !last.kept) last.items.push(...run.items);
-    else parts.push({ kept, id: run.id, items: [...run.items] });
+    if (last && !last.kept) last.items.push(...items);
+    else parts.push({ kept: false, id: undefined, items: [...items] });
+  };
+  for (const run of runs) {
+    if (run.id !== undefined && longest.get(run.id) === run) {
+      parts.push({ kept: true, id: run.id, items: run.items.slice(0, size) });
+      if (run.items.length > size) loose(run.items.slice(size));
+    } else {
+      loose(run.items);
+    }
   }
   const blocks: Block<T>[] = [];
-  const join = (block: Block<T>, loose: T[], where: 'end' | 'front') => {
-    for (const item of loose) memory.blockOf.set(keyOf(item), block.id);
-    if (where === 'end') block.items.push(...loose);
-    else block.items.unshift(...loose);
-  };
   for (const [i, part] of parts.entries()) {
     if (part.kept) {
       blocks.push({ id: part.id!, items: part.items });
       continue;
     }
-    let loose = part.items;
+    let rest = part.items;
     const before = blocks.at(-1);
     if (before && before.items.length < size) {
       const room = size - before.items.length;
-      join(before, loose.slice(0, room), 'end');
-      loose = loose.slice(room);
+      before.items.push(...rest.slice(0, room));
+      rest = rest.slice(room);
     }
     const after = parts[i + 1];
-    if (loose.length > 0 && after && after.items.length + loose.length <= size) {
-      // Joined below, when the kept run after is made a block (its items are put after these).
-      for (const item of loose) memory.blockOf.set(keyOf(item), after.id!);
-      after.items.unshift(...loose);
-      loose = [];
+    if (rest.length > 0 && after && after.items.length + rest.length <= size) {
+      after.items.unshift(...rest);
+      rest = [];
     }
-    for (let at = 0; at < loose.length; at += size) {
-      const block = { id: memory.nextId++, items: [] as T[] };
-      join(block, loose.slice(at, at + size), 'end');
-      blocks.push(block);
-    }
+    for (let at = 0; at < rest.length; at += size) blocks.push({ id: memory.nextId++, items: rest.slice(at, at + size) });
   }
+  memory.blockOf.clear();
+  for (const block of blocks) for (const item of block.items) memory.blockOf.set(keyOf(item), block.id);
+  const ids = new Set(blocks.map((block) => block.id));
+  for (const id of memory.heights.keys()) if (!ids.has(id)) memory.heights.delete(id);
   return blocks;
 }
