@@ -308,7 +308,7 @@ test('names from other servers cannot reorder the words around them or overflow 
   const answered = post(rlo, '<p>Anyone?</p>', { id: 3 });
   await answer(page, 'thread.get', { ancestors: [], post: answered, replies: [], totalReplies: 0, nextCursor: null, missingParent: null });
   await page.goto(`${tern.url}#/compose?reply=${encodeURIComponent(answered.apId)}`);
-  const replyingTo = page.locator('.reply-context__head > span');
+  const replyingTo = page.locator('.reply-context__head > span:not(.icon)');
   await expect(replyingTo).toHaveText('Replying to Support Team\u202E');
   expect(await bidiOf(replyingTo.locator('bdi'))).toEqual(['isolate']);
 });
