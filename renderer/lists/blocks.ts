@@ -1,14 +1,16 @@
 // A long feed drawn in blocks of posts (UX.md: long lists stay smooth). Each block is a box
 // with `content-visibility: auto`, so Chromium lays out and paints only the blocks near the
-// screen; the others keep their posts in the page (found by find-in-page and screen readers,
-// focusable by j/k, their state kept) and stand in at the height they last had. One block per
-// 20 posts rather than one per post: Chromium checks each such box against the screen at every
-// frame, and 2,000 of them cost more than they saved (measured).
+// screen; the others keep their posts in the page (found by find-in-page, focusable by j/k,
+// their state kept) and stand in at the height they last had. Chromium leaves them out of its
+// accessibility tree until they come near the screen (checked over CDP), as a windowed list
+// would. One block per 20 posts rather than one per post: Chromium checks each such box against
+// the screen at every frame, and 2,000 of them cost more than they saved (measured).
 //
-// A block keeps its posts while the list changes: posts put in front (a refresh) start a block
-// of their own, a page loaded at the end fills the last block and then starts new ones, a post
-// removed leaves its block. Were blocks cut every 20 posts by position, three new posts at the
-// top would move every post to another block and React would draw the whole list again.
+// A block keeps its posts while the list changes: posts put in front (a refresh) go in a block
+// in front, a page loaded at the end fills the last block and then starts new ones, a post
+// removed leaves its block, a post moved away (pinned) leaves the others where they were. Were
+// blocks cut every 20 posts by position, three new posts at the top would move every post to
+// another block and React would draw the whole list again, closing what the author had opened.
 
 export const BLOCK_SIZE = 20;
 
