@@ -206,6 +206,9 @@ test('pinning a post on the Profile leaves the posts of its block as they were, 
   await page.getByRole('menuitem', { name: 'Unpin from your profile' }).click();
   await expect(posts.first()).not.toContainText('Own post 4 here.');
   await expect(third.getByText('Own post 3 here.')).toBeVisible();
+  // It is back at its date, between posts 5 and 3, though that is past the first page.
+  const order = () => posts.evaluateAll((all) => all.map((p) => /Own post (\d+) here/.exec(p.textContent ?? '')?.[1] ?? (p.textContent?.includes('Spoiler three') ? '3' : '?')));
+  await expect.poll(order).toEqual(Array.from({ length: 25 }, (_, i) => String(25 - i)));
 });
 
 test('new posts that come in above the screen stand in at about their own height', async ({ page, tern }) => {

@@ -20,6 +20,13 @@ import { strings } from '../strings';
 const t = strings.profile;
 const PAGE = 20;
 
+/** The profile's order, as timeline.profile gives it: pinned posts first, each part newest first
+ * (posts of the same time keep their order). */
+export function inProfileOrder(items: ShownPost[], pinned: (post: ShownPost) => boolean): ShownPost[] {
+  const newestFirst = (posts: ShownPost[]) => [...posts].sort((a, b) => (Date.parse(b.published) || 0) - (Date.parse(a.published) || 0));
+  return [...newestFirst(items.filter(pinned)), ...newestFirst(items.filter((post) => !pinned(post)))];
+}
+
 export function Profile() {
   const settings = useSettingsStore((state) => state.settings);
   const [deleteError, setDeleteError] = useState<ApiError | null>(null);
@@ -37,16 +44,20 @@ export function Profile() {
   // one of their quotes (approved, refused), likes and boosts come with what the inbox processor did.
   useChanges(['previews', 'timeline'], () => void list.freshen().catch(() => undefined), 1_000);
 
-  // Pinned posts come first: after the author pins or unpins, ask again for the order.
+  // Pinned posts come first: after the author pins or unpins, the posts shown are put in Tern's
+  // order (a post unpinned goes back to its date, wherever that is among the pages loaded), then
+  // the first page is asked for again.
   const pinChanges = usePostActions((s) => s.pinChanges);
-  const { reload } = list;
+  const { reload, update } = list;
   const [seenPinChanges] = useState(pinChanges);
   useEffect(() => {
-    if (pinChanges !== seenPinChanges) reload();
-  }, [pinChanges, seenPinChanges, reload]);
+    if (pinChanges === seenPinChanges) return;
+    const { flags } = usePostActions.getState();
+    update((items) => inProfileOrder(items, (post) => flags[post.apId]?.pinned ?? post.mine.pinned));
+    reload();
+  }, [pinChanges, seenPinChanges, reload, update]);
 
   // Stable, so the memoized posts are not all drawn again when a page is added.
-  const { update } = list;
   const onDelete = useCallback(
     (post: ShownPost) => {
       setDeleteError(null);
