@@ -234,3 +234,27 @@ test('new posts that come in above the screen stand in at about their own height
   expect(grown).toBeLessThan(1200);
   expect(Math.abs((await topOf(page, 60)) - reading)).toBeLessThanOrEqual(2);
 });
+
+test('a post unpinned from the stream is back at its date when the Profile is shown again', async ({ page, tern, request }) => {
+  await ipc(request, tern, 'connectivity.setWorkOffline', { workOffline: true });
+  for (let n = 1; n <= 25; n++) await ipc(request, tern, 'posts.create', { content: `Own post ${n} here.` });
+  await page.goto(`${tern.url}#/profile`);
+  const posts = page.getByTestId('post');
+  await expect(posts).toHaveCount(20);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(posts).toHaveCount(25);
+  const fourth = posts.filter({ hasText: 'Own post 4 here.' });
+  await fourth.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('menuitem', { name: 'Pin to your profile' }).click();
+  await expect(posts.first()).toContainText('Own post 4 here.');
+
+  await page.getByRole('link', { name: 'Stream' }).first().click();
+  const inStream = page.getByTestId('post').filter({ hasText: 'Own post 4 here.' });
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await inStream.getByRole('button', { name: 'More' }).click();
+  await page.getByRole('menuitem', { name: 'Unpin from your profile' }).click();
+  await expect(inStream.getByRole('button', { name: 'More' })).toBeEnabled();
+  await page.getByRole('link', { name: 'Profile' }).first().click();
+  const order = () => posts.evaluateAll((all) => all.map((p) => /Own post (\d+) here/.exec(p.textContent ?? '')?.[1] ?? '?'));
+  await expect.poll(order).toEqual(Array.from({ length: 25 }, (_, i) => String(25 - i)));
+});

@@ -27,6 +27,9 @@ export function inProfileOrder(items: ShownPost[], pinned: (post: ShownPost) => 
   return [...newestFirst(items.filter(pinned)), ...newestFirst(items.filter((post) => !pinned(post)))];
 }
 
+/** The pin changes the kept profile list was last put in order for. */
+let orderedForPinChanges = 0;
+
 export function Profile() {
   const settings = useSettingsStore((state) => state.settings);
   const [deleteError, setDeleteError] = useState<ApiError | null>(null);
@@ -47,15 +50,16 @@ export function Profile() {
   // Pinned posts come first: after the author pins or unpins, the posts shown are put in Tern's
   // order (a post unpinned goes back to its date, wherever that is among the pages loaded), then
   // the first page is asked for again.
+  // The same when the pin was changed elsewhere (the stream) while the profile was not shown.
   const pinChanges = usePostActions((s) => s.pinChanges);
   const { reload, update } = list;
-  const [seenPinChanges] = useState(pinChanges);
   useEffect(() => {
-    if (pinChanges === seenPinChanges) return;
+    if (pinChanges === orderedForPinChanges) return;
+    orderedForPinChanges = pinChanges;
     const { flags } = usePostActions.getState();
     update((items) => inProfileOrder(items, (post) => flags[post.apId]?.pinned ?? post.mine.pinned));
     reload();
-  }, [pinChanges, seenPinChanges, reload, update]);
+  }, [pinChanges, reload, update]);
 
   // Stable, so the memoized posts are not all drawn again when a page is added.
   const onDelete = useCallback(
