@@ -1,12 +1,13 @@
 // A long stream is drawn in blocks of 20 posts that Chromium lays out and paints only near the
 // screen (renderer/lists/blocks.ts, posts/PostList.tsx, `.feed__block` in posts.css). Measured
-// with npm run bench:renderer at 2,000 posts: a page of Load more took 437 ms (busy 519) before,
-// 66–89 ms (busy 103–136) after. These tests hold what it must not break: posts away from the
-// screen stay in the page (Chromium leaves them out of its accessibility tree until they come
-// near the screen, checked over CDP, as a windowed list would); coming back to the list shows the post
-// the author was reading where it was; a focus ring and a menu at a block's edge are drawn
-// whole; j/k cross blocks; new posts at the top leave the other posts in their blocks and stand
-// in at about their height; a post pinned out of its block leaves its neighbours as they were.
+// with npm run bench:renderer at 2,000 posts: a page of Load more took 437 and 214 ms (busy 519
+// and 252) before, 65–89 ms (busy 98–135) after. These tests hold what it must not break: posts
+// away from the screen stay in the page (Chromium leaves them out of its accessibility tree
+// until they come near the screen, checked over CDP, as a windowed list would); coming back to
+// the list shows the post the author was reading where it was; a focus ring and a menu at a
+// block's edge are drawn whole; j/k cross blocks; new posts at the top leave the other posts in
+// their blocks and stand in at about their height; a post pinned out of its block, or unpinned,
+// leaves its neighbours as they were, and the profile is in order after it.
 import type { Page } from '@playwright/test';
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
