@@ -63,6 +63,15 @@ function insertNotes(dataDir: string, numbers: number[]): void {
 
 const frames = (page: Page) => page.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
 
+/** Scrolls to the top of the stream, then down until post `n` is at the top of the column, as
+ * the author reading it is; the blocks pass in and out of the screen on the way. */
+async function readFromTop(page: Page, n: number): Promise<void> {
+  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
+  await frames(page);
+  await postNumber(page, n).evaluate((el) => el.scrollIntoView({ block: 'start' }));
+  await frames(page);
+}
+
 test('posts far from the screen are not drawn but stay in the page, and the column keeps its height', async ({ page, tern }) => {
   await openLongStream(page, tern.url, tern.dataDir);
   await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
@@ -86,10 +95,7 @@ test('coming back to the stream shows the post the author was reading where it w
   await openLongStream(page, tern.url, tern.dataDir);
   // Reading post 30, near the end: the blocks above it are away from the screen when the
   // stream is drawn again, and stand in at the heights they had.
-  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
-  await frames(page);
-  await postNumber(page, 30).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  await frames(page);
+  await readFromTop(page, 30);
   const before = await topOf(page, 30);
   expect(Math.abs(before)).toBeLessThan(40);
 
@@ -214,10 +220,7 @@ test('pinning a post on the Profile leaves the posts of its block as they were, 
 
 test('new posts that come in above the screen stand in at about their own height', async ({ page, tern }) => {
   await openLongStream(page, tern.url, tern.dataDir);
-  await page.evaluate(() => document.getElementById('main')!.scrollTo({ top: 0 }));
-  await frames(page);
-  await postNumber(page, 60).evaluate((el) => el.scrollIntoView({ block: 'start' }));
-  await frames(page);
+  await readFromTop(page, 60);
   const before = await page.evaluate(() => document.getElementById('main')!.scrollHeight);
   const reading = await topOf(page, 60);
   insertNotes(tern.dataDir, [POSTS + 1, POSTS + 2, POSTS + 3]);

@@ -62,6 +62,17 @@ function runsOf<T>(items: readonly T[], blockOf: (item: T) => number | undefined
   return runs;
 }
 
+/** The runs, with neighbours of the same block made one. */
+function joined<T>(runs: Run<T>[]): Run<T>[] {
+  const out: Run<T>[] = [];
+  for (const run of runs) {
+    const last = out.at(-1);
+    if (last && last.id === run.id) last.items.push(...run.items);
+    else out.push({ id: run.id, items: [...run.items] });
+  }
+  return out;
+}
+
 /** A block split in two or more runs by a few items put between them (a post unpinned back
  * among its old neighbours, from a block of its own) takes those items in, when they are fewer
  * than its items outside its longest run (which would leave it otherwise) and the block stays
@@ -83,7 +94,7 @@ function closeSplits<T>(runs: Run<T>[], size: number): Run<T>[] {
       }
     }
     if (!changed) break;
-    runs = runsOf(runs.flatMap((run) => run.items.map((item) => ({ item, id: run.id }))), (x) => x.id).map((run) => ({ id: run.id, items: run.items.map((x) => x.item) }));
+    runs = joined(runs);
   }
   return runs;
 }

@@ -22,7 +22,7 @@ const PAGE = 20;
 
 /** The profile's order, as timeline.profile gives it: pinned posts first, each part newest first
  * (posts of the same time keep their order). */
-export function inProfileOrder(items: ShownPost[], pinned: (post: ShownPost) => boolean): ShownPost[] {
+function inProfileOrder(items: ShownPost[], pinned: (post: ShownPost) => boolean): ShownPost[] {
   const newestFirst = (posts: ShownPost[]) => [...posts].sort((a, b) => (Date.parse(b.published) || 0) - (Date.parse(a.published) || 0));
   return [...newestFirst(items.filter(pinned)), ...newestFirst(items.filter((post) => !pinned(post)))];
 }
