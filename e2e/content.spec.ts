@@ -514,6 +514,15 @@ test('media under a content warning stay covered until clicked, even when the se
   await cover.click();
   await expect(cover).toHaveCount(0);
   await expect(warned.getByTestId('post-media')).toContainText('A large house spider on a glove');
+
+  // Another place and back: the Stream draws its posts anew, the media as the author left them
+  // (posts/kept-state.ts), the warning's text still folded as it was.
+  await page.getByRole('link', { name: 'Polls' }).first().click();
+  await expect(page.getByRole('heading', { name: 'Polls', level: 1 })).toBeVisible();
+  await page.goBack();
+  await expect(warned.getByTestId('post-media')).toContainText('A large house spider on a glove');
+  await expect(cover).toHaveCount(0);
+  await expect(warned.getByRole('button', { name: 'Show more' })).toHaveAttribute('aria-expanded', 'false');
 });
 
 test('a follow notification opens the follower’s card in People, where the author can follow back', async ({ page, tern }) => {

@@ -86,4 +86,12 @@ test('build a poll, the peer votes, see the results; vote in the peer’s poll',
   const vote = await peer.waitFor((a) => a.type === 'Create' && (a.raw as { object?: { name?: string } }).object?.name === 'Salad', 20_000);
   expect((vote.raw as { object: { inReplyTo: string } }).object.inReplyTo).toBe(questionId.href);
   await page.screenshot({ path: screenshotPath('polls-voted') });
+
+  // 5. Another place and back: the Stream draws its posts anew, the poll still as voted in (not
+  // its vote form again, from the Stream's copy of the post read before the vote).
+  await page.getByRole('link', { name: 'Notifications' }).first().click();
+  await expect(page.getByRole('heading', { name: 'Notifications', level: 1 })).toBeVisible();
+  await page.goBack();
+  await expect(theirs.getByTestId('poll-result').filter({ hasText: 'Salad' })).toContainText('(your vote)');
+  await expect(theirs.getByRole('button', { name: 'Vote' })).toHaveCount(0);
 });

@@ -4,7 +4,9 @@
 // their state kept) and stand in at the height they last had. Chromium leaves them out of its
 // accessibility tree until they come near the screen (checked over CDP), as a windowed list
 // would. One block per 20 posts rather than one per post: Chromium checks each such box against
-// the screen at every frame, and 2,000 of them cost more than they saved (measured).
+// the screen at every frame, and 2,000 of them cost more than they saved (measured). A list of
+// more than 400 posts also lets go of the posts of blocks far from the screen (posts/PostList.tsx
+// KEEP_ALL_POSTS): such a block stands empty at its last height until it comes near again.
 //
 // A block keeps its posts while the list changes: posts put in front (a refresh) go in a block
 // in front, a page loaded at the end fills the last block and then starts new ones, a post

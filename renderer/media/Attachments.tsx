@@ -7,16 +7,20 @@ import { useEffect, useRef, useState } from 'react';
 import { decode } from 'blurhash';
 import type { AttachmentView } from '../../electron/core/ipc/author-contract';
 import { strings } from '../strings';
+import { useKeptFlag } from '../posts/kept-state';
 import '../styles/media.css';
 
 const t = strings.media;
 
-export function Attachments({ attachments, sensitive }: { attachments: AttachmentView[]; sensitive: boolean }) {
-  const [revealed, setRevealed] = useState(!sensitive);
+/** `keptAs`: the key its revealing is kept under for the session (posts/kept-state.ts), so a
+ * post drawn again shows its media as the author left them. */
+export function Attachments({ attachments, sensitive, keptAs }: { attachments: AttachmentView[]; sensitive: boolean; keptAs: string }) {
+  const [clicked, setClicked] = useKeptFlag(keptAs);
+  const revealed = !sensitive || clicked;
   return (
     <div className={`media-grid media-grid--${Math.min(attachments.length, 4)}`} data-testid="post-media">
       {attachments.map((a, i) => (
-        <Attachment key={`${a.url}-${i}`} attachment={a} covered={!revealed} onReveal={() => setRevealed(true)} />
+        <Attachment key={`${a.url}-${i}`} attachment={a} covered={!revealed} onReveal={() => setClicked(true)} />
       ))}
     </div>
   );

@@ -25,6 +25,7 @@ import { LinkPreview, usePreviews } from './LinkPreview';
 import { QuotedPost } from './QuotedPost';
 import { QuoteApproval } from './QuoteApproval';
 import { QuoteState } from './QuoteState';
+import { useKeptFlag } from './kept-state';
 
 const t = strings.post;
 
@@ -50,7 +51,7 @@ export const Post = memo(function Post({ post, focused = false, onDelete, onEdit
   const toggle = usePostActions((s) => s.toggle);
   const retry = usePostActions((s) => s.set);
   const retryDelivery = usePostActions((s) => s.retryDelivery);
-  const [revealed, setRevealed] = useState(false);
+  const [revealed, setRevealed] = useKeptFlag(`warning:${post.apId}`);
   const [confirmingDelete, setConfirmingDelete] = useState(false);
   const threadHref = hrefOf('thread', { ap: post.apId });
   const warning = post.summary ?? (post.sensitive ? '' : null);
@@ -148,7 +149,7 @@ export const Post = memo(function Post({ post, focused = false, onDelete, onEdit
                 className="button button--small"
                 aria-expanded={revealed}
                 aria-controls={`${id}-content`}
-                onClick={() => setRevealed((r) => !r)}
+                onClick={() => setRevealed(!revealed)}
               >
                 {revealed ? t.showLess : t.showMore}
               </button>
@@ -167,7 +168,7 @@ export const Post = memo(function Post({ post, focused = false, onDelete, onEdit
           )}
           {/* Media of a sensitive post stay under their blurhash (revealing nothing) until clicked;
               so do those under a content warning, which some servers send without marking them sensitive. */}
-          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} />}
+          {post.attachments.length > 0 && !post.deleted && <Attachments attachments={post.attachments} sensitive={warning !== null} keptAs={`media:${post.apId}`} />}
           {post.poll && !hidden && !post.deleted && <PollBlock apId={post.apId} poll={post.poll} own={own} />}
           {/* The author's own quote: shown without the quoted post once its author said no, or took their yes back. */}
           {post.quote && !hidden && !post.deleted && post.quoteState !== 'rejected' && post.quoteState !== 'revoked' && <QuotedPost apId={post.quote} by={post.apId} />}

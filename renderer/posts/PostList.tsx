@@ -1,7 +1,12 @@
 // A paged list of posts as a feed (role="feed": screen readers announce each article and
 // know more can load), with the list's loading, error and empty states and "Load more". The
-// posts stand in blocks that Chromium draws only near the screen (lists/blocks.ts says why).
-import { memo, useCallback, useEffect, useLayoutEffect, useMemo, useRef, type ReactNode, type RefObject } from 'react';
+// posts stand in blocks that Chromium draws only near the screen (lists/blocks.ts says why). A
+// list longer than KEEP_ALL_POSTS also lets go of the posts of blocks far from the screen: each
+// such block stands empty at the height it last had, and its posts are drawn again as it comes
+// within NEAR_SCREENS of the screen. Without this a stream of 10,000 loaded posts kept all of
+// them in the page: ≈ 590,000 DOM nodes and ≈ 450 MB of heap (npm run bench:renderer).
+import { memo, startTransition, useCallback, useEffect, useLayoutEffect, useMemo, useRef, useState, type ReactNode, type RefObject } from 'react';
+import { flushSync } from 'react-dom';
 import { blockMemory, blocksOf, type BlockMemory } from '../lists/blocks';
 import { ListFrame } from '../lists/ListParts';
 import type { PagedList } from '../lists/usePagedList';
@@ -23,15 +28,17 @@ export function PostList({ list, label, failed, empty, onDelete, onEdit }: Props
   const observe = useBlockHeights(memory);
   const feed = useRef<HTMLDivElement>(null);
   useFocusKept(feed);
+  const away = useAwayBlocks(feed, blocks, list.items.length > KEEP_ALL_POSTS);
   const perPost = averagePostHeight(blocks, memory);
   return (
     <ListFrame list={list} failed={failed} empty={empty}>
-      <div ref={feed} className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore}>
+      <div ref={feed} className="feed" role="feed" aria-label={label} aria-busy={list.loading || list.loadingMore} data-posts={list.items.length}>
         {blocks.map((block) => (
           <FeedBlock
             key={block.id}
             id={block.id}
             posts={block.items}
+            away={away.has(block.id)}
             height={memory.heights.get(block.id) ?? Math.round(block.items.length * perPost)}
             observe={observe}
             {...(onDelete ? { onDelete } : {})}
@@ -46,6 +53,8 @@ export function PostList({ list, label, failed, empty, onDelete, onEdit }: Props
 interface BlockProps extends Pick<Props, 'onDelete' | 'onEdit'> {
   id: number;
   posts: ShownPost[];
+  /** Far from the screen in a long list: standing empty at `height`, its posts let go. */
+  away: boolean;
   /** Its height when last drawn, else a guess from its posts: what it stands in at until it is
    * drawn (again). */
   height: number;
@@ -53,7 +62,11 @@ interface BlockProps extends Pick<Props, 'onDelete' | 'onEdit'> {
 }
 
 const FeedBlock = memo(
-  function FeedBlock({ id, posts, height, observe, onDelete, onEdit }: BlockProps) {
+  function FeedBlock({ id, posts, away, height, observe, onDelete, onEdit }: BlockProps) {
+    if (away) {
+      // The height its posts had (the list's memory keeps it as the block's content box).
+      return <div className="feed__block" role="none" data-block={id} data-away="" ref={observe} style={{ blockSize: `${height}px`, boxSizing: 'content-box' }} />;
+    }
     return (
       <div
         className="feed__block"
@@ -73,12 +86,117 @@ const FeedBlock = memo(
   // read when it is first drawn.
   (before, after) =>
     before.id === after.id &&
+    before.away === after.away &&
     before.observe === after.observe &&
     before.onDelete === after.onDelete &&
     before.onEdit === after.onEdit &&
     before.posts.length === after.posts.length &&
     before.posts.every((post, i) => post === after.posts[i]),
 );
+
+/** Lists of more posts than this let go of the posts far from the screen; shorter ones keep
+ * every post in the page (found by find-in-page, their state as the author left it). */
+export const KEEP_ALL_POSTS = 400;
+/** How near the screen a block keeps its posts, in heights of the scrolling box, above it and
+ * below it: far enough that a block is drawn before it is scrolled to, even by a flick. */
+const NEAR_SCREENS = 3;
+const NONE: ReadonlySet<number> = new Set();
+/** How long after the last scroll the blocks gone far are let go (when the window is idle). */
+const SETTLE_MS = 300;
+
+/** The blocks of `feed` far from the screen (when `enabled`), looked at again as the list
+ * changes, as its box scrolls or is resized, and as the focus moves in it. The block holding
+ * the focus and the blocks beside it are never away, so j/k always find the next post and the
+ * focus stays where it is. A list drawn anew (its place opened again) draws every block first:
+ * the view's scroll position and focused post are put back (App.tsx) before the blocks away from
+ * them are let go. */
+function useAwayBlocks(feed: RefObject<HTMLDivElement | null>, blocks: readonly unknown[], enabled: boolean): ReadonlySet<number> {
+  const [away, setAway] = useState<ReadonlySet<number>>(NONE);
+  /** `nearOnly`: draws the blocks come near, lets go of none (while scrolling). */
+  const look = useCallback(
+    (nearOnly = false) => {
+      const element = feed.current;
+      const far = enabled && element ? awayOf(element) : NONE;
+      setAway((shown) => {
+        const next = nearOnly ? new Set([...shown].filter((id) => far.has(id))) : far;
+        return sameSet(shown, next) ? shown : next;
+      });
+    },
+    [feed, enabled],
+  );
+  // After the commit's layout effects (the view's own puts its scroll position back).
+  useLayoutEffect(() => {
+    let live = true;
+    queueMicrotask(() => live && flushSync(() => look()));
+    return () => {
+      live = false;
+    };
+  }, [blocks, look]);
+  useEffect(() => {
+    const element = feed.current;
+    if (!element || !enabled) return;
+    const box = scrollingBoxOf(element);
+    let frame = 0;
+    let settle = 0;
+    let idle = 0;
+    // While scrolling, blocks coming near are drawn in a transition (React draws their posts a
+    // few milliseconds at a time between frames: they are still screens away), and none is let
+    // go until the scrolling has stopped and the window is idle. Drawing a block's 20 posts at
+    // once, and taking another's away, in the frames of a brisk scroll held 42 of 1,243 frames
+    // over 50 ms (bench:renderer, 2,000 posts, 300 px a frame); in a transition 18.
+    const soon = () => {
+      frame ||= requestAnimationFrame(() => {
+        frame = 0;
+        startTransition(() => look(true));
+      });
+      clearTimeout(settle);
+      settle = window.setTimeout(() => {
+        cancelIdleCallback(idle);
+        idle = requestIdleCallback(() => startTransition(() => look()), { timeout: 2_000 });
+      }, SETTLE_MS);
+    };
+    const now = () => look();
+    box.addEventListener('scroll', soon, { passive: true });
+    window.addEventListener('resize', soon);
+    element.addEventListener('focusin', now);
+    return () => {
+      cancelAnimationFrame(frame);
+      clearTimeout(settle);
+      cancelIdleCallback(idle);
+      box.removeEventListener('scroll', soon);
+      window.removeEventListener('resize', soon);
+      element.removeEventListener('focusin', now);
+    };
+  }, [feed, enabled, look]);
+  return away;
+}
+
+function scrollingBoxOf(element: HTMLElement): HTMLElement {
+  for (let at = element.parentElement; at; at = at.parentElement) {
+    if (/(auto|scroll)/.test(getComputedStyle(at).overflowY)) return at;
+  }
+  return document.scrollingElement instanceof HTMLElement ? document.scrollingElement : document.documentElement;
+}
+
+function awayOf(feed: HTMLElement): Set<number> {
+  const box = scrollingBoxOf(feed);
+  const seen = box === document.scrollingElement ? { top: 0, bottom: window.innerHeight } : box.getBoundingClientRect();
+  const margin = (seen.bottom - seen.top) * NEAR_SCREENS;
+  const blocks = [...feed.children] as HTMLElement[];
+  const active = document.activeElement;
+  const held = active instanceof Node ? blocks.findIndex((block) => block.contains(active)) : -1;
+  const away = new Set<number>();
+  blocks.forEach((block, i) => {
+    if (held >= 0 && Math.abs(i - held) <= 1) return;
+    const { top, bottom } = block.getBoundingClientRect();
+    if (bottom < seen.top - margin || top > seen.bottom + margin) away.add(Number(block.dataset.block));
+  });
+  return away;
+}
+
+function sameSet(a: ReadonlySet<number>, b: ReadonlySet<number>): boolean {
+  return a.size === b.size && [...a].every((id) => b.has(id));
+}
 
 /** A post's height on average in the blocks drawn so far (a guess before any). */
 function averagePostHeight(blocks: { id: number; items: unknown[] }[], memory: BlockMemory): number {
