@@ -89,4 +89,18 @@ describe('notifications', () => {
     expect(bound(page.link, 'next', 'max_id')).toBe(String(rows[3]));
     expect(ids((await get(`/api/v1/notifications?limit=2&account_id=${account}&max_id=${rows[6]}`)).json)).toEqual([String(rows[5]), String(rows[3])]);
   });
+
+  it('account_id is read with the rows: an account’s notifications far below others’ still fill the page; an id of no account answers none', async () => {
+    addFollower(t.core, 'https://three.example/u');
+    const [three, two] = ['https://three.example/u', 'https://two.example/u'].map((apId) => (t.core.sqlite.prepare('SELECT id FROM actor WHERE ap_id = ?').get(apId) as { id: number }).id);
+    const add = (actorId: number, i: number) => t.core.db.insert(notifications).values({ createdAt: new Date(Date.parse('2026-01-03T00:00:00Z') + i * 1000), notificationType: 'NEW_FOLLOWER', isNew: true, actorId }).returning().get().id;
+    // Three's two, then 30 of two's above them: more than the five batches of 2 a page reads.
+    const threes = [add(three!, 0), add(three!, 1)].map(String).reverse();
+    for (let i = 2; i < 32; i++) add(two!, i);
+    const page = await get(`/api/v1/notifications?limit=2&account_id=${three}`);
+    expect(ids(page.json)).toEqual(threes);
+    expect(bound(page.link, 'next', 'max_id')).toBe(threes[1]);
+    expect((await get(`/api/v1/notifications?limit=2&account_id=${three}&max_id=${threes[1]}`)).json).toEqual([]);
+    for (const none of ['999999', 'abc', `0${three}`]) expect(await get(`/api/v1/notifications?limit=2&account_id=${none}`)).toEqual({ status: 200, json: [], link: '' });
+  });
 });

@@ -12,6 +12,7 @@ import { countGroups, GROUPABLE_TYPES, groupedPage } from './notification-groups
 import { countedTypesFor, MASTODON_NOTIFICATION_TYPES, mastodonTypeOf, specTypesFor } from './notification-types';
 import { bodyParams, filteredPage, handler, json, limitParam, linkHeader, list, notFound, pageQuery, parse, queryParams, requireToken } from './http';
 import type { NotificationItem } from '../notifications/service';
+import { OWN_ACCOUNT_ID } from './ids';
 
 const mastodonType = z.string().max(40);
 const listQuery = pageQuery.extend({ types: list(mastodonType, 20).optional(), exclude_types: list(mastodonType, 20).optional(), account_id: z.string().max(30).optional() });
@@ -38,6 +39,15 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
   const wantedOf = (q: { types?: string[] | undefined; exclude_types?: string[] | undefined }) =>
     MASTODON_NOTIFICATION_TYPES.filter((t) => (!q.types || q.types.includes(t)) && !(q.exclude_types ?? []).includes(t));
 
+  /** The notifications account_id asks for, by their actor (notifications.actor_id): an
+   * account id is an actor row id, the author's ("0") the ended polls of the author's own,
+   * which have none (entities.ts notification); any other id names no account. */
+  const actorOf = (accountId: string | undefined): { actorId?: number | null } | null => {
+    if (accountId === undefined) return {};
+    if (accountId === OWN_ACCOUNT_ID) return { actorId: null };
+    return /^[1-9]\d{0,14}$/.test(accountId) ? { actorId: Number(accountId) } : null;
+  };
+
   /** The types grouped_types[] lets group (all Tern groups when it is not given). */
   const groupableOf = (q: { grouped_types?: string[] | undefined }) => (q.grouped_types ? GROUPABLE_TYPES.filter((t) => q.grouped_types!.includes(t)) : GROUPABLE_TYPES);
 
@@ -51,14 +61,20 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     const climbing = q.min_id !== undefined;
     const bound = { before: num(q.max_id), after: num(q.min_id ?? q.since_id) };
     const stopped: { at: NotificationItem | null } = { at: null };
+    // account_id is read in SQL, with the types: the rows of other accounts are not read. They
+    // were read, each built into its entity (status, account) and then dropped, up to five
+    // batches of `limit`: 400 entities for the empty page of an account with none, 110–180 ms
+    // over 50,000 notifications, 204–252 ms over 200,000 (the audit,
+    // test/hostile/audit-notifications-account.test.ts).
+    const actor = actorOf(q.account_id);
     const page =
-      wanted.length === 0
+      wanted.length === 0 || actor === null
         ? []
         : filteredPage({
             limit: q.limit,
             climbing,
             read: (cursor: NotificationItem | null) =>
-              service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit: q.limit, types }),
+              service().range({ ...bound, ...(cursor === null ? {} : climbing ? { after: cursor.id } : { before: cursor.id }), closestToAfter: climbing, limit: q.limit, types, ...actor }),
             // Filtered by type before mapping: a run of notifications of a kind not asked for (a
             // flood of reactions under types[]=favourite) costs no status to build.
             keep: (items) =>

@@ -116,6 +116,20 @@ describe('notifications service', () => {
     }
   });
 
+  it('range and rangeKeys by actor (account_id): only that actor’s, or (null) only those without one', async () => {
+    rig = await openRig();
+    await threeNotifications();
+    const svc = rig.core.services.notifications;
+    const alice = svc.range({ limit: 10 })[0]!.actor!.id;
+    const own = rig.core.db.insert(notifications).values({ createdAt: rig.now(), notificationType: 'UNFOLLOW', isNew: true, actorId: null }).returning().get().id;
+    expect(svc.range({ limit: 10, actorId: alice }).map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION', 'LIKE']);
+    expect(svc.rangeKeys({ limit: 10, actorId: alice }).map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION', 'LIKE']);
+    expect(svc.range({ limit: 10, actorId: alice, types: ['LIKE'] }).map((n) => n.type)).toEqual(['LIKE']);
+    expect(svc.range({ limit: 10, actorId: null }).map((n) => n.id)).toEqual([own]);
+    expect(svc.range({ limit: 10, actorId: alice + 1000 })).toEqual([]);
+    expect(svc.range({ limit: 10 })).toHaveLength(4);
+  });
+
   it('a notification whose post was deleted stays, without the text', async () => {
     rig = await openRig();
     const create = remotes.fixture('mastodon-create-note-mention-hashtag.json');

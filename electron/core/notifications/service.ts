@@ -130,6 +130,9 @@ export interface RangeInput {
   outboxObjectId?: number;
   /** Created in [from, to) (a group's window). */
   createdWithin?: { from: Date; to: Date };
+  /** From this actor only (the Mastodon client API's account_id); null: those without one (an
+   * ended poll of the author's own). */
+  actorId?: number | null;
 }
 
 /** Which LIKE notifications: the likes, the emoji reactions (NotificationItem.reaction), or both. */
@@ -290,6 +293,7 @@ export function createNotificationService(db: Db): NotificationService {
       input.types ? inArray(notifications.notificationType, [...input.types]) : undefined,
       input.outboxObjectId !== undefined ? eq(notifications.outboxObjectId, input.outboxObjectId) : undefined,
       input.createdWithin ? and(gte(notifications.createdAt, input.createdWithin.from), lt(notifications.createdAt, input.createdWithin.to)) : undefined,
+      input.actorId === undefined ? undefined : input.actorId === null ? isNull(notifications.actorId) : eq(notifications.actorId, input.actorId),
     );
 
   /** How many of these kinds are newer than `after`, at most `limit` (countNewer, in SQL). */
