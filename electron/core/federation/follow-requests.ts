@@ -61,14 +61,86 @@ export function listPendingFollowRequests(db: DbOrTx): FollowRequest[] {
     if (seen.has(actorId)) continue;
     seen.add(actorId);
     if (row.answered) continue;
-    requests.push({
-      inboxObjectId: row.follow_id,
-      followApId: row.follow_ap_id,
-      requestedAt: parseStoredDate(row.follow_at).toISOString(),
-      actor: summarizeActor(decodeActor(row)),
-    });
+    requests.push(requestOf(row));
   }
   return requests;
+}
+
+// The same requests one page at a time, by the asker's actor id (the Mastodon client API's
+// follow_requests, whose ids are account ids), and counted. listPendingFollowRequests reads
+// them all, each asker's actor document decoded: with 15,000 waiting (remote actors decide how
+// many) verify_credentials took 321–354 ms and follow_requests?limit=1 181–192 ms (the audit,
+// test/hostile/audit-follow-requests.test.ts). Here a Follow is a request when it is its
+// asker's newest standing Follow (no later one by created_at, then id: the order the list
+// keeps the first of), unanswered, from someone who does not follow; walked down (or up) the
+// Follows' index by actor id, so a page reads its own rows and the followers' Follows it
+// passes (15,000 passed: 4.4 ms), and decodes only the actors it returns.
+const pageSql = (direction: 'DESC' | 'ASC') => `
+SELECT i.id AS follow_id, i.ap_id AS follow_ap_id, i.created_at AS follow_at, a.*
+FROM inbox i JOIN actor a ON a.id = i.actor_id
+WHERE i.ap_type = 'Follow' AND i.is_deleted = 0 AND i.undone_by_inbox_object_id IS NULL
+  AND i.actor_id < @below AND i.actor_id > @above
+  AND NOT EXISTS (SELECT 1 FROM follower w WHERE w.actor_id = i.actor_id)
+  AND NOT EXISTS (SELECT 1 FROM inbox n WHERE n.ap_type = 'Follow' AND n.actor_id = i.actor_id AND n.is_deleted = 0
+    AND n.undone_by_inbox_object_id IS NULL AND (n.created_at, n.id) > (i.created_at, i.id))
+  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.relates_to_inbox_object_id = i.id)
+ORDER BY i.actor_id ${direction} LIMIT @limit`;
+const PAGE = { down: pageSql('DESC'), up: pageSql('ASC') };
+
+// How many: the askers (the merge PENDING starts with) less those whose newest standing Follow
+// we answered — found from the answered Follows (a merge of the Follows' ids and the ids our
+// activities relate to), not by a look-up per asker. Over 15,000 askers: 2.3 ms; a look-up of
+// each asker's newest Follow took 50–65 ms.
+const COUNT = `
+WITH asking(actor_id) AS (
+  SELECT actor_id FROM inbox WHERE ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL
+  EXCEPT SELECT actor_id FROM follower
+),
+answered(id) AS (
+  SELECT id FROM inbox WHERE ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL
+  INTERSECT SELECT relates_to_inbox_object_id FROM outbox WHERE relates_to_inbox_object_id IS NOT NULL
+)
+SELECT (SELECT count(*) FROM asking) - (
+  SELECT count(DISTINCT i.actor_id) FROM answered x JOIN inbox i ON i.id = x.id
+  WHERE i.actor_id IN (SELECT actor_id FROM asking)
+    AND NOT EXISTS (SELECT 1 FROM inbox n WHERE n.ap_type = 'Follow' AND n.actor_id = i.actor_id AND n.is_deleted = 0
+      AND n.undone_by_inbox_object_id IS NULL AND (n.created_at, n.id) > (i.created_at, i.id)))`;
+
+type RequestRow = { follow_id: number; follow_ap_id: string; follow_at: string } & Record<string, unknown>;
+
+const requestOf = (row: RequestRow): FollowRequest => ({
+  inboxObjectId: row.follow_id,
+  followApId: row.follow_ap_id,
+  requestedAt: parseStoredDate(row.follow_at).toISOString(),
+  actor: summarizeActor(decodeActor(row)),
+});
+
+/** A bound no actor id reaches. */
+const NO_BOUND = Number.MAX_SAFE_INTEGER;
+
+/** Up to `limit` pending requests by the asker's actor id, highest first: below `below`, above
+ * `above`; `closestToAbove`: the ones just above `above` (still highest first). The same
+ * requests as listPendingFollowRequests, in another order. */
+export function pendingFollowRequestsPage(db: DbOrTx, input: { below?: number | null; above?: number | null; closestToAbove?: boolean; limit: number }): FollowRequest[] {
+  const limit = Math.max(0, Math.floor(input.limit));
+  if (limit === 0) return [];
+  const rows = allRows(prepared<[{ below: number; above: number; limit: number }]>(db, input.closestToAbove ? PAGE.up : PAGE.down), {
+    below: input.below ?? NO_BOUND,
+    above: input.above ?? 0,
+    limit,
+  }) as RequestRow[];
+  const requests = rows.map(requestOf);
+  return input.closestToAbove ? requests.reverse() : requests;
+}
+
+/** This actor's pending request, or null. */
+export function pendingFollowRequestFrom(db: DbOrTx, actorId: number): FollowRequest | null {
+  return pendingFollowRequestsPage(db, { below: actorId + 1, above: actorId - 1, limit: 1 })[0] ?? null;
+}
+
+/** How many requests are pending (listPendingFollowRequests' length), counted in SQL. */
+export function countPendingFollowRequests(db: DbOrTx): number {
+  return prepared<[], number>(db, COUNT).pluck().get() ?? 0;
 }
 
 function pendingFollow(db: DbOrTx, inboxFollowId: number): InboxObject {

@@ -21,7 +21,7 @@ export function mastodonEmojis(emojis: readonly EmojiView[] | undefined) {
 
 const day = (d: Date | string) => `${new Date(d).toISOString().slice(0, 10)}T00:00:00.000Z`;
 
-export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
+export function createAccounts(deps: MapperDeps, peopleNow: () => Omit<PeopleView, 'requests'>) {
   const { local } = deps;
 
   /** `withPrivate`: the author's own view (verify_credentials), whose statuses_count counts the
@@ -50,8 +50,9 @@ export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleView) {
       avatar_static: avatar,
       header,
       header_static: header,
-      followers_count: p.followers.length,
-      following_count: p.following.length,
+      // Counted in SQL: the lists hold a first page (50) of each.
+      followers_count: p.counts.followers,
+      following_count: p.counts.following,
       statuses_count: deps.reads.ownPostCount(options),
       last_status_at: null,
       hide_collections: false,

@@ -55,6 +55,30 @@ describe('followers and follow requests, page by page', () => {
   });
 });
 
+// The author's people were read as the People view's first page (50 of each list): the 51st
+// follower was neither counted, nor "followed_by" in a relationship, nor on any page.
+describe('more than 50 followers and followed people', () => {
+  it('all are counted, each one’s relationship is right, and the pages reach every one', async () => {
+    const before = ((await get('/api/v1/accounts/verify_credentials')).json as { followers_count: number }).followers_count;
+    for (let i = 0; i < 60; i++) addFollower(t.core, `https://many${i}.example/u`);
+    const account = (await get('/api/v1/accounts/verify_credentials')).json as { followers_count: number; following_count: number };
+    expect(account.followers_count).toBe(before + 60);
+    const seen: string[] = [];
+    let page = await get('/api/v1/accounts/0/followers?limit=40');
+    while (ids(page.json).length > 0) {
+      seen.push(...ids(page.json));
+      const next = link(page.link, 'next');
+      if (!next) break;
+      page = await get(next);
+    }
+    expect(new Set(seen).size).toBe(before + 60);
+    // The first follower added here is the oldest: past the first 50 of the list.
+    const oldest = t.core.db.select().from(actor).where(eq(actor.apId, 'https://many0.example/u')).get()!;
+    const relation = (await get(`/api/v1/accounts/relationships?id[]=${oldest.id}`)).json as { followed_by: boolean; following: boolean; requested_by: boolean }[];
+    expect(relation[0]).toMatchObject({ followed_by: true, following: false, requested_by: false });
+  });
+});
+
 describe('what a token or a visitor may read', () => {
   // Mastodon's profile scope is verify_credentials only.
   it('a profile-only token reads its own account, not another’s (403)', async () => {

@@ -19,7 +19,7 @@ export function apiOf(core: ListenerCore, c: C): Api {
   const author = core.services?.author;
   if (!author) throw new ApiError(503, 'The Mastodon API is not available on this Tern');
   const local = c.var.local;
-  return { core, author, map: createMapper({ local, settings: () => core.settings.get(), reads: author.reads, people: () => author.people() }) };
+  return { core, author, map: createMapper({ local, settings: () => core.settings.get(), reads: author.reads, people: () => author.peopleKnown(), relation: (actorId) => author.relationOf(actorId) }) };
 }
 
 /** A row's key for id decoding (deleted rows too: a page bound may be a deleted post). */

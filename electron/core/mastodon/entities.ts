@@ -44,7 +44,7 @@ export type { MapperDeps } from './mapper-deps';
 /** Builds entities for one request (the author's counts and people read once). */
 export function createMapper(deps: MapperDeps) {
   const { local } = deps;
-  let people: PeopleView | null = null;
+  let people: Omit<PeopleView, 'requests'> | null = null;
   const peopleNow = () => (people ??= deps.people());
   // A mapper serves one answer (api.ts apiOf): its statuses share one budget of reactions read,
   // and a status shown twice (a notification's, a reblog's) is tallied once and shown the same.
@@ -219,22 +219,24 @@ export function createMapper(deps: MapperDeps) {
   }
 
   function relationship(target: ActorView) {
-    const p = peopleNow();
-    const is = (list: { actor: ActorView }[]) => list.some((x) => x.actor.apId === target.apId);
-    const following = is(p.following);
+    // Each looked up alone: the People view holds a first page (50) of followers and followed
+    // people, and the requests are as many as remote actors make them.
+    const relation = target.id > 0 ? deps.relation(target.id) : { following: false, followedBy: false, requestedBy: false };
+    const following = relation.following;
     return {
       id: String(target.id),
       following,
       showing_reblogs: following,
       notifying: false,
       languages: null,
-      followed_by: is(p.followers),
+      followed_by: relation.followedBy,
       blocking: false,
       blocked_by: false,
       muting: false,
       muting_notifications: false,
-      requested: is(p.pendingFollows),
-      requested_by: is(p.requests),
+      // Our own Follows waiting: as many as the author made.
+      requested: peopleNow().pendingFollows.some((x) => x.actor.apId === target.apId),
+      requested_by: relation.requestedBy,
       domain_blocking: false,
       endorsed: false,
       note: '',

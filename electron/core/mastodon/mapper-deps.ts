@@ -9,5 +9,8 @@ export interface MapperDeps {
   local: LocalActor;
   settings: () => Settings;
   reads: Reads;
-  people: () => PeopleView;
+  /** The People view without the follow requests (their number is remote actors' to decide). */
+  people: () => Omit<PeopleView, 'requests'>;
+  /** One actor's relationship with the author, looked up alone. */
+  relation: (actorId: number) => { following: boolean; followedBy: boolean; requestedBy: boolean };
 }

@@ -23,7 +23,7 @@ import { sanitizeStoredHtml } from '../sanitize-stored';
 import { createPost, editPost, type EditInput, type PostInput } from './compose';
 import { requireLocal, type ActionDeps } from './deps';
 import { boost, like, setBookmarked, unboost, unlike } from './interactions';
-import { listPeople, peoplePage, type PeopleList } from './people';
+import { listPeople, listPeopleKnown, peopleByAccount, peoplePage, relationOf, type PeopleList } from './people';
 import { deletePost, setPinned } from './posts';
 import { allowQuoteAgain, revokeQuoteApproval, type AllowedQuote, type RevokedQuote } from './quote-approvals';
 import { askQuoteAgain } from './quote-requests';
@@ -124,6 +124,11 @@ export function createAuthorService(deps: AuthorServiceDeps) {
     stream: (input: { cursor?: string | null; limit?: number }): PageOf<PostView> => homeStream(deps.db, me(), page(input), deps.clock()),
     profile: (input: { cursor?: string | null; limit?: number }): PageOf<ProfilePost> => profilePosts(deps.db, me(), page(input), deps.queue(), deps.clock()),
     people: (limit?: number): PeopleView => listPeople(deps.db, limit),
+    /** The People view without the follow requests, a relationship, a page by account id: the
+     * Mastodon client API's reads (people.ts). */
+    peopleKnown: () => listPeopleKnown(deps.db),
+    relationOf: (actorId: number) => relationOf(deps.db, actorId),
+    peopleByAccount: (list: PeopleList, input: Parameters<typeof peopleByAccount>[2]) => peopleByAccount(deps.db, list, input),
     peoplePage: (list: PeopleList, input: { cursor?: string | null; limit?: number }): PageOf<PersonView> => peoplePage(deps.db, list, page(input)),
     deliveries: (input: { cursor?: string | null; limit?: number; state?: 'all' | 'pending' | 'failed' | 'sent'; postApId?: string }): DeliveriesView =>
       listDeliveries(deps.db, { ...page(input), state: input.state ?? 'all', ...(input.postApId ? { postApId: input.postApId } : {}) }, deps.queue()),

@@ -12,6 +12,8 @@ import { setSkipLog } from '../../../../db/readable-rows';
 import { openCore, type Core } from '../../core';
 import { createHandlers, dispatch, type Handlers } from '../../ipc/handlers';
 import type { PeopleView, PersonView, PageOf } from '../../ipc/author-contract';
+import { countPendingFollowRequests, listPendingFollowRequests, pendingFollowRequestFrom, pendingFollowRequestsPage } from '../follow-requests';
+import { listPeople, listPeopleKnown, relationOf } from './people';
 
 let dir: string;
 let core: Core;
@@ -238,5 +240,59 @@ describe('rows other tools wrote', () => {
       restore(20, 20);
       restore(21, 21);
     }
+  });
+});
+
+// The Mastodon client API reads the requests a page at a time, counts them and looks one up
+// (follow-requests.ts), never the whole list: remote actors decide how long it is.
+describe('follow requests a page at a time, counted, one by one', () => {
+  const byActor = () => [...listPendingFollowRequests(core.db)].sort((a, b) => b.actor.id - a.actor.id);
+  const ids = (requests: { actor: { id: number } }[]) => requests.map((r) => r.actor.id);
+
+  it('the same requests as the list, by account id, highest first; pages follow one another, from either end', () => {
+    const all = byActor();
+    expect(ids(all)).toEqual([57, 56, 55, 51, 50]);
+    expect(pendingFollowRequestsPage(core.db, { limit: 40 })).toEqual(all);
+    const seen: number[] = [];
+    let page = pendingFollowRequestsPage(core.db, { limit: 2 });
+    while (page.length > 0) {
+      seen.push(...ids(page));
+      page = pendingFollowRequestsPage(core.db, { below: page.at(-1)!.actor.id, limit: 2 });
+    }
+    expect(seen).toEqual(ids(all));
+    expect(ids(pendingFollowRequestsPage(core.db, { above: 50, closestToAbove: true, limit: 2 }))).toEqual([55, 51]);
+    expect(ids(pendingFollowRequestsPage(core.db, { above: 50, limit: 2 }))).toEqual([57, 56]);
+    expect(ids(pendingFollowRequestsPage(core.db, { below: 56, above: 50, limit: 40 }))).toEqual([55, 51]);
+    expect(pendingFollowRequestsPage(core.db, { limit: 0 })).toEqual([]);
+  });
+
+  it('counted as the list counts them; looked up alone, none from a follower, a withdrawn or an answered Follow', () => {
+    expect(countPendingFollowRequests(core.db)).toBe(listPendingFollowRequests(core.db).length);
+    expect(countPendingFollowRequests(core.db)).toBe(5);
+    expect(pendingFollowRequestFrom(core.db, 51)).toEqual(byActor().find((r) => r.actor.id === 51));
+    for (const n of [3, 52, 53, 54, 60, 0]) expect(pendingFollowRequestFrom(core.db, n)).toBeNull();
+  });
+
+  it('two Follows of one time: the larger id is the newest, as in the list', () => {
+    // 58: the later-written one answered (no request); 59: the earlier-written one answered (the other asks).
+    insertInbox(58, 'Follow', 320);
+    insertOutbox('Reject', 321, { answers: insertInbox(58, 'Follow', 320) });
+    insertOutbox('Reject', 321, { answers: insertInbox(59, 'Follow', 320) });
+    const asking = insertInbox(59, 'Follow', 320);
+    expect(ids(byActor())).toEqual([59, 57, 56, 55, 51, 50]);
+    expect(pendingFollowRequestsPage(core.db, { limit: 40 })).toEqual(byActor());
+    expect(countPendingFollowRequests(core.db)).toBe(6);
+    expect(pendingFollowRequestFrom(core.db, 58)).toBeNull();
+    expect(pendingFollowRequestFrom(core.db, 59)?.inboxObjectId).toBe(asking);
+  });
+
+  it('the view without the requests (the Mastodon API’s) is the People view less them; a relationship looks each one up alone', () => {
+    const { requests, ...rest } = listPeople(core.db, 50);
+    expect(requests).toEqual(listPendingFollowRequests(core.db));
+    expect(listPeopleKnown(core.db)).toEqual(rest);
+    expect('requests' in listPeopleKnown(core.db)).toBe(false);
+    expect(relationOf(core.db, 51)).toEqual({ following: false, followedBy: false, requestedBy: true });
+    expect(relationOf(core.db, 52).requestedBy).toBe(false);
+    expect(relationOf(core.db, 0)).toEqual({ following: false, followedBy: false, requestedBy: false });
   });
 });

@@ -8,7 +8,7 @@ import { parseStoredDate } from '../../../../db/columns';
 import { viewsOf } from '../../../../db/readable-rows';
 import { actor } from '../../../../db/schema';
 import type { PageOf, PeopleView, PersonView } from '../../ipc/author-contract';
-import { listPendingFollowRequests } from '../follow-requests';
+import { listPendingFollowRequests, pendingFollowRequestFrom } from '../follow-requests';
 import { actorView } from './views';
 
 export type PeopleList = 'followers' | 'following';
@@ -73,7 +73,18 @@ ORDER BY +o.id DESC`;
 
 const COUNT = { followers: 'SELECT count(*) FROM follower', following: 'SELECT count(*) FROM following' };
 
+/** The People view: the first `limit` of followers and followed people, our Follows waiting,
+ * the counts, and every follow request (the desktop's People view over IPC). */
 export function listPeople(db: DbOrTx, limit = 50): PeopleView {
+  return { ...listPeopleKnown(db, limit), requests: listPendingFollowRequests(db) };
+}
+
+/** The People view without the follow requests: what the Mastodon client API's entities read
+ * (it pages, counts and looks the requests up in SQL, follow-requests.ts). Remote actors decide
+ * how many requests there are, each an actor document to decode: with 15,000 waiting, every
+ * entity of the author's (verify_credentials, the instance's contact account) took 110–354 ms
+ * (test/hostile/audit-follow-requests.test.ts). */
+export function listPeopleKnown(db: DbOrTx, limit = 50): Omit<PeopleView, 'requests'> {
   const followers = peoplePage(db, 'followers', { limit });
   const followed = peoplePage(db, 'following', { limit });
   const pending = new Map<number, PeopleView['pendingFollows'][number]>();
@@ -91,8 +102,38 @@ export function listPeople(db: DbOrTx, limit = 50): PeopleView {
     followers: followers.items,
     following: followed.items,
     pendingFollows: [...pending.values()],
-    requests: listPendingFollowRequests(db),
     counts: { followers: countOf('followers'), following: countOf('following') },
     nextCursor: { followers: followers.nextCursor, following: followed.nextCursor },
   };
 }
+
+const RELATION = `SELECT EXISTS (SELECT 1 FROM following WHERE actor_id = @id) AS following, EXISTS (SELECT 1 FROM follower WHERE actor_id = @id) AS followedBy`;
+
+/** Whether the author follows this actor, whether it follows the author, and whether it waits
+ * for the author's answer to its Follow: each looked up alone (a Mastodon Relationship), not
+ * in a first page of the lists, where the 51st follower was not "followed_by". */
+export function relationOf(db: DbOrTx, actorId: number): { following: boolean; followedBy: boolean; requestedBy: boolean } {
+  const row = prepared<[{ id: number }], { following: number; followedBy: number }>(db, RELATION).get({ id: actorId });
+  return { following: row?.following === 1, followedBy: row?.followedBy === 1, requestedBy: pendingFollowRequestFrom(db, actorId) !== null };
+}
+
+/** Up to `limit` followers or followed people by account (actor) id, highest first: below
+ * `below`, above `above`; `closestToAbove`: those just above `above` (still highest first). The
+ * Mastodon client API's pages of them (max_id, since_id, min_id are account ids). */
+export function peopleByAccount(db: DbOrTx, list: PeopleList, input: { below?: number | null; above?: number | null; closestToAbove?: boolean; limit: number }): PersonView[] {
+  const limit = Math.max(0, Math.floor(input.limit));
+  if (limit === 0) return [];
+  const sql = BY_ACCOUNT[list][input.closestToAbove ? 'up' : 'down'];
+  const rows = allRows(prepared<[{ below: number; above: number; limit: number }]>(db, sql), { below: input.below ?? Number.MAX_SAFE_INTEGER, above: input.above ?? 0, limit }) as PageRow[];
+  const page = viewsOf(rows, (r) => ({ actor: actorView(decodeActor(r)), since: parseStoredDate(r.since_at).toISOString() }), (r) => `${list} row ${r.since_id}`);
+  return input.closestToAbove ? page.reverse() : page;
+}
+
+const byAccountSql = (table: 'follower' | 'following', direction: 'DESC' | 'ASC') => `
+SELECT f.created_at AS since_at, f.id AS since_id, a.* FROM ${table} f JOIN actor a ON a.id = f.actor_id
+WHERE f.actor_id < @below AND f.actor_id > @above
+ORDER BY f.actor_id ${direction} LIMIT @limit`;
+const BY_ACCOUNT = {
+  followers: { down: byAccountSql('follower', 'DESC'), up: byAccountSql('follower', 'ASC') },
+  following: { down: byAccountSql('following', 'DESC'), up: byAccountSql('following', 'ASC') },
+};

@@ -220,7 +220,7 @@ describe('a quote whose quoted server never answers', () => {
     expect(rig.core.services.author.stream({}).items.find((p) => p.apId === post.apId)).toMatchObject({ quoteState: 'unanswered', quoteAskedOf: { apId: alice() } });
     const author = rig.core.services.author;
     const read = author.reads.post('outbox', post.id)!;
-    const status = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.people() }).status(read.view, read.key);
+    const status = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.peopleKnown(), relation: (actorId) => author.relationOf(actorId) }).status(read.view, read.key);
     expect(status.quote).toEqual({ state: 'pending', quoted_status: null });
   });
 

@@ -72,7 +72,7 @@ const threadPost = async (post: OutboxObject) => (await rig.core.services.author
 const quoteNotifications = () => rig.core.db.select().from(notifications).where(isNull(notifications.notificationType)).all();
 const mastodonStatus = (post: OutboxObject) => {
   const author = rig.core.services.author;
-  const map = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.people() });
+  const map = createMapper({ local: rig.local, settings: () => rig.core.settings.get(), reads: author.reads, people: () => author.peopleKnown(), relation: (actorId) => author.relationOf(actorId) });
   const read = author.reads.post('outbox', post.id)!;
   return map.status(read.view, read.key) as unknown as { quote: { state: string; quoted_status: unknown } | null };
 };
