@@ -6,7 +6,7 @@
 // Tern does the same in JSON-LD terms: the security context is added to the document's context
 // before Fedify parses it. Nothing else changes — Fedify still finds the key by its id, verifies
 // the signature with it, and the key's owner is still checked against the actor (signatures.ts).
-import type { DocumentLoader, RemoteDocument } from '@fedify/vocab-runtime';
+import { preloadedContexts, type DocumentLoader, type RemoteDocument } from '@fedify/vocab-runtime';
 
 export const SECURITY_CONTEXT = 'https://w3id.org/security/v1';
 
@@ -35,13 +35,203 @@ export function withKeyVocabulary(document: unknown): unknown {
 // unknown terms — is not handed to Fedify for this: it expands the whole document as JSON-LD,
 // and a 2 MiB actor took 0.5–5 s to read as a key. The full document still goes where the
 // actor is stored (the loader under this one sees it whole).
+const ACTIVITYSTREAMS = 'https://www.w3.org/ns/activitystreams';
+
 const KEY_MEMBERS = ['@context', '@id', 'id', '@type', 'type', 'publicKey', 'assertionMethod', 'owner', 'controller', 'publicKeyPem', 'publicKeyMultibase'];
 
-/** The members of `document` that finding its keys reads (KEY_MEMBERS); anything else as it is. */
+// What Fedify reads of one key: CryptographicKey (id, owner, publicKeyPem) and Multikey (id,
+// controller, publicKeyMultibase), and the type that says which. A key kept whole was as costly
+// as a document kept whole: a `publicKey` of 12,000 members of its own held the thread 0.4–1.8 s,
+// an `owner` object of 12,000 members 0.17–0.97 s (measured, signed GETs).
+const KEY_OBJECT_MEMBERS = ['@context', '@id', 'id', '@type', 'type', 'owner', 'controller', 'publicKeyPem', 'publicKeyMultibase'];
+
+/** The most types, owners or controllers kept of one document or key (real ones name one). */
+const MAX_LISTED = 8;
+
+// The members of a term definition (JSON-LD 1.1 §9.15.1) kept. Not `@context`: a term's scoped
+// context is a context of its own, as costly as the document's. Nor `@protected`, here or in a
+// context (CONTEXT_SETTINGS): it only makes a later definition of the term an error, and inline
+// contexts are joined (keyContext).
+const TERM_DEFINITION_MEMBERS = ['@id', '@type', '@container', '@reverse', '@language', '@direction', '@prefix', '@nest', '@index'];
+
+// The keywords of a context kept when a plain value: they cost nothing to process. Not `@import`
+// (a context to fetch), `@propagate` or `@protected`.
+const CONTEXT_SETTINGS = ['@vocab', '@base', '@language', '@direction', '@version'];
+
+// Terms whose definition a key needs, beyond ActivityStreams' `id`, `type` and actor types.
+const KEY_TERMS = new Set(['publicKey', 'assertionMethod', 'owner', 'controller', 'publicKeyPem', 'publicKeyMultibase', 'CryptographicKey', 'Key', 'Multikey']);
+
+/** Whether a context defines a KEY_TERMS term (in a scoped context too), or names a shipped one that does. */
+function definesKeyTerms(context: unknown, seen = new Set<string>()): boolean {
+  if (typeof context === 'string') {
+    if (!(context in preloadedContexts) || seen.has(context)) return false;
+    seen.add(context);
+    return definesKeyTerms((preloadedContexts[context] as Record<string, unknown>)['@context'], seen);
+  }
+  if (Array.isArray(context)) return context.some((c) => definesKeyTerms(c, seen));
+  if (!isRecord(context)) return false;
+  return Object.entries(context).some(([name, value]) => KEY_TERMS.has(name) || (isRecord(value) && '@context' in value && definesKeyTerms(value['@context'], seen)));
+}
+
+// The contexts Fedify ships (preloadedContexts, read from memory) that a key is read with:
+// ActivityStreams, and those defining KEY_TERMS (security v1, identity v1, data integrity,
+// DID, CID, Multikey, Lemmy's, which names security v1). The others (schema.org, GoToSocial's,
+// Mastodon's, FEPs…) define nothing a key reads, and are left out like any other context:
+// processing schema.org's 2,926 terms the first time held the listener's thread 280 ms
+// (measured; the nine kept, in an order never seen before: 35 ms).
+const KEY_CONTEXTS = new Set([ACTIVITYSTREAMS, ...Object.keys(preloadedContexts).filter((url) => definesKeyTerms(url))]);
+
+/** The shipped context a key is read with (KEY_CONTEXTS) that `iri` names, or null. */
+function keyContextNamed(iri: string): string | null {
+  try {
+    const href = new URL(iri).href;
+    return KEY_CONTEXTS.has(href) ? href : null;
+  } catch {
+    return null;
+  }
+}
+
+/** The first MAX_LISTED values of a list (a single value as it is), each made by `make`. */
+function listed(value: unknown, make: (v: unknown) => unknown = (v) => v): unknown {
+  return Array.isArray(value) ? value.slice(0, MAX_LISTED).map(make) : make(value);
+}
+
+/** An owner or controller as the id Fedify reads of it: an embedded actor is not parsed. */
+function idOnly(value: unknown): unknown {
+  if (!isRecord(value)) return value;
+  const kept: Record<string, unknown> = {};
+  for (const name of ['@id', 'id']) if (name in value) kept[name] = value[name];
+  return kept;
+}
+
+/** A member of a document or key, as finding its keys reads it (KEY_MEMBERS, KEY_OBJECT_MEMBERS). */
+function keyMember(name: string, value: unknown): unknown {
+  switch (name) {
+    case 'publicKey':
+    case 'assertionMethod':
+      return keysOnly(value);
+    case 'type':
+    case '@type':
+      return listed(value);
+    case 'owner':
+    case 'controller':
+      return listed(value, idOnly);
+    default:
+      return value;
+  }
+}
+
+/** The keys of a publicKey / assertionMethod member, each reduced to KEY_OBJECT_MEMBERS; URLs as they
+ * are, and JSON-LD's @set / @list / @graph wrappers looked into (as keysIn counts them). */
+function keysOnly(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(keysOnly);
+  if (!isRecord(value)) return value;
+  for (const wrapper of ['@set', '@list', '@graph']) if (wrapper in value) return { [wrapper]: keysOnly(value[wrapper]) };
+  const kept: Record<string, unknown> = {};
+  for (const name of KEY_OBJECT_MEMBERS) if (name in value) kept[name] = keyMember(name, value[name]);
+  return kept;
+}
+
+/** The terms a reduced document uses: its members' names and its type names, in keys too. */
+function termsUsedIn(value: unknown, terms: Set<string>): Set<string> {
+  if (Array.isArray(value)) {
+    for (const v of value) termsUsedIn(v, terms);
+  } else if (isRecord(value)) {
+    for (const [name, v] of Object.entries(value)) {
+      if (name === '@context') continue;
+      terms.add(name);
+      if (name === 'type' || name === '@type') for (const t of [v].flat()) if (typeof t === 'string') terms.add(t);
+      termsUsedIn(v, terms);
+    }
+  }
+  return terms;
+}
+
+/** The definitions of one inline context of the terms in `terms` (each reduced to
+ * TERM_DEFINITION_MEMBERS), and its plain settings (CONTEXT_SETTINGS); null if none. */
+function definitionsUsed(context: Record<string, unknown>, terms: Set<string>): Record<string, unknown> | null {
+  const kept: Record<string, unknown> = {};
+  for (const setting of CONTEXT_SETTINGS) if (setting in context && !isRecord(context[setting]) && !Array.isArray(context[setting])) kept[setting] = context[setting];
+  for (const term of terms) {
+    if (term.startsWith('@') || !Object.hasOwn(context, term)) continue;
+    const definition = context[term];
+    if (!isRecord(definition)) kept[term] = definition;
+    else {
+      const members: Record<string, unknown> = {};
+      for (const name of TERM_DEFINITION_MEMBERS) if (name in definition) members[name] = definition[name];
+      kept[term] = members;
+    }
+  }
+  return Object.keys(kept).length === 0 ? null : kept;
+}
+
+/** The prefixes the definitions are written with: `"Key": "sec:Key"` uses `sec`. */
+function prefixesIn(definitions: Record<string, unknown> | null, into: Set<string>): void {
+  for (const definition of Object.values(definitions ?? {})) {
+    for (const iri of isRecord(definition) ? [definition['@id'], definition['@type']] : [definition]) {
+      const prefix = typeof iri === 'string' ? /^([^:/@]+):/.exec(iri)?.[1] : undefined;
+      if (prefix !== undefined) into.add(prefix);
+    }
+  }
+}
+
+/**
+ * The `@context` a reduced document needs. jsonld processes a context list entry by entry, each
+ * against a copy of the context so far, so the cost grows as the square of the list: 3,000
+ * inline contexts (115 KB, well under the 256 KiB a signed GET reads) held the listener's thread
+ * 2.8–11 s, 1,000 of them 0.8–1.6 s (measured). Kept: the shipped contexts a key is read with
+ * (KEY_CONTEXTS, once each), and of the inline ones the definitions of the terms the document
+ * uses (`terms`) and of the prefixes those are written with, neighbouring ones joined into one
+ * (a later definition wins, as it would). A context at any other URL is not fetched for a key:
+ * what it holds is as unbounded (the same 1,000 contexts served there held the thread 1.4–1.75 s),
+ * and for the members kept it says what the shipped ones do (Pleroma's litepub context is
+ * ActivityStreams and the security vocabulary, which withKeyVocabulary declares when missing):
+ * in its place the document is read as ActivityStreams.
+ */
+function keyContext(context: unknown, terms: Set<string>): unknown {
+  const entries = [context].flat();
+  const wanted = new Set(terms);
+  for (const entry of entries) if (isRecord(entry)) prefixesIn(definitionsUsed(entry, terms), wanted);
+  const kept: unknown[] = [];
+  let dropped = false;
+  for (const entry of entries) {
+    const named = typeof entry === 'string' ? keyContextNamed(entry) : null;
+    if (named !== null) {
+      if (!kept.includes(named)) kept.push(named);
+    } else if (isRecord(entry)) {
+      const definitions = definitionsUsed(entry, wanted);
+      const last = kept.at(-1);
+      if (definitions === null) continue;
+      if (isRecord(last)) Object.assign(last, definitions);
+      else kept.push(definitions);
+    } else {
+      dropped = true;
+    }
+  }
+  if (dropped && !kept.includes(ACTIVITYSTREAMS)) kept.unshift(ACTIVITYSTREAMS);
+  return !Array.isArray(context) && kept.length === 1 ? kept[0] : kept;
+}
+
+/** A reduced publicKey / assertionMethod value with each key's own `@context` reduced as its
+ * document's is (keyContext, withKeyVocabulary): Fedify reads a key that has one as a document of
+ * its own, not in its actor's context. */
+function keyContexts(value: unknown, terms: Set<string>): unknown {
+  if (Array.isArray(value)) return value.map((v) => keyContexts(v, terms));
+  if (!isRecord(value)) return value;
+  for (const wrapper of ['@set', '@list', '@graph']) if (wrapper in value) return { [wrapper]: keyContexts(value[wrapper], terms) };
+  return '@context' in value ? withKeyVocabulary({ ...value, '@context': keyContext(value['@context'], terms) }) : value;
+}
+
+/** The members of `document` that finding its keys reads (KEY_MEMBERS, each key reduced to
+ * KEY_OBJECT_MEMBERS), with the part of its `@context` they need (keyContext); a value that is not
+ * an object as it is. */
 export function keyMembersOnly(document: unknown): unknown {
   if (!isRecord(document)) return document;
   const kept: Record<string, unknown> = {};
-  for (const name of KEY_MEMBERS) if (name in document) kept[name] = document[name];
+  for (const name of KEY_MEMBERS) if (name in document) kept[name] = keyMember(name, document[name]);
+  const terms = termsUsedIn(kept, new Set());
+  if ('@context' in kept) kept['@context'] = keyContext(kept['@context'], terms);
+  for (const name of ['publicKey', 'assertionMethod']) if (name in kept) kept[name] = keyContexts(kept[name], terms);
   return kept;
 }
 
