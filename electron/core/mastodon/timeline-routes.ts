@@ -7,31 +7,44 @@ import type { KeyedPost } from '../federation/actions/reads';
 import type { ListenerCore, ListenerEnv } from '../listener/context';
 import { searchAccounts } from './account-routes';
 import { apiOf, collect, statusPage, type Api } from './api';
-import type { PostHit, SearchResults } from '../ipc/search-contract';
+import type { PostHit } from '../ipc/search-contract';
+import type { DateResume } from '../search/service';
 import { BadInputError } from '../errors';
 import { bodyParams, bool, handler, int, json, limitParam, linkHeader, pageQuery, parse, queryParams, requireToken } from './http';
 import { statusId } from './ids';
 
 const publicQuery = pageQuery.extend({ local: bool.optional(), remote: bool.optional(), only_media: bool.optional() });
-/** Posts read per search page while skipping to an offset. */
-const SEARCH_BATCH = 200;
+/** The furthest `offset` a status search takes (beyond: a 422). Mastodon's own search reads no
+ * further either: Elasticsearch refuses a page past its 10,000th hit (max_result_window), and
+ * Mastodon asks for a sign-in before it pages at all. An app paging 40 at a time reaches it
+ * after 250 pages; the hits passed over cost rowids, not posts (10,000: 1-2 ms). */
+const MAX_SEARCH_OFFSET = 10_000;
+/** Searches one request makes for a page of statuses, the event loop let go in between. A
+ * query with a phrase of common words is searched in steps of at most SCAN_BUDGET_MS (15 ms,
+ * search/date-scan.ts): a phrase of two words every post holds that never stand together takes
+ * some 1.5 s of steps over 60,000 posts, 7-10 s over 358,000. After these (about 1 s) the page
+ * holds what was found, short — an app asks for the next offset or stops, as after the last
+ * page. */
+const MAX_SEARCH_STEPS = 60;
 const hasTag = (p: KeyedPost, tag: string) => p.view.tags.some((t) => t.type === 'Hashtag' && t.name.replace(/^#/, '').toLowerCase() === tag);
 
 /** Posts whose text matches, newest first (the desktop's search, by date), `offset` skipped: the
- * search pages by cursor, so the pages before are read through. A query the search cannot read
- * is its BadInputError, a 422. */
-function searchStatuses(api: Api, core: ListenerCore, text: string, offset: number, limit: number) {
+ * search passes over them by rowid (search.postsByDate) and builds only the page's posts (it
+ * read the pages before through, 10,000 posts built and dropped: 450-730 ms). A query the search
+ * cannot read is its BadInputError, a 422. */
+async function searchStatuses(api: Api, core: ListenerCore, text: string, offset: number, limit: number) {
   const search = core.services?.search;
   if (!search) return [];
   const hits: PostHit[] = [];
-  let cursor: string | null = null;
-  while (hits.length < offset + limit) {
-    const found: SearchResults = search.query({ text, sort: 'date', kind: 'posts', limit: Math.min(SEARCH_BATCH, offset + limit - hits.length), cursor });
-    hits.push(...found.posts);
-    if (!found.nextCursor) break;
-    cursor = found.nextCursor;
+  let resume: DateResume | null = null;
+  for (let step = 0; step < MAX_SEARCH_STEPS && hits.length < limit; step++) {
+    if (step > 0) await new Promise((resolve) => setImmediate(resolve));
+    const found = search.postsByDate({ text, offset, limit: limit - hits.length, resume });
+    hits.push(...found.hits);
+    if (!found.resume) break;
+    resume = found.resume;
   }
-  return hits.slice(offset, offset + limit).flatMap((hit) => {
+  return hits.flatMap((hit) => {
     const key = api.author.reads.find(hit.post.apId);
     return key ? [api.map.status(hit.post, key)] : [];
   });
@@ -90,7 +103,7 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
       requireToken(core, c, 'read');
       const api = apiOf(core, c);
       const q = parse(
-        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: limitParam(20, 40), offset: int(0, 10_000).optional() }),
+        z.object({ q: z.string().trim().min(1).max(500), type: z.enum(['accounts', 'statuses', 'hashtags']).optional(), resolve: bool.optional(), limit: limitParam(20, 40), offset: int(0, MAX_SEARCH_OFFSET).optional() }),
         queryParams(c),
       );
       const out: { accounts: unknown[]; statuses: unknown[]; hashtags: unknown[] } = { accounts: [], statuses: [], hashtags: [] };
@@ -111,7 +124,7 @@ export function mountTimelineRoutes(app: Hono<ListenerEnv>, core: ListenerCore):
           }
         } else {
           try {
-            out.statuses = searchStatuses(api, core, q.q, offset, q.limit);
+            out.statuses = await searchStatuses(api, core, q.q, offset, q.limit);
           } catch (error) {
             // Searching everything, an address or a word the post search cannot read still finds
             // the accounts (Ice Cubes sends "@fan@host" with no type); asked for statuses, a 422.

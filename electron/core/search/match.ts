@@ -42,9 +42,55 @@ export interface PostMatch {
   /** Rowid bounds from before:/after: (rowid ≥ low, rowid < high). */
   low: number | null;
   high: number | null;
+  /** Whether `match` holds a phrase: a term FTS5 reads as more than one word ("in ut", and a
+   * word like don't or a URL, which the tokenizer splits), positive or negated. FTS5 looks for
+   * the next post where a phrase's words stand together without regard to a rowid bound, so
+   * such a match is searched in steps (date-scan.ts), not with one query over the index. */
+  phrasal: boolean;
+  /** Single words (FTS5 MATCH expressions, any column) each of which every post of `match`
+   * holds: a positive term's words, a filter group of one facet word. A post's words FTS5 reads
+   * within rowid bounds, as it does not a phrase. At most MAX_DRIVERS. */
+  drivers: string[];
+  /** Each phrase of `match` (positive or negated): how many words FTS5 reads in it, and words
+   * (single-word MATCH expressions) that every post where it stands holds — all but a prefix;
+   * none when that is not certain (a word with a mark). FTS5 looks for the phrase among the
+   * posts that hold all its words: when one of them is rare, so is the looking. */
+  phrases: { length: number; words: string[] }[];
 }
 
-const NOTHING: PostMatch = { match: null, words: null, parts: [], low: null, high: null };
+const NOTHING: PostMatch = { match: null, words: null, parts: [], low: null, high: null, phrasal: false, drivers: [], phrases: [] };
+
+/** Drivers looked at (date-scan.ts counts each one's posts in its first step to pick one). */
+const MAX_DRIVERS = 8;
+/** Where FTS5's tokenizer (unicode61) surely ends a word: anything but letters, digits, private
+ * use and marks. It ends words at some marks too (U+034F, U+FE0F, spacing marks), and folds
+ * others into the letter before (é written as e and U+0301): a piece holding a mark may be one
+ * word or several, and is no driver. */
+const SEPARATORS = /[^\p{L}\p{N}\p{Co}\p{M}]+/u;
+const MARK = /\p{M}/u;
+
+/** A term's words as FTS5 reads them, when that is certain; null when a piece holds a mark. */
+function pieces(text: string): string[] | null {
+  const parts = text.split(SEPARATORS).filter((p) => p !== '');
+  return parts.some((p) => MARK.test(p)) ? null : parts;
+}
+
+const isPrefix = (term: Term) => term.kind === 'word' && /^[^*]{2,}\*$/u.test(term.text);
+
+/** Whether FTS5 reads a term as a phrase (more than one word, or maybe so). */
+function isPhrasal(term: Term): boolean {
+  const p = pieces(isPrefix(term) ? term.text.slice(0, -1) : term.text);
+  return p === null || p.length > 1;
+}
+
+/** A phrase's length and the words every post where it stands holds (PostMatch.phrases). */
+function phraseOf(term: Term): { length: number; words: string[] } {
+  const text = isPrefix(term) ? term.text.slice(0, -1) : term.text;
+  const p = pieces(text);
+  // With a mark, FTS5 may read more words than the pieces: count every letter, digit and mark.
+  if (p === null) return { length: text.split(/[^\p{L}\p{N}\p{Co}]+/u).length, words: [] };
+  return { length: p.length, words: [...new Set((isPrefix(term) ? p.slice(0, -1) : p).map((w) => quote(w.replace(/[A-Z]/g, (c) => c.toLowerCase()))))] };
+}
 
 /** The posts' MATCH: terms in `body`, filters as facet words, dates as rowid bounds. */
 export function postMatch(query: SearchQuery, resolveFrom: (handle: string | 'me') => ResolvedFrom, dayStart: (d: Day) => number): PostMatch {
@@ -78,6 +124,11 @@ export function postMatch(query: SearchQuery, resolveFrom: (handle: string | 'me
   if (positive.length === 0) positive.push(inColumn('facets', Object.values(FACET.visibility).map(quote)));
   const match = `${positive.join(' AND ')}${negative.map((n) => ` NOT ${n}`).join('')}`;
   if (terms.length + groups.size < 2) parts.length = 0;
+  const drivers = new Set<string>();
+  for (const facets of groups.values()) if (new Set(facets).size === 1) drivers.add(quote(facets[0]!));
+  for (const t of query.terms.filter((t) => !t.negated && !(t.kind === 'word' && t.text.endsWith('*')))) {
+    for (const piece of pieces(t.text) ?? []) drivers.add(quote(piece.replace(/[A-Z]/g, (c) => c.toLowerCase())));
+  }
   const startSeconds = (d: Day) => Math.max(0, Math.floor(dayStart(d) / 1000));
   return {
     match,
@@ -86,6 +137,9 @@ export function postMatch(query: SearchQuery, resolveFrom: (handle: string | 'me
     // after:D is after the end of D: from the start of the next day on (day 32 is the 1st: Date rolls over).
     low: query.after ? rowidOfSecond(startSeconds({ ...query.after, day: query.after.day + 1 })) : null,
     high: query.before ? rowidOfSecond(startSeconds(query.before)) : null,
+    phrasal: query.terms.some(isPhrasal),
+    phrases: query.terms.filter(isPhrasal).map(phraseOf),
+    drivers: [...drivers].slice(0, MAX_DRIVERS),
   };
 }
 

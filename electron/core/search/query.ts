@@ -55,6 +55,11 @@ const OPERATORS = new Set(['from', 'has', 'is', 'before', 'after', 'during', 'vi
 const HANDLE_RE = /^@?([^@\s]+)@([^@\s]+\.[^@\s]+)$/;
 /** A word has a letter or digit; "!!!" would match nothing, and is left out. */
 const WORDY = /[\p{L}\p{N}]/u;
+/** Words and phrases a query may hold (after repeats are collapsed). Every one is another list
+ * of posts FTS5 walks beside the others, and the 500 characters the search box takes hold 250
+ * one-letter words; nobody searches for more than a few. A query over the limit is refused with
+ * a sentence, not cut short (leaving out a -word would show what was to be left out). */
+export const MAX_TERMS = 32;
 
 /** Parses the search box's text; throws QuerySyntaxError with a sentence for the user. */
 export function parseQuery(text: string): SearchQuery {
@@ -91,6 +96,10 @@ export function parseQuery(text: string): SearchQuery {
     if (token.includes('"')) throw new QuerySyntaxError(`A quotation mark inside “${token}”: put the whole phrase in quotes, "like this".`);
     if (WORDY.test(token)) query.terms.push({ kind: 'word', text: token, negated });
   }
+  query.terms = collapseRepeats(query.terms);
+  if (query.terms.length > MAX_TERMS) {
+    throw new QuerySyntaxError(`Search for at most ${MAX_TERMS} words and phrases at a time (this has ${query.terms.length}).`);
+  }
   if (query.terms.length > 0 && query.terms.every((t) => t.negated) && query.filters.every((f) => f.negated) && !query.before && !query.after) {
     throw new QuerySyntaxError('Say what to look for, not only what to leave out (a word, or from:, has:, is:…).');
   }
@@ -98,6 +107,19 @@ export function parseQuery(text: string): SearchQuery {
     throw new QuerySyntaxError(`No day is both before ${dayText(query.before)} and after ${dayText(query.after)}.`);
   }
   return query;
+}
+
+/** The terms with repeats left out: `ut ut ut` asks no more than `ut`, and FTS5 would walk
+ * the word's posts once per repeat (FTS5 folds case, so `Ut` repeats `ut`; only A-Z are folded
+ * here, which FTS5 surely folds alike). */
+function collapseRepeats(terms: Term[]): Term[] {
+  const seen = new Set<string>();
+  return terms.filter((t) => {
+    const key = `${t.negated ? '-' : ''}${t.kind}:${t.text.replace(/[A-Z]/g, (c) => c.toLowerCase())}`;
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
 }
 
 function operator(query: SearchQuery, key: string, rawValue: string, negated: boolean): void {

@@ -12,7 +12,8 @@ import type { ActorView } from '../ipc/author-contract';
 import type { PersonHit, PostHit, SearchKind, SearchResults, WebmentionHit } from '../ipc/search-contract';
 import { summarize } from '../webmention/microformats';
 import type { SearchIndexer } from './indexer';
-import { postMatch, termsMatch, type ResolvedFrom } from './match';
+import { createDateScan } from './date-scan';
+import { postMatch, termsMatch, type PostMatch, type ResolvedFrom } from './match';
 import { rankByTermFrequency } from './rank';
 import { createPageSnippets } from './snippets';
 import { isEmptyQuery, parseQuery, QuerySyntaxError, type Day, type SearchQuery } from './query';
@@ -23,6 +24,13 @@ export interface SearchInput {
   kind: SearchKind;
   cursor?: string | null;
   limit: number;
+}
+
+/** Where a page of posts by date (SearchService.postsByDate) stopped short, for the next call to
+ * go on: below rowid `high`, `skip` matches still to pass over. */
+export interface DateResume {
+  high: number;
+  skip: number;
 }
 
 export interface SearchServiceDeps {
@@ -45,6 +53,17 @@ export interface SearchServiceDeps {
  * machine under load (2,500: 34 ms). A query with a word or a filter in fewer posts is ranked
  * in full (relevanceWindow). */
 export const RELEVANCE_WINDOW = 2500;
+/** How much a phrase search may read in one query, newest first: posts FTS5 reads looking for
+ * a phrase, times the phrase's words. FTS5 looks for a phrase among the posts that hold all of
+ * its words, from the newest below the bounds down to the oldest (a rowid bound is checked at a
+ * match only: date-scan.ts), each post costing about 0.15-0.35 µs a word ("in ut" over 358,000
+ * posts: 121 ms; 8 words: 330 ms). When each phrase has a word fewer posts hold than this
+ * allows, one query (6-14 ms at most, as a step of date-scan.ts); otherwise the search goes in
+ * steps (date-scan.ts), which check texts at 15-40 µs each: a phrase with a rarer word is found
+ * as fast as before. */
+const PHRASE_WORD_POSTS = 40_000;
+/** Words of a phrase counted (the first; most phrases have a rarer word among them). */
+const PHRASE_WORDS_COUNTED = 3;
 /** People and webmentions shown beside the posts when searching everything. */
 const SIDE_HITS = 5;
 const MAX_ROWID = 2 ** 62;
@@ -62,6 +81,14 @@ export function createSearchService(deps: SearchServiceDeps) {
       `SELECT rowid, ref, snippet(search_post, 0, ${POST_SNIPPET}) AS snippet FROM search_post
        WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT ?`,
     ),
+    // Posts below a rowid holding a word, counted up to a limit (a single word: FTS5 reads its
+    // list of posts within the bounds, 0.1-0.2 µs a post).
+    holdingBelow: sqlite.prepare('SELECT count(*) FROM (SELECT rowid FROM search_post WHERE search_post MATCH ? AND rowid < ? LIMIT ?)').pluck(),
+    // The rowid of the match `offset` places down: a page far down starts there, and the matches
+    // above it are passed over as rowids (10,000 of a word in every post: 1-2 ms), not read.
+    nthByDate: sqlite
+      .prepare('SELECT rowid FROM search_post WHERE search_post MATCH ? AND rowid >= ? AND rowid < ? ORDER BY rowid DESC LIMIT 1 OFFSET ?')
+      .pluck(),
     // The window: each match's body with its matches marked; `ref` is read for the page only.
     byRank: sqlite.prepare(
       `SELECT rowid, highlight(search_post, 0, char(2), char(3)) AS marked FROM search_post
@@ -94,6 +121,7 @@ export function createSearchService(deps: SearchServiceDeps) {
   };
 
   const pageSnippets = createPageSnippets(sqlite, POST_SNIPPET);
+  const dateScan = createDateScan(sqlite);
 
   function me(): ActorView {
     const local = deps.identity();
@@ -117,8 +145,11 @@ export function createSearchService(deps: SearchServiceDeps) {
     // Filters alone have no words to rank by: newest first.
     if (input.sort === 'date' || !query.terms.some((t) => !t.negated)) {
       if (input.cursor?.startsWith('d')) high = Math.min(high, Number(input.cursor.slice(1)));
-      rows = s.byDate.all(m.match, BigInt(low), BigInt(high), limit + 1) as typeof rows;
-      if (rows.length > limit) next = `d${rows[limit - 1]!.rowid}`;
+      const page = byDate(m, low, high, 0, limit);
+      rows = page.rows;
+      // A match with a phrase may stop short of a full page (date-scan.ts): the next page goes on
+      // below where it stopped.
+      if (page.next) next = `d${page.next.high}`;
     } else {
       const offset = input.cursor?.startsWith('r') ? Number(input.cursor.slice(1)) : 0;
       const window = relevanceWindow(m.match, m.parts, low, high);
@@ -128,6 +159,51 @@ export function createSearchService(deps: SearchServiceDeps) {
     }
     rows = rows.slice(0, limit);
     return { hits: postViews(rows), next };
+  }
+
+  /** Matches newest first below `high`: `skip` passed over, then up to `limit` with snippets;
+   * `next`: where the next page starts, null at the end. A match without a phrase is one
+   * query (the matches passed over read as rowids alone); one with a phrase is searched in
+   * steps for at most SCAN_BUDGET_MS (date-scan.ts), and may come back short of `limit` with
+   * a `next` that goes on below where it stopped. */
+  function byDate(m: PostMatch, low: number, high: number, skip: number, limit: number): { rows: { rowid: number; ref: number; snippet: string }[]; next: DateResume | null } {
+    if (!m.phrasal || phrasesAreRare(m, high)) {
+      let top = high;
+      if (skip > 0) {
+        const at = s.nthByDate.get(m.match, BigInt(low), BigInt(high), skip) as number | undefined;
+        if (at === undefined) return { rows: [], next: null };
+        top = at + 1;
+      }
+      const rows = s.byDate.all(m.match, BigInt(low), BigInt(top), limit + 1) as { rowid: number; ref: number; snippet: string }[];
+      return { rows: rows.slice(0, limit), next: rows.length > limit ? { high: rows[limit - 1]!.rowid, skip: 0 } : null };
+    }
+    const scan = dateScan.scan(m.match!, m.drivers, low, high, skip + limit + 1);
+    const page = scan.rowids.slice(skip, skip + limit);
+    const next =
+      scan.rowids.length > skip + limit ? { high: page[limit - 1]!, skip: 0 } : scan.exhausted ? null : { high: scan.floor, skip: Math.max(0, skip - scan.rowids.length) };
+    return { rows: pageRows(m.words, page), next };
+  }
+
+  /** Whether FTS5 reads at most PHRASE_WORD_POSTS (posts × words) looking for the match's
+   * phrases below `high` — down to the oldest post, whatever `low` (see PHRASE_WORD_POSTS).
+   * Counting reads at most twice that many posts. */
+  function phrasesAreRare(m: PostMatch, high: number): boolean {
+    let left = PHRASE_WORD_POSTS;
+    let counting = 2 * PHRASE_WORD_POSTS;
+    for (const phrase of m.phrases) {
+      const cap = Math.floor(left / phrase.length) + 1;
+      let fewest = Infinity;
+      for (const word of phrase.words.slice(0, PHRASE_WORDS_COUNTED)) {
+        if (counting < cap) return false;
+        const n = s.holdingBelow.get(word, BigInt(high), cap) as number;
+        counting -= n;
+        fewest = Math.min(fewest, n);
+        if (n < cap) break;
+      }
+      if (fewest >= cap) return false;
+      left -= fewest * phrase.length;
+    }
+    return true;
   }
 
   /** The newest RELEVANCE_WINDOW matches, each with its text marked (in no particular order).
@@ -149,11 +225,12 @@ export function createSearchService(deps: SearchServiceDeps) {
     return [...newest, ...(s.byRank.all(match, BigInt(low), BigInt(start), RELEVANCE_WINDOW - newest.length) as Marked[])];
   }
 
-  /** The page's rows (rowids in page order) with their refs and snippets for the query's words. */
-  function pageRows(words: string, rowids: number[]): { rowid: number; ref: number; snippet: string }[] {
+  /** The page's rows (rowids in page order) with their refs and snippets for the query's words
+   * (none: filters alone, and a phrase left out — the text's start, as snippet() gives it). */
+  function pageRows(words: string | null, rowids: number[]): { rowid: number; ref: number; snippet: string }[] {
     if (rowids.length === 0) return [];
     const found = s.texts.all(JSON.stringify(rowids)) as { rowid: number; ref: number; body: string }[];
-    const snippets = pageSnippets.of(found, words);
+    const snippets = words ? pageSnippets.of(found, words) : new Map(found.map((r) => [r.rowid, textStart(r.body)]));
     const byRowid = new Map(found.map((r) => [r.rowid, r]));
     return rowids.flatMap((rowid) => {
       const row = byRowid.get(rowid);
@@ -212,20 +289,40 @@ export function createSearchService(deps: SearchServiceDeps) {
     return { hits, more: rows.length > limit };
   }
 
+  function parse(text: string): SearchQuery {
+    let query: SearchQuery;
+    try {
+      query = parseQuery(text);
+    } catch (error) {
+      if (error instanceof QuerySyntaxError) throw new BadInputError(error.message);
+      throw error;
+    }
+    if (isEmptyQuery(query)) throw new BadInputError('Type a word to look for (punctuation alone finds nothing).');
+    return query;
+  }
+
   return {
-    /** Closes what the service opened of its own (snippets.ts's scratch table). */
+    /** Closes what the service opened of its own (the scratch tables of snippets.ts and date-scan.ts). */
     close(): void {
       pageSnippets.close();
+      dateScan.close();
+    },
+    /** Posts newest first, `offset` of them passed over, for the Mastodon API's search (which
+     * pages by offset). Without `resume`, the first call; a match with a phrase may stop short
+     * of `limit` (after SCAN_BUDGET_MS, date-scan.ts) and give a `resume`: the caller asks again
+     * with it (and the posts still wanted), letting the listener answer others in between. */
+    postsByDate(input: { text: string; offset: number; limit: number; resume?: DateResume | null }): { hits: PostHit[]; resume: DateResume | null } {
+      const query = parse(input.text);
+      // As query() below, but with half its time: the API's request has its search to do too.
+      if (!input.resume) deps.indexer.drain(25);
+      const m = postMatch(query, resolveFrom, (d: Day) => new Date(d.year, d.month - 1, d.day).getTime());
+      if (m.match === null) return { hits: [], resume: null };
+      const high = Math.min(m.high ?? MAX_ROWID, input.resume?.high ?? MAX_ROWID);
+      const { rows, next } = byDate(m, m.low ?? 0, high, input.resume ? input.resume.skip : input.offset, input.limit);
+      return { hits: postViews(rows), resume: rows.length < input.limit ? next : null };
     },
     query(input: SearchInput): SearchResults {
-      let query: SearchQuery;
-      try {
-        query = parseQuery(input.text);
-      } catch (error) {
-        if (error instanceof QuerySyntaxError) throw new BadInputError(error.message);
-        throw error;
-      }
-      if (isEmptyQuery(query)) throw new BadInputError('Type a word to look for (punctuation alone finds nothing).');
+      const query = parse(input.text);
       // What was written since the loop's last step (a post just sent) is found at once.
       deps.indexer.drain(50);
       const progress = deps.indexer.progress();
@@ -251,4 +348,11 @@ export function createSearchService(deps: SearchServiceDeps) {
       return results;
     },
   };
+}
+
+/** The start of a text, as FTS5's snippet() gives it when no word of the query is in it: the
+ * first 32 words, and … when there are more. */
+function textStart(body: string): string {
+  const words = body.split(/\s+/).filter((w) => w !== '');
+  return words.length > 32 ? `${words.slice(0, 32).join(' ')}…` : words.join(' ');
 }

@@ -14,16 +14,25 @@ export interface PageSnippets {
   close(): void;
 }
 
+/** An in-memory database with an empty copy of search_post named `page`, made by the index's
+ * own CREATE statement (the same columns and tokenizer): a text matches there as it would in
+ * the index. `options`: more FTS5 options for the copy (content='' for one that keeps no text). */
+export function scratchCopy(index: Sqlite, options = ''): Sqlite {
+  const create = index.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'search_post'").pluck().get() as string | undefined;
+  let copy = create?.replace(/^CREATE VIRTUAL TABLE search_post USING fts5\(/i, 'CREATE VIRTUAL TABLE page USING fts5(');
+  if (!copy || copy === create || !copy.trimEnd().endsWith(')')) throw new Error(`search_post is not the FTS5 table this code knows: ${create ?? 'missing'}`);
+  if (options) copy = `${copy.trimEnd().slice(0, -1)}, ${options})`;
+  const db = openSqlite(':memory:');
+  db.exec(copy);
+  return db;
+}
+
 /** `args`: snippet()'s arguments after the column, as the index's own queries give them. */
 export function createPageSnippets(index: Sqlite, args: string): PageSnippets {
   let scratch: { db: Sqlite; of: (rows: readonly { rowid: number; body: string }[], words: string) => { rowid: number; snippet: string }[] } | null = null;
 
   function open(): NonNullable<typeof scratch> {
-    const create = index.prepare("SELECT sql FROM sqlite_master WHERE type = 'table' AND name = 'search_post'").pluck().get() as string | undefined;
-    const copy = create?.replace(/^CREATE VIRTUAL TABLE search_post USING fts5\(/i, 'CREATE VIRTUAL TABLE page USING fts5(');
-    if (!copy || copy === create) throw new Error(`search_post is not the FTS5 table this code knows: ${create ?? 'missing'}`);
-    const db = openSqlite(':memory:');
-    db.exec(copy);
+    const db = scratchCopy(index);
     const clear = db.prepare('DELETE FROM page');
     const add = db.prepare('INSERT INTO page (rowid, body) VALUES (?, ?)');
     const snippets = db.prepare(`SELECT rowid, snippet(page, 0, ${args}) AS snippet FROM page WHERE page MATCH ?`);
