@@ -118,6 +118,10 @@ export const inbox = sqliteTable(
     index('ix_inbox_relates_to_outbox_object_counts').on(t.relatesToOutboxObjectId, t.apType, t.isDeleted, t.actorId),
     // Tern's revision d58a0b6c3e27: the home stream, newest first (the rows it shows).
     index('ix_inbox_stream').on(t.apPublishedAt, t.id).where(sql`is_hidden_from_stream = 0 AND is_deleted = 0 AND is_transient = 0`),
+    // Tern's revision 4a475cedd483: the bookmarked, liked and direct posts, newest first.
+    index('ix_inbox_bookmarked').on(t.apPublishedAt, t.id).where(sql`is_bookmarked = 1 AND is_deleted = 0 AND is_transient = 0`),
+    index('ix_inbox_liked').on(t.apPublishedAt, t.id).where(sql`liked_via_outbox_object_ap_id IS NOT NULL AND is_deleted = 0 AND is_transient = 0`),
+    index('ix_inbox_direct').on(t.apPublishedAt, t.id).where(sql`visibility = 'DIRECT' AND is_deleted = 0 AND is_transient = 0`),
     // Tern's revision 70cce0da20c3: Follows standing, by who asks (the People view's requests).
     index('ix_inbox_follows')
       .on(t.apType, t.actorId, t.isDeleted, t.undoneByInboxObjectId)
@@ -238,6 +242,11 @@ export const outbox = sqliteTable(
     index('ix_outbox_follows')
       .on(t.apType, t.relatesToActorId, t.isDeleted, t.undoneByOutboxObjectId)
       .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_outbox_object_id IS NULL`),
+    // Tern's revision 4a475cedd483: the posts counted from the index alone; the direct posts.
+    index('ix_outbox_counts')
+      .on(t.apType, t.visibility, t.isDeleted, t.isTransient, t.undoneByOutboxObjectId)
+      .where(sql`is_deleted = 0 AND is_transient = 0 AND undone_by_outbox_object_id IS NULL`),
+    index('ix_outbox_direct').on(t.apPublishedAt, t.id).where(sql`visibility = 'DIRECT' AND is_deleted = 0 AND is_transient = 0`),
     ...checks('outbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_homepage', 'is_pinned', 'is_transient', 'is_deleted'],

@@ -6,7 +6,7 @@ import { expect, test } from './fixtures';
 import type { Headless } from './headless';
 import { screenshotPath } from './screenshots';
 
-const HEAD = '5d0e8a3c71f4';
+const HEAD = '4a475cedd483';
 const RECORD_COUNT = 16;
 
 /** Records every Content-Security-Policy violation the page causes, for the test to assert on. */

@@ -111,7 +111,7 @@ describe('upgrading to 5d0e8a3c71f4, and back', () => {
     for (const at of written) expect(shell(db, notification(at))).toBeNull();
     expect(shell(db, inboxRow('null'))).toBeNull();
     const sqlite = openSqlite(db);
-    expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+    expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
     expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual([
       '2025-02-01T10:00:00.000Z',
       '2025-02-01T10:30:00.000Z',
@@ -133,7 +133,7 @@ describe('upgrading to 5d0e8a3c71f4, and back', () => {
     expect(pastChecks(inboxRow('not json'))).toMatch('malformed JSON');
     const sqlite = openSqlite(db);
     try {
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT ap_actor FROM actor').pluck().all()).toEqual(['{"value":"{\\"name\\": \\"cut off"}']);
       expect(pastChecks("UPDATE actor SET ap_actor = '[1,'")).toBeNull();
       expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
@@ -152,7 +152,7 @@ describe('upgrading to 5d0e8a3c71f4, and back', () => {
     const rows = () => ['actor', 'inbox'].map((t) => sqlite.prepare(`SELECT * FROM ${t} ORDER BY id`).all());
     const before = { schema: schema(), rows: rows() };
 
-    upgrade(sqlite);
+    upgrade(sqlite, '5d0e8a3c71f4');
     expect(rows()).toEqual(before.rows);
     const after = schema();
     const added = after.filter((o) => !before.schema.some((b) => b.name === o.name)).map((o) => o.name);
@@ -216,7 +216,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual(NOTIFICATIONS.map(([, , stored]) => stored));
       expect(sqlite.prepare('SELECT ap_published_at FROM inbox').pluck().all()).toEqual([MIN]);
       expect(sqlite.prepare('SELECT updated_at FROM actor').pluck().all()).toEqual([MAX]);
@@ -250,14 +250,14 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual([MIN, MIN]);
       expect(kept(sqlite)).toEqual([
         ['incoming_activity', 7, 'next_try', 'soon', MIN],
         ['notifications', 1, 'created_at', '-001-12-31T23:30:00.000Z', MIN],
         ['notifications', 2, 'created_at', 'later', MIN],
       ]);
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       expect(kept(sqlite)).toHaveLength(3);
       expect(warn).toHaveBeenCalledTimes(1);
     } finally {
@@ -278,7 +278,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       const times = ['2025-06-01T12:34:56.789Z', '2023-11-14T22:13:20.000Z', '2023-11-14T22:13:20.000Z', '2025-06-01T12:34:56.789Z', MIN, MIN];
       expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual(times);
       const ids = sqlite.prepare('SELECT id FROM notifications ORDER BY id').pluck().all() as number[];
@@ -299,7 +299,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT created_at FROM notifications').pluck().all()).toEqual(['2023-11-14T22:13:20.000Z']);
       expect(kept(sqlite)).toEqual([['notifications', 1, 'created_at', '1700000000', '2023-11-14T22:13:20.000Z']]);
     } finally {
@@ -350,7 +350,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
       const insert = sqlite.prepare("INSERT INTO incoming_activity (id, created_at, ap_object, tries, next_try, last_try, is_processed, is_errored) VALUES (?, ?, NULL, 0, ?, NULL, 0, 0)");
       GRID.forEach((value, i) => insert.run(i + 1, value, value));
       sqlite.pragma('ignore_check_constraints = OFF');
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       const rows = sqlite.prepare('SELECT id, created_at, next_try FROM incoming_activity ORDER BY id').raw().all() as [number, string, string][];
       expect(rows).toHaveLength(GRID.length);
       const replaced = new Map((sqlite.prepare("SELECT row_id || column_name, original FROM replaced_datetime WHERE table_name = 'incoming_activity'").raw().all() as [string, string][]).map(([k, v]) => [k, v]));

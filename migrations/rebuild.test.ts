@@ -94,7 +94,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       expectReplaced(sqlite);
       expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([expect.stringMatching(/^upgrade to 5d0e8a3c71f4: 20 stored values .*replaced_value/)]);
     } finally {
@@ -110,10 +110,10 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
       expectReplaced(sqlite);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4', '4a475cedd483']);
       expectReplaced(sqlite);
       expect(warn).toHaveBeenCalledTimes(1);
     } finally {
@@ -143,7 +143,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
         ['webmention', 50, 'created_at', 'soon', '0000-01-01T00:00:00.000Z'],
       ]);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(upgrade(sqlite)).toHaveLength(4);
+      expect(upgrade(sqlite)).toHaveLength(5);
     } finally {
       warn.mockRestore();
       sqlite.close();
@@ -156,7 +156,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4']);
+      expect(upgrade(sqlite, '5d0e8a3c71f4')).toEqual(['5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT actor_id FROM notifications WHERE id = 10').pluck().get()).toBe(999);
       expect(downgrade(sqlite, 'd58a0b6c3e27')).toEqual(['5d0e8a3c71f4', '70cce0da20c3']);
       expect(warn.mock.calls.map((c) => String(c[0]))).toEqual([
