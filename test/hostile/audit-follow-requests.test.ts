@@ -20,23 +20,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** GETs `path` (the token unless `anonymous`), counting the JSON.parse calls meanwhile: the
- * listener runs in this process, and each stored document it reads (an actor) is one. */
-async function parsesOf(path: string, anonymous: boolean): Promise<{ status: number; parses: number }> {
-  const parse = JSON.parse;
-  let parses = 0;
-  JSON.parse = ((...args: Parameters<typeof parse>) => {
-    parses++;
-    return parse(...args);
-  }) as typeof JSON.parse;
-  try {
-    const res = await fetch(`${t.url}${path}`, { headers: anonymous ? {} : { authorization: `Bearer ${t.token}` } });
-    await res.text();
-    return { status: res.status, parses };
-  } finally {
-    JSON.parse = parse;
-  }
-}
 
 const PATHS: [string, boolean][] = [
   ['/api/v1/accounts/verify_credentials', false],
@@ -56,7 +39,7 @@ describe('15,000 follow requests waiting', () => {
   });
 
   it.each(PATHS)('%s (no token: %s): not every request’s actor decoded', async (path, anonymous) => {
-    const { status, parses } = await parsesOf(path, anonymous);
+    const { status, parses } = await t.parsesOf(path, { anonymous });
     expect(status).toBe(200);
     expect(parses, 'stored documents decoded').toBeLessThan(1_000);
   });

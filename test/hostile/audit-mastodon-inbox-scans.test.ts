@@ -12,17 +12,15 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NON_POST_TYPES } from '../../electron/core/federation/objects';
-import { scaledListener, type ScaledListener } from './audit-fixture';
+import { recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const ROWS = 20_000;
 type Sqlite = InstanceType<typeof Database>;
-type Statement = { source: string; args: unknown[] };
 
 let t: ScaledListener;
-/** Statements run since the last request (the connection's prepare wrapped, as
- * electron/core/ipc/query-plans.test.ts does). */
-const recorded: Statement[] = [];
+/** Statements run since the last request (recordStatements). */
+let recorded: Statement[] = [];
 beforeAll(async () => {
   t = await scaledListener({ inboxRows: ROWS });
   const sqlite = t.core.sqlite as Sqlite;
@@ -30,15 +28,7 @@ beforeAll(async () => {
   // 200 liked, and one in 300 bookmarked instead.
   sqlite.exec("UPDATE inbox SET liked_via_outbox_object_ap_id = 'https://tern.example/o/like-' || id WHERE ap_type = 'Note' AND id % 200 = 3");
   sqlite.exec("UPDATE inbox SET is_bookmarked = (ap_type = 'Note' AND id % 300 = 7)");
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    const statement = prepare(source);
-    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
-      const run = statement[method] as (...args: unknown[]) => unknown;
-      Object.defineProperty(statement, method, { value: (...args: unknown[]) => (recorded.push({ source, args }), run.apply(statement, args)) });
-    }
-    return statement;
-  }) as typeof sqlite.prepare;
+  recorded = recordStatements(sqlite);
 }, 120_000);
 afterAll(async () => {
   await t?.close();

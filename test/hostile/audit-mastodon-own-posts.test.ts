@@ -11,29 +11,19 @@
 // pinned index, each count by ix_outbox_counts alone; and, at this size, the stall itself.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { scaledListener, type ScaledListener } from './audit-fixture';
+import { recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const POSTS = 20_000;
 type Sqlite = InstanceType<typeof Database>;
-type Statement = { source: string; args: unknown[] };
 
 let t: ScaledListener;
-/** Statements run since the last request (the connection's prepare wrapped, as
- * electron/core/ipc/query-plans.test.ts does). */
-const recorded: Statement[] = [];
+/** Statements run since the last request (recordStatements). */
+let recorded: Statement[] = [];
 beforeAll(async () => {
   t = await scaledListener({ outboxRows: POSTS });
   const sqlite = t.core.sqlite as Sqlite;
-  const prepare = sqlite.prepare.bind(sqlite);
-  sqlite.prepare = ((source: string) => {
-    const statement = prepare(source);
-    for (const method of ['all', 'get', 'run', 'iterate'] as const) {
-      const run = statement[method] as (...args: unknown[]) => unknown;
-      Object.defineProperty(statement, method, { value: (...args: unknown[]) => (recorded.push({ source, args }), run.apply(statement, args)) });
-    }
-    return statement;
-  }) as typeof sqlite.prepare;
+  recorded = recordStatements(sqlite);
 }, 120_000);
 afterAll(async () => {
   await t?.close();

@@ -16,22 +16,6 @@ afterAll(async () => {
   await t?.close();
 });
 
-/** GETs `path` with the token, counting the JSON.parse calls meanwhile: the listener runs in
- * this process, and each stored document it reads (an actor, an activity, a post) is one. */
-async function parsesOf(path: string): Promise<{ status: number; body: string; parses: number }> {
-  const parse = JSON.parse;
-  let parses = 0;
-  JSON.parse = ((...args: Parameters<typeof parse>) => {
-    parses++;
-    return parse(...args);
-  }) as typeof JSON.parse;
-  try {
-    const res = await fetch(`${t.url}${path}`, { headers: { authorization: `Bearer ${t.token}` } });
-    return { status: res.status, body: await res.text(), parses };
-  } finally {
-    JSON.parse = parse;
-  }
-}
 
 describe('notifications of an account that has none', () => {
   it('account_id matching nothing, limit=80: the main thread free', async () => {
@@ -42,7 +26,7 @@ describe('notifications of an account that has none', () => {
   });
 
   it('account_id matching nothing: no other account’s notification decoded', async () => {
-    const { status, body, parses } = await parsesOf('/api/v1/notifications?limit=80&account_id=999999');
+    const { status, body, parses } = await t.parsesOf('/api/v1/notifications?limit=80&account_id=999999');
     expect(status).toBe(200);
     expect(body).toBe('[]');
     expect(parses, 'stored documents decoded').toBeLessThan(20);
