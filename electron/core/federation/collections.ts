@@ -5,6 +5,7 @@
 import { and, count, desc, eq, inArray, isNull, sql, type SQL } from 'drizzle-orm';
 import type { DbOrTx } from '../../../db/client';
 import { follower, following, outbox, taggedOutboxObject, type OutboxObject } from '../../../db/schema';
+import { OWN_COUNTED, OWN_SHOWN, typeOf } from './index-terms';
 import type { LocalActor } from './identity';
 import { AP_CONTEXT } from './outbox';
 import { publishedForm } from './polls/question';
@@ -85,21 +86,14 @@ export function tombstone(row: OutboxObject): Json {
 // ---- outbox ---------------------------------------------------------------------------------
 
 // These lists are read for anyone who asks, on the listener's thread, so each reads a page's
-// worth of rows however many posts the author has. The terms below are those of the partial
-// indexes they read by, written as the indexes state them: SQLite uses a partial index only for
-// a query whose WHERE states its own (`is_deleted = ?` bound to 0 does not), and the type lists
-// are checked row by row (`+`: by ix_outbox_ap_type, SQLite read every post and sorted them all
-// for each page). Measured on 100,000 posts: /outbox?page=1 held the thread 0.5 s, and the
-// profile page 0.3–0.6 s, before; 2–3 ms now.
-/** ix_outbox_published's terms (revision d58a0b6c3e27): the pages, newest first. */
-const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
-/** ix_outbox_counts' terms (revision 4a475cedd483): counts read from that index alone. */
-const OWN_COUNTED = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0 AND ${outbox.undoneByOutboxObjectId} IS NULL`;
+// worth of rows however many posts the author has, by the partial indexes' terms (index-terms.ts).
+// Measured on 100,000 posts: /outbox?page=1 held the thread 0.5 s, and the profile page
+// 0.3–0.6 s, before; 2–3 ms now.
 const OUTBOX_TYPES = [...POST_TYPES, 'Announce'];
 
 /** The outbox's rows: posts and Announces anyone may see, not deleted, transient or undone. */
 function outboxFilter(): SQL {
-  return and(inArray(outbox.visibility, [...OPEN_VISIBILITIES]), OWN_SHOWN, isNull(outbox.undoneByOutboxObjectId), inArray(sql`+${outbox.apType}`, OUTBOX_TYPES))!;
+  return and(inArray(outbox.visibility, [...OPEN_VISIBILITIES]), OWN_SHOWN, isNull(outbox.undoneByOutboxObjectId), inArray(typeOf(outbox), OUTBOX_TYPES))!;
 }
 
 /** The outbox's totalItems, from ix_outbox_counts alone (not a row read). */
@@ -167,9 +161,9 @@ export function followingPage(db: DbOrTx, page: number): Page<string> {
 
 /** The author's posts (no activities) that are not deleted or transient, with one of these
  * visibilities: what the featured collection, a tag's page and the profile page list (read by
- * ix_outbox_published, or ix_outbox_pinned: see OWN_SHOWN). */
+ * ix_outbox_published, or ix_outbox_pinned: index-terms.ts). */
 function livePosts(visibilities: readonly OutboxObject['visibility'][]): SQL {
-  return and(inArray(outbox.visibility, [...visibilities]), OWN_SHOWN, inArray(sql`+${outbox.apType}`, [...POST_TYPES]))!;
+  return and(inArray(outbox.visibility, [...visibilities]), OWN_SHOWN, inArray(typeOf(outbox), [...POST_TYPES]))!;
 }
 
 // ---- featured -------------------------------------------------------------------------------

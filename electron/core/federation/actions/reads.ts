@@ -6,6 +6,7 @@ import { and, asc, count, desc, eq, gt, gte, inArray, isNull, lt, lte, notInArra
 import type { DbOrTx } from '../../../../db/client';
 import { viewsOf } from '../../../../db/readable-rows';
 import { actor, inbox, outbox, storedValue, upload, type Actor, type InboxObject, type OutboxObject, type Upload } from '../../../../db/schema';
+import { IN_STREAM, OWN_COUNTED, OWN_SHOWN, typeOf } from '../index-terms';
 import type { ActorView, PostView } from '../../ipc/author-contract';
 import { POST_TYPES } from '../outbox';
 import { OPEN_VISIBILITIES } from '../collections';
@@ -68,13 +69,6 @@ function keyCondition(
   return sameInstant ? and(bound, or(cmp(table.apPublishedAt, key.published), sameInstant)) : cmp(table.apPublishedAt, key.published);
 }
 
-// The terms of the partial indexes ix_inbox_stream and ix_outbox_published (revision
-// d58a0b6c3e27), written as they are there: SQLite uses a partial index only for a query that
-// states its WHERE (a bound parameter would not do). The type lists are checked row by row (`+`
-// keeps SQLite from reading by ix_*_ap_type and sorting every post ever received instead).
-const IN_STREAM = sql`${inbox.isHiddenFromStream} = 0 AND ${inbox.isDeleted} = 0 AND ${inbox.isTransient} = 0`;
-const OWN_SHOWN = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0`;
-const typeOf = (table: typeof inbox | typeof outbox) => sql`+${table.apType}`;
 
 /** One table's rows in a key range (the `limit` newest, or with `closestToAfter` the `limit`
  * nearest `after`), listed newest first either way: Mastodon lists a min_id page newest first,
@@ -172,8 +166,6 @@ export function createReads(db: DbOrTx, me: () => ActorView, now: () => Date) {
   // ix_outbox_ap_type and sorted them all for each page (100,000 posts: 0.2–0.5 s a page, and
   // a filter the posts miss, as only_media, asks for five: 1.7 s; now 8–24 ms).
   const liveOutbox = and(OWN_SHOWN, isNull(outbox.undoneByOutboxObjectId));
-  /** ix_outbox_counts' terms (revision 4a475cedd483): counts from that index alone. */
-  const countedOutbox = sql`${outbox.isDeleted} = 0 AND ${outbox.isTransient} = 0 AND ${outbox.undoneByOutboxObjectId} IS NULL`;
   /** ix_inbox_bookmarked's, ix_inbox_liked's and ix_*_direct's terms (revision 4a475cedd483). */
   const LISTED = {
     bookmarked: sql`${inbox.isBookmarked} = 1 AND ${inbox.isDeleted} = 0 AND ${inbox.isTransient} = 0`,
@@ -259,7 +251,7 @@ export function createReads(db: DbOrTx, me: () => ActorView, now: () => Date) {
       db
         .select({ n: count() })
         .from(outbox)
-        .where(and(countedOutbox, inArray(outbox.apType, [...POST_TYPES]), options.withPrivate ? undefined : inArray(outbox.visibility, [...OPEN_VISIBILITIES])))
+        .where(and(OWN_COUNTED, inArray(outbox.apType, [...POST_TYPES]), options.withPrivate ? undefined : inArray(outbox.visibility, [...OPEN_VISIBILITIES])))
         .get()?.n ?? 0,
 
     /** The author's posts and boosts (pinned ones only, if asked). */
