@@ -32,19 +32,26 @@ function apply(view: ConnectivityView) {
   return { view, online: view.online, checkedAt: Date.now() };
 }
 
+/** How many times the author flipped Work offline: a poll's answer asked before the last flip
+ * is older than it, and would flip the switch back until the next poll (a poll under way while
+ * the author turned Work offline off showed it on again, and the e2e journey's uncheck failed). */
+let flips = 0;
+
 export const useConnectivityStore = create<ConnectivityStoreState>()((set, get) => ({
   online: null,
   view: null,
   checkedAt: null,
 
   refresh: async () => {
+    const asked = flips;
     const [view] = await Promise.allSettled([call('connectivity.get', {}), useSettingsStore.getState().refresh()]);
     // A failure is shown by the status line from the status store; the last answer stays.
-    if (view.status === 'fulfilled') set(apply(view.value));
+    if (view.status === 'fulfilled' && asked === flips) set(apply(view.value));
   },
 
   setWorkOffline: async (on) => {
     // The switch moves at once; Tern's answer (or the state before, if it refuses) follows.
+    flips++;
     const before = get().view;
     if (before) set({ view: { ...before, workOffline: on, online: on ? false : before.online } });
     try {
