@@ -113,10 +113,14 @@ const SETTLE_MS = 300;
 function useAwayBlocks(feed: RefObject<HTMLDivElement | null>, blocks: readonly unknown[], enabled: boolean): ReadonlySet<number> {
   const [away, setAway] = useState<ReadonlySet<number>>(NONE);
   /** `nearOnly`: draws the blocks come near, lets go of none (while scrolling). */
+  // The box that scrolls the feed, found once (not at every look: each would read the style of
+  // every ancestor, in every frame of a scroll).
+  const box = useRef<HTMLElement | null>(null);
   const look = useCallback(
     (nearOnly = false) => {
       const element = feed.current;
-      const far = enabled && element ? awayOf(element) : NONE;
+      if (element && !box.current?.contains(element)) box.current = scrollingBoxOf(element);
+      const far = enabled && element && box.current ? awayOf(element, box.current) : NONE;
       setAway((shown) => {
         const next = nearOnly ? new Set([...shown].filter((id) => far.has(id))) : far;
         return sameSet(shown, next) ? shown : next;
@@ -135,7 +139,8 @@ function useAwayBlocks(feed: RefObject<HTMLDivElement | null>, blocks: readonly 
   useEffect(() => {
     const element = feed.current;
     if (!element || !enabled) return;
-    const box = scrollingBoxOf(element);
+    const scroller = scrollingBoxOf(element);
+    box.current = scroller;
     let frame = 0;
     let settle = 0;
     let idle = 0;
@@ -158,14 +163,14 @@ function useAwayBlocks(feed: RefObject<HTMLDivElement | null>, blocks: readonly 
       }, SETTLE_MS);
     };
     const now = () => look();
-    box.addEventListener('scroll', soon, { passive: true });
+    scroller.addEventListener('scroll', soon, { passive: true });
     window.addEventListener('resize', soon);
     element.addEventListener('focusin', now);
     return () => {
       cancelAnimationFrame(frame);
       clearTimeout(settle);
       cancelIdleCallback(idle);
-      box.removeEventListener('scroll', soon);
+      scroller.removeEventListener('scroll', soon);
       window.removeEventListener('resize', soon);
       element.removeEventListener('focusin', now);
     };
@@ -180,8 +185,7 @@ function scrollingBoxOf(element: HTMLElement): HTMLElement {
   return document.scrollingElement instanceof HTMLElement ? document.scrollingElement : document.documentElement;
 }
 
-function awayOf(feed: HTMLElement): Set<number> {
-  const box = scrollingBoxOf(feed);
+function awayOf(feed: HTMLElement, box: HTMLElement): Set<number> {
   const seen = box === document.scrollingElement ? { top: 0, bottom: window.innerHeight } : box.getBoundingClientRect();
   const margin = (seen.bottom - seen.top) * NEAR_SCREENS;
   const blocks = [...feed.children] as HTMLElement[];

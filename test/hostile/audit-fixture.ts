@@ -32,6 +32,11 @@ export interface ScaledListener {
 type Sqlite = InstanceType<typeof Database>;
 export type Statement = { source: string; args: unknown[] };
 
+/** SQLite's plan for a recorded statement, as EXPLAIN QUERY PLAN's details. */
+export function planOf(sqlite: Sqlite, statement: Statement): string[] {
+  return (sqlite.prepare(`EXPLAIN QUERY PLAN ${statement.source}`).all(...statement.args) as { detail: string }[]).map((r) => r.detail);
+}
+
 /** Records every statement run on `sqlite` from now on, with its arguments, into the list it
  * returns (better-sqlite3 has no statement hook: the connection's prepare is wrapped, as
  * electron/core/ipc/query-plans.test.ts does). */

@@ -12,7 +12,7 @@
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NON_POST_TYPES } from '../../electron/core/federation/objects';
-import { recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
+import { planOf as planFor, recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const ROWS = 20_000;
@@ -45,7 +45,7 @@ async function listStatements(path: string): Promise<Statement[]> {
   expect((await get(path)).status).toBe(200);
   return recorded.filter((s) => /^\s*select\b/i.test(s.source) && /\bfrom "(inbox|outbox)" where .* order by /.test(s.source));
 }
-const planOf = (s: Statement) => ((t.core.sqlite as Sqlite).prepare(`EXPLAIN QUERY PLAN ${s.source}`).all(...s.args) as { detail: string }[]).map((r) => r.detail);
+const planOf = (s: Statement) => planFor(t.core.sqlite as Sqlite, s);
 /** The path of a page's Link rel="next", on this listener. */
 const nextOf = (link: string | null) => {
   const next = new URL(/<([^>]+)>; rel="next"/.exec(link ?? '')![1]!);

@@ -11,7 +11,7 @@
 // pinned index, each count by ix_outbox_counts alone; and, at this size, the stall itself.
 import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
+import { planOf as planFor, recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const POSTS = 20_000;
@@ -40,7 +40,7 @@ async function outboxStatements(path: string, anonymous = false): Promise<Statem
   expect((await get(path, anonymous)).status).toBe(200);
   return recorded.filter((s) => /^\s*select\b/i.test(s.source) && /\bfrom "outbox" where \(/.test(s.source));
 }
-const planOf = (s: Statement) => ((t.core.sqlite as Sqlite).prepare(`EXPLAIN QUERY PLAN ${s.source}`).all(...s.args) as { detail: string }[]).map((r) => r.detail);
+const planOf = (s: Statement) => planFor(t.core.sqlite as Sqlite, s);
 const isCount = (s: Statement) => /^\s*select count\(\*\)/i.test(s.source);
 
 const ROUTES: Array<[string, boolean]> = [

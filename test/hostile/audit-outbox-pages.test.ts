@@ -15,7 +15,7 @@ import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BASE_URL } from '../../bench/scale-fixture';
 import { MAX_OUTBOX_PAGE, PAGE_SIZE } from '../../electron/core/federation/collections';
-import { recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
+import { planOf as planFor, recordStatements, scaledListener, type ScaledListener, type Statement } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const POSTS = 20_000;
@@ -45,7 +45,7 @@ async function outboxStatements(path: string, accept = AP): Promise<Statement[]>
   expect((await get(path, accept)).status).toBe(200);
   return recorded.filter((s) => /^\s*select\b/i.test(s.source) && /\bfrom "outbox"/.test(s.source));
 }
-const planOf = (s: Statement) => ((t.core.sqlite as Sqlite).prepare(`EXPLAIN QUERY PLAN ${s.source}`).all(...s.args) as { detail: string }[]).map((r) => r.detail);
+const planOf = (s: Statement) => planFor(t.core.sqlite as Sqlite, s);
 /** What in a plan reads more than a page: the table scanned outside an index, every match
  * sorted, or the rows of a type read by the type's index (a type is most of the outbox). */
 const problemsOf = (s: Statement) => planOf(s).filter((line) => /^SCAN outbox$/.test(line.trim()) || line.includes('TEMP B-TREE') || /INDEX ix_outbox_ap_type\b/.test(line));
