@@ -126,6 +126,11 @@ export const inbox = sqliteTable(
     index('ix_inbox_follows')
       .on(t.apType, t.actorId, t.isDeleted, t.undoneByInboxObjectId)
       .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL`),
+    // Tern's revision ae35abd14d3a: the same Follows in the order they arrived, with who sent
+    // them (the window's follow requests, newest first).
+    index('ix_inbox_follows_arrived')
+      .on(t.id, t.actorId)
+      .where(sql`ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL`),
     ...checks('inbox', {
       datetimes: ['created_at', 'updated_at', 'ap_published_at'],
       bools: ['is_hidden_from_stream', 'is_bookmarked', 'is_deleted', 'is_transient'],

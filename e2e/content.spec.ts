@@ -213,7 +213,7 @@ test('notifications are grouped by kind and post, unread first, and follow reque
     { inboxObjectId: 52, followApId: 'https://pleroma.example/activities/f2', requestedAt: new Date(Date.now() - 25 * 60_000).toISOString(), actor: eli },
   ];
   const answered: unknown[] = [];
-  await answer(page, 'follow-requests.list', () => requests);
+  await answer(page, 'follow-requests.list', () => ({ items: requests, nextCursor: null, count: requests.length }));
   await answer(page, 'social.acceptRequest', (input) => {
     answered.push(['accept', input]);
     requests = requests.filter((r) => r.inboxObjectId !== 51);
@@ -252,6 +252,43 @@ test('notifications are grouped by kind and post, unread first, and follow reque
   await page.getByRole('button', { name: 'Mark all as read' }).click();
   await expect(page.getByTestId('unread-badge')).toHaveCount(0);
   await expect(page.getByRole('button', { name: 'Mark all as read' })).toHaveCount(0);
+});
+
+test('follow requests come a page at a time, newest first, with how many wait in all', async ({ page, tern }) => {
+  // Remote actors decide how many ask: the list shows 50, and more on request.
+  let requests = Array.from({ length: 75 }, (_, k) => {
+    const n = 75 - k;
+    const who = { id: 100 + n, apId: `https://many.example/users/u${n}`, name: `Asker ${n}`, handle: `@u${n}@many.example`, iconUrl: null, url: `https://many.example/users/u${n}` };
+    return { inboxObjectId: 1000 + n, followApId: `https://many.example/follows/${n}`, requestedAt: new Date(Date.now() - k * 60_000).toISOString(), actor: who };
+  });
+  const asked: unknown[] = [];
+  await answer(page, 'notifications.list', () => ({ items: [], nextOffset: null, nextCursor: null, unreadCount: 0 }));
+  await answer(page, 'notifications.unreadCount', () => ({ count: 0 }));
+  await answer(page, 'follow-requests.list', (input) => {
+    asked.push(input);
+    const { cursor, limit = 50 } = input as { cursor?: string; limit?: number };
+    const rest = cursor ? requests.filter((r) => r.inboxObjectId < Number(cursor)) : requests;
+    const items = rest.slice(0, limit);
+    return { items, nextCursor: rest.length > limit ? String(items.at(-1)!.inboxObjectId) : null, count: requests.length };
+  });
+  await answer(page, 'social.acceptRequest', (input) => {
+    requests = requests.filter((r) => r.inboxObjectId !== (input as { inboxObjectId: number }).inboxObjectId);
+    return { outboxObjectId: 60 };
+  });
+
+  await page.goto(`${tern.url}#/notifications`);
+  const shown = page.getByTestId('follow-request');
+  await expect(shown).toHaveCount(50);
+  await expect(shown.first()).toContainText('Asker 75');
+  await expect(page.getByText('75 waiting')).toBeVisible();
+  await page.getByRole('button', { name: 'Accept Asker 75' }).click();
+  await expect(page.getByText('74 waiting')).toBeVisible();
+  await expect(shown).toHaveCount(49);
+  await page.getByRole('button', { name: 'Load more' }).click();
+  await expect(shown).toHaveCount(74);
+  await expect(shown.last()).toContainText('Asker 1');
+  await expect(page.getByRole('button', { name: 'Load more' })).toHaveCount(0);
+  expect(asked).toEqual([{}, { cursor: '1026' }]);
 });
 
 test('names from other servers cannot reorder the words around them or overflow their row', async ({ page, tern }) => {

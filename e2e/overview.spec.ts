@@ -6,7 +6,7 @@ import { expect, test } from './fixtures';
 import type { Headless } from './headless';
 import { screenshotPath } from './screenshots';
 
-const HEAD = '4a475cedd483';
+const HEAD = 'ae35abd14d3a';
 const RECORD_COUNT = 16;
 
 /** Records every Content-Security-Policy violation the page causes, for the test to assert on. */

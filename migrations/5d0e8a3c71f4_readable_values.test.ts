@@ -250,7 +250,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['ae35abd14d3a', '4a475cedd483', '5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT created_at FROM notifications ORDER BY id').pluck().all()).toEqual([MIN, MIN]);
       expect(kept(sqlite)).toEqual([
         ['incoming_activity', 7, 'next_try', 'soon', MIN],
@@ -299,7 +299,7 @@ describe('values 5d0e8a3c71f4 cannot make canonical', () => {
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['ae35abd14d3a', '4a475cedd483', '5d0e8a3c71f4']);
       expect(sqlite.prepare('SELECT created_at FROM notifications').pluck().all()).toEqual(['2023-11-14T22:13:20.000Z']);
       expect(kept(sqlite)).toEqual([['notifications', 1, 'created_at', '1700000000', '2023-11-14T22:13:20.000Z']]);
     } finally {

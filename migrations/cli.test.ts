@@ -69,7 +69,8 @@ describe('npm run db', () => {
     expect(db('history')).toEqual(
       ok(
         [
-          '5d0e8a3c71f4 -> 4a475cedd483 (head), indexes: own posts counted, bookmarks, favourites, direct posts',
+          '4a475cedd483 -> ae35abd14d3a (head), indexes: follow requests newest first',
+          '5d0e8a3c71f4 -> 4a475cedd483, indexes: own posts counted, bookmarks, favourites, direct posts',
           '70cce0da20c3 -> 5d0e8a3c71f4, datetimes stored as UTC text, required JSON holds an object',
           'd58a0b6c3e27 -> 70cce0da20c3, indexes: replies with what the thread reads, standing Follows by actor',
           'c41f7a2e9d15 -> d58a0b6c3e27, indexes for pages at scale',
@@ -88,9 +89,9 @@ describe('npm run db', () => {
 
   it('upgrade head creates a new database, applies the whole chain and says so; again, it has nothing to do', () => {
     const path = newPath();
-    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 -> d58a0b6c3e27 -> 70cce0da20c3 -> 5d0e8a3c71f4 -> 4a475cedd483 (head)'));
-    expect(revisionOf(path)).toBe('4a475cedd483');
-    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('already at 4a475cedd483 (head); nothing to upgrade'));
+    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 -> d58a0b6c3e27 -> 70cce0da20c3 -> 5d0e8a3c71f4 -> 4a475cedd483 -> ae35abd14d3a (head)'));
+    expect(revisionOf(path)).toBe('ae35abd14d3a');
+    expect(db('upgrade', 'head', '--db', path)).toEqual(ok('already at ae35abd14d3a (head); nothing to upgrade'));
   });
 
   it('upgrade <rev> stops at that revision; current reports it', () => {
@@ -100,7 +101,7 @@ describe('npm run db', () => {
   });
 
   it('current reports the head as such', () => {
-    expect(db('current', '--db', databaseAt('head'))).toEqual(ok('current: 4a475cedd483 (head)'));
+    expect(db('current', '--db', databaseAt('head'))).toEqual(ok('current: ae35abd14d3a (head)'));
   });
 
   it('current reports base for a database without revision', () => {
@@ -109,7 +110,7 @@ describe('npm run db', () => {
 
   it('downgrade <rev> reverts down to it, downgrade base reverts the rest', () => {
     const path = databaseAt('head');
-    expect(db('downgrade', '9b404c47970a', '--db', path)).toEqual(ok('downgraded: reverted 4a475cedd483, 5d0e8a3c71f4, 70cce0da20c3, d58a0b6c3e27, c41f7a2e9d15, b3e1c5a7d902, 9519a2c5ec87, e7c3a9d51b20, 0d4f0c70f784, 4ab54becec04; now at 9b404c47970a'));
+    expect(db('downgrade', '9b404c47970a', '--db', path)).toEqual(ok('downgraded: reverted ae35abd14d3a, 4a475cedd483, 5d0e8a3c71f4, 70cce0da20c3, d58a0b6c3e27, c41f7a2e9d15, b3e1c5a7d902, 9519a2c5ec87, e7c3a9d51b20, 0d4f0c70f784, 4ab54becec04; now at 9b404c47970a'));
     expect(db('downgrade', 'base', '--db', path)).toEqual(ok('downgraded: reverted 9b404c47970a, f5717d82b3ff; now at base'));
     expect(revisionOf(path)).toBeNull();
   });
@@ -145,7 +146,7 @@ describe('npm run db', () => {
   it('an upgrade to an older revision is refused', () => {
     const result = db('upgrade', 'f5717d82b3ff', '--db', databaseAt('head'));
     expect(result).toMatchObject({ code: 1, stdout: '' });
-    expect(result.stderr).toContain('Cannot upgrade to f5717d82b3ff: the database is at 4a475cedd483');
+    expect(result.stderr).toContain('Cannot upgrade to f5717d82b3ff: the database is at ae35abd14d3a');
   });
 
   it('current and downgrade on a path with no database are refused and do not create it', () => {
@@ -177,8 +178,8 @@ describe('npm run db', () => {
 describe.concurrent('npm run db, spawned', () => {
   it('upgrade head --db PATH creates and migrates the file, exit 0', async () => {
     const path = newPath();
-    expect(await spawned('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 -> d58a0b6c3e27 -> 70cce0da20c3 -> 5d0e8a3c71f4 -> 4a475cedd483 (head)'));
-    expect(revisionOf(path)).toBe('4a475cedd483');
+    expect(await spawned('upgrade', 'head', '--db', path)).toEqual(ok('upgraded: f5717d82b3ff -> 9b404c47970a -> 4ab54becec04 -> 0d4f0c70f784 -> e7c3a9d51b20 -> 9519a2c5ec87 -> b3e1c5a7d902 -> c41f7a2e9d15 -> d58a0b6c3e27 -> 70cce0da20c3 -> 5d0e8a3c71f4 -> 4a475cedd483 -> ae35abd14d3a (head)'));
+    expect(revisionOf(path)).toBe('ae35abd14d3a');
   });
 
   it('a database at an unknown revision: the sentence on stderr, exit 1, file untouched', async () => {

@@ -110,10 +110,10 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
     const warn = vi.spyOn(console, 'warn').mockImplementation(() => {});
     const sqlite = openSqlite(db);
     try {
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['ae35abd14d3a', '4a475cedd483', '5d0e8a3c71f4']);
       expectReplaced(sqlite);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4', '4a475cedd483']);
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
       expectReplaced(sqlite);
       expect(warn).toHaveBeenCalledTimes(1);
     } finally {
@@ -143,7 +143,7 @@ describe('a table rebuild keeps a row whose value the new table CHECK refuses', 
         ['webmention', 50, 'created_at', 'soon', '0000-01-01T00:00:00.000Z'],
       ]);
       expect(warn).toHaveBeenCalledTimes(1);
-      expect(upgrade(sqlite)).toHaveLength(5);
+      expect(upgrade(sqlite)).toHaveLength(6);
     } finally {
       warn.mockRestore();
       sqlite.close();

@@ -83,12 +83,12 @@ describe('every CHECK of the rebuilt tables', () => {
       )();
       sqlite.pragma('foreign_keys = ON');
       const before = fill(sqlite, 1);
-      expect(upgrade(sqlite)).toHaveLength(6);
+      expect(upgrade(sqlite)).toHaveLength(7);
       expect(counts(sqlite)).toEqual(before);
       const atHead = fill(sqlite, 2);
-      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['4a475cedd483', '5d0e8a3c71f4']);
+      expect(downgrade(sqlite, '70cce0da20c3')).toEqual(['ae35abd14d3a', '4a475cedd483', '5d0e8a3c71f4']);
       expect(counts(sqlite)).toEqual(atHead);
-      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4', '4a475cedd483']);
+      expect(upgrade(sqlite)).toEqual(['5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
       expect(counts(sqlite)).toEqual(atHead);
       // Every value set aside is one that was stored, kept as it was.
       const originals = sqlite.prepare('SELECT original FROM replaced_value UNION ALL SELECT original FROM replaced_datetime').pluck().all();

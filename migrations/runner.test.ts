@@ -41,7 +41,7 @@ const stamp = (revision: string) => {
 };
 
 describe('the chain', () => {
-  it('is the spec\'s: f5717d82b3ff (initial) -> 9b404c47970a -> 4ab54becec04, then Tern\'s 0d4f0c70f784, e7c3a9d51b20, 9519a2c5ec87, b3e1c5a7d902, c41f7a2e9d15, d58a0b6c3e27, 70cce0da20c3, 5d0e8a3c71f4 and 4a475cedd483, the head', () => {
+  it('is the spec\'s: f5717d82b3ff (initial) -> 9b404c47970a -> 4ab54becec04, then Tern\'s 0d4f0c70f784, e7c3a9d51b20, 9519a2c5ec87, b3e1c5a7d902, c41f7a2e9d15, d58a0b6c3e27, 70cce0da20c3, 5d0e8a3c71f4, 4a475cedd483 and ae35abd14d3a, the head', () => {
     expect(REVISIONS.map((r) => [r.parent, r.id])).toEqual([
       [null, 'f5717d82b3ff'],
       ['f5717d82b3ff', '9b404c47970a'],
@@ -55,8 +55,9 @@ describe('the chain', () => {
       ['d58a0b6c3e27', '70cce0da20c3'],
       ['70cce0da20c3', '5d0e8a3c71f4'],
       ['5d0e8a3c71f4', '4a475cedd483'],
+      ['4a475cedd483', 'ae35abd14d3a'],
     ]);
-    expect(HEAD).toBe('4a475cedd483');
+    expect(HEAD).toBe('ae35abd14d3a');
   });
 
   it('a chain whose parents do not follow one another is refused', () => {
@@ -85,8 +86,8 @@ describe('currentRevision', () => {
 
 describe('upgrade', () => {
   it('applies every revision of an empty database in chain order and stamps it at head', () => {
-    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
-    expect(upgrade(sqlite)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
+    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
+    expect(upgrade(sqlite)).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
     expect(currentRevision(sqlite)).toBe(HEAD);
     expect(pendingRevisions(sqlite)).toEqual([]);
   });
@@ -102,8 +103,8 @@ describe('upgrade', () => {
   it('stops at the target revision, and continues from there later', () => {
     expect(upgrade(sqlite, 'f5717d82b3ff')).toEqual(['f5717d82b3ff']);
     expect(objectNames(sqlite)).not.toContain('oauth_client');
-    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
-    expect(upgrade(sqlite, 'head')).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
+    expect(pendingRevisions(sqlite).map((r) => r.id)).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
+    expect(upgrade(sqlite, 'head')).toEqual(['9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
   });
 
   it('does nothing at head', () => {
@@ -129,7 +130,7 @@ describe('upgrade', () => {
 describe('downgrade', () => {
   it('to base reverts every revision newest first and leaves no table or index but the emptied alembic_version', () => {
     upgrade(sqlite);
-    expect(downgrade(sqlite, 'base')).toEqual(['4a475cedd483', '5d0e8a3c71f4', '70cce0da20c3', 'd58a0b6c3e27', 'c41f7a2e9d15', 'b3e1c5a7d902', '9519a2c5ec87', 'e7c3a9d51b20', '0d4f0c70f784', '4ab54becec04', '9b404c47970a', 'f5717d82b3ff']);
+    expect(downgrade(sqlite, 'base')).toEqual(['ae35abd14d3a', '4a475cedd483', '5d0e8a3c71f4', '70cce0da20c3', 'd58a0b6c3e27', 'c41f7a2e9d15', 'b3e1c5a7d902', '9519a2c5ec87', 'e7c3a9d51b20', '0d4f0c70f784', '4ab54becec04', '9b404c47970a', 'f5717d82b3ff']);
     // alembic_version stays, empty, as Alembic leaves it (with its primary key's own index).
     expect(objectNames(sqlite)).toEqual(['alembic_version', 'sqlite_autoindex_alembic_version_1']);
     expect(sqlite.prepare('SELECT count(*) FROM alembic_version').pluck().get()).toBe(0);
@@ -167,20 +168,32 @@ describe('downgrade', () => {
     expect(snapshot(sqlite).schema).toEqual(before);
   });
 
-  it('to 5d0e8a3c71f4 removes the five indexes of 4a475cedd483, and nothing else', () => {
+  it('to 4a475cedd483 removes the index of ae35abd14d3a, and nothing else', () => {
     upgrade(sqlite);
     const before = snapshot(sqlite).schema as { name: string }[];
-    expect(downgrade(sqlite, '5d0e8a3c71f4')).toEqual(['4a475cedd483']);
+    expect(downgrade(sqlite, '4a475cedd483')).toEqual(['ae35abd14d3a']);
+    const after = snapshot(sqlite).schema as { name: string }[];
+    expect(after.every((a) => before.some((b) => JSON.stringify(a) === JSON.stringify(b)))).toBe(true);
+    expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual(['ix_inbox_follows_arrived']);
+    expect(upgrade(sqlite)).toEqual(['ae35abd14d3a']);
+    expect(snapshot(sqlite).schema).toEqual(before);
+  });
+
+  it('to 5d0e8a3c71f4 removes the five indexes of 4a475cedd483 (and the one of ae35abd14d3a), and nothing else', () => {
+    upgrade(sqlite);
+    const before = snapshot(sqlite).schema as { name: string }[];
+    expect(downgrade(sqlite, '5d0e8a3c71f4')).toEqual(['ae35abd14d3a', '4a475cedd483']);
     const after = snapshot(sqlite).schema as { name: string }[];
     expect(after.every((a) => before.some((b) => JSON.stringify(a) === JSON.stringify(b)))).toBe(true);
     expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual([
       'ix_inbox_bookmarked',
       'ix_inbox_direct',
+      'ix_inbox_follows_arrived',
       'ix_inbox_liked',
       'ix_outbox_counts',
       'ix_outbox_direct',
     ]);
-    expect(upgrade(sqlite)).toEqual(['4a475cedd483']);
+    expect(upgrade(sqlite)).toEqual(['4a475cedd483', 'ae35abd14d3a']);
     expect(snapshot(sqlite).schema).toEqual(before);
   });
 
@@ -215,7 +228,7 @@ describe('downgrade', () => {
       list.filter((o) => !other.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name);
     expect(names(before, after)).toEqual(['ix_inbox_relates_to_outbox_object_counts']);
     expect(names(after, before)).toEqual(['ix_inbox_relates_to_outbox_object_id']);
-    expect(upgrade(sqlite)).toEqual(['9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
+    expect(upgrade(sqlite)).toEqual(['9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
   });
 
   it('to b3e1c5a7d902 removes the search tables (FTS5 and their shadow tables, queue, rebuild state) and triggers, and nothing else', () => {
@@ -301,7 +314,7 @@ describe('downgrade', () => {
         VALUES (1, '${t}', '${t}', 1, 'a.example', 0, 'https://a.example', 'Like', 'https://a.example/l/1', '${t}', '{}', 'PUBLIC', 1, 0, 0, 0);
       UPDATE outbox SET relates_to_inbox_object_id = 1 WHERE id = 1;
     `);
-    expect(downgrade(sqlite, 'base')).toHaveLength(12);
+    expect(downgrade(sqlite, 'base')).toHaveLength(13);
     expect(objectNames(sqlite)).toEqual(['alembic_version', 'sqlite_autoindex_alembic_version_1']);
   });
 

@@ -16,13 +16,14 @@ import { scaleIndexes } from './d58a0b6c3e27_scale_indexes';
 import { threadPeopleIndexes } from './70cce0da20c3_thread_people_indexes';
 import { readableValues } from './5d0e8a3c71f4_readable_values';
 import { listIndexes } from './4a475cedd483_list_indexes';
+import { requestIndexes } from './ae35abd14d3a_request_indexes';
 
 // Declared in revision.ts, which each revision file imports (not this file, which imports them).
 export type { Revision } from './revision';
 
 /** The chain, oldest first: each revision's parent is the one before it. The spec's chain ends
  * at 4ab54becec04; the revisions after it are Tern's own. */
-export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex, optionalJsonNull, fullTextSearch, scaleIndexes, threadPeopleIndexes, readableValues, listIndexes];
+export const REVISIONS: readonly Revision[] = [initial, outsideSpec, oauthClient, processingIndexes, featureIndexes, interactionCountsIndex, optionalJsonNull, fullTextSearch, scaleIndexes, threadPeopleIndexes, readableValues, listIndexes, requestIndexes];
 
 /** The newest revision: the schema of db/schema.ts. */
 export const HEAD: string = headOf(REVISIONS);

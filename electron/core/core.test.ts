@@ -18,9 +18,9 @@ describe('openCore', () => {
   it('creates the data folder and a database at head, with no backup for a new file', async () => {
     const dir = join(tempDir(), 'nested', 'data');
     const core = await openCore({ dataDir: dir, mode: 'headless' });
-    expect(currentRevision(core.sqlite)).toBe('4a475cedd483');
+    expect(currentRevision(core.sqlite)).toBe('ae35abd14d3a');
     expect(core.migration).toMatchObject({ from: null, backup: null });
-    expect(core.migration.applied).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
+    expect(core.migration.applied).toEqual(['f5717d82b3ff', '9b404c47970a', '4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
     expect(core.sqlite.pragma('journal_mode', { simple: true })).toBe('wal');
     expect(core.sqlite.pragma('foreign_keys', { simple: true })).toBe(1);
     core.close();
@@ -37,7 +37,7 @@ describe('openCore', () => {
 
     const core = await openCore({ dataDir: dir, mode: 'headless', clock: () => new Date('2026-01-02T03:04:05Z') });
     expect(core.migration.from).toBe('9b404c47970a');
-    expect(core.migration.applied).toEqual(['4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483']);
+    expect(core.migration.applied).toEqual(['4ab54becec04', '0d4f0c70f784', 'e7c3a9d51b20', '9519a2c5ec87', 'b3e1c5a7d902', 'c41f7a2e9d15', 'd58a0b6c3e27', '70cce0da20c3', '5d0e8a3c71f4', '4a475cedd483', 'ae35abd14d3a']);
     expect(core.migration.backup).not.toBeNull();
     expect(existsSync(core.migration.backup!)).toBe(true);
     expect(core.services.status.get().counts.actor).toBe(1);
@@ -53,7 +53,7 @@ describe('openCore', () => {
     const dir = tempDir();
     (await openCore({ dataDir: dir, mode: 'headless' })).close();
     const again = await openCore({ dataDir: dir, mode: 'headless' });
-    expect(again.migration).toEqual({ from: '4a475cedd483', applied: [], backup: null });
+    expect(again.migration).toEqual({ from: 'ae35abd14d3a', applied: [], backup: null });
     expect(existsSync(join(dir, 'backups'))).toBe(false);
     again.close();
   });
@@ -76,7 +76,7 @@ describe('openCore', () => {
     const dir = tempDir();
     const core = await openCore({ dataDir: dir, mode: 'desktop' });
     const status = core.services.status.get();
-    expect(status).toMatchObject({ revision: '4a475cedd483', head: '4a475cedd483', dataDir: dir, mode: 'desktop' });
+    expect(status).toMatchObject({ revision: 'ae35abd14d3a', head: 'ae35abd14d3a', dataDir: dir, mode: 'desktop' });
     expect(status.databasePath).toBe(join(dir, 'tern.db'));
     expect(Object.values(status.counts).every((n) => n === 0)).toBe(true);
     core.close();

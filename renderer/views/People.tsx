@@ -84,7 +84,7 @@ export function People({ route }: { route: Route }) {
     followers: people?.counts.followers ?? null,
     following: people?.counts.following ?? null,
     pending: people?.pendingFollows.length ?? null,
-    requests: people?.requests.length ?? null,
+    requests: people?.requestCount ?? null,
   };
 
   return (

@@ -51,7 +51,9 @@ ORDER BY i.created_at DESC, i.id DESC`;
 const decodeActor = rowDecoder(actor);
 
 /** Pending requests, newest first, one per actor. Only an actor's newest Follow counts: once
- * it is answered, their older unanswered Follows are not requests any more. */
+ * it is answered, their older unanswered Follows are not requests any more. The whole list at
+ * once: what the pages below are checked against; nothing the author or a client asks reads it
+ * (remote actors decide how long it is). */
 export function listPendingFollowRequests(db: DbOrTx): FollowRequest[] {
   const rows = allRows(prepared<[]>(db, PENDING)) as ({ follow_id: number; follow_ap_id: string; follow_at: string; answered: number } & Record<string, unknown>)[];
   const seen = new Set<number>();
@@ -86,6 +88,23 @@ WHERE i.ap_type = 'Follow' AND i.is_deleted = 0 AND i.undone_by_inbox_object_id 
   AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.relates_to_inbox_object_id = i.id)
 ORDER BY i.actor_id ${direction} LIMIT @limit`;
 const PAGE = { down: pageSql('DESC'), up: pageSql('ASC') };
+
+// The same requests newest first, in the order their Follows arrived (inbox id), a page at a
+// time: the window's list (follow-requests.list). Walked down the standing Follows' index by
+// arrival (ix_inbox_follows_arrived, revision ae35abd14d3a), which passes the followers' own
+// Follows by their sender alone; the rows of the page's requests are read, and only those:
+// 100,000 followers' Follows passed, 21 ms (read by the index on ap_type, each row read: 100 ms);
+// 100,000 requests waiting, 1 ms a page (every request sorted: 320 ms). Named (INDEXED BY): with no statistics SQLite takes the index on ap_type instead (an equality
+// and a rowid range look cheap to it), and reads every Follow's row on the way.
+const NEWEST = `
+SELECT i.id AS follow_id, i.ap_id AS follow_ap_id, i.created_at AS follow_at, a.*
+FROM inbox i INDEXED BY ix_inbox_follows_arrived JOIN actor a ON a.id = i.actor_id
+WHERE i.ap_type = 'Follow' AND i.is_deleted = 0 AND i.undone_by_inbox_object_id IS NULL AND i.id < @before
+  AND NOT EXISTS (SELECT 1 FROM follower w WHERE w.actor_id = i.actor_id)
+  AND NOT EXISTS (SELECT 1 FROM inbox n WHERE n.ap_type = 'Follow' AND n.actor_id = i.actor_id AND n.is_deleted = 0
+    AND n.undone_by_inbox_object_id IS NULL AND (n.created_at, n.id) > (i.created_at, i.id))
+  AND NOT EXISTS (SELECT 1 FROM outbox o WHERE o.relates_to_inbox_object_id = i.id)
+ORDER BY i.id DESC LIMIT @limit`;
 
 // How many: the askers (the merge PENDING starts with) less those whose newest standing Follow
 // we answered — found from the answered Follows (a merge of the Follows' ids and the ids our
@@ -131,6 +150,34 @@ export function pendingFollowRequestsPage(db: DbOrTx, input: { below?: number | 
   }) as RequestRow[];
   const requests = rows.map(requestOf);
   return input.closestToAbove ? requests.reverse() : requests;
+}
+
+/** Up to `limit` pending requests, newest first, whose Follows arrived before the Follow
+ * `before` (its inbox id; null: from the newest). */
+export function followRequestsNewestFirst(db: DbOrTx, input: { before?: number | null; limit: number }): FollowRequest[] {
+  const limit = Math.max(0, Math.floor(input.limit));
+  if (limit === 0) return [];
+  const rows = allRows(prepared<[{ before: number; limit: number }]>(db, NEWEST), { before: input.before ?? NO_BOUND, limit }) as RequestRow[];
+  return rows.map(requestOf);
+}
+
+export interface FollowRequestPage {
+  items: FollowRequest[];
+  /** Pass back as `cursor` for the next (older) page; null at the end. */
+  nextCursor: string | null;
+  /** How many are pending in all. */
+  count: number;
+}
+
+/** A page of the window's list, newest first, and how many there are. */
+export function followRequestPage(db: DbOrTx, input: { cursor?: string | null; limit: number }): FollowRequestPage {
+  const rows = followRequestsNewestFirst(db, { before: input.cursor ? Number(input.cursor) : null, limit: input.limit + 1 });
+  const items = rows.slice(0, input.limit);
+  return {
+    items,
+    nextCursor: rows.length > input.limit && items.length > 0 ? String(items.at(-1)!.inboxObjectId) : null,
+    count: countPendingFollowRequests(db),
+  };
 }
 
 /** This actor's pending request, or null. */

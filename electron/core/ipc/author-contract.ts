@@ -180,7 +180,8 @@ export interface PersonView {
   since: string;
 }
 
-export interface PeopleView {
+/** The author's lists, as the Mastodon client API's entities read them (no follow requests). */
+export interface PeopleLists {
   /** The first page of each (newest first); people.page gives the next ones. */
   followers: PersonView[];
   following: PersonView[];
@@ -189,8 +190,12 @@ export interface PeopleView {
   nextCursor: { followers: string | null; following: string | null };
   /** Our Follows not answered yet. */
   pendingFollows: PersonView[];
-  /** Follow requests waiting for the author (manual approval). */
-  requests: { inboxObjectId: number; followApId: string; requestedAt: string; actor: ActorView }[];
+}
+
+/** The People view: the lists, and how many follow requests wait for the author (manual
+ * approval; follow-requests.list gives them a page at a time: remote actors decide how many). */
+export interface PeopleView extends PeopleLists {
+  requestCount: number;
 }
 
 export type FollowStateName = 'following' | 'requested' | 'none';

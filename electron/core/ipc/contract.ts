@@ -7,7 +7,7 @@ import { CHANNEL_NAMES, type ChannelName } from './channels';
 import { settingsUpdateSchema } from '../settings';
 import type { SettingsUpdateResult, SettingsView } from '../settings-service';
 import type { NotificationPage } from '../notifications/service';
-import type { FollowRequest } from '../federation/follow-requests';
+import type { FollowRequestPage } from '../federation/follow-requests';
 import { authorInputs, type AuthorOutputs } from './author-contract';
 import { webmentionInputs, type WebmentionOutputs } from './webmention-contract';
 import { appsInputs, type AppsOutputs } from './apps-contract';
@@ -54,7 +54,10 @@ export const inputs = {
   'notifications.unreadCount': z.object({}).strict(),
   'notifications.markRead': z.object({ ids: z.array(z.number().int().positive()).min(1).max(1000) }).strict(),
   'notifications.markAllRead': z.object({}).strict(),
-  'follow-requests.list': z.object({}).strict(),
+  /** Newest first; `cursor`: the previous page's nextCursor. */
+  'follow-requests.list': z
+    .object({ cursor: z.string().regex(/^[1-9][0-9]{0,15}$/, 'must be a page cursor this list gave').nullish(), limit: z.number().int().min(1).max(200).default(50) })
+    .strict(),
   'backup.create': z.object({}).strict(),
   'backup.list': z.object({}).strict(),
   'export.archive': z.object({}).strict(),
@@ -87,7 +90,7 @@ export interface Outputs extends AuthorOutputs, WebmentionOutputs, AppsOutputs, 
   'notifications.unreadCount': { count: number };
   'notifications.markRead': { updated: number };
   'notifications.markAllRead': { updated: number };
-  'follow-requests.list': FollowRequest[];
+  'follow-requests.list': FollowRequestPage;
   'backup.create': { path: string; bytes: number };
   'backup.list': { dir: string; backups: BackupFile[] };
   'export.archive': { path: string; bytes: number };

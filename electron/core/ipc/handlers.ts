@@ -6,7 +6,7 @@ import { z } from 'zod';
 import { BadInputError, ConflictError, NotFoundError, UnavailableError } from '../errors';
 import { inputs, type Channel, type IpcError, type IpcResult, type Output, type ParsedInput } from './contract';
 import { createSettingsService, type SettingsServiceCore } from '../settings-service';
-import { listPendingFollowRequests } from '../federation/follow-requests';
+import { followRequestPage } from '../federation/follow-requests';
 import { createAuthorHandlers, type AuthorHandlersCore } from './author-handlers';
 import { createPollHandlers, type PollHandlersCore } from './poll-handlers';
 import { createBackup, listBackups, type BackupDeps } from '../data/backup';
@@ -58,7 +58,7 @@ export function createHandlers(core: HandlersCore, options: HandlerOptions = {})
     'notifications.unreadCount': () => ({ count: core.services.notifications.unreadCount() }),
     'notifications.markRead': ({ ids }) => ({ updated: core.services.notifications.markRead(ids) }),
     'notifications.markAllRead': () => ({ updated: core.services.notifications.markAllRead() }),
-    'follow-requests.list': () => listPendingFollowRequests(core.db),
+    'follow-requests.list': ({ cursor, limit }) => followRequestPage(core.db, { cursor: cursor ?? null, limit }),
     'backup.create': async () => {
       const { path, bytes } = await createBackup(core);
       return { path, bytes };

@@ -44,7 +44,7 @@ describe('headless HTTP transport', () => {
     expect(res.status).toBe(200);
     const body = await res.json();
     expect(body.ok).toBe(true);
-    expect(body.value.revision).toBe('4a475cedd483');
+    expect(body.value.revision).toBe('ae35abd14d3a');
     expect(body.value.counts.outbox).toBe(0);
     expect(Object.keys(body.value.counts)).toHaveLength(16);
     expect(body.value.dataDir).toBe(join(dir, 'data'));

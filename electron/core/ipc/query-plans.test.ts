@@ -77,11 +77,12 @@ const ALLOWED: Array<{ statement: RegExp; plan: RegExp; why: string }> = [
     why: 'our Follows waiting',
   },
   {
-    // Follow requests: likewise the people who asked and do not follow the author, and their
-    // Follows sorted newest first: requests and refused ones only.
+    // Follow requests counted: the people who asked and do not follow the author (a merge of two
+    // indexes), less those whose newest Follow was answered, found among the Follows received
+    // (read in rowid order, to meet the ids our answers relate to): 14 ms at 100,000 Follows.
     statement: /^\s*WITH asking\(actor_id\)/,
-    plan: /^(SCAN asking|USE TEMP B-TREE FOR ORDER BY)$/,
-    why: 'received Follows of people who do not follow',
+    plan: /^(SCAN asking|SCAN x|USE TEMP B-TREE FOR count\(DISTINCT\)|SEARCH inbox USING INDEX ix_inbox_ap_type \(ap_type=\?\))$/,
+    why: 'received Follows of people who do not follow, counted',
   },
   {
     // The status line's "2 posts waiting to send": the posts and actions of the unsent rows,
@@ -129,6 +130,7 @@ const PAGES: Array<[string, Record<string, unknown>]> = [
   ['people.page', { list: 'followers', cursor: Buffer.from('2024-12-31T00:00:00.000Z|20').toString('base64url'), limit: 10 }],
   ['people.page', { list: 'following', cursor: Buffer.from('2024-12-31T00:00:00.000Z|10').toString('base64url'), limit: 10 }],
   ['follow-requests.list', {}],
+  ['follow-requests.list', { cursor: '5000', limit: 10 }],
   ['connectivity.get', {}],
 ];
 
@@ -179,7 +181,12 @@ describe('the pages’ query plans', () => {
     const people = await plans('people.list', {});
     expect(people).toContain('SEARCH inbox USING COVERING INDEX ix_inbox_follows (ap_type=?)');
     expect(people).toContain('SCAN follower USING COVERING INDEX sqlite_autoindex_follower_1');
-    expect(people).toContain('SEARCH i USING INDEX ix_inbox_follows (ap_type=? AND actor_id=?');
+    expect(people).toContain('SEARCH n USING INDEX ix_inbox_follows (ap_type=? AND actor_id=?');
+    // The window's follow requests: down the standing Follows by arrival, a follower's passed
+    // by the index alone.
+    const requests = await plans('follow-requests.list', { cursor: '5000' });
+    expect(requests).toContain('SEARCH i USING INDEX ix_inbox_follows_arrived (id<?)');
+    expect(requests).toContain('SEARCH w USING COVERING INDEX sqlite_autoindex_follower_1 (actor_id=?)');
     expect(people).toContain('SEARCH outbox USING COVERING INDEX ix_outbox_follows (ap_type=?)');
     expect(people).toContain('SCAN following USING COVERING INDEX sqlite_autoindex_following_1');
     expect(people).toContain('SEARCH o USING INDEX ix_outbox_follows (ap_type=? AND relates_to_actor_id=?');

@@ -1,6 +1,6 @@
 // The Account entity: the author's own (from the settings, with counts from the core), and
 // another's from the stored actor document (read totally; its HTML sanitized).
-import type { ActorView, EmojiView, PeopleView } from '../ipc/author-contract';
+import type { ActorView, EmojiView, PeopleLists } from '../ipc/author-contract';
 import type { Actor } from '../../../db/schema';
 import { asArray, isObject, str, type Json } from '../federation/ap';
 import { imageUrlOf } from '../federation/objects';
@@ -21,7 +21,7 @@ export function mastodonEmojis(emojis: readonly EmojiView[] | undefined) {
 
 const day = (d: Date | string) => `${new Date(d).toISOString().slice(0, 10)}T00:00:00.000Z`;
 
-export function createAccounts(deps: MapperDeps, peopleNow: () => Omit<PeopleView, 'requests'>) {
+export function createAccounts(deps: MapperDeps, peopleNow: () => PeopleLists) {
   const { local } = deps;
 
   /** `withPrivate`: the author's own view (verify_credentials), whose statuses_count counts the

@@ -3,7 +3,7 @@
 // core's views (already sanitized) or the stored actor document, read totally.
 import { createHash } from 'node:crypto';
 import type { RowKey } from '../federation/actions/reads';
-import type { ActorView, AttachmentView, PeopleView, PostView } from '../ipc/author-contract';
+import type { ActorView, AttachmentView, PeopleLists, PostView } from '../ipc/author-contract';
 import type { PollView } from '../ipc/polls-contract';
 import type { Visibility } from '../../../db/schema';
 import { cleanFilename, mediaUrl, thumbnailUrl } from '../media/attachments';
@@ -44,7 +44,7 @@ export type { MapperDeps } from './mapper-deps';
 /** Builds entities for one request (the author's counts and people read once). */
 export function createMapper(deps: MapperDeps) {
   const { local } = deps;
-  let people: Omit<PeopleView, 'requests'> | null = null;
+  let people: PeopleLists | null = null;
   const peopleNow = () => (people ??= deps.people());
   // A mapper serves one answer (api.ts apiOf): its statuses share one budget of reactions read,
   // and a status shown twice (a notification's, a reblog's) is tallied once and shown the same.

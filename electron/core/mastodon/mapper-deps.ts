@@ -2,7 +2,7 @@
 // take it without importing each other.
 import type { Reads } from '../federation/actions/reads';
 import type { LocalActor } from '../federation/identity';
-import type { PeopleView } from '../ipc/author-contract';
+import type { PeopleLists } from '../ipc/author-contract';
 import type { Settings } from '../settings';
 
 export interface MapperDeps {
@@ -10,7 +10,7 @@ export interface MapperDeps {
   settings: () => Settings;
   reads: Reads;
   /** The People view without the follow requests (their number is remote actors' to decide). */
-  people: () => Omit<PeopleView, 'requests'>;
+  people: () => PeopleLists;
   /** One actor's relationship with the author, looked up alone. */
   relation: (actorId: number) => { following: boolean; followedBy: boolean; requestedBy: boolean };
 }

@@ -227,8 +227,9 @@ describe('IPC channels', () => {
     expect(await dispatch(handlers, 'notifications.markAllRead', {})).toEqual({ ok: true, value: { updated: 0 } });
     expect(await dispatch(handlers, 'follow-requests.list', {})).toMatchObject({
       ok: true,
-      value: [{ followApId: `${aliceId()}#follows/1`, actor: { apId: aliceId() } }],
+      value: { items: [{ followApId: `${aliceId()}#follows/1`, actor: { apId: aliceId() } }], nextCursor: null, count: 1 },
     });
+    expect(await dispatch(handlers, 'follow-requests.list', { cursor: '0' })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
 
     expect(await dispatch(handlers, 'notifications.markRead', { ids: [] })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
     expect(await dispatch(handlers, 'notifications.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
