@@ -484,6 +484,8 @@ export const webmention = sqliteTable(
     // At most one webmention row per source (the spec's rule, kept as the service has it).
     uniqueIndex('ix_webmention_source').on(t.source),
     index('ix_webmention_target').on(t.target),
+    // Tern's revision ae35abd14d3a: a post's webmentions, newest first (and grouped by post).
+    index('ix_webmention_post').on(t.outboxObjectId, t.id),
     ...checks('webmention', { datetimes: ['created_at'], bools: ['is_deleted'], optionalJsons: ['source_microformats'] }),
   ],
 );
