@@ -28,6 +28,20 @@ import {
  */
 export const IN_REPLY_TO_SQL = "coalesce(json_extract(ap_object, '$.inReplyTo.id'), json_extract(ap_object, '$.inReplyTo'))";
 
+/**
+ * Where an actor receives, read from its stored document in SQL (Tern's revision ae35abd14d3a
+ * indexes both beside the actor's id): its shared inbox (`endpoints.sharedInbox`, an IRI or an
+ * object with an id; `endpoints` an object or an array of one, compacted JSON-LD) and its own
+ * inbox (an IRI, or an object with an id or href). Either may be any JSON value a peer sent: the
+ * reader checks it is an http(s) URL (recipients.ts followerInboxes, as ap.ts inboxOf does).
+ * NULL for a document that is not JSON (a tool may write one with CHECKs off; the index must not
+ * refuse the row). Queries must use this exact text (unqualified) for SQLite to read the index.
+ */
+export const SHARED_INBOX_SQL =
+  "CASE WHEN json_valid(ap_actor) THEN coalesce(CASE json_type(ap_actor, '$.endpoints.sharedInbox') WHEN 'text' THEN ap_actor ->> '$.endpoints.sharedInbox' WHEN 'object' THEN ap_actor ->> '$.endpoints.sharedInbox.id' END, CASE json_type(ap_actor, '$.endpoints[0].sharedInbox') WHEN 'text' THEN ap_actor ->> '$.endpoints[0].sharedInbox' WHEN 'object' THEN ap_actor ->> '$.endpoints[0].sharedInbox.id' END) END";
+export const OWN_INBOX_SQL =
+  "CASE WHEN json_valid(ap_actor) THEN CASE json_type(ap_actor, '$.inbox') WHEN 'text' THEN ap_actor ->> '$.inbox' WHEN 'object' THEN coalesce(ap_actor ->> '$.inbox.id', ap_actor ->> '$.inbox.href') END END";
+
 export * from './columns';
 
 /** The CHECK constraints of one table, from the kinds of its columns. */
@@ -67,6 +81,8 @@ export const actor = sqliteTable(
     uniqueIndex('ix_actor_ap_id').on(t.apId),
     index('ix_actor_handle').on(t.handle),
     index('ix_actor_id').on(t.id),
+    // Tern's revision ae35abd14d3a: where each actor receives (the followers' inboxes of every post).
+    index('ix_actor_inboxes').on(t.id, sql.raw(SHARED_INBOX_SQL), sql.raw(OWN_INBOX_SQL)),
     ...checks('actor', { datetimes: ['created_at', 'updated_at'], jsons: ['ap_actor'] }),
   ],
 );

@@ -9,6 +9,11 @@
 // view, grouped by post, and each post's list, newest first): the spec indexes target only, so
 // both read the whole table, and a flood of webmentions to one post was read again for every
 // other post's group (100,000 webmentions: 310 ms).
+// And an index of where each actor receives, beside its id: its shared inbox and its own, read
+// out of its document (db/schema.ts SHARED_INBOX_SQL, OWN_INBOX_SQL), so the followers' inboxes
+// of a post are read from the index, not by decoding every follower's document (remote actors
+// decide how many follow, and how big their documents are: 10,000 followers with 4 KB documents
+// held the thread 114–228 ms for each post, edit, boost and profile change; now 2–4 ms).
 // Indexes only: no table or row changes, and downgrading drops them.
 //
 // Frozen: literal SQL, never generated from db/schema.ts (see f5717d82b3ff_initial.ts). The
@@ -17,12 +22,19 @@
 // and it holds in the sqlite3 3.40 shell of Debian 12 as in Tern's SQLite.
 import type { Revision } from './revision';
 
+const SHARED_INBOX =
+  "CASE WHEN json_valid(ap_actor) THEN coalesce(CASE json_type(ap_actor, '$.endpoints.sharedInbox') WHEN 'text' THEN ap_actor ->> '$.endpoints.sharedInbox' WHEN 'object' THEN ap_actor ->> '$.endpoints.sharedInbox.id' END, CASE json_type(ap_actor, '$.endpoints[0].sharedInbox') WHEN 'text' THEN ap_actor ->> '$.endpoints[0].sharedInbox' WHEN 'object' THEN ap_actor ->> '$.endpoints[0].sharedInbox.id' END) END";
+const OWN_INBOX =
+  "CASE WHEN json_valid(ap_actor) THEN CASE json_type(ap_actor, '$.inbox') WHEN 'text' THEN ap_actor ->> '$.inbox' WHEN 'object' THEN coalesce(ap_actor ->> '$.inbox.id', ap_actor ->> '$.inbox.href') END END";
+
 const UPGRADE = `
 CREATE INDEX ix_inbox_follows_arrived ON inbox (id, actor_id) WHERE ap_type = 'Follow' AND is_deleted = 0 AND undone_by_inbox_object_id IS NULL;
 CREATE INDEX ix_webmention_post ON webmention (outbox_object_id, id);
+CREATE INDEX ix_actor_inboxes ON actor (id, ${SHARED_INBOX}, ${OWN_INBOX});
 `;
 
 const DOWNGRADE = `
+DROP INDEX ix_actor_inboxes;
 DROP INDEX ix_webmention_post;
 DROP INDEX ix_inbox_follows_arrived;
 `;
@@ -30,7 +42,7 @@ DROP INDEX ix_inbox_follows_arrived;
 export const requestIndexes: Revision = {
   id: 'ae35abd14d3a',
   parent: '4a475cedd483',
-  description: 'indexes: follow requests newest first, webmentions by post',
+  description: 'indexes: follow requests newest first, webmentions by post, where actors receive',
   upgrade: (sqlite) => {
     sqlite.exec(UPGRADE);
   },

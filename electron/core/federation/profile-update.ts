@@ -2,20 +2,12 @@
 // queued for each follower's shared inbox (deduplicated) in one transaction. The delivery loop
 // sends it; servers that cache the actor (all of them) refresh name, summary, picture (icon),
 // header image (image) and manuallyApprovesFollowers from it.
-import { eq } from 'drizzle-orm';
-import type { Db, DbOrTx } from '../../../db/client';
-import { actor, follower } from '../../../db/schema';
+import type { Db } from '../../../db/client';
 import { enqueueDeliveries } from '../delivery/queue';
-import { inboxOf, PUBLIC, type Json } from './ap';
+import { PUBLIC, type Json } from './ap';
+import { followerInboxes } from './recipients';
 import type { LocalActor } from './identity';
 import { saveOutboxObject } from './outbox-store';
-
-/** Each follower's shared inbox (else its own inbox), once per server inbox. */
-export function followerInboxes(db: DbOrTx): string[] {
-  const rows = db.select({ doc: actor.apActor }).from(follower).innerJoin(actor, eq(follower.actorId, actor.id)).all();
-  const inboxes = rows.map((r) => inboxOf(r.doc as Json)).filter((i): i is string => i !== null);
-  return [...new Set(inboxes)];
-}
 
 export interface QueuedUpdate {
   outboxObjectId: number;

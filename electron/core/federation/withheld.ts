@@ -9,7 +9,7 @@ import { outbox, outgoingActivity, type OutboxObject, type OutgoingActivity } fr
 import { hostOfRecipient } from '../delivery/addresses';
 import type { Json } from './ap';
 import type { LocalActor } from './identity';
-import { computeRecipients, postActivityIds, targetOfActor } from './recipients';
+import { computeRecipients, followerInboxes, postActivityIds, targetOfActor } from './recipients';
 
 const POST_TYPES: readonly string[] = ['Note', 'Article', 'Question'];
 
@@ -82,6 +82,10 @@ export function cancelForFormerFollower(db: DbOrTx, local: LocalActor, actorApId
       ),
     )
     .all();
+  // The followers' inboxes once for all the rows: read again for each waiting row, 20 posts
+  // waiting for a server of 10,000 followers held the thread 2.1–2.5 s (removing a follower).
+  let followers: string[] | null = null;
+  const followersOnce = () => (followers ??= followerInboxes(db));
   let cancelled = 0;
   for (const { row, own } of waiting) {
     const post = POST_TYPES.includes(own.apType)
@@ -90,7 +94,7 @@ export function cancelForFormerFollower(db: DbOrTx, local: LocalActor, actorApId
         ? db.select().from(outbox).where(eq(outbox.id, own.relatesToOutboxObjectId)).get()
         : undefined;
     if (post === undefined || !POST_TYPES.includes(post.apType)) continue;
-    if (computeRecipients(db, local, post.apObject as Json).includes(row.recipient)) continue;
+    if (computeRecipients(db, local, post.apObject as Json, followersOnce).includes(row.recipient)) continue;
     const reason = `No one at ${hostOfRecipient(row.recipient)} may see this post any more (they no longer follow you); not sent.`;
     cancelled += db
       .update(outgoingActivity)
