@@ -422,6 +422,10 @@ export const outgoingActivity = sqliteTable(
     // Tern's revision d58a0b6c3e27: a post's deliveries; those not sent (the Deliveries filters and counts).
     index('ix_outgoing_activity_outbox_object_id').on(t.outboxObjectId, t.id),
     index('ix_outgoing_activity_unsent').on(t.isErrored, t.id).where(sql`is_sent = 0`),
+    // Tern's revision ae35abd14d3a: the waiting rows counted by activity, state and kind of recipient.
+    index('ix_outgoing_activity_waiting')
+      .on(t.outboxObjectId, t.tries, t.recipient)
+      .where(sql`is_sent = 0 AND is_errored = 0`),
     ...checks('outgoing_activity', {
       datetimes: ['created_at', 'next_try', 'last_try'],
       bools: ['is_sent', 'is_errored'],

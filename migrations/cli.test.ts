@@ -69,7 +69,7 @@ describe('npm run db', () => {
     expect(db('history')).toEqual(
       ok(
         [
-          '4a475cedd483 -> ae35abd14d3a (head), indexes: follow requests newest first, webmentions by post, where actors receive',
+          '4a475cedd483 -> ae35abd14d3a (head), indexes: follow requests newest first, webmentions by post, where actors receive, deliveries waiting',
           '5d0e8a3c71f4 -> 4a475cedd483, indexes: own posts counted, bookmarks, favourites, direct posts',
           '70cce0da20c3 -> 5d0e8a3c71f4, datetimes stored as UTC text, required JSON holds an object',
           'd58a0b6c3e27 -> 70cce0da20c3, indexes: replies with what the thread reads, standing Follows by actor',

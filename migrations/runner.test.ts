@@ -168,18 +168,18 @@ describe('downgrade', () => {
     expect(snapshot(sqlite).schema).toEqual(before);
   });
 
-  it('to 4a475cedd483 removes the three indexes of ae35abd14d3a, and nothing else', () => {
+  it('to 4a475cedd483 removes the four indexes of ae35abd14d3a, and nothing else', () => {
     upgrade(sqlite);
     const before = snapshot(sqlite).schema as { name: string }[];
     expect(downgrade(sqlite, '4a475cedd483')).toEqual(['ae35abd14d3a']);
     const after = snapshot(sqlite).schema as { name: string }[];
     expect(after.every((a) => before.some((b) => JSON.stringify(a) === JSON.stringify(b)))).toBe(true);
-    expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual(['ix_actor_inboxes', 'ix_inbox_follows_arrived', 'ix_webmention_post']);
+    expect(before.filter((o) => !after.some((a) => JSON.stringify(a) === JSON.stringify(o))).map((o) => o.name).sort()).toEqual(['ix_actor_inboxes', 'ix_inbox_follows_arrived', 'ix_outgoing_activity_waiting', 'ix_webmention_post']);
     expect(upgrade(sqlite)).toEqual(['ae35abd14d3a']);
     expect(snapshot(sqlite).schema).toEqual(before);
   });
 
-  it('to 5d0e8a3c71f4 removes the five indexes of 4a475cedd483 (and the three of ae35abd14d3a), and nothing else', () => {
+  it('to 5d0e8a3c71f4 removes the five indexes of 4a475cedd483 (and the four of ae35abd14d3a), and nothing else', () => {
     upgrade(sqlite);
     const before = snapshot(sqlite).schema as { name: string }[];
     expect(downgrade(sqlite, '5d0e8a3c71f4')).toEqual(['ae35abd14d3a', '4a475cedd483']);
@@ -193,6 +193,7 @@ describe('downgrade', () => {
       'ix_inbox_liked',
       'ix_outbox_counts',
       'ix_outbox_direct',
+      'ix_outgoing_activity_waiting',
       'ix_webmention_post',
     ]);
     expect(upgrade(sqlite)).toEqual(['4a475cedd483', 'ae35abd14d3a']);

@@ -4,6 +4,7 @@
 import { describe, expect, it } from 'vitest';
 import { openSqlite, wrapDrizzle } from '../../../db/client';
 import { upgrade } from '../../../migrations/runner';
+import { isAddress } from './addresses';
 import { deliveryCounts } from './counts';
 
 const ROWS = 60_000;
@@ -44,5 +45,17 @@ describe('deliveryCounts on a big table', () => {
     const counts = deliveryCounts(db);
     expect(counts).toEqual(truth(sqlite));
     expect(counts.sent).toBe(ROWS + 1_500);
+  });
+});
+
+describe('deliveryCounts, waiting rows by recipient', () => {
+  it('counts as resolving exactly the recipients isAddress calls addresses', () => {
+    const { sqlite, db } = openQueue();
+    const recipients = ['acct:a@b.example', 'actor:https://b.example/u/1', 'webmention:https://b.example/p/1', 'ACCT:a@b.example', 'acct;x', 'acc', 'actor', 'https://acct.example/inbox', 'webmention', ''];
+    const insert = sqlite.prepare("INSERT INTO outgoing_activity (created_at, recipient, tries, is_sent, is_errored) VALUES ('2025-01-01T00:00:00.000Z', ?, 0, 0, 0)");
+    for (const r of recipients) insert.run(r);
+    const resolving = recipients.filter(isAddress).length;
+    expect(resolving).toBe(3);
+    expect(deliveryCounts(db)).toMatchObject({ resolving, queued: recipients.length - resolving, retrying: 0 });
   });
 });

@@ -13,8 +13,15 @@ import type { DeliveryRowState } from '../ipc/author-contract';
 /** Below this many rows (by the largest id) the table is counted outright: ≈ 1 ms. */
 const COUNT_OUTRIGHT_BELOW = 50_000;
 const RECOUNT_AFTER_MS = 60_000;
-/** Rows that wait for an address (acct:, actor:, webmention:) are "resolving". */
-const NOT_ADDRESS = sql.raw("recipient NOT LIKE 'acct:%' AND recipient NOT LIKE 'actor:%' AND recipient NOT LIKE 'webmention:%'");
+/** Rows that wait for an address (acct:, actor:, webmention:) are "resolving": a recipient
+ * starting so, as addresses.ts isAddress reads it (case and all), written as text ranges (the
+ * text starting "acct:" is the text from "acct:" up to "acct;"), the first one ruling out at
+ * once every recipient from "b" on but webmention ones: an https recipient costs two
+ * comparisons. Three LIKEs of each row, three times, took 45 ms of a count of 200,000; this, 20 ms
+ * (each as a CASE: a bare comparison summed, total(a OR b), took 90). */
+const ADDRESS = sql.raw(
+  "(recipient < 'b' AND (recipient >= 'acct:' AND recipient < 'acct;' OR recipient >= 'actor:' AND recipient < 'actor;') OR recipient >= 'webmention:' AND recipient < 'webmention;')",
+);
 
 interface Size {
   /** Rows with id ≤ upTo. */
@@ -56,14 +63,16 @@ function tableSize(db: DbOrTx): number {
 
 /** How many rows are in each state (in-flight rows not yet moved to "sending"). */
 export function deliveryCounts(db: DbOrTx): Record<Exclude<DeliveryRowState, 'sending'>, number> {
-  const waiting = db.get<{ queued: number; retrying: number; resolving: number; n: number }>(sql`
-    SELECT coalesce(sum(CASE WHEN tries = 0 AND ${NOT_ADDRESS} THEN 1 ELSE 0 END), 0) AS queued,
-           coalesce(sum(CASE WHEN tries > 0 AND ${NOT_ADDRESS} THEN 1 ELSE 0 END), 0) AS retrying,
-           coalesce(sum(CASE WHEN ${NOT_ADDRESS} THEN 0 ELSE 1 END), 0) AS resolving,
-           count(*) AS n
-    FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0`)!;
+  // From the index of waiting rows alone (revision ae35abd14d3a: their tries and recipients), no
+  // row read: 200,000 waiting (ten posts written offline to 20,000 followers' inboxes), each row
+  // read, held the main thread 60–80 ms at every page of the Deliveries view.
+  const waiting = db.get<{ n: number; tried: number; resolving: number; resolvingTried: number }>(sql`
+    SELECT count(*) AS n, sum(CASE WHEN tries > 0 THEN 1 ELSE 0 END) AS tried, sum(CASE WHEN ${ADDRESS} THEN 1 ELSE 0 END) AS resolving,
+           sum(CASE WHEN tries > 0 AND ${ADDRESS} THEN 1 ELSE 0 END) AS resolvingTried
+    FROM outgoing_activity INDEXED BY ix_outgoing_activity_waiting WHERE is_sent = 0 AND is_errored = 0`)!;
   const failed = db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 1`)!.n;
   // A row both sent and errored is counted as sent (the delivery store never writes one).
   const sent = Math.max(0, tableSize(db) - waiting.n - failed);
-  return { sent, failed, queued: waiting.queued, retrying: waiting.retrying, resolving: waiting.resolving };
+  const retrying = waiting.tried - waiting.resolvingTried;
+  return { sent, failed, queued: waiting.n - retrying - waiting.resolving, retrying, resolving: waiting.resolving };
 }
