@@ -1,7 +1,9 @@
 // search.query: the search box's text parsed (query.ts), turned into FTS5 MATCH expressions
 // (match.ts) and run over the index the indexer keeps (indexer.ts), newest first or by relevance
-// (posts: rank.ts over the newest matches; people and webmentions, few: FTS5's bm25), with
-// highlighted snippets; the hits become the views the rest of the app shows (PostView, ActorView). Writes not yet indexed are indexed first, so a post just written is found.
+// (posts: rank.ts over the newest matches; people and webmentions: field-search.ts, the same
+// over their weighted columns), with highlighted snippets; the hits become the views the rest of
+// the app shows (PostView, ActorView). Writes not yet indexed are indexed first, so a post just
+// written is found.
 import { inArray } from 'drizzle-orm';
 import type { Db, Sqlite } from '../../../db/client';
 import { inbox, outbox, webmention } from '../../../db/schema';
@@ -13,6 +15,7 @@ import type { PersonHit, PostHit, SearchKind, SearchResults, WebmentionHit } fro
 import { summarize } from '../webmention/microformats';
 import type { SearchIndexer } from './indexer';
 import { createDateScan } from './date-scan';
+import { createFieldSearch } from './field-search';
 import { postMatch, termsMatch, type PostMatch, type ResolvedFrom } from './match';
 import { rankByTermFrequency } from './rank';
 import { createPageSnippets } from './snippets';
@@ -109,18 +112,14 @@ export function createSearchService(deps: SearchServiceDeps) {
     // The page's rows of the window, by rowid (no MATCH: FTS5 reads each from its content table
     // at once); their snippets come from snippets.ts.
     texts: sqlite.prepare('SELECT rowid, ref, body FROM search_post WHERE rowid IN (SELECT value FROM json_each(?))'),
-    people: sqlite.prepare(
-      `SELECT rowid, snippet(search_person, -1, ${MARK}, 16) AS snippet FROM search_person
-       WHERE search_person MATCH ? ORDER BY bm25(search_person, 4.0, 4.0, 1.0), rowid DESC LIMIT ? OFFSET ?`,
-    ),
-    webmentions: sqlite.prepare(
-      `SELECT rowid, snippet(search_webmention, -1, ${MARK}, 24) AS snippet FROM search_webmention
-       WHERE search_webmention MATCH ? ORDER BY bm25(search_webmention, 2.0, 1.0, 0.5), rowid DESC LIMIT ? OFFSET ?`,
-    ),
     actorsByHandle: sqlite.prepare('SELECT id FROM actor WHERE handle IN (?, ?)').pluck(),
   };
 
   const pageSnippets = createPageSnippets(sqlite, POST_SNIPPET);
+  // The weights bm25 had (a name or handle four times a bio; a webmention's text twice its
+  // author, four times its source), the snippets as long as before.
+  const people = createFieldSearch(sqlite, 'search_person', [4, 4, 1], `${MARK}, 16`);
+  const webmentions = createFieldSearch(sqlite, 'search_webmention', [2, 1, 0.5], `${MARK}, 24`);
   const dateScan = createDateScan(sqlite);
 
   function me(): ActorView {
@@ -261,32 +260,32 @@ export function createSearchService(deps: SearchServiceDeps) {
     // Names are typed in part ("ana" for Anastasia): each word of a people search is a prefix.
     const match = termsMatch(query.terms.map((t) => (t.kind === 'word' && !t.text.endsWith('*') ? { ...t, text: `${t.text}*` } : t)));
     if (match === null) return { hits: [], more: false };
-    const rows = s.people.all(match, limit + 1, offset) as { rowid: number; snippet: string }[];
+    const { rows, more } = people.page(match, offset, limit);
     const actors = actorsById(deps.db, rows.map((r) => r.rowid));
-    const hits = rows.slice(0, limit).flatMap((r) => {
+    const hits = rows.flatMap((r) => {
       const a = actors.get(r.rowid);
       return a ? [{ actor: actorView(a), snippet: r.snippet }] : [];
     });
-    return { hits, more: rows.length > limit };
+    return { hits, more };
   }
 
   function webmentionHits(query: SearchQuery, limit: number, offset: number): { hits: WebmentionHit[]; more: boolean } {
     const match = termsMatch(query.terms);
     if (match === null) return { hits: [], more: false };
-    const rows = s.webmentions.all(match, limit + 1, offset) as { rowid: number; snippet: string }[];
+    const { rows, more } = webmentions.page(match, offset, limit);
     const ids = rows.map((r) => r.rowid);
     const found = ids.length ? deps.db.select().from(webmention).where(inArray(webmention.id, ids)).all() : [];
     const byId = new Map(found.map((w) => [w.id, w]));
     const posts = new Map(
       found.length ? deps.db.select({ id: outbox.id, apId: outbox.apId }).from(outbox).where(inArray(outbox.id, found.map((w) => w.outboxObjectId))).all().map((p) => [p.id, p.apId]) : [],
     );
-    const hits = rows.slice(0, limit).flatMap((r): WebmentionHit[] => {
+    const hits = rows.flatMap((r): WebmentionHit[] => {
       const w = byId.get(r.rowid);
       if (!w) return [];
       const summary = summarize(w.sourceMicroformats, w.target);
       return [{ id: w.id, source: w.source, kind: summary.kind, authorName: summary.author.name, post: { apId: posts.get(w.outboxObjectId) ?? w.target }, receivedAt: w.createdAt.toISOString(), snippet: r.snippet }];
     });
-    return { hits, more: rows.length > limit };
+    return { hits, more };
   }
 
   function parse(text: string): SearchQuery {

@@ -112,3 +112,33 @@ it('a webmention whose date cannot be read (or its last change’s) is left out 
     setSkipLog(previous);
   }
 });
+
+it('groups are the posts that exist, newest webmention first, each with its count, paged to the last: as a GROUP BY over every webmention gives them', () => {
+  const posts = Array.from({ length: 12 }, (_, i) => addPost(tern.core, { content: `<p>post ${i}</p>` }));
+  // Mentions spread unevenly (one post many, some none), in an order unlike the posts'.
+  for (let i = 0; i < 90; i++) {
+    const post = posts[i % 3 === 0 ? 0 : (i * 7) % 11]!;
+    mentionOf(post, post.apId, `https://s.example/${i}`);
+  }
+  // A webmention of a post no longer there (written before foreign keys were checked) is no group.
+  tern.core.sqlite.pragma('foreign_keys = OFF');
+  tern.core.sqlite
+    .prepare("INSERT INTO webmention (created_at, is_deleted, source, target, outbox_object_id) VALUES ('2026-11-01T10:00:00.000Z', 0, 'https://gone.example/1', 'https://gone.example/', 999999)")
+    .run();
+  tern.core.sqlite.pragma('foreign_keys = ON');
+  const expected = tern.core.sqlite
+    .prepare(
+      `SELECT w.outbox_object_id AS postId, max(w.id) AS latest, count(*) AS total FROM webmention w JOIN outbox o ON o.id = w.outbox_object_id
+       GROUP BY w.outbox_object_id ORDER BY latest DESC`,
+    )
+    .all() as { postId: number; latest: number; total: number }[];
+  const shown: [number, number, number][] = [];
+  let cursor: string | null = null;
+  do {
+    const page = listReceivedWebmentions(tern.core.db, { limit: 4, cursor });
+    shown.push(...page.items.map((g): [number, number, number] => [g.post.id, g.mentions[0]!.id, g.mentionsTotal]));
+    cursor = page.nextCursor;
+  } while (cursor !== null);
+  expect(shown).toEqual(expected.map((g) => [g.postId, g.latest, g.total]));
+  expect(shown.map(([postId]) => postId)).not.toContain(999999);
+});

@@ -113,34 +113,50 @@ function mentionsOf(db: DbOrTx, post: { id: number }, before: number | null, lim
 
 export function listReceivedWebmentions(db: DbOrTx, input: { cursor?: string | null; limit: number }): ReceivedWebmentionsPage {
   const before = cursorOf(input.cursor);
-  const latest = sql<number>`max(${webmention.id})`;
   // By post (outbox_object_id, the spec's reference), only posts that exist: every group read
-  // is a group shown, so a page is never short while there are more. No index has the column
-  // (the spec indexes target), so this reads the table: 25–34 ms for 33,000 webmentions here,
-  // against 10 ms grouping ix_webmention_target, which left out a row whose target differs.
-  const groups = db
-    .select({ postId: webmention.outboxObjectId, latest, total: sql<number>`count(*)` })
-    .from(webmention)
-    .innerJoin(outbox, eq(outbox.id, webmention.outboxObjectId))
-    .groupBy(webmention.outboxObjectId)
-    .having(before === null ? undefined : lt(latest, before))
-    .orderBy(desc(latest))
-    .limit(input.limit + 1)
-    .all();
+  // is a group shown, so a page is never short while there are more. Not a GROUP BY over the
+  // webmentions: that reads all of them (ix_webmention_post whole) for each page, 25-45 ms for
+  // 100,000 and growing with what anyone may send. Instead the posts that have webmentions are
+  // walked through ix_webmention_post one seek each (the next outbox_object_id above the last),
+  // each with its newest webmention by one more seek: as many steps as posts with webmentions
+  // (the author's posts, not the senders'), 0.7-0.9 ms for 1,000 posts and 100,000 webmentions,
+  // 0.02 ms when all but 20 of them go to one post.
+  const groups = db.all<{ postId: number; latest: number }>(sql`
+    WITH RECURSIVE post(id) AS (
+      SELECT (SELECT min(outbox_object_id) FROM webmention)
+      UNION ALL
+      SELECT (SELECT min(outbox_object_id) FROM webmention WHERE outbox_object_id > post.id) FROM post WHERE post.id IS NOT NULL
+    )
+    SELECT post.id AS postId, (SELECT max(w.id) FROM webmention w WHERE w.outbox_object_id = post.id) AS latest
+    FROM post JOIN outbox ON outbox.id = post.id
+    ${before === null ? sql`` : sql`WHERE latest < ${before}`}
+    ORDER BY latest DESC LIMIT ${input.limit + 1}`);
   const shown = groups.slice(0, input.limit);
   if (shown.length === 0) return { items: [], nextCursor: null };
+  const ids = shown.map((g) => g.postId);
+  // Counted for the page's posts alone, each a range of ix_webmention_post: 100,000 webmentions
+  // of one post count in 2.2 ms.
+  const totals = new Map(
+    db
+      .select({ postId: webmention.outboxObjectId, total: sql<number>`count(*)` })
+      .from(webmention)
+      .where(inArray(webmention.outboxObjectId, ids))
+      .groupBy(webmention.outboxObjectId)
+      .all()
+      .map((t) => [t.postId, t.total]),
+  );
   const posts = new Map(
     db
       .select()
       .from(outbox)
-      .where(inArray(outbox.id, shown.map((g) => g.postId)))
+      .where(inArray(outbox.id, ids))
       .all()
       .map((p) => [p.id, p]),
   );
 
   const items = viewsOf(
     shown,
-    ({ postId, total }): WebmentionGroupView => {
+    ({ postId }): WebmentionGroupView => {
       const post = posts.get(postId)!;
       const object = post.apObject as Record<string, unknown>;
       const mentions = mentionsOf(db, post, null, MENTIONS_PER_POST);
@@ -153,7 +169,7 @@ export function listReceivedWebmentions(db: DbOrTx, input: { cursor?: string | n
           webmentionsCount: post.webmentionsCount,
         },
         mentions: mentions.items,
-        mentionsTotal: total,
+        mentionsTotal: totals.get(postId) ?? 0,
         moreCursor: mentions.nextCursor,
       };
     },
