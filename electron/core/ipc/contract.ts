@@ -46,7 +46,9 @@ export const inputs = {
   'notifications.list': z
     .object({
       limit: z.number().int().min(1).max(200).default(50),
-      offset: z.number().int().min(0).default(0),
+      /** At most 10,000 (the window pages by cursor): each row passed over is read, 62–104 ms at
+       * 49,000 on a loaded machine. Mastodon's own limit for offsets. */
+      offset: z.number().int().min(0).max(10_000).default(0),
       /** The previous page's nextCursor (then offset is not used). */
       cursor: z.string().max(300).nullish(),
     })

@@ -184,7 +184,7 @@ export function mountNotificationRoutes(app: Hono<ListenerEnv>, core: ListenerCo
     handler(async (c) => {
       requireToken(core, c, 'write');
       await bodyParams(c);
-      service().clear();
+      await service().clear();
       return json(c, {});
     }),
   );

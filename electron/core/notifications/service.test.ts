@@ -5,6 +5,8 @@ import { versionOf } from '../../../migrations/test-tools';
 import { createHandlers, dispatch } from '../ipc/handlers';
 import { notifications } from '../../../db/schema';
 import type { Json } from '../federation/ap';
+import { languageField } from '../federation/objects';
+import { htmlToExcerpt } from '../federation/sanitize';
 import { openRig, startRemotes, type Remotes, type Rig } from '../federation/process/test-rig';
 
 let remotes: Remotes;
@@ -88,7 +90,7 @@ describe('notifications service', () => {
     expect(byCursor.nextCursor).toBeNull();
     expect(svc.list({ limit: 1, cursor: svc.list({ limit: 1 }).nextCursor }).items.map((n) => n.type)).toEqual(['MENTION']);
     expect(svc.list({ limit: 2, cursor: 'not-a-cursor' }).items.map((n) => n.type)).toEqual(['NEW_FOLLOWER', 'MENTION']);
-    expect(svc.markAllRead()).toBe(2);
+    expect(await svc.markAllRead()).toBe(2);
     expect(svc.unreadCount()).toBe(0);
   });
 
@@ -211,6 +213,93 @@ describe('typeless notifications of a move and a report', () => {
   });
 });
 
+describe('the excerpt of a mention', () => {
+  /** The fixture's mention of the author, as post `n` with these fields of its Note (undefined: without it). */
+  const mentionWith = (n: number, fields: Json): Json => {
+    const create = remotes.fixture('mastodon-create-note-mention-hashtag.json');
+    const note: Json = { ...(create.object as Json), id: `${String((create.object as Json).id)}${n}`, ...fields };
+    for (const [key, value] of Object.entries(fields)) if (value === undefined) delete note[key];
+    return { ...create, id: `${String(create.id)}${n}`, object: note };
+  };
+  const mentionOf = (name: string) => `<span class="h-card" translate="no"><a href="https://mastodon.example/@${name}" class="u-url mention">@<span>${name}</span></a></span>`;
+  const long = `<p>${['author', 'bob', 'carol'].map(mentionOf).join(' ')} A long post &amp; its text, ${'on and on. '.repeat(600)}</p>`;
+
+  it('is read from the first 4 KiB of its markup in SQL: the title, else the warning, else the content or its language map, as from the whole document', async () => {
+    rig = await openRig();
+    const posts: Json[] = [
+      mentionWith(1, { content: long, contentMap: { en: long } }),
+      mentionWith(2, { content: undefined, contentMap: { de: long, en: '<p>not the first</p>' } }),
+      mentionWith(3, { summary: 'A warning &amp; a <b>title</b>', sensitive: true, content: long, contentMap: undefined }),
+      mentionWith(4, { summary: '', content: long, contentMap: undefined }),
+      mentionWith(5, { content: `<p>${mentionOf('author')} ${'<span class="h-card"><a href="https://x.example/7" class="u-url mention">@<span>x7</span></a></span> '.repeat(400)}${'y'.repeat(5_000)}</p>`, contentMap: undefined }),
+      mentionWith(6, { content: undefined, contentMap: undefined }),
+    ];
+    for (const post of posts) {
+      await rig.receive(post);
+      rig.advance(1000);
+    }
+    const items = rig.core.services.notifications.list().items.filter((n) => n.type === 'MENTION').reverse();
+    expect(items).toHaveLength(posts.length);
+    // What excerptOf made of the whole stored document before: languageField and htmlToExcerpt.
+    const stored = (apId: string) => JSON.parse(String(rig.core.sqlite.prepare('SELECT ap_object FROM inbox WHERE ap_id = ?').pluck().get(apId))) as Json;
+    const whole = (object: Json) => {
+      const html = languageField(object, 'name') || languageField(object, 'summary') || languageField(object, 'content');
+      return html ? htmlToExcerpt(html, 140) || null : null;
+    };
+    const excerpts = items.map((n) => n.inboxObject!.excerpt);
+    const wholes = items.map((n) => whole(stored(n.inboxObject!.apId)));
+    // The same, but for the post of 400 mentions of "@x7": 4 KiB of its markup (each mention about
+    // 130 characters once stored, with its rel) hold fewer than 140 characters of text, shown with "…".
+    expect(excerpts.toSpliced(4, 1)).toEqual(wholes.toSpliced(4, 1));
+    expect(excerpts[4]!.length).toBeLessThan(wholes[4]!.length);
+    expect(wholes[4]!.startsWith(excerpts[4]!.slice(0, -1))).toBe(true);
+    expect(excerpts).toEqual([
+      expect.stringMatching(/^@author @bob @carol A long post & its text, on and on\. .*…$/),
+      expect.stringMatching(/^@author @bob @carol A long post/),
+      'A warning & a title',
+      expect.stringMatching(/^@author @bob @carol A long post/),
+      expect.stringMatching(/^@author @x7 @x7 .*…$/),
+      null,
+    ]);
+  });
+});
+
+describe('mark all read', () => {
+  it('marks them a batch at a time, the first before the call returns; one that arrives meanwhile stays new', async () => {
+    rig = await openRig();
+    const sqlite = rig.core.sqlite;
+    const add = sqlite.prepare("INSERT INTO notifications (created_at, notification_type, is_new) VALUES ('2025-01-10T12:00:00.000Z', 'LIKE', ?)");
+    sqlite.transaction(() => {
+      for (let i = 0; i < 4500; i++) add.run(i % 10 === 0 ? 0 : 1);
+    })();
+    const svc = rig.core.services.notifications;
+    expect(svc.unreadCount()).toBe(4050);
+    const marking = svc.markAllRead();
+    expect(svc.unreadCount()).toBe(4050 - 2000);
+    const arrived = Number(add.run(1).lastInsertRowid);
+    expect(await marking).toBe(4050);
+    expect(svc.unreadCount()).toBe(1);
+    expect(svc.list({ limit: 1 }).items.map((n) => [n.id, n.isNew])).toEqual([[arrived, true]]);
+    expect(await svc.markAllRead()).toBe(1);
+    expect(await svc.markAllRead()).toBe(0);
+  });
+
+  it('clears them a batch at a time too (the Mastodon API’s clear); one that arrives meanwhile stays', async () => {
+    rig = await openRig();
+    const sqlite = rig.core.sqlite;
+    const add = sqlite.prepare("INSERT INTO notifications (created_at, notification_type, is_new) VALUES ('2025-01-10T12:00:00.000Z', 'LIKE', 1)");
+    sqlite.transaction(() => {
+      for (let i = 0; i < 4500; i++) add.run();
+    })();
+    const svc = rig.core.services.notifications;
+    const clearing = svc.clear();
+    expect(sqlite.prepare('SELECT count(*) FROM notifications').pluck().get()).toBe(2500);
+    const arrived = Number(add.run().lastInsertRowid);
+    expect(await clearing).toBe(4500);
+    expect(svc.list({ limit: 5 }).items.map((n) => n.id)).toEqual([arrived]);
+  });
+});
+
 describe('IPC channels', () => {
   it('notifications.* and follow-requests.list go through the contract', async () => {
     rig = await openRig({ manuallyApprovesFollowers: true });
@@ -233,6 +322,8 @@ describe('IPC channels', () => {
 
     expect(await dispatch(handlers, 'notifications.markRead', { ids: [] })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
     expect(await dispatch(handlers, 'notifications.list', { limit: 0 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'notifications.list', { offset: 10_001 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
+    expect(await dispatch(handlers, 'notifications.list', { offset: 10_000 })).toMatchObject({ ok: true });
     expect(await dispatch(handlers, 'notifications.list', { limit: 10, extra: 1 })).toMatchObject({ ok: false, error: { code: 'bad_input' } });
   });
 });
