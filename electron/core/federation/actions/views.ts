@@ -11,10 +11,10 @@ import { quotedIdOf } from '../quotes';
 import { httpUrl, idOf, isObject, str, typeOf, type Json } from '../ap';
 import { attachmentDescription, boundedList, isCardType, languageField, linksOf, mentionNameOf, nameIsTitle, originalUrlOf, summaryIsWarning } from '../objects';
 import type { LocalActor } from '../identity';
-import { BIDI_CONTROLS, htmlToExcerpt, plainLabel, sanitizePlainText, unparsedText } from '../sanitize';
-import { sanitizeStoredHtml } from '../sanitize-stored';
+import { BIDI_CONTROLS, htmlToExcerpt, plainLabel, sanitizePlainText } from '../sanitize';
 import { pollViewOf } from '../polls/view';
 import { withSources } from '../../media/views';
+import { contentHtmlOf } from './content-html';
 
 export function ownActorView(local: LocalActor, displayName: string): ActorView {
   return { id: 0, apId: local.id, name: displayName || local.username, handle: local.handle, iconUrl: null, url: local.id };
@@ -222,55 +222,8 @@ function totalOf(value: unknown): number | null {
   return isObject(value) ? num(value.totalItems) : null;
 }
 
-// Stored HTML is sanitized again for each view (sanitize-stored.ts: ≈ 10 µs a post), and the
-// same posts are shown again and again (a thread reopened, the stream scrolled back): the result
-// for the last few thousand texts is kept. Sanitizing is a pure function of the text, and the
-// bound keeps memory flat.
-const SANITIZED_KEPT = 3000;
-const SANITIZED_MAX_CHARS = 20_000;
-const sanitized = new Map<string, string>();
-
-// A long text (up to 64 KB, sanitize.ts HTML_LIMITS) costs up to 10 ms to sanitize when a
-// hostile server wrote it (64 KB of entities), and a page of views is built in one turn of the
-// event loop, on the app's thread: 50 such replies held it for half a second. Within one turn,
-// long texts are sanitized for LONG_TEXTS_MS in all; past that, a long text is shown as its
-// plain text (tags dropped, escaped: never unsafe) and formatted at its next view. Real long
-// posts cost 1–2 ms each, so a page of them stays formatted.
-const LONG_TEXTS_MS = 50;
-let longTextsMs = 0;
-let longTextsTurn = false;
-
-function longContentHtml(html: string): string {
-  if (longTextsMs >= LONG_TEXTS_MS) return unparsedText(html);
-  if (!longTextsTurn) {
-    longTextsTurn = true;
-    setImmediate(() => {
-      longTextsTurn = false;
-      longTextsMs = 0;
-    });
-  }
-  const started = performance.now();
-  try {
-    return sanitizeStoredHtml(html);
-  } finally {
-    longTextsMs += performance.now() - started;
-  }
-}
-
-/** The HTML a view shows for a stored text (exported for tests). */
-export function contentHtmlOf(html: string): string {
-  if (html.length > SANITIZED_MAX_CHARS) return longContentHtml(html);
-  const kept = sanitized.get(html);
-  if (kept !== undefined) {
-    sanitized.delete(html);
-    sanitized.set(html, kept);
-    return kept;
-  }
-  const clean = sanitizeStoredHtml(html);
-  sanitized.set(html, clean);
-  if (sanitized.size > SANITIZED_KEPT) sanitized.delete(sanitized.keys().next().value!);
-  return clean;
-}
+// The HTML shown for a text, sanitized within a budget per page: content-html.ts.
+export { contentHtmlOf };
 
 /** Text made only of white space and zero-width or invisible format characters (U+200B–U+200D,
  * U+2060, U+FEFF, U+00AD). */
