@@ -19,7 +19,7 @@ import { openCore, type Core } from '../../electron/core/core';
 import { createSearchIndexer } from '../../electron/core/search/indexer';
 import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
 import { longestStall } from '../longest-stall';
-import { planOf as planFor, recordStatements, SMALL, type Statement } from './audit-fixture';
+import { planOf as planFor, SMALL } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const PEOPLE = 80_000;
@@ -29,7 +29,6 @@ const EXTRA = () => {};
 let dir: string;
 let core: Core;
 let handlers: Handlers;
-let recorded: Statement[] = [];
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'tern-audit-ipc-'));
   await writeScaleData(dir, SIZES);
@@ -39,7 +38,6 @@ beforeAll(async () => {
   while (indexer.step(5_000));
   handlers = createHandlers(core);
   await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true });
-  recorded = recordStatements(core.sqlite as InstanceType<typeof Database>);
 }, 300_000);
 afterAll(() => {
   core?.close();
@@ -73,16 +71,6 @@ async function bestStallOf(channel: string, input: unknown, reset: () => void = 
   return best;
 }
 
-/** The plans of the SELECTs one call runs (EXPLAIN QUERY PLAN, with the values it bound). */
-async function plansOf(channel: string, input: unknown): Promise<{ source: string; plan: string[] }[]> {
-  recorded.length = 0;
-  await stallOf(channel, input);
-  return recorded
-    .filter((s) => /^\s*(SELECT|WITH)\b/i.test(s.source))
-    .map((s) => ({ source: s.source.replace(/\s+/g, ' ').slice(0, 160), plan: planFor(core.sqlite as InstanceType<typeof Database>, s) }));
-}
-
-
 describe(`${PEOPLE.toLocaleString('en')} actors named "User n", all following the author`, () => {
   it.each([
     ['search.query', { text: 'user', kind: 'people' }],
@@ -104,7 +92,6 @@ describe(`${PEOPLE.toLocaleString('en')} actors named "User n", all following th
     ];
     for (const statement of statements) {
       const plan = planFor(core.sqlite as InstanceType<typeof Database>, statement);
-      console.log(plan);
       expect(plan.filter((line) => line.includes('TEMP B-TREE'))).toEqual([]);
     }
   });

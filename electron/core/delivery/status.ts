@@ -1,6 +1,6 @@
 // The delivery queue as people see it: each post's delivery state ("sent to 3 of 4 servers",
 // "queued", "failed: …"), the per-row list of the Deliveries view, and "retry now".
-import { and, desc, eq, inArray, isNull, lt, or, sql } from 'drizzle-orm';
+import { and, desc, eq, inArray, lt, or, sql } from 'drizzle-orm';
 import { prepared, type DbOrTx } from '../../../db/client';
 import { parseStoredDate } from '../../../db/columns';
 import { viewsOf } from '../../../db/readable-rows';
