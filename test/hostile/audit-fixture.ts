@@ -1,11 +1,14 @@
 // Audit support (not a test): a listening core over the bench's "years of the fediverse" rows
 // (bench/scale-fixture.ts writeScaleData, the project's own scale fixture), its search index
-// built before anything is measured, a token of every scope, and a measured GET.
+// built before anything is measured, a token of every scope, and a measured GET; and a core
+// without a listener over the same rows, with the window's IPC handlers and a measured call
+// (scaledCore).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeScaleData, type ScaleOptions } from '../../bench/scale-fixture';
 import { openCore, type Core } from '../../electron/core/core';
+import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
 import { createSearchIndexer } from '../../electron/core/search/indexer';
 import { issueToken } from '../../electron/core/indieauth/test-flow';
 import type Database from 'better-sqlite3';
@@ -90,21 +93,89 @@ export async function scaledListener(sizes: Partial<ScaleOptions>): Promise<Scal
       return best;
     },
     async parsesOf(path, options = {}) {
-      const parse = JSON.parse;
-      let parses = 0;
-      JSON.parse = ((...args: Parameters<typeof parse>) => {
-        parses++;
-        return parse(...args);
-      }) as typeof JSON.parse;
-      try {
+      const { result, parses } = await countingParses(async () => {
         const res = await fetch(`${url}${path}`, { headers: options.anonymous ? {} : { authorization: `Bearer ${token}` } });
-        return { status: res.status, body: await res.text(), parses };
-      } finally {
-        JSON.parse = parse;
-      }
+        return { status: res.status, body: await res.text() };
+      });
+      return { ...result, parses };
     },
     async close() {
       await core.listener.stop();
+      core.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    },
+  };
+}
+
+/** `work`, counting the JSON.parse calls meanwhile (each stored document read is one). */
+export async function countingParses<T>(work: () => Promise<T>): Promise<{ result: T; parses: number }> {
+  const parse = JSON.parse;
+  let parses = 0;
+  JSON.parse = ((...args: Parameters<typeof parse>) => {
+    parses++;
+    return parse(...args);
+  }) as typeof JSON.parse;
+  try {
+    return { result: await work(), parses };
+  } finally {
+    JSON.parse = parse;
+  }
+}
+
+/** A core over the bench's scale data (no listener), working offline, with the window's IPC
+ * handlers, and the main thread's longest hold measured around one handler call. */
+export interface ScaledCore {
+  core: Core;
+  handlers: Handlers;
+  /** One call through dispatch between two timer turns (a synchronous handler holds the thread
+   * for the whole call, and the timer must get a turn before and after it). */
+  stallOf(channel: string, input: unknown): Promise<{ stallMs: number; value: unknown }>;
+  /** A warm-up call, then up to three measured while over STALL_LIMIT_MS (`reset` before each,
+   * the warm-up's too): the best. */
+  bestStallOf(channel: string, input: unknown, reset?: () => void): Promise<number>;
+  close(): void;
+}
+
+/** `extra`: hostile rows written before anything else reads the database; `searchIndex`: the
+ * search index built over everything first. */
+export async function scaledCore(sizes: Partial<ScaleOptions>, options: { extra?: (core: Core) => void; searchIndex?: boolean } = {}): Promise<ScaledCore> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'tern-audit-ipc-'));
+  await writeScaleData(dataDir, { ...SMALL, ...sizes });
+  const core = await openCore({ dataDir, mode: 'headless' });
+  options.extra?.(core);
+  if (options.searchIndex) {
+    const indexer = createSearchIndexer(core.sqlite);
+    while (indexer.step(5_000));
+  }
+  const handlers = createHandlers(core);
+  await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true });
+  const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
+  const stallOf: ScaledCore['stallOf'] = async (channel, input) => {
+    const { result, stallMs } = await longestStall(async () => {
+      await pause();
+      const answer = await dispatch(handlers, channel, input);
+      await pause();
+      return answer;
+    });
+    if (result instanceof Error) throw result;
+    if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
+    return { stallMs, value: result.value };
+  };
+  return {
+    core,
+    handlers,
+    stallOf,
+    async bestStallOf(channel, input, reset = () => {}) {
+      reset();
+      await stallOf(channel, input);
+      let best = Infinity;
+      for (let i = 0; i < 3 && best >= STALL_LIMIT_MS; i++) {
+        reset();
+        best = Math.min(best, (await stallOf(channel, input)).stallMs);
+      }
+      return best;
+    },
+    close() {
       core.close();
       rmSync(dataDir, { recursive: true, force: true });
     },

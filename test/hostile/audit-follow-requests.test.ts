@@ -11,7 +11,7 @@ import { createHandlers, dispatch } from '../../electron/core/ipc/handlers';
 import type { FollowRequestPage } from '../../electron/core/federation/follow-requests';
 import type { PeopleView } from '../../electron/core/ipc/author-contract';
 import { longestStall } from '../longest-stall';
-import { scaledListener, type ScaledListener } from './audit-fixture';
+import { countingParses, scaledListener, type ScaledListener } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 let t: ScaledListener;
@@ -70,21 +70,12 @@ async function ipc<T>(channel: string, input: Record<string, unknown>): Promise<
   await call();
   let best: { value: T; stallMs: number; parses: number } | null = null;
   for (let i = 0; i < 3 && (best === null || best.stallMs >= STALL_LIMIT_MS); i++) {
-    const parse = JSON.parse;
-    let parses = 0;
-    JSON.parse = ((...args: Parameters<typeof parse>) => {
-      parses++;
-      return parse(...args);
-    }) as typeof JSON.parse;
-    try {
-      // The handlers here answer at once (no await inside): the call holds the thread from its
-      // start to its end, so its whole time is the stall (the 1 ms timer never ticks inside it).
-      const { result, ms: stallMs } = await longestStall(call);
-      if (result instanceof Error || !result.ok) throw result instanceof Error ? result : new Error(result.error.message);
-      if (best === null || stallMs < best.stallMs) best = { value: result.value as T, stallMs, parses };
-    } finally {
-      JSON.parse = parse;
-    }
+    // The handlers here answer at once (no await inside): the call holds the thread from its
+    // start to its end, so its whole time is the stall (the 1 ms timer never ticks inside it).
+    const { result: measured, parses } = await countingParses(() => longestStall(call));
+    const { result, ms: stallMs } = measured;
+    if (result instanceof Error || !result.ok) throw result instanceof Error ? result : new Error(result.error.message);
+    if (best === null || stallMs < best.stallMs) best = { value: result.value as T, stallMs, parses };
   }
   return best!;
 }

@@ -19,63 +19,28 @@
 //    11-13 ms and 26-32 ms.
 // Each handler is called through dispatch (what both transports call) on a real core; the main
 // thread's longest hold is measured around the call, best of three (a shared, loaded machine).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeScaleData, type ScaleOptions } from '../../bench/scale-fixture';
-import { openCore, type Core } from '../../electron/core/core';
-import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
-import { longestStall } from '../longest-stall';
-import { SMALL } from './audit-fixture';
+import type { ScaleOptions } from '../../bench/scale-fixture';
+import type { Core } from '../../electron/core/core';
+import { dispatch, type Handlers } from '../../electron/core/ipc/handlers';
+import { SMALL, scaledCore, type ScaledCore } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const FOLLOWERS = 10_000;
 const SIZES: ScaleOptions = { ...SMALL, actors: FOLLOWERS, followers: FOLLOWERS, inboxRows: FOLLOWERS + 10_000 };
 
-let dir: string;
+let t: ScaledCore;
 let core: Core;
 let handlers: Handlers;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tern-audit-ipc-'));
-  await writeScaleData(dir, SIZES);
-  core = await openCore({ dataDir: dir, mode: 'headless' });
+  t = await scaledCore(SIZES);
+  ({ core, handlers } = t);
   // A Mastodon actor document with its context, fields and keys is 3-6 KB.
   core.sqlite.prepare("UPDATE actor SET ap_actor = json_set(ap_actor, '$.summary', '<p>' || hex(randomblob(1700)) || '</p>')").run();
-  handlers = createHandlers(core);
-  await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true });
 }, 300_000);
-afterAll(() => {
-  core?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-/** One call through dispatch between two timer turns (a synchronous handler holds the thread for
- * the whole call, and longestStall's timer must get a turn before and after it). */
-async function stallOf(channel: string, input: unknown): Promise<{ stallMs: number; value: unknown }> {
-  const { result, stallMs } = await longestStall(async () => {
-    await pause();
-    const answer = await dispatch(handlers, channel, input);
-    await pause();
-    return answer;
-  });
-  if (result instanceof Error) throw result;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return { stallMs, value: result.value };
-}
-/** A warm-up call, then up to three measured while over the limit (`reset` before each); the best. */
-async function bestStallOf(channel: string, input: unknown, reset: () => void = () => {}): Promise<number> {
-  reset();
-  await stallOf(channel, input);
-  let best = Infinity;
-  for (let i = 0; i < 3 && best >= STALL_LIMIT_MS; i++) {
-    reset();
-    best = Math.min(best, (await stallOf(channel, input)).stallMs);
-  }
-  console.log(`${channel} ${JSON.stringify(input).slice(0, 60)}: best ${best.toFixed(1)} ms`);
-  return best;
-}
+afterAll(() => t?.close());
+const stallOf: ScaledCore['stallOf'] = (channel, input) => t.stallOf(channel, input);
+const bestStallOf: ScaledCore['bestStallOf'] = (channel, input, reset) => t.bestStallOf(channel, input, reset);
 
 
 describe(`${FOLLOWERS.toLocaleString('en')} followers, 4 KB actor documents, on shared inboxes`, () => {

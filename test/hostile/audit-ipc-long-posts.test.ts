@@ -13,47 +13,24 @@
 // Each handler is called through dispatch (what both transports call) on a real core; the main
 // thread's longest hold is measured around the call, best of three pages never shown before (the
 // kept results would measure nothing).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeScaleData, BASE_URL, type ScaleOptions } from '../../bench/scale-fixture';
-import { openCore, type Core } from '../../electron/core/core';
-import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
+import { BASE_URL, type ScaleOptions } from '../../bench/scale-fixture';
+import type { Core } from '../../electron/core/core';
 import { textsWaiting } from '../../electron/core/federation/actions/content-html';
-import { longestStall } from '../longest-stall';
-import { SMALL } from './audit-fixture';
+import { SMALL, scaledCore, type ScaledCore } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const SIZES: ScaleOptions = { ...SMALL };
 
-let dir: string;
+let t: ScaledCore;
 let core: Core;
-let handlers: Handlers;
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tern-audit-ipc-'));
-  await writeScaleData(dir, SIZES);
-  core = await openCore({ dataDir: dir, mode: 'headless' });
-  handlers = createHandlers(core);
-  await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true });
+  t = await scaledCore(SIZES);
+  core = t.core;
 }, 300_000);
-afterAll(() => {
-  core?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
+afterAll(() => t?.close());
+const stallOf: ScaledCore['stallOf'] = (channel, input) => t.stallOf(channel, input);
 const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-async function stallOf(channel: string, input: unknown): Promise<{ stallMs: number; value: unknown }> {
-  const { result, stallMs } = await longestStall(async () => {
-    await pause();
-    const answer = await dispatch(handlers, channel, input);
-    await pause();
-    return answer;
-  });
-  if (result instanceof Error) throw result;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return { stallMs, value: result.value };
-}
 
 /** Until the texts shown as plain text past a page’s budget are formatted (content-html.ts). */
 async function textsFormatted(): Promise<void> {

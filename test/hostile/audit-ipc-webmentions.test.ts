@@ -10,23 +10,17 @@
 //    ORDER BY bm25(...) LIMIT), for kind 'webmentions' and kind 'all' alike: 170-176 ms.
 // Each handler is called through dispatch (what both transports call) on a real core; the main
 // thread's longest hold is measured around the call, best of three (a shared, loaded machine).
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { writeScaleData, BASE_URL, type ScaleOptions } from '../../bench/scale-fixture';
-import { openCore, type Core } from '../../electron/core/core';
-import { createSearchIndexer } from '../../electron/core/search/indexer';
-import { createHandlers, dispatch, type Handlers } from '../../electron/core/ipc/handlers';
-import { longestStall } from '../longest-stall';
-import { planOf as planFor, recordStatements, SMALL, type Statement } from './audit-fixture';
+import { BASE_URL, type ScaleOptions } from '../../bench/scale-fixture';
+import type { Core } from '../../electron/core/core';
+import { planOf as planFor, recordStatements, SMALL, type Statement, scaledCore, type ScaledCore } from './audit-fixture';
 import { STALL_LIMIT_MS } from './rig';
 
 const WEBMENTIONS = 100_000;
 const SIZES: ScaleOptions = { ...SMALL };
 /** Each a mention with a few words of content (and "hello" in all of them), by one of 500 sites. */
-const EXTRA = () => {
+const EXTRA = (core: Core) => {
   core.sqlite
     .prepare(
       `WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM n WHERE i < @count)
@@ -40,52 +34,17 @@ const EXTRA = () => {
     .run({ count: WEBMENTIONS, posts: SMALL.outboxRows });
 };
 
-let dir: string;
+let t: ScaledCore;
 let core: Core;
-let handlers: Handlers;
 let recorded: Statement[] = [];
 beforeAll(async () => {
-  dir = mkdtempSync(join(tmpdir(), 'tern-audit-ipc-'));
-  await writeScaleData(dir, SIZES);
-  core = await openCore({ dataDir: dir, mode: 'headless' });
-  EXTRA();
-  const indexer = createSearchIndexer(core.sqlite);
-  while (indexer.step(5_000));
-  handlers = createHandlers(core);
-  await dispatch(handlers, 'connectivity.setWorkOffline', { workOffline: true });
+  t = await scaledCore(SIZES, { extra: EXTRA, searchIndex: true });
+  core = t.core;
   recorded = recordStatements(core.sqlite as InstanceType<typeof Database>);
 }, 300_000);
-afterAll(() => {
-  core?.close();
-  if (dir) rmSync(dir, { recursive: true, force: true });
-});
-
-const pause = () => new Promise((resolve) => setTimeout(resolve, 5));
-/** One call through dispatch between two timer turns (a synchronous handler holds the thread for
- * the whole call, and longestStall's timer must get a turn before and after it). */
-async function stallOf(channel: string, input: unknown): Promise<{ stallMs: number; value: unknown }> {
-  const { result, stallMs } = await longestStall(async () => {
-    await pause();
-    const answer = await dispatch(handlers, channel, input);
-    await pause();
-    return answer;
-  });
-  if (result instanceof Error) throw result;
-  if (!result.ok) throw new Error(`${channel}: ${result.error.message}`);
-  return { stallMs, value: result.value };
-}
-/** A warm-up call, then up to three measured while over the limit (`reset` before each); the best. */
-async function bestStallOf(channel: string, input: unknown, reset: () => void = () => {}): Promise<number> {
-  reset();
-  await stallOf(channel, input);
-  let best = Infinity;
-  for (let i = 0; i < 3 && best >= STALL_LIMIT_MS; i++) {
-    reset();
-    best = Math.min(best, (await stallOf(channel, input)).stallMs);
-  }
-  console.log(`${channel} ${JSON.stringify(input).slice(0, 60)}: best ${best.toFixed(1)} ms`);
-  return best;
-}
+afterAll(() => t?.close());
+const stallOf: ScaledCore['stallOf'] = (channel, input) => t.stallOf(channel, input);
+const bestStallOf: ScaledCore['bestStallOf'] = (channel, input, reset) => t.bestStallOf(channel, input, reset);
 
 /** The plans of the SELECTs one call runs (EXPLAIN QUERY PLAN, with the values it bound). */
 async function plansOf(channel: string, input: unknown): Promise<{ source: string; plan: string[] }[]> {

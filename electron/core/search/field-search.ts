@@ -13,6 +13,7 @@
 // still reaches every match once. With fewer, all are ranked, much as bm25 ranked them (no IDF:
 // every match holds every word; length in characters, against the window's average).
 import type { Sqlite } from '../../../db/client';
+import { marksIn, rankScored } from './rank';
 
 /** Matches ranked by relevance: the newest this-many (people, webmentions: a few hundred
  * characters each; 2,000 people "User n" read marked in 4-6 ms, 2,000 webmentions in 3-4 ms). */
@@ -23,33 +24,22 @@ export const FIELD_WINDOW = 2000;
  * after each match, so the window goes over by one match's text at most. */
 export const FIELD_WINDOW_CHARS = 500_000;
 
-const K1 = 1.2;
-const B = 0.75;
-const START = '\u0002'; // the highlight marker
-
 /** `fields`: each column as FTS5's highlight() marks it (\u0002 before each matched word). The
- * score is BM25's term part, the columns weighed as bm25(table, …weights) weighs them (a match
- * in a name counts four times one in a bio): how often the words occur, saturating, against
- * the text's length (all columns) beside the window's average. Ties: newer first. */
+ * score is BM25's term part (rank.ts), the columns weighed as bm25(table, …weights) weighs them
+ * (a match in a name counts four times one in a bio), the length that of all columns. */
 export function rankByWeightedFields<T extends { rowid: number; fields: readonly string[] }>(window: T[], weights: readonly number[]): T[] {
-  if (window.length === 0) return [];
-  const scored = window.map((row) => {
-    let tf = 0;
-    let length = 0;
-    row.fields.forEach((text, column) => {
-      let hits = 0;
-      for (let i = text.indexOf(START); i !== -1; i = text.indexOf(START, i + 1)) hits++;
-      tf += hits * (weights[column] ?? 1);
-      length += text.length - 2 * hits;
-    });
-    return { row, tf, length };
-  });
-  const average = scored.reduce((sum, r) => sum + r.length, 0) / scored.length || 1;
-  const score = (tf: number, length: number) => (tf * (K1 + 1)) / (tf + K1 * (1 - B + (B * length) / average));
-  return scored
-    .map((r) => ({ row: r.row, score: score(r.tf, r.length) }))
-    .sort((a, b) => b.score - a.score || b.row.rowid - a.row.rowid)
-    .map((r) => r.row);
+  return rankScored(
+    window.map((row) => {
+      let tf = 0;
+      let length = 0;
+      row.fields.forEach((text, column) => {
+        const hits = marksIn(text);
+        tf += hits * (weights[column] ?? 1);
+        length += text.length - 2 * hits;
+      });
+      return { row, tf, length };
+    }),
+  );
 }
 
 export interface FieldSearch {
