@@ -3,11 +3,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { sql } from 'drizzle-orm';
+import { asc, sql } from 'drizzle-orm';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { openCore, type Core } from '../core';
 import { saveOutboxObject } from '../federation/outbox-store';
 import { enqueueDeliveries, onDeliveriesQueued } from './queue';
+import { outgoingActivity } from '../../../db/schema';
 
 let dir: string;
 let core: Core;
@@ -40,6 +41,12 @@ describe('enqueueDeliveries', () => {
     expect(woken).toBe(1);
     const due = core.db.get<{ n: number }>(sql`SELECT count(*) AS n FROM outgoing_activity WHERE is_sent = 0 AND is_errored = 0 AND tries = 0 AND next_try IS NOT NULL`);
     expect(due.n).toBe(5_000);
+    // In the recipients' order (ids grow with it), each row as the loop reads it.
+    const rows = core.db.select().from(outgoingActivity).orderBy(asc(outgoingActivity.id)).all();
+    expect(rows.map((r) => r.recipient)).toEqual(recipients);
+    expect(rows[0]).toMatchObject({ outboxObjectId: postId, inboxObjectId: null, webmentionTarget: null, tries: 0, isSent: false, isErrored: false, lastTry: null, error: null });
+    expect(rows[0]!.createdAt.toISOString()).toBe(now.toISOString());
+    expect(rows[0]!.nextTry?.toISOString()).toBe(now.toISOString());
   });
 
   it('writes nothing when the transaction fails after a later chunk', () => {

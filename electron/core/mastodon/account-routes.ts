@@ -258,7 +258,8 @@ export async function searchAccounts(api: Api, query: string, resolve: boolean, 
   const known = new Map<string, ActorView>();
   for (const p of [...people.following, ...people.followers, ...people.pendingFollows, ...requests]) known.set(p.actor.apId, p.actor);
   const matches = [...known.values()].filter((a) => a.name.toLowerCase().includes(needle) || (a.handle ?? '').toLowerCase().includes(needle) || a.apId.toLowerCase() === needle);
-  const out = matches.map((a) => api.map.account(a));
+  // Entities for the page only: each may cost a bio's sanitizing.
+  const out = matches.slice(0, limit).map((a) => api.map.account(a));
   const own = api.map.ownAccount();
   if (own.username.toLowerCase().includes(needle.split('@')[0] ?? needle)) out.unshift(own);
   if (resolve && out.length === 0 && (/^[^@\s]+@[^@\s]+$/.test(needle) || /^https?:\/\//.test(query))) {
