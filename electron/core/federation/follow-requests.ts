@@ -94,8 +94,9 @@ const PAGE = { down: pageSql('DESC'), up: pageSql('ASC') };
 // arrival (ix_inbox_follows_arrived, revision ae35abd14d3a), which passes the followers' own
 // Follows by their sender alone; the rows of the page's requests are read, and only those:
 // 100,000 followers' Follows passed, 21 ms (read by the index on ap_type, each row read: 100 ms);
-// 100,000 requests waiting, 1 ms a page (every request sorted: 320 ms). Named (INDEXED BY): with no statistics SQLite takes the index on ap_type instead (an equality
-// and a rowid range look cheap to it), and reads every Follow's row on the way.
+// 100,000 requests waiting, 1 ms a page (every request sorted: 320 ms). Named (INDEXED BY):
+// with no statistics SQLite takes the index on ap_type instead (an equality and a rowid range
+// look cheap to it), and reads every Follow's row on the way.
 const NEWEST = `
 SELECT i.id AS follow_id, i.ap_id AS follow_ap_id, i.created_at AS follow_at, a.*
 FROM inbox i INDEXED BY ix_inbox_follows_arrived JOIN actor a ON a.id = i.actor_id
